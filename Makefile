@@ -1,0 +1,96 @@
+# dilosim -- build, test, demo.  `make help` lists the targets.
+
+PKGS      := gsl libcjson check
+DEB_PKGS  := libgsl-dev libcjson-dev check gnuplot-nox pkg-config
+
+CC        ?= cc
+OPT       ?= -O2
+CSTD      := -std=c11 -D_POSIX_C_SOURCE=200809L
+WARN      := -Wall -Wextra -Werror
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS    += $(CSTD) $(OPT) -g $(WARN) $(PKG_CFLAGS) $(SAN)
+LDLIBS    += $(PKG_LIBS) -lm -lpthread $(SAN)
+
+# A second build with AddressSanitizer + UndefinedBehaviorSanitizer.
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+             -fno-sanitize-recover=all
+
+B         ?= build
+LIB_SRC   := $(filter-out sim/main.c,$(wildcard sim/*.c models/*.c))
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/obj/%.o)
+TEST_SRC  := $(wildcard tests/test_*.c)
+TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
+
+.PHONY: all deps demo test check asan bench clean help
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+all: bin/dilosim
+
+help:
+	@echo "make            build bin/dilosim"
+	@echo "make demo       install what is missing, build, run the 1B demo"
+	@echo "make test       install what is missing, build, run every test"
+	@echo "                (once plainly, once under ASan+UBSan)"
+	@echo "make bench      build with -O2 and print the benchmarks"
+	@echo "make clean      remove build outputs"
+
+# Installs the Debian packages that are missing (sudo when not root).
+deps:
+	@if pkg-config --exists $(PKGS) 2>/dev/null && command -v gnuplot >/dev/null; then :; else \
+	  echo "installing: $(DEB_PKGS)"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS) >/dev/null; \
+	fi
+
+bin/dilosim: $(B)/obj/sim/main.o $(B)/libdilosim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/libdilosim.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/tests/%: tests/%.c $(B)/libdilosim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libdilosim.a $(LDLIBS)
+
+$(B)/bench/%: bench/%.c $(B)/libdilosim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libdilosim.a $(LDLIBS)
+
+-include $(LIB_OBJ:.o=.d) $(B)/obj/sim/main.d
+
+demo: deps
+	@$(MAKE) --no-print-directory bin/dilosim
+	@tests/demo.sh
+
+# Runs every Check suite and the command-line tests, then the suites again
+# in a sanitizer build (build-asan/).
+test: deps
+	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory B=build-asan OPT=-O1 SAN="$(SAN_FLAGS)" asan
+
+check: bin/dilosim $(TEST_BIN)
+	@fail=0; for t in $(TEST_BIN); do \
+	  $$t || fail=1; done; \
+	  tests/cli.sh bin/dilosim || fail=1; \
+	  exit $$fail
+
+asan: $(TEST_BIN)
+	@echo "sanitizer build:"; fail=0; for t in $(TEST_BIN); do \
+	  CK_FORK=no $$t || fail=1; done; exit $$fail
+
+bench: bin/dilosim $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do $$b || exit 1; done
+
+clean:
+	rm -rf build build-asan bin plots/out

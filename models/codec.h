@@ -1,0 +1,140 @@
+/*
+ * codec.h -- wire formats for pseudo-gradients and gradients.
+ *
+ * A codec turns n FP32 values into a byte buffer and back.  The wire size
+ * is a pure function of (codec, n, row length) so the timing half of the
+ * simulator can count bytes without encoding anything, and the numerics
+ * half sends buffers whose size is exactly that figure.
+ *
+ * Formats (one scale is an FP32, 4 bytes):
+ *   fp32        4 bytes a value
+ *   bf16, fp16  2 bytes a value (round to nearest even)
+ *   fp8_e4m3    1 byte a value, one scale per row of row_len values
+ *   e3m0        4 bits a value, one power-of-two scale per block
+ *   e2m1        4 bits a value, one scale per block
+ *   uint8       1 byte a value, min and max (two scales) per block
+ * For the block-scaled codecs block == 0 means one scale for the whole
+ * tensor.  Two 4-bit codes share a byte, low nibble first; an odd count
+ * pads the last byte.
+ *
+ * Groups.  A group is the run of values sharing a scale: the block (e3m0,
+ * e2m1, uint8) or the row (fp8_e4m3, length row_len).  With length L
+ * (block or row_len), G = 0 groups when n == 0, G = 1 when L == 0 or
+ * L >= n, else G = ceil(n / L); group g holds values [g*L, min(n, g*L+L)).
+ *
+ * Byte layout.  Every multi-byte field is little-endian, whatever the host.
+ * Scales come first, then the codes:
+ *   fp32        n x 4 bytes: the IEEE-754 binary32 bits, unchanged
+ *   bf16, fp16  n x 2 bytes
+ *   fp8_e4m3    G FP32 scales, then n code bytes
+ *   e3m0, e2m1  G FP32 scales, then ceil(n/2) bytes of 4-bit codes
+ *   uint8       G pairs (min, max) of FP32, then n code bytes
+ * The 4-bit codes are one stream over the whole tensor, regardless of group
+ * boundaries: value i sits in code byte i/2, in the low nibble when i is
+ * even and the high nibble when i is odd; when n is odd the high nibble of
+ * the last byte is 0.
+ *
+ * Rounding and range, per format:
+ *   bf16      round to nearest even.  Finite values beyond the largest
+ *             finite bf16 (which would round to inf) saturate to +-max
+ *             (0x7f7f); subnormals follow the same rule.
+ *   fp16      IEEE binary16, round to nearest even, subnormals kept (the
+ *             smallest is 2^-24; |x| <= 2^-25 rounds to zero).  Finite
+ *             |x| >= 65520 (which would round to inf) saturates to 65504.
+ *   fp8_e4m3  OCP E4M3FN: bias 7, 3 mantissa bits, subnormals m*2^-9,
+ *             largest 448, no inf; codes 0x7f/0xff (NaN) are never written.
+ *             Per row scale = max|x| / 448 (an FP32 division), so the row
+ *             maximum maps to 448; code = x / scale rounded to nearest even,
+ *             saturating at 448.  Decoded value = E4M3 value * scale.
+ *   e2m1      OCP MX FP4: code = sign (bit 3) | magnitude index (bits 0-2)
+ *             of {0, 0.5, 1, 1.5, 2, 3, 4, 6}.  Per block scale = max|x| / 6;
+ *             x / scale rounds to nearest, ties to the even code (0.25 -> 0,
+ *             0.75 -> 1, 1.25 -> 1, 1.75 -> 2, 2.5 -> 2, 3.5 -> 4, 5 -> 4),
+ *             saturating at 6.  Decoded value = magnitude * scale.
+ *   uint8     min-max affine per block: code = floor((x - min) / (max - min)
+ *             * 255 + 1/2) computed in double and clamped to 0..255; decoded
+ *             value = min + code * (max - min) / 255 in double, rounded to
+ *             FP32.  A constant block (max == min) has all codes 0.
+ * A group whose values are all zero stores scale 0 (uint8: min = max = 0)
+ * and decodes to zeros.  For fp8_e4m3 and e2m1, x / scale is computed as
+ * |x| * (1 / scale) in double and rounded once to FP32 before the format's
+ * rounding.
+ *
+ * E3M0 (1 sign, 3 exponent, 0 mantissa bits) leaves bias, scale, rounding
+ * and zero open in the Streaming DiLoCo paper; ours, per block:
+ *   scale    s = 2^E with E = ceil(log2 m), m = max |x| over the block
+ *            (finite values only), so m <= s < 2m; stored as an FP32.  E is
+ *            capped at 127 so s stays finite (values above 2^127 then
+ *            saturate); m == 0 stores s = 0.
+ *   code     4 bits: sign of x in bit 3 (kept for zeros, so -0 and small
+ *            negatives give 0x8), exponent field e (0..7) in bits 0-2.
+ *   zero     e == 0 means zero: 0x0 decodes to +0, 0x8 to -0.
+ *   values   e in 1..7 means s * 2^(e-7): s/64, s/32, s/16, s/8, s/4, s/2,
+ *            s (a bias of 7 relative to the block scale).
+ *   rounding to the nearest representable magnitude in the value domain,
+ *            ties away from zero.  With r = |x| / s:
+ *              r <  2^-7                         -> e = 0 (zero)
+ *              2^-7 <= r < 1.5 * 2^-6            -> e = 1
+ *              1.5 * 2^(e-8) <= r < 1.5 * 2^(e-7) -> e, for e = 2..6
+ *              r >= 0.75                         -> e = 7
+ *            The threshold between s*2^(e-8) and s*2^(e-7) is their
+ *            arithmetic midpoint 0.75 * s * 2^(e-7) (not the geometric
+ *            sqrt(2) point), and the zero threshold is half the smallest
+ *            magnitude, s * 2^-7.  Consequences: for s/64 <= |x| <= s the
+ *            decoded value d satisfies |d - x| <= |x| / 3 (d/x in
+ *            [2/3, 4/3]); for |x| < s/64, |d - x| <= s/128.  Both bounds
+ *            are attained.
+ *
+ * Non-finite input: the encoders assume finite input.  Given inf or NaN
+ * they still read and write only their buffers: fp32 keeps the bits, bf16
+ * and fp16 keep inf and quiet NaN; the scaled codecs compute scales (and
+ * uint8 min/max) over the finite values only, saturate +-inf to the group's
+ * largest code of that sign (uint8: max or min) and map NaN to some valid,
+ * unspecified code.  The decoders accept any bytes.
+ */
+#ifndef DILOSIM_CODEC_H
+#define DILOSIM_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    CODEC_FP32,
+    CODEC_BF16,
+    CODEC_FP16,
+    CODEC_FP8_E4M3,
+    CODEC_E3M0,
+    CODEC_E2M1,
+    CODEC_UINT8,
+    CODEC_COUNT
+} codec_kind;
+
+typedef struct {
+    codec_kind kind;
+    uint64_t block; /* values per scale for e3m0/e2m1/uint8; 0 = per tensor */
+} codec_spec;
+
+/* Parses a codec name ("fp32", "bf16", "fp16", "fp8_e4m3", "e3m0", "e2m1",
+ * "uint8"). Returns 0 and sets *out, or -1 for an unknown name. */
+int codec_parse(const char *name, codec_kind *out);
+
+/* The canonical name of a codec kind. */
+const char *codec_name(codec_kind kind);
+
+/* A comma-separated list of every codec name, for error messages. */
+const char *codec_names(void);
+
+/* Exact bytes on the wire for a tensor of n values whose rows hold row_len
+ * values (row_len is used by per-row codecs only; 0 means one row). */
+uint64_t codec_wire_bytes(codec_spec c, uint64_t n, uint64_t row_len);
+
+/* Encodes n values into out, which must hold codec_wire_bytes() bytes.
+ * Returns the number of bytes written (always codec_wire_bytes()). */
+uint64_t codec_encode(codec_spec c, const float *x, uint64_t n,
+                      uint64_t row_len, uint8_t *out);
+
+/* Decodes a buffer written by codec_encode() with the same arguments. */
+void codec_decode(codec_spec c, const uint8_t *in, uint64_t n,
+                  uint64_t row_len, float *out);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * collective.h -- all-reduce of one worker group, as flows on the net.
+ *
+ * Worker i owns net links 2*i (up: what it sends) and 2*i+1 (down: what it
+ * receives); a flow from i to j crosses up(i) and down(j) after the
+ * latency lat_ns[i*nworkers + j].
+ *
+ * Algorithms, for S bytes among M members (in increasing worker id):
+ *   ring        2(M-1) steps; in each step every member sends S/M bytes to
+ *               its successor; a step ends when all its flows end.  Bytes
+ *               sent by each member: 2(M-1)/M * S.
+ *   all_to_all  reduce-scatter as an all-to-all (every member sends S/M to
+ *               every other at once), then all-gather the same way.  Same
+ *               bytes as the ring, latency paid twice.
+ *   star        gather: every member but the first sends S to the first;
+ *               then broadcast: the first sends S to every other.
+ * A group of one member completes at once, sending nothing.
+ *
+ * The collectives of one group run one at a time in FIFO order (one
+ * communication stream).  Completion is reported through the callback
+ * given to coll_new, always from inside net_advance() (never from
+ * coll_submit), so the caller never sees re-entrant completions.
+ */
+#ifndef DILOSIM_COLLECTIVE_H
+#define DILOSIM_COLLECTIVE_H
+
+#include <stdint.h>
+#include "net.h"
+
+typedef enum { COLL_RING, COLL_ALL_TO_ALL, COLL_STAR } coll_algo;
+
+typedef struct coll coll;
+
+/* Called when a collective completes, with the tag it was submitted with. */
+typedef void (*coll_done_fn)(void *ctx, int64_t now, uint64_t tag);
+
+/* A stream over net n for nworkers workers.  lat_ns (nworkers^2 entries)
+ * is copied; max_flow_bytes_per_s caps every flow (INFINITY: no cap).
+ * Flow tags used on the net are tag_base + small integers; the caller
+ * routes net completions whose tag >= tag_base to coll_on_flow_done. */
+coll *coll_new(net *n, int nworkers, coll_algo algo, const int64_t *lat_ns,
+               double max_flow_bytes_per_s, uint64_t tag_base,
+               coll_done_fn done, void *ctx);
+void coll_free(coll *c);
+
+/* Queues an all-reduce of `bytes` among the members (a bitmask array of
+ * nworkers bytes, nonzero = member, copied).  Returns 0, or -1 (OOM). */
+int coll_submit(coll *c, int64_t now, double bytes, const uint8_t *members,
+                uint64_t tag);
+
+/* To be called from the net's done callback for flows whose tag belongs to
+ * this stream. Advances the running collective, starts the next one. */
+void coll_on_flow_done(coll *c, int64_t now, int flow, uint64_t flow_tag);
+
+/* A member has failed: queued collectives drop it; the running one, if it
+ * includes the worker, restarts from its first step among the remaining
+ * members (bytes already moved stay counted). */
+void coll_remove_member(coll *c, int64_t now, int worker);
+
+/* Cancels the running collective and drops every queued one, without
+ * completion callbacks. */
+void coll_clear(coll *c, int64_t now);
+
+/* Collectives queued or running. */
+int coll_pending(const coll *c);
+
+/* Parses "ring" | "all_to_all" | "star"; returns 0 or -1. */
+int coll_parse_algo(const char *name, coll_algo *out);
+const char *coll_algo_name(coll_algo a);
+
+#endif

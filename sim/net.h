@@ -1,0 +1,65 @@
+/*
+ * net.h -- a flow-level model of the WAN.
+ *
+ * Links have a capacity in bytes per second (INFINITY for unbounded).  A
+ * flow crosses zero, one or two links (a worker's up link and another's
+ * down link).  It first waits its latency, moving nothing, then becomes
+ * active; active flows share links max-min fairly (progressive filling),
+ * each also capped by its own max rate (a TCP window over the round trip,
+ * or INFINITY).  Rates are recomputed whenever a flow becomes active, ends
+ * or is cancelled, so a flow's rate never exceeds any link it crosses and
+ * the sum of rates on a link never exceeds its capacity.
+ *
+ * The net does not own the clock: the caller asks net_next_time() for the
+ * next instant something happens, schedules it, and calls net_advance()
+ * at that instant.  Completion instants are rounded up to whole
+ * nanoseconds.
+ */
+#ifndef DILOSIM_NET_H
+#define DILOSIM_NET_H
+
+#include <stdint.h>
+
+typedef struct net net;
+
+/* Called by net_advance() for every flow that completes, in order of
+ * (completion time, flow id).  The callback may add or cancel flows. */
+typedef void (*net_done_fn)(void *ctx, int64_t now, int flow, uint64_t tag);
+
+/* A network of nlinks links, all of capacity 0 until set. NULL on OOM. */
+net *net_new(int nlinks);
+void net_free(net *n);
+
+/* Sets the capacity of a link in bytes/s (> 0, or INFINITY). */
+void net_link_set(net *n, int link, double bytes_per_s);
+
+/* Starts a flow of `bytes` (>= 0) at `now` over links link_a and link_b
+ * (each -1 for none), active after latency_ns, at most max_bytes_per_s
+ * (INFINITY for no cap).  Returns the flow id (>= 0) or -1 on OOM.  A flow
+ * with no bounded link and no cap completes as soon as it is active. */
+int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
+                 int link_b, double bytes, double max_bytes_per_s,
+                 uint64_t tag);
+
+/* Removes a flow that has not completed; the bytes it already moved stay
+ * counted on its links. */
+void net_flow_cancel(net *n, int64_t now, int flow);
+
+/* The next instant (ns) at which a flow activates or completes, or
+ * INT64_MAX when nothing is pending. */
+int64_t net_next_time(const net *n);
+
+/* Brings the net to `now` (>= every earlier call's now): activates and
+ * completes what is due, calling done for each completed flow. */
+void net_advance(net *n, int64_t now, net_done_fn done, void *ctx);
+
+/* Bytes that have crossed a link so far (up to the last advance/add). */
+double net_link_bytes(const net *n, int link);
+
+/* The highest total rate (bytes/s) a link has carried at any instant. */
+double net_link_peak(const net *n, int link);
+
+/* Number of flows not yet completed or cancelled. */
+int net_active_flows(const net *n);
+
+#endif

@@ -1,0 +1,758 @@
+/*
+ * run.c -- the event loop of one run: compute DAG, syncs, failures.
+ *
+ * Each worker executes one step as a fixed sequence of 3L compute ops on a
+ * single stream: forward of layers 0..L-1, then, for layers L-1..0, the
+ * two halves of the backward (activations and parameters, in the order the
+ * scenario gives).  When the parameter backward of layer l ends after a
+ * step t at which the schedule takes l's fragment, the worker has
+ * "arrived" for the reduction of layer l; when every participant has
+ * arrived, an all-reduce of that layer's payload is queued on the group's
+ * communication stream.  The forward of layer l in step t + 1 + tau waits
+ * until that all-reduce has completed (DP and DiLoCo: tau = 0).
+ *
+ * Events at one instant run in class order: communication first (so a
+ * forward that can start at the instant a reduction ends does), then
+ * failures and repairs, then compute completions.
+ *
+ * Failures.  DP: every worker stalls until the failed ones are repaired
+ * and have downloaded the parameters; all compute since the last
+ * checkpoint (every checkpoint_steps steps) is lost and redone.  DiLoCo
+ * and streaming: the others go on and reduce among themselves; the failed
+ * worker loses what it computed since it last contributed to each
+ * fragment (weighted 1/P per fragment); once repaired it downloads the
+ * outer parameters from a live peer and rejoins when the group's next
+ * reduction completes, at the step of the slowest live worker.
+ */
+#include "run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collective.h"
+#include "eventq.h"
+#include "faults.h"
+#include "net.h"
+#include "rng.h"
+
+enum { CLS_NET, CLS_FAULT, CLS_COMPUTE };              /* tie order */
+enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR };
+enum { OP_FWD, OP_BACT, OP_BPAR };
+enum {
+    W_READY,      /* can start its next op */
+    W_BUSY,       /* an op is running */
+    W_BLOCKED,    /* waiting for a reduction of layer `wait_layer` */
+    W_STALLED,    /* DP: waiting for the others to recover */
+    W_DOWN,       /* failed */
+    W_RECOVERING, /* downloading the parameters */
+    W_REJOINING,  /* waiting for the group's next sync */
+    W_DONE        /* did every step */
+};
+
+#define NO_GATE INT64_MAX
+#define TAG_RECOVERY 0           /* net tags below TAG_COLL: downloads */
+#define TAG_COLL (1ull << 40)
+
+typedef struct {
+    int state;
+    int64_t step;      /* step being computed, 1..T (T+1: done) */
+    int op;            /* next (or running) op of the step, 0..3L-1 */
+    int64_t op_start;  /* ns, of the running op */
+    int64_t busy;      /* ns of compute so far */
+    uint32_t epoch;    /* bumps cancel the running op's event */
+    int wait_layer;
+    int joined;        /* takes part in syncs (alive and caught up) */
+    int64_t *dur;      /* ns of each op of the current step */
+    double factor;     /* step-time factor of the current step */
+    int64_t *contrib;  /* busy at the last contribution, per fragment */
+    int64_t ckpt_busy, ckpt_cand_busy; /* DP checkpoint baselines */
+    int dl_flow;       /* recovery download, -1 when none */
+    int64_t dl_start;
+    int64_t lost, failures;
+    gsl_rng *straggle;
+} worker;
+
+typedef struct {       /* the outstanding reduction of one layer */
+    int state;         /* 0 none, 1 collecting arrivals, 2 all-reducing */
+    int64_t take;      /* step after which it was taken */
+    int need, arrived;
+    uint8_t *member;   /* participants, per worker */
+    uint8_t *came;     /* arrived, per worker */
+    int64_t submitted;
+} reduction;
+
+typedef struct {
+    const scn_config *cfg;
+    const run_hooks *hooks;
+    int M, L, P;
+    int64_t T;
+    sched_spec sch;
+    eq_queue q;
+    net *net;
+    coll *coll;
+    faults *faults;
+    worker *w;
+    reduction *red;
+    int64_t *gate;      /* per layer: first step whose forward waits */
+    int *frag;          /* per layer: fragment */
+    int *frag_size;     /* per fragment: layers */
+    int *frag_done;     /* per fragment: layers reduced in current sync */
+    uint64_t *bytes;    /* per layer: payload bytes of a sync */
+    int *waiters;       /* per layer: first blocked worker, -1 for none */
+    int *wait_next;     /* per worker: next blocked on the same layer */
+    int64_t *lat;       /* M x M one-way latencies, ns */
+    double flow_cap;    /* bytes/s cap of every flow (TCP window) */
+    int64_t base_ns;    /* step time at speed 1 */
+    double cum[3];      /* cumulative split */
+    int64_t net_at;     /* instant of the scheduled net event */
+    uint64_t net_version;
+    int64_t coll_free_at; /* when the stream finished its last reduction */
+    int64_t end;        /* instant of the last useful event */
+    int64_t ckpt_step, ckpt_count; /* DP: committed checkpoint, arrivals */
+    int outage;         /* DP: workers stalled for a recovery */
+    int64_t syncs, failures;
+    int check_done;     /* something happened that may end the run */
+    double recovery_bytes;
+    int64_t progress_done, progress_next;
+    int oom;
+} world;
+
+/* ---- ops of a step ---------------------------------------------------- */
+
+/* Layer and kind of op o (0..3L-1) in the fixed per-step sequence. */
+static void op_of(const world *W, int o, int *layer, int *kind) {
+    if (o < W->L) {
+        *layer = o;
+        *kind = OP_FWD;
+        return;
+    }
+    int j = o - W->L;
+    *layer = W->L - 1 - j / 2;
+    int first = W->cfg->bwd_order == SCN_ACT_FIRST ? OP_BACT : OP_BPAR;
+    *kind = (j % 2 == 0) ? first : (OP_BACT + OP_BPAR - first);
+}
+
+/* Share of the step taken by ops 0..o-1, in [0, 1]. */
+static double op_cum(const world *W, int o) {
+    const double *s = W->cfg->split;
+    if (o <= W->L) return s[0] * o / W->L;
+    int j = o - W->L, pairs = j / 2;
+    double per_half = (s[1] + s[2]) / W->L;
+    double done = s[0] + pairs * per_half;
+    if (j % 2) {
+        int first = W->cfg->bwd_order == SCN_ACT_FIRST ? 1 : 2;
+        done += s[first] / W->L;
+    }
+    return done;
+}
+
+/* Fills the op durations of a worker for a step-time factor.  Durations
+ * are differences of rounded cumulative instants, so a step lasts exactly
+ * round(base * factor) ns whatever L is. */
+static void set_factor(world *W, worker *w, double factor) {
+    if (factor == w->factor) return;
+    w->factor = factor;
+    double step = (double)W->base_ns * factor;
+    int64_t prev = 0;
+    for (int o = 0; o < 3 * W->L; o++) {
+        int64_t at = llround(step * op_cum(W, o + 1));
+        w->dur[o] = at - prev;
+        prev = at;
+    }
+}
+
+/* Draws the factor of the step a worker is about to start. */
+static void begin_step(world *W, worker *w, int wi) {
+    const scn_config *c = W->cfg;
+    double f = 1.0 / c->speed[wi];
+    if (c->straggler_prob > 0 &&
+        gsl_rng_uniform(w->straggle) < c->straggler_prob)
+        f *= c->straggler_slowdown;
+    set_factor(W, w, f);
+}
+
+/* ---- scheduling helpers ----------------------------------------------- */
+
+static void push(world *W, int64_t t, uint32_t cls, uint32_t kind, int32_t a,
+                 uint32_t b, uint64_t c) {
+    if (eq_push(&W->q, t, cls, kind, a, b, c)) W->oom = 1;
+}
+
+/* Keeps exactly one live net event at the net's next instant. */
+static void net_resched(world *W) {
+    int64_t t = net_next_time(W->net);
+    if (t == W->net_at) return;
+    W->net_at = t;
+    W->net_version++;
+    if (t != INT64_MAX) push(W, t, CLS_NET, EV_NET, 0, 0, W->net_version);
+}
+
+static void span(world *W, int wi, int track, const char *name, int layer,
+                 int64_t step, int64_t t0, int64_t t1) {
+    if (!W->hooks || !W->hooks->span) return;
+    run_span s = {wi, track, layer, name, step, t0, t1};
+    W->hooks->span(W->hooks->span_ctx, &s);
+}
+
+static void try_advance(world *W, int wi, int64_t now);
+
+/* ---- reductions --------------------------------------------------------- */
+
+static void reduction_submit(world *W, int l, int64_t now) {
+    reduction *r = &W->red[l];
+    r->state = 2;
+    r->submitted = now;
+    if (coll_submit(W->coll, now, (double)W->bytes[l], r->came,
+                    TAG_COLL + (uint64_t)l))
+        W->oom = 1;
+}
+
+/* Participants of a new reduction: the joined workers. */
+static void reduction_open(world *W, int l, int64_t take) {
+    reduction *r = &W->red[l];
+    r->state = 1;
+    r->take = take;
+    r->need = r->arrived = 0;
+    for (int i = 0; i < W->M; i++) {
+        r->member[i] = (uint8_t)W->w[i].joined;
+        r->came[i] = 0;
+        r->need += W->w[i].joined;
+    }
+    W->gate[l] = take + 1 + W->sch.tau;
+}
+
+/* Wakes the workers blocked on layer l. */
+static void wake(world *W, int l, int64_t now) {
+    int wi = W->waiters[l];
+    W->waiters[l] = -1;
+    while (wi >= 0) {
+        int next = W->wait_next[wi];
+        if (W->w[wi].state == W_BLOCKED) {
+            W->w[wi].state = W_READY;
+            try_advance(W, wi, now);
+        }
+        wi = next;
+    }
+}
+
+static void rejoin_waiting(world *W, int64_t now);
+
+static void reduction_done(world *W, int l, int64_t now) {
+    reduction *r = &W->red[l];
+    int64_t start = r->submitted > W->coll_free_at ? r->submitted
+                                                   : W->coll_free_at;
+    for (int i = 0; i < W->M; i++)
+        if (r->came[i]) span(W, i, 1, "allreduce", l, r->take, start, now);
+    W->coll_free_at = now;
+    r->state = 0;
+    W->gate[l] = NO_GATE;
+    int f = W->frag[l];
+    if (++W->frag_done[f] == W->frag_size[f]) {
+        W->frag_done[f] = 0;
+        W->syncs++;
+    }
+    if (now > W->end) W->end = now;
+    W->check_done = 1;
+    wake(W, l, now);
+    rejoin_waiting(W, now);
+}
+
+/* Worker wi finished the parameter backward of layer l after step t. */
+static void arrive(world *W, int wi, int l, int64_t t, int64_t now) {
+    reduction *r = &W->red[l];
+    if (r->state == 0) reduction_open(W, l, t);
+    if (r->state != 1 || r->take != t || !r->member[wi] || r->came[wi])
+        return; /* a catching-up worker that is not part of this sync */
+    r->came[wi] = 1;
+    r->arrived++;
+    W->w[wi].contrib[W->frag[l]] = W->w[wi].busy;
+    if (r->arrived == r->need) reduction_submit(W, l, now);
+}
+
+/* A participant is gone: the reductions still collecting go on without
+ * it; one left with nobody ends at once. */
+static void reductions_drop(world *W, int wi, int64_t now) {
+    for (int l = 0; l < W->L; l++) {
+        reduction *r = &W->red[l];
+        if (r->state != 1 || !r->member[wi]) continue;
+        r->member[wi] = 0;
+        r->need--;
+        if (r->came[wi]) r->came[wi] = 0, r->arrived--;
+        if (r->need == 0) {
+            r->state = 0;
+            W->gate[l] = NO_GATE;
+            wake(W, l, now);
+        } else if (r->arrived == r->need) {
+            reduction_submit(W, l, now);
+        }
+    }
+}
+
+/* ---- compute ---------------------------------------------------------- */
+
+/* DP: worker wi has finished every op of step `step`. */
+static void dp_checkpoint(world *W, worker *w, int64_t step) {
+    int64_t every = W->cfg->checkpoint_steps;
+    if (step % every) return;
+    w->ckpt_cand_busy = w->busy;
+    if (++W->ckpt_count < W->M) return;
+    W->ckpt_count = 0;
+    W->ckpt_step = step;
+    for (int i = 0; i < W->M; i++) W->w[i].ckpt_busy = W->w[i].ckpt_cand_busy;
+}
+
+static void report_progress(world *W) {
+    if (!W->hooks || !W->hooks->progress) return;
+    if (++W->progress_done < W->progress_next) return;
+    W->progress_next += W->T * W->M / 100 + 1;
+    W->hooks->progress(W->hooks->progress_ctx,
+                       (double)W->progress_done / ((double)W->T * W->M));
+}
+
+/* Starts ops on worker wi until it blocks, runs one, or is done. */
+static void try_advance(world *W, int wi, int64_t now) {
+    worker *w = &W->w[wi];
+    if (w->state != W_READY) return;
+    if (w->step > W->T) {
+        w->state = W_DONE;
+        W->check_done = 1;
+        if (now > W->end) W->end = now;
+        return;
+    }
+    int layer, kind;
+    op_of(W, w->op, &layer, &kind);
+    if (kind == OP_FWD && W->gate[layer] <= w->step) {
+        w->state = W_BLOCKED;
+        w->wait_layer = layer;
+        W->wait_next[wi] = W->waiters[layer];
+        W->waiters[layer] = wi;
+        return;
+    }
+    w->state = W_BUSY;
+    w->op_start = now;
+    push(W, now + w->dur[w->op], CLS_COMPUTE, EV_OP, wi, w->epoch, 0);
+}
+
+static const char *const op_names[] = {"forward", "backward_act",
+                                       "backward_param"};
+
+static void on_op_done(world *W, int wi, int64_t now) {
+    worker *w = &W->w[wi];
+    int layer, kind;
+    op_of(W, w->op, &layer, &kind);
+    w->busy += now - w->op_start;
+    span(W, wi, 0, op_names[kind], layer, w->step, w->op_start, now);
+    if (kind == OP_BPAR && w->joined &&
+        sched_taken_after(&W->sch, w->step, W->T) == W->frag[layer])
+        arrive(W, wi, layer, w->step, now);
+    w->state = W_READY;
+    if (++w->op == 3 * W->L) {
+        w->op = 0;
+        if (W->sch.method == SCHED_DP) dp_checkpoint(W, w, w->step);
+        w->step++;
+        report_progress(W);
+        if (w->step <= W->T) begin_step(W, w, wi);
+    }
+    try_advance(W, wi, now);
+}
+
+/* Stops the running op of a worker (its time counts as compute, lost). */
+static void cancel_op(worker *w, int64_t now) {
+    if (w->state == W_BUSY) {
+        w->busy += now - w->op_start;
+        w->epoch++;
+    }
+}
+
+/* Removes a blocked worker from its layer's waiting list. */
+static void unwait(world *W, int wi) {
+    worker *w = &W->w[wi];
+    if (w->state != W_BLOCKED) return;
+    int *p = &W->waiters[w->wait_layer];
+    while (*p >= 0 && *p != wi) p = &W->wait_next[*p];
+    if (*p == wi) *p = W->wait_next[wi];
+}
+
+/* ---- failures and recovery -------------------------------------------- */
+
+/* Schedules worker wi's next failure, if any. */
+static void next_failure(world *W, int wi) {
+    int64_t fail, repair;
+    if (faults_next(W->faults, wi, &fail, &repair))
+        push(W, fail, CLS_FAULT, EV_FAIL, wi, 0, (uint64_t)repair);
+}
+
+/* The repaired worker wi downloads the parameters from the lowest live
+ * peer, or from storage over its own down link when nobody is up. */
+static void start_download(world *W, int wi, int64_t now) {
+    int src = -1;
+    for (int i = 0; i < W->M && src < 0; i++) {
+        int st = W->w[i].state;
+        if (i != wi && st != W_DOWN && st != W_RECOVERING &&
+            (W->sch.method == SCHED_DP || W->w[i].joined))
+            src = i;
+    }
+    double bytes = W->cfg->params * W->cfg->recovery_bytes_per_param;
+    int64_t lat = src >= 0 ? W->lat[src * W->M + wi] : W->lat[wi * W->M + wi];
+    worker *w = &W->w[wi];
+    w->state = W_RECOVERING;
+    w->dl_start = now;
+    w->dl_flow = net_flow_add(W->net, now, lat, src >= 0 ? 2 * src : -1,
+                              2 * wi + 1, bytes, W->flow_cap,
+                              TAG_RECOVERY + (uint64_t)wi);
+    if (w->dl_flow < 0) W->oom = 1;
+}
+
+/* A worker enters the step of the slowest joined worker (or, when nobody
+ * is joined, goes on from its own). */
+static void rejoin(world *W, int wi, int64_t now) {
+    worker *w = &W->w[wi];
+    int64_t step = INT64_MAX;
+    for (int i = 0; i < W->M; i++)
+        if (W->w[i].joined && W->w[i].step < step) step = W->w[i].step;
+    if (step != INT64_MAX) w->step = step;
+    w->op = 0;
+    w->joined = 1;
+    for (int p = 0; p < W->P; p++) w->contrib[p] = w->busy;
+    w->state = W_READY;
+    begin_step(W, w, wi);
+    try_advance(W, wi, now);
+}
+
+static void rejoin_waiting(world *W, int64_t now) {
+    for (int i = 0; i < W->M; i++)
+        if (W->w[i].state == W_REJOINING) rejoin(W, i, now);
+}
+
+/* DP: a failure stops everybody and rolls back to the last checkpoint. */
+static void dp_outage(world *W, int64_t now) {
+    W->outage = 1;
+    for (int i = 0; i < W->M; i++) {
+        worker *w = &W->w[i];
+        cancel_op(w, now);
+        w->lost += w->busy - w->ckpt_busy;
+        w->ckpt_busy = w->busy;
+        w->step = W->ckpt_step + 1;
+        w->op = 0;
+        if (w->state != W_DOWN && w->state != W_RECOVERING)
+            w->state = W_STALLED;
+    }
+    W->ckpt_count = 0;
+    for (int l = 0; l < W->L; l++) {
+        W->red[l].state = 0;
+        W->gate[l] = NO_GATE;
+        W->waiters[l] = -1;
+    }
+    for (int p = 0; p < W->P; p++) W->frag_done[p] = 0;
+    coll_clear(W->coll, now);
+}
+
+/* DP: training resumes once nobody is down or downloading. */
+static void dp_resume(world *W, int64_t now) {
+    for (int i = 0; i < W->M; i++) {
+        int st = W->w[i].state;
+        if (st == W_DOWN || st == W_RECOVERING) return;
+    }
+    W->outage = 0;
+    for (int i = 0; i < W->M; i++) {
+        W->w[i].state = W_READY;
+        begin_step(W, &W->w[i], i);
+    }
+    for (int i = 0; i < W->M; i++) try_advance(W, i, now);
+}
+
+static void on_fail(world *W, int wi, int64_t now, int64_t repair) {
+    worker *w = &W->w[wi];
+    if (w->state == W_DONE) return; /* its part of the run is over */
+    W->failures++;
+    w->failures++;
+    if (w->state == W_RECOVERING) net_flow_cancel(W->net, now, w->dl_flow);
+    if (W->sch.method == SCHED_DP) {
+        w->state = W_DOWN;
+        if (!W->outage) dp_outage(W, now);
+    } else {
+        cancel_op(w, now);
+        unwait(W, wi);
+        if (w->joined) {
+            int64_t lost = 0;
+            for (int p = 0; p < W->P; p++) lost += w->busy - w->contrib[p];
+            w->lost += lost / W->P;
+            w->joined = 0;
+            for (int l = 0; l < W->L; l++)
+                if (W->red[l].state == 2) W->red[l].came[wi] = 0;
+            coll_remove_member(W->coll, now, wi);
+            w->state = W_DOWN;
+            reductions_drop(W, wi, now);
+            W->check_done = 1;
+        }
+        w->state = W_DOWN;
+    }
+    if (repair != INT64_MAX)
+        push(W, repair, CLS_FAULT, EV_REPAIR, wi, 0, 0);
+}
+
+static void on_repair(world *W, int wi, int64_t now) {
+    start_download(W, wi, now);
+    next_failure(W, wi);
+}
+
+static void on_download_done(world *W, int wi, int64_t now) {
+    worker *w = &W->w[wi];
+    w->dl_flow = -1;
+    W->recovery_bytes += W->cfg->params * W->cfg->recovery_bytes_per_param;
+    span(W, wi, 1, "recovery", -1, w->step, w->dl_start, now);
+    if (W->sch.method == SCHED_DP) {
+        w->state = W_STALLED;
+        dp_resume(W, now);
+        return;
+    }
+    w->state = W_REJOINING;
+    int anyone = 0;
+    for (int i = 0; i < W->M; i++) anyone |= W->w[i].joined;
+    if (!anyone) rejoin(W, wi, now);
+}
+
+/* ---- net callbacks ------------------------------------------------------ */
+
+static void on_coll_done(void *ctx, int64_t now, uint64_t tag) {
+    reduction_done(ctx, (int)tag, now);
+}
+
+static void on_flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
+    world *W = ctx;
+    if (tag >= TAG_COLL)
+        coll_on_flow_done(W->coll, now, flow, tag);
+    else
+        on_download_done(W, (int)(tag - TAG_RECOVERY), now);
+}
+
+/* ---- building and tearing down the world -------------------------------- */
+
+uint64_t run_layer_bytes(const scn_config *cfg, codec_spec codec, int l) {
+    uint64_t N = (uint64_t)llround(cfg->params), L = (uint64_t)cfg->layers;
+    uint64_t q = N / L, r = N % L, ul = (uint64_t)l;
+    uint64_t n = q + ((ul + 1) * r / L - ul * r / L);
+    uint64_t row = cfg->hidden;
+    if (row == 0) {
+        row = (uint64_t)llround(sqrt((double)N / (double)L / 12.0));
+        if (row == 0) row = 1;
+    }
+    return codec_wire_bytes(codec, n, row);
+}
+
+#define ALLOC(p, n)                                            \
+    do {                                                       \
+        (p) = calloc((size_t)(n) + 1, sizeof *(p));            \
+        if (!(p)) return -1;                                   \
+    } while (0)
+
+static int world_init(world *W, const scn_config *c, const run_hooks *h,
+                      char *err, size_t errlen) {
+    memset(W, 0, sizeof *W);
+    W->cfg = c;
+    W->hooks = h;
+    W->M = c->workers;
+    W->L = c->layers;
+    W->T = c->steps;
+    W->sch = c->sched;
+    W->sch.layers = c->layers;
+    if (sched_normalize(&W->sch, err, errlen)) return -2;
+    W->P = W->sch.P;
+    W->base_ns = llround(scn_step_time_s(c) * 1e9);
+    W->net_at = INT64_MAX;
+    W->coll_free_at = INT64_MIN;
+    W->progress_next = 1;
+    int M = W->M, L = W->L, P = W->P;
+
+    if (eq_init(&W->q, 1024)) return -1;
+    ALLOC(W->w, M);
+    ALLOC(W->red, L);
+    ALLOC(W->gate, L);
+    ALLOC(W->frag, L);
+    ALLOC(W->bytes, L);
+    ALLOC(W->waiters, L);
+    ALLOC(W->wait_next, M);
+    ALLOC(W->frag_size, P);
+    ALLOC(W->frag_done, P);
+    ALLOC(W->lat, (size_t)M * M);
+
+    codec_spec codec = c->sched.method == SCHED_DP ? c->dp_codec : c->codec;
+    for (int l = 0; l < L; l++) {
+        ALLOC(W->red[l].member, M);
+        ALLOC(W->red[l].came, M);
+        W->gate[l] = NO_GATE;
+        W->waiters[l] = -1;
+        W->frag[l] = sched_layer_fragment(&W->sch, l);
+        W->frag_size[W->frag[l]]++;
+        W->bytes[l] = run_layer_bytes(c, codec, l);
+    }
+
+    double max_lat = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < M; j++) {
+            double ms = (c->latency_ms[i] + c->latency_ms[j]) / 2;
+            W->lat[i * M + j] = llround(ms * 1e6);
+            if (ms > max_lat) max_lat = ms;
+        }
+    /* One TCP window in flight per round trip; the longest round trip
+     * bounds every flow (a conservative reading of heterogeneous RTTs). */
+    W->flow_cap = INFINITY;
+    if (c->tcp_window_mb > 0 && max_lat > 0)
+        W->flow_cap = c->tcp_window_mb * 1e6 / (2 * max_lat * 1e-3);
+
+    W->net = net_new(2 * M);
+    if (!W->net) return -1;
+    for (int i = 0; i < M; i++) {
+        net_link_set(W->net, 2 * i, c->up_gbps[i] * 1e9 / 8);
+        net_link_set(W->net, 2 * i + 1, c->down_gbps[i] * 1e9 / 8);
+    }
+    W->coll = coll_new(W->net, M, c->collective, W->lat, W->flow_cap,
+                       TAG_COLL, on_coll_done, W);
+    if (!W->coll) return -1;
+
+    faults_spec fs = c->faults;
+    fs.trace = c->trace_path[0] ? c->trace_path : NULL;
+    W->faults = faults_new(&fs, M, c->seed, err, errlen);
+    if (!W->faults) return -2;
+
+    for (int i = 0; i < M; i++) {
+        worker *w = &W->w[i];
+        ALLOC(w->dur, 3 * L);
+        ALLOC(w->contrib, P);
+        w->straggle = rng_stream(c->seed, RNG_STRAGGLERS, (uint32_t)i);
+        if (!w->straggle) return -1;
+        w->step = 1;
+        w->joined = 1;
+        w->dl_flow = -1;
+        w->factor = -1;
+        w->state = W_READY;
+        begin_step(W, w, i);
+        next_failure(W, i);
+    }
+    return 0;
+}
+
+static void world_free(world *W) {
+    if (W->w)
+        for (int i = 0; i < W->M; i++) {
+            free(W->w[i].dur);
+            free(W->w[i].contrib);
+            if (W->w[i].straggle) gsl_rng_free(W->w[i].straggle);
+        }
+    if (W->red)
+        for (int l = 0; l < W->L; l++) {
+            free(W->red[l].member);
+            free(W->red[l].came);
+        }
+    free(W->w), free(W->red), free(W->gate), free(W->frag);
+    free(W->bytes), free(W->waiters), free(W->wait_next);
+    free(W->frag_size), free(W->frag_done), free(W->lat);
+    if (W->coll) coll_free(W->coll);
+    if (W->net) net_free(W->net);
+    if (W->faults) faults_free(W->faults);
+    eq_free(&W->q);
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+/* Done: nobody joined is still computing and no reduction is pending. */
+static int finished(const world *W) {
+    if (W->outage || coll_pending(W->coll)) return 0;
+    int joined = 0;
+    for (int i = 0; i < W->M; i++) {
+        if (!W->w[i].joined) continue;
+        if (W->w[i].state != W_DONE) return 0;
+        joined++;
+    }
+    return joined > 0;
+}
+
+static void fill_result(const world *W, int done, uint64_t events,
+                        run_result *out) {
+    memset(out, 0, sizeof *out);
+    double wall = (double)W->end * 1e-9;
+    out->workers = W->M;
+    out->steps = W->T;
+    out->finished = done;
+    out->wall_time_s = wall;
+    out->step_time_s = (double)W->base_ns * 1e-9;
+    out->syncs = W->syncs;
+    out->failures = W->failures;
+    out->recovery_bytes = W->recovery_bytes;
+    out->events = events;
+    double peak = 0;
+    for (int i = 0; i < W->M; i++) {
+        const worker *w = &W->w[i];
+        run_worker *r = &out->per_worker[i];
+        r->compute_time_s = (double)w->busy * 1e-9;
+        r->utilization = wall > 0 ? r->compute_time_s / wall : 0;
+        r->bytes_sent = net_link_bytes(W->net, 2 * i);
+        r->lost_compute_s = (double)w->lost * 1e-9;
+        r->failures = w->failures;
+        out->compute_time_s += r->compute_time_s;
+        out->bytes_sent_total += r->bytes_sent;
+        out->lost_compute_s += r->lost_compute_s;
+        for (int k = 0; k < 2; k++) {
+            double p = net_link_peak(W->net, 2 * i + k);
+            if (p > peak) peak = p;
+        }
+    }
+    out->compute_utilization =
+        wall > 0 ? out->compute_time_s / (wall * W->M) : 0;
+    out->peak_link_gbps = peak * 8e-9;
+    out->avg_link_gbps =
+        wall > 0 ? out->bytes_sent_total * 8e-9 / wall / W->M : 0;
+}
+
+int run_simulate(const scn_config *cfg, const run_hooks *hooks,
+                 run_result *out, char *err, size_t errlen) {
+    world W;
+    int rc = world_init(&W, cfg, hooks, err, errlen);
+    if (rc == -1) snprintf(err, errlen, "out of memory");
+    if (rc) {
+        world_free(&W);
+        return -1;
+    }
+    for (int i = 0; i < W.M; i++) try_advance(&W, i, 0);
+
+    uint64_t events = 0;
+    int done = 0;
+    eq_event ev;
+    while (!W.oom && eq_pop(&W.q, &ev)) {
+        int64_t now = ev.time;
+        worker *w = ev.kind == EV_NET ? NULL : &W.w[ev.a];
+        switch (ev.kind) {
+        case EV_NET:
+            if (ev.c != W.net_version) continue; /* superseded */
+            W.net_at = INT64_MAX;
+            net_advance(W.net, now, on_flow_done, &W);
+            break;
+        case EV_OP:
+            if (ev.b != w->epoch || w->state != W_BUSY) continue;
+            on_op_done(&W, ev.a, now);
+            break;
+        case EV_FAIL:
+            on_fail(&W, ev.a, now, (int64_t)ev.c);
+            break;
+        case EV_REPAIR:
+            on_repair(&W, ev.a, now);
+            break;
+        }
+        events++;
+        net_resched(&W);
+        if (W.check_done) {
+            W.check_done = 0;
+            if ((done = finished(&W))) break;
+        }
+    }
+    if (W.oom) {
+        snprintf(err, errlen, "out of memory");
+        world_free(&W);
+        return -1;
+    }
+    fill_result(&W, done, events, out);
+    world_free(&W);
+    return 0;
+}

@@ -1,0 +1,97 @@
+/*
+ * scenario.h -- a scenario file (JSON) turned into a validated config.
+ *
+ * The loader rejects anything it does not understand: syntax errors,
+ * unknown or duplicate keys, wrong types, non-finite or out-of-range
+ * numbers, inconsistent combinations.  Every message has the form
+ *
+ *     file:line:col: json.path: what is wrong (expected ...)
+ *
+ * and points at the offending value (or at the enclosing object for a
+ * missing key).  Overrides given on the command line as "a.b.c=value"
+ * are applied to the document before validation; a value that parses as
+ * JSON is used as such, anything else is taken as a string.  Messages
+ * about an override read "--set a.b.c=value: a.b.c: what is wrong".
+ *
+ * Every key, its default and its unit is listed in README.md.
+ */
+#ifndef DILOSIM_SCENARIO_H
+#define DILOSIM_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../models/codec.h"
+#include "../models/schedule.h"
+#include "collective.h"
+#include "faults.h"
+
+#define SCN_MAX_WORKERS 256
+#define SCN_PATH_MAX 1024
+
+typedef enum { SCN_ACT_FIRST, SCN_PARAM_FIRST } scn_bwd_order;
+
+typedef struct {
+    /* model */
+    double params;            /* parameters in the model (count) */
+    int layers;               /* layers that are synced and reduced */
+    double step_time_s;       /* compute time of one inner step, s */
+    double tokens_per_step;   /* with chips/peak/mfu when step_time_s is */
+    double chips;             /*   not given: 6*params*tokens/(chips*peak*mfu) */
+    double peak_tflops;       /*   per chip, TFLOP/s */
+    double mfu;               /*   model FLOP utilisation, (0, 1] */
+    double split[3];          /* forward, backward-activations, backward-
+                                 parameters shares of a step; sum 1 */
+    scn_bwd_order bwd_order;  /* which backward half runs first per layer */
+    uint64_t hidden;          /* row length for per-row codecs; 0: derived
+                                 as round(sqrt(params/layers/12)) */
+
+    /* workers */
+    int workers;                        /* M */
+    double speed[SCN_MAX_WORKERS];      /* relative compute speed, > 0 */
+    double straggler_prob;              /* chance a step is slow, [0, 1] */
+    double straggler_slowdown;          /* slow step time factor, >= 1 */
+
+    /* network (per worker; one scenario value fills all of them) */
+    double up_gbps[SCN_MAX_WORKERS];    /* INFINITY = unbounded */
+    double down_gbps[SCN_MAX_WORKERS];
+    double latency_ms[SCN_MAX_WORKERS]; /* one-way latency between i and j
+                                           is (lat[i] + lat[j]) / 2 */
+    coll_algo collective;
+    double tcp_window_mb;               /* per-flow cap window/RTT; 0 none */
+
+    /* method */
+    sched_spec sched;        /* method, H, P, tau, alpha, layout, order */
+    codec_spec codec;        /* payload of DiLoCo / streaming syncs */
+    codec_spec dp_codec;     /* payload of DP gradient all-reduces */
+
+    /* faults */
+    faults_spec faults;      /* faults.trace points into trace_path */
+    char trace_path[SCN_PATH_MAX];
+    int64_t checkpoint_steps;       /* DP checkpoint interval, steps >= 1 */
+    double recovery_bytes_per_param;/* outer parameters a repaired worker
+                                       downloads, bytes per parameter */
+
+    int64_t steps;           /* inner steps to simulate, >= 1 */
+    uint64_t seed;
+} scn_config;
+
+/* Fills c with the defaults (see README.md). */
+void scn_defaults(scn_config *c);
+
+/* Loads and validates a scenario file, applying the overrides
+ * ("key.path=value", nset of them) first.  Returns 0, or -1 with a
+ * one-line message in err (file missing, syntax, schema, range). */
+int scn_load(const char *path, const char *const *sets, int nset,
+             scn_config *out, char *err, size_t errlen);
+
+/* The same from a string; `name` stands for the file name in messages and
+ * relative trace paths are taken from the working directory. */
+int scn_load_string(const char *text, const char *name,
+                    const char *const *sets, int nset, scn_config *out,
+                    char *err, size_t errlen);
+
+/* Step time in seconds (given or computed from FLOPs). */
+double scn_step_time_s(const scn_config *c);
+
+#endif

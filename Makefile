@@ -71,7 +71,7 @@ $(B)/bench/%: bench/%.c $(B)/libdilosim.a
 
 demo: deps
 	@$(MAKE) --no-print-directory bin/dilosim
-	@tests/demo.sh
+	@scenarios/demo.sh bin/dilosim
 
 # Runs every Check suite and the command-line tests, then the suites again
 # in a sanitizer build (build-asan/).

@@ -65,6 +65,10 @@ void report_number(FILE *f, double x) {
         return;
     }
     char buf[32];
+    if (x == floor(x) && fabs(x) < 1e15) { /* integers without exponent */
+        fprintf(f, "%.0f", x);
+        return;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, sizeof buf, "%.*g", prec, x);
         if (strtod(buf, NULL) == x) break;

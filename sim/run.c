@@ -96,6 +96,7 @@ typedef struct {
     worker *w;
     reduction *red;
     int64_t *gate;      /* per layer: first step whose forward waits */
+    int64_t *last_take; /* per layer: step of the newest reduction */
     int *frag;          /* per layer: fragment */
     int *frag_size;     /* per fragment: layers */
     int *frag_done;     /* per fragment: layers reduced in current sync */
@@ -111,6 +112,7 @@ typedef struct {
     int64_t coll_free_at; /* when the stream finished its last reduction */
     int64_t end;        /* instant of the last useful event */
     int64_t ckpt_step, ckpt_count; /* DP: committed checkpoint, arrivals */
+    int64_t resume_step; /* the step after the newest completed sync */
     int outage;         /* DP: workers stalled for a recovery */
     int64_t syncs, failures;
     int check_done;     /* something happened that may end the run */
@@ -237,7 +239,7 @@ static void wake(world *W, int l, int64_t now) {
     }
 }
 
-static void rejoin_waiting(world *W, int64_t now);
+static void rejoin_waiting(world *W, int64_t step, int64_t now);
 
 static void reduction_done(world *W, int l, int64_t now) {
     reduction *r = &W->red[l];
@@ -249,20 +251,26 @@ static void reduction_done(world *W, int l, int64_t now) {
     r->state = 0;
     W->gate[l] = NO_GATE;
     int f = W->frag[l];
-    if (++W->frag_done[f] == W->frag_size[f]) {
+    int synced = ++W->frag_done[f] == W->frag_size[f];
+    if (synced) {
         W->frag_done[f] = 0;
         W->syncs++;
+        W->resume_step = r->take + W->sch.tau + 1;
     }
     if (now > W->end) W->end = now;
     W->check_done = 1;
     wake(W, l, now);
-    rejoin_waiting(W, now);
+    if (synced) rejoin_waiting(W, W->resume_step, now);
 }
 
 /* Worker wi finished the parameter backward of layer l after step t. */
 static void arrive(world *W, int wi, int l, int64_t t, int64_t now) {
     reduction *r = &W->red[l];
-    if (r->state == 0) reduction_open(W, l, t);
+    if (r->state == 0) {
+        if (t <= W->last_take[l]) return; /* that sync is already done */
+        reduction_open(W, l, t);
+        W->last_take[l] = t;
+    }
     if (r->state != 1 || r->take != t || !r->member[wi] || r->came[wi])
         return; /* a catching-up worker that is not part of this sync */
     r->came[wi] = 1;
@@ -405,14 +413,11 @@ static void start_download(world *W, int wi, int64_t now) {
     if (w->dl_flow < 0) W->oom = 1;
 }
 
-/* A worker enters the step of the slowest joined worker (or, when nobody
- * is joined, goes on from its own). */
-static void rejoin(world *W, int wi, int64_t now) {
+/* A worker enters the group at `step`: the one after the sync that just
+ * completed, whose outer parameters it now holds. */
+static void rejoin(world *W, int wi, int64_t step, int64_t now) {
     worker *w = &W->w[wi];
-    int64_t step = INT64_MAX;
-    for (int i = 0; i < W->M; i++)
-        if (W->w[i].joined && W->w[i].step < step) step = W->w[i].step;
-    if (step != INT64_MAX) w->step = step;
+    w->step = step;
     w->op = 0;
     w->joined = 1;
     for (int p = 0; p < W->P; p++) w->contrib[p] = w->busy;
@@ -421,9 +426,9 @@ static void rejoin(world *W, int wi, int64_t now) {
     try_advance(W, wi, now);
 }
 
-static void rejoin_waiting(world *W, int64_t now) {
+static void rejoin_waiting(world *W, int64_t step, int64_t now) {
     for (int i = 0; i < W->M; i++)
-        if (W->w[i].state == W_REJOINING) rejoin(W, i, now);
+        if (W->w[i].state == W_REJOINING) rejoin(W, i, step, now);
 }
 
 /* DP: a failure stops everybody and rolls back to the last checkpoint. */
@@ -442,6 +447,7 @@ static void dp_outage(world *W, int64_t now) {
     W->ckpt_count = 0;
     for (int l = 0; l < W->L; l++) {
         W->red[l].state = 0;
+        W->last_take[l] = W->ckpt_step;
         W->gate[l] = NO_GATE;
         W->waiters[l] = -1;
     }
@@ -470,8 +476,8 @@ static void on_fail(world *W, int wi, int64_t now, int64_t repair) {
     w->failures++;
     if (w->state == W_RECOVERING) net_flow_cancel(W->net, now, w->dl_flow);
     if (W->sch.method == SCHED_DP) {
-        w->state = W_DOWN;
         if (!W->outage) dp_outage(W, now);
+        w->state = W_DOWN;
     } else {
         cancel_op(w, now);
         unwait(W, wi);
@@ -511,7 +517,7 @@ static void on_download_done(world *W, int wi, int64_t now) {
     w->state = W_REJOINING;
     int anyone = 0;
     for (int i = 0; i < W->M; i++) anyone |= W->w[i].joined;
-    if (!anyone) rejoin(W, wi, now);
+    if (!anyone) rejoin(W, wi, W->resume_step, now);
 }
 
 /* ---- net callbacks ------------------------------------------------------ */
@@ -564,12 +570,14 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     W->net_at = INT64_MAX;
     W->coll_free_at = INT64_MIN;
     W->progress_next = 1;
+    W->resume_step = 1;
     int M = W->M, L = W->L, P = W->P;
 
     if (eq_init(&W->q, 1024)) return -1;
     ALLOC(W->w, M);
     ALLOC(W->red, L);
     ALLOC(W->gate, L);
+    ALLOC(W->last_take, L);
     ALLOC(W->frag, L);
     ALLOC(W->bytes, L);
     ALLOC(W->waiters, L);
@@ -646,7 +654,8 @@ static void world_free(world *W) {
             free(W->red[l].member);
             free(W->red[l].came);
         }
-    free(W->w), free(W->red), free(W->gate), free(W->frag);
+    free(W->w), free(W->red), free(W->gate), free(W->last_take);
+    free(W->frag);
     free(W->bytes), free(W->waiters), free(W->wait_next);
     free(W->frag_size), free(W->frag_done), free(W->lat);
     if (W->coll) coll_free(W->coll);

@@ -66,8 +66,13 @@ typedef struct {
     codec_spec dp_codec;     /* payload of DP gradient all-reduces */
 
     /* faults */
-    faults_spec faults;      /* faults.trace points into trace_path */
-    char trace_path[SCN_PATH_MAX];
+    faults_spec faults;      /* faults.trace is always NULL (a pointer
+                                into the config would dangle in a copy):
+                                trace_path[0] != 0 means a trace; set
+                                faults.trace = trace_path on the copy
+                                you pass to faults_new */
+    char trace_path[SCN_PATH_MAX]; /* the trace file, resolved against the
+                                      scenario file's directory; "" none */
     int64_t checkpoint_steps;       /* DP checkpoint interval, steps >= 1 */
     double recovery_bytes_per_param;/* outer parameters a repaired worker
                                        downloads, bytes per parameter */

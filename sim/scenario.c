@@ -1,0 +1,1174 @@
+/*
+ * scenario.c -- a scenario file (JSON) turned into a validated scn_config.
+ *
+ * The work is done in passes over one document:
+ *
+ *   1. scan     a strict JSON scanner (RFC 8259) checks the syntax with
+ *               exact positions and records the offset of every key and
+ *               value in document order.  cJSON alone would not do: it
+ *               is lenient ("012", "1.", raw newlines in strings) and puts
+ *               some syntax errors at the end of the input (a trailing
+ *               comma), which is no help in a file of fifty lines.
+ *   2. parse    cJSON builds the tree.  Whatever the scanner accepts cJSON
+ *               accepts with the same structure, so
+ *   3. locate   walks the tree and the offsets in lockstep (cJSON keeps
+ *               members and items in document order, duplicates too) and
+ *               files each node's key and value offsets in a side table.
+ *   4. override applies the "a.b.c=value" overrides to the tree; the nodes
+ *               they create are filed as "made by override k", so errors
+ *               about them name the override instead of a line.
+ *   5. validate walks the tables below (one per JSON object: key, type,
+ *               range, where the value goes in scn_config), then checks
+ *               what spans several keys: FLOP-derived step time, split,
+ *               the schedule (sched_normalize), trace versus MTBF.
+ *
+ * Every error stops the load and leaves one line in err:
+ *     file:line:col: json.path: what is wrong (expected ...)
+ *     --set a.b.c=value: json.path: what is wrong (expected ...)
+ *     file:line:col: syntax error (what is wrong; expected ...)
+ *     file: cannot open: reason
+ * Lines and columns count from 1; a column counts characters (UTF-8 code
+ * points, a tab is one).  The position is that of the offending value; of
+ * the key for an unknown or duplicate key; of the enclosing object's "{"
+ * for a missing key.  On error *out is left untouched: the config is built
+ * in a local copy and copied out only on success.
+ *
+ * No global state: everything lives in a ctx on the caller's stack (cJSON
+ * itself keeps its last parse error in a global, which we never read).
+ */
+#include "scenario.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_POS ((size_t)-1)
+#define PATH_LEN 512
+#define MAX_DEPTH 100              /* nesting levels the scanner accepts */
+#define MAX_NUMBER_LEN 63          /* longest number token cJSON reads */
+#define EXACT_INT 9007199254740992.0 /* 2^53: doubles are exact up to it */
+
+/* ---------------------------------------------------------------------
+ * Messages
+ */
+
+/* x as "%.15g", or "%.17g" when that does not read back as x. */
+static const char *fmt_num(double x, char buf[32]) {
+    snprintf(buf, 32, "%.15g", x);
+    if (strtod(buf, NULL) != x) snprintf(buf, 32, "%.17g", x);
+    return buf;
+}
+
+/* Describes the character at p for "unexpected ..." messages. */
+static const char *fmt_char(const char *p, char buf[16]) {
+    unsigned char ch = (unsigned char)*p;
+    if (ch == 0) snprintf(buf, 16, "end of input");
+    else if (ch >= 0x20 && ch < 0x7f) snprintf(buf, 16, "'%c'", ch);
+    else snprintf(buf, 16, "byte 0x%02x", ch);
+    return buf;
+}
+
+/* 1-based line and column (in code points) of offset off in text. */
+static void line_col(const char *text, size_t off, int *line, int *col) {
+    *line = 1, *col = 1;
+    for (size_t i = 0; i < off && text[i]; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch == '\n') ++*line, *col = 1;
+        else if ((ch & 0xc0) != 0x80) ++*col; /* not a continuation byte */
+    }
+}
+
+/* Messages are one line: control characters (from keys, values, names)
+ * become '?'. */
+static void one_line(char *s) {
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
+}
+
+/* ---------------------------------------------------------------------
+ * Pass 1: the strict scanner.
+ *
+ * With keep set, offs[] receives 2*offset + 1 for a key and 2*offset for a
+ * value, in document order.  What it accepts, cJSON accepts with the same
+ * structure: it is stricter everywhere (whitespace, numbers, escapes,
+ * surrogates, number length, depth).
+ */
+typedef struct {
+    const char *t;
+    size_t i;
+    int depth;
+    int keep;            /* record offsets (else: syntax check only) */
+    size_t *offs, n, cap;
+    int oom;
+    size_t err_at;       /* offset of the first syntax error */
+    char msg[128];       /* its description */
+} scanner;
+
+static int syn_err(scanner *s, size_t at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+    va_end(ap);
+    s->err_at = at;
+    return -1;
+}
+
+static int unexpected(scanner *s, const char *expected) {
+    char b[16];
+    return syn_err(s, s->i, "unexpected %s; expected %s",
+                   fmt_char(s->t + s->i, b), expected);
+}
+
+static int note(scanner *s, size_t off, int is_key) {
+    if (!s->keep) return 0;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        size_t *o = realloc(s->offs, cap * sizeof *o);
+        if (!o) {
+            s->oom = 1;
+            return syn_err(s, off, "out of memory");
+        }
+        s->offs = o, s->cap = cap;
+    }
+    s->offs[s->n++] = 2 * off + (size_t)is_key;
+    return 0;
+}
+
+static void skip_ws(scanner *s) {
+    while (s->t[s->i] == ' ' || s->t[s->i] == '\t' || s->t[s->i] == '\n' ||
+           s->t[s->i] == '\r')
+        s->i++;
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_word(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           is_digit(c) || c == '_';
+}
+
+static int hex4(const char *p, unsigned *out) {
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        char c = p[k];
+        int d = is_digit(c)              ? c - '0'
+                : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                         : -1;
+        if (d < 0) return -1;
+        v = 16 * v + (unsigned)d;
+    }
+    *out = v;
+    return 0;
+}
+
+static int scan_string(scanner *s) {
+    size_t start = s->i++;
+    for (;;) {
+        unsigned char c = (unsigned char)s->t[s->i];
+        if (c == '"') break;
+        if (c == 0) return syn_err(s, start, "unterminated string");
+        if (c < 0x20)
+            return syn_err(s, s->i, "raw control character 0x%02x in "
+                           "string; expected an escape such as \\n", c);
+        if (c != '\\') {
+            s->i++;
+            continue;
+        }
+        size_t esc = s->i;
+        c = (unsigned char)s->t[++s->i];
+        if (c && strchr("\"\\/bfnrt", c)) {
+            s->i++;
+            continue;
+        }
+        unsigned u, lo;
+        if (c != 'u' || hex4(s->t + s->i + 1, &u))
+            return syn_err(s, esc, "invalid escape; expected one of \\\" "
+                           "\\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX");
+        s->i += 5;
+        /* cJSON refuses unpaired UTF-16 surrogates: so do we. */
+        if (u >= 0xdc00 && u <= 0xdfff)
+            return syn_err(s, esc, "unpaired UTF-16 surrogate in \\u escape");
+        if (u >= 0xd800 && u <= 0xdbff) {
+            if (s->t[s->i] != '\\' || s->t[s->i + 1] != 'u' ||
+                hex4(s->t + s->i + 2, &lo) || lo < 0xdc00 || lo > 0xdfff)
+                return syn_err(s, esc,
+                               "unpaired UTF-16 surrogate in \\u escape");
+            s->i += 6;
+        }
+    }
+    s->i++;
+    return 0;
+}
+
+static int scan_number(scanner *s) {
+    const char *t = s->t;
+    size_t st = s->i, i = s->i;
+    int ok = 1;
+    if (t[i] == '-') i++;
+    if (t[i] == '0') i++;
+    else if (is_digit(t[i])) while (is_digit(t[i])) i++;
+    else ok = 0;
+    if (ok && t[i] == '.') {
+        if (!is_digit(t[++i])) ok = 0;
+        while (is_digit(t[i])) i++;
+    }
+    if (ok && (t[i] == 'e' || t[i] == 'E')) {
+        i++;
+        if (t[i] == '+' || t[i] == '-') i++;
+        if (!is_digit(t[i])) ok = 0;
+        while (is_digit(t[i])) i++;
+    }
+    /* "012", "1.2.3", "1x": the token must end here. */
+    if (is_digit(t[i]) || is_word(t[i]) || t[i] == '.' || t[i] == '+' ||
+        t[i] == '-')
+        ok = 0;
+    if (!ok) return syn_err(s, st, "invalid number");
+    if (i - st > MAX_NUMBER_LEN)
+        return syn_err(s, st, "number longer than %d characters",
+                       MAX_NUMBER_LEN);
+    s->i = i;
+    return 0;
+}
+
+static int scan_literal(scanner *s) {
+    static const char *const words[] = {"true", "false", "null"};
+    for (int k = 0; k < 3; k++) {
+        size_t n = strlen(words[k]);
+        char next = s->t[s->i + n];
+        if (strncmp(s->t + s->i, words[k], n) == 0 && !is_word(next)) {
+            s->i += n;
+            return 0;
+        }
+    }
+    return syn_err(s, s->i, "invalid literal; expected true, false or null");
+}
+
+static int scan_value(scanner *s);
+
+static int scan_container(scanner *s, char close) {
+    int object = close == '}';
+    if (++s->depth > MAX_DEPTH)
+        return syn_err(s, s->i, "nesting deeper than %d levels", MAX_DEPTH);
+    s->i++;
+    skip_ws(s);
+    if (s->t[s->i] == close) {
+        s->i++, s->depth--;
+        return 0;
+    }
+    for (int first = 1;; first = 0) {
+        skip_ws(s);
+        if (object) {
+            if (s->t[s->i] != '"')
+                return unexpected(s, first ? "a string key or '}'"
+                                           : "a string key after ','");
+            if (note(s, s->i, 1) || scan_string(s)) return -1;
+            skip_ws(s);
+            if (s->t[s->i] != ':') return unexpected(s, "':'");
+            s->i++;
+        }
+        if (scan_value(s)) return -1;
+        skip_ws(s);
+        if (s->t[s->i] == close) break;
+        if (s->t[s->i] != ',')
+            return unexpected(s, object ? "',' or '}'" : "',' or ']'");
+        s->i++;
+    }
+    s->i++, s->depth--;
+    return 0;
+}
+
+static int scan_value(scanner *s) {
+    skip_ws(s);
+    char c = s->t[s->i];
+    if (c == '{' || c == '[' || c == '"' || c == '-' || is_digit(c) ||
+        c == 't' || c == 'f' || c == 'n')
+        if (note(s, s->i, 0)) return -1;
+    switch (c) {
+    case '{': return scan_container(s, '}');
+    case '[': return scan_container(s, ']');
+    case '"': return scan_string(s);
+    case 't': case 'f': case 'n': return scan_literal(s);
+    default:
+        if (c == '-' || is_digit(c)) return scan_number(s);
+        return unexpected(s, "a value");
+    }
+}
+
+/* Scans a whole document: one value, then only whitespace. */
+static int scan_document(scanner *s) {
+    skip_ws(s);
+    if (s->t[s->i] == 0)
+        return syn_err(s, s->i, "empty input; expected a JSON object");
+    if (scan_value(s)) return -1;
+    skip_ws(s);
+    if (s->t[s->i] != 0) {
+        char b[16];
+        return syn_err(s, s->i, "unexpected %s after the document; "
+                       "expected end of input", fmt_char(s->t + s->i, b));
+    }
+    return 0;
+}
+
+/* Strict JSON check of a whole string (for override values). */
+static int is_json(const char *text) {
+    scanner s = {.t = text, .keep = 0};
+    return scan_document(&s) == 0;
+}
+
+/* ---------------------------------------------------------------------
+ * The load context and the position table
+ */
+typedef struct {
+    const cJSON *node;
+    size_t key, val;  /* offsets in the text, NO_POS for none */
+    int set;          /* the override that made the node, or -1 */
+} pos;
+
+typedef struct {
+    const char *name;         /* file name in messages */
+    const char *text;         /* the document (past a UTF-8 BOM) */
+    const char *dir;          /* prefix for relative trace paths, or NULL */
+    size_t dirlen;
+    const char *const *sets;  /* the overrides, for messages */
+    pos *pos;
+    size_t npos, cap;
+    char *err;
+    size_t errlen;
+} ctx;
+
+static int set_err(ctx *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (c->errlen) vsnprintf(c->err, c->errlen, fmt, ap);
+    va_end(ap);
+    if (c->errlen) one_line(c->err);
+    return -1;
+}
+
+static int oom(ctx *c) { return set_err(c, "%s: out of memory", c->name); }
+
+static int record(ctx *c, const cJSON *node, size_t key, size_t val,
+                  int set) {
+    if (c->npos == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        pos *p = realloc(c->pos, cap * sizeof *p);
+        if (!p) return -1;
+        c->pos = p, c->cap = cap;
+    }
+    c->pos[c->npos++] = (pos){node, key, val, set};
+    return 0;
+}
+
+/* Searching from the end finds the newest entry: a node freed by an
+ * override may share its address with a node made later, which is always
+ * filed after it. */
+static const pos *lookup(const ctx *c, const cJSON *node) {
+    for (size_t k = c->npos; k-- > 0;)
+        if (c->pos[k].node == node) return &c->pos[k];
+    return NULL;
+}
+
+/* Files node and its descendants as made by override k. */
+static int tag_override(ctx *c, const cJSON *node, int k) {
+    if (record(c, node, NO_POS, NO_POS, k)) return -1;
+    for (const cJSON *ch = node->child; ch; ch = ch->next)
+        if (tag_override(c, ch, k)) return -1;
+    return 0;
+}
+
+/* Pass 3: files node (and its subtree) with the scanner's offsets. */
+static int locate(ctx *c, const cJSON *node, size_t key, const size_t *offs,
+                  size_t n, size_t *k) {
+    if (*k >= n || offs[*k] % 2) return 1; /* out of step: a bug */
+    if (record(c, node, key, offs[(*k)++] / 2, -1)) return -1;
+    int object = cJSON_IsObject(node);
+    if (!object && !cJSON_IsArray(node)) return 0;
+    for (const cJSON *ch = node->child; ch; ch = ch->next) {
+        size_t ko = NO_POS;
+        if (object) {
+            if (*k >= n || offs[*k] % 2 == 0) return 1;
+            ko = offs[(*k)++] / 2;
+        }
+        int r = locate(c, ch, ko, offs, n, k);
+        if (r) return r;
+    }
+    return 0;
+}
+
+/* The error about node `at` (its key when at_key and it has one) whose
+ * JSON path is `path`.  Always returns -1. */
+static int fail(ctx *c, const cJSON *at, int at_key, const char *path,
+                const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!*path) path = "(root)";
+    const pos *p = lookup(c, at);
+    if (p && p->set >= 0)
+        return set_err(c, "--set %s: %s: %s", c->sets[p->set], path, msg);
+    if (!p) return set_err(c, "%s: %s: %s", c->name, path, msg);
+    int line, col;
+    line_col(c->text, at_key && p->key != NO_POS ? p->key : p->val, &line,
+             &col);
+    return set_err(c, "%s:%d:%d: %s: %s", c->name, line, col, path, msg);
+}
+
+/* Whether a comes after b: in the file by offset, overrides after the
+ * file and in their order. */
+static int is_later(const ctx *c, const cJSON *a, const cJSON *b) {
+    const pos *pa = lookup(c, a), *pb = lookup(c, b);
+    if (!pa || !pb) return 0;
+    if (pa->set != pb->set) return pa->set > pb->set;
+    return pa->val > pb->val;
+}
+
+/* out = base + sep + part, cut at PATH_LEN - 1 bytes (a cut path only
+ * shortens a message); out must not overlap the others. */
+static void join(char out[PATH_LEN], const char *base, const char *sep,
+                 const char *part) {
+    const char *parts[3] = {base, sep, part};
+    size_t n = 0;
+    for (int k = 0; k < 3; k++)
+        for (const char *q = parts[k]; *q && n + 1 < PATH_LEN; q++)
+            out[n++] = *q;
+    out[n] = 0;
+}
+
+static void join_key(char out[PATH_LEN], const char *base, const char *key) {
+    join(out, base, *base ? "." : "", key);
+}
+
+static void join_index(char out[PATH_LEN], const char *base, int i) {
+    char num[16];
+    snprintf(num, sizeof num, "[%d]", i);
+    join(out, base, "", num);
+}
+
+static const char *type_name(const cJSON *v) {
+    if (cJSON_IsBool(v)) return "boolean";
+    if (cJSON_IsNull(v)) return "null";
+    if (cJSON_IsNumber(v)) return "number";
+    if (cJSON_IsString(v)) return "string";
+    if (cJSON_IsArray(v)) return "array";
+    if (cJSON_IsObject(v)) return "object";
+    return "raw";
+}
+
+static const cJSON *get(const cJSON *obj, const char *key) {
+    return obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * The schema as tables
+ */
+typedef struct {
+    double lo, hi;             /* hi INFINITY: no upper bound */
+    unsigned char lo_open, hi_open, integer;
+} range;
+
+#define GT(x) {.lo = x, .hi = INFINITY, .lo_open = 1}
+#define GE(x) {.lo = x, .hi = INFINITY}
+#define IN(a, b) {.lo = a, .hi = b}
+#define OC(a, b) {.lo = a, .hi = b, .lo_open = 1}
+#define INT(a, b) {.lo = a, .hi = b, .integer = 1}
+
+typedef struct {
+    const char *names;         /* for messages; NULL: codec_names() */
+    int (*parse)(const char *name, void *out); /* 0, or -1 if unknown */
+} enum_def;
+
+typedef enum {
+    F_NUM,     /* double */
+    F_INT,     /* int */
+    F_I64,     /* int64_t */
+    F_U64,     /* uint64_t */
+    F_ENUM,    /* an enum, through enum_def.parse */
+    F_STR,     /* a string, checked only (annotations, trace) */
+    F_OBJ,     /* a nested object with its own table */
+    F_WORKERS, /* double[SCN_MAX_WORKERS]: one value, or workers.count */
+} ftype;
+
+typedef struct field {
+    const char *key;
+    ftype type;
+    size_t off;             /* where the value goes in scn_config */
+    size_t off2;            /* F_WORKERS: a second copy (0: none; offset 0
+                               is params, never a copy target) */
+    range r;                /* F_NUM, F_INT, F_I64, F_U64, F_WORKERS */
+    double scale;           /* F_NUM: stored = given * scale (0: 1) */
+    int inf_ok;             /* F_WORKERS: the string "inf" is INFINITY */
+    const enum_def *e;      /* F_ENUM */
+    const struct field *sub;/* F_OBJ */
+} field;
+
+#define AT(m) offsetof(scn_config, m)
+#define K_NUM(k, m, rng) {.key = k, .type = F_NUM, .off = AT(m), .r = rng}
+#define K_INT(k, m, a, b) \
+    {.key = k, .type = F_INT, .off = AT(m), .r = INT(a, b)}
+#define K_I64(k, m, a, b) \
+    {.key = k, .type = F_I64, .off = AT(m), .r = INT(a, b)}
+#define K_U64(k, m, a, b) \
+    {.key = k, .type = F_U64, .off = AT(m), .r = INT(a, b)}
+#define K_ENUM(k, m, def) {.key = k, .type = F_ENUM, .off = AT(m), .e = &def}
+#define K_STR(k) {.key = k, .type = F_STR}
+#define K_OBJ(k, tab) {.key = k, .type = F_OBJ, .sub = tab}
+#define K_WORKERS(k, m, rng) \
+    {.key = k, .type = F_WORKERS, .off = AT(m), .r = rng}
+#define K_END {.key = NULL}
+
+/* The typed parsers behind a void * (the field's type is the enum's). */
+static int p_codec(const char *s, void *o) { return codec_parse(s, o); }
+static int p_method(const char *s, void *o) {
+    return sched_parse_method(s, o);
+}
+static int p_layout(const char *s, void *o) {
+    return sched_parse_layout(s, o);
+}
+static int p_order(const char *s, void *o) { return sched_parse_order(s, o); }
+static int p_coll(const char *s, void *o) { return coll_parse_algo(s, o); }
+static int p_dist(const char *s, void *o) { return faults_parse_dist(s, o); }
+static int p_bwd(const char *s, void *o) {
+    scn_bwd_order *b = o;
+    if (strcmp(s, "activations_first") == 0) *b = SCN_ACT_FIRST;
+    else if (strcmp(s, "parameters_first") == 0) *b = SCN_PARAM_FIRST;
+    else return -1;
+    return 0;
+}
+
+static const enum_def E_CODEC = {NULL, p_codec};
+static const enum_def E_METHOD = {"dp, diloco, streaming", p_method};
+static const enum_def E_LAYOUT = {"sequential, strided", p_layout};
+static const enum_def E_ORDER = {"ascending, rotated", p_order};
+static const enum_def E_COLL = {"ring, all_to_all, star", p_coll};
+static const enum_def E_DIST = {"exponential, weibull", p_dist};
+static const enum_def E_BWD = {"activations_first, parameters_first", p_bwd};
+
+static const field split_fields[] = {
+    K_NUM("forward", split[0], GE(0)),
+    K_NUM("backward_activations", split[1], GE(0)),
+    K_NUM("backward_parameters", split[2], GE(0)),
+    K_END};
+
+/* step_time_s versus the four FLOP keys, and split's sum: check_model. */
+static const field model_fields[] = {
+    K_NUM("params", params, GT(0)),
+    K_INT("layers", layers, 1, 100000),
+    K_NUM("step_time_s", step_time_s, GT(0)),
+    K_NUM("tokens_per_step", tokens_per_step, GT(0)),
+    K_NUM("chips", chips, GT(0)),
+    K_NUM("peak_tflops", peak_tflops, GT(0)),
+    K_NUM("mfu", mfu, OC(0, 1)),
+    K_OBJ("split", split_fields),
+    K_ENUM("backward_order", bwd_order, E_BWD),
+    K_U64("hidden", hidden, 0, EXACT_INT),
+    K_END};
+
+static const field stragglers_fields[] = {
+    K_NUM("probability", straggler_prob, IN(0, 1)),
+    K_NUM("slowdown", straggler_slowdown, GE(1)),
+    K_END};
+
+/* count before speed: per-worker arrays are checked against it. */
+static const field workers_fields[] = {
+    K_INT("count", workers, 1, SCN_MAX_WORKERS),
+    K_WORKERS("speed", speed, GT(0)),
+    K_OBJ("stragglers", stragglers_fields),
+    K_END};
+
+/* bandwidth_gbps before up_gbps and down_gbps, which override it. */
+static const field network_fields[] = {
+    {.key = "bandwidth_gbps", .type = F_WORKERS, .off = AT(up_gbps),
+     .off2 = AT(down_gbps), .r = GT(0), .inf_ok = 1},
+    {.key = "up_gbps", .type = F_WORKERS, .off = AT(up_gbps), .r = GT(0),
+     .inf_ok = 1},
+    {.key = "down_gbps", .type = F_WORKERS, .off = AT(down_gbps),
+     .r = GT(0), .inf_ok = 1},
+    K_WORKERS("latency_ms", latency_ms, GE(0)),
+    K_ENUM("collective", collective, E_COLL),
+    K_NUM("tcp_window_mb", tcp_window_mb, GE(0)),
+    K_END};
+
+/* The combination is checked by sched_normalize: check_method. */
+static const field method_fields[] = {
+    K_ENUM("name", sched.method, E_METHOD),
+    K_INT("H", sched.H, 1, INT_MAX),
+    K_INT("fragments", sched.P, 1, INT_MAX),
+    K_ENUM("layout", sched.layout, E_LAYOUT),
+    K_ENUM("order", sched.order, E_ORDER),
+    K_INT("tau", sched.tau, 0, INT_MAX),
+    K_NUM("alpha", sched.alpha, IN(0, 1)),
+    K_ENUM("codec", codec.kind, E_CODEC),
+    K_U64("codec_block", codec.block, 0, EXACT_INT),
+    K_ENUM("dp_codec", dp_codec.kind, E_CODEC),
+    K_END};
+
+/* trace is resolved and checked against mtbf_hours in check_faults. */
+static const field faults_fields[] = {
+    {.key = "mtbf_hours", .type = F_NUM, .off = AT(faults.mtbf_s),
+     .r = GE(0), .scale = 3600},
+    {.key = "mttr_hours", .type = F_NUM, .off = AT(faults.mttr_s),
+     .r = GT(0), .scale = 3600},
+    K_ENUM("distribution", faults.dist, E_DIST),
+    K_NUM("weibull_shape", faults.weibull_shape, GT(0)),
+    K_STR("trace"),
+    K_I64("checkpoint_steps", checkpoint_steps, 1, EXACT_INT),
+    K_NUM("recovery_bytes_per_param", recovery_bytes_per_param, GE(0)),
+    K_END};
+
+/* Sections first: workers.count must be known before network. */
+static const field root_fields[] = {
+    K_OBJ("model", model_fields),
+    K_OBJ("workers", workers_fields),
+    K_OBJ("network", network_fields),
+    K_OBJ("method", method_fields),
+    K_OBJ("faults", faults_fields),
+    K_I64("steps", steps, 1, 1e12),
+    K_U64("seed", seed, 0, EXACT_INT),
+    K_STR("name"),
+    K_STR("description"),
+    K_END};
+
+/* ---------------------------------------------------------------------
+ * Pass 5: validation, driven by the tables
+ */
+
+/* "a number > 0", "an integer in 1..256", "a number in (0, 1]". */
+static const char *describe(const range *r, char buf[96]) {
+    char lo[32], hi[32];
+    fmt_num(r->lo, lo);
+    fmt_num(r->hi, hi);
+    if (r->integer)
+        snprintf(buf, 96, "an integer in %s..%s", lo, hi);
+    else if (isinf(r->hi))
+        snprintf(buf, 96, "a number %s %s", r->lo_open ? ">" : ">=", lo);
+    else
+        snprintf(buf, 96, "a number in %c%s, %s%c", r->lo_open ? '(' : '[',
+                 lo, hi, r->hi_open ? ')' : ']');
+    return buf;
+}
+
+/* Checks that v is a finite number in r; `expected` ends the messages. */
+static int check_number(ctx *c, const cJSON *v, const char *path,
+                        const range *r, const char *expected, double *out) {
+    char b[32];
+    if (!cJSON_IsNumber(v))
+        return fail(c, v, 0, path, "wrong type: %s (expected %s)",
+                    type_name(v), expected);
+    double x = v->valuedouble;
+    if (!isfinite(x))
+        return fail(c, v, 0, path, "not a finite number (expected %s)",
+                    expected);
+    if (r->integer && x != floor(x))
+        return fail(c, v, 0, path, "%s is not an integer (expected %s)",
+                    fmt_num(x, b), expected);
+    if (x < r->lo || (r->lo_open && x == r->lo) || x > r->hi ||
+        (r->hi_open && x == r->hi))
+        return fail(c, v, 0, path, "%s is out of range (expected %s)",
+                    fmt_num(x, b), expected);
+    *out = x;
+    return 0;
+}
+
+/* One per-worker value: a number in f->r, or "inf" when f->inf_ok. */
+static int worker_value(ctx *c, const cJSON *v, const char *path,
+                        const field *f, const char *expected, double *out) {
+    if (f->inf_ok && cJSON_IsString(v) && strcmp(v->valuestring, "inf") == 0) {
+        *out = INFINITY;
+        return 0;
+    }
+    return check_number(c, v, path, &f->r, expected, out);
+}
+
+/* A per-worker field: one value for every worker, or an array of exactly
+ * workers.count values. */
+static int load_workers(ctx *c, const cJSON *v, const char *path,
+                        const field *f, scn_config *cfg) {
+    double *dst = (double *)((char *)cfg + f->off);
+    double *dst2 = f->off2 ? (double *)((char *)cfg + f->off2) : NULL;
+    int n = cfg->workers;
+    char one[128], any[224], rb[96], p[PATH_LEN];
+    snprintf(one, sizeof one, "%s%s", describe(&f->r, rb),
+             f->inf_ok ? " or \"inf\"" : "");
+    snprintf(any, sizeof any, "%s, or an array of workers.count = %d such "
+             "values", one, n);
+    if (!cJSON_IsArray(v)) {
+        double x;
+        if (worker_value(c, v, path, f, any, &x)) return -1;
+        for (int i = 0; i < SCN_MAX_WORKERS; i++) {
+            dst[i] = x;
+            if (dst2) dst2[i] = x;
+        }
+        return 0;
+    }
+    int len = cJSON_GetArraySize(v);
+    if (len != n)
+        return fail(c, v, 0, path, "array of %d values (expected "
+                    "workers.count = %d values)", len, n);
+    int i = 0;
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
+        join_index(p, path, i);
+        if (worker_value(c, e, p, f, one, &dst[i])) return -1;
+        if (dst2) dst2[i] = dst[i];
+    }
+    return 0;
+}
+
+static int load_object(ctx *c, const cJSON *obj, const char *path,
+                       const field *fields, scn_config *cfg);
+
+/* One present key of a table. */
+static int load_field(ctx *c, const cJSON *v, const char *path,
+                      const field *f, scn_config *cfg) {
+    char *dst = (char *)cfg + f->off, rb[96];
+    double x;
+    switch (f->type) {
+    case F_NUM:
+        if (check_number(c, v, path, &f->r, describe(&f->r, rb), &x))
+            return -1;
+        if (f->scale) x *= f->scale;
+        if (!isfinite(x))
+            return fail(c, v, 0, path, "too large (expected %s)",
+                        describe(&f->r, rb));
+        *(double *)dst = x;
+        return 0;
+    case F_INT:
+    case F_I64:
+    case F_U64:
+        if (check_number(c, v, path, &f->r, describe(&f->r, rb), &x))
+            return -1;
+        if (f->type == F_INT) *(int *)dst = (int)x;
+        else if (f->type == F_I64) *(int64_t *)dst = (int64_t)x;
+        else *(uint64_t *)dst = (uint64_t)x;
+        return 0;
+    case F_ENUM: {
+        const char *names = f->e->names ? f->e->names : codec_names();
+        if (!cJSON_IsString(v))
+            return fail(c, v, 0, path, "wrong type: %s (expected one of: %s)",
+                        type_name(v), names);
+        if (f->e->parse(v->valuestring, dst))
+            return fail(c, v, 0, path, "unknown value \"%s\" (expected one "
+                        "of: %s)", v->valuestring, names);
+        return 0;
+    }
+    case F_STR:
+        if (!cJSON_IsString(v))
+            return fail(c, v, 0, path, "wrong type: %s (expected a string)",
+                        type_name(v));
+        return 0;
+    case F_OBJ:
+        return load_object(c, v, path, f->sub, cfg);
+    case F_WORKERS:
+        return load_workers(c, v, path, f, cfg);
+    }
+    return 0;
+}
+
+/* Rejects unknown and duplicate keys, in document order. */
+static int check_keys(ctx *c, const cJSON *obj, const char *path,
+                      const field *fields) {
+    char p[PATH_LEN];
+    for (const cJSON *m = obj->child; m; m = m->next) {
+        join_key(p, path, m->string);
+        const field *f = fields;
+        while (f->key && strcmp(f->key, m->string) != 0) f++;
+        if (!f->key) {
+            char keys[512] = "";
+            size_t n = 0;
+            for (f = fields; f->key && n < sizeof keys; f++)
+                n += (size_t)snprintf(keys + n, sizeof keys - n, "%s%s",
+                                      f == fields ? "" : ", ", f->key);
+            return fail(c, m, 1, p, "unknown key (expected one of: %s)",
+                        keys);
+        }
+        for (const cJSON *e = obj->child; e != m; e = e->next) {
+            if (strcmp(e->string, m->string) != 0) continue;
+            const pos *first = lookup(c, e);
+            int line, col;
+            if (!first || first->key == NO_POS)
+                return fail(c, m, 1, p, "duplicate key");
+            line_col(c->text, first->key, &line, &col);
+            return fail(c, m, 1, p, "duplicate key (first given at %d:%d)",
+                        line, col);
+        }
+    }
+    return 0;
+}
+
+/* An object described by a table: keys first, then each field present,
+ * in table order (so counts come before the arrays sized by them). */
+static int load_object(ctx *c, const cJSON *obj, const char *path,
+                       const field *fields, scn_config *cfg) {
+    char p[PATH_LEN];
+    if (!cJSON_IsObject(obj))
+        return fail(c, obj, 0, path, "wrong type: %s (expected an object)",
+                    type_name(obj));
+    if (check_keys(c, obj, path, fields)) return -1;
+    for (const field *f = fields; f->key; f++) {
+        const cJSON *v = get(obj, f->key);
+        if (!v) continue;
+        join_key(p, path, f->key);
+        if (load_field(c, v, p, f, cfg)) return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Pass 5, continued: what spans several keys
+ */
+
+/* step_time_s, or all four of tokens_per_step, chips, peak_tflops, mfu;
+ * split sums to 1. */
+static int check_model(ctx *c, const cJSON *root, scn_config *cfg) {
+    static const char *const flops[] = {"tokens_per_step", "chips",
+                                        "peak_tflops", "mfu"};
+    static const char *const both = "expected either step_time_s, or "
+                                    "tokens_per_step, chips, peak_tflops "
+                                    "and mfu";
+    const cJSON *m = get(root, "model"), *st = get(m, "step_time_s");
+    const cJSON *first = NULL;
+    const char *missing = NULL;
+    char p[PATH_LEN], b[32];
+    for (int k = 0; k < 4; k++) {
+        const cJSON *v = get(m, flops[k]);
+        if (v && !first) first = v;
+        if (!v && !missing) missing = flops[k];
+    }
+    if (first && st) {
+        if (is_later(c, st, first))
+            return fail(c, st, 0, "model.step_time_s", "cannot be given "
+                        "together with %s (%s)", first->string, both);
+        join_key(p, "model", first->string);
+        return fail(c, first, 0, p, "cannot be given together with "
+                    "step_time_s (%s)", both);
+    }
+    if (first && missing) {
+        join_key(p, "model", missing);
+        return fail(c, m, 0, p, "missing: tokens_per_step, chips, "
+                    "peak_tflops and mfu go together (%s)", both);
+    }
+    if (first) cfg->step_time_s = 0;
+
+    const cJSON *sp = get(m, "split");
+    double sum = cfg->split[0] + cfg->split[1] + cfg->split[2];
+    if (sp && fabs(sum - 1) > 1e-9)
+        return fail(c, sp, 0, "model.split", "shares sum to %s (expected "
+                    "forward + backward_activations + backward_parameters "
+                    "= 1)", fmt_num(sum, b));
+    return 0;
+}
+
+/* The schedule, through sched_normalize; its message is reported at the
+ * key most responsible. */
+static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
+    sched_spec s = cfg->sched;
+    char msg[256], p[PATH_LEN];
+    s.layers = cfg->layers;
+    if (sched_normalize(&s, msg, sizeof msg) == 0) {
+        cfg->sched = s;
+        return 0;
+    }
+    /* The same order of checks as sched_normalize, on its output. */
+    const char *key = s.H < 1                          ? "H"
+                      : s.P < 1 || s.P > s.H          ? "fragments"
+                      : s.P > s.layers                ? "fragments"
+                      : s.tau < 0 || s.tau >= s.H / s.P ? "tau"
+                                                        : "alpha";
+    const cJSON *m = get(root, "method"), *v = get(m, key);
+    join_key(p, "method", key);
+    return fail(c, v ? v : m ? m : root, 0, p, "%s", msg);
+}
+
+/* trace: a path resolved against the scenario's directory, not with a
+ * positive MTBF. */
+static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
+    const cJSON *f = get(root, "faults"), *tr = get(f, "trace");
+    const cJSON *mtbf = get(f, "mtbf_hours");
+    cfg->faults.trace = NULL;
+    if (!tr) return 0;
+    const char *t = tr->valuestring;
+    if (!*t)
+        return fail(c, tr, 0, "faults.trace", "empty path (expected a file "
+                    "name)");
+    size_t dl = t[0] == '/' ? 0 : c->dirlen;
+    if (dl + strlen(t) >= SCN_PATH_MAX)
+        return fail(c, tr, 0, "faults.trace", "path too long (expected at "
+                    "most %d bytes once resolved)", SCN_PATH_MAX - 1);
+    if (dl) memcpy(cfg->trace_path, c->dir, dl);
+    strcpy(cfg->trace_path + dl, t);
+    if (mtbf && cfg->faults.mtbf_s > 0) {
+        if (is_later(c, mtbf, tr))
+            return fail(c, mtbf, 0, "faults.mtbf_hours", "must be 0 when "
+                        "a trace is given (expected either a trace file or "
+                        "random failures)");
+        return fail(c, tr, 0, "faults.trace", "cannot be used together "
+                    "with mtbf_hours > 0 (expected either a trace file or "
+                    "random failures)");
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Pass 4: overrides
+ */
+
+static int set_fail(ctx *c, int k, const char *path, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (path) return set_err(c, "--set %s: %s: %s", c->sets[k], path, msg);
+    return set_err(c, "--set %s: %s", c->sets[k], msg);
+}
+
+/* Whether the n bytes at s are an array index: digits, no leading zero. */
+static int is_index(const char *s, size_t n, long *out) {
+    if (n == 0 || n > 9 || (s[0] == '0' && n > 1)) return 0;
+    long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!is_digit(s[i])) return 0;
+        v = 10 * v + (s[i] - '0');
+    }
+    if (out) *out = v;
+    return 1;
+}
+
+/* Walks the dotted path `keys` (split in place) from cur, creating missing
+ * objects, and puts val at its end.  Returns 0 with val attached, or -1
+ * with val still the caller's. */
+static int set_at(ctx *c, int k, cJSON *cur, char *keys, cJSON *val) {
+    char path[PATH_LEN] = "", base[PATH_LEN];
+    for (char *seg = keys, *dot;; seg = dot + 1) {
+        dot = strchr(seg, '.');
+        if (dot) *dot = 0;
+        const char *next = dot ? dot + 1 : "";
+        int next_len = (int)strcspn(next, ".");
+        memcpy(base, path, sizeof path);
+        cJSON *child;
+        if (cJSON_IsArray(cur)) {
+            long idx;
+            int size = cJSON_GetArraySize(cur);
+            if (!is_index(seg, strlen(seg), &idx) || idx >= size) {
+                if (size == 0)
+                    return set_fail(c, k, base, "no element \"%s\" (the "
+                                    "array is empty)", seg);
+                return set_fail(c, k, base, "no element \"%s\" (expected "
+                                "an index in 0..%d)", seg, size - 1);
+            }
+            join_index(path, base, (int)idx);
+            if (!dot)
+                return cJSON_ReplaceItemInArray(cur, (int)idx, val) ? 0
+                                                                    : oom(c);
+            child = cJSON_GetArrayItem(cur, (int)idx);
+        } else { /* an object: the root, or checked below */
+            join_key(path, base, seg);
+            child = cJSON_GetObjectItemCaseSensitive(cur, seg);
+            if (!dot) {
+                int ok = child ? cJSON_ReplaceItemInObjectCaseSensitive(
+                                     cur, seg, val)
+                               : cJSON_AddItemToObject(cur, seg, val);
+                return ok ? 0 : oom(c);
+            }
+            if (!child) {
+                if (is_index(next, (size_t)next_len, NULL))
+                    return set_fail(c, k, path, "missing (expected an "
+                                    "existing array to index)");
+                child = cJSON_CreateObject();
+                if (!child || tag_override(c, child, k) ||
+                    !cJSON_AddItemToObject(cur, seg, child)) {
+                    cJSON_Delete(child);
+                    return oom(c);
+                }
+            }
+        }
+        if (!cJSON_IsObject(child) && !cJSON_IsArray(child))
+            return set_fail(c, k, path, "wrong type: %s (expected an "
+                            "object or an array to hold \"%.*s\")",
+                            type_name(child), next_len, next);
+        cur = child;
+    }
+}
+
+/* Applies override k, "a.b.c=value", to the tree under root.  The value
+ * is JSON if it is strict JSON, else the text as a string. */
+static int apply_set(ctx *c, cJSON *root, int k) {
+    const char *s = c->sets[k], *eq = strchr(s, '=');
+    if (!eq)
+        return set_fail(c, k, NULL, "missing '=' (expected key.path=value)");
+    size_t n = (size_t)(eq - s);
+    if (n == 0)
+        return set_fail(c, k, NULL, "empty key (expected key.path=value)");
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '.' && (i == 0 || i == n - 1 || s[i + 1] == '.'))
+            return set_fail(c, k, NULL, "empty key segment (expected "
+                            "key.path=value)");
+    char *keys = strndup(s, n);
+    cJSON *val = is_json(eq + 1) ? cJSON_Parse(eq + 1)
+                                 : cJSON_CreateString(eq + 1);
+    int rc;
+    if (!keys || !val || tag_override(c, val, k)) rc = oom(c);
+    else rc = set_at(c, k, root, keys, val);
+    if (rc) cJSON_Delete(val);
+    free(keys);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * The whole load
+ */
+
+void scn_defaults(scn_config *c) {
+    memset(c, 0, sizeof *c);
+    c->params = 1e9;
+    c->layers = 24;
+    c->step_time_s = 0.1;
+    c->split[0] = c->split[1] = c->split[2] = 1.0 / 3;
+    c->bwd_order = SCN_ACT_FIRST;
+    c->hidden = 0;
+
+    c->workers = 2;
+    for (int i = 0; i < SCN_MAX_WORKERS; i++) {
+        c->speed[i] = 1;
+        c->up_gbps[i] = c->down_gbps[i] = 10;
+        c->latency_ms[i] = 0;
+    }
+    c->straggler_prob = 0;
+    c->straggler_slowdown = 2;
+    c->collective = COLL_RING;
+    c->tcp_window_mb = 0;
+
+    c->sched = (sched_spec){.method = SCHED_STREAMING, .layers = 24,
+                            .H = 100, .P = 1, .tau = 0, .alpha = 0.5,
+                            .layout = SCHED_STRIDED,
+                            .order = SCHED_ASCENDING};
+    c->codec = (codec_spec){CODEC_BF16, 0};
+    c->dp_codec = (codec_spec){CODEC_BF16, 0};
+
+    c->faults = (faults_spec){.mtbf_s = 0, .mttr_s = 3600,
+                              .dist = FAULTS_EXPONENTIAL,
+                              .weibull_shape = 1.5, .trace = NULL};
+    c->trace_path[0] = 0;
+    c->checkpoint_steps = 100;
+    c->recovery_bytes_per_param = 4;
+
+    c->steps = 1000;
+    c->seed = 1;
+}
+
+double scn_step_time_s(const scn_config *c) {
+    if (c->step_time_s > 0) return c->step_time_s;
+    return 6 * c->params * c->tokens_per_step /
+           (c->chips * c->peak_tflops * 1e12 * c->mfu);
+}
+
+/* Passes 1 to 5 over text (NUL-terminated, len bytes, BOM included). */
+static int load_text(ctx *c, const char *text, size_t len,
+                     const char *const *sets, int nset, scn_config *out) {
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3, len -= 3;
+    c->text = text;
+    c->sets = sets;
+
+    int line, col;
+    if (strlen(text) != len) {
+        line_col(text, strlen(text), &line, &col);
+        return set_err(c, "%s:%d:%d: syntax error (NUL byte in input)",
+                       c->name, line, col);
+    }
+    scanner sc = {.t = text, .keep = 1};
+    if (scan_document(&sc)) {
+        free(sc.offs);
+        if (sc.oom) return oom(c);
+        line_col(text, sc.err_at, &line, &col);
+        return set_err(c, "%s:%d:%d: syntax error (%s)", c->name, line, col,
+                       sc.msg);
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root) { /* only out of memory, as the scanner is stricter */
+        free(sc.offs);
+        line_col(text, end ? (size_t)(end - text) : 0, &line, &col);
+        return set_err(c, "%s:%d:%d: syntax error (rejected by the JSON "
+                       "parser; out of memory?)", c->name, line, col);
+    }
+
+    int rc = -1;
+    size_t k = 0;
+    int r = locate(c, root, NO_POS, sc.offs, sc.n, &k);
+    free(sc.offs);
+    if (r < 0 || (r == 0 && k != sc.n) || r > 0) {
+        if (r < 0) oom(c);
+        else set_err(c, "%s: internal error: positions out of step", c->name);
+        goto done;
+    }
+    if (!cJSON_IsObject(root)) {
+        fail(c, root, 0, "", "wrong type: %s (expected an object)",
+             type_name(root));
+        goto done;
+    }
+    for (int i = 0; i < nset; i++)
+        if (apply_set(c, root, i)) goto done;
+
+    scn_config cfg;
+    scn_defaults(&cfg);
+    if (load_object(c, root, "", root_fields, &cfg) ||
+        check_model(c, root, &cfg) || check_method(c, root, &cfg) ||
+        check_faults(c, root, &cfg))
+        goto done;
+    *out = cfg;
+    rc = 0;
+done:
+    cJSON_Delete(root);
+    free(c->pos);
+    c->pos = NULL;
+    return rc;
+}
+
+int scn_load_string(const char *text, const char *name,
+                    const char *const *sets, int nset, scn_config *out,
+                    char *err, size_t errlen) {
+    ctx c = {.name = name ? name : "<string>", .err = err, .errlen = errlen};
+    return load_text(&c, text, strlen(text), sets, nset, out);
+}
+
+int scn_load(const char *path, const char *const *sets, int nset,
+             scn_config *out, char *err, size_t errlen) {
+    ctx c = {.name = path, .err = err, .errlen = errlen};
+    FILE *f = fopen(path, "rb");
+    if (!f) return set_err(&c, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (cap - len < 4096) {
+            char *b = realloc(buf, cap = 2 * cap + 4096);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                return oom(&c);
+            }
+            buf = b;
+        }
+        size_t n = fread(buf + len, 1, cap - len - 1, f);
+        len += n;
+        if (n == 0) break;
+    }
+    int bad = ferror(f), e = errno;
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return set_err(&c, "%s: cannot read: %s", path, strerror(e));
+    }
+    buf[len] = 0;
+    const char *slash = strrchr(path, '/');
+    c.dir = path;
+    c.dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    int rc = load_text(&c, buf, len, sets, nset, out);
+    free(buf);
+    return rc;
+}

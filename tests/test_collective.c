@@ -1,0 +1,453 @@
+/*
+ * test_collective.c -- all-reduce shapes against their closed forms.
+ *
+ * Each test builds a net of W workers (links 2i up, 2i+1 down), runs
+ * collectives on it the way the simulator does, and compares completion
+ * instants and per-worker bytes with the formulas computed by hand.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check_main.h"
+#include "../sim/collective.h"
+
+#define MAXW 16
+#define MAXLOG 64
+#define TAG_BASE 1000
+
+static const double B = 1.25e9;       /* 10 Gbit/s in bytes/s */
+static const int64_t LAT = 10000000;  /* 10 ms */
+static const double S = 1.2e8;        /* 120 MB */
+
+typedef struct {
+    net *n;
+    coll *c;
+    coll *c2;          /* an optional second stream on the same net */
+    int W;
+    int count;         /* completions seen */
+    int64_t t[MAXLOG];
+    uint64_t tag[MAXLOG];
+    int resubmit;      /* on_coll submits tag 100 on the first completion */
+} world;
+
+static void on_coll(void *ctx, int64_t now, uint64_t tag) {
+    world *w = ctx;
+    ck_assert_int_lt(w->count, MAXLOG);
+    w->t[w->count] = now;
+    w->tag[w->count] = tag;
+    w->count++;
+    if (w->resubmit && w->count == 1)
+        ck_assert_int_eq(coll_submit(w->c, now, S, NULL, 100), 0);
+}
+
+/* The net's done callback: routes each completion to its stream. */
+static void on_net(void *ctx, int64_t now, int flow, uint64_t tag) {
+    world *w = ctx;
+    if (w->c2 && tag >= 2 * TAG_BASE)
+        coll_on_flow_done(w->c2, now, flow, tag);
+    else if (tag >= TAG_BASE)
+        coll_on_flow_done(w->c, now, flow, tag);
+}
+
+/* W workers, every link at B, every latency LAT (or lat when given). */
+static void world_init(world *w, int W, coll_algo algo, const int64_t *lat) {
+    *w = (world){.W = W};
+    w->n = net_new(2 * W);
+    ck_assert_ptr_nonnull(w->n);
+    for (int l = 0; l < 2 * W; l++)
+        net_link_set(w->n, l, B);
+    int64_t uniform[MAXW * MAXW];
+    for (int i = 0; i < W * W; i++)
+        uniform[i] = LAT;
+    w->c = coll_new(w->n, W, algo, lat ? lat : uniform, INFINITY, TAG_BASE,
+                    on_coll, w);
+    ck_assert_ptr_nonnull(w->c);
+}
+
+static void world_free(world *w) {
+    coll_free(w->c);
+    coll_free(w->c2);
+    net_free(w->n);
+}
+
+static void drive(world *w) {
+    int64_t t;
+    while ((t = net_next_time(w->n)) != INT64_MAX)
+        net_advance(w->n, t, on_net, w);
+}
+
+/* Runs everything due up to `until` and brings the net to it. */
+static void drive_until(world *w, int64_t until) {
+    int64_t t;
+    while ((t = net_next_time(w->n)) <= until)
+        net_advance(w->n, t, on_net, w);
+    net_advance(w->n, until, on_net, w);
+}
+
+/* Time (ns, rounded up) to move `bytes` at `rate` bytes/s. */
+static int64_t xfer_ns(double bytes, double rate) {
+    return (int64_t)ceil(bytes * 1e9 / rate);
+}
+
+/* The ring's closed form: 2(M-1) steps of lat + (S/M)/B. */
+static int64_t ring_ns(int M, double bytes, int64_t lat, double rate) {
+    return 2 * (M - 1) * (lat + xfer_ns(bytes / M, rate));
+}
+
+static double up_bytes(const world *w, int i) {
+    return net_link_bytes(w->n, 2 * i);
+}
+
+static double down_bytes(const world *w, int i) {
+    return net_link_bytes(w->n, 2 * i + 1);
+}
+
+START_TEST(ring_closed_form) {
+    for (int M = 2; M <= MAXW; M++) {
+        world w;
+        world_init(&w, M, COLL_RING, NULL);
+        ck_assert_int_eq(coll_submit(w.c, 0, S, NULL, 7), 0);
+        ck_assert_int_eq(coll_pending(w.c), 1);
+        drive(&w);
+        ck_assert_int_eq(w.count, 1);
+        ck_assert_uint_eq(w.tag[0], 7);
+        ck_assert_int_eq(w.t[0], ring_ns(M, S, LAT, B));
+        double per_worker = 2.0 * (M - 1) / M * S;
+        for (int i = 0; i < M; i++) {
+            ck_assert_double_eq_tol(up_bytes(&w, i), per_worker, 1e-6 * S);
+            ck_assert_double_eq_tol(down_bytes(&w, i), per_worker, 1e-6 * S);
+            ck_assert_double_eq(net_link_peak(w.n, 2 * i), B);
+        }
+        ck_assert_int_eq(coll_pending(w.c), 0);
+        ck_assert_int_eq(net_active_flows(w.n), 0);
+        world_free(&w);
+    }
+}
+END_TEST
+
+START_TEST(ring_slowest_link_bounds) {
+    enum { M = 8 };
+    world w;
+    world_init(&w, M, COLL_RING, NULL);
+    net_link_set(w.n, 2 * 3, B / 4);     /* worker 3 sends slowly */
+    net_link_set(w.n, 2 * 5 + 1, B / 2); /* worker 5 receives at half */
+    coll_submit(w.c, 0, S, NULL, 1);
+    drive(&w);
+    /* every step waits for its slowest flow, 3 -> 4 at B/4 */
+    ck_assert_int_eq(w.t[0], ring_ns(M, S, LAT, B / 4));
+    ck_assert_double_eq_tol(up_bytes(&w, 3), 2.0 * (M - 1) / M * S, 1e-6 * S);
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(ring_slowest_latency_bounds) {
+    enum { M = 4 };
+    int64_t lat[M * M];
+    for (int i = 0; i < M * M; i++)
+        lat[i] = LAT;
+    lat[2 * M + 3] = 3 * LAT; /* 2 -> 3 is far away */
+    world w;
+    world_init(&w, M, COLL_RING, lat);
+    coll_submit(w.c, 0, S, NULL, 1);
+    drive(&w);
+    ck_assert_int_eq(w.t[0], ring_ns(M, S, 3 * LAT, B));
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(all_to_all_closed_form) {
+    for (int M = 2; M <= MAXW; M++) {
+        world w;
+        world_init(&w, M, COLL_ALL_TO_ALL, NULL);
+        coll_submit(w.c, 0, S, NULL, 3);
+        drive(&w);
+        ck_assert_int_eq(w.count, 1);
+        /* two phases; in each, M-1 flows of S/M share every up and down
+         * link: lat + (M-1)(S/M)/B.  B/(M-1) is inexact: allow 1 ns. */
+        double phase = LAT + (M - 1) * (S / M) / B * 1e9;
+        int64_t expect = 2 * (int64_t)ceil(phase);
+        ck_assert_msg(llabs(w.t[0] - expect) <= 2, "M=%d: %lld vs %lld", M,
+                      (long long)w.t[0], (long long)expect);
+        double per_worker = 2.0 * (M - 1) / M * S;
+        for (int i = 0; i < M; i++) {
+            ck_assert_double_eq_tol(up_bytes(&w, i), per_worker, 1e-6 * S);
+            ck_assert_double_eq_tol(down_bytes(&w, i), per_worker, 1e-6 * S);
+            ck_assert_double_le(net_link_peak(w.n, 2 * i), B);
+        }
+        world_free(&w);
+    }
+}
+END_TEST
+
+START_TEST(star_closed_form) {
+    for (int M = 2; M <= 8; M++) {
+        world w;
+        world_init(&w, M, COLL_STAR, NULL);
+        coll_submit(w.c, 0, S, NULL, 4);
+        drive(&w);
+        /* gather: M-1 flows of S into worker 0's down link; broadcast: M-1
+         * flows of S out of its up link. */
+        double phase = LAT + (M - 1) * S / B * 1e9;
+        int64_t expect = 2 * (int64_t)ceil(phase);
+        ck_assert_msg(llabs(w.t[0] - expect) <= 2, "M=%d: %lld vs %lld", M,
+                      (long long)w.t[0], (long long)expect);
+        ck_assert_double_eq_tol(up_bytes(&w, 0), (M - 1) * S, 1e-6 * S);
+        ck_assert_double_eq_tol(down_bytes(&w, 0), (M - 1) * S, 1e-6 * S);
+        for (int i = 1; i < M; i++) {
+            ck_assert_double_eq_tol(up_bytes(&w, i), S, 1e-6 * S);
+            ck_assert_double_eq_tol(down_bytes(&w, i), S, 1e-6 * S);
+        }
+        world_free(&w);
+    }
+}
+END_TEST
+
+START_TEST(fifo_order) {
+    enum { M = 4 };
+    world w;
+    world_init(&w, M, COLL_RING, NULL);
+    coll_submit(w.c, 0, S, NULL, 1);
+    coll_submit(w.c, 0, S / 2, NULL, 2);
+    ck_assert_int_eq(coll_pending(w.c), 2);
+    int64_t ta = ring_ns(M, S, LAT, B);
+    drive_until(&w, ta);
+    ck_assert_int_eq(w.count, 1);
+    ck_assert_int_eq(coll_pending(w.c), 1);
+    drive(&w);
+    ck_assert_int_eq(w.count, 2);
+    ck_assert_uint_eq(w.tag[0], 1);
+    ck_assert_uint_eq(w.tag[1], 2);
+    ck_assert_int_eq(w.t[0], ta);
+    ck_assert_int_eq(w.t[1], ta + ring_ns(M, S / 2, LAT, B));
+    ck_assert_double_eq_tol(up_bytes(&w, 0), 1.5 * 1.5 * S, 1e-6 * S);
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(submit_from_callback) {
+    enum { M = 3 };
+    world w;
+    world_init(&w, M, COLL_RING, NULL);
+    w.resubmit = 1;
+    coll_submit(w.c, 0, S, NULL, 1);
+    drive(&w);
+    ck_assert_int_eq(w.count, 2);
+    ck_assert_uint_eq(w.tag[1], 100);
+    ck_assert_int_eq(w.t[1], 2 * ring_ns(M, S, LAT, B));
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(member_subset) {
+    enum { W = 8 };
+    uint8_t mask[W] = {0, 1, 0, 1, 1, 0, 1, 0};
+    world w;
+    world_init(&w, W, COLL_RING, NULL);
+    coll_submit(w.c, 0, S, mask, 5);
+    drive(&w);
+    ck_assert_int_eq(w.t[0], ring_ns(4, S, LAT, B));
+    for (int i = 0; i < W; i++) {
+        double expect = mask[i] ? 2.0 * 3 / 4 * S : 0;
+        ck_assert_double_eq_tol(up_bytes(&w, i), expect, 1e-6 * S);
+        ck_assert_double_eq_tol(down_bytes(&w, i), expect, 1e-6 * S);
+    }
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(remove_member_restarts) {
+    enum { M = 4 };
+    world w;
+    world_init(&w, M, COLL_RING, NULL);
+    coll_submit(w.c, 0, S, NULL, 9);
+    /* fail worker 2 halfway through the transfer of step 3 (0-based 2) */
+    int64_t step = LAT + xfer_ns(S / M, B);
+    int64_t tr = 2 * step + LAT + xfer_ns(S / M, B) / 2;
+    drive_until(&w, tr);
+    ck_assert_int_eq(w.count, 0);
+    coll_remove_member(w.c, tr, 2);
+    drive(&w);
+    ck_assert_int_eq(w.count, 1);
+    /* restarts from the first step among 3 members: 4 steps of S/3 */
+    ck_assert_int_eq(w.t[0], tr + ring_ns(3, S, LAT, B));
+    /* bytes before the failure stay counted: 2.5 steps of S/4 */
+    double before = 2.5 * S / M;
+    ck_assert_double_eq_tol(up_bytes(&w, 2), before, 1e-6 * S);
+    ck_assert_double_eq_tol(up_bytes(&w, 0), before + 4 * S / 3, 1e-6 * S);
+    ck_assert_double_eq_tol(down_bytes(&w, 2), before, 1e-6 * S);
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(remove_member_queued_only) {
+    enum { W = 4 };
+    uint8_t first[W] = {1, 1, 1, 0};
+    world w;
+    world_init(&w, W, COLL_RING, NULL);
+    coll_submit(w.c, 0, S, first, 1);
+    coll_submit(w.c, 0, S, NULL, 2);
+    drive_until(&w, LAT + 5);
+    coll_remove_member(w.c, LAT + 5, 3); /* not in the running one */
+    drive(&w);
+    int64_t ta = ring_ns(3, S, LAT, B);
+    ck_assert_int_eq(w.t[0], ta);
+    ck_assert_int_eq(w.t[1], ta + ring_ns(3, S, LAT, B)); /* 3 dropped */
+    ck_assert_double_eq(up_bytes(&w, 3), 0);
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(remove_down_to_one) {
+    enum { W = 2 };
+    world w;
+    world_init(&w, W, COLL_RING, NULL);
+    coll_submit(w.c, 0, S, NULL, 1);
+    drive_until(&w, LAT / 2);
+    coll_remove_member(w.c, LAT / 2, 0);
+    drive(&w);
+    /* one member left: done at once, nothing moved (still in latency) */
+    ck_assert_int_eq(w.count, 1);
+    ck_assert_int_eq(w.t[0], LAT / 2);
+    ck_assert_double_eq(up_bytes(&w, 1), 0);
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(clear_cancels_silently) {
+    enum { M = 4 };
+    world w;
+    world_init(&w, M, COLL_ALL_TO_ALL, NULL);
+    coll_submit(w.c, 0, S, NULL, 1);
+    coll_submit(w.c, 0, S, NULL, 2);
+    int64_t tc = LAT + 1000000;
+    drive_until(&w, tc);
+    coll_clear(w.c, tc);
+    ck_assert_int_eq(coll_pending(w.c), 0);
+    ck_assert_int_eq(net_active_flows(w.n), 0);
+    ck_assert_int_eq(net_next_time(w.n), INT64_MAX);
+    drive(&w);
+    ck_assert_int_eq(w.count, 0);
+    /* 1 ms at B on each up link stays counted */
+    ck_assert_double_eq_tol(up_bytes(&w, 0), B * 1e-3, 1e-3);
+    /* the stream is usable again */
+    coll_submit(w.c, tc, S, NULL, 3);
+    drive(&w);
+    ck_assert_int_eq(w.count, 1);
+    ck_assert_uint_eq(w.tag[0], 3);
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(single_member) {
+    enum { W = 4 };
+    uint8_t one[W] = {0, 0, 1, 0};
+    uint8_t none[W] = {0};
+    world w;
+    world_init(&w, W, COLL_RING, NULL);
+    ck_assert_int_eq(coll_submit(w.c, 5, S, one, 1), 0);
+    ck_assert_int_eq(w.count, 0); /* never from inside coll_submit */
+    ck_assert_int_eq(net_next_time(w.n), 5);
+    coll_submit(w.c, 5, S, none, 2); /* no member at all: same */
+    drive(&w);
+    ck_assert_int_eq(w.count, 2);
+    ck_assert_int_eq(w.t[0], 5);
+    ck_assert_int_eq(w.t[1], 5);
+    ck_assert_uint_eq(w.tag[1], 2);
+    for (int l = 0; l < 2 * W; l++)
+        ck_assert_double_eq(net_link_bytes(w.n, l), 0);
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(two_streams_share_a_net) {
+    /* Disjoint groups {0,1} and {2,3} run concurrently, each as if alone;
+     * completions are routed by tag. */
+    enum { W = 4 };
+    uint8_t g1[W] = {1, 1, 0, 0}, g2[W] = {0, 0, 1, 1};
+    world w;
+    world_init(&w, W, COLL_RING, NULL);
+    int64_t lat[W * W];
+    for (int i = 0; i < W * W; i++)
+        lat[i] = LAT;
+    w.c2 = coll_new(w.n, W, COLL_STAR, lat, INFINITY, 2 * TAG_BASE, on_coll,
+                    &w);
+    coll_submit(w.c, 0, S, g1, 1);
+    coll_submit(w.c2, 0, S, g2, 2);
+    drive(&w);
+    ck_assert_int_eq(w.count, 2);
+    int64_t tring = ring_ns(2, S, LAT, B);
+    int64_t tstar = 2 * (LAT + xfer_ns(S, B));
+    for (int k = 0; k < 2; k++)
+        ck_assert_int_eq(w.t[k], w.tag[k] == 1 ? tring : tstar);
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(flow_cap_applies) {
+    enum { M = 4 };
+    world w;
+    world_init(&w, M, COLL_RING, NULL);
+    coll_free(w.c);
+    int64_t lat[M * M] = {0};
+    w.c = coll_new(w.n, M, COLL_RING, lat, B / 10, TAG_BASE, on_coll, &w);
+    coll_submit(w.c, 0, S, NULL, 1);
+    drive(&w);
+    ck_assert_int_eq(w.t[0], ring_ns(M, S, 0, B / 10));
+    world_free(&w);
+}
+END_TEST
+
+START_TEST(algo_names) {
+    coll_algo a;
+    const coll_algo all[] = {COLL_RING, COLL_ALL_TO_ALL, COLL_STAR};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(coll_parse_algo(coll_algo_name(all[i]), &a), 0);
+        ck_assert_int_eq(a, all[i]);
+    }
+    ck_assert_str_eq(coll_algo_name(COLL_ALL_TO_ALL), "all_to_all");
+    ck_assert_int_eq(coll_parse_algo("tree", &a), -1);
+    ck_assert_int_eq(coll_parse_algo("", &a), -1);
+}
+END_TEST
+
+START_TEST(invalid_arguments) {
+    net *n = net_new(4);
+    ck_assert_ptr_null(coll_new(n, 0, COLL_RING, NULL, INFINITY, 0, NULL, NULL));
+    coll *c = coll_new(n, 2, COLL_RING, NULL, INFINITY, 0, NULL, NULL);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(coll_submit(c, 0, -1, NULL, 0), -1);
+    ck_assert_int_eq(coll_submit(c, 0, NAN, NULL, 0), -1);
+    ck_assert_int_eq(coll_pending(c), 0);
+    coll_remove_member(c, 0, 7); /* ignored */
+    coll_on_flow_done(c, 0, 3, 12345); /* unknown flow: ignored */
+    coll_free(c);
+    net_free(n);
+}
+END_TEST
+
+Suite *make_suite(void) {
+    Suite *s = suite_create("collective");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, ring_closed_form);
+    tcase_add_test(tc, ring_slowest_link_bounds);
+    tcase_add_test(tc, ring_slowest_latency_bounds);
+    tcase_add_test(tc, all_to_all_closed_form);
+    tcase_add_test(tc, star_closed_form);
+    tcase_add_test(tc, fifo_order);
+    tcase_add_test(tc, submit_from_callback);
+    tcase_add_test(tc, member_subset);
+    tcase_add_test(tc, remove_member_restarts);
+    tcase_add_test(tc, remove_member_queued_only);
+    tcase_add_test(tc, remove_down_to_one);
+    tcase_add_test(tc, clear_cancels_silently);
+    tcase_add_test(tc, single_member);
+    tcase_add_test(tc, two_streams_share_a_net);
+    tcase_add_test(tc, flow_cap_applies);
+    tcase_add_test(tc, algo_names);
+    tcase_add_test(tc, invalid_arguments);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CHECK_MAIN(make_suite)

@@ -1,0 +1,1112 @@
+/*
+ * test_scenario.c -- the scenario loader: defaults, every key, every
+ * per-worker form, overrides, and every rejection with its exact message
+ * (file:line:col: json.path: what is wrong (expected ...)).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../sim/scenario.h"
+#include "check_main.h"
+
+/* A scenario whose only key in section `sec` is `body`, on line 3 from
+ * column 5. */
+#define IN(sec, body) "{\n  \"" sec "\": {\n    " body "\n  }\n}\n"
+/* A scenario whose top-level body is on line 2 from column 3. */
+#define TOP(body) "{\n  " body "\n}\n"
+
+static scn_config cfg;
+static char err[2048];
+
+static int load(const char *json, const char *const *sets, int nset) {
+    err[0] = 0;
+    return scn_load_string(json, "s.json", sets, nset, &cfg, err, sizeof err);
+}
+
+static void load_ok(const char *json, const char *const *sets, int nset) {
+    int rc = load(json, sets, nset);
+    ck_assert_msg(rc == 0, "unexpected error: %s", err);
+}
+
+/* Loads json with the overrides, expects failure with exactly `msg` and
+ * *out untouched. */
+static void load_fail_at(int line, const char *json, const char *const *sets,
+                         int nset, const char *msg) {
+    static scn_config before;
+    memset(&cfg, 0x5a, sizeof cfg);
+    memcpy(&before, &cfg, sizeof cfg);
+    int rc = load(json, sets, nset);
+    ck_assert_msg(rc == -1, "line %d: accepted, expected: %s", line, msg);
+    ck_assert_msg(strcmp(err, msg) == 0, "line %d:\n   got: %s\nwanted: %s",
+                  line, err, msg);
+    ck_assert_msg(memcmp(&cfg, &before, sizeof cfg) == 0,
+                  "line %d: *out changed on error", line);
+}
+#define FAIL(json, msg) load_fail_at(__LINE__, json, NULL, 0, msg)
+#define FAIL_SET(json, set, msg)                                        \
+    do {                                                                \
+        const char *sets_[] = {set};                                    \
+        load_fail_at(__LINE__, json, sets_, 1, msg);                    \
+    } while (0)
+
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_defaults) {
+    scn_config d;
+    scn_defaults(&d);
+    ck_assert_double_eq(d.params, 1e9);
+    ck_assert_int_eq(d.layers, 24);
+    ck_assert_double_eq(d.step_time_s, 0.1);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq(d.split[k], 1.0 / 3);
+    ck_assert_int_eq(d.bwd_order, SCN_ACT_FIRST);
+    ck_assert_uint_eq(d.hidden, 0);
+    ck_assert_int_eq(d.workers, 2);
+    for (int i = 0; i < SCN_MAX_WORKERS; i++) {
+        ck_assert_double_eq(d.speed[i], 1);
+        ck_assert_double_eq(d.up_gbps[i], 10);
+        ck_assert_double_eq(d.down_gbps[i], 10);
+        ck_assert_double_eq(d.latency_ms[i], 0);
+    }
+    ck_assert_double_eq(d.straggler_prob, 0);
+    ck_assert_double_eq(d.straggler_slowdown, 2);
+    ck_assert_int_eq(d.collective, COLL_RING);
+    ck_assert_double_eq(d.tcp_window_mb, 0);
+    ck_assert_int_eq(d.sched.method, SCHED_STREAMING);
+    ck_assert_int_eq(d.sched.layers, 24);
+    ck_assert_int_eq(d.sched.H, 100);
+    ck_assert_int_eq(d.sched.P, 1);
+    ck_assert_int_eq(d.sched.tau, 0);
+    ck_assert_double_eq(d.sched.alpha, 0.5);
+    ck_assert_int_eq(d.sched.layout, SCHED_STRIDED);
+    ck_assert_int_eq(d.sched.order, SCHED_ASCENDING);
+    ck_assert_int_eq(d.codec.kind, CODEC_BF16);
+    ck_assert_uint_eq(d.codec.block, 0);
+    ck_assert_int_eq(d.dp_codec.kind, CODEC_BF16);
+    ck_assert_uint_eq(d.dp_codec.block, 0);
+    ck_assert_double_eq(d.faults.mtbf_s, 0);
+    ck_assert_double_eq(d.faults.mttr_s, 3600);
+    ck_assert_int_eq(d.faults.dist, FAULTS_EXPONENTIAL);
+    ck_assert_double_eq(d.faults.weibull_shape, 1.5);
+    ck_assert_ptr_null(d.faults.trace);
+    ck_assert_str_eq(d.trace_path, "");
+    ck_assert_int_eq(d.checkpoint_steps, 100);
+    ck_assert_double_eq(d.recovery_bytes_per_param, 4);
+    ck_assert_int_eq(d.steps, 1000);
+    ck_assert_uint_eq(d.seed, 1);
+    ck_assert_double_eq(scn_step_time_s(&d), 0.1);
+
+    /* An empty scenario is the defaults, byte for byte. */
+    load_ok("{}", NULL, 0);
+    ck_assert(memcmp(&cfg, &d, sizeof d) == 0);
+    /* ... and so is one with empty sections and annotations. */
+    load_ok("{\"name\": \"x\", \"description\": \"y\", \"model\": {},\n"
+            " \"workers\": {}, \"network\": {}, \"method\": {},\n"
+            " \"faults\": {}}",
+            NULL, 0);
+    ck_assert(memcmp(&cfg, &d, sizeof d) == 0);
+}
+END_TEST
+
+static const char full[] =
+    "{\n"
+    "  \"name\": \"full\",\n"
+    "  \"description\": \"every key but the FLOP ones and trace\",\n"
+    "  \"model\": {\n"
+    "    \"params\": 2e9,\n"
+    "    \"layers\": 12,\n"
+    "    \"step_time_s\": 0.5,\n"
+    "    \"split\": {\"forward\": 0.25, \"backward_activations\": 0.25,\n"
+    "              \"backward_parameters\": 0.5},\n"
+    "    \"backward_order\": \"parameters_first\",\n"
+    "    \"hidden\": 2048\n"
+    "  },\n"
+    "  \"workers\": {\n"
+    "    \"count\": 3,\n"
+    "    \"speed\": [1, 0.5, 2],\n"
+    "    \"stragglers\": {\"probability\": 0.1, \"slowdown\": 3}\n"
+    "  },\n"
+    "  \"network\": {\n"
+    "    \"bandwidth_gbps\": [100, \"inf\", 1],\n"
+    "    \"up_gbps\": 50,\n"
+    "    \"latency_ms\": [10, 20, 30.5],\n"
+    "    \"collective\": \"star\",\n"
+    "    \"tcp_window_mb\": 4\n"
+    "  },\n"
+    "  \"method\": {\n"
+    "    \"name\": \"streaming\", \"H\": 30, \"fragments\": 3,\n"
+    "    \"layout\": \"sequential\", \"order\": \"rotated\", \"tau\": 5,\n"
+    "    \"alpha\": 0.75, \"codec\": \"e3m0\", \"codec_block\": 128,\n"
+    "    \"dp_codec\": \"fp32\"\n"
+    "  },\n"
+    "  \"faults\": {\n"
+    "    \"mtbf_hours\": 2, \"mttr_hours\": 0.5,\n"
+    "    \"distribution\": \"weibull\", \"weibull_shape\": 2.5,\n"
+    "    \"checkpoint_steps\": 50, \"recovery_bytes_per_param\": 2\n"
+    "  },\n"
+    "  \"steps\": 12345,\n"
+    "  \"seed\": 9007199254740992\n"
+    "}\n";
+
+START_TEST(test_full) {
+    load_ok(full, NULL, 0);
+    ck_assert_double_eq(cfg.params, 2e9);
+    ck_assert_int_eq(cfg.layers, 12);
+    ck_assert_double_eq(cfg.step_time_s, 0.5);
+    ck_assert_double_eq(scn_step_time_s(&cfg), 0.5);
+    ck_assert_double_eq(cfg.split[0], 0.25);
+    ck_assert_double_eq(cfg.split[1], 0.25);
+    ck_assert_double_eq(cfg.split[2], 0.5);
+    ck_assert_int_eq(cfg.bwd_order, SCN_PARAM_FIRST);
+    ck_assert_uint_eq(cfg.hidden, 2048);
+    ck_assert_int_eq(cfg.workers, 3);
+    ck_assert_double_eq(cfg.speed[0], 1);
+    ck_assert_double_eq(cfg.speed[1], 0.5);
+    ck_assert_double_eq(cfg.speed[2], 2);
+    ck_assert_double_eq(cfg.straggler_prob, 0.1);
+    ck_assert_double_eq(cfg.straggler_slowdown, 3);
+    for (int i = 0; i < 3; i++) ck_assert_double_eq(cfg.up_gbps[i], 50);
+    ck_assert_double_eq(cfg.down_gbps[0], 100);
+    ck_assert(isinf(cfg.down_gbps[1]) && cfg.down_gbps[1] > 0);
+    ck_assert_double_eq(cfg.down_gbps[2], 1);
+    ck_assert_double_eq(cfg.latency_ms[0], 10);
+    ck_assert_double_eq(cfg.latency_ms[1], 20);
+    ck_assert_double_eq(cfg.latency_ms[2], 30.5);
+    ck_assert_int_eq(cfg.collective, COLL_STAR);
+    ck_assert_double_eq(cfg.tcp_window_mb, 4);
+    ck_assert_int_eq(cfg.sched.method, SCHED_STREAMING);
+    ck_assert_int_eq(cfg.sched.layers, 12);
+    ck_assert_int_eq(cfg.sched.H, 30);
+    ck_assert_int_eq(cfg.sched.P, 3);
+    ck_assert_int_eq(cfg.sched.layout, SCHED_SEQUENTIAL);
+    ck_assert_int_eq(cfg.sched.order, SCHED_ROTATED);
+    ck_assert_int_eq(cfg.sched.tau, 5);
+    ck_assert_double_eq(cfg.sched.alpha, 0.75);
+    ck_assert_int_eq(cfg.codec.kind, CODEC_E3M0);
+    ck_assert_uint_eq(cfg.codec.block, 128);
+    ck_assert_int_eq(cfg.dp_codec.kind, CODEC_FP32);
+    ck_assert_uint_eq(cfg.dp_codec.block, 0);
+    ck_assert_double_eq(cfg.faults.mtbf_s, 7200);
+    ck_assert_double_eq(cfg.faults.mttr_s, 1800);
+    ck_assert_int_eq(cfg.faults.dist, FAULTS_WEIBULL);
+    ck_assert_double_eq(cfg.faults.weibull_shape, 2.5);
+    ck_assert_ptr_null(cfg.faults.trace);
+    ck_assert_str_eq(cfg.trace_path, "");
+    ck_assert_int_eq(cfg.checkpoint_steps, 50);
+    ck_assert_double_eq(cfg.recovery_bytes_per_param, 2);
+    ck_assert_int_eq(cfg.steps, 12345);
+    ck_assert_uint_eq(cfg.seed, 9007199254740992ull);
+}
+END_TEST
+
+START_TEST(test_enum_names) {
+    /* Every name of every enum is accepted. */
+    static const char *const codecs[] = {"fp32", "bf16", "fp16", "fp8_e4m3",
+                                         "e3m0", "e2m1", "uint8"};
+    char json[256];
+    for (int k = 0; k < 7; k++) {
+        snprintf(json, sizeof json,
+                 "{\"method\": {\"codec\": \"%s\", \"dp_codec\": \"%s\"}}",
+                 codecs[k], codecs[k]);
+        load_ok(json, NULL, 0);
+        ck_assert_int_eq(cfg.codec.kind, k);
+        ck_assert_int_eq(cfg.dp_codec.kind, k);
+    }
+    load_ok("{\"network\": {\"collective\": \"all_to_all\"}}", NULL, 0);
+    ck_assert_int_eq(cfg.collective, COLL_ALL_TO_ALL);
+    load_ok("{\"network\": {\"collective\": \"ring\"}}", NULL, 0);
+    ck_assert_int_eq(cfg.collective, COLL_RING);
+    load_ok("{\"faults\": {\"distribution\": \"exponential\"}}", NULL, 0);
+    ck_assert_int_eq(cfg.faults.dist, FAULTS_EXPONENTIAL);
+    load_ok("{\"model\": {\"backward_order\": \"activations_first\"}}", NULL,
+            0);
+    ck_assert_int_eq(cfg.bwd_order, SCN_ACT_FIRST);
+    load_ok("{\"method\": {\"layout\": \"strided\", \"order\": \"ascending\"}}",
+            NULL, 0);
+    ck_assert_int_eq(cfg.sched.layout, SCHED_STRIDED);
+    ck_assert_int_eq(cfg.sched.order, SCHED_ASCENDING);
+}
+END_TEST
+
+START_TEST(test_methods_normalized) {
+    /* DP and DiLoCo ignore fragments and tau (sched_normalize overwrites
+     * them) rather than rejecting them. */
+    load_ok("{\"method\": {\"name\": \"dp\", \"H\": 4, \"fragments\": 8, "
+            "\"tau\": 7, \"alpha\": 0.9}}",
+            NULL, 0);
+    ck_assert_int_eq(cfg.sched.method, SCHED_DP);
+    ck_assert_int_eq(cfg.sched.H, 1);
+    ck_assert_int_eq(cfg.sched.P, 1);
+    ck_assert_int_eq(cfg.sched.tau, 0);
+    ck_assert_double_eq(cfg.sched.alpha, 0);
+    load_ok("{\"method\": {\"name\": \"diloco\", \"H\": 4, \"fragments\": 8, "
+            "\"tau\": 7}}",
+            NULL, 0);
+    ck_assert_int_eq(cfg.sched.method, SCHED_DILOCO);
+    ck_assert_int_eq(cfg.sched.H, 4);
+    ck_assert_int_eq(cfg.sched.P, 1);
+    ck_assert_int_eq(cfg.sched.tau, 0);
+    /* The largest tau and P = H = layers are fine. */
+    load_ok("{\"model\": {\"layers\": 4}, \"method\": {\"H\": 4, "
+            "\"fragments\": 4}}",
+            NULL, 0);
+    ck_assert_int_eq(cfg.sched.P, 4);
+    load_ok("{\"method\": {\"H\": 100, \"fragments\": 8, \"tau\": 11}}", NULL,
+            0);
+    ck_assert_int_eq(cfg.sched.tau, 11);
+}
+END_TEST
+
+START_TEST(test_per_worker_forms) {
+    /* One number for every worker. */
+    load_ok("{\"workers\": {\"count\": 4, \"speed\": 0.5},\n"
+            " \"network\": {\"bandwidth_gbps\": 2.5, \"latency_ms\": 7}}",
+            NULL, 0);
+    for (int i = 0; i < 4; i++) {
+        ck_assert_double_eq(cfg.speed[i], 0.5);
+        ck_assert_double_eq(cfg.up_gbps[i], 2.5);
+        ck_assert_double_eq(cfg.down_gbps[i], 2.5);
+        ck_assert_double_eq(cfg.latency_ms[i], 7);
+    }
+    /* "inf" for every worker. */
+    load_ok("{\"network\": {\"bandwidth_gbps\": \"inf\"}}", NULL, 0);
+    for (int i = 0; i < 2; i++) {
+        ck_assert(isinf(cfg.up_gbps[i]) && cfg.up_gbps[i] > 0);
+        ck_assert(isinf(cfg.down_gbps[i]) && cfg.down_gbps[i] > 0);
+    }
+    /* Arrays of workers.count values, "inf" among them; up/down override
+     * bandwidth_gbps whatever the order in the file. */
+    load_ok("{\"network\": {\"up_gbps\": [1, \"inf\"], \"down_gbps\": \"inf\",\n"
+            "  \"bandwidth_gbps\": [3, 4], \"latency_ms\": [0, 2.5]},\n"
+            " \"workers\": {\"speed\": [2, 3], \"count\": 2}}",
+            NULL, 0);
+    ck_assert_double_eq(cfg.up_gbps[0], 1);
+    ck_assert(isinf(cfg.up_gbps[1]));
+    ck_assert(isinf(cfg.down_gbps[0]) && isinf(cfg.down_gbps[1]));
+    ck_assert_double_eq(cfg.latency_ms[0], 0);
+    ck_assert_double_eq(cfg.latency_ms[1], 2.5);
+    ck_assert_double_eq(cfg.speed[0], 2);
+    ck_assert_double_eq(cfg.speed[1], 3);
+    /* bandwidth alone fills both directions. */
+    load_ok("{\"network\": {\"bandwidth_gbps\": [3, \"inf\"]}}", NULL, 0);
+    ck_assert_double_eq(cfg.up_gbps[0], 3);
+    ck_assert_double_eq(cfg.down_gbps[0], 3);
+    ck_assert(isinf(cfg.up_gbps[1]) && isinf(cfg.down_gbps[1]));
+    /* The largest group. */
+    char json[8192];
+    int n = snprintf(json, sizeof json, "{\"workers\": {\"count\": %d, "
+                     "\"speed\": [", SCN_MAX_WORKERS);
+    for (int i = 0; i < SCN_MAX_WORKERS; i++)
+        n += snprintf(json + n, sizeof json - (size_t)n, "%s%d",
+                      i ? ", " : "", i + 1);
+    snprintf(json + n, sizeof json - (size_t)n, "]}}");
+    load_ok(json, NULL, 0);
+    ck_assert_int_eq(cfg.workers, SCN_MAX_WORKERS);
+    ck_assert_double_eq(cfg.speed[SCN_MAX_WORKERS - 1], SCN_MAX_WORKERS);
+}
+END_TEST
+
+START_TEST(test_flop_step_time) {
+    load_ok("{\"model\": {\"params\": 1e9, \"tokens_per_step\": 2097152,\n"
+            "  \"chips\": 256, \"peak_tflops\": 989, \"mfu\": 0.4}}",
+            NULL, 0);
+    ck_assert_double_eq(cfg.step_time_s, 0);
+    ck_assert_double_eq(cfg.tokens_per_step, 2097152);
+    ck_assert_double_eq(cfg.chips, 256);
+    ck_assert_double_eq(cfg.peak_tflops, 989);
+    ck_assert_double_eq(cfg.mfu, 0.4);
+    double want = 6 * 1e9 * 2097152 / (256 * 989e12 * 0.4);
+    ck_assert_double_eq_tol(scn_step_time_s(&cfg), want, 1e-15 * want);
+    /* mfu may be exactly 1. */
+    load_ok("{\"model\": {\"params\": 1e6, \"tokens_per_step\": 1000,\n"
+            "  \"chips\": 1, \"peak_tflops\": 1, \"mfu\": 1}}",
+            NULL, 0);
+    ck_assert_double_eq_tol(scn_step_time_s(&cfg), 6e9 / 1e12, 1e-18);
+}
+END_TEST
+
+START_TEST(test_split_defaults) {
+    /* Missing members default to 1/3: the others must make up the rest. */
+    load_ok("{\"model\": {\"split\": {\"forward\": 0.3333333333333333,\n"
+            "  \"backward_activations\": 0.3333333333333333}}}",
+            NULL, 0);
+    ck_assert_double_eq(cfg.split[2], 1.0 / 3);
+    load_ok("{\"model\": {\"split\": {\"forward\": 1, "
+            "\"backward_activations\": 0, \"backward_parameters\": 0}}}",
+            NULL, 0);
+    ck_assert_double_eq(cfg.split[0], 1);
+    /* An empty split is the default. */
+    load_ok("{\"model\": {\"split\": {}}}", NULL, 0);
+    ck_assert_double_eq(cfg.split[1], 1.0 / 3);
+    /* Within 1e-9 of 1 is accepted. */
+    load_ok("{\"model\": {\"split\": {\"forward\": 0.2, "
+            "\"backward_activations\": 0.3, "
+            "\"backward_parameters\": 0.5000000005}}}",
+            NULL, 0);
+}
+END_TEST
+
+START_TEST(test_overrides) {
+    /* A number, replacing the file's value; the last override wins. */
+    const char *s1[] = {"steps=500", "seed=7", "seed=8"};
+    load_ok(TOP("\"steps\": 10"), s1, 3);
+    ck_assert_int_eq(cfg.steps, 500);
+    ck_assert_uint_eq(cfg.seed, 8);
+    /* Not JSON: a string ("inf" included). */
+    const char *s2[] = {"method.name=diloco", "network.bandwidth_gbps=inf",
+                        "method.codec=e2m1"};
+    load_ok("{\"method\": {\"name\": \"dp\"}}", s2, 3);
+    ck_assert_int_eq(cfg.sched.method, SCHED_DILOCO);
+    ck_assert(isinf(cfg.up_gbps[0]) && isinf(cfg.down_gbps[1]));
+    ck_assert_int_eq(cfg.codec.kind, CODEC_E2M1);
+    /* A quoted JSON string is a string too. */
+    const char *s3[] = {"method.name=\"dp\""};
+    load_ok("{}", s3, 1);
+    ck_assert_int_eq(cfg.sched.method, SCHED_DP);
+    /* An array element. */
+    const char *s4[] = {"workers.speed.1=0.5", "network.latency_ms.0=3"};
+    load_ok("{\"workers\": {\"count\": 3, \"speed\": [1, 1, 1]},\n"
+            " \"network\": {\"latency_ms\": [1, 2, 3]}}",
+            s4, 2);
+    ck_assert_double_eq(cfg.speed[0], 1);
+    ck_assert_double_eq(cfg.speed[1], 0.5);
+    ck_assert_double_eq(cfg.speed[2], 1);
+    ck_assert_double_eq(cfg.latency_ms[0], 3);
+    /* Missing objects are created, two levels deep if need be. */
+    const char *s5[] = {"faults.mtbf_hours=10",
+                        "workers.stragglers.probability=0.25",
+                        "model.split.forward=0.5",
+                        "model.split.backward_activations=0.25",
+                        "model.split.backward_parameters=0.25"};
+    load_ok("{}", s5, 5);
+    ck_assert_double_eq(cfg.faults.mtbf_s, 36000);
+    ck_assert_double_eq(cfg.straggler_prob, 0.25);
+    ck_assert_double_eq(cfg.split[0], 0.5);
+    /* A JSON array or object as the value. */
+    const char *s6[] = {"workers.speed=[0.5, 2]",
+                        "network={\"collective\": \"star\"}"};
+    load_ok("{\"network\": {\"collective\": \"ring\"}}", s6, 2);
+    ck_assert_double_eq(cfg.speed[1], 2);
+    ck_assert_int_eq(cfg.collective, COLL_STAR);
+    /* Only the first '=' splits; an empty value is the empty string. */
+    const char *s7[] = {"name=a=b", "description="};
+    load_ok("{}", s7, 2);
+    /* Overrides come before validation: they can repair a file. */
+    const char *s8[] = {"workers.count=3"};
+    load_ok("{\"workers\": {\"speed\": [1, 2, 3]}}", s8, 1);
+    ck_assert_int_eq(cfg.workers, 3);
+}
+END_TEST
+
+/* Writes text to dir/name; returns the path in a static buffer. */
+static const char *write_file(const char *dir, const char *name,
+                              const char *text) {
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+START_TEST(test_files) {
+    char dir[] = "/tmp/test_scenario_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[1100], want[1200];
+
+    /* A relative trace path is taken from the scenario's directory. */
+    snprintf(path, sizeof path, "%s",
+             write_file(dir, "a.json", "{\"faults\": {\"trace\": "
+                        "\"traces/t.txt\"}}\n"));
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), 0);
+    snprintf(want, sizeof want, "%s/traces/t.txt", dir);
+    ck_assert_str_eq(cfg.trace_path, want);
+    ck_assert_ptr_null(cfg.faults.trace);
+    /* An absolute one is kept; mtbf_hours 0 goes with a trace. */
+    snprintf(path, sizeof path, "%s",
+             write_file(dir, "b.json", "{\"faults\": {\"trace\": "
+                        "\"/data/t.txt\", \"mtbf_hours\": 0}}"));
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), 0);
+    ck_assert_str_eq(cfg.trace_path, "/data/t.txt");
+    /* From a string: relative to the working directory, as given. */
+    load_ok("{\"faults\": {\"trace\": \"t.txt\"}}", NULL, 0);
+    ck_assert_str_eq(cfg.trace_path, "t.txt");
+    ck_assert_ptr_null(cfg.faults.trace);
+    /* A file name without a directory part. */
+    char cwd[1024];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ck_assert_int_eq(chdir(dir), 0);
+    int rc = scn_load("a.json", NULL, 0, &cfg, err, sizeof err);
+    ck_assert_int_eq(chdir(cwd), 0);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(cfg.trace_path, "traces/t.txt");
+
+    /* Errors name the file as given. */
+    snprintf(path, sizeof path, "%s",
+             write_file(dir, "c.json", "{\n  \"steps\": 0\n}\n"));
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:2:12: steps: 0 is out of range "
+             "(expected an integer in 1..1000000000000)", path);
+    ck_assert_str_eq(err, want);
+
+    /* A missing file, a directory. */
+    snprintf(path, sizeof path, "%s/missing.json", dir);
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: cannot open: No such file or directory",
+             path);
+    ck_assert_str_eq(err, want);
+    ck_assert_int_eq(scn_load(dir, NULL, 0, &cfg, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: cannot read: Is a directory", dir);
+    ck_assert_str_eq(err, want);
+
+    /* A NUL byte inside the file. */
+    snprintf(path, sizeof path, "%s/nul.json", dir);
+    FILE *f = fopen(path, "wb");
+    fwrite("{\n  \"a\0\": 1}", 1, 12, f);
+    fclose(f);
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:2:5: syntax error (NUL byte in input)",
+             path);
+    ck_assert_str_eq(err, want);
+
+    /* An empty file. */
+    snprintf(path, sizeof path, "%s", write_file(dir, "e.json", ""));
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:1:1: syntax error (empty input; "
+             "expected a JSON object)", path);
+    ck_assert_str_eq(err, want);
+
+    const char *names[] = {"a.json", "b.json", "c.json", "nul.json",
+                           "e.json"};
+    for (int k = 0; k < 5; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        unlink(path);
+    }
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+START_TEST(test_text_details) {
+    /* A UTF-8 byte order mark is skipped. */
+    load_ok("\xEF\xBB\xBF{\"steps\": 3}", NULL, 0);
+    ck_assert_int_eq(cfg.steps, 3);
+    /* Columns count characters, not bytes. */
+    FAIL("{\"name\": \"\xC3\xA9t\xC3\xA9\", \"x\": 1}",
+         "s.json:1:17: x: unknown key (expected one of: model, workers, "
+         "network, method, faults, steps, seed, name, description)");
+    /* CRLF line ends. */
+    FAIL("{\r\n  \"steps\": -1\r\n}\r\n",
+         "s.json:2:12: steps: -1 is out of range (expected an integer in "
+         "1..1000000000000)");
+    /* Messages are one line whatever the keys hold. */
+    FAIL("{\"a\\nb\": 1}",
+         "s.json:1:2: a?b: unknown key (expected one of: model, workers, "
+         "network, method, faults, steps, seed, name, description)");
+    /* Escapes and integers written as 1e3 or 1.0 are fine. */
+    load_ok("{\"name\": \"\\u00e9\\ud83d\\ude00\\\"\\\\\\/\\b\\f\\n\\r\\t\",\n"
+            " \"steps\": 1e3, \"seed\": 2.0}",
+            NULL, 0);
+    ck_assert_int_eq(cfg.steps, 1000);
+    ck_assert_uint_eq(cfg.seed, 2);
+    /* NULL name: "<string>". */
+    ck_assert_int_eq(scn_load_string("[]", NULL, NULL, 0, &cfg, err,
+                                     sizeof err), -1);
+    ck_assert_str_eq(err, "<string>:1:1: (root): wrong type: array "
+                     "(expected an object)");
+    /* A short buffer is cut, never overrun; errlen 0 writes nothing. */
+    char small[8] = "xxxxxxx";
+    ck_assert_int_eq(scn_load_string("[]", "s.json", NULL, 0, &cfg, small,
+                                     sizeof small), -1);
+    ck_assert_str_eq(small, "s.json:");
+    ck_assert_int_eq(scn_load_string("[]", "s.json", NULL, 0, &cfg, small, 0),
+                     -1);
+    ck_assert_str_eq(small, "s.json:");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- errors */
+
+START_TEST(test_syntax_errors) {
+    FAIL("", "s.json:1:1: syntax error (empty input; expected a JSON object)");
+    FAIL("\n  \n ",
+         "s.json:3:2: syntax error (empty input; expected a JSON object)");
+    /* A trailing comma is reported where it is, not at the end. */
+    FAIL("{\n  \"steps\": 1,\n}\n\n\n",
+         "s.json:3:1: syntax error (unexpected '}'; expected a string key "
+         "after ',')");
+    FAIL("{\n  \"workers\": {\"speed\": [1, 2,]}\n}",
+         "s.json:2:30: syntax error (unexpected ']'; expected a value)");
+    FAIL("{\n  \"steps\" 1\n}",
+         "s.json:2:11: syntax error (unexpected '1'; expected ':')");
+    FAIL("{\n  \"steps\": 1\n  \"seed\": 2\n}",
+         "s.json:3:3: syntax error (unexpected '\"'; expected ',' or '}')");
+    FAIL("{\n  \"workers\": {\"speed\": [1 2]}\n}",
+         "s.json:2:27: syntax error (unexpected '2'; expected ',' or ']')");
+    FAIL("{\n  steps: 1\n}",
+         "s.json:2:3: syntax error (unexpected 's'; expected a string key "
+         "or '}')");
+    FAIL("{\n  \"name\": \"abc\n}",
+         "s.json:2:15: syntax error (raw control character 0x0a in string; "
+         "expected an escape such as \\n)");
+    FAIL("{\n  \"name\": \"abc",
+         "s.json:2:11: syntax error (unterminated string)");
+    FAIL("{\n  \"name\": \"a\\qb\"\n}",
+         "s.json:2:13: syntax error (invalid escape; expected one of \\\" "
+         "\\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+    FAIL("{\n  \"name\": \"\\ud800x\"\n}",
+         "s.json:2:12: syntax error (unpaired UTF-16 surrogate in \\u "
+         "escape)");
+    FAIL("{\n  \"steps\": 012\n}",
+         "s.json:2:12: syntax error (invalid number)");
+    FAIL("{\n  \"steps\": 1.\n}",
+         "s.json:2:12: syntax error (invalid number)");
+    FAIL("{\n  \"steps\": 1.2.3\n}",
+         "s.json:2:12: syntax error (invalid number)");
+    FAIL("{\n  \"steps\": +1\n}",
+         "s.json:2:12: syntax error (unexpected '+'; expected a value)");
+    FAIL("{\n  \"steps\": 1e\n}",
+         "s.json:2:12: syntax error (invalid number)");
+    FAIL("{\"steps\": 1000000000000000000000000000000000000000000000000000000"
+         "00000000000}",
+         "s.json:1:11: syntax error (number longer than 63 characters)");
+    FAIL("{\n  \"steps\": tru\n}",
+         "s.json:2:12: syntax error (invalid literal; expected true, false "
+         "or null)");
+    FAIL("{\n  \"steps\": NaN\n}",
+         "s.json:2:12: syntax error (unexpected 'N'; expected a value)");
+    FAIL("{\n  \"steps\": 1\n",
+         "s.json:3:1: syntax error (unexpected end of input; expected ',' or "
+         "'}')");
+    FAIL("{\"steps\": \x01}",
+         "s.json:1:11: syntax error (unexpected byte 0x01; expected a "
+         "value)");
+    /* Trailing garbage. */
+    FAIL("{\n  \"steps\": 1\n}\n}\n",
+         "s.json:4:1: syntax error (unexpected '}' after the document; "
+         "expected end of input)");
+    FAIL("{} x",
+         "s.json:1:4: syntax error (unexpected 'x' after the document; "
+         "expected end of input)");
+    /* Too deep. */
+    char deep[256] = "{\"name\": ";
+    for (int i = 0; i < 101; i++) strcat(deep, "[");
+    FAIL(deep, "s.json:1:109: syntax error (nesting deeper than 100 levels)");
+}
+END_TEST
+
+START_TEST(test_root_and_types) {
+    FAIL("\n  [1, 2]",
+         "s.json:2:3: (root): wrong type: array (expected an object)");
+    FAIL("3", "s.json:1:1: (root): wrong type: number (expected an object)");
+    FAIL(TOP("\"model\": 5"),
+         "s.json:2:12: model: wrong type: number (expected an object)");
+    FAIL(TOP("\"workers\": []"),
+         "s.json:2:14: workers: wrong type: array (expected an object)");
+    FAIL(IN("model", "\"params\": \"1e9\""),
+         "s.json:3:15: model.params: wrong type: string (expected a number "
+         "> 0)");
+    FAIL(IN("model", "\"layers\": true"),
+         "s.json:3:15: model.layers: wrong type: boolean (expected an "
+         "integer in 1..100000)");
+    FAIL(IN("method", "\"name\": 1"),
+         "s.json:3:13: method.name: wrong type: number (expected one of: dp, "
+         "diloco, streaming)");
+    FAIL(TOP("\"name\": null"),
+         "s.json:2:11: name: wrong type: null (expected a string)");
+    FAIL(TOP("\"description\": {}"),
+         "s.json:2:18: description: wrong type: object (expected a string)");
+    FAIL(IN("model", "\"split\": [0.3, 0.3, 0.4]"),
+         "s.json:3:14: model.split: wrong type: array (expected an object)");
+    FAIL(IN("workers", "\"stragglers\": 0.1"),
+         "s.json:3:19: workers.stragglers: wrong type: number (expected an "
+         "object)");
+    FAIL(IN("faults", "\"trace\": 1"),
+         "s.json:3:14: faults.trace: wrong type: number (expected a string)");
+    FAIL(IN("workers", "\"speed\": \"fast\""),
+         "s.json:3:14: workers.speed: wrong type: string (expected a number "
+         "> 0, or an array of workers.count = 2 such values)");
+    FAIL(IN("workers", "\"speed\": {}"),
+         "s.json:3:14: workers.speed: wrong type: object (expected a number "
+         "> 0, or an array of workers.count = 2 such values)");
+    FAIL(IN("workers", "\"speed\": [1, \"inf\"]"),
+         "s.json:3:18: workers.speed[1]: wrong type: string (expected a "
+         "number > 0)");
+    FAIL(IN("network", "\"bandwidth_gbps\": \"Inf\""),
+         "s.json:3:23: network.bandwidth_gbps: wrong type: string (expected "
+         "a number > 0 or \"inf\", or an array of workers.count = 2 such "
+         "values)");
+    FAIL(IN("network", "\"latency_ms\": \"inf\""),
+         "s.json:3:19: network.latency_ms: wrong type: string (expected a "
+         "number >= 0, or an array of workers.count = 2 such values)");
+    FAIL(IN("network", "\"up_gbps\": [1, [2]]"),
+         "s.json:3:20: network.up_gbps[1]: wrong type: array (expected a "
+         "number > 0 or \"inf\")");
+}
+END_TEST
+
+START_TEST(test_unknown_keys) {
+    FAIL(TOP("\"steps\": 5,\n  \"step\": 5"),
+         "s.json:3:3: step: unknown key (expected one of: model, workers, "
+         "network, method, faults, steps, seed, name, description)");
+    FAIL(IN("model", "\"Params\": 1"),
+         "s.json:3:5: model.Params: unknown key (expected one of: params, "
+         "layers, step_time_s, tokens_per_step, chips, peak_tflops, mfu, "
+         "split, backward_order, hidden)");
+    FAIL(IN("model", "\"split\": {\"fwd\": 1}"),
+         "s.json:3:15: model.split.fwd: unknown key (expected one of: "
+         "forward, backward_activations, backward_parameters)");
+    FAIL(IN("workers", "\"M\": 2"),
+         "s.json:3:5: workers.M: unknown key (expected one of: count, speed, "
+         "stragglers)");
+    FAIL(IN("workers", "\"stragglers\": {\"p\": 0.5}"),
+         "s.json:3:20: workers.stragglers.p: unknown key (expected one of: "
+         "probability, slowdown)");
+    FAIL(IN("network", "\"bandwidth\": 1"),
+         "s.json:3:5: network.bandwidth: unknown key (expected one of: "
+         "bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
+         "tcp_window_mb)");
+    FAIL(IN("method", "\"P\": 4"),
+         "s.json:3:5: method.P: unknown key (expected one of: name, H, "
+         "fragments, layout, order, tau, alpha, codec, codec_block, "
+         "dp_codec)");
+    FAIL(IN("faults", "\"mtbf\": 4"),
+         "s.json:3:5: faults.mtbf: unknown key (expected one of: mtbf_hours, "
+         "mttr_hours, distribution, weibull_shape, trace, checkpoint_steps, "
+         "recovery_bytes_per_param)");
+    /* Reported even when an earlier section has no error, in document
+     * order within an object. */
+    FAIL("{\n  \"model\": {\"x\": 1, \"y\": 2}\n}",
+         "s.json:2:13: model.x: unknown key (expected one of: params, "
+         "layers, step_time_s, tokens_per_step, chips, peak_tflops, mfu, "
+         "split, backward_order, hidden)");
+}
+END_TEST
+
+START_TEST(test_duplicate_keys) {
+    FAIL(TOP("\"steps\": 5,\n  \"seed\": 1,\n  \"steps\": 6"),
+         "s.json:4:3: steps: duplicate key (first given at 2:3)");
+    FAIL(IN("method", "\"H\": 5, \"H\": 5"),
+         "s.json:3:13: method.H: duplicate key (first given at 3:5)");
+    FAIL("{\"model\": {}, \"model\": {}}",
+         "s.json:1:15: model: duplicate key (first given at 1:2)");
+}
+END_TEST
+
+START_TEST(test_numbers) {
+    /* Non-integers. */
+    FAIL(IN("workers", "\"count\": 2.5"),
+         "s.json:3:14: workers.count: 2.5 is not an integer (expected an "
+         "integer in 1..256)");
+    FAIL(TOP("\"steps\": 1e-3"),
+         "s.json:2:12: steps: 0.001 is not an integer (expected an integer "
+         "in 1..1000000000000)");
+    FAIL(IN("method", "\"H\": 10.5"),
+         "s.json:3:10: method.H: 10.5 is not an integer (expected an "
+         "integer in 1..2147483647)");
+    /* Non-finite. */
+    FAIL(IN("model", "\"params\": 1e999"),
+         "s.json:3:15: model.params: not a finite number (expected a number "
+         "> 0)");
+    FAIL(IN("network", "\"latency_ms\": [1, -1e999]"),
+         "s.json:3:23: network.latency_ms[1]: not a finite number (expected "
+         "a number >= 0)");
+    FAIL(IN("network", "\"bandwidth_gbps\": 1e400"),
+         "s.json:3:23: network.bandwidth_gbps: not a finite number (expected "
+         "a number > 0 or \"inf\", or an array of workers.count = 2 such "
+         "values)");
+    FAIL(TOP("\"seed\": 1e999"),
+         "s.json:2:11: seed: not a finite number (expected an integer in "
+         "0..9007199254740992)");
+    /* Hours that overflow once in seconds. */
+    FAIL(IN("faults", "\"mttr_hours\": 1e306"),
+         "s.json:3:19: faults.mttr_hours: too large (expected a number > 0)");
+}
+END_TEST
+
+/* Each range of the schema, at or past both ends. */
+START_TEST(test_ranges) {
+    /* model */
+    FAIL(IN("model", "\"params\": 0"),
+         "s.json:3:15: model.params: 0 is out of range (expected a number "
+         "> 0)");
+    FAIL(IN("model", "\"layers\": 0"),
+         "s.json:3:15: model.layers: 0 is out of range (expected an integer "
+         "in 1..100000)");
+    FAIL(IN("model", "\"layers\": 100001"),
+         "s.json:3:15: model.layers: 100001 is out of range (expected an "
+         "integer in 1..100000)");
+    FAIL(IN("model", "\"step_time_s\": 0"),
+         "s.json:3:20: model.step_time_s: 0 is out of range (expected a "
+         "number > 0)");
+    FAIL(IN("model", "\"tokens_per_step\": -1"),
+         "s.json:3:24: model.tokens_per_step: -1 is out of range (expected "
+         "a number > 0)");
+    FAIL(IN("model", "\"chips\": 0"),
+         "s.json:3:14: model.chips: 0 is out of range (expected a number "
+         "> 0)");
+    FAIL(IN("model", "\"peak_tflops\": -0.5"),
+         "s.json:3:20: model.peak_tflops: -0.5 is out of range (expected a "
+         "number > 0)");
+    FAIL(IN("model", "\"mfu\": 0"),
+         "s.json:3:12: model.mfu: 0 is out of range (expected a number in "
+         "(0, 1])");
+    FAIL(IN("model", "\"mfu\": 1.01"),
+         "s.json:3:12: model.mfu: 1.01 is out of range (expected a number in "
+         "(0, 1])");
+    FAIL(IN("model", "\"split\": {\"forward\": -0.5}"),
+         "s.json:3:26: model.split.forward: -0.5 is out of range (expected a "
+         "number >= 0)");
+    FAIL(IN("model", "\"hidden\": -1"),
+         "s.json:3:15: model.hidden: -1 is out of range (expected an integer "
+         "in 0..9007199254740992)");
+    /* workers */
+    FAIL(IN("workers", "\"count\": 0"),
+         "s.json:3:14: workers.count: 0 is out of range (expected an integer "
+         "in 1..256)");
+    FAIL(IN("workers", "\"count\": 257"),
+         "s.json:3:14: workers.count: 257 is out of range (expected an "
+         "integer in 1..256)");
+    FAIL(IN("workers", "\"speed\": 0"),
+         "s.json:3:14: workers.speed: 0 is out of range (expected a number "
+         "> 0, or an array of workers.count = 2 such values)");
+    FAIL(IN("workers", "\"speed\": [1,\n      -2]"),
+         "s.json:4:7: workers.speed[1]: -2 is out of range (expected a "
+         "number > 0)");
+    FAIL(IN("workers", "\"stragglers\": {\"probability\": 1.5}"),
+         "s.json:3:35: workers.stragglers.probability: 1.5 is out of range "
+         "(expected a number in [0, 1])");
+    FAIL(IN("workers", "\"stragglers\": {\"probability\": -0.1}"),
+         "s.json:3:35: workers.stragglers.probability: -0.1 is out of range "
+         "(expected a number in [0, 1])");
+    FAIL(IN("workers", "\"stragglers\": {\"slowdown\": 0.5}"),
+         "s.json:3:32: workers.stragglers.slowdown: 0.5 is out of range "
+         "(expected a number >= 1)");
+    /* network */
+    FAIL(IN("network", "\"bandwidth_gbps\": 0"),
+         "s.json:3:23: network.bandwidth_gbps: 0 is out of range (expected a "
+         "number > 0 or \"inf\", or an array of workers.count = 2 such "
+         "values)");
+    FAIL(IN("network", "\"up_gbps\": [1, -1]"),
+         "s.json:3:20: network.up_gbps[1]: -1 is out of range (expected a "
+         "number > 0 or \"inf\")");
+    FAIL(IN("network", "\"down_gbps\": 0"),
+         "s.json:3:18: network.down_gbps: 0 is out of range (expected a "
+         "number > 0 or \"inf\", or an array of workers.count = 2 such "
+         "values)");
+    FAIL(IN("network", "\"latency_ms\": -1"),
+         "s.json:3:19: network.latency_ms: -1 is out of range (expected a "
+         "number >= 0, or an array of workers.count = 2 such values)");
+    FAIL(IN("network", "\"tcp_window_mb\": -1"),
+         "s.json:3:22: network.tcp_window_mb: -1 is out of range (expected "
+         "a number >= 0)");
+    /* method */
+    FAIL(IN("method", "\"H\": 0"),
+         "s.json:3:10: method.H: 0 is out of range (expected an integer in "
+         "1..2147483647)");
+    FAIL(IN("method", "\"H\": 2147483648"),
+         "s.json:3:10: method.H: 2147483648 is out of range (expected an "
+         "integer in 1..2147483647)");
+    FAIL(IN("method", "\"fragments\": 0"),
+         "s.json:3:18: method.fragments: 0 is out of range (expected an "
+         "integer in 1..2147483647)");
+    FAIL(IN("method", "\"tau\": -1"),
+         "s.json:3:12: method.tau: -1 is out of range (expected an integer "
+         "in 0..2147483647)");
+    FAIL(IN("method", "\"alpha\": 1.5"),
+         "s.json:3:14: method.alpha: 1.5 is out of range (expected a number "
+         "in [0, 1])");
+    FAIL(IN("method", "\"alpha\": -0.25"),
+         "s.json:3:14: method.alpha: -0.25 is out of range (expected a "
+         "number in [0, 1])");
+    FAIL(IN("method", "\"codec_block\": -1"),
+         "s.json:3:20: method.codec_block: -1 is out of range (expected an "
+         "integer in 0..9007199254740992)");
+    /* faults */
+    FAIL(IN("faults", "\"mtbf_hours\": -1"),
+         "s.json:3:19: faults.mtbf_hours: -1 is out of range (expected a "
+         "number >= 0)");
+    FAIL(IN("faults", "\"mttr_hours\": 0"),
+         "s.json:3:19: faults.mttr_hours: 0 is out of range (expected a "
+         "number > 0)");
+    FAIL(IN("faults", "\"weibull_shape\": 0"),
+         "s.json:3:22: faults.weibull_shape: 0 is out of range (expected a "
+         "number > 0)");
+    FAIL(IN("faults", "\"checkpoint_steps\": 0"),
+         "s.json:3:25: faults.checkpoint_steps: 0 is out of range (expected "
+         "an integer in 1..9007199254740992)");
+    FAIL(IN("faults", "\"recovery_bytes_per_param\": -4"),
+         "s.json:3:33: faults.recovery_bytes_per_param: -4 is out of range "
+         "(expected a number >= 0)");
+    /* top level */
+    FAIL(TOP("\"steps\": 0"),
+         "s.json:2:12: steps: 0 is out of range (expected an integer in "
+         "1..1000000000000)");
+    FAIL(TOP("\"steps\": 1000000000001"),
+         "s.json:2:12: steps: 1000000000001 is out of range (expected an "
+         "integer in 1..1000000000000)");
+    FAIL(TOP("\"seed\": -1"),
+         "s.json:2:11: seed: -1 is out of range (expected an integer in "
+         "0..9007199254740992)");
+    FAIL(TOP("\"seed\": 9007199254740994"),
+         "s.json:2:11: seed: 9007199254740994 is out of range (expected an "
+         "integer in 0..9007199254740992)");
+    /* The ends themselves are fine. */
+    load_ok("{\"steps\": 1000000000000, \"seed\": 0, \"model\": {\"layers\": "
+            "100000, \"hidden\": 0, \"mfu\": 1, \"chips\": 1, "
+            "\"peak_tflops\": 1, \"tokens_per_step\": 1},\n"
+            " \"workers\": {\"count\": 1, \"stragglers\": {\"probability\": "
+            "1, \"slowdown\": 1}}, \"method\": {\"alpha\": 0, \"tau\": 0},\n"
+            " \"network\": {\"latency_ms\": 0, \"tcp_window_mb\": 0}}",
+            NULL, 0);
+    ck_assert_int_eq(cfg.steps, 1000000000000);
+}
+END_TEST
+
+START_TEST(test_array_lengths) {
+    FAIL(IN("workers", "\"speed\": [1, 2, 3]"),
+         "s.json:3:14: workers.speed: array of 3 values (expected "
+         "workers.count = 2 values)");
+    FAIL("{\n  \"workers\": {\"count\": 3},\n"
+         "  \"network\": {\"bandwidth_gbps\": [1, 2]}\n}",
+         "s.json:3:33: network.bandwidth_gbps: array of 2 values (expected "
+         "workers.count = 3 values)");
+    FAIL(IN("network", "\"latency_ms\": []"),
+         "s.json:3:19: network.latency_ms: array of 0 values (expected "
+         "workers.count = 2 values)");
+    FAIL(IN("network", "\"up_gbps\": [1]"),
+         "s.json:3:16: network.up_gbps: array of 1 values (expected "
+         "workers.count = 2 values)");
+    FAIL(IN("network", "\"down_gbps\": [1, 2, 3]"),
+         "s.json:3:18: network.down_gbps: array of 3 values (expected "
+         "workers.count = 2 values)");
+}
+END_TEST
+
+START_TEST(test_model_combinations) {
+    /* step_time_s with FLOP keys: reported at whichever comes later. */
+    FAIL("{\n  \"model\": {\n    \"step_time_s\": 0.2,\n"
+         "    \"chips\": 8\n  }\n}",
+         "s.json:4:14: model.chips: cannot be given together with "
+         "step_time_s (expected either step_time_s, or tokens_per_step, "
+         "chips, peak_tflops and mfu)");
+    FAIL("{\n  \"model\": {\n    \"tokens_per_step\": 1e6, \"chips\": 8,\n"
+         "    \"peak_tflops\": 900, \"mfu\": 0.5, \"step_time_s\": 0.2\n"
+         "  }\n}",
+         "s.json:4:52: model.step_time_s: cannot be given together with "
+         "tokens_per_step (expected either step_time_s, or tokens_per_step, "
+         "chips, peak_tflops and mfu)");
+    /* Incomplete FLOP keys: at the model's brace. */
+    FAIL("{\n  \"model\": {\n    \"tokens_per_step\": 1e6, \"chips\": 8,\n"
+         "    \"mfu\": 0.5\n  }\n}",
+         "s.json:2:12: model.peak_tflops: missing: tokens_per_step, chips, "
+         "peak_tflops and mfu go together (expected either step_time_s, or "
+         "tokens_per_step, chips, peak_tflops and mfu)");
+    FAIL(IN("model", "\"mfu\": 0.5"),
+         "s.json:2:12: model.tokens_per_step: missing: tokens_per_step, "
+         "chips, peak_tflops and mfu go together (expected either "
+         "step_time_s, or tokens_per_step, chips, peak_tflops and mfu)");
+    /* split */
+    FAIL("{\n  \"model\": {\n    \"split\": {\"forward\": 0.5,\n"
+         "              \"backward_activations\": 0.5,\n"
+         "              \"backward_parameters\": 0.5}\n  }\n}",
+         "s.json:3:14: model.split: shares sum to 1.5 (expected forward + "
+         "backward_activations + backward_parameters = 1)");
+    FAIL(IN("model", "\"split\": {\"forward\": 0.5}"),
+         "s.json:3:14: model.split: shares sum to 1.1666666666666665 (expected "
+         "forward + backward_activations + backward_parameters = 1)");
+}
+END_TEST
+
+START_TEST(test_schedule_errors) {
+    FAIL("{\n  \"method\": {\n    \"H\": 4,\n    \"fragments\": 8\n  }\n}",
+         "s.json:4:18: method.fragments: fragments must be in 1..H = 4 "
+         "(got 8)");
+    FAIL("{\n  \"method\": {\n    \"H\": 100, \"fragments\": 8,\n"
+         "    \"tau\": 12\n  }\n}",
+         "s.json:4:12: method.tau: tau must be in 0..floor(H/P)-1 = 11 "
+         "(got 12)");
+    FAIL("{\n  \"model\": {\"layers\": 4},\n"
+         "  \"method\": {\"H\": 100, \"fragments\": 8}\n}",
+         "s.json:3:37: method.fragments: fragments must be <= layers = 4 "
+         "(got 8)");
+    /* Given by an override: the override is named. */
+    FAIL_SET("{\n  \"method\": {\"H\": 100}\n}", "method.fragments=101",
+             "--set method.fragments=101: method.fragments: fragments must "
+             "be in 1..H = 100 (got 101)");
+}
+END_TEST
+
+START_TEST(test_enum_errors) {
+    FAIL(IN("method", "\"codec\": \"int4\""),
+         "s.json:3:14: method.codec: unknown value \"int4\" (expected one "
+         "of: fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8)");
+    FAIL(IN("method", "\"dp_codec\": \"BF16\""),
+         "s.json:3:17: method.dp_codec: unknown value \"BF16\" (expected one "
+         "of: fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8)");
+    FAIL(IN("method", "\"name\": \"sdiloco\""),
+         "s.json:3:13: method.name: unknown value \"sdiloco\" (expected one "
+         "of: dp, diloco, streaming)");
+    FAIL(IN("method", "\"layout\": \"interleaved\""),
+         "s.json:3:15: method.layout: unknown value \"interleaved\" "
+         "(expected one of: sequential, strided)");
+    FAIL(IN("method", "\"order\": \"descending\""),
+         "s.json:3:14: method.order: unknown value \"descending\" (expected "
+         "one of: ascending, rotated)");
+    FAIL(IN("network", "\"collective\": \"tree\""),
+         "s.json:3:19: network.collective: unknown value \"tree\" (expected "
+         "one of: ring, all_to_all, star)");
+    FAIL(IN("faults", "\"distribution\": \"gamma\""),
+         "s.json:3:21: faults.distribution: unknown value \"gamma\" "
+         "(expected one of: exponential, weibull)");
+    FAIL(IN("model", "\"backward_order\": \"random\""),
+         "s.json:3:23: model.backward_order: unknown value \"random\" "
+         "(expected one of: activations_first, parameters_first)");
+}
+END_TEST
+
+START_TEST(test_fault_errors) {
+    FAIL("{\n  \"faults\": {\n    \"mtbf_hours\": 5,\n"
+         "    \"trace\": \"t.txt\"\n  }\n}",
+         "s.json:4:14: faults.trace: cannot be used together with "
+         "mtbf_hours > 0 (expected either a trace file or random failures)");
+    FAIL("{\n  \"faults\": {\n    \"trace\": \"t.txt\",\n"
+         "    \"mtbf_hours\": 5\n  }\n}",
+         "s.json:4:19: faults.mtbf_hours: must be 0 when a trace is given "
+         "(expected either a trace file or random failures)");
+    FAIL(IN("faults", "\"trace\": \"\""),
+         "s.json:3:14: faults.trace: empty path (expected a file name)");
+    char json[2200], longp[1100];
+    memset(longp, 'a', 1024);
+    longp[1024] = 0;
+    snprintf(json, sizeof json, "{\"faults\": {\"trace\": \"%s\"}}", longp);
+    FAIL(json, "s.json:1:22: faults.trace: path too long (expected at most "
+               "1023 bytes once resolved)");
+    longp[1023] = 0; /* 1023 bytes fit */
+    snprintf(json, sizeof json, "{\"faults\": {\"trace\": \"%s\"}}", longp);
+    load_ok(json, NULL, 0);
+    ck_assert_uint_eq(strlen(cfg.trace_path), 1023);
+}
+END_TEST
+
+START_TEST(test_set_errors) {
+    /* Malformed overrides. */
+    FAIL_SET("{}", "steps", "--set steps: missing '=' (expected key.path=value)");
+    FAIL_SET("{}", "=5", "--set =5: empty key (expected key.path=value)");
+    FAIL_SET("{}", "model..params=5",
+             "--set model..params=5: empty key segment (expected "
+             "key.path=value)");
+    FAIL_SET("{}", ".steps=5",
+             "--set .steps=5: empty key segment (expected key.path=value)");
+    FAIL_SET("{}", "model.=5",
+             "--set model.=5: empty key segment (expected key.path=value)");
+    /* Bad values they bring. */
+    FAIL_SET("{\n  \"workers\": {\"count\": 2}\n}", "workers.count=0",
+             "--set workers.count=0: workers.count: 0 is out of range "
+             "(expected an integer in 1..256)");
+    FAIL_SET("{}", "steps=many",
+             "--set steps=many: steps: wrong type: string (expected an "
+             "integer in 1..1000000000000)");
+    FAIL_SET("{}", "steps=1e999",
+             "--set steps=1e999: steps: not a finite number (expected an "
+             "integer in 1..1000000000000)");
+    FAIL_SET("{}", "steps=012",
+             "--set steps=012: steps: wrong type: string (expected an integer "
+             "in 1..1000000000000)");
+    FAIL_SET("{}", "model.foo=1",
+             "--set model.foo=1: model.foo: unknown key (expected one of: "
+             "params, layers, step_time_s, tokens_per_step, chips, "
+             "peak_tflops, mfu, split, backward_order, hidden)");
+    FAIL_SET("{\"model\": {}}", "model.foo=1",
+             "--set model.foo=1: model.foo: unknown key (expected one of: "
+             "params, layers, step_time_s, tokens_per_step, chips, "
+             "peak_tflops, mfu, split, backward_order, hidden)");
+    FAIL_SET("{}", "modle.params=1",
+             "--set modle.params=1: modle: unknown key (expected one of: "
+             "model, workers, network, method, faults, steps, seed, name, "
+             "description)");
+    FAIL_SET("{}", "workers={\"count\": 2, \"speed\": [1, 0]}",
+             "--set workers={\"count\": 2, \"speed\": [1, 0]}: "
+             "workers.speed[1]: 0 is out of range (expected a number > 0)");
+    FAIL_SET("{}", "workers.speed=[1, 2, 3]",
+             "--set workers.speed=[1, 2, 3]: workers.speed: array of 3 values "
+             "(expected workers.count = 2 values)");
+    FAIL_SET("{}", "method.name=sdiloco",
+             "--set method.name=sdiloco: method.name: unknown value "
+             "\"sdiloco\" (expected one of: dp, diloco, streaming)");
+    /* Paths that do not fit the document. */
+    FAIL_SET("{\"workers\": {\"speed\": [1, 2]}}", "workers.speed.2=1",
+             "--set workers.speed.2=1: workers.speed: no element \"2\" "
+             "(expected an index in 0..1)");
+    FAIL_SET("{\"workers\": {\"speed\": [1, 2]}}", "workers.speed.x=1",
+             "--set workers.speed.x=1: workers.speed: no element \"x\" "
+             "(expected an index in 0..1)");
+    FAIL_SET("{\"workers\": {\"speed\": []}}", "workers.speed.0=1",
+             "--set workers.speed.0=1: workers.speed: no element \"0\" (the "
+             "array is empty)");
+    FAIL_SET("{}", "workers.speed.1=0.5",
+             "--set workers.speed.1=0.5: workers.speed: missing (expected an "
+             "existing array to index)");
+    FAIL_SET("{\"workers\": {\"speed\": 1}}", "workers.speed.1=0.5",
+             "--set workers.speed.1=0.5: workers.speed: wrong type: number "
+             "(expected an object or an array to hold \"1\")");
+    FAIL_SET("{\"steps\": 5}", "steps.x.y=1",
+             "--set steps.x.y=1: steps: wrong type: number (expected an "
+             "object or an array to hold \"x\")");
+    /* Cross-field errors in what an override made. */
+    FAIL_SET("{}", "model.chips=8",
+             "--set model.chips=8: model.tokens_per_step: missing: "
+             "tokens_per_step, chips, peak_tflops and mfu go together "
+             "(expected either step_time_s, or tokens_per_step, chips, "
+             "peak_tflops and mfu)");
+    FAIL_SET("{\n  \"model\": {\"step_time_s\": 0.2}\n}", "model.chips=8",
+             "--set model.chips=8: model.chips: cannot be given together "
+             "with step_time_s (expected either step_time_s, or "
+             "tokens_per_step, chips, peak_tflops and mfu)");
+    FAIL_SET("{\n  \"faults\": {\"trace\": \"t.txt\"}\n}",
+             "faults.mtbf_hours=3",
+             "--set faults.mtbf_hours=3: faults.mtbf_hours: must be 0 when a "
+             "trace is given (expected either a trace file or random "
+             "failures)");
+    /* The first bad override is named, among several. */
+    const char *sets[] = {"steps=5", "seed=-1", "name=x"};
+    load_fail_at(__LINE__, "{}", sets, 3,
+                 "--set seed=-1: seed: -1 is out of range (expected an "
+                 "integer in 0..9007199254740992)");
+}
+END_TEST
+
+Suite *make_suite(void) {
+    Suite *s = suite_create("scenario");
+    TCase *tc = tcase_create("load");
+    tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_full);
+    tcase_add_test(tc, test_enum_names);
+    tcase_add_test(tc, test_methods_normalized);
+    tcase_add_test(tc, test_per_worker_forms);
+    tcase_add_test(tc, test_flop_step_time);
+    tcase_add_test(tc, test_split_defaults);
+    tcase_add_test(tc, test_overrides);
+    tcase_add_test(tc, test_files);
+    tcase_add_test(tc, test_text_details);
+    suite_add_tcase(s, tc);
+    TCase *te = tcase_create("errors");
+    tcase_add_test(te, test_syntax_errors);
+    tcase_add_test(te, test_root_and_types);
+    tcase_add_test(te, test_unknown_keys);
+    tcase_add_test(te, test_duplicate_keys);
+    tcase_add_test(te, test_numbers);
+    tcase_add_test(te, test_ranges);
+    tcase_add_test(te, test_array_lengths);
+    tcase_add_test(te, test_model_combinations);
+    tcase_add_test(te, test_schedule_errors);
+    tcase_add_test(te, test_enum_errors);
+    tcase_add_test(te, test_fault_errors);
+    tcase_add_test(te, test_set_errors);
+    suite_add_tcase(s, te);
+    return s;
+}
+
+CHECK_MAIN(make_suite)

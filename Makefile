@@ -1,15 +1,26 @@
 # dilosim -- build, test, demo.  `make help` lists the targets.
 
 PKGS      := gsl libcjson check
-DEB_PKGS  := libgsl-dev libcjson-dev check gnuplot-nox pkg-config
+DEB_PKGS  := libgsl-dev libcjson-dev check gnuplot-nox pkg-config libopenblas-dev
+
+# BLAS: OpenBLAS when pkg-config finds it (models/tensor.c then includes
+# <cblas.h> and makes it single-threaded per call), else GSL's gslcblas.
+# With OpenBLAS, -lgslcblas is dropped so that one CBLAS is linked and
+# libgsl takes its cblas_* symbols from OpenBLAS.
+HAVE_OPENBLAS := $(shell pkg-config --exists openblas 2>/dev/null && echo 1)
+ifeq ($(HAVE_OPENBLAS),1)
+BLAS_PKG  := openblas
+BLAS_DEF  := -DDILOSIM_OPENBLAS
+NO_LIBS   := -lgslcblas
+endif
 
 CC        ?= cc
 OPT       ?= -O2
 CSTD      := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN      := -Wall -Wextra -Werror
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CFLAGS    += $(CSTD) $(OPT) -g $(WARN) $(PKG_CFLAGS) $(SAN)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(BLAS_PKG) 2>/dev/null)
+PKG_LIBS   = $(filter-out $(NO_LIBS),$(shell pkg-config --libs $(PKGS) $(BLAS_PKG) 2>/dev/null))
+CFLAGS    += $(CSTD) $(OPT) -g $(WARN) $(BLAS_DEF) $(PKG_CFLAGS) $(SAN)
 LDLIBS    += $(PKG_LIBS) -lm -lpthread $(SAN)
 
 # A second build with AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -40,7 +51,7 @@ help:
 
 # Installs the Debian packages that are missing (sudo when not root).
 deps:
-	@if pkg-config --exists $(PKGS) 2>/dev/null && command -v gnuplot >/dev/null; then :; else \
+	@if pkg-config --exists $(PKGS) openblas 2>/dev/null && command -v gnuplot >/dev/null; then :; else \
 	  echo "installing: $(DEB_PKGS)"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && \

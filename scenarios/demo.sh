@@ -8,7 +8,7 @@ dir=$(dirname "$0")/paper
 field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p"; }
 
 echo "dilosim: the Streaming DiLoCo paper's 1B setup, 2 replicas, 1000 steps"
-printf '%-24s %10s %12s %14s %12s\n' method "Gbit/s" "utilization" "bytes sent" "wall (s)"
+printf '%-24s %10s %12s %14s %12s\n' method "Gbit/s" "utilization" "sent (GB)" "wall (s)"
 for m in data_parallel diloco streaming_overlap_fp4; do
   for bw in 1 10 100 1000; do
     out=$("$bin" run "$dir/1b_$m.json" --set network.bandwidth_gbps=$bw)
@@ -16,7 +16,7 @@ for m in data_parallel diloco streaming_overlap_fp4; do
     bytes=$(echo "$out" | field bytes_sent_total)
     wall=$(echo "$out" | field wall_time_s)
     awk -v m="$m" -v bw="$bw" -v cu="$cu" -v b="$bytes" -v w="$wall" \
-      'BEGIN { printf "%-24s %10s %11.1f%% %14.4g %12.1f\n", m, bw, 100 * cu, b, w }'
+      'BEGIN { printf "%-24s %10s %11.1f%% %14.1f %12.1f\n", m, bw, 100 * cu, b / 1e9, w }'
   done
 done
 echo

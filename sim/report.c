@@ -115,6 +115,8 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
         report_number(f, w->compute_time_s);
         fputs(", \"bytes_sent\": ", f);
         report_number(f, w->bytes_sent);
+        fputs(", \"bytes_received\": ", f);
+        report_number(f, w->bytes_received);
         fputs(", \"lost_compute_s\": ", f);
         report_number(f, w->lost_compute_s);
         fprintf(f, ", \"failures\": %lld}%s\n", (long long)w->failures,

@@ -698,6 +698,7 @@ static void fill_result(const world *W, int done, uint64_t events,
         r->compute_time_s = (double)w->busy * 1e-9;
         r->utilization = wall > 0 ? r->compute_time_s / wall : 0;
         r->bytes_sent = net_link_bytes(W->net, 2 * i);
+        r->bytes_received = net_link_bytes(W->net, 2 * i + 1);
         r->lost_compute_s = (double)w->lost * 1e-9;
         r->failures = w->failures;
         out->compute_time_s += r->compute_time_s;

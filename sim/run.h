@@ -19,6 +19,7 @@ typedef struct {
     double utilization;     /* compute-busy time / wall time, 0..1 */
     double compute_time_s;  /* s of compute (including lost work) */
     double bytes_sent;      /* bytes this worker put on its up link */
+    double bytes_received;  /* bytes that came in over its down link */
     double lost_compute_s;  /* s of compute whose result was lost */
     int64_t failures;
 } run_worker;

@@ -1,24 +1,22 @@
 #!/bin/sh
-# The demo behind `make demo`: the paper's 1B setup (24 layers, 0.1 s
-# steps, two replicas) at a few bandwidths, for DP, DiLoCo and Streaming
-# DiLoCo (overlap 1, E3M0 payloads).
+# The demo behind `make demo`: the Streaming DiLoCo paper's 1B setup (24
+# layers, 0.1 s steps, two replicas) at a few bandwidths, for DP, DiLoCo
+# and Streaming DiLoCo (overlap 1, E3M0 payloads), then the full result of
+# the default scenario.
 set -e
 bin=${1:-bin/dilosim}
-dir=$(dirname "$0")/paper
-field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p"; }
+dir=$(dirname "$0")
 
 echo "dilosim: the Streaming DiLoCo paper's 1B setup, 2 replicas, 1000 steps"
-printf '%-24s %10s %12s %14s %12s\n' method "Gbit/s" "utilization" "sent (GB)" "wall (s)"
-for m in data_parallel diloco streaming_overlap_fp4; do
-  for bw in 1 10 100 1000; do
-    out=$("$bin" run "$dir/1b_$m.json" --set network.bandwidth_gbps=$bw)
-    cu=$(echo "$out" | field compute_utilization)
-    bytes=$(echo "$out" | field bytes_sent_total)
-    wall=$(echo "$out" | field wall_time_s)
-    awk -v m="$m" -v bw="$bw" -v cu="$cu" -v b="$bytes" -v w="$wall" \
-      'BEGIN { printf "%-24s %10s %11.1f%% %14.1f %12.1f\n", m, bw, 100 * cu, b / 1e9, w }'
-  done
-done
+echo "(scenarios/paper/1b.json; its bandwidths count 2^30 bits per Gbit, see README)"
 echo
-echo "Full result of the default scenario (scenarios/default.json):"
-"$bin" run "$(dirname "$0")/default.json"
+"$bin" sweep "$dir/paper/1b.json" --jobs 2 \
+  --variant data_parallel --variant diloco --variant streaming_overlap_fp4 \
+  --vary network.bandwidth_gbps=1,10,100,1000 |
+awk -F, 'NR == 1 { printf "%-24s %8s %12s %12s %10s\n", "method", "Gbit/s",
+                   "utilization", "sent (GB)", "wall (s)"; next }
+         { printf "%-24s %8s %11.1f%% %12.1f %10.1f\n", $1, $2, 100 * $3,
+                  $6 / 1e9, $4 }'
+echo
+echo "The default scenario (scenarios/default.json), in full:"
+"$bin" run "$dir/default.json"

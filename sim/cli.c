@@ -91,7 +91,9 @@ int cli_load(const cli_options *o, const char *const *more, int nmore,
     for (int i = 0; i < o->nset; i++) sets[n++] = o->sets[i];
     for (int i = 0; i < nmore && n < CLI_MAX_SETS * 2; i++) sets[n++] = more[i];
     char err[1024];
-    if (scn_load(o->scenario, sets, n, cfg, err, sizeof err)) {
+    const char *variant = cli_value(o, "--variant");
+    if (scn_load_variant(o->scenario, variant, sets, n, cfg, err,
+                         sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return CLI_EXIT_INPUT;
     }

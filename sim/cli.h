@@ -54,9 +54,9 @@ int cli_flag(const cli_options *o, const char *name);
  * CLI_EXIT_INPUT. */
 int cli_usage_error(const char *cmd, const char *fmt, ...);
 
-/* Loads the scenario with the --set overrides (and `more` extra ones, may
- * be NULL/0); prints the loader's one-line message and returns
- * CLI_EXIT_INPUT on failure, 0 on success. */
+/* Loads the scenario (the --variant given, if any) with the --set
+ * overrides (and `more` extra ones, may be NULL/0); prints the loader's
+ * one-line message and returns CLI_EXIT_INPUT on failure, 0 on success. */
 int cli_load(const cli_options *o, const char *const *more, int nmore,
              scn_config *cfg);
 
@@ -74,5 +74,8 @@ void cli_progress_end(cli_progress *p);
 
 /* The subcommands. */
 int cli_run(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
+int cli_table(int argc, char **argv);
+int cli_plan(int argc, char **argv);
 
 #endif

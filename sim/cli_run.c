@@ -6,14 +6,16 @@
 #include "run.h"
 
 static const char help[] =
-    "usage: dilosim run SCENARIO.json [--set KEY=VALUE]... [--out FILE]\n"
-    "                   [--trace FILE]\n"
+    "usage: dilosim run SCENARIO.json [--variant NAME] [--set KEY=VALUE]...\n"
+    "                   [--out FILE] [--trace FILE]\n"
     "\n"
     "Simulates the scenario and prints one JSON object: compute_utilization,\n"
     "wall_time_s, bytes_sent_total, peak_link_gbps, per_worker, ...\n"
     "(every field and its unit is listed in README.md).\n"
     "\n"
     "options:\n"
+    "  --variant NAME   run one of the scenario's variants (its \"variants\"\n"
+    "                   section, e.g. scenarios/paper/1b.json --variant diloco)\n"
     "  --set KEY=VALUE  override a scenario key, e.g. network.bandwidth_gbps=2.5\n"
     "                   (repeatable; VALUE is JSON, or else a string)\n"
     "  --out FILE       write the JSON result to FILE instead of stdout\n"
@@ -31,7 +33,7 @@ static int fail(const char *err, report_file *a, report_file *b) {
 }
 
 int cli_run(int argc, char **argv) {
-    static const char *const extra[] = {"--trace", NULL};
+    static const char *const extra[] = {"--trace", "--variant", NULL};
     cli_options o;
     int rc = cli_parse("run", help, argc, argv, extra, NULL, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;

@@ -80,7 +80,8 @@ typedef struct {       /* the outstanding reduction of one layer */
     int need, arrived;
     uint8_t *member;   /* participants, per worker */
     uint8_t *came;     /* arrived, per worker */
-    int64_t submitted;
+    int64_t submitted; /* ns, ready to send */
+    int64_t started;   /* ns, handed to the communication stream */
 } reduction;
 
 typedef struct {
@@ -109,7 +110,10 @@ typedef struct {
     double cum[3];      /* cumulative split */
     int64_t net_at;     /* instant of the scheduled net event */
     uint64_t net_version;
-    int64_t coll_free_at; /* when the stream finished its last reduction */
+    int *ready;         /* reductions ready but not yet on the stream */
+    int nready;
+    int stream_busy;    /* a reduction is on the stream */
+    int forward_first;  /* reduce_order: 1 forward_first, 0 fifo */
     int64_t end;        /* instant of the last useful event */
     int64_t ckpt_step, ckpt_count; /* DP: committed checkpoint, arrivals */
     int64_t resume_step; /* the step after the newest completed sync */
@@ -202,13 +206,37 @@ static void try_advance(world *W, int wi, int64_t now);
 
 /* ---- reductions --------------------------------------------------------- */
 
+/* Starts the next ready reduction when the stream is free: the oldest
+ * (fifo) or the one the next forward needs first (forward_first: lowest
+ * gate step, then lowest layer). */
+static void stream_kick(world *W, int64_t now) {
+    if (W->stream_busy || W->nready == 0) return;
+    int best = 0;
+    for (int i = 1; i < W->nready; i++) {
+        const reduction *a = &W->red[W->ready[i]], *b = &W->red[W->ready[best]];
+        int earlier = W->forward_first
+                          ? (W->gate[W->ready[i]] < W->gate[W->ready[best]] ||
+                             (W->gate[W->ready[i]] == W->gate[W->ready[best]] &&
+                              W->ready[i] < W->ready[best]))
+                          : a->submitted < b->submitted;
+        if (earlier) best = i;
+    }
+    int l = W->ready[best];
+    W->ready[best] = W->ready[--W->nready];
+    W->stream_busy = 1;
+    W->red[l].started = now;
+    if (coll_submit(W->coll, now, (double)W->bytes[l], W->red[l].came,
+                    (uint64_t)l))
+        W->oom = 1;
+}
+
+/* Every participant has arrived: the reduction is ready to send. */
 static void reduction_submit(world *W, int l, int64_t now) {
     reduction *r = &W->red[l];
     r->state = 2;
     r->submitted = now;
-    if (coll_submit(W->coll, now, (double)W->bytes[l], r->came,
-                    TAG_COLL + (uint64_t)l))
-        W->oom = 1;
+    W->ready[W->nready++] = l;
+    stream_kick(W, now);
 }
 
 /* Participants of a new reduction: the joined workers. */
@@ -243,11 +271,9 @@ static void rejoin_waiting(world *W, int64_t step, int64_t now);
 
 static void reduction_done(world *W, int l, int64_t now) {
     reduction *r = &W->red[l];
-    int64_t start = r->submitted > W->coll_free_at ? r->submitted
-                                                   : W->coll_free_at;
     for (int i = 0; i < W->M; i++)
-        if (r->came[i]) span(W, i, 1, "allreduce", l, r->take, start, now);
-    W->coll_free_at = now;
+        if (r->came[i]) span(W, i, 1, "allreduce", l, r->take, r->started, now);
+    W->stream_busy = 0;
     r->state = 0;
     W->gate[l] = NO_GATE;
     int f = W->frag[l];
@@ -452,6 +478,8 @@ static void dp_outage(world *W, int64_t now) {
         W->waiters[l] = -1;
     }
     for (int p = 0; p < W->P; p++) W->frag_done[p] = 0;
+    W->nready = 0;
+    W->stream_busy = 0;
     coll_clear(W->coll, now);
 }
 
@@ -523,7 +551,9 @@ static void on_download_done(world *W, int wi, int64_t now) {
 /* ---- net callbacks ------------------------------------------------------ */
 
 static void on_coll_done(void *ctx, int64_t now, uint64_t tag) {
-    reduction_done(ctx, (int)tag, now);
+    world *W = ctx;
+    reduction_done(W, (int)tag, now);
+    stream_kick(W, now);
 }
 
 static void on_flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
@@ -568,7 +598,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     W->P = W->sch.P;
     W->base_ns = llround(scn_step_time_s(c) * 1e9);
     W->net_at = INT64_MAX;
-    W->coll_free_at = INT64_MIN;
+    W->forward_first = c->reduce_order == SCN_FORWARD_FIRST;
     W->progress_next = 1;
     W->resume_step = 1;
     int M = W->M, L = W->L, P = W->P;
@@ -578,6 +608,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     ALLOC(W->red, L);
     ALLOC(W->gate, L);
     ALLOC(W->last_take, L);
+    ALLOC(W->ready, L);
     ALLOC(W->frag, L);
     ALLOC(W->bytes, L);
     ALLOC(W->waiters, L);
@@ -612,9 +643,10 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
 
     W->net = net_new(2 * M);
     if (!W->net) return -1;
+    double gbit = c->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
     for (int i = 0; i < M; i++) {
-        net_link_set(W->net, 2 * i, c->up_gbps[i] * 1e9 / 8);
-        net_link_set(W->net, 2 * i + 1, c->down_gbps[i] * 1e9 / 8);
+        net_link_set(W->net, 2 * i, c->up_gbps[i] * gbit / 8);
+        net_link_set(W->net, 2 * i + 1, c->down_gbps[i] * gbit / 8);
     }
     W->coll = coll_new(W->net, M, c->collective, W->lat, W->flow_cap,
                        TAG_COLL, on_coll_done, W);
@@ -654,7 +686,7 @@ static void world_free(world *W) {
             free(W->red[l].member);
             free(W->red[l].came);
         }
-    free(W->w), free(W->red), free(W->gate), free(W->last_take);
+    free(W->w), free(W->red), free(W->gate), free(W->last_take), free(W->ready);
     free(W->frag);
     free(W->bytes), free(W->waiters), free(W->wait_next);
     free(W->frag_size), free(W->frag_done), free(W->lat);
@@ -711,9 +743,11 @@ static void fill_result(const world *W, int done, uint64_t events,
     }
     out->compute_utilization =
         wall > 0 ? out->compute_time_s / (wall * W->M) : 0;
-    out->peak_link_gbps = peak * 8e-9;
+    /* Rates in the scenario's own Gbit, like its bandwidth keys. */
+    double gbit = W->cfg->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
+    out->peak_link_gbps = peak * 8 / gbit;
     out->avg_link_gbps =
-        wall > 0 ? out->bytes_sent_total * 8e-9 / wall / W->M : 0;
+        wall > 0 ? out->bytes_sent_total * 8 / gbit / wall / W->M : 0;
 }
 
 int run_simulate(const scn_config *cfg, const run_hooks *hooks,

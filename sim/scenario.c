@@ -14,6 +14,10 @@
  *   3. locate   walks the tree and the offsets in lockstep (cJSON keeps
  *               members and items in document order, duplicates too) and
  *               files each node's key and value offsets in a side table.
+ *   3b. merge   (scn_load_variant) deep-merges the named variant of the
+ *               "variants" section into the root: its nodes move, keeping
+ *               their filed offsets, and are marked, so errors about them
+ *               point into the variant and read variants.NAME.json.path.
  *   4. override applies the "a.b.c=value" overrides to the tree; the nodes
  *               they create are filed as "made by override k", so errors
  *               about them name the override instead of a line.
@@ -33,12 +37,17 @@
  * for a missing key.  On error *out is left untouched: the config is built
  * in a local copy and copied out only on success.
  *
+ * The "variants" and "sweep" sections are checked for shape only (object
+ * of objects with valid names; object of key: spec string or array of
+ * scalars), by every load and by scn_meta_load.
+ *
  * No global state: everything lives in a ctx on the caller's stack (cJSON
  * itself keeps its last parse error in a global, which we never read).
  */
 #include "scenario.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -327,6 +336,7 @@ typedef struct {
     const cJSON *node;
     size_t key, val;  /* offsets in the text, NO_POS for none */
     int set;          /* the override that made the node, or -1 */
+    int in_variant;   /* 1: the node came from the merged variant */
 } pos;
 
 typedef struct {
@@ -335,6 +345,7 @@ typedef struct {
     const char *dir;          /* prefix for relative trace paths, or NULL */
     size_t dirlen;
     const char *const *sets;  /* the overrides, for messages */
+    const char *variant;      /* the merged variant, or NULL */
     pos *pos;
     size_t npos, cap;
     char *err;
@@ -360,7 +371,7 @@ static int record(ctx *c, const cJSON *node, size_t key, size_t val,
         if (!p) return -1;
         c->pos = p, c->cap = cap;
     }
-    c->pos[c->npos++] = (pos){node, key, val, set};
+    c->pos[c->npos++] = (pos){node, key, val, set, 0};
     return 0;
 }
 
@@ -400,35 +411,6 @@ static int locate(ctx *c, const cJSON *node, size_t key, const size_t *offs,
     return 0;
 }
 
-/* The error about node `at` (its key when at_key and it has one) whose
- * JSON path is `path`.  Always returns -1. */
-static int fail(ctx *c, const cJSON *at, int at_key, const char *path,
-                const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (!*path) path = "(root)";
-    const pos *p = lookup(c, at);
-    if (p && p->set >= 0)
-        return set_err(c, "--set %s: %s: %s", c->sets[p->set], path, msg);
-    if (!p) return set_err(c, "%s: %s: %s", c->name, path, msg);
-    int line, col;
-    line_col(c->text, at_key && p->key != NO_POS ? p->key : p->val, &line,
-             &col);
-    return set_err(c, "%s:%d:%d: %s: %s", c->name, line, col, path, msg);
-}
-
-/* Whether a comes after b: in the file by offset, overrides after the
- * file and in their order. */
-static int is_later(const ctx *c, const cJSON *a, const cJSON *b) {
-    const pos *pa = lookup(c, a), *pb = lookup(c, b);
-    if (!pa || !pb) return 0;
-    if (pa->set != pb->set) return pa->set > pb->set;
-    return pa->val > pb->val;
-}
-
 /* out = base + sep + part, cut at PATH_LEN - 1 bytes (a cut path only
  * shortens a message); out must not overlap the others. */
 static void join(char out[PATH_LEN], const char *base, const char *sep,
@@ -449,6 +431,44 @@ static void join_index(char out[PATH_LEN], const char *base, int i) {
     char num[16];
     snprintf(num, sizeof num, "[%d]", i);
     join(out, base, "", num);
+}
+
+/* The error about node `at` (its key when at_key and it has one) whose
+ * JSON path is `path` in the merged document.  A node that came from the
+ * merged variant is named by its place in the file, variants.NAME.path.
+ * Always returns -1. */
+static int fail(ctx *c, const cJSON *at, int at_key, const char *path,
+                const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!*path) path = "(root)";
+    const pos *p = lookup(c, at);
+    char in_file[PATH_LEN], var[PATH_LEN];
+    if (p && p->in_variant && c->variant) {
+        join(var, "variants", ".", c->variant);
+        join_key(in_file, var, path);
+        path = in_file;
+    }
+    if (p && p->set >= 0)
+        return set_err(c, "--set %s: %s: %s", c->sets[p->set], path, msg);
+    if (!p) return set_err(c, "%s: %s: %s", c->name, path, msg);
+    int line, col;
+    line_col(c->text, at_key && p->key != NO_POS ? p->key : p->val, &line,
+             &col);
+    return set_err(c, "%s:%d:%d: %s: %s", c->name, line, col, path, msg);
+}
+
+/* Whether a comes after b: in the file by offset, the merged variant
+ * after the base, overrides after both and in their order. */
+static int is_later(const ctx *c, const cJSON *a, const cJSON *b) {
+    const pos *pa = lookup(c, a), *pb = lookup(c, b);
+    if (!pa || !pb) return 0;
+    if (pa->set != pb->set) return pa->set > pb->set;
+    if (pa->in_variant != pb->in_variant) return pa->in_variant;
+    return pa->val > pb->val;
 }
 
 static const char *type_name(const cJSON *v) {
@@ -493,6 +513,8 @@ typedef enum {
     F_STR,     /* a string, checked only (annotations, trace) */
     F_OBJ,     /* a nested object with its own table */
     F_WORKERS, /* double[SCN_MAX_WORKERS]: one value, or workers.count */
+    F_VARIANTS,/* the variants section: its shape only */
+    F_SWEEP,   /* the sweep section: its shape only */
 } ftype;
 
 typedef struct field {
@@ -550,6 +572,23 @@ static const enum_def E_COLL = {"ring, all_to_all, star", p_coll};
 static const enum_def E_DIST = {"exponential, weibull", p_dist};
 static const enum_def E_BWD = {"activations_first, parameters_first", p_bwd};
 
+/* Enums parsed from a fixed list of names, in enum order. */
+static int p_names(const char *s, void *o, const char *const *names, int n) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0) return *(int *)o = i, 0;
+    return -1;
+}
+static int p_reduce(const char *s, void *o) {
+    static const char *const n[] = {"fifo", "forward_first"};
+    return p_names(s, o, n, 2);
+}
+static int p_gbit(const char *s, void *o) {
+    static const char *const n[] = {"si", "binary"};
+    return p_names(s, o, n, 2);
+}
+static const enum_def E_REDUCE = {"fifo, forward_first", p_reduce};
+static const enum_def E_GBIT = {"si, binary", p_gbit};
+
 static const field split_fields[] = {
     K_NUM("forward", split[0], GE(0)),
     K_NUM("backward_activations", split[1], GE(0)),
@@ -592,6 +631,8 @@ static const field network_fields[] = {
      .r = GT(0), .inf_ok = 1},
     K_WORKERS("latency_ms", latency_ms, GE(0)),
     K_ENUM("collective", collective, E_COLL),
+    K_ENUM("reduce_order", reduce_order, E_REDUCE),
+    K_ENUM("gbit", gbit, E_GBIT),
     K_NUM("tcp_window_mb", tcp_window_mb, GE(0)),
     K_END};
 
@@ -633,6 +674,8 @@ static const field root_fields[] = {
     K_U64("seed", seed, 0, EXACT_INT),
     K_STR("name"),
     K_STR("description"),
+    {.key = "variants", .type = F_VARIANTS},
+    {.key = "sweep", .type = F_SWEEP},
     K_END};
 
 /* ---------------------------------------------------------------------
@@ -723,6 +766,33 @@ static int load_workers(ctx *c, const cJSON *v, const char *path,
 static int load_object(ctx *c, const cJSON *obj, const char *path,
                        const field *fields, scn_config *cfg);
 
+/* One member of a section: checks member m (path p), the n-th, and files
+ * it in meta when meta is not NULL. */
+typedef int (*member_fn)(ctx *c, const cJSON *m, const char *p, int n,
+                         scn_meta *meta);
+
+/* A section: an object of at most max members with distinct keys, each
+ * checked by `member`; their count goes to meta at count_off. */
+typedef struct {
+    const char *name, *expected;
+    int max;
+    member_fn member;
+    size_t count_off;
+} section;
+
+static int variant_member(ctx *c, const cJSON *m, const char *p, int n,
+                          scn_meta *meta);
+static int sweep_member(ctx *c, const cJSON *m, const char *p, int n,
+                        scn_meta *meta);
+static const section S_VARIANTS = {"variants", "an object of named variants",
+                                   SCN_MAX_VARIANTS, variant_member,
+                                   offsetof(scn_meta, nvariants)};
+static const section S_SWEEP = {"sweep", "an object of key: grid spec",
+                                SCN_MAX_SWEEP, sweep_member,
+                                offsetof(scn_meta, nsweep)};
+static int check_section(ctx *c, const cJSON *v, const section *s,
+                         scn_meta *meta);
+
 /* One present key of a table. */
 static int load_field(ctx *c, const cJSON *v, const char *path,
                       const field *f, scn_config *cfg) {
@@ -766,6 +836,26 @@ static int load_field(ctx *c, const cJSON *v, const char *path,
         return load_object(c, v, path, f->sub, cfg);
     case F_WORKERS:
         return load_workers(c, v, path, f, cfg);
+    case F_VARIANTS:
+        return check_section(c, v, &S_VARIANTS, NULL);
+    case F_SWEEP:
+        return check_section(c, v, &S_SWEEP, NULL);
+    }
+    return 0;
+}
+
+/* Rejects member m of obj (path p) when an earlier member has its key. */
+static int check_dup(ctx *c, const cJSON *obj, const cJSON *m,
+                     const char *p) {
+    for (const cJSON *e = obj->child; e != m; e = e->next) {
+        if (strcmp(e->string, m->string) != 0) continue;
+        const pos *first = lookup(c, e);
+        int line, col;
+        if (!first || first->key == NO_POS)
+            return fail(c, m, 1, p, "duplicate key");
+        line_col(c->text, first->key, &line, &col);
+        return fail(c, m, 1, p, "duplicate key (first given at %d:%d)",
+                    line, col);
     }
     return 0;
 }
@@ -787,16 +877,7 @@ static int check_keys(ctx *c, const cJSON *obj, const char *path,
             return fail(c, m, 1, p, "unknown key (expected one of: %s)",
                         keys);
         }
-        for (const cJSON *e = obj->child; e != m; e = e->next) {
-            if (strcmp(e->string, m->string) != 0) continue;
-            const pos *first = lookup(c, e);
-            int line, col;
-            if (!first || first->key == NO_POS)
-                return fail(c, m, 1, p, "duplicate key");
-            line_col(c->text, first->key, &line, &col);
-            return fail(c, m, 1, p, "duplicate key (first given at %d:%d)",
-                        line, col);
-        }
+        if (check_dup(c, obj, m, p)) return -1;
     }
     return 0;
 }
@@ -817,6 +898,225 @@ static int load_object(ctx *c, const cJSON *obj, const char *path,
         if (load_field(c, v, p, f, cfg)) return -1;
     }
     return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * The variants and sweep sections: shapes only.  What a variant sets is
+ * validated when it is merged; what a sweep varies, when a point loads.
+ */
+
+/* A variant name: 1 to SCN_NAME_MAX - 1 of [A-Za-z0-9_.-]. */
+static int is_variant_name(const char *s) {
+    size_t n = strlen(s);
+    if (n == 0 || n >= SCN_NAME_MAX) return 0;
+    for (; *s; s++)
+        if (!is_word(*s) && *s != '.' && *s != '-') return 0;
+    return 1;
+}
+
+/* A sweep key: a dotted key path with no empty segment and no '=' that
+ * fits scn_meta.sweep_key. */
+static int is_sweep_key(const char *s) {
+    size_t n = strlen(s);
+    if (n == 0 || n >= sizeof ((scn_meta *)0)->sweep_key[0]) return 0;
+    if (s[0] == '.' || s[n - 1] == '.' || strstr(s, "..")) return 0;
+    return strchr(s, '=') == NULL;
+}
+
+static int check_section(ctx *c, const cJSON *v, const section *s,
+                         scn_meta *meta) {
+    char p[PATH_LEN];
+    if (!cJSON_IsObject(v))
+        return fail(c, v, 0, s->name, "wrong type: %s (expected %s)",
+                    type_name(v), s->expected);
+    int n = 0;
+    for (const cJSON *m = v->child; m; m = m->next, n++) {
+        join_key(p, s->name, m->string);
+        if (check_dup(c, v, m, p)) return -1;
+        if (n == s->max)
+            return fail(c, m, 1, p, "too many keys (expected at most %d)",
+                        s->max);
+        if (s->member(c, m, p, n, meta)) return -1;
+    }
+    if (meta) *(int *)((char *)meta + s->count_off) = n;
+    return 0;
+}
+
+static int variant_member(ctx *c, const cJSON *m, const char *p, int n,
+                          scn_meta *meta) {
+    if (!is_variant_name(m->string))
+        return fail(c, m, 1, p, "bad variant name (expected 1 to %d of "
+                    "A-Z a-z 0-9 _ . -)", SCN_NAME_MAX - 1);
+    if (!cJSON_IsObject(m))
+        return fail(c, m, 0, p, "wrong type: %s (expected an object of "
+                    "scenario keys)", type_name(m));
+    if (meta) strcpy(meta->variant[n], m->string);
+    return 0;
+}
+
+
+/* A string that --set would not read back as itself: empty, JSON (such
+ * as "1" or "true"), padded, or holding what splits a comma list. */
+static int needs_quotes(const char *s) {
+    size_t n = strlen(s);
+    return n == 0 || is_json(s) || strpbrk(s, ",\"[]{}") != NULL ||
+           isspace((unsigned char)s[0]) || isspace((unsigned char)s[n - 1]);
+}
+
+/* Appends item e of a sweep array to spec (len bytes used) as the VALUE
+ * of a --set: a number, true, false, or a string, JSON-quoted when it
+ * needs quotes.  Returns 0, 1 when it does not fit, -1 out of memory. */
+static int append_item(const cJSON *e, char *spec, size_t *len) {
+    char b[32], *q = NULL;
+    const char *t = cJSON_IsTrue(e) ? "true" : "false";
+    if (cJSON_IsNumber(e)) t = fmt_num(e->valuedouble, b);
+    if (cJSON_IsString(e)) {
+        t = e->valuestring;
+        if (needs_quotes(t) && !(t = q = cJSON_PrintUnformatted(e)))
+            return -1;
+    }
+    size_t n = strlen(t), sep = *len ? 1 : 0;
+    int rc = *len + sep + n >= SCN_SPEC_MAX;
+    if (!rc) {
+        if (sep) spec[(*len)++] = ',';
+        memcpy(spec + *len, t, n + 1);
+        *len += n;
+    }
+    free(q);
+    return rc;
+}
+
+/* A sweep value as a grid spec in spec[SCN_SPEC_MAX]: a string as it is,
+ * an array of scalars as a comma list. */
+static int sweep_spec_text(ctx *c, const cJSON *v, const char *p,
+                           char *spec) {
+    static const char *const expected = "expected a grid spec string or an "
+                                        "array of numbers, strings or "
+                                        "booleans";
+    if (cJSON_IsString(v)) {
+        if (strlen(v->valuestring) >= SCN_SPEC_MAX)
+            return fail(c, v, 0, p, "too long (expected at most %d bytes)",
+                        SCN_SPEC_MAX - 1);
+        strcpy(spec, v->valuestring);
+        return 0;
+    }
+    if (!cJSON_IsArray(v))
+        return fail(c, v, 0, p, "wrong type: %s (%s)", type_name(v),
+                    expected);
+    if (!v->child) return fail(c, v, 0, p, "empty array (%s)", expected);
+    size_t len = 0;
+    int i = 0;
+    spec[0] = 0;
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
+        char pe[PATH_LEN];
+        join_index(pe, p, i);
+        if (!cJSON_IsNumber(e) && !cJSON_IsString(e) && !cJSON_IsBool(e))
+            return fail(c, e, 0, pe, "wrong type: %s (%s)", type_name(e),
+                        expected);
+        int r = append_item(e, spec, &len);
+        if (r < 0) return oom(c);
+        if (r)
+            return fail(c, v, 0, p, "too long (expected at most %d bytes "
+                        "as a comma list)", SCN_SPEC_MAX - 1);
+    }
+    return 0;
+}
+
+static int sweep_member(ctx *c, const cJSON *m, const char *p, int n,
+                        scn_meta *meta) {
+    char spec[SCN_SPEC_MAX];
+    if (!is_sweep_key(m->string))
+        return fail(c, m, 1, p, "bad key (expected a dotted scenario key "
+                    "such as network.bandwidth_gbps, at most %d bytes)",
+                    (int)sizeof meta->sweep_key[0] - 1);
+    if (sweep_spec_text(c, m, p, meta ? meta->sweep_spec[n] : spec))
+        return -1;
+    if (meta) strcpy(meta->sweep_key[n], m->string);
+    return 0;
+}
+
+
+/* ---------------------------------------------------------------------
+ * Pass 3b: merging a variant
+ */
+
+/* Files node and its subtree as coming from the merged variant. */
+static void mark_variant(ctx *c, const cJSON *node) {
+    for (size_t k = c->npos; k-- > 0;)
+        if (c->pos[k].node == node) {
+            c->pos[k].in_variant = 1;
+            break;
+        }
+    for (const cJSON *ch = node->child; ch; ch = ch->next)
+        mark_variant(c, ch);
+}
+
+/* Deep-merges object src into object dst: a member that is an object on
+ * both sides merges key by key, any other member of src moves into dst,
+ * replacing dst's.  path is src's path in the merged document. */
+static int merge(ctx *c, cJSON *dst, cJSON *src, const char *path) {
+    char p[PATH_LEN];
+    /* Duplicates first: a moved member is no longer there to compare. */
+    for (const cJSON *m = src->child; m; m = m->next) {
+        join_key(p, path, m->string);
+        if (check_dup(c, src, m, p)) return -1;
+    }
+    for (cJSON *m = src->child, *next; m; m = next) {
+        next = m->next;
+        cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, m->string);
+        if (cJSON_IsObject(d) && cJSON_IsObject(m)) {
+            join_key(p, path, m->string);
+            if (merge(c, d, m, p)) return -1;
+            continue;
+        }
+        cJSON_DetachItemViaPointer(src, m);
+        if (d) {
+            cJSON_ReplaceItemViaPointer(dst, d, m);
+        } else if (!cJSON_AddItemToObject(dst, m->string, m)) {
+            cJSON_Delete(m);
+            return oom(c);
+        }
+    }
+    return 0;
+}
+
+/* "file: variants: unknown variant "x" (expected one of: a, b)". */
+static int unknown_variant(ctx *c, const cJSON *vs, const char *name) {
+    char names[SCN_MAX_VARIANTS * (SCN_NAME_MAX + 2)] = "";
+    size_t n = 0;
+    for (const cJSON *m = vs ? vs->child : NULL; m; m = m->next)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s",
+                              n ? ", " : "", m->string);
+    if (!n)
+        return set_err(c, "%s: variants: unknown variant \"%s\" (the "
+                       "scenario has no variants)", c->name, name);
+    return set_err(c, "%s: variants: unknown variant \"%s\" (expected one "
+                   "of: %s)", c->name, name, names);
+}
+
+/* Merges variant `name` of root's variants section into root.  The
+ * variant's nodes keep their positions and are marked, so messages about
+ * them point into the variant and name it. */
+static int merge_variant(ctx *c, cJSON *root, const char *name) {
+    char p[PATH_LEN], var[PATH_LEN];
+    cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "variants");
+    if (vs && check_section(c, vs, &S_VARIANTS, NULL)) return -1;
+    cJSON *v = vs ? cJSON_GetObjectItemCaseSensitive(vs, name) : NULL;
+    if (!v) return unknown_variant(c, vs, name);
+    join(var, "variants", ".", name);
+    for (const cJSON *m = v->child; m; m = m->next) {
+        if (strcmp(m->string, "variants") && strcmp(m->string, "sweep"))
+            continue;
+        join_key(p, var, m->string);
+        return fail(c, m, 1, p, "not allowed in a variant (expected "
+                    "scenario keys)");
+    }
+    mark_variant(c, v);
+    c->variant = name;
+    cJSON_DetachItemViaPointer(vs, v);
+    int rc = merge(c, root, v, "");
+    cJSON_Delete(v);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------
@@ -1042,6 +1342,8 @@ void scn_defaults(scn_config *c) {
     c->straggler_prob = 0;
     c->straggler_slowdown = 2;
     c->collective = COLL_RING;
+    c->reduce_order = SCN_FIFO;
+    c->gbit = SCN_GBIT_SI;
     c->tcp_window_mb = 0;
 
     c->sched = (sched_spec){.method = SCHED_STREAMING, .layers = 24,
@@ -1068,12 +1370,13 @@ double scn_step_time_s(const scn_config *c) {
            (c->chips * c->peak_tflops * 1e12 * c->mfu);
 }
 
-/* Passes 1 to 5 over text (NUL-terminated, len bytes, BOM included). */
-static int load_text(ctx *c, const char *text, size_t len,
-                     const char *const *sets, int nset, scn_config *out) {
+/* Passes 1 to 3 over text (NUL-terminated, len bytes, BOM included):
+ * *root receives the tree, an object, with every node filed.  On error
+ * *root is NULL; either way the caller frees c->pos. */
+static int parse_doc(ctx *c, const char *text, size_t len, cJSON **root) {
+    *root = NULL;
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3, len -= 3;
     c->text = text;
-    c->sets = sets;
 
     int line, col;
     if (strlen(text) != len) {
@@ -1090,28 +1393,39 @@ static int load_text(ctx *c, const char *text, size_t len,
                        sc.msg);
     }
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
-    if (!root) { /* only out of memory, as the scanner is stricter */
+    cJSON *doc = cJSON_ParseWithOpts(text, &end, 1);
+    if (!doc) { /* only out of memory, as the scanner is stricter */
         free(sc.offs);
         line_col(text, end ? (size_t)(end - text) : 0, &line, &col);
         return set_err(c, "%s:%d:%d: syntax error (rejected by the JSON "
                        "parser; out of memory?)", c->name, line, col);
     }
-
-    int rc = -1;
     size_t k = 0;
-    int r = locate(c, root, NO_POS, sc.offs, sc.n, &k);
+    int r = locate(c, doc, NO_POS, sc.offs, sc.n, &k);
     free(sc.offs);
-    if (r < 0 || (r == 0 && k != sc.n) || r > 0) {
-        if (r < 0) oom(c);
-        else set_err(c, "%s: internal error: positions out of step", c->name);
-        goto done;
+    if (r < 0) r = oom(c);
+    else if (r > 0 || k != sc.n)
+        r = set_err(c, "%s: internal error: positions out of step", c->name);
+    else if (!cJSON_IsObject(doc))
+        r = fail(c, doc, 0, "", "wrong type: %s (expected an object)",
+                 type_name(doc));
+    if (r) {
+        cJSON_Delete(doc);
+        return -1;
     }
-    if (!cJSON_IsObject(root)) {
-        fail(c, root, 0, "", "wrong type: %s (expected an object)",
-             type_name(root));
-        goto done;
-    }
+    *root = doc;
+    return 0;
+}
+
+/* Passes 1 to 5 over text, with a variant (or NULL) merged in. */
+static int load_text(ctx *c, const char *text, size_t len,
+                     const char *variant, const char *const *sets, int nset,
+                     scn_config *out) {
+    cJSON *root;
+    c->sets = sets;
+    int rc = -1;
+    if (parse_doc(c, text, len, &root)) goto done;
+    if (variant && merge_variant(c, root, variant)) goto done;
     for (int i = 0; i < nset; i++)
         if (apply_set(c, root, i)) goto done;
 
@@ -1134,41 +1448,82 @@ int scn_load_string(const char *text, const char *name,
                     const char *const *sets, int nset, scn_config *out,
                     char *err, size_t errlen) {
     ctx c = {.name = name ? name : "<string>", .err = err, .errlen = errlen};
-    return load_text(&c, text, strlen(text), sets, nset, out);
+    return load_text(&c, text, strlen(text), NULL, sets, nset, out);
 }
 
-int scn_load(const char *path, const char *const *sets, int nset,
-             scn_config *out, char *err, size_t errlen) {
-    ctx c = {.name = path, .err = err, .errlen = errlen};
+/* Reads the file c->name into *buf (NUL-terminated, *len bytes) and sets
+ * c->dir to its directory.  Returns 0, or -1 with the message. */
+static int read_file(ctx *c, char **buf, size_t *len) {
+    const char *path = c->name;
     FILE *f = fopen(path, "rb");
-    if (!f) return set_err(&c, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    if (!f) return set_err(c, "%s: cannot open: %s", path, strerror(errno));
+    char *b = NULL;
+    size_t n = 0, cap = 0;
     for (;;) {
-        if (cap - len < 4096) {
-            char *b = realloc(buf, cap = 2 * cap + 4096);
-            if (!b) {
-                free(buf);
+        if (cap - n < 4096) {
+            char *nb = realloc(b, cap = 2 * cap + 4096);
+            if (!nb) {
+                free(b);
                 fclose(f);
-                return oom(&c);
+                return oom(c);
             }
-            buf = b;
+            b = nb;
         }
-        size_t n = fread(buf + len, 1, cap - len - 1, f);
-        len += n;
-        if (n == 0) break;
+        size_t got = fread(b + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
     }
     int bad = ferror(f), e = errno;
     fclose(f);
     if (bad) {
-        free(buf);
-        return set_err(&c, "%s: cannot read: %s", path, strerror(e));
+        free(b);
+        return set_err(c, "%s: cannot read: %s", path, strerror(e));
     }
-    buf[len] = 0;
+    b[n] = 0;
     const char *slash = strrchr(path, '/');
-    c.dir = path;
-    c.dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    int rc = load_text(&c, buf, len, sets, nset, out);
+    c->dir = path;
+    c->dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+    *buf = b, *len = n;
+    return 0;
+}
+
+int scn_load_variant(const char *path, const char *variant,
+                     const char *const *sets, int nset, scn_config *out,
+                     char *err, size_t errlen) {
+    ctx c = {.name = path, .err = err, .errlen = errlen};
+    char *buf;
+    size_t len;
+    if (read_file(&c, &buf, &len)) return -1;
+    int rc = load_text(&c, buf, len, variant, sets, nset, out);
+    free(buf);
+    return rc;
+}
+
+int scn_load(const char *path, const char *const *sets, int nset,
+             scn_config *out, char *err, size_t errlen) {
+    return scn_load_variant(path, NULL, sets, nset, out, err, errlen);
+}
+
+int scn_meta_load(const char *path, scn_meta *meta, char *err,
+                  size_t errlen) {
+    ctx c = {.name = path, .err = err, .errlen = errlen};
+    char *buf;
+    size_t len;
+    if (read_file(&c, &buf, &len)) return -1;
+    scn_meta *m = calloc(1, sizeof *m);
+    cJSON *root = NULL;
+    int rc = -1;
+    if (!m) oom(&c);
+    else if (!parse_doc(&c, buf, len, &root)) {
+        const cJSON *vs = get(root, "variants"), *sw = get(root, "sweep");
+        rc = (vs && check_section(&c, vs, &S_VARIANTS, m)) ||
+                     (sw && check_section(&c, sw, &S_SWEEP, m))
+                 ? -1 : 0;
+    }
+    if (!rc) *meta = *m;
+    cJSON_Delete(root);
+    free(c.pos);
+    free(m);
     free(buf);
     return rc;
 }

@@ -31,6 +31,14 @@
 
 typedef enum { SCN_ACT_FIRST, SCN_PARAM_FIRST } scn_bwd_order;
 
+/* Which ready reduction the communication stream sends next: the oldest
+ * (fifo), or the one the next forward needs first (forward_first: lowest
+ * gate step, then lowest layer; a running transfer is never preempted). */
+typedef enum { SCN_FIFO, SCN_FORWARD_FIRST } scn_reduce_order;
+
+/* What "Gbit" means in bandwidth keys: 1e9 bits (si) or 2^30 (binary). */
+typedef enum { SCN_GBIT_SI, SCN_GBIT_BINARY } scn_gbit;
+
 typedef struct {
     /* model */
     double params;            /* parameters in the model (count) */
@@ -58,6 +66,8 @@ typedef struct {
     double latency_ms[SCN_MAX_WORKERS]; /* one-way latency between i and j
                                            is (lat[i] + lat[j]) / 2 */
     coll_algo collective;
+    scn_reduce_order reduce_order;
+    scn_gbit gbit;                      /* unit of every *_gbps key */
     double tcp_window_mb;               /* per-flow cap window/RTT; 0 none */
 
     /* method */
@@ -98,5 +108,50 @@ int scn_load_string(const char *text, const char *name,
 
 /* Step time in seconds (given or computed from FLOPs). */
 double scn_step_time_s(const scn_config *c);
+
+/*
+ * Variants and sweeps.  A scenario may name variants of itself:
+ *
+ *   "variants": {"data_parallel": {"method": {"name": "dp"}},
+ *                "diloco":        {"method": {"name": "diloco"}}}
+ *
+ * Each variant is a partial scenario deep-merged over the base document
+ * (objects merge key by key, anything else replaces) before the --set
+ * overrides are applied and before validation, so a variant is validated
+ * exactly like the keys it sets.  Variant names keep document order.
+ *
+ * A scenario may also carry a "sweep" section for `dilosim sweep`:
+ *
+ *   "sweep": {"network.bandwidth_gbps": "logspace:-1:3:50",
+ *             "workers.count": [2, 4, 8]}
+ *
+ * mapping a dotted key to a grid spec (a string: a comma list,
+ * "logspace:A:B:N" or "linspace:A:B:N") or to an array of values.  The
+ * base scenario ignores both sections when it is run.
+ */
+#define SCN_MAX_VARIANTS 32
+#define SCN_MAX_SWEEP 16
+#define SCN_NAME_MAX 64
+#define SCN_SPEC_MAX 4096
+
+typedef struct {
+    int nvariants;
+    char variant[SCN_MAX_VARIANTS][SCN_NAME_MAX];   /* in document order */
+    int nsweep;
+    char sweep_key[SCN_MAX_SWEEP][SCN_NAME_MAX * 2];  /* dotted key */
+    char sweep_spec[SCN_MAX_SWEEP][SCN_SPEC_MAX];    /* a grid spec; an
+        array in the file becomes a comma list of its JSON values */
+} scn_meta;
+
+/* Reads the variant names and the sweep section of a scenario file
+ * (syntax and the two sections' shapes are checked; the rest is not).
+ * Returns 0, or -1 with a one-line message. */
+int scn_meta_load(const char *path, scn_meta *meta, char *err, size_t errlen);
+
+/* scn_load with a variant merged in first (variant NULL: the base).  An
+ * unknown variant name is an error that lists the known ones. */
+int scn_load_variant(const char *path, const char *variant,
+                     const char *const *sets, int nset, scn_config *out,
+                     char *err, size_t errlen);
 
 #endif

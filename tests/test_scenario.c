@@ -496,7 +496,8 @@ START_TEST(test_text_details) {
     /* Columns count characters, not bytes. */
     FAIL("{\"name\": \"\xC3\xA9t\xC3\xA9\", \"x\": 1}",
          "s.json:1:17: x: unknown key (expected one of: model, workers, "
-         "network, method, faults, steps, seed, name, description)");
+         "network, method, faults, steps, seed, name, description, variants, "
+         "sweep)");
     /* CRLF line ends. */
     FAIL("{\r\n  \"steps\": -1\r\n}\r\n",
          "s.json:2:12: steps: -1 is out of range (expected an integer in "
@@ -504,7 +505,8 @@ START_TEST(test_text_details) {
     /* Messages are one line whatever the keys hold. */
     FAIL("{\"a\\nb\": 1}",
          "s.json:1:2: a?b: unknown key (expected one of: model, workers, "
-         "network, method, faults, steps, seed, name, description)");
+         "network, method, faults, steps, seed, name, description, variants, "
+         "sweep)");
     /* Escapes and integers written as 1e3 or 1.0 are fine. */
     load_ok("{\"name\": \"\\u00e9\\ud83d\\ude00\\\"\\\\\\/\\b\\f\\n\\r\\t\",\n"
             " \"steps\": 1e3, \"seed\": 2.0}",
@@ -650,7 +652,8 @@ END_TEST
 START_TEST(test_unknown_keys) {
     FAIL(TOP("\"steps\": 5,\n  \"step\": 5"),
          "s.json:3:3: step: unknown key (expected one of: model, workers, "
-         "network, method, faults, steps, seed, name, description)");
+         "network, method, faults, steps, seed, name, description, variants, "
+         "sweep)");
     FAIL(IN("model", "\"Params\": 1"),
          "s.json:3:5: model.Params: unknown key (expected one of: params, "
          "layers, step_time_s, tokens_per_step, chips, peak_tflops, mfu, "
@@ -667,7 +670,7 @@ START_TEST(test_unknown_keys) {
     FAIL(IN("network", "\"bandwidth\": 1"),
          "s.json:3:5: network.bandwidth: unknown key (expected one of: "
          "bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
-         "tcp_window_mb)");
+         "reduce_order, gbit, tcp_window_mb)");
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
          "fragments, layout, order, tau, alpha, codec, codec_block, "
@@ -1026,7 +1029,7 @@ START_TEST(test_set_errors) {
     FAIL_SET("{}", "modle.params=1",
              "--set modle.params=1: modle: unknown key (expected one of: "
              "model, workers, network, method, faults, steps, seed, name, "
-             "description)");
+             "description, variants, sweep)");
     FAIL_SET("{}", "workers={\"count\": 2, \"speed\": [1, 0]}",
              "--set workers={\"count\": 2, \"speed\": [1, 0]}: "
              "workers.speed[1]: 0 is out of range (expected a number > 0)");
@@ -1078,6 +1081,360 @@ START_TEST(test_set_errors) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------
+ * Variants and the sweep section
+ */
+
+static char vdir[64];
+
+/* Writes json to a scenario file of its own and returns its path. */
+static const char *scenario_file(const char *json) {
+    if (!vdir[0]) {
+        snprintf(vdir, sizeof vdir, "/tmp/test_scenario_v_XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(vdir));
+    }
+    return write_file(vdir, "v.json", json);
+}
+
+/* Removes what scenario_file made (teardown of the variants tests). */
+static void drop_scenario_dir(void) {
+    char path[128];
+    if (!vdir[0]) return;
+    snprintf(path, sizeof path, "%s/v.json", vdir);
+    unlink(path);
+    rmdir(vdir);
+    vdir[0] = 0;
+}
+
+static int load_v(const char *json, const char *variant,
+                  const char *const *sets, int nset) {
+    const char *path = scenario_file(json);
+    err[0] = 0;
+    return scn_load_variant(path, variant, sets, nset, &cfg, err, sizeof err);
+}
+
+static void load_v_ok(int line, const char *json, const char *variant,
+                      const char *const *sets, int nset) {
+    int rc = load_v(json, variant, sets, nset);
+    ck_assert_msg(rc == 0, "line %d: unexpected error: %s", line, err);
+}
+#define V_OK(json, variant) load_v_ok(__LINE__, json, variant, NULL, 0)
+
+/* Expects the load of variant to fail with "PATH" + msg. */
+static void load_v_fail(int line, const char *json, const char *variant,
+                        const char *const *sets, int nset, const char *msg) {
+    char want[2048];
+    int rc = load_v(json, variant, sets, nset);
+    snprintf(want, sizeof want, "%s/v.json%s", vdir, msg);
+    ck_assert_msg(rc == -1, "line %d: accepted, expected: %s", line, want);
+    ck_assert_msg(strcmp(err, want) == 0, "line %d:\n   got: %s\nwanted: %s",
+                  line, err, want);
+}
+#define V_FAIL(json, variant, msg) \
+    load_v_fail(__LINE__, json, variant, NULL, 0, msg)
+
+static const char variants_doc[] =
+    "{\n"
+    "  \"model\": {\"params\": 1e9, \"layers\": 24, \"step_time_s\": 0.1},\n"
+    "  \"network\": {\"bandwidth_gbps\": [10, 1], \"latency_ms\": 5},\n"
+    "  \"method\": {\"name\": \"streaming\", \"H\": 100, \"fragments\": 8,\n"
+    "             \"tau\": 1, \"codec\": \"e3m0\"},\n"
+    "  \"steps\": 50,\n"
+    "  \"variants\": {\n"
+    "    \"dp\": {\"method\": {\"name\": \"dp\"}},\n"
+    "    \"fast-1.b\": {\"network\": {\"bandwidth_gbps\": 100},\n"
+    "                 \"steps\": 7},\n"
+    "    \"slow_step\": {\"model\": {\"step_time_s\": 0.2},\n"
+    "                  \"faults\": {\"mtbf_hours\": 2}}\n"
+    "  },\n"
+    "  \"sweep\": {\"network.bandwidth_gbps\": \"logspace:-1:3:50\",\n"
+    "            \"method.codec\": [\"e3m0\", \"bf16\"]}\n"
+    "}\n";
+
+START_TEST(test_variants_merge) {
+    scn_config base, v;
+    /* The base ignores both sections; scn_load is the base variant. */
+    V_OK(variants_doc, NULL);
+    base = cfg;
+    ck_assert_int_eq(base.sched.method, SCHED_STREAMING);
+    ck_assert_double_eq(base.up_gbps[0], 10);
+    ck_assert_double_eq(base.up_gbps[1], 1);
+    ck_assert_int_eq(base.steps, 50);
+    ck_assert_int_eq(scn_load(scenario_file(variants_doc), NULL, 0, &v, err,
+                              sizeof err), 0);
+    ck_assert(memcmp(&v, &base, sizeof v) == 0);
+
+    /* Objects merge key by key: H, codec, network stay. */
+    V_OK(variants_doc, "dp");
+    ck_assert_int_eq(cfg.sched.method, SCHED_DP);
+    ck_assert_int_eq(cfg.codec.kind, CODEC_E3M0);
+    ck_assert_double_eq(cfg.up_gbps[1], 1);
+    ck_assert_double_eq(cfg.latency_ms[0], 5);
+    ck_assert_int_eq(cfg.steps, 50);
+
+    /* Anything else replaces: an array by a number, a number. */
+    V_OK(variants_doc, "fast-1.b");
+    ck_assert_int_eq(cfg.sched.method, SCHED_STREAMING);
+    ck_assert_double_eq(cfg.up_gbps[0], 100);
+    ck_assert_double_eq(cfg.down_gbps[1], 100);
+    ck_assert_double_eq(cfg.latency_ms[1], 5);
+    ck_assert_int_eq(cfg.steps, 7);
+
+    /* A section the base lacks is added. */
+    V_OK(variants_doc, "slow_step");
+    ck_assert_double_eq(cfg.step_time_s, 0.2);
+    ck_assert_double_eq(cfg.params, 1e9);
+    ck_assert_double_eq(cfg.faults.mtbf_s, 7200);
+
+    /* Overrides come after the variant. */
+    const char *sets[] = {"steps=9", "method.name=diloco"};
+    load_v_ok(__LINE__, variants_doc, "fast-1.b", sets, 2);
+    ck_assert_int_eq(cfg.steps, 9);
+    ck_assert_int_eq(cfg.sched.method, SCHED_DILOCO);
+    ck_assert_double_eq(cfg.up_gbps[0], 100);
+
+    /* Unknown variants. */
+    V_FAIL(variants_doc, "fast",
+           ": variants: unknown variant \"fast\" (expected one of: dp, "
+           "fast-1.b, slow_step)");
+    V_FAIL("{\"steps\": 5}", "dp",
+           ": variants: unknown variant \"dp\" (the scenario has no "
+           "variants)");
+    V_FAIL("{\"variants\": {}}", "dp",
+           ": variants: unknown variant \"dp\" (the scenario has no "
+           "variants)");
+    /* The file's own errors come first. */
+    V_FAIL("{\"steps\": 5,}", "dp",
+           ":1:13: syntax error (unexpected '}'; expected a string key after "
+           "',')");
+}
+END_TEST
+
+START_TEST(test_variant_errors) {
+    /* Messages about what a variant set point into the variant and name
+     * it by its place in the file. */
+    V_FAIL("{\"variants\": {\"v\": {\"method\": {\"name\": \"dpx\"}}}}", "v",
+           ":1:40: variants.v.method.name: unknown value \"dpx\" (expected "
+           "one of: dp, diloco, streaming)");
+    V_FAIL("{\"method\": {\"H\": 10},\n"
+           " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}", "v",
+           ":2:32: variants.v.method.nmae: unknown key (expected one of: "
+           "name, H, fragments, layout, order, tau, alpha, codec, "
+           "codec_block, dp_codec)");
+    V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}",
+           "v",
+           ":2:32: variants.v.network: wrong type: number (expected an "
+           "object)");
+    /* ... and what the base set keeps its place. */
+    V_FAIL("{\"steps\": 0, \"variants\": {\"v\": {\"seed\": 2}}}", "v",
+           ":1:11: steps: 0 is out of range (expected an integer in "
+           "1..1000000000000)");
+    /* A variant counts as later than the base in conflicts. */
+    V_FAIL("{\"model\": {\"step_time_s\": 0.1},\n"
+           " \"variants\": {\"v\": {\"model\": {\"tokens_per_step\": 1,"
+           " \"chips\": 1, \"peak_tflops\": 1, \"mfu\": 1}}}}", "v",
+           ":2:50: variants.v.model.tokens_per_step: cannot be given "
+           "together with step_time_s (expected either step_time_s, or "
+           "tokens_per_step, chips, peak_tflops and mfu)");
+    V_FAIL("{\"model\": {\"tokens_per_step\": 1, \"chips\": 1,"
+           " \"peak_tflops\": 1, \"mfu\": 1},\n"
+           " \"variants\": {\"v\": {\"model\": {\"step_time_s\": 1}}}}", "v",
+           ":2:46: variants.v.model.step_time_s: cannot be given together "
+           "with tokens_per_step (expected either step_time_s, or "
+           "tokens_per_step, chips, peak_tflops and mfu)");
+    /* Duplicates inside a variant, at its top and in a merged object. */
+    V_FAIL("{\"variants\": {\"v\": {\"steps\": 1, \"steps\": 2}}}", "v",
+           ":1:33: variants.v.steps: duplicate key (first given at 1:21)");
+    V_FAIL("{\"method\": {},\n"
+           " \"variants\": {\"v\": {\"method\": {\"tau\": 0, \"tau\": 1}}}}",
+           "v",
+           ":2:42: variants.v.method.tau: duplicate key (first given at "
+           "2:32)");
+    /* ... and in an object the variant brings whole. */
+    V_FAIL("{\"variants\": {\"v\": {\"faults\": {\"mttr_hours\": 1, "
+           "\"mttr_hours\": 2}}}}", "v",
+           ":1:49: variants.v.faults.mttr_hours: duplicate key (first given "
+           "at 1:32)");
+    /* A variant holds scenario keys only. */
+    V_FAIL("{\"variants\": {\"v\": {\"variants\": {}}}}", "v",
+           ":1:21: variants.v.variants: not allowed in a variant (expected "
+           "scenario keys)");
+    V_FAIL("{\"variants\": {\"v\": {\"sweep\": {}}}}", "v",
+           ":1:21: variants.v.sweep: not allowed in a variant (expected "
+           "scenario keys)");
+    /* Overrides are named as such. */
+    const char *sets[] = {"steps=0"};
+    ck_assert_int_eq(load_v("{\"variants\": {\"v\": {\"steps\": 3}}}", "v",
+                            sets, 1), -1);
+    ck_assert_str_eq(err, "--set steps=0: steps: 0 is out of range "
+                     "(expected an integer in 1..1000000000000)");
+}
+END_TEST
+
+START_TEST(test_section_shapes) {
+    /* The base ignores what the sections hold... */
+    load_ok("{\"variants\": {\"a\": {\"method\": {\"name\": \"bogus\"}}},\n"
+            " \"sweep\": {\"steps\": \"whatever\", \"x.y\": [1, \"a\", true]}}",
+            NULL, 0);
+    /* ... but not their shapes. */
+    static const char *const cases[][2] = {
+        {TOP("\"variants\": 3"), "s.json:2:15: variants: wrong type: number "
+         "(expected an object of named variants)"},
+        {TOP("\"variants\": {\"a\": 1}"), "s.json:2:21: variants.a: wrong "
+         "type: number (expected an object of scenario keys)"},
+        {TOP("\"variants\": {\"a b\": {}}"), "s.json:2:16: variants.a b: "
+         "bad variant name (expected 1 to 63 of A-Z a-z 0-9 _ . -)"},
+        {TOP("\"variants\": {\"\": {}}"), "s.json:2:16: variants.: bad "
+         "variant name (expected 1 to 63 of A-Z a-z 0-9 _ . -)"},
+        {TOP("\"variants\": {\"a\": {}, \"a\": {}}"), "s.json:2:25: "
+         "variants.a: duplicate key (first given at 2:16)"},
+        {TOP("\"sweep\": []"), "s.json:2:12: sweep: wrong type: array "
+         "(expected an object of key: grid spec)"},
+        {TOP("\"sweep\": {\"k\": 3}"), "s.json:2:18: sweep.k: wrong type: "
+         "number (expected a grid spec string or an array of numbers, "
+         "strings or booleans)"},
+        {TOP("\"sweep\": {\"k\": []}"), "s.json:2:18: sweep.k: empty array "
+         "(expected a grid spec string or an array of numbers, strings or "
+         "booleans)"},
+        {TOP("\"sweep\": {\"k\": [1, [2]]}"), "s.json:2:22: sweep.k[1]: "
+         "wrong type: array (expected a grid spec string or an array of "
+         "numbers, strings or booleans)"},
+        {TOP("\"sweep\": {\"k\": [null]}"), "s.json:2:19: sweep.k[0]: "
+         "wrong type: null (expected a grid spec string or an array of "
+         "numbers, strings or booleans)"},
+        {TOP("\"sweep\": {\"k\": \"1\", \"k\": \"2\"}"), "s.json:2:23: "
+         "sweep.k: duplicate key (first given at 2:13)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        load_fail_at(__LINE__, cases[i][0], NULL, 0, cases[i][1]);
+    static const char *const bad_keys[] = {"", "a..b", ".a", "a.", "a=b"};
+    for (int i = 0; i < 5; i++) {
+        char json[128], msg[256];
+        snprintf(json, sizeof json, "{\"sweep\": {\"%s\": \"1\"}}",
+                 bad_keys[i]);
+        snprintf(msg, sizeof msg, "s.json:1:12: sweep.%s: bad key (expected "
+                 "a dotted scenario key such as network.bandwidth_gbps, at "
+                 "most 127 bytes)", bad_keys[i]);
+        load_fail_at(__LINE__, json, NULL, 0, msg);
+    }
+    /* --set reaches the sections too. */
+    FAIL_SET("{}", "variants=[1]", "--set variants=[1]: variants: wrong "
+             "type: array (expected an object of named variants)");
+}
+END_TEST
+
+/* {"variants": {"v0": {}, ...}} with n variants; {"sweep": {"k0": "1",
+ * ...}} with n keys. */
+static char *many(const char *section, const char *fmt, int n) {
+    static char json[4096];
+    size_t len = (size_t)snprintf(json, sizeof json, "{\"%s\": {", section);
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(json + len, sizeof json - len, fmt,
+                                i ? ", " : "", i);
+    snprintf(json + len, sizeof json - len, "}}");
+    return json;
+}
+
+START_TEST(test_section_limits) {
+    load_ok(many("variants", "%s\"v%d\": {}", SCN_MAX_VARIANTS), NULL, 0);
+    FAIL(many("variants", "%s\"v%d\": {}", SCN_MAX_VARIANTS + 1),
+         "s.json:1:357: variants.v32: too many keys (expected at most 32)");
+    load_ok(many("sweep", "%s\"k%d\": \"1\"", SCN_MAX_SWEEP), NULL, 0);
+    FAIL(many("sweep", "%s\"k%d\": \"1\"", SCN_MAX_SWEEP + 1),
+         "s.json:1:194: sweep.k16: too many keys (expected at most 16)");
+    /* A variant name of 63 characters; 64 is too long. */
+    char json[256], name[80];
+    memset(name, 'x', 64);
+    name[64] = 0;
+    snprintf(json, sizeof json, "{\"variants\": {\"%s\": {}}}", name + 1);
+    load_ok(json, NULL, 0);
+    snprintf(json, sizeof json, "{\"variants\": {\"%s\": {}}}", name);
+    char msg[256];
+    snprintf(msg, sizeof msg, "s.json:1:15: variants.%s: bad variant name "
+             "(expected 1 to 63 of A-Z a-z 0-9 _ . -)", name);
+    load_fail_at(__LINE__, json, NULL, 0, msg);
+    /* A spec string, and an array as a comma list, fit SCN_SPEC_MAX. */
+    char *big = malloc(SCN_SPEC_MAX + 64);
+    ck_assert_ptr_nonnull(big);
+    int n = snprintf(big, 32, "{\"sweep\": {\"k\": \"");
+    memset(big + n, '1', SCN_SPEC_MAX);
+    strcpy(big + n + SCN_SPEC_MAX, "\"}}");
+    load_fail_at(__LINE__, big, NULL, 0, "s.json:1:17: sweep.k: too long "
+                 "(expected at most 4095 bytes)");
+    /* 2048 items make 4095 bytes: they fit; one more does not. */
+    n = snprintf(big, 32, "{\"sweep\": {\"k\": [");
+    for (int i = 0; i < SCN_SPEC_MAX / 2; i++) n += sprintf(big + n, "%s1",
+                                                            i ? "," : "");
+    strcpy(big + n, "]}}");
+    load_ok(big, NULL, 0);
+    strcpy(big + n, ",1]}}");
+    load_fail_at(__LINE__, big, NULL, 0, "s.json:1:17: sweep.k: too long "
+                 "(expected at most 4095 bytes as a comma list)");
+    free(big);
+}
+END_TEST
+
+START_TEST(test_meta) {
+    scn_meta m;
+    ck_assert_int_eq(scn_meta_load(scenario_file(variants_doc), &m, err,
+                                   sizeof err), 0);
+    ck_assert_int_eq(m.nvariants, 3);
+    ck_assert_str_eq(m.variant[0], "dp");
+    ck_assert_str_eq(m.variant[1], "fast-1.b");
+    ck_assert_str_eq(m.variant[2], "slow_step");
+    ck_assert_int_eq(m.nsweep, 2);
+    ck_assert_str_eq(m.sweep_key[0], "network.bandwidth_gbps");
+    ck_assert_str_eq(m.sweep_spec[0], "logspace:-1:3:50");
+    ck_assert_str_eq(m.sweep_key[1], "method.codec");
+    ck_assert_str_eq(m.sweep_spec[1], "e3m0,bf16");
+
+    /* Array items as --set values: numbers exactly, strings as they are
+     * unless --set or the comma list would read them otherwise. */
+    const char *path = scenario_file(
+        "{\"sweep\": {\"k\": [0.1, 1e3, -2.5e-7, 0.12067926406393285, "
+        "\"e3m0\", \"inf\", \"a,b\", \"1\", \"true\", true, false, \" x\", "
+        "\"\", \"q\\\"\", \"[1]\"]}}");
+    ck_assert_int_eq(scn_meta_load(path, &m, err, sizeof err), 0);
+    ck_assert_int_eq(m.nvariants, 0);
+    ck_assert_int_eq(m.nsweep, 1);
+    ck_assert_str_eq(m.sweep_spec[0],
+                     "0.1,1000,-2.5e-07,0.12067926406393285,e3m0,inf,"
+                     "\"a,b\",\"1\",\"true\",true,false,\" x\",\"\","
+                     "\"q\\\"\",\"[1]\"");
+
+    /* Only syntax and the sections are checked. */
+    path = scenario_file("{\"steps\": -1, \"bogus\": 1}");
+    ck_assert_int_eq(scn_meta_load(path, &m, err, sizeof err), 0);
+    ck_assert_int_eq(m.nvariants + m.nsweep, 0);
+
+    /* Errors leave *meta untouched. */
+    static scn_meta before;
+    memset(&m, 0x5a, sizeof m);
+    memcpy(&before, &m, sizeof m);
+    char want[256];
+    path = scenario_file("{\"variants\": {\"a\": []}}");
+    ck_assert_int_eq(scn_meta_load(path, &m, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:1:20: variants.a: wrong type: array "
+             "(expected an object of scenario keys)", path);
+    ck_assert_str_eq(err, want);
+    path = scenario_file("[1]");
+    ck_assert_int_eq(scn_meta_load(path, &m, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:1:1: (root): wrong type: array "
+             "(expected an object)", path);
+    ck_assert_str_eq(err, want);
+    path = scenario_file("{\"sweep\": {\"k\": 1,}}");
+    ck_assert_int_eq(scn_meta_load(path, &m, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:1:19: syntax error (unexpected '}'; "
+             "expected a string key after ',')", path);
+    ck_assert_str_eq(err, want);
+    ck_assert_int_eq(scn_meta_load("/nonexistent/s.json", &m, err,
+                                   sizeof err), -1);
+    ck_assert_str_eq(err, "/nonexistent/s.json: cannot open: No such file "
+                     "or directory");
+    ck_assert(memcmp(&m, &before, sizeof m) == 0);
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("scenario");
     TCase *tc = tcase_create("load");
@@ -1106,6 +1463,14 @@ Suite *make_suite(void) {
     tcase_add_test(te, test_fault_errors);
     tcase_add_test(te, test_set_errors);
     suite_add_tcase(s, te);
+    TCase *tv = tcase_create("variants");
+    tcase_add_checked_fixture(tv, NULL, drop_scenario_dir);
+    tcase_add_test(tv, test_variants_merge);
+    tcase_add_test(tv, test_variant_errors);
+    tcase_add_test(tv, test_section_shapes);
+    tcase_add_test(tv, test_section_limits);
+    tcase_add_test(tv, test_meta);
+    suite_add_tcase(s, tv);
     return s;
 }
 

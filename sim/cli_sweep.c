@@ -1,0 +1,115 @@
+/*
+ * cli_sweep.c -- `dilosim sweep`: a grid of scenarios run in parallel,
+ * one CSV row each (the work is sweep_run's; see sim/sweep.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sweep.h"
+
+#define MAX_JOBS 1024
+
+static const char help[] =
+    "usage: dilosim sweep SCENARIO.json [--vary KEY=SPEC]...\n"
+    "                     [--set KEY=VALUE]... [--variant NAME]...\n"
+    "                     [--jobs N] [--out FILE] [--resume]\n"
+    "\n"
+    "Runs every point of a grid of scenarios and prints one CSV row per\n"
+    "point, in point order (the same bytes whatever --jobs is).\n"
+    "\n"
+    "The grid is the scenario's variants (its \"variants\" section; all of\n"
+    "them unless --variant is given) times each dimension, the first one\n"
+    "varying slowest.  The dimensions are the scenario's \"sweep\" section,\n"
+    "in file order, then the --vary options in the order given; a --vary of\n"
+    "a key the section names replaces that key's values.\n"
+    "\n"
+    "SPEC is one of\n"
+    "  1,2.5,10          a comma list (items trimmed; a comma inside \"...\",\n"
+    "  dp,diloco           [...] or {...} does not split)\n"
+    "  logspace:A:B:N    N values from 10^A to 10^B, evenly spaced in log\n"
+    "                    (logspace:-1:3:50 is the Streaming DiLoCo paper's\n"
+    "                    bandwidth grid)\n"
+    "  linspace:A:B:N    N values from A to B, evenly spaced\n"
+    "Each value is used as in --set KEY=VALUE (JSON, or else a string).\n"
+    "\n"
+    "Columns: variant (when the scenario has variants), the varied keys as\n"
+    "given, then compute_utilization, wall_time_s, compute_time_s,\n"
+    "bytes_sent_total, peak_link_gbps, avg_link_gbps, syncs, failures,\n"
+    "lost_compute_s, recovery_bytes, finished, events (units in README.md).\n"
+    "\n"
+    "options:\n"
+    "  --vary KEY=SPEC   vary a scenario key over SPEC (repeatable)\n"
+    "  --set KEY=VALUE   override a key at every point (repeatable; not a\n"
+    "                    varied key)\n"
+    "  --variant NAME    run only this variant (repeatable, in this order)\n"
+    "  --jobs N          worker threads, N >= 1 (default: the number of\n"
+    "                    online cores)\n"
+    "  --out FILE        write the CSV to FILE: rows go to FILE.partial as\n"
+    "                    they finish, and FILE.partial becomes FILE once\n"
+    "                    complete (FILE never exists half-written)\n"
+    "  --resume          continue an interrupted sweep: keep the complete\n"
+    "                    rows of FILE.partial (its header must match) and\n"
+    "                    run only the others; do nothing when FILE is\n"
+    "                    already complete (needs --out)\n"
+    "  -h, --help        show this help\n"
+    "\n"
+    "Every point is loaded before any runs: a bad value stops the sweep at\n"
+    "once, naming the point (numbered from 1, as the data rows).  On an\n"
+    "error FILE.partial is removed, unless --resume was given.\n"
+    "\n"
+    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
+
+/* --jobs: an integer in 1..MAX_JOBS, else 0. */
+static int parse_jobs(const char *s) {
+    char *end;
+    long n = strtol(s, &end, 10);
+    return *s && !*end && n >= 1 && n <= MAX_JOBS ? (int)n : 0;
+}
+
+static int default_jobs(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (int)n;
+}
+
+int cli_sweep(int argc, char **argv) {
+    static const char *const extra[] = {"--vary", "--variant", "--jobs",
+                                        NULL};
+    static const char *const flags[] = {"--resume", NULL};
+    cli_options o;
+    int rc = cli_parse("sweep", help, argc, argv, extra, flags, &o);
+    if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
+
+    const char *vary[CLI_MAX_EXTRA], *variants[CLI_MAX_EXTRA];
+    sweep_spec s = {.scenario = o.scenario, .vary = vary,
+                    .variants = variants, .sets = o.sets, .nset = o.nset,
+                    .jobs = default_jobs(), .out = o.out,
+                    .resume = cli_flag(&o, "--resume"), .stream = stdout,
+                    .log = stderr};
+    for (int i = 0; i < o.nextra; i++) {
+        if (!strcmp(o.extra_name[i], "--vary"))
+            vary[s.nvary++] = o.extra_value[i];
+        else if (!strcmp(o.extra_name[i], "--variant"))
+            variants[s.nvariants++] = o.extra_value[i];
+    }
+    const char *jobs = cli_value(&o, "--jobs");
+    if (jobs && !(s.jobs = parse_jobs(jobs)))
+        return cli_usage_error("sweep", "--jobs must be an integer in 1..%d "
+                               "(got '%s')", MAX_JOBS, jobs);
+    if (s.resume && (!o.out || !strcmp(o.out, "-")))
+        return cli_usage_error("sweep", "--resume needs --out FILE");
+    if (o.out && !strcmp(o.out, "-")) s.out = NULL;
+
+    cli_progress progress;
+    cli_progress_start(&progress, o.scenario);
+    s.progress = cli_progress_update;
+    s.progress_ctx = &progress;
+    char err[2048];
+    rc = sweep_run(&s, err, sizeof err);
+    cli_progress_end(&progress);
+    if (rc == SWEEP_EINPUT) fprintf(stderr, "%s\n", err);
+    else if (rc) fprintf(stderr, "dilosim sweep: %s\n", err);
+    return rc == SWEEP_OK ? CLI_EXIT_OK
+           : rc == SWEEP_EINPUT ? CLI_EXIT_INPUT : CLI_EXIT_RUNTIME;
+}

@@ -1,0 +1,660 @@
+/*
+ * sweep.c -- a grid of scenarios run on worker threads, written as CSV
+ * rows in point order (see sweep.h for the contract).
+ *
+ * The work, in order:
+ *   plan      the variants and the dimensions (scenario sections, --vary),
+ *             the point count, the header;
+ *   validate  every point is loaded once, in this thread, so a bad value
+ *             stops the sweep before anything runs;
+ *   output    OUT.partial created (or, resuming, checked and cut after its
+ *             last complete row) and locked against a second sweep;
+ *   run       workers take points from a counter; a finished point's row
+ *             waits in a reorder buffer until every earlier row is
+ *             written, then the worker holding the lock writes it;
+ *   commit    OUT.partial renamed to OUT.
+ */
+#include "sweep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grid.h"
+#include "run.h"
+#include "scenario.h"
+
+#define MSG_MAX 1024
+
+static const char result_columns[] =
+    "compute_utilization,wall_time_s,compute_time_s,bytes_sent_total,"
+    "peak_link_gbps,avg_link_gbps,syncs,failures,lost_compute_s,"
+    "recovery_bytes,finished,events";
+
+typedef struct {
+    char key[SCN_NAME_MAX * 2];  /* the dotted scenario key */
+    const char *spec;            /* its grid spec */
+    char label[MSG_MAX];         /* what the user wrote, for messages */
+    int from_vary;               /* 1: given (or replaced) by --vary */
+    grid_list vals;
+} dim;
+
+typedef struct {
+    const sweep_spec *spec;
+    scn_meta meta;
+    int nvar;                          /* variants run; 0: the base */
+    const char *var[SCN_MAX_VARIANTS];
+    int ndim;
+    dim dim[SWEEP_MAX_DIMS];
+    int naxis;                         /* the variant axis (when nvar), */
+    int size[SWEEP_MAX_DIMS + 1];      /*   then one axis per dimension */
+    int64_t npoints;
+    char *header;                      /* with its newline */
+
+    FILE *f;                           /* the rows' stream */
+    char partial[SCN_PATH_MAX + 16];   /* OUT.partial, or "" for stream */
+    int own_partial;                   /* 1: we hold it (remove on error) */
+
+    /* Shared by the workers, under mu. */
+    pthread_mutex_t mu;
+    int64_t next;                      /* the next point to take */
+    int64_t written;                   /* rows written (kept ones too) */
+    int64_t kept;                      /* rows kept from OUT.partial */
+    int64_t done;                      /* points run by this process */
+    char **rows;                       /* finished rows not yet written */
+    int failed;                        /* stop taking points */
+    int64_t fail_point;                /* the lowest failed point */
+    int fail_rc;
+    char fail_msg[MSG_MAX];
+} sweep;
+
+/* Formats a message into err (errlen bytes) and returns rc. */
+static int sw_err(char *err, size_t errlen, int rc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * A growing string, for rows, prefixes and the header
+ */
+typedef struct {
+    char *s;
+    size_t n, cap;
+    int oom;
+} str;
+
+static void str_add(str *b, const char *s, size_t n) {
+    if (b->oom) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = 2 * (b->n + n + 1) + 64;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p, b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->s[b->n += n] = 0;
+}
+
+static void str_puts(str *b, const char *s) { str_add(b, s, strlen(s)); }
+
+/* A CSV field, quoted (RFC 4180) when it holds a comma, quote or line
+ * break. */
+static void str_csv(str *b, const char *s) {
+    if (!strpbrk(s, ",\"\r\n")) {
+        str_puts(b, s);
+        return;
+    }
+    str_puts(b, "\"");
+    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+        str_add(b, s, (size_t)(q - s));
+        str_puts(b, "\"\"");
+    }
+    str_puts(b, s);
+    str_puts(b, "\"");
+}
+
+/* The string, or NULL (freed) when out of memory. */
+static char *str_take(str *b) {
+    if (!b->oom) return b->s;
+    free(b->s);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Points
+ */
+
+/* The variant (or NULL) and per-dimension values of point p. */
+static const char *point_values(const sweep *sw, int64_t p,
+                                const char *vals[SWEEP_MAX_DIMS]) {
+    int idx[SWEEP_MAX_DIMS + 1];
+    grid_unrank(sw->naxis, sw->size, p, idx);
+    int off = sw->nvar ? 1 : 0;
+    for (int k = 0; k < sw->ndim; k++)
+        vals[k] = sw->dim[k].vals.v[idx[off + k]];
+    return sw->nvar ? sw->var[idx[0]] : NULL;
+}
+
+/* "variant=dp, network.bandwidth_gbps=-1" */
+static void point_desc(const sweep *sw, int64_t p, char *buf, size_t len) {
+    const char *vals[SWEEP_MAX_DIMS];
+    const char *v = point_values(sw, p, vals);
+    size_t n = 0;
+    buf[0] = 0;
+    if (v) n += (size_t)snprintf(buf, len, "variant=%s", v);
+    for (int k = 0; k < sw->ndim && n < len; k++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", n ? ", " : "",
+                              sw->dim[k].key, vals[k]);
+}
+
+/* The CSV fields of point p's values, each followed by a comma. */
+static void point_prefix(const sweep *sw, int64_t p, str *b) {
+    const char *vals[SWEEP_MAX_DIMS];
+    const char *v = point_values(sw, p, vals);
+    if (v) {
+        str_csv(b, v);
+        str_puts(b, ",");
+    }
+    for (int k = 0; k < sw->ndim; k++) {
+        str_csv(b, vals[k]);
+        str_puts(b, ",");
+    }
+}
+
+/* "point K (values): msg" into err; returns rc. */
+static int point_error(const sweep *sw, int64_t p, int rc, const char *msg,
+                       char *err, size_t errlen) {
+    char desc[MSG_MAX];
+    point_desc(sw, p, desc, sizeof desc);
+    return sw_err(err, errlen, rc, "point %lld%s%s%s: %s", (long long)p + 1,
+                  *desc ? " (" : "", desc, *desc ? ")" : "", msg);
+}
+
+/* Loads point p into *cfg: the scenario, its variant, the --set
+ * overrides, then KEY=VALUE per dimension.  Returns 0, or SWEEP_EINPUT
+ * (SWEEP_ERUNTIME when out of memory) with "point K (...): message". */
+static int point_load(const sweep *sw, int64_t p, scn_config *cfg,
+                      char *err, size_t errlen) {
+    const sweep_spec *s = sw->spec;
+    const char *vals[SWEEP_MAX_DIMS];
+    const char *variant = point_values(sw, p, vals);
+    int nset = s->nset + sw->ndim;
+    const char **sets = malloc((size_t)(nset + 1) * sizeof *sets);
+    str kv = {0};
+    size_t at[SWEEP_MAX_DIMS];
+    for (int k = 0; k < sw->ndim; k++) {
+        at[k] = kv.n;
+        str_puts(&kv, sw->dim[k].key);
+        str_puts(&kv, "=");
+        str_add(&kv, vals[k], strlen(vals[k]) + 1); /* with its NUL */
+    }
+    char msg[MSG_MAX];
+    int rc = SWEEP_ERUNTIME;
+    if (!sets || kv.oom) {
+        snprintf(msg, sizeof msg, "out of memory");
+    } else {
+        for (int i = 0; i < s->nset; i++) sets[i] = s->sets[i];
+        for (int k = 0; k < sw->ndim; k++) sets[s->nset + k] = kv.s + at[k];
+        rc = scn_load_variant(s->scenario, variant, sets, nset, cfg, msg,
+                              sizeof msg) ? SWEEP_EINPUT : SWEEP_OK;
+    }
+    free(sets);
+    free(kv.s);
+    return rc ? point_error(sw, p, rc, msg, err, errlen) : rc;
+}
+
+/* The CSV row of point p: its values, then the result. */
+static char *point_row(const sweep *sw, int64_t p, const run_result *r) {
+    const double nums[] = {r->compute_utilization, r->wall_time_s,
+                           r->compute_time_s, r->bytes_sent_total,
+                           r->peak_link_gbps, r->avg_link_gbps};
+    str b = {0};
+    char buf[64];
+    point_prefix(sw, p, &b);
+    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
+        grid_format_number(nums[i], buf);
+        str_puts(&b, buf);
+        str_puts(&b, ",");
+    }
+    snprintf(buf, sizeof buf, "%lld,%lld,", (long long)r->syncs,
+             (long long)r->failures);
+    str_puts(&b, buf);
+    grid_format_number(r->lost_compute_s, buf);
+    str_puts(&b, buf);
+    str_puts(&b, ",");
+    grid_format_number(r->recovery_bytes, buf);
+    str_puts(&b, buf);
+    snprintf(buf, sizeof buf, ",%d,%llu\n", r->finished,
+             (unsigned long long)r->events);
+    str_puts(&b, buf);
+    return str_take(&b);
+}
+
+/* ---------------------------------------------------------------------
+ * The plan
+ */
+
+static int plan_variants(sweep *sw, char *err, size_t errlen) {
+    const sweep_spec *s = sw->spec;
+    const scn_meta *m = &sw->meta;
+    if (s->nvariants == 0) {
+        for (int i = 0; i < m->nvariants; i++) sw->var[i] = m->variant[i];
+        sw->nvar = m->nvariants;
+        return SWEEP_OK;
+    }
+    char names[SCN_MAX_VARIANTS * (SCN_NAME_MAX + 2)] = "";
+    size_t n = 0;
+    for (int i = 0; i < m->nvariants; i++)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s",
+                              i ? ", " : "", m->variant[i]);
+    for (int k = 0; k < s->nvariants; k++) {
+        const char *v = s->variants[k];
+        int i = 0;
+        while (i < m->nvariants && strcmp(m->variant[i], v)) i++;
+        if (i == m->nvariants && !m->nvariants)
+            return sw_err(err, errlen, SWEEP_EINPUT, "--variant %s: unknown "
+                          "variant (%s has no variants)", v, s->scenario);
+        if (i == m->nvariants)
+            return sw_err(err, errlen, SWEEP_EINPUT, "--variant %s: unknown "
+                          "variant (expected one of: %s)", v, names);
+        for (int j = 0; j < sw->nvar; j++)
+            if (sw->var[j] == m->variant[i])
+                return sw_err(err, errlen, SWEEP_EINPUT, "--variant %s: "
+                              "given twice", v);
+        sw->var[sw->nvar++] = m->variant[i];
+    }
+    return SWEEP_OK;
+}
+
+static dim *find_dim(sweep *sw, const char *key, size_t n) {
+    for (int k = 0; k < sw->ndim; k++)
+        if (strlen(sw->dim[k].key) == n && !strncmp(sw->dim[k].key, key, n))
+            return &sw->dim[k];
+    return NULL;
+}
+
+/* One --vary KEY=SPEC: replaces the section's KEY or adds a dimension. */
+static int plan_vary(sweep *sw, const char *v, char *err, size_t errlen) {
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v)
+        return sw_err(err, errlen, SWEEP_EINPUT, "--vary %s: expected "
+                      "KEY=SPEC", v);
+    size_t n = (size_t)(eq - v);
+    if (n >= sizeof sw->dim[0].key)
+        return sw_err(err, errlen, SWEEP_EINPUT, "--vary %s: key longer than "
+                      "%d bytes", v, (int)sizeof sw->dim[0].key - 1);
+    dim *d = find_dim(sw, v, n);
+    if (d && d->from_vary)
+        return sw_err(err, errlen, SWEEP_EINPUT, "--vary %s: %.*s is varied "
+                      "twice", v, (int)n, v);
+    if (!d && sw->ndim == SWEEP_MAX_DIMS)
+        return sw_err(err, errlen, SWEEP_EINPUT, "--vary %s: more than %d "
+                      "dimensions", v, SWEEP_MAX_DIMS);
+    if (!d) {
+        d = &sw->dim[sw->ndim++];
+        memcpy(d->key, v, n);
+        d->key[n] = 0;
+    }
+    d->spec = eq + 1;
+    d->from_vary = 1;
+    sw_err(d->label, sizeof d->label, 0, "--vary %s", v);
+    return SWEEP_OK;
+}
+
+/* The dimensions: the sweep section, then --vary; their values. */
+static int plan_dims(sweep *sw, char *err, size_t errlen) {
+    const sweep_spec *s = sw->spec;
+    const scn_meta *m = &sw->meta;
+    for (int i = 0; i < m->nsweep; i++) {
+        dim *d = &sw->dim[sw->ndim++];
+        strcpy(d->key, m->sweep_key[i]);
+        d->spec = m->sweep_spec[i];
+        sw_err(d->label, sizeof d->label, 0, "%s: sweep: %s=%s",
+               s->scenario, d->key, d->spec);
+    }
+    for (int i = 0; i < s->nvary; i++) {
+        int rc = plan_vary(sw, s->vary[i], err, errlen);
+        if (rc) return rc;
+    }
+    for (int k = 0; k < sw->ndim; k++) {
+        dim *d = &sw->dim[k];
+        if (grid_parse(d->label, d->spec, &d->vals, err, errlen))
+            return SWEEP_EINPUT;
+    }
+    /* A --set of a swept key would be overridden by every point. */
+    for (int i = 0; i < s->nset; i++) {
+        const char *eq = strchr(s->sets[i], '=');
+        size_t n = eq ? (size_t)(eq - s->sets[i]) : 0;
+        if (n && find_dim(sw, s->sets[i], n))
+            return sw_err(err, errlen, SWEEP_EINPUT, "--set %s: %.*s is "
+                          "swept (drop the --set, or give it as --vary %s)",
+                          s->sets[i], (int)n, s->sets[i], s->sets[i]);
+    }
+    return SWEEP_OK;
+}
+
+static int plan(sweep *sw, char *err, size_t errlen) {
+    const sweep_spec *s = sw->spec;
+    int rc;
+    if (scn_meta_load(s->scenario, &sw->meta, err, errlen))
+        return SWEEP_EINPUT;
+    if ((rc = plan_variants(sw, err, errlen)) ||
+        (rc = plan_dims(sw, err, errlen)))
+        return rc;
+    if (sw->nvar) sw->size[sw->naxis++] = sw->nvar;
+    for (int k = 0; k < sw->ndim; k++)
+        sw->size[sw->naxis++] = sw->dim[k].vals.n;
+    sw->npoints = grid_count(sw->naxis, sw->size, SWEEP_MAX_POINTS);
+    if (sw->npoints < 0)
+        return sw_err(err, errlen, SWEEP_EINPUT, "more than %d points",
+                      SWEEP_MAX_POINTS);
+
+    str h = {0};
+    if (sw->nvar) str_puts(&h, "variant,");
+    for (int k = 0; k < sw->ndim; k++) {
+        str_csv(&h, sw->dim[k].key);
+        str_puts(&h, ",");
+    }
+    str_puts(&h, result_columns);
+    str_puts(&h, "\n");
+    if (!(sw->header = str_take(&h)))
+        return sw_err(err, errlen, SWEEP_ERUNTIME, "out of memory");
+    return SWEEP_OK;
+}
+
+/* Loads every point once: input errors before anything runs. */
+static int validate(sweep *sw, char *err, size_t errlen) {
+    scn_config *cfg = malloc(sizeof *cfg);
+    if (!cfg) return sw_err(err, errlen, SWEEP_ERUNTIME, "out of memory");
+    int rc = SWEEP_OK;
+    for (int64_t p = 0; p < sw->npoints && !rc; p++)
+        rc = point_load(sw, p, cfg, err, errlen);
+    free(cfg);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * The output file and resuming
+ */
+
+/* What a CSV file of this sweep holds. */
+typedef struct {
+    int header;             /* 1 ours, -1 another, 0 none (or cut short) */
+    int64_t rows;           /* complete rows after it, each checked */
+    long end;               /* offset after the last of them */
+    int trailing;           /* bytes follow: a line without its newline */
+    int64_t bad_line;       /* > 0: this line is not its point's row */
+} scan;
+
+/* Reads path as a CSV of this sweep.  Returns 0 (see *sc), or -1 when it
+ * cannot be read (errno). */
+static int scan_file(const sweep *sw, const char *path, scan *sc) {
+    memset(sc, 0, sizeof *sc);
+    FILE *f = fopen(path, "rb");
+    if (!f) return errno == ENOENT ? 0 : -1;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    str want = {0};
+    for (int64_t k = -1; (n = getline(&line, &cap, f)) > 0; k++) {
+        if (line[n - 1] != '\n') {
+            sc->trailing = 1;
+            break;
+        }
+        if (k < 0) {
+            sc->header = strcmp(line, sw->header) ? -1 : 1;
+            if (sc->header < 0) break;
+        } else {
+            want.n = 0;
+            if (k < sw->npoints) point_prefix(sw, k, &want);
+            if (k >= sw->npoints || want.oom ||
+                (want.n && strncmp(line, want.s, want.n))) {
+                sc->bad_line = k + 2;
+                break;
+            }
+            sc->rows++;
+        }
+        sc->end += (long)n;
+    }
+    int bad = ferror(f);
+    free(line);
+    free(want.s);
+    fclose(f);
+    return bad ? -1 : 0;
+}
+
+/* Opens OUT.partial for writing, without truncating, and locks it
+ * against another sweep. */
+static int open_partial(sweep *sw, char *err, size_t errlen) {
+    int fd = open(sw->partial, O_WRONLY | O_CREAT, 0666);
+    if (fd < 0)
+        return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
+                      sw->partial, strerror(errno));
+    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(fd, F_SETLK, &lk)) {
+        close(fd);
+        return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: in use by another "
+                      "sweep", sw->partial);
+    }
+    sw->own_partial = 1;
+    if (!(sw->f = fdopen(fd, "w"))) {
+        close(fd);
+        return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
+                      sw->partial, strerror(errno));
+    }
+    return SWEEP_OK;
+}
+
+/* What OUT.partial holds that a resumed sweep keeps: *keep bytes (0:
+ * start afresh, header included) making sw->kept rows. */
+static int check_partial(sweep *sw, long *keep, char *err, size_t errlen) {
+    scan sc;
+    *keep = 0;
+    if (scan_file(sw, sw->partial, &sc))
+        return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot read: %s",
+                      sw->partial, strerror(errno));
+    if (sc.header < 0)
+        return sw_err(err, errlen, SWEEP_EINPUT, "%s: header differs from "
+                      "this sweep", sw->partial);
+    if (sc.bad_line)
+        return sw_err(err, errlen, SWEEP_EINPUT, "%s:%lld: row differs from "
+                      "this sweep", sw->partial, (long long)sc.bad_line);
+    *keep = sc.end; /* 0 when missing, empty or cut inside the header */
+    sw->kept = sc.rows;
+    return SWEEP_OK;
+}
+
+/* Sets up sw->f.  Returns SWEEP_OK, or -1 when OUT is already complete
+ * (resume: nothing to do), or an error. */
+static int open_output(sweep *sw, char *err, size_t errlen) {
+    const sweep_spec *s = sw->spec;
+    int rc, fresh = 1;
+    if (!s->out) {
+        if (s->resume)
+            return sw_err(err, errlen, SWEEP_EINPUT, "resuming needs an "
+                          "output file");
+        sw->f = s->stream;
+    } else {
+        scan sc;
+        if (s->resume && !scan_file(sw, s->out, &sc) && sc.header > 0 &&
+            sc.rows == sw->npoints && !sc.trailing)
+            return -1;
+        if (strlen(s->out) >= SCN_PATH_MAX)
+            return sw_err(err, errlen, SWEEP_EINPUT, "%s: path too long",
+                          s->out);
+        snprintf(sw->partial, sizeof sw->partial, "%s.partial", s->out);
+        /* Read before locking: closing any descriptor of the file would
+         * drop our lock. */
+        long keep = 0;
+        if ((s->resume && (rc = check_partial(sw, &keep, err, errlen))) ||
+            (rc = open_partial(sw, err, errlen)))
+            return rc;
+        if (ftruncate(fileno(sw->f), keep) || fseek(sw->f, keep, SEEK_SET))
+            return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: "
+                          "%s", sw->partial, strerror(errno));
+        fresh = keep == 0;
+    }
+    sw->written = sw->next = sw->kept;
+    if (fresh) fputs(sw->header, sw->f);
+    if (fflush(sw->f))
+        return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
+                      s->out ? sw->partial : "output", strerror(errno));
+    return SWEEP_OK;
+}
+
+/* ---------------------------------------------------------------------
+ * The workers
+ */
+
+/* Records the failure of point p (under mu); the lowest point wins, so
+ * the message does not depend on the number of threads. */
+static void record_failure(sweep *sw, int64_t p, int rc, const char *msg) {
+    if (sw->failed && sw->fail_point <= p) return;
+    sw->failed = 1;
+    sw->fail_point = p;
+    sw->fail_rc = rc;
+    sw_err(sw->fail_msg, sizeof sw->fail_msg, 0, "%s", msg);
+}
+
+/* Writes every finished row that is next in order (under mu). */
+static void drain(sweep *sw) {
+    while (sw->written < sw->npoints && sw->rows[sw->written]) {
+        char *row = sw->rows[sw->written];
+        sw->rows[sw->written] = NULL;
+        if (!sw->failed || sw->written < sw->fail_point) {
+            fputs(row, sw->f);
+            if (fflush(sw->f)) {
+                char msg[MSG_MAX];
+                sw_err(msg, sizeof msg, 0, "%s: cannot write: %s",
+                       *sw->partial ? sw->partial : "output",
+                       strerror(errno));
+                record_failure(sw, sw->written, SWEEP_ERUNTIME, msg);
+            }
+        }
+        free(row);
+        sw->written++;
+    }
+}
+
+/* Runs point p outside the lock; returns its row or NULL with err. */
+static char *run_point(sweep *sw, int64_t p, const scn_config *cfg,
+                       char *err, size_t errlen) {
+    run_result *r = malloc(sizeof *r);
+    char msg[MSG_MAX] = "out of memory", *row = NULL;
+    if (r && !run_simulate(cfg, NULL, r, msg, sizeof msg))
+        row = point_row(sw, p, r);
+    free(r);
+    if (!row) point_error(sw, p, SWEEP_ERUNTIME, msg, err, errlen);
+    return row;
+}
+
+static void *worker(void *arg) {
+    sweep *sw = arg;
+    scn_config *cfg = malloc(sizeof *cfg);
+    char msg[MSG_MAX];
+    pthread_mutex_lock(&sw->mu);
+    if (!cfg) record_failure(sw, sw->next, SWEEP_ERUNTIME, "out of memory");
+    while (!sw->failed && sw->next < sw->npoints) {
+        int64_t p = sw->next++;
+        int rc = point_load(sw, p, cfg, msg, sizeof msg);
+        pthread_mutex_unlock(&sw->mu);
+        char *row = rc ? NULL : run_point(sw, p, cfg, msg, sizeof msg);
+        pthread_mutex_lock(&sw->mu);
+        if (!row) {
+            record_failure(sw, p, rc ? rc : SWEEP_ERUNTIME, msg);
+            continue;
+        }
+        sw->rows[p] = row;
+        sw->done++;
+        drain(sw);
+        if (sw->spec->progress)
+            sw->spec->progress(sw->spec->progress_ctx,
+                               (double)(sw->kept + sw->done) /
+                                   (double)sw->npoints);
+    }
+    pthread_mutex_unlock(&sw->mu);
+    free(cfg);
+    return NULL;
+}
+
+/* Runs the remaining points on min(jobs, remaining) threads, this one
+ * included; fewer if threads cannot be made. */
+static int run_all(sweep *sw, char *err, size_t errlen) {
+    int64_t left = sw->npoints - sw->kept;
+    int jobs = sw->spec->jobs < 1 ? 1 : sw->spec->jobs;
+    if (left < jobs) jobs = (int)left;
+    pthread_t *tid = calloc((size_t)(jobs > 1 ? jobs : 1), sizeof *tid);
+    sw->rows = calloc((size_t)sw->npoints, sizeof *sw->rows);
+    if (!tid || !sw->rows) {
+        free(tid);
+        return sw_err(err, errlen, SWEEP_ERUNTIME, "out of memory");
+    }
+    int started = 0;
+    while (started < jobs - 1 &&
+           !pthread_create(&tid[started], NULL, worker, sw))
+        started++;
+    worker(sw);
+    for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    free(tid);
+    for (int64_t p = 0; p < sw->npoints; p++) free(sw->rows[p]);
+    if (sw->failed)
+        return sw_err(err, errlen, sw->fail_rc, "%s", sw->fail_msg);
+    return SWEEP_OK;
+}
+
+/* Closes the output; renames OUT.partial to OUT on success, removes it
+ * on failure unless resuming. */
+static int finish(sweep *sw, int rc, char *err, size_t errlen) {
+    const sweep_spec *s = sw->spec;
+    if (!sw->f || sw->f == s->stream) return rc;
+    int bad = fclose(sw->f) != 0;
+    sw->f = NULL;
+    if (!rc && bad)
+        rc = sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
+                    sw->partial, strerror(errno));
+    if (!rc && rename(sw->partial, s->out))
+        rc = sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
+                    s->out, strerror(errno));
+    if (rc && sw->own_partial && !s->resume) unlink(sw->partial);
+    return rc;
+}
+
+static void sweep_free(sweep *sw) {
+    for (int k = 0; k < sw->ndim; k++) grid_free(&sw->dim[k].vals);
+    free(sw->header);
+    free(sw->rows);
+    pthread_mutex_destroy(&sw->mu);
+    free(sw);
+}
+
+int sweep_run(const sweep_spec *s, char *err, size_t errlen) {
+    sweep *sw = calloc(1, sizeof *sw);
+    if (!sw) return sw_err(err, errlen, SWEEP_ERUNTIME, "out of memory");
+    sw->spec = s;
+    pthread_mutex_init(&sw->mu, NULL);
+    int rc = plan(sw, err, errlen);
+    if (!rc) rc = validate(sw, err, errlen);
+    if (!rc) rc = open_output(sw, err, errlen);
+    if (rc < 0) {
+        if (s->log)
+            fprintf(s->log, "%s: already complete (%lld rows); nothing to "
+                    "do\n", s->out, (long long)sw->npoints);
+        rc = SWEEP_OK;
+    } else {
+        if (!rc) rc = run_all(sw, err, errlen);
+        rc = finish(sw, rc, err, errlen);
+    }
+    sweep_free(sw);
+    return rc;
+}

@@ -1,0 +1,92 @@
+/*
+ * sweep.h -- a grid of scenarios run in parallel, one CSV row each.
+ *
+ * A sweep runs every point of
+ *
+ *     variants x dimension 1 x ... x dimension K
+ *
+ * numbered row-major (the variant slowest, the last dimension fastest;
+ * see grid.h).  The variants are the scenario's own ("variants" section,
+ * in document order) or those asked for, in the order asked; a scenario
+ * without variants runs its base.  The dimensions come from the
+ * scenario's "sweep" section (in document order) and from --vary options:
+ * a --vary of a key the section names replaces that dimension's values in
+ * place, any other --vary adds a dimension after the section's, in
+ * command-line order.
+ *
+ * Point p loads the scenario with its variant merged in and the --set
+ * overrides followed by one "KEY=VALUE" per dimension, and is run by
+ * run_simulate.  Every point is loaded once before anything runs, so a
+ * bad value is reported at once, as an input error naming the point:
+ *
+ *     point 17 (variant=dp, network.bandwidth_gbps=-1): <loader message>
+ *
+ * (points are numbered from 1, as the data rows of the CSV).
+ *
+ * The output is CSV: a header, then one row per point in point order,
+ * whatever the number of threads (same input, same bytes):
+ *
+ *     variant,KEY1,...,KEYK,compute_utilization,wall_time_s,
+ *     compute_time_s,bytes_sent_total,peak_link_gbps,avg_link_gbps,syncs,
+ *     failures,lost_compute_s,recovery_bytes,finished,events
+ *
+ * (the variant column only when the scenario has variants; the KEY columns
+ * as given, holding the values as the grid wrote them; numbers as the
+ * shortest decimal that reads back exactly, "inf" for an infinite one).
+ * Fields holding a comma, a quote or a line break are quoted as in
+ * RFC 4180.
+ *
+ * With an output path OUT, rows go to OUT.partial (flushed row by row)
+ * and OUT.partial is renamed to OUT once every row is written: OUT never
+ * exists half-written.  With resume:
+ *   - when OUT exists with this sweep's header and all its rows (each
+ *     starting with its point's values), nothing runs and a note goes to
+ *     the log;
+ *   - else when OUT.partial exists, its header must be this sweep's (else
+ *     an input error, "OUT.partial: header differs from this sweep"); its
+ *     complete rows are kept (each must start with its point's values; a
+ *     last line without its newline is dropped) and only the other points
+ *     run.
+ * On any error OUT.partial is removed, unless resume was asked for: then
+ * it is kept with the rows finished so far, to resume from.
+ *
+ * Threads: `jobs` workers take the next point from a shared counter; the
+ * worker that finishes a point writes every row that is now next in
+ * order.  Loading is serialized (cJSON keeps a global error pointer);
+ * running is not.
+ */
+#ifndef DILOSIM_SWEEP_H
+#define DILOSIM_SWEEP_H
+
+#include <stdio.h>
+
+#define SWEEP_MAX_DIMS 32             /* dimensions, section and --vary */
+#define SWEEP_MAX_POINTS 10000000     /* points of one sweep */
+
+/* Return values, equal to the command's exit statuses. */
+enum { SWEEP_OK = 0, SWEEP_ERUNTIME = 1, SWEEP_EINPUT = 2 };
+
+typedef struct {
+    const char *scenario;              /* the scenario file */
+    const char *const *vary;           /* "KEY=SPEC", nvary of them */
+    int nvary;
+    const char *const *variants;       /* the variants to run, nvariants */
+    int nvariants;                     /*   of them; 0: all */
+    const char *const *sets;           /* "KEY=VALUE" overrides of every */
+    int nset;                          /*   point; none may be a swept key */
+    int jobs;                          /* worker threads, >= 1 */
+    const char *out;                   /* OUT, or NULL: rows to `stream` */
+    int resume;                        /* needs out */
+    FILE *stream;                      /* where rows go without out */
+    FILE *log;                         /* notes (nothing to do); or NULL */
+    void (*progress)(void *ctx, double fraction); /* or NULL; called */
+    void *progress_ctx;                /*   from one thread at a time */
+} sweep_spec;
+
+/* Runs the sweep.  Returns SWEEP_OK, or SWEEP_EINPUT (a bad spec, key,
+ * variant, point value, a resume file of another sweep) or
+ * SWEEP_ERUNTIME (out of memory, a run or a write that failed) with one
+ * line in err. */
+int sweep_run(const sweep_spec *s, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,107 @@
+#!/bin/sh
+# cli_sweep.sh -- command-line tests of `dilosim sweep`: help, exit codes,
+# the same bytes whatever --jobs is, an output file that appears whole,
+# and a killed sweep that --resume completes to the same bytes.
+# usage: tests/cli_sweep.sh [path/to/dilosim]   (run by tests/cli.sh)
+bin=${1:-bin/dilosim}
+root=$(cd "$(dirname "$0")/.." && pwd)
+data=$root/tests/data/sweep
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+ok()   { pass=$((pass + 1)); }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
+# expect CODE DESCRIPTION -- CMD...: runs CMD, checks its exit status.
+expect() {
+  code=$1 what=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
+  if [ "$got" = "$code" ]; then ok; else bad "$what: exit $got, expected $code"; cat "$tmp/err"; fi
+}
+contains() { if grep -q -- "$2" "$1"; then ok; else bad "$3: '$2' not in $1"; fi; }
+absent()   { if [ -e "$1" ]; then bad "$2: $1 exists"; else ok; fi; }
+same()     { if cmp -s "$1" "$2"; then ok; else bad "$3: $1 and $2 differ"; fi; }
+
+tiny=$data/tiny.json slow=$data/slow.json
+
+# Help.
+expect 0 "sweep help" -- "$bin" sweep --help
+contains "$tmp/out" "--vary KEY=SPEC" "sweep help"
+contains "$tmp/out" "logspace:A:B:N" "sweep help"
+contains "$tmp/out" "--resume" "sweep help"
+expect 0 "main help" -- "$bin" --help
+contains "$tmp/out" "sweep SCENARIO.json" "main help"
+
+# Usage and input errors: exit 2, one line, no output file.
+expect 2 "bad spec" -- "$bin" sweep "$tiny" --vary network.bandwidth_gbps=logspace:1:2 --out "$tmp/e.csv"
+contains "$tmp/err" "^--vary network.bandwidth_gbps=logspace:1:2: expected logspace:A:B:N$" "bad spec message"
+expect 2 "jobs 0" -- "$bin" sweep "$tiny" --jobs 0
+contains "$tmp/err" "--jobs must be an integer" "jobs message"
+expect 2 "jobs not a number" -- "$bin" sweep "$tiny" --jobs two
+expect 2 "jobs missing" -- "$bin" sweep "$tiny" --jobs
+expect 2 "missing scenario" -- "$bin" sweep "$tmp/nope.json" --out "$tmp/e.csv"
+contains "$tmp/err" "nope.json: cannot open" "missing scenario message"
+expect 2 "no scenario" -- "$bin" sweep
+expect 2 "resume without out" -- "$bin" sweep "$tiny" --resume
+expect 2 "unknown variant" -- "$bin" sweep "$tiny" --variant fp4
+contains "$tmp/err" "expected one of: dp, streaming" "unknown variant message"
+expect 2 "bad point" -- "$bin" sweep "$tiny" --vary network.bandwidth_gbps=1,-1 --out "$tmp/e.csv"
+contains "$tmp/err" "^point 2 (variant=dp, network.bandwidth_gbps=-1): " "bad point message"
+absent "$tmp/e.csv" "input error"
+absent "$tmp/e.csv.partial" "input error"
+
+# stdout and --out agree, whatever --jobs is; no progress off a terminal.
+expect 0 "jobs 1" -- "$bin" sweep "$tiny" --jobs 1
+cp "$tmp/out" "$tmp/one.csv"
+if [ -s "$tmp/err" ]; then bad "stderr not empty off a terminal"; else ok; fi
+expect 0 "jobs 2" -- "$bin" sweep "$tiny" --jobs 2 --out "$tmp/two.csv"
+same "$tmp/one.csv" "$tmp/two.csv" "jobs 1 vs 2"
+absent "$tmp/two.csv.partial" "after success"
+if [ "$(wc -l <"$tmp/two.csv")" -eq 13 ]; then ok; else bad "tiny: not 13 lines"; fi
+contains "$tmp/two.csv" "^variant,network.bandwidth_gbps,compute_utilization,wall_time_s," "header"
+contains "$tmp/two.csv" "^streaming,10,1," "last row"
+expect 0 "variant and vary" -- "$bin" sweep "$tiny" --variant streaming --vary network.bandwidth_gbps=1,2 --set steps=20
+if [ "$(wc -l <"$tmp/out")" -eq 3 ]; then ok; else bad "--variant --vary: not 3 lines"; fi
+
+# The reference: an uninterrupted sweep.
+expect 0 "reference" -- "$bin" sweep "$slow" --jobs 2 --out "$tmp/ref.csv"
+
+# OUT is absent until the rename: watch a running sweep.
+"$bin" sweep "$slow" --jobs 1 --out "$tmp/w.csv" 2>/dev/null &
+pid=$!
+early=0
+while kill -0 "$pid" 2>/dev/null; do
+  if [ -e "$tmp/w.csv" ] && ! cmp -s "$tmp/w.csv" "$tmp/ref.csv"; then early=1; fi
+  sleep 0.05
+done
+wait "$pid"
+if [ "$early" = 0 ]; then ok; else bad "OUT seen before it was complete"; fi
+same "$tmp/w.csv" "$tmp/ref.csv" "watched sweep"
+
+# A sweep killed midway leaves no OUT; --resume completes it to the same
+# bytes, and a second --resume has nothing to do.
+"$bin" sweep "$slow" --jobs 1 --out "$tmp/k.csv" 2>/dev/null &
+pid=$!
+sleep 0.3
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+absent "$tmp/k.csv" "killed sweep"
+if [ -e "$tmp/k.csv.partial" ]; then ok; else bad "killed sweep: no partial file"; fi
+kept=$(wc -l <"$tmp/k.csv.partial")
+if [ "$kept" -lt "$(wc -l <"$tmp/ref.csv")" ]; then ok; else bad "killed sweep finished ($kept lines)"; fi
+expect 0 "resume" -- "$bin" sweep "$slow" --jobs 2 --out "$tmp/k.csv" --resume
+same "$tmp/k.csv" "$tmp/ref.csv" "resumed sweep"
+absent "$tmp/k.csv.partial" "resumed sweep"
+expect 0 "resume again" -- "$bin" sweep "$slow" --out "$tmp/k.csv" --resume
+contains "$tmp/err" "already complete" "resume again"
+same "$tmp/k.csv" "$tmp/ref.csv" "resume again"
+
+# A partial file of another sweep is refused, and kept.
+printf 'variant,steps\n' >"$tmp/o.csv.partial"
+expect 2 "other partial" -- "$bin" sweep "$tiny" --out "$tmp/o.csv" --resume
+contains "$tmp/err" "o.csv.partial: header differs from this sweep" "other partial"
+if [ -e "$tmp/o.csv.partial" ]; then ok; else bad "other partial removed"; fi
+absent "$tmp/o.csv" "other partial"
+
+echo "cli_sweep: $pass passed, $fail failed"
+[ "$fail" = 0 ]

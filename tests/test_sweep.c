@@ -1,0 +1,563 @@
+/*
+ * test_sweep.c -- sweeps: the same bytes whatever the number of threads,
+ * rows in point order with the point's values, numbers equal to a direct
+ * run, the scenario's sweep section and variants, resuming, and every
+ * input and runtime error with the files it leaves (none, or the partial
+ * file when resuming).
+ *
+ * Fixtures live in tests/data/sweep/; the tests run from the repository
+ * root, and write into a fresh directory under /tmp.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../sim/grid.h"
+#include "../sim/run.h"
+#include "../sim/sweep.h"
+#include "check_main.h"
+
+#define DATA "tests/data/sweep/"
+#define TINY DATA "tiny.json"
+#define PLAIN DATA "plain.json"
+#define BROKEN DATA "broken.json"
+
+static const char header_tail[] =
+    "compute_utilization,wall_time_s,compute_time_s,bytes_sent_total,"
+    "peak_link_gbps,avg_link_gbps,syncs,failures,lost_compute_s,"
+    "recovery_bytes,finished,events\n";
+
+/* tiny.json's sweep section, logspace:-2:1:6. */
+static const char *const tiny_bw[6] = {
+    "0.01", "0.039810717055349734", "0.15848931924611134",
+    "0.630957344480193", "2.5118864315095797", "10"};
+
+static char dir[64], out[128], partial[160], err[2048];
+
+static void setup(void) {
+    snprintf(dir, sizeof dir, "/tmp/test_sweep_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/out.csv", dir);
+    snprintf(partial, sizeof partial, "%s.partial", out);
+}
+
+static void teardown(void) {
+    unlink(out);
+    unlink(partial);
+    rmdir(dir);
+}
+
+static sweep_spec spec_for(const char *scenario, const char *path, int jobs) {
+    return (sweep_spec){.scenario = scenario, .jobs = jobs, .out = path,
+                        .stream = stdout};
+}
+
+/* The whole file, or NULL when it does not exist. */
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(m);
+    for (int c; (c = fgetc(f)) != EOF;) fputc(c, m);
+    fclose(m);
+    fclose(f);
+    return buf;
+}
+
+static void spit(const char *path, const char *text, size_t n) {
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(text, 1, n, f), n);
+    fclose(f);
+}
+
+static int exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* Runs s; expects rc, and on success returns OUT's text (else NULL). */
+static char *sweep_expect(const sweep_spec *s, int rc) {
+    err[0] = 0;
+    int got = sweep_run(s, err, sizeof err);
+    ck_assert_msg(got == rc, "sweep returned %d, expected %d: %s", got, rc,
+                  err);
+    return rc ? NULL : slurp(s->out);
+}
+
+/* The sweep runs tiny.json with its two variants and its section. */
+static char *tiny_sweep(int jobs) {
+    sweep_spec s = spec_for(TINY, out, jobs);
+    return sweep_expect(&s, SWEEP_OK);
+}
+
+/* Line k (0: the header) of text, without its newline, in buf. */
+static const char *line_of(const char *text, int k, char *buf, size_t len) {
+    for (; k > 0 && text; k--) {
+        text = strchr(text, '\n');
+        if (text) text++;
+    }
+    ck_assert_ptr_nonnull(text);
+    size_t n = strcspn(text, "\n");
+    ck_assert_uint_lt(n, len);
+    memcpy(buf, text, n);
+    buf[n] = 0;
+    return buf;
+}
+
+/* Checks that text's header is `keys` followed by the result columns. */
+static void header_is(const char *text, const char *keys) {
+    char line[1024], want[1024];
+    snprintf(want, sizeof want, "%s%s", keys, header_tail);
+    want[strlen(want) - 1] = 0; /* the newline */
+    ck_assert_str_eq(line_of(text, 0, line, sizeof line), want);
+}
+
+static int count_lines(const char *text) {
+    int n = 0;
+    for (; *text; text++) n += *text == '\n';
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_jobs_give_the_same_bytes) {
+    char *one = tiny_sweep(1);
+    ck_assert(!exists(partial));
+    unlink(out);
+    char *two = tiny_sweep(2);
+    unlink(out);
+    char *many = tiny_sweep(7);
+    ck_assert_ptr_nonnull(one);
+    ck_assert_str_eq(one, two);
+    ck_assert_str_eq(one, many);
+    free(one);
+    free(two);
+    free(many);
+}
+END_TEST
+
+START_TEST(test_rows_in_point_order) {
+    char *text = tiny_sweep(2), line[1024], want[1024];
+    header_is(text, "variant,network.bandwidth_gbps,");
+    ck_assert_int_eq(count_lines(text), 13);
+    /* The variant (document order) slowest, then the bandwidths. */
+    static const char *const variants[2] = {"dp", "streaming"};
+    for (int p = 0; p < 12; p++) {
+        snprintf(want, sizeof want, "%s,%s,", variants[p / 6], tiny_bw[p % 6]);
+        line_of(text, p + 1, line, sizeof line);
+        ck_assert_msg(strncmp(line, want, strlen(want)) == 0,
+                      "row %d: %s (expected it to start with %s)", p + 1, line,
+                      want);
+    }
+    free(text);
+}
+END_TEST
+
+START_TEST(test_row_equals_a_direct_run) {
+    char *text = tiny_sweep(2), line[1024];
+    /* Row 9: streaming at 10^-1.4 Gbit/s. */
+    line_of(text, 9, line, sizeof line);
+    char set[128];
+    snprintf(set, sizeof set, "network.bandwidth_gbps=%s", tiny_bw[2]);
+    const char *sets[] = {set};
+    scn_config cfg;
+    run_result r;
+    ck_assert_int_eq(scn_load_variant(TINY, "streaming", sets, 1, &cfg, err,
+                                      sizeof err), 0);
+    ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
+    const double want[12] = {r.compute_utilization, r.wall_time_s,
+                             r.compute_time_s, r.bytes_sent_total,
+                             r.peak_link_gbps, r.avg_link_gbps,
+                             (double)r.syncs, (double)r.failures,
+                             r.lost_compute_s, r.recovery_bytes, r.finished,
+                             (double)r.events};
+    char *save;
+    ck_assert_str_eq(strtok_r(line, ",", &save), "streaming");
+    ck_assert_str_eq(strtok_r(NULL, ",", &save), tiny_bw[2]);
+    for (int i = 0; i < 12; i++) {
+        const char *field = strtok_r(NULL, ",", &save);
+        ck_assert_ptr_nonnull(field);
+        /* Shortest decimals read back exactly. */
+        ck_assert_msg(strtod(field, NULL) == want[i], "column %d: %s", i + 2,
+                      field);
+    }
+    ck_assert_ptr_null(strtok_r(NULL, ",", &save));
+    ck_assert(r.compute_utilization > 0.2 && r.compute_utilization < 1);
+    free(text);
+}
+END_TEST
+
+START_TEST(test_vary_and_the_sweep_section) {
+    char line[1024];
+    /* A --vary of the section's key replaces its values. */
+    const char *vary[] = {"network.bandwidth_gbps=1,2"};
+    sweep_spec s = spec_for(TINY, out, 2);
+    s.vary = vary;
+    s.nvary = 1;
+    char *text = sweep_expect(&s, SWEEP_OK);
+    ck_assert_int_eq(count_lines(text), 5);
+    header_is(text, "variant,network.bandwidth_gbps,");
+    ck_assert(!strncmp(line_of(text, 2, line, sizeof line), "dp,2,", 5));
+    ck_assert(!strncmp(line_of(text, 3, line, sizeof line), "streaming,1,",
+                       12));
+    free(text);
+
+    /* Any other --vary is a dimension after the section's; --variant picks
+     * variants, in the order given. */
+    const char *vary2[] = {"steps=20,30,40"};
+    const char *only[] = {"streaming", "dp"};
+    s.vary = vary2;
+    s.variants = only;
+    s.nvariants = 2;
+    text = sweep_expect(&s, SWEEP_OK);
+    ck_assert_int_eq(count_lines(text), 1 + 2 * 6 * 3);
+    header_is(text, "variant,network.bandwidth_gbps,steps,");
+    ck_assert(!strncmp(line_of(text, 1, line, sizeof line),
+                       "streaming,0.01,20,", 18));
+    ck_assert(!strncmp(line_of(text, 3, line, sizeof line),
+                       "streaming,0.01,40,", 18));
+    ck_assert(!strncmp(line_of(text, 4, line, sizeof line),
+                       "streaming,0.039810717055349734,20,", 34));
+    ck_assert(!strncmp(line_of(text, 19, line, sizeof line), "dp,0.01,20,",
+                       11));
+    free(text);
+
+    /* A scenario without variants or section: no variant column, one row
+     * per value; with no --vary at all, the one base point. */
+    const char *vary3[] = {"workers.count=2,3", "network.latency_ms=0,5"};
+    s = spec_for(PLAIN, out, 2);
+    s.vary = vary3;
+    s.nvary = 2;
+    text = sweep_expect(&s, SWEEP_OK);
+    ck_assert_int_eq(count_lines(text), 5);
+    header_is(text, "workers.count,network.latency_ms,");
+    ck_assert(!strncmp(line_of(text, 2, line, sizeof line), "2,5,", 4));
+    ck_assert(!strncmp(line_of(text, 3, line, sizeof line), "3,0,", 4));
+    free(text);
+    s.nvary = 0;
+    text = sweep_expect(&s, SWEEP_OK);
+    ck_assert_int_eq(count_lines(text), 2);
+    header_is(text, "");
+    free(text);
+}
+END_TEST
+
+START_TEST(test_csv_quoting_and_sets) {
+    char line[1024];
+    /* Per-worker arrays hold commas: quoted as in RFC 4180. */
+    const char *vary[] = {"network.bandwidth_gbps=[1,10],\"inf\""};
+    const char *sets[] = {"steps=20"};
+    sweep_spec s = spec_for(PLAIN, out, 1);
+    s.vary = vary;
+    s.nvary = 1;
+    s.sets = sets;
+    s.nset = 1;
+    char *text = sweep_expect(&s, SWEEP_OK);
+    ck_assert(!strncmp(line_of(text, 1, line, sizeof line), "\"[1,10]\",", 9));
+    /* An infinite bandwidth (the string "inf"): full utilization. */
+    ck_assert(!strncmp(line_of(text, 2, line, sizeof line),
+                       "\"\"\"inf\"\"\",1,", 12));
+    free(text);
+}
+END_TEST
+
+typedef struct {
+    int calls;
+    double last;
+} progress_seen;
+
+static void progress_hook(void *ctx, double fraction) {
+    progress_seen *seen = ctx;
+    seen->calls++;
+    ck_assert(fraction >= seen->last);
+    seen->last = fraction;
+}
+
+START_TEST(test_stream_and_progress) {
+    /* Without an output path the rows go to the stream; progress ends at
+     * 1 and is called once per point. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    progress_seen seen = {0, 0};
+    sweep_spec s = spec_for(TINY, NULL, 2);
+    s.stream = m;
+    s.progress = progress_hook;
+    s.progress_ctx = &seen;
+    ck_assert_int_eq(sweep_run(&s, err, sizeof err), SWEEP_OK);
+    fclose(m);
+    char *file = tiny_sweep(1);
+    ck_assert_str_eq(buf, file);
+    ck_assert_int_eq(seen.calls, 12);
+    ck_assert(seen.last == 1);
+    free(buf);
+    free(file);
+}
+END_TEST
+
+START_TEST(test_resume) {
+    char *whole = tiny_sweep(2);
+    unlink(out);
+    /* Header, 5 rows, and half of the 6th, as a killed sweep leaves. */
+    const char *cut = whole;
+    for (int k = 0; k < 6; k++) cut = strchr(cut, '\n') + 1;
+    size_t n = (size_t)(cut - whole) + strcspn(cut, "\n") / 2;
+    spit(partial, whole, n);
+    sweep_spec s = spec_for(TINY, out, 2);
+    s.resume = 1;
+    char *text = sweep_expect(&s, SWEEP_OK);
+    ck_assert_str_eq(text, whole);
+    ck_assert(!exists(partial));
+    free(text);
+
+    /* Complete already: nothing runs, a note says so, OUT is untouched. */
+    char *note = NULL;
+    size_t nlen = 0;
+    s.log = open_memstream(&note, &nlen);
+    ck_assert_int_eq(sweep_run(&s, err, sizeof err), SWEEP_OK);
+    fclose(s.log);
+    char want[256];
+    snprintf(want, sizeof want, "%s: already complete (12 rows); nothing to "
+             "do\n", out);
+    ck_assert_str_eq(note, want);
+    free(note);
+    s.log = NULL;
+
+    /* A partial file with every row: only the rename is left to do. */
+    ck_assert_int_eq(rename(out, partial), 0);
+    text = sweep_expect(&s, SWEEP_OK);
+    ck_assert_str_eq(text, whole);
+    free(text);
+
+    /* A partial file cut inside its header, or empty: start afresh. */
+    unlink(out);
+    spit(partial, whole, 10);
+    text = sweep_expect(&s, SWEEP_OK);
+    ck_assert_str_eq(text, whole);
+    free(text);
+    unlink(out);
+    spit(partial, "", 0);
+    text = sweep_expect(&s, SWEEP_OK);
+    ck_assert_str_eq(text, whole);
+    free(text);
+
+    /* An OUT of another sweep is not complete: it is recomputed. */
+    spit(out, "x\n", 2);
+    text = sweep_expect(&s, SWEEP_OK);
+    ck_assert_str_eq(text, whole);
+    free(text);
+    free(whole);
+}
+END_TEST
+
+START_TEST(test_resume_of_another_sweep) {
+    char *whole = tiny_sweep(1), want[512];
+    unlink(out);
+    sweep_spec s = spec_for(TINY, out, 2);
+    s.resume = 1;
+    /* Another header. */
+    spit(partial, "variant,steps,compute_utilization\n", 34);
+    sweep_expect(&s, SWEEP_EINPUT);
+    snprintf(want, sizeof want, "%s: header differs from this sweep",
+             partial);
+    ck_assert_str_eq(err, want);
+    ck_assert(exists(partial) && !exists(out));
+    /* The right header but a row of another point (line 3). */
+    const char *row2 = strchr(strchr(whole, '\n') + 1, '\n') + 1;
+    char *bad = strdup(whole);
+    bad[row2 - whole] = 'X';
+    spit(partial, bad, strlen(bad));
+    sweep_expect(&s, SWEEP_EINPUT);
+    snprintf(want, sizeof want, "%s:3: row differs from this sweep",
+             partial);
+    ck_assert_str_eq(err, want);
+    /* More rows than points. */
+    char *more = malloc(strlen(whole) * 2);
+    strcpy(more, whole);
+    strcat(more, strchr(whole, '\n') + 1);
+    spit(partial, more, strlen(more));
+    sweep_expect(&s, SWEEP_EINPUT);
+    snprintf(want, sizeof want, "%s:14: row differs from this sweep",
+             partial);
+    ck_assert_str_eq(err, want);
+    ck_assert(exists(partial) && !exists(out));
+    free(more);
+    free(bad);
+    free(whole);
+}
+END_TEST
+
+START_TEST(test_bad_point_leaves_nothing) {
+    /* The lowest bad point is named, whatever the threads; nothing is
+     * written, even when resuming. */
+    const char *vary[] = {"network.bandwidth_gbps=1,-1,0"};
+    for (int resume = 0; resume < 2; resume++)
+        for (int jobs = 1; jobs <= 2; jobs++) {
+            sweep_spec s = spec_for(TINY, out, jobs);
+            s.vary = vary;
+            s.nvary = 1;
+            s.resume = resume;
+            sweep_expect(&s, SWEEP_EINPUT);
+            ck_assert_str_eq(err, "point 2 (variant=dp, "
+                             "network.bandwidth_gbps=-1): --set "
+                             "network.bandwidth_gbps=-1: "
+                             "network.bandwidth_gbps: -1 is out of range "
+                             "(expected a number > 0 or \"inf\", or an "
+                             "array of workers.count = 2 such values)");
+            ck_assert(!exists(out) && !exists(partial));
+        }
+    /* An unknown key is a bad point too; the base point has no values. */
+    const char *sets[] = {"steps=0"};
+    sweep_spec s = spec_for(PLAIN, out, 1);
+    s.sets = sets;
+    s.nset = 1;
+    sweep_expect(&s, SWEEP_EINPUT);
+    ck_assert_str_eq(err, "point 1: --set steps=0: steps: 0 is out of range "
+                     "(expected an integer in 1..1000000000000)");
+    ck_assert(!exists(out) && !exists(partial));
+}
+END_TEST
+
+START_TEST(test_runtime_failure) {
+    /* broken.json's second variant cannot read its trace: points 4..6. */
+    for (int jobs = 1; jobs <= 3; jobs++) {
+        sweep_spec s = spec_for(BROKEN, out, jobs);
+        sweep_expect(&s, SWEEP_ERUNTIME);
+        ck_assert_str_eq(err, "point 4 (variant=broken, "
+                         "network.bandwidth_gbps=0.1): tests/data/sweep/"
+                         "missing.trace: cannot open: No such file or "
+                         "directory");
+        ck_assert(!exists(out) && !exists(partial));
+    }
+    /* Resuming keeps the partial file with the rows before the failure. */
+    sweep_spec s = spec_for(BROKEN, out, 2);
+    s.resume = 1;
+    sweep_expect(&s, SWEEP_ERUNTIME);
+    ck_assert(!exists(out));
+    char *text = slurp(partial), line[256];
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(count_lines(text), 4);
+    ck_assert(!strncmp(line_of(text, 3, line, sizeof line), "ok,10,", 6));
+    free(text);
+}
+END_TEST
+
+START_TEST(test_input_errors) {
+    static const struct {
+        const char *scenario, *vary, *variant, *set, *msg;
+    } cases[] = {
+        {TINY, "network.bandwidth_gbps=logspace:1:2", NULL, NULL,
+         "--vary network.bandwidth_gbps=logspace:1:2: expected "
+         "logspace:A:B:N"},
+        {TINY, "nokey", NULL, NULL, "--vary nokey: expected KEY=SPEC"},
+        {TINY, "=1,2", NULL, NULL, "--vary =1,2: expected KEY=SPEC"},
+        {TINY, "steps=", NULL, NULL,
+         "--vary steps=: empty (expected a comma list, logspace:A:B:N or "
+         "linspace:A:B:N)"},
+        {TINY, NULL, "fp4", NULL,
+         "--variant fp4: unknown variant (expected one of: dp, streaming)"},
+        {PLAIN, NULL, "dp", NULL,
+         "--variant dp: unknown variant (tests/data/sweep/plain.json has no "
+         "variants)"},
+        {TINY, NULL, NULL, "network.bandwidth_gbps=3",
+         "--set network.bandwidth_gbps=3: network.bandwidth_gbps is swept "
+         "(drop the --set, or give it as --vary network.bandwidth_gbps=3)"},
+        {DATA "missing.json", NULL, NULL, NULL,
+         "tests/data/sweep/missing.json: cannot open: No such file or "
+         "directory"},
+        {TINY, "steps=1e99", NULL, NULL,
+         "point 1 (variant=dp, network.bandwidth_gbps=0.01, steps=1e99): "
+         "--set steps=1e99: steps: 1e+99 is out of range (expected an "
+         "integer in 1..1000000000000)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sweep_spec s = spec_for(cases[i].scenario, out, 2);
+        s.vary = &cases[i].vary;
+        s.nvary = cases[i].vary != NULL;
+        s.variants = &cases[i].variant;
+        s.nvariants = cases[i].variant != NULL;
+        s.sets = &cases[i].set;
+        s.nset = cases[i].set != NULL;
+        sweep_expect(&s, SWEEP_EINPUT);
+        ck_assert_str_eq(err, cases[i].msg);
+        ck_assert(!exists(out) && !exists(partial));
+    }
+    /* Twice the same --vary, or --variant. */
+    const char *vary[] = {"steps=1,2", "steps=3"};
+    sweep_spec s = spec_for(TINY, out, 1);
+    s.vary = vary;
+    s.nvary = 2;
+    sweep_expect(&s, SWEEP_EINPUT);
+    ck_assert_str_eq(err, "--vary steps=3: steps is varied twice");
+    const char *twice[] = {"dp", "dp"};
+    s = spec_for(TINY, out, 1);
+    s.variants = twice;
+    s.nvariants = 2;
+    sweep_expect(&s, SWEEP_EINPUT);
+    ck_assert_str_eq(err, "--variant dp: given twice");
+    /* Resuming without an output file. */
+    s = spec_for(TINY, NULL, 1);
+    s.resume = 1;
+    sweep_expect(&s, SWEEP_EINPUT);
+    ck_assert_str_eq(err, "resuming needs an output file");
+}
+END_TEST
+
+START_TEST(test_partial_in_use) {
+    /* A second sweep does not write over a partial file in use. */
+    FILE *f = fopen(partial, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    int ready[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) { /* hold a lock as a running sweep does */
+        int fd = open(partial, O_WRONLY);
+        struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        if (fd < 0 || fcntl(fd, F_SETLK, &lk)) _exit(1);
+        if (write(ready[1], "x", 1) != 1) _exit(1);
+        sleep(30);
+        _exit(0);
+    }
+    char c;
+    ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    close(ready[1]);
+    sweep_spec s = spec_for(TINY, out, 1);
+    sweep_expect(&s, SWEEP_ERUNTIME);
+    char want[256];
+    snprintf(want, sizeof want, "%s: in use by another sweep", partial);
+    ck_assert_str_eq(err, want);
+    ck_assert(exists(partial));
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+END_TEST
+
+Suite *make_suite(void) {
+    Suite *s = suite_create("sweep");
+    TCase *tc = tcase_create("sweep");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_jobs_give_the_same_bytes);
+    tcase_add_test(tc, test_rows_in_point_order);
+    tcase_add_test(tc, test_row_equals_a_direct_run);
+    tcase_add_test(tc, test_vary_and_the_sweep_section);
+    tcase_add_test(tc, test_csv_quoting_and_sets);
+    tcase_add_test(tc, test_stream_and_progress);
+    tcase_add_test(tc, test_resume);
+    tcase_add_test(tc, test_resume_of_another_sweep);
+    tcase_add_test(tc, test_bad_point_leaves_nothing);
+    tcase_add_test(tc, test_runtime_failure);
+    tcase_add_test(tc, test_input_errors);
+    tcase_add_test(tc, test_partial_in_use);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CHECK_MAIN(make_suite)

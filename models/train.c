@@ -1,0 +1,1064 @@
+/*
+ * train.c -- DP, DiLoCo and Streaming DiLoCo on M replicas (train.h).
+ *
+ * Layout of the work:
+ *   - a tensor table built once from the model's units: every tensor's
+ *     global offset, size, row length and decay flag; it is also the list
+ *     of the inner optimizers' ranges;
+ *   - fragments: their units (from the schedule and the unit mapping),
+ *     their tensors, and each tensor's byte offset in the payload;
+ *   - a small thread pool that runs one job per replica (inner steps,
+ *     encoding, DP updates) or per model (evaluation); everything that
+ *     combines replicas runs afterwards on the calling thread, in replica
+ *     order, which is what makes results independent of the thread count.
+ * Payloads are allocated at prepare and freed at apply, so only syncs in
+ * flight hold wire buffers.
+ */
+#include "train.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- thread pool --------------------------------------------------------- */
+
+typedef void (*pool_fn)(void *ctx, int job);
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    pthread_t *th;
+    int nth;           /* extra threads; the caller works too */
+    int started;       /* threads actually created */
+    pool_fn fn;
+    void *ctx;
+    int njobs, next, finished;
+    unsigned gen;
+    int quit;
+} pool;
+
+/* Takes and runs jobs of the current batch; called with mu held, returns
+ * with mu held. */
+static void pool_work(pool *p) {
+    while (p->next < p->njobs) {
+        int j = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        p->fn(p->ctx, j);
+        pthread_mutex_lock(&p->mu);
+        if (++p->finished == p->njobs) pthread_cond_broadcast(&p->done);
+    }
+}
+
+static void *pool_main(void *arg) {
+    pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    unsigned seen = p->gen;
+    for (;;) {
+        while (!p->quit && p->gen == seen) pthread_cond_wait(&p->go, &p->mu);
+        if (p->quit) break;
+        seen = p->gen;
+        pool_work(p);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static void pool_free(pool *p) {
+    if (!p) return;
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->started; i++) pthread_join(p->th[i], NULL);
+    pthread_cond_destroy(&p->go);
+    pthread_cond_destroy(&p->done);
+    pthread_mutex_destroy(&p->mu);
+    free(p->th);
+    free(p);
+}
+
+/* A pool of `threads` workers in all (threads - 1 new ones). */
+static pool *pool_new(int threads) {
+    pool *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->nth = threads > 1 ? threads - 1 : 0;
+    p->th = calloc((size_t)p->nth + 1, sizeof *p->th);
+    if (!p->th || pthread_mutex_init(&p->mu, NULL)) {
+        free(p->th);
+        free(p);
+        return NULL;
+    }
+    pthread_cond_init(&p->go, NULL);
+    pthread_cond_init(&p->done, NULL);
+    for (int i = 0; i < p->nth; i++) {
+        if (pthread_create(&p->th[i], NULL, pool_main, p)) {
+            pool_free(p);
+            return NULL;
+        }
+        p->started++;
+    }
+    return p;
+}
+
+/* Runs fn(ctx, j) for j = 0..njobs-1 on the pool and the caller; returns
+ * when all are done. */
+static void pool_run(pool *p, int njobs, pool_fn fn, void *ctx) {
+    if (p->nth == 0 || njobs <= 1) {
+        for (int j = 0; j < njobs; j++) fn(ctx, j);
+        return;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->fn = fn;
+    p->ctx = ctx;
+    p->njobs = njobs;
+    p->next = p->finished = 0;
+    p->gen++;
+    pthread_cond_broadcast(&p->go);
+    pool_work(p);
+    while (p->finished < p->njobs) pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* ---- the two built-in models --------------------------------------------- */
+
+static void *nn_create(const void *cfg, int batch, int seq, uint64_t seed,
+                       char *err, size_t errlen) {
+    if (nn_check(cfg, batch, seq, err, errlen)) return NULL;
+    nn_model *m = nn_new(cfg, batch, seq);
+    if (!m) {
+        snprintf(err, errlen, "nn: out of memory");
+        return NULL;
+    }
+    nn_init(m, seed);
+    return m;
+}
+
+static void nn_destroy(void *m) { nn_free(m); }
+static float *nn_params_fn(void *m) { return nn_params(m); }
+static float *nn_grads_fn(void *m) { return nn_grads(m); }
+static size_t nn_nparams_fn(const void *m) { return nn_num_params(m); }
+static int nn_nunits_fn(const void *m) { return nn_num_units(m); }
+static size_t nn_uoff_fn(const void *m, int u) { return nn_unit_offset(m, u); }
+static int nn_tensors_fn(const void *m, int u, const nn_tensor **t) {
+    return nn_unit_tensors(m, u, t);
+}
+static int nn_vocab_fn(const void *m) { return nn_get_config(m)->vocab; }
+
+static float nn_grad_fn(void *m, const int32_t *x, const int32_t *y) {
+    float loss = nn_forward(m, x, y);
+    if (isnan(loss) || nn_backward(m) != NN_OK) return NAN;
+    return loss;
+}
+
+static float nn_eval_fn(void *m, const float *params, const int32_t *x,
+                        const int32_t *y) {
+    return nn_eval_loss(m, params, x, y);
+}
+
+const train_model_ops train_nn_ops = {
+    "nn", nn_create, nn_destroy, nn_params_fn, nn_grads_fn, nn_nparams_fn,
+    nn_nunits_fn, nn_uoff_fn, nn_tensors_fn, nn_vocab_fn, nn_grad_fn,
+    nn_eval_fn};
+
+typedef struct {
+    int units;
+    float grad;
+    float *p, *g;
+} toy_model;
+
+static const nn_tensor toy_tensor = {"p", 0, 1, 1, 0};
+
+static void toy_destroy(void *m) {
+    toy_model *t = m;
+    if (!t) return;
+    free(t->p);
+    free(t->g);
+    free(t);
+}
+
+static void *toy_create(const void *cfg, int batch, int seq, uint64_t seed,
+                        char *err, size_t errlen) {
+    const train_toy_config *c = cfg;
+    (void)batch, (void)seq, (void)seed;
+    if (c->units < 1 || !isfinite(c->grad) || !isfinite(c->init)) {
+        snprintf(err, errlen, "toy: units %d, grad %g, init %g (expected "
+                 "units >= 1, finite values)", c->units, c->grad, c->init);
+        return NULL;
+    }
+    toy_model *t = calloc(1, sizeof *t);
+    if (t) {
+        t->units = c->units;
+        t->grad = c->grad;
+        t->p = malloc((size_t)c->units * sizeof *t->p);
+        t->g = calloc((size_t)c->units, sizeof *t->g);
+    }
+    if (!t || !t->p || !t->g) {
+        toy_destroy(t);
+        snprintf(err, errlen, "toy: out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < c->units; i++) t->p[i] = c->init;
+    return t;
+}
+
+static float *toy_params(void *m) { return ((toy_model *)m)->p; }
+static float *toy_grads(void *m) { return ((toy_model *)m)->g; }
+static size_t toy_nparams(const void *m) {
+    return (size_t)((const toy_model *)m)->units;
+}
+static int toy_nunits(const void *m) { return ((const toy_model *)m)->units; }
+static size_t toy_uoff(const void *m, int u) { (void)m; return (size_t)u; }
+static int toy_tensors(const void *m, int u, const nn_tensor **t) {
+    (void)m, (void)u;
+    *t = &toy_tensor;
+    return 1;
+}
+static int toy_vocab(const void *m) { (void)m; return 0; }
+
+static float toy_eval(void *m, const float *params, const int32_t *x,
+                      const int32_t *y) {
+    const toy_model *t = m;
+    (void)x, (void)y;
+    double s = 0;
+    for (int i = 0; i < t->units; i++) s += params[i];
+    return (float)(t->grad * s);
+}
+
+static float toy_grad(void *m, const int32_t *x, const int32_t *y) {
+    toy_model *t = m;
+    for (int i = 0; i < t->units; i++) t->g[i] = t->grad;
+    return toy_eval(m, t->p, x, y);
+}
+
+const train_model_ops train_toy_ops = {
+    "toy", toy_create, toy_destroy, toy_params, toy_grads, toy_nparams,
+    toy_nunits, toy_uoff, toy_tensors, toy_vocab, toy_grad, toy_eval};
+
+/* ---- the trainer --------------------------------------------------------- */
+
+typedef struct {
+    size_t off, n, row; /* global offset, values, row length (columns) */
+    int decay, unit;
+} tensor_info;
+
+typedef struct {
+    int nunits, ntens;
+    int *units;        /* increasing */
+    int *tens;         /* indices into the tensor table, in order */
+    uint64_t *boff;    /* byte offset of each tensor in a payload */
+    uint64_t wire;     /* payload bytes per replica */
+    uint64_t pending;  /* replicas prepared; 0: no sync in flight */
+    uint8_t **buf;     /* [M] payloads of the sync in flight */
+} fragment;
+
+typedef struct {
+    void *model;
+    float *p, *g;
+    optim_state *opt;
+    data_stream *data;
+    int32_t *x, *y;
+    int64_t steps;    /* completed inner updates */
+    int64_t ngrads;   /* gradients computed */
+    int grad_ready;   /* DP: a gradient awaits its apply */
+    float loss;
+    int rc;           /* of the last job run for this replica */
+} replica;
+
+struct train {
+    train_config cfg;
+    sched_spec sp;
+    const train_model_ops *ops;
+    const void *mcfg;
+    codec_spec codec;   /* the payload codec in use */
+    int M, U, P, dp, averaging;
+    size_t N, maxt;
+    int ntens;
+    tensor_info *tens;
+    int *unit_frag;
+    fragment *frag;
+    replica *rep;
+    float *outer, *mom; /* NULL for DP; mom NULL when mu == 0 */
+    float *acc, *scratch;
+    data_source *data;
+    int neval;
+    int32_t *ex, *ey;   /* eval set: neval batches */
+    float *eloss;       /* per eval batch */
+    pool *pool;
+    uint64_t bytes;
+    char err[256];
+};
+
+static int fail(train *tr, int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tr->err, sizeof tr->err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *train_error(const train *tr) { return tr->err; }
+
+void train_config_default(train_config *c) {
+    memset(c, 0, sizeof *c);
+    c->replicas = 2;
+    c->threads = 2;
+    c->seed = 1;
+    c->steps = 1000;
+    c->batch = 8;
+    c->seq = 64;
+    c->model = TRAIN_MODEL_NN;
+    nn_config nn = {NN_TRANSFORMER, 64, 64, 4, 4, 64, 4};
+    c->nn = nn;
+    c->toy.units = 2;
+    c->toy.grad = 2;
+    c->toy.init = 1;
+    data_config_default(&c->data);
+    sched_spec s = {SCHED_STREAMING, 0, 100, 2, 1, 0.5, SCHED_STRIDED,
+                    SCHED_ASCENDING};
+    c->sched = s;
+    c->map = TRAIN_MAP_JOIN;
+    c->codec.kind = CODEC_FP32;
+    c->dp_codec.kind = CODEC_FP32;
+    optim_config_default(&c->inner);
+    c->outer_lr = 0.7;
+    c->outer_momentum = 0.9;
+    c->eval_interval = 100;
+    c->eval_batches = 4;
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+static int check_config(train *tr) {
+    const train_config *c = &tr->cfg;
+    if (c->replicas < 1 || c->replicas > TRAIN_MAX_REPLICAS)
+        return fail(tr, TRAIN_EINVAL, "train: replicas %d (expected 1..%d)",
+                    c->replicas, TRAIN_MAX_REPLICAS);
+    if (c->threads < 1)
+        return fail(tr, TRAIN_EINVAL, "train: threads %d (expected >= 1)",
+                    c->threads);
+    if (c->steps < 1)
+        return fail(tr, TRAIN_EINVAL, "train: steps %lld (expected >= 1)",
+                    (long long)c->steps);
+    if (c->batch < 1 || c->seq < 1)
+        return fail(tr, TRAIN_EINVAL, "train: batch %d, seq %d (expected "
+                    ">= 1)", c->batch, c->seq);
+    if (c->map != TRAIN_MAP_JOIN && c->map != TRAIN_MAP_OWN)
+        return fail(tr, TRAIN_EINVAL, "train: map %d (expected join or own)",
+                    (int)c->map);
+    if (c->fedpart != 0 && c->fedpart != 1)
+        return fail(tr, TRAIN_EINVAL, "train: fedpart %d (expected 0 or 1)",
+                    c->fedpart);
+    if ((unsigned)c->codec.kind >= CODEC_COUNT ||
+        (unsigned)c->dp_codec.kind >= CODEC_COUNT)
+        return fail(tr, TRAIN_EINVAL, "train: unknown codec (expected one "
+                    "of %s)", codec_names());
+    if (!(c->outer_lr >= 0) || !isfinite(c->outer_lr))
+        return fail(tr, TRAIN_EINVAL, "train: outer_lr %g (expected finite "
+                    ">= 0)", c->outer_lr);
+    if (!(c->outer_momentum >= 0 && c->outer_momentum < 1))
+        return fail(tr, TRAIN_EINVAL, "train: outer_momentum %g (expected "
+                    "[0, 1))", c->outer_momentum);
+    if (c->eval_interval < 0 || c->eval_batches < 1)
+        return fail(tr, TRAIN_EINVAL, "train: eval_interval %lld, "
+                    "eval_batches %d (expected >= 0, >= 1)",
+                    (long long)c->eval_interval, c->eval_batches);
+    return TRAIN_OK;
+}
+
+static int pick_model(train *tr) {
+    const train_config *c = &tr->cfg;
+    switch (c->model) {
+    case TRAIN_MODEL_NN:
+        tr->ops = &train_nn_ops;
+        tr->mcfg = &tr->cfg.nn;
+        return TRAIN_OK;
+    case TRAIN_MODEL_TOY:
+        tr->ops = &train_toy_ops;
+        tr->mcfg = &tr->cfg.toy;
+        return TRAIN_OK;
+    case TRAIN_MODEL_CUSTOM: {
+        const train_model_ops *o = c->custom_ops;
+        if (!o || !o->create || !o->destroy || !o->params || !o->grads ||
+            !o->num_params || !o->num_units || !o->unit_offset ||
+            !o->unit_tensors || !o->vocab || !o->grad || !o->eval)
+            return fail(tr, TRAIN_EINVAL, "train: custom model without "
+                        "every operation");
+        tr->ops = o;
+        tr->mcfg = c->custom_cfg;
+        return TRAIN_OK;
+    }
+    }
+    return fail(tr, TRAIN_EINVAL, "train: model %d (expected nn, toy or "
+                "custom)", (int)c->model);
+}
+
+/* The tensor table from replica 0's model; checks that the tensors tile
+ * the parameter vector in order. */
+static int build_tensors(train *tr) {
+    void *m = tr->rep[0].model;
+    tr->N = tr->ops->num_params(m);
+    tr->U = tr->ops->num_units(m);
+    if (tr->U < 1 || tr->N < 1)
+        return fail(tr, TRAIN_EINVAL, "train: model has no parameters");
+    int n = 0;
+    for (int u = 0; u < tr->U; u++) {
+        const nn_tensor *t;
+        n += tr->ops->unit_tensors(m, u, &t);
+    }
+    tr->tens = calloc((size_t)n, sizeof *tr->tens);
+    if (!tr->tens) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    size_t next = 0;
+    for (int u = 0; u < tr->U; u++) {
+        const nn_tensor *t;
+        int k = tr->ops->unit_tensors(m, u, &t);
+        size_t base = tr->ops->unit_offset(m, u);
+        for (int i = 0; i < k; i++) {
+            tensor_info *ti = &tr->tens[tr->ntens++];
+            ti->off = base + t[i].offset;
+            ti->n = (size_t)t[i].rows * (size_t)t[i].cols;
+            ti->row = (size_t)t[i].cols;
+            ti->decay = t[i].decay;
+            ti->unit = u;
+            if (ti->off != next || ti->n == 0)
+                return fail(tr, TRAIN_EINVAL, "train: model tensors do not "
+                            "tile the parameters (unit %d, %s)", u,
+                            t[i].name);
+            next += ti->n;
+            if (ti->n > tr->maxt) tr->maxt = ti->n;
+        }
+    }
+    if (next != tr->N)
+        return fail(tr, TRAIN_EINVAL, "train: model tensors cover %zu of "
+                    "%zu parameters", next, tr->N);
+    return TRAIN_OK;
+}
+
+/* The schedule over units (own) or blocks (join), normalised. */
+static int build_schedule(train *tr) {
+    tr->sp = tr->cfg.sched;
+    if (tr->cfg.map == TRAIN_MAP_JOIN) {
+        if (tr->U < 3)
+            return fail(tr, TRAIN_EINVAL, "train: map join needs an "
+                        "embedding, a block and a head (model has %d units)",
+                        tr->U);
+        tr->sp.layers = tr->U - 2;
+    } else {
+        tr->sp.layers = tr->U;
+    }
+    char e[200];
+    if (sched_normalize(&tr->sp, e, sizeof e))
+        return fail(tr, TRAIN_EINVAL, "train: schedule: %s", e);
+    tr->dp = tr->sp.method == SCHED_DP;
+    tr->P = tr->sp.P;
+    if (tr->dp && tr->cfg.fedpart)
+        return fail(tr, TRAIN_EINVAL, "train: fedpart needs diloco or "
+                    "streaming (not dp)");
+    return TRAIN_OK;
+}
+
+static int unit_fragment(const train *tr, int u) {
+    if (tr->cfg.map == TRAIN_MAP_OWN) return sched_layer_fragment(&tr->sp, u);
+    int L = tr->U - 2;
+    int block = u == 0 ? 0 : u == tr->U - 1 ? L - 1 : u - 1;
+    return sched_layer_fragment(&tr->sp, block);
+}
+
+static int build_fragments(train *tr) {
+    tr->codec = tr->dp ? tr->cfg.dp_codec : tr->cfg.codec;
+    tr->unit_frag = calloc((size_t)tr->U, sizeof *tr->unit_frag);
+    tr->frag = calloc((size_t)tr->P, sizeof *tr->frag);
+    if (!tr->unit_frag || !tr->frag)
+        return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    for (int u = 0; u < tr->U; u++) tr->unit_frag[u] = unit_fragment(tr, u);
+    for (int f = 0; f < tr->P; f++) {
+        fragment *fr = &tr->frag[f];
+        fr->units = calloc((size_t)tr->U, sizeof *fr->units);
+        fr->tens = calloc((size_t)tr->ntens, sizeof *fr->tens);
+        fr->boff = calloc((size_t)tr->ntens, sizeof *fr->boff);
+        fr->buf = calloc((size_t)tr->M, sizeof *fr->buf);
+        if (!fr->units || !fr->tens || !fr->boff || !fr->buf)
+            return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+        for (int u = 0; u < tr->U; u++)
+            if (tr->unit_frag[u] == f) fr->units[fr->nunits++] = u;
+        for (int k = 0; k < tr->ntens; k++) {
+            const tensor_info *t = &tr->tens[k];
+            if (tr->unit_frag[t->unit] != f) continue;
+            fr->boff[fr->ntens] = fr->wire;
+            fr->tens[fr->ntens++] = k;
+            fr->wire += codec_wire_bytes(tr->codec, t->n, t->row);
+        }
+    }
+    return TRAIN_OK;
+}
+
+static int build_replicas(train *tr) {
+    const train_config *c = &tr->cfg;
+    char e[200] = "";
+    tr->rep = calloc((size_t)tr->M, sizeof *tr->rep);
+    if (!tr->rep) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    for (int r = 0; r < tr->M; r++) {
+        replica *rp = &tr->rep[r];
+        rp->loss = NAN;
+        rp->model = tr->ops->create(tr->mcfg, c->batch, c->seq, c->seed, e,
+                                    sizeof e);
+        if (!rp->model) return fail(tr, TRAIN_EINVAL, "train: %s", e);
+        rp->p = tr->ops->params(rp->model);
+        rp->g = tr->ops->grads(rp->model);
+    }
+    return TRAIN_OK;
+}
+
+static int build_optimizers(train *tr) {
+    optim_config oc = tr->cfg.inner;
+    if (oc.total == 0) oc.total = tr->cfg.steps;
+    optim_range *rg = calloc((size_t)tr->ntens, sizeof *rg);
+    if (!rg) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    for (int k = 0; k < tr->ntens; k++) {
+        rg[k].offset = tr->tens[k].off;
+        rg[k].len = tr->tens[k].n;
+        rg[k].decay = tr->tens[k].decay;
+    }
+    char e[200] = "";
+    int rc = TRAIN_OK;
+    for (int r = 0; r < tr->M && rc == TRAIN_OK; r++) {
+        tr->rep[r].opt = optim_new(&oc, rg, tr->ntens, e, sizeof e);
+        if (!tr->rep[r].opt) rc = fail(tr, TRAIN_EINVAL, "train: inner %s", e);
+    }
+    free(rg);
+    return rc;
+}
+
+/* Data streams, batch buffers and the fixed eval set. */
+static int build_data(train *tr) {
+    const train_config *c = &tr->cfg;
+    char e[200] = "";
+    int mv = tr->ops->vocab(tr->rep[0].model);
+    if (c->data.kind == DATA_NONE) {
+        if (mv != 0)
+            return fail(tr, TRAIN_EINVAL, "train: the model needs tokens "
+                        "(data kind none)");
+        tr->neval = 1;
+        tr->eloss = calloc(1, sizeof *tr->eloss);
+        return tr->eloss ? TRAIN_OK
+                         : fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    }
+    if (data_source_new(&c->data, tr->M, &tr->data, e, sizeof e))
+        return fail(tr, TRAIN_EINVAL, "train: %s", e);
+    if (mv != 0 && data_vocab(tr->data) > mv)
+        return fail(tr, TRAIN_EINVAL, "train: data vocab %d exceeds the "
+                    "model's %d", data_vocab(tr->data), mv);
+    size_t bt = (size_t)c->batch * (size_t)c->seq;
+    for (int r = 0; r < tr->M; r++) {
+        replica *rp = &tr->rep[r];
+        rp->data = data_stream_new(tr->data, r);
+        rp->x = malloc(bt * sizeof *rp->x);
+        rp->y = malloc(bt * sizeof *rp->y);
+        if (!rp->data || !rp->x || !rp->y)
+            return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+        /* a probe stream (the replica's own is left untouched) finds text
+         * shards too short for one sequence now rather than mid-run */
+        data_stream *probe = data_stream_new(tr->data, r);
+        int bad = !probe || data_next_batch(probe, c->batch, c->seq, rp->x,
+                                            rp->y);
+        data_stream_free(probe);
+        if (bad)
+            return fail(tr, TRAIN_EINVAL, "train: replica %d's data shard "
+                        "cannot fill sequences of %d tokens", r, c->seq + 1);
+    }
+    tr->neval = c->eval_batches;
+    tr->ex = malloc((size_t)tr->neval * bt * sizeof *tr->ex);
+    tr->ey = malloc((size_t)tr->neval * bt * sizeof *tr->ey);
+    tr->eloss = calloc((size_t)tr->neval, sizeof *tr->eloss);
+    data_stream *es = data_stream_new(tr->data, -1);
+    int rc = !tr->ex || !tr->ey || !tr->eloss || !es ? TRAIN_ENOMEM : 0;
+    for (int i = 0; i < tr->neval && !rc; i++)
+        if (data_next_batch(es, c->batch, c->seq, tr->ex + i * bt,
+                            tr->ey + i * bt))
+            rc = TRAIN_EINVAL;
+    data_stream_free(es);
+    if (rc == TRAIN_ENOMEM) return fail(tr, rc, "train: out of memory");
+    if (rc)
+        return fail(tr, rc, "train: the eval data has too few tokens for "
+                    "sequences of %d", c->seq + 1);
+    return TRAIN_OK;
+}
+
+/* Outer parameters and momentum (not DP), and the reduction buffers. */
+static int build_outer(train *tr) {
+    tr->acc = malloc(tr->maxt * sizeof *tr->acc);
+    tr->scratch = malloc(tr->maxt * sizeof *tr->scratch);
+    if (!tr->acc || !tr->scratch)
+        return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    if (tr->dp) return TRAIN_OK;
+    tr->outer = malloc(tr->N * sizeof *tr->outer);
+    if (!tr->outer) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    memcpy(tr->outer, tr->rep[0].p, tr->N * sizeof *tr->outer);
+    if (tr->cfg.outer_momentum > 0) {
+        tr->mom = calloc(tr->N, sizeof *tr->mom);
+        if (!tr->mom) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    }
+    tr->averaging = tr->cfg.outer_lr == 1.0 && tr->cfg.outer_momentum == 0 &&
+                    tr->codec.kind == CODEC_FP32;
+    return TRAIN_OK;
+}
+
+int train_new(const train_config *c, train **out, char *err, size_t errlen) {
+    *out = NULL;
+    train *tr = calloc(1, sizeof *tr);
+    if (!tr) {
+        snprintf(err, errlen, "train: out of memory");
+        return TRAIN_ENOMEM;
+    }
+    tr->cfg = *c;
+    tr->M = c->replicas;
+    int rc = check_config(tr);
+    if (!rc) rc = pick_model(tr);
+    if (!rc) rc = build_replicas(tr);
+    if (!rc) rc = build_tensors(tr);
+    if (!rc) rc = build_schedule(tr);
+    if (!rc) rc = build_fragments(tr);
+    if (!rc) rc = build_optimizers(tr);
+    if (!rc) rc = build_data(tr);
+    if (!rc) rc = build_outer(tr);
+    if (!rc) {
+        int th = c->threads < tr->M ? c->threads : tr->M;
+        tr->pool = pool_new(th);
+        if (!tr->pool) rc = fail(tr, TRAIN_ENOMEM, "train: cannot start "
+                                 "threads");
+    }
+    if (rc) {
+        snprintf(err, errlen, "%s", tr->err);
+        train_free(tr);
+        return rc;
+    }
+    tr->err[0] = 0;
+    *out = tr;
+    return TRAIN_OK;
+}
+
+static void free_payloads(train *tr, fragment *fr) {
+    for (int r = 0; r < tr->M; r++) {
+        free(fr->buf[r]);
+        fr->buf[r] = NULL;
+    }
+    fr->pending = 0;
+}
+
+void train_free(train *tr) {
+    if (!tr) return;
+    pool_free(tr->pool);
+    for (int f = 0; tr->frag && f < tr->P; f++) {
+        fragment *fr = &tr->frag[f];
+        if (fr->buf) free_payloads(tr, fr);
+        free(fr->units);
+        free(fr->tens);
+        free(fr->boff);
+        free(fr->buf);
+    }
+    free(tr->frag);
+    for (int r = 0; tr->rep && r < tr->M; r++) {
+        replica *rp = &tr->rep[r];
+        if (rp->model) tr->ops->destroy(rp->model);
+        optim_free(rp->opt);
+        data_stream_free(rp->data);
+        free(rp->x);
+        free(rp->y);
+    }
+    free(tr->rep);
+    data_source_free(tr->data);
+    free(tr->tens);
+    free(tr->unit_frag);
+    free(tr->outer);
+    free(tr->mom);
+    free(tr->acc);
+    free(tr->scratch);
+    free(tr->ex);
+    free(tr->ey);
+    free(tr->eloss);
+    free(tr);
+}
+
+/* ---- inner steps --------------------------------------------------------- */
+
+/* The fragment whose pseudo-gradient is taken first at or after step t. */
+static int turn_fragment(const train *tr, int64_t t) {
+    for (int64_t s = t; s < t + tr->sp.H; s++) {
+        int f = sched_taken_after(&tr->sp, s, INT64_MAX);
+        if (f >= 0) return f;
+    }
+    return 0; /* unreachable: every fragment is taken once per H steps */
+}
+
+/* One inner step of replica r: TRAIN_OK, TRAIN_EINVAL when the data
+ * cannot fill a batch, TRAIN_ENUM on a non-finite loss. */
+static int inner_step(train *tr, int r) {
+    replica *rp = &tr->rep[r];
+    if (tr->data && data_next_batch(rp->data, tr->cfg.batch, tr->cfg.seq,
+                                    rp->x, rp->y))
+        return TRAIN_EINVAL;
+    rp->loss = tr->ops->grad(rp->model, rp->x, rp->y);
+    rp->ngrads++;
+    if (!isfinite(rp->loss)) return TRAIN_ENUM;
+    if (tr->dp) {
+        rp->grad_ready = 1;
+        return TRAIN_OK;
+    }
+    const int *sel = NULL;
+    int nsel = 0;
+    if (tr->cfg.fedpart) {
+        const fragment *fr = &tr->frag[turn_fragment(tr, rp->steps + 1)];
+        sel = fr->tens;
+        nsel = fr->ntens;
+    }
+    optim_step(rp->opt, rp->p, rp->g, sel, nsel, rp->steps + 1);
+    rp->steps++;
+    return TRAIN_OK;
+}
+
+static int check_replica(train *tr, int r) {
+    if (r < 0 || r >= tr->M)
+        return fail(tr, TRAIN_EINVAL, "train: replica %d (expected 0..%d)",
+                    r, tr->M - 1);
+    return TRAIN_OK;
+}
+
+/* The message for inner_step's code rc. */
+static int step_failed(train *tr, int r, int rc) {
+    if (rc == TRAIN_ENUM)
+        return fail(tr, rc, "train: replica %d step %lld: loss %g", r,
+                    (long long)tr->rep[r].ngrads, tr->rep[r].loss);
+    return fail(tr, rc, "train: replica %d: the data cannot fill a batch "
+                "of sequences of %d", r, tr->cfg.seq + 1);
+}
+
+int train_inner_step(train *tr, int r) {
+    int rc = check_replica(tr, r);
+    if (rc) return rc;
+    rc = inner_step(tr, r);
+    return rc ? step_failed(tr, r, rc) : TRAIN_OK;
+}
+
+/* ---- prepare ------------------------------------------------------------- */
+
+typedef struct {
+    train *tr;
+    const fragment *fr;
+    uint64_t mask;
+} sync_job;
+
+/* Encodes replica r's payload of the sync in flight (a pool job). */
+static void encode_job(void *ctx, int r) {
+    const sync_job *j = ctx;
+    train *tr = j->tr;
+    const fragment *fr = j->fr;
+    replica *rp = &tr->rep[r];
+    if (!(j->mask >> r & 1)) return;
+    uint64_t written = 0;
+    for (int i = 0; i < fr->ntens; i++) {
+        const tensor_info *t = &tr->tens[fr->tens[i]];
+        const float *src;
+        if (tr->dp) {
+            src = rp->g + t->off;
+        } else if (tr->averaging) {
+            src = rp->p + t->off;
+        } else { /* the gradient buffer is free between steps */
+            float *d = rp->g + t->off;
+            const float *o = tr->outer + t->off, *p = rp->p + t->off;
+            for (size_t k = 0; k < t->n; k++) d[k] = o[k] - p[k];
+            src = d;
+        }
+        written += codec_encode(tr->codec, src, t->n, t->row,
+                                fr->buf[r] + fr->boff[i]);
+    }
+    rp->rc = written == fr->wire ? TRAIN_OK : TRAIN_EINVAL;
+}
+
+static int check_fragment(train *tr, int f, uint64_t mask) {
+    if (f < 0 || f >= tr->P)
+        return fail(tr, TRAIN_EINVAL, "train: fragment %d (expected 0..%d)",
+                    f, tr->P - 1);
+    uint64_t all = tr->M == 64 ? ~0ull : (1ull << tr->M) - 1;
+    if (mask == 0 || (mask & ~all))
+        return fail(tr, TRAIN_EINVAL, "train: participants 0x%llx (expected "
+                    "a non-empty subset of 0x%llx)", (unsigned long long)mask,
+                    (unsigned long long)all);
+    return TRAIN_OK;
+}
+
+int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
+    int rc = check_fragment(tr, f, participants);
+    if (rc) return rc;
+    fragment *fr = &tr->frag[f];
+    if (fr->pending)
+        return fail(tr, TRAIN_ESTATE, "train: fragment %d already has a "
+                    "sync in flight", f);
+    for (int r = 0; r < tr->M; r++) {
+        if (!(participants >> r & 1)) continue;
+        if (tr->dp && !tr->rep[r].grad_ready) {
+            free_payloads(tr, fr);
+            return fail(tr, TRAIN_ESTATE, "train: dp: replica %d has no "
+                        "gradient to send", r);
+        }
+        fr->buf[r] = malloc(fr->wire);
+        if (!fr->buf[r]) {
+            free_payloads(tr, fr);
+            return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+        }
+    }
+    sync_job j = {tr, fr, participants};
+    pool_run(tr->pool, tr->M, encode_job, &j);
+    for (int r = 0; r < tr->M; r++) {
+        int in = participants >> r & 1;
+        if (in && tr->rep[r].rc) {
+            free_payloads(tr, fr);
+            return fail(tr, TRAIN_EINVAL, "train: codec wrote an unexpected "
+                        "size");
+        }
+        if (bytes) bytes[r] = in ? fr->wire : 0;
+        if (in) tr->bytes += fr->wire;
+    }
+    fr->pending = participants;
+    return TRAIN_OK;
+}
+
+/* ---- apply --------------------------------------------------------------- */
+
+/* acc = FP32 mean of the participants' decoded tensor i, summed in
+ * replica order. */
+static void average_tensor(train *tr, const fragment *fr, int i,
+                           uint64_t mask) {
+    const tensor_info *t = &tr->tens[fr->tens[i]];
+    int count = 0;
+    for (int r = 0; r < tr->M; r++) {
+        if (!(mask >> r & 1)) continue;
+        const uint8_t *in = fr->buf[r] + fr->boff[i];
+        if (count++ == 0) {
+            codec_decode(tr->codec, in, t->n, t->row, tr->acc);
+            continue;
+        }
+        codec_decode(tr->codec, in, t->n, t->row, tr->scratch);
+        for (size_t k = 0; k < t->n; k++) tr->acc[k] += tr->scratch[k];
+    }
+    if (count > 1) {
+        const float c = (float)count;
+        for (size_t k = 0; k < t->n; k++) tr->acc[k] /= c;
+    }
+}
+
+/* theta = alpha * local + (1 - alpha) * outer on n values. */
+static void merge(double alpha, float *local, const float *outer, size_t n) {
+    if (alpha == 1.0) return;
+    if (alpha == 0.0) {
+        memcpy(local, outer, n * sizeof *local);
+        return;
+    }
+    const float a = (float)alpha, b = (float)(1.0 - alpha);
+    for (size_t k = 0; k < n; k++) local[k] = a * local[k] + b * outer[k];
+}
+
+/* DP: one inner step of replica r with the averaged gradient (a pool
+ * job). */
+static void dp_update_job(void *ctx, int r) {
+    train *tr = ctx;
+    replica *rp = &tr->rep[r];
+    optim_step(rp->opt, rp->p, rp->g, NULL, 0, rp->steps + 1);
+    rp->steps++;
+    rp->grad_ready = 0;
+}
+
+int train_apply(train *tr, int f, uint64_t participants) {
+    int rc = check_fragment(tr, f, participants);
+    if (rc) return rc;
+    fragment *fr = &tr->frag[f];
+    if (!fr->pending)
+        return fail(tr, TRAIN_ESTATE, "train: fragment %d has no sync in "
+                    "flight", f);
+    if (participants & ~fr->pending)
+        return fail(tr, TRAIN_EINVAL, "train: participants 0x%llx were not "
+                    "all prepared (0x%llx)", (unsigned long long)participants,
+                    (unsigned long long)fr->pending);
+    for (int i = 0; i < fr->ntens; i++) {
+        const tensor_info *t = &tr->tens[fr->tens[i]];
+        average_tensor(tr, fr, i, participants);
+        size_t bytes = t->n * sizeof(float);
+        if (tr->dp) {
+            for (int r = 0; r < tr->M; r++)
+                memcpy(tr->rep[r].g + t->off, tr->acc, bytes);
+            continue;
+        }
+        float *o = tr->outer + t->off;
+        if (tr->averaging)
+            memcpy(o, tr->acc, bytes);
+        else
+            optim_nesterov(tr->cfg.outer_lr, tr->cfg.outer_momentum, o,
+                           tr->mom ? tr->mom + t->off : NULL, tr->acc, t->n);
+        for (int r = 0; r < tr->M; r++)
+            merge(tr->sp.alpha, tr->rep[r].p + t->off, o, t->n);
+    }
+    free_payloads(tr, fr);
+    if (tr->dp) pool_run(tr->pool, tr->M, dp_update_job, tr);
+    return TRAIN_OK;
+}
+
+/* ---- the lockstep driver ------------------------------------------------- */
+
+static void inner_job(void *ctx, int r) {
+    train *tr = ctx;
+    tr->rep[r].rc = inner_step(tr, r);
+}
+
+int train_step(train *tr) {
+    int64_t t = train_steps_done(tr) + 1;
+    uint64_t all = tr->M == 64 ? ~0ull : (1ull << tr->M) - 1;
+    pool_run(tr->pool, tr->M, inner_job, tr);
+    for (int r = 0; r < tr->M; r++)
+        if (tr->rep[r].rc) return step_failed(tr, r, tr->rep[r].rc);
+    if (tr->dp) {
+        int rc = train_prepare(tr, 0, all, NULL);
+        return rc ? rc : train_apply(tr, 0, all);
+    }
+    int f = sched_taken_after(&tr->sp, t, tr->cfg.steps);
+    if (f >= 0) {
+        int rc = train_prepare(tr, f, all, NULL);
+        if (rc) return rc;
+    }
+    int g = sched_applied_after(&tr->sp, t);
+    if (g >= 0 && tr->frag[g].pending) return train_apply(tr, g, all);
+    return TRAIN_OK;
+}
+
+static uint64_t tokens_done(const train *tr) {
+    uint64_t n = 0, bt = (uint64_t)tr->cfg.batch * (uint64_t)tr->cfg.seq;
+    for (int r = 0; r < tr->M; r++) n += (uint64_t)tr->rep[r].ngrads * bt;
+    return n;
+}
+
+static int report(train *tr, int64_t t, train_report_fn fn, void *ctx) {
+    train_report rep = {t, tokens_done(tr), 0, 0, tr->bytes};
+    for (int r = 0; r < tr->M; r++) rep.train_loss += tr->rep[r].loss;
+    rep.train_loss /= tr->M;
+    int rc = train_eval_outer(tr, &rep.eval_loss);
+    if (rc) return rc;
+    return fn && fn(&rep, ctx) ? TRAIN_STOPPED : TRAIN_OK;
+}
+
+int train_run(train *tr, train_report_fn fn, void *ctx) {
+    if (tokens_done(tr) != 0)
+        return fail(tr, TRAIN_ESTATE, "train: run needs a fresh trainer");
+    const int64_t T = tr->cfg.steps, every = tr->cfg.eval_interval;
+    for (int64_t t = 1; t <= T; t++) {
+        int rc = train_step(tr);
+        if (rc) return rc;
+        if (t == T || (every > 0 && t % every == 0)) {
+            rc = report(tr, t, fn, ctx);
+            if (rc) return rc;
+        }
+    }
+    return TRAIN_OK;
+}
+
+/* ---- evaluation ---------------------------------------------------------- */
+
+typedef struct {
+    train *tr;
+    const float *params;
+    int nmodels;
+} eval_job;
+
+/* Model j evaluates batches j, j + nmodels, ... (a pool job). */
+static void eval_batches_job(void *ctx, int j) {
+    const eval_job *e = ctx;
+    train *tr = e->tr;
+    size_t bt = (size_t)tr->cfg.batch * (size_t)tr->cfg.seq;
+    for (int i = j; i < tr->neval; i += e->nmodels)
+        tr->eloss[i] = tr->ops->eval(tr->rep[j].model, e->params,
+                                     tr->ex ? tr->ex + i * bt : NULL,
+                                     tr->ey ? tr->ey + i * bt : NULL);
+}
+
+static double eval_params(train *tr, const float *params) {
+    eval_job e = {tr, params, tr->M < tr->neval ? tr->M : tr->neval};
+    pool_run(tr->pool, e.nmodels, eval_batches_job, &e);
+    double s = 0;
+    for (int i = 0; i < tr->neval; i++) s += tr->eloss[i];
+    return s / tr->neval;
+}
+
+int train_eval_outer(train *tr, double *loss) {
+    *loss = eval_params(tr, train_outer(tr));
+    return TRAIN_OK;
+}
+
+int train_eval_replica(train *tr, int r, double *loss) {
+    int rc = check_replica(tr, r);
+    if (rc) return rc;
+    *loss = eval_params(tr, tr->rep[r].p);
+    return TRAIN_OK;
+}
+
+int train_eval_average(train *tr, double *loss) {
+    float *avg = malloc(tr->N * sizeof *avg);
+    if (!avg) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    memcpy(avg, tr->rep[0].p, tr->N * sizeof *avg);
+    for (int r = 1; r < tr->M; r++)
+        for (size_t i = 0; i < tr->N; i++) avg[i] += tr->rep[r].p[i];
+    if (tr->M > 1)
+        for (size_t i = 0; i < tr->N; i++) avg[i] /= (float)tr->M;
+    *loss = eval_params(tr, avg);
+    free(avg);
+    return TRAIN_OK;
+}
+
+/* ---- inspection ---------------------------------------------------------- */
+
+int train_replicas(const train *tr) { return tr->M; }
+size_t train_num_params(const train *tr) { return tr->N; }
+const sched_spec *train_schedule(const train *tr) { return &tr->sp; }
+
+const float *train_params(const train *tr, int r) {
+    return r >= 0 && r < tr->M ? tr->rep[r].p : NULL;
+}
+
+const float *train_outer(const train *tr) {
+    return tr->dp ? tr->rep[0].p : tr->outer;
+}
+
+int train_fragment_units(const train *tr, int f, int *out) {
+    if (f < 0 || f >= tr->P) return 0;
+    const fragment *fr = &tr->frag[f];
+    memcpy(out, fr->units, (size_t)fr->nunits * sizeof *out);
+    return fr->nunits;
+}
+
+uint64_t train_fragment_wire_bytes(const train *tr, int f) {
+    return f >= 0 && f < tr->P ? tr->frag[f].wire : 0;
+}
+
+uint64_t train_bytes(const train *tr) { return tr->bytes; }
+
+int64_t train_replica_steps(const train *tr, int r) {
+    return r >= 0 && r < tr->M ? tr->rep[r].steps : 0;
+}
+
+int64_t train_steps_done(const train *tr) {
+    int64_t t = tr->rep[0].steps;
+    for (int r = 1; r < tr->M; r++)
+        if (tr->rep[r].steps < t) t = tr->rep[r].steps;
+    return t;
+}
+
+double train_last_loss(const train *tr, int r) {
+    return r >= 0 && r < tr->M ? tr->rep[r].loss : NAN;
+}
+
+int train_fedpart_fragment(const train *tr, int r) {
+    if (!tr->cfg.fedpart || r < 0 || r >= tr->M) return -1;
+    return turn_fragment(tr, tr->rep[r].steps + 1);
+}
+
+double train_entropy_floor(const train *tr) {
+    return tr->data ? data_entropy_rate(tr->data, -1) : NAN;
+}

@@ -1,0 +1,314 @@
+/*
+ * train.h -- data-parallel, DiLoCo and Streaming DiLoCo on M replicas,
+ * exactly, in FP32 on the CPU.
+ *
+ * Each replica is a full model (a train_model_ops implementation: the nn
+ * transformer / MLP, a constant-gradient toy, or the caller's) with its
+ * own inner optimizer state and data shard.  The trainer keeps the outer
+ * parameters and outer momentum; fragment f owns the slice of them that
+ * covers its units.  The schedule (which fragment is taken and applied
+ * after which step, which layers a fragment holds) is models/schedule.h,
+ * never re-derived here.
+ *
+ * Units and fragments.  A model's parameters are cut into units (nn:
+ * unit 0 embeddings, units 1..L blocks, unit L+1 final norm + head).
+ *   TRAIN_MAP_JOIN  the schedule runs over the L blocks (sched.layers =
+ *                   units - 2); the embedding unit joins the fragment of
+ *                   block 0 and the head unit the fragment of block L-1.
+ *   TRAIN_MAP_OWN   the schedule runs over all units in order (embedding,
+ *                   blocks, head; sched.layers = units), so the layout
+ *                   places the embedding and head like any layer.
+ *
+ * Semantics (DESIGN.md, "Semantics we fix").  For DiLoCo and Streaming
+ * DiLoCo, fragment f's sync taken after inner step t and applied after
+ * step t + tau:
+ *   prepare  every participating replica m computes its pseudo-gradient
+ *            delta_m = outer - local over the fragment and ENCODES it with
+ *            the codec into a real byte buffer, one encoding per tensor
+ *            (codec row length = the tensor's columns; a block of 0 means
+ *            one scale per tensor).  The buffer's size, counted as the
+ *            bytes replica m sends, is the sum over the fragment's tensors
+ *            of codec_wire_bytes: train_fragment_wire_bytes.
+ *   apply    the buffers are DECODED and averaged in FP32, summed in
+ *            replica order then divided by the participant count; the
+ *            outer Nesterov step (optim_nesterov: outer_lr,
+ *            outer_momentum) updates the fragment's outer parameters;
+ *            then EVERY replica (participant or not) merges
+ *            theta = alpha * local + (1 - alpha) * outer_new on the
+ *            fragment (alpha 0 copies the outer values, alpha 1 leaves
+ *            the replica untouched: exact, whatever the values).
+ *   Inner optimizer state is kept across syncs; only parameters change.
+ *   Model averaging: with outer_lr 1, outer_momentum 0 and the lossless
+ *   fp32 codec, outer - mean(outer - local) = mean(local), and the
+ *   replicas send their local values instead (the same bytes, the same
+ *   codec); the outer parameters become their FP32 average.  This is
+ *   exact in FP32 where the delta round trip is not: one replica then
+ *   reproduces plain training bit for bit.
+ * For DP every inner step is a sync of fragment 0 (the whole model):
+ * train_inner_step computes replica r's gradient only; prepare encodes the
+ * participants' gradients with dp_codec; apply decodes and averages them
+ * (as above) and runs one inner optimizer step with that average on every
+ * replica, which therefore stay identical.  Clipping applies to the
+ * averaged gradient.
+ *
+ * FedPart (fedpart = 1, DiLoCo or streaming): during inner step t only
+ * the fragment whose next pseudo-gradient is taken at the first step
+ * t' >= t trains (the one whose turn it is); the other fragments' units
+ * are frozen (gradients are computed but not applied; their AdamW state
+ * and update counts stay as they are; clipping covers the trained
+ * fragment only).  Syncs are DiLoCo's: the same prepare / apply on the
+ * same schedule.  So each fragment trains for H/P consecutive steps out
+ * of every H, then is averaged.
+ *
+ * Inner optimizer.  Each replica's optimizer ranges are the model's
+ * tensors (decay flag from nn_tensor.decay); the learning-rate schedule
+ * runs on the replica's count of completed inner steps (t = count + 1);
+ * AdamW bias correction on each tensor's own update count.
+ *
+ * Threads.  Replicas' inner steps (and evaluation batches, and encoding)
+ * run on a pool of `threads` threads (the calling thread is one of them).
+ * Every reduction over replicas or batches runs on the calling thread in
+ * replica (batch) order, so results are bit-identical for every thread
+ * count.  A trainer itself is not thread-safe: call it from one thread.
+ *
+ * Errors.  Functions return TRAIN_OK (0) or a negative TRAIN_E* code and
+ * leave a one-line message in train_error(tr).  No printing, no exit.
+ */
+#ifndef DILOSIM_TRAIN_H
+#define DILOSIM_TRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "codec.h"
+#include "data.h"
+#include "nn.h"
+#include "optim.h"
+#include "schedule.h"
+
+enum {
+    TRAIN_OK = 0,
+    TRAIN_EINVAL = -1, /* bad configuration or argument */
+    TRAIN_ESTATE = -2, /* call out of order (apply without prepare, ...) */
+    TRAIN_ENOMEM = -3,
+    TRAIN_ENUM = -4,   /* non-finite loss or data error in a step */
+    TRAIN_STOPPED = 1  /* train_run: the report callback asked to stop */
+};
+
+#define TRAIN_MAX_REPLICAS 64 /* participant masks are uint64_t */
+
+typedef enum { TRAIN_MAP_JOIN = 0, TRAIN_MAP_OWN = 1 } train_map;
+
+typedef enum {
+    TRAIN_MODEL_NN = 0,    /* nn.h, from train_config.nn */
+    TRAIN_MODEL_TOY = 1,   /* constant gradient, from train_config.toy */
+    TRAIN_MODEL_CUSTOM = 2 /* custom_ops with custom_cfg */
+} train_model_kind;
+
+/* A pluggable replica model.  Every function gets the object `create`
+ * returned.  Implementations must be usable from several threads at once
+ * on distinct objects, and `eval` on one object while other objects read
+ * the same `params`.  Between a `grad` and the next, the trainer uses the
+ * gradient buffer as scratch (grad overwrites it anyway). */
+typedef struct {
+    const char *name;
+    /* A replica for batches of batch x seq tokens, parameters initialised
+     * deterministically from seed (same seed, same values).  NULL with a
+     * one-line reason in err. */
+    void *(*create)(const void *cfg, int batch, int seq, uint64_t seed,
+                    char *err, size_t errlen);
+    void (*destroy)(void *model);
+    float *(*params)(void *model);
+    float *(*grads)(void *model);
+    size_t (*num_params)(const void *model);
+    int (*num_units)(const void *model);
+    /* Offset (floats) of unit u; units are contiguous, back to back. */
+    size_t (*unit_offset)(const void *model, int u);
+    /* Tensors of unit u (offsets relative to the unit), as in nn.h. */
+    int (*unit_tensors)(const void *model, int u, const nn_tensor **t);
+    /* Token ids the model accepts: 0..vocab-1 (0: it ignores tokens). */
+    int (*vocab)(const void *model);
+    /* Forward + backward on one batch (x, y: batch*seq ids, NULL when the
+     * data kind is DATA_NONE): OVERWRITES the gradients, returns the mean
+     * loss (NAN on failure). */
+    float (*grad)(void *model, const int32_t *x, const int32_t *y);
+    /* The mean loss of the vector `params` (laid out like this model's)
+     * on one batch, using this model's buffers only. */
+    float (*eval)(void *model, const float *params, const int32_t *x,
+                  const int32_t *y);
+} train_model_ops;
+
+/* The toy of the golden vectors: `units` units of one parameter each,
+ * every one starting at `init`; loss = grad * sum(params), so the
+ * gradient is `grad` everywhere whatever the data. */
+typedef struct {
+    int units; /* >= 1 [2] */
+    float grad;  /* [2] */
+    float init;  /* [1] */
+} train_toy_config;
+
+extern const train_model_ops train_nn_ops;  /* cfg: const nn_config * */
+extern const train_model_ops train_toy_ops; /* cfg: const train_toy_config * */
+
+/* Everything a run needs.  A plain struct: train_config_default fills the
+ * defaults in brackets; a loader then overrides fields. */
+typedef struct {
+    int replicas;          /* M, 1..TRAIN_MAX_REPLICAS [2] */
+    int threads;           /* threads stepping replicas, >= 1; more than
+                              M are not used [2] */
+    uint64_t seed;         /* model initialisation (every replica and the
+                              outer parameters start equal) [1] */
+    int64_t steps;         /* inner steps of train_run, >= 1; syncs whose
+                              apply step would exceed it are not taken
+                              [1000] */
+    int batch, seq;        /* sequences per batch and tokens per sequence
+                              (inputs; each sequence reads seq + 1 tokens)
+                              [8, 64] */
+
+    train_model_kind model;        /* [TRAIN_MODEL_NN] */
+    nn_config nn;                  /* [transformer, vocab 64, d 64,
+                                      heads 4, layers 4, ctx 64,
+                                      mlp_ratio 4] */
+    train_toy_config toy;          /* [units 2, grad 2, init 1] */
+    const train_model_ops *custom_ops; /* TRAIN_MODEL_CUSTOM [NULL] */
+    const void *custom_cfg;        /* passed to custom_ops->create, during
+                                      train_new only [NULL] */
+
+    data_config data;      /* data_config_default [Markov, V 64, K 4,
+                              seed 1]; its vocab must be <= the model's */
+
+    sched_spec sched;      /* method, H, P, tau, alpha, layout, order
+                              [streaming, H 100, P 2, tau 1, alpha 0.5,
+                              strided, ascending]; sched.layers is ignored
+                              (set from the model and `map`) */
+    train_map map;         /* [TRAIN_MAP_JOIN] */
+    int fedpart;           /* 1: FedPart baseline (not with DP) [0] */
+    codec_spec codec;      /* pseudo-gradient payloads [fp32, block 0] */
+    codec_spec dp_codec;   /* DP gradient payloads [fp32, block 0] */
+
+    optim_config inner;    /* optim_config_default [AdamW lr 4e-4,
+                              betas 0.9 0.95, eps 1e-8, wd 0.1, clip 1,
+                              cosine to 0, no warmup]; total 0 = steps */
+    double outer_lr;       /* >= 0 [0.7] */
+    double outer_momentum; /* Nesterov mu in [0, 1) [0.9] */
+
+    int64_t eval_interval; /* train_run reports after every eval_interval
+                              steps and after the last; 0: only after the
+                              last [100] */
+    int eval_batches;      /* batches of the fixed eval set, >= 1 (not
+                              used with DATA_NONE, which evaluates once)
+                              [4] */
+} train_config;
+
+typedef struct train train;
+
+/* One report of train_run. */
+typedef struct {
+    int64_t step;       /* inner steps done by every replica */
+    uint64_t tokens;    /* training tokens consumed, all replicas:
+                           gradients computed x batch x seq */
+    double train_loss;  /* mean over replicas of their last step's loss */
+    double eval_loss;   /* of the outer parameters (DP: the shared ones) */
+    uint64_t bytes;     /* cumulative bytes sent by all replicas */
+} train_report;
+
+/* Called by train_run; return 0 to go on, non-zero to stop. */
+typedef int (*train_report_fn)(const train_report *r, void *ctx);
+
+/* ---- life cycle ---------------------------------------------------------- */
+
+/* Fills *c with the defaults listed above. */
+void train_config_default(train_config *c);
+
+/* Checks c and builds a trainer: M replicas initialised alike, outer
+ * state, data streams, the eval set and the thread pool.  Returns
+ * TRAIN_OK and sets *out, or an error code with a one-line reason in err
+ * (*out NULL). */
+int train_new(const train_config *c, train **out, char *err, size_t errlen);
+
+/* Frees everything (joins the pool); NULL is allowed. */
+void train_free(train *tr);
+
+/* The last error message ("" when none). */
+const char *train_error(const train *tr);
+
+/* ---- the calls an event loop drives -------------------------------------- */
+
+/* One inner step of replica r on its next batch: forward, backward and
+ * (not DP) the inner optimizer update (FedPart: the turn's fragment only).
+ * DP: the gradient only; the update happens in train_apply.
+ * TRAIN_ENUM on a non-finite loss. */
+int train_inner_step(train *tr, int r);
+
+/* Takes fragment f's sync for the replicas in `participants` (bit r =
+ * replica r; non-empty, within 0..M-1): encodes each one's payload into
+ * its own buffer (DP: the gradients, which needs a train_inner_step of
+ * each participant since the last apply).  bytes (M entries, or NULL)
+ * receives each replica's encoded size (0 for the others).
+ * TRAIN_ESTATE when f already has a sync in flight. */
+int train_prepare(train *tr, int f, uint64_t participants,
+                  uint64_t *bytes);
+
+/* Completes fragment f's sync in flight: averages the payloads of the
+ * replicas in `participants` (a non-empty subset of those prepared; the
+ * others' payloads are dropped), then the outer step and the merge into
+ * every replica (DP: one inner step of every replica with the average).
+ * TRAIN_ESTATE when f has no sync in flight. */
+int train_apply(train *tr, int f, uint64_t participants);
+
+/* ---- the lockstep driver ------------------------------------------------- */
+
+/* Step t = train_steps_done + 1 of every replica in lockstep: all inner
+ * steps (in parallel), then, from the schedule, the sync taken after t
+ * (prepare, all replicas) and the sync applied after t (apply, all
+ * replicas); DP: prepare and apply fragment 0. */
+int train_step(train *tr);
+
+/* Runs train_step from step 1 to config.steps, evaluating the outer
+ * parameters and calling fn (may be NULL) after every eval_interval steps
+ * and after the last.  TRAIN_OK, TRAIN_STOPPED when fn stopped it, or an
+ * error.  TRAIN_ESTATE when any replica has already stepped. */
+int train_run(train *tr, train_report_fn fn, void *ctx);
+
+/* ---- evaluation ---------------------------------------------------------- */
+
+/* Mean loss over the fixed eval set (the same for every method and
+ * replica count with the same data config) of: the outer parameters (each
+ * fragment as of its last sync; DP: the shared parameters); replica r's
+ * parameters; the replicas' FP32 average (summed in replica order, divided
+ * by M; allocates one parameter vector for the call). */
+int train_eval_outer(train *tr, double *loss);
+int train_eval_replica(train *tr, int r, double *loss);
+int train_eval_average(train *tr, double *loss);
+
+/* ---- inspection ---------------------------------------------------------- */
+
+int train_replicas(const train *tr);
+size_t train_num_params(const train *tr);
+/* The normalised schedule (sched.layers set from the mapping). */
+const sched_spec *train_schedule(const train *tr);
+/* Replica r's parameters (live; read only). */
+const float *train_params(const train *tr, int r);
+/* The outer parameters (DP: replica 0's, which all replicas share). */
+const float *train_outer(const train *tr);
+/* Units of fragment f in increasing order into out (room for every unit);
+ * returns their count. */
+int train_fragment_units(const train *tr, int f, int *out);
+/* Bytes one replica's payload of fragment f takes (DP: f = 0, with
+ * dp_codec): sum of codec_wire_bytes over the fragment's tensors. */
+uint64_t train_fragment_wire_bytes(const train *tr, int f);
+/* Cumulative bytes returned by train_prepare so far, all replicas. */
+uint64_t train_bytes(const train *tr);
+/* Steps completed by replica r (DP: counted at apply), and by every
+ * replica (the minimum). */
+int64_t train_replica_steps(const train *tr, int r);
+int64_t train_steps_done(const train *tr);
+/* Replica r's loss at its last inner step (NAN before the first). */
+double train_last_loss(const train *tr, int r);
+/* The fragment FedPart trains at replica r's next step (-1 without
+ * FedPart). */
+int train_fedpart_fragment(const train *tr, int r);
+/* The eval chain's entropy rate (the eval loss floor), NAN when unknown. */
+double train_entropy_floor(const train *tr);
+
+#endif

@@ -1,0 +1,737 @@
+/*
+ * test_train.c -- DP, DiLoCo and Streaming DiLoCo on M replicas.
+ *
+ *   - the six (tau, alpha) golden cases of Streaming DiLoCo's public
+ *     regression fixtures, exactly, through the same code path (a toy
+ *     model of constant gradient 2, one parameter per unit);
+ *   - identities on a tiny transformer: streaming with P 1, tau 0 is
+ *     DiLoCo bit for bit; DiLoCo with inner SGD, H 1 and outer SGD lr 1
+ *     is DP-SGD to 1e-6; one replica with outer SGD lr 1 is plain
+ *     training bit for bit; alpha 1 is independent training; thread
+ *     counts give identical bits;
+ *   - bytes reported equal the codec's wire sizes of what was sent;
+ *   - E3M0 streaming lowers the loss; FedPart trains one fragment at a
+ *     time; partial participation; unit mappings; evaluation; errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "../models/train.h"
+
+/* ---- golden vectors ------------------------------------------------------ */
+
+/* From /work/shared/reference/streaming-golden-vectors.json (torchft
+ * diloco_regression_test): 2 replicas, 2 fragments of one parameter,
+ * initial value 1, H 6, inner p -= 1 * 2 per step, outer plain SGD lr 2;
+ * value after k = 0..15 inner steps, the sync at step k applied. */
+static const struct {
+    int tau;
+    double alpha;
+    float f0[16], f1[16];
+} golden[6] = {
+    {0, 0.0,
+     {1, -1, -3, -11, -13, -15, -17, -19,
+      -21, -35, -37, -39, -41, -43, -45, -59},
+     {1, -1, -3, -5, -7, -9, -23, -25,
+      -27, -29, -31, -33, -47, -49, -51, -53}},
+    {0, 0.5,
+     {1, -1, -3, -8, -10, -12, -14, -16,
+      -18, -24.5, -26.5, -28.5, -30.5, -32.5, -34.5, -40.25},
+     {1, -1, -3, -5, -7, -9, -17, -19,
+      -21, -23, -25, -27, -32, -34, -36, -38}},
+    {0, 1.0,
+     {1, -1, -3, -5, -7, -9, -11, -13,
+      -15, -17, -19, -21, -23, -25, -27, -29},
+     {1, -1, -3, -5, -7, -9, -11, -13,
+      -15, -17, -19, -21, -23, -25, -27, -29}},
+    {1, 0.0,
+     {1, -1, -3, -7, -9, -11, -13, -15,
+      -17, -27, -29, -31, -33, -35, -37, -47},
+     {1, -1, -3, -5, -7, -9, -19, -21,
+      -23, -25, -27, -29, -39, -41, -43, -45}},
+    {1, 0.5,
+     {1, -1, -3, -6, -8, -10, -12, -14,
+      -16, -21.5, -23.5, -25.5, -27.5, -29.5, -31.5, -35.75},
+     {1, -1, -3, -5, -7, -9, -15, -17,
+      -19, -21, -23, -25, -29, -31, -33, -35}},
+    {1, 1.0,
+     {1, -1, -3, -5, -7, -9, -11, -13,
+      -15, -17, -19, -21, -23, -25, -27, -29},
+     {1, -1, -3, -5, -7, -9, -11, -13,
+      -15, -17, -19, -21, -23, -25, -27, -29}},
+};
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static train *make(const train_config *c) {
+    train *tr;
+    char err[256];
+    int rc = train_new(c, &tr, err, sizeof err);
+    ck_assert_msg(rc == TRAIN_OK, "train_new: %s", err);
+    return tr;
+}
+
+static void steps(train *tr, int n) {
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(train_step(tr) == TRAIN_OK, "%s", train_error(tr));
+}
+
+static sched_spec spec(sched_method m, int H, int P, int tau, double alpha) {
+    sched_spec s = {m, 0, H, P, tau, alpha, SCHED_STRIDED, SCHED_ASCENDING};
+    return s;
+}
+
+/* The golden toy: SGD lr 1 inside, plain SGD lr 2 outside, fp32. */
+static train_config toy_cfg(int tau, double alpha) {
+    train_config c;
+    train_config_default(&c);
+    c.replicas = 2;
+    c.steps = 16;
+    c.model = TRAIN_MODEL_TOY;
+    c.toy.units = 2;
+    c.toy.grad = 2;
+    c.toy.init = 1;
+    c.data.kind = DATA_NONE;
+    c.sched = spec(SCHED_STREAMING, 6, 2, tau, alpha);
+    c.sched.layout = SCHED_SEQUENTIAL;
+    c.map = TRAIN_MAP_OWN; /* fragment f = unit f */
+    c.codec.kind = CODEC_FP32;
+    c.inner.kind = OPTIM_SGD;
+    c.inner.lr = 1;
+    c.inner.cosine = 0;
+    c.inner.clip = 0;
+    c.outer_lr = 2;
+    c.outer_momentum = 0;
+    return c;
+}
+
+/* A tiny transformer on a 16-token Markov chain. */
+static train_config nn_cfg(void) {
+    train_config c;
+    train_config_default(&c);
+    c.replicas = 2;
+    c.threads = 2;
+    c.steps = 24;
+    c.batch = 4;
+    c.seq = 8;
+    nn_config nn = {NN_TRANSFORMER, 16, 16, 2, 4, 8, 2};
+    c.nn = nn;
+    c.data.vocab = 16;
+    c.data.successors = 3;
+    c.data.seed = 3;
+    c.sched = spec(SCHED_STREAMING, 6, 2, 1, 0.5);
+    c.inner.lr = 3e-3;
+    c.inner.warmup = 2;
+    c.eval_interval = 6;
+    c.eval_batches = 2;
+    return c;
+}
+
+static void same_bits(const train *a, const train *b) {
+    size_t N = train_num_params(a);
+    ck_assert_uint_eq(N, train_num_params(b));
+    ck_assert_int_eq(train_replicas(a), train_replicas(b));
+    for (int r = 0; r < train_replicas(a); r++)
+        ck_assert_msg(!memcmp(train_params(a, r), train_params(b, r),
+                              N * sizeof(float)), "replica %d differs", r);
+    ck_assert_msg(!memcmp(train_outer(a), train_outer(b), N * sizeof(float)),
+                  "outer parameters differ");
+}
+
+static double max_abs_diff(const float *a, const float *b, size_t n) {
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (d > m) m = d;
+    }
+    return m;
+}
+
+typedef struct {
+    int n;
+    train_report r[64];
+} reports;
+
+static int collect(const train_report *r, void *ctx) {
+    reports *rs = ctx;
+    if (rs->n < 64) rs->r[rs->n++] = *r;
+    return 0;
+}
+
+static reports run(train *tr) {
+    reports rs = {0};
+    ck_assert_msg(train_run(tr, collect, &rs) == TRAIN_OK, "%s",
+                  train_error(tr));
+    return rs;
+}
+
+/* ---- golden vectors ------------------------------------------------------ */
+
+START_TEST(golden_vectors) {
+    const int i = _i;
+    train_config c = toy_cfg(golden[i].tau, golden[i].alpha);
+    c.threads = 1 + i % 2;
+    train *tr = make(&c);
+    for (int k = 0; k < 16; k++) {
+        if (k) steps(tr, 1);
+        for (int r = 0; r < 2; r++) {
+            const float *p = train_params(tr, r);
+            ck_assert_msg(p[0] == golden[i].f0[k] && p[1] == golden[i].f1[k],
+                          "tau %d alpha %g step %d replica %d: (%g, %g), "
+                          "expected (%g, %g)", golden[i].tau, golden[i].alpha,
+                          k, r, p[0], p[1], golden[i].f0[k], golden[i].f1[k]);
+        }
+    }
+    train_free(tr);
+}
+END_TEST
+
+/* ---- identities ---------------------------------------------------------- */
+
+START_TEST(streaming_p1_tau0_is_diloco) {
+    train_config a = nn_cfg(), b = nn_cfg();
+    a.sched = spec(SCHED_STREAMING, 6, 1, 0, 0.5);
+    b.sched = spec(SCHED_DILOCO, 6, 4, 3, 0.5); /* P, tau normalised away */
+    train *ta = make(&a), *tb = make(&b);
+    reports ra = run(ta), rb = run(tb);
+    same_bits(ta, tb);
+    ck_assert_int_eq(ra.n, 4);
+    ck_assert_int_eq(ra.n, rb.n);
+    for (int k = 0; k < ra.n; k++) {
+        ck_assert(ra.r[k].eval_loss == rb.r[k].eval_loss);
+        ck_assert(ra.r[k].train_loss == rb.r[k].train_loss);
+        ck_assert_uint_eq(ra.r[k].bytes, rb.r[k].bytes);
+    }
+    train_free(ta);
+    train_free(tb);
+}
+END_TEST
+
+START_TEST(diloco_h1_sgd_is_dp_sgd) {
+    train_config a = nn_cfg(), b;
+    a.steps = 12;
+    a.inner.kind = OPTIM_SGD;
+    a.inner.lr = 0.05;
+    a.inner.cosine = 0;
+    a.inner.warmup = 0;
+    a.inner.clip = 0;
+    a.outer_lr = 1;
+    a.outer_momentum = 0;
+    b = a;
+    a.sched = spec(SCHED_DILOCO, 1, 1, 0, 0);
+    b.sched = spec(SCHED_DP, 1, 1, 0, 0);
+    train *ta = make(&a), *tb = make(&b);
+    size_t N = train_num_params(ta);
+    for (int t = 0; t < 12; t++) {
+        steps(ta, 1);
+        steps(tb, 1);
+        for (int r = 0; r < 2; r++) {
+            double d = max_abs_diff(train_params(ta, r),
+                                    train_params(tb, r), N);
+            ck_assert_msg(d <= 1e-6, "step %d replica %d: %g", t + 1, r, d);
+        }
+        ck_assert(!memcmp(train_params(tb, 0), train_params(tb, 1),
+                          N * sizeof(float)));
+    }
+    double la, lb;
+    train_eval_outer(ta, &la);
+    train_eval_outer(tb, &lb);
+    ck_assert_double_eq_tol(la, lb, 1e-5);
+    train_free(ta);
+    train_free(tb);
+}
+END_TEST
+
+/* Plain training of one model with the trainer's optimizer and data. */
+static void plain_training(const train_config *c, int n, float *out) {
+    nn_model *m = nn_new(&c->nn, c->batch, c->seq);
+    ck_assert_ptr_nonnull(m);
+    nn_init(m, c->seed);
+    optim_range rg[64];
+    int nr = 0;
+    for (int u = 0; u < nn_num_units(m); u++) {
+        const nn_tensor *t;
+        int k = nn_unit_tensors(m, u, &t);
+        for (int i = 0; i < k; i++, nr++) {
+            rg[nr].offset = nn_unit_offset(m, u) + t[i].offset;
+            rg[nr].len = (size_t)t[i].rows * t[i].cols;
+            rg[nr].decay = t[i].decay;
+        }
+    }
+    optim_config oc = c->inner;
+    oc.total = c->steps;
+    optim_state *o = optim_new(&oc, rg, nr, NULL, 0);
+    data_source *src;
+    ck_assert_int_eq(data_source_new(&c->data, 1, &src, NULL, 0), 0);
+    data_stream *st = data_stream_new(src, 0);
+    int32_t x[64], y[64];
+    for (int t = 1; t <= n; t++) {
+        ck_assert_int_eq(data_next_batch(st, c->batch, c->seq, x, y), 0);
+        nn_forward(m, x, y);
+        ck_assert_int_eq(nn_backward(m), NN_OK);
+        optim_step(o, nn_params(m), nn_grads(m), NULL, 0, t);
+    }
+    memcpy(out, nn_params(m), nn_num_params(m) * sizeof(float));
+    data_stream_free(st);
+    data_source_free(src);
+    optim_free(o);
+    nn_free(m);
+}
+
+START_TEST(one_replica_outer_lr1_is_plain_training) {
+    train_config c = nn_cfg();
+    c.replicas = 1;
+    c.outer_lr = 1;
+    c.outer_momentum = 0;
+    size_t N = nn_config_num_params(&c.nn);
+    float *want = malloc(N * sizeof *want);
+    plain_training(&c, 24, want);
+    const sched_spec variants[2] = {spec(SCHED_DILOCO, 4, 1, 0, 0),
+                                    spec(SCHED_STREAMING, 6, 2, 0, 0)};
+    for (int v = 0; v < 2; v++) {
+        c.sched = variants[v];
+        train *tr = make(&c);
+        steps(tr, 24);
+        ck_assert_uint_gt(train_bytes(tr), 0); /* it did sync */
+        ck_assert_msg(!memcmp(train_params(tr, 0), want, N * sizeof(float)),
+                      "variant %d: max diff %g", v,
+                      max_abs_diff(train_params(tr, 0), want, N));
+        if (v == 0) /* DiLoCo synced the whole model after step 24 */
+            ck_assert(!memcmp(train_outer(tr), want, N * sizeof(float)));
+        train_free(tr);
+    }
+    free(want);
+}
+END_TEST
+
+START_TEST(alpha1_is_independent_training) {
+    train_config a = nn_cfg(), b = nn_cfg();
+    a.sched = spec(SCHED_STREAMING, 6, 2, 1, 1.0);
+    b.sched = spec(SCHED_DILOCO, 100, 1, 0, 0); /* never syncs in 24 */
+    train *ta = make(&a), *tb = make(&b);
+    size_t N = train_num_params(ta);
+    float *init = malloc(N * sizeof *init);
+    memcpy(init, train_outer(ta), N * sizeof *init);
+    steps(ta, 24);
+    steps(tb, 24);
+    ck_assert_uint_eq(train_bytes(tb), 0);
+    for (int r = 0; r < 2; r++)
+        ck_assert(!memcmp(train_params(ta, r), train_params(tb, r),
+                          N * sizeof(float)));
+    /* the replicas diverged, and the outer parameters moved */
+    ck_assert(memcmp(train_params(ta, 0), train_params(ta, 1),
+                     N * sizeof(float)) != 0);
+    ck_assert(memcmp(train_outer(ta), init, N * sizeof(float)) != 0);
+    free(init);
+    train_free(ta);
+    train_free(tb);
+}
+END_TEST
+
+START_TEST(threads_bit_identical) {
+    const sched_spec variants[3] = {spec(SCHED_STREAMING, 6, 2, 1, 0.5),
+                                    spec(SCHED_DP, 1, 1, 0, 0),
+                                    spec(SCHED_DILOCO, 4, 1, 0, 0)};
+    for (int v = 0; v < 3; v++) {
+        train *tr[3];
+        reports rs[3];
+        for (int th = 1; th <= 3; th++) {
+            train_config c = nn_cfg();
+            c.replicas = 3;
+            c.threads = th;
+            c.steps = 18;
+            c.codec.kind = CODEC_E3M0;
+            c.data.skew = 0.5;
+            c.sched = variants[v];
+            tr[th - 1] = make(&c);
+            rs[th - 1] = run(tr[th - 1]);
+        }
+        for (int k = 1; k < 3; k++) {
+            same_bits(tr[0], tr[k]);
+            ck_assert_int_eq(rs[0].n, rs[k].n);
+            for (int i = 0; i < rs[0].n; i++) {
+                ck_assert(rs[0].r[i].eval_loss == rs[k].r[i].eval_loss);
+                ck_assert(rs[0].r[i].train_loss == rs[k].r[i].train_loss);
+            }
+        }
+        for (int k = 0; k < 3; k++) train_free(tr[k]);
+    }
+}
+END_TEST
+
+/* ---- bytes --------------------------------------------------------------- */
+
+/* Sum of codec_wire_bytes over the tensors of the units of fragment f. */
+static uint64_t wire_of(const train *tr, const train_config *c, int f,
+                        codec_spec codec) {
+    nn_model *m = nn_new(&c->nn, c->batch, c->seq);
+    int units[64];
+    int n = train_fragment_units(tr, f, units);
+    uint64_t w = 0;
+    for (int i = 0; i < n; i++) {
+        const nn_tensor *t;
+        int k = nn_unit_tensors(m, units[i], &t);
+        for (int j = 0; j < k; j++)
+            w += codec_wire_bytes(codec, (uint64_t)t[j].rows * t[j].cols,
+                                  (uint64_t)t[j].cols);
+    }
+    nn_free(m);
+    return w;
+}
+
+START_TEST(bytes_are_codec_wire_bytes) {
+    /* streaming, e3m0 with blocks of 32: every sync sends each replica's
+     * encoded fragment */
+    train_config c = nn_cfg();
+    c.codec.kind = CODEC_E3M0;
+    c.codec.block = 32;
+    train *tr = make(&c);
+    uint64_t want = 0, w[2];
+    for (int f = 0; f < 2; f++) {
+        w[f] = wire_of(tr, &c, f, c.codec);
+        ck_assert_uint_eq(w[f], train_fragment_wire_bytes(tr, f));
+    }
+    for (int64_t t = 1; t <= c.steps; t++) {
+        int f = sched_taken_after(train_schedule(tr), t, c.steps);
+        if (f >= 0) want += 2 * w[f];
+    }
+    reports rs = run(tr);
+    ck_assert_uint_eq(train_bytes(tr), want);
+    ck_assert_uint_eq(rs.r[rs.n - 1].bytes, want);
+    ck_assert_uint_eq(rs.r[rs.n - 1].tokens, 24u * 2 * 4 * 8);
+    train_free(tr);
+
+    /* DP with bf16 gradients: 2 bytes a value, every step */
+    c = nn_cfg();
+    c.sched = spec(SCHED_DP, 1, 1, 0, 0);
+    c.dp_codec.kind = CODEC_BF16;
+    tr = make(&c);
+    uint64_t bytes[2];
+    for (int r = 0; r < 2; r++) train_inner_step(tr, r);
+    ck_assert_int_eq(train_prepare(tr, 0, 3, bytes), TRAIN_OK);
+    ck_assert_uint_eq(bytes[0], 2 * train_num_params(tr));
+    ck_assert_uint_eq(bytes[1], wire_of(tr, &c, 0, c.dp_codec));
+    ck_assert_int_eq(train_apply(tr, 0, 3), TRAIN_OK);
+    steps(tr, 9);
+    ck_assert_uint_eq(train_bytes(tr), 10 * 2 * 2 * train_num_params(tr));
+    train_free(tr);
+}
+END_TEST
+
+/* ---- training works ------------------------------------------------------ */
+
+START_TEST(e3m0_streaming_lowers_loss) {
+    train_config c = nn_cfg();
+    c.steps = 150;
+    c.batch = 8;
+    c.data.successors = 2;
+    c.inner.lr = 1e-2;
+    c.inner.warmup = 10;
+    c.codec.kind = CODEC_E3M0;
+    c.sched = spec(SCHED_STREAMING, 10, 2, 1, 0.5);
+    c.eval_interval = 50;
+    c.eval_batches = 4;
+    train *tr = make(&c);
+    double before, after;
+    train_eval_outer(tr, &before);
+    reports rs = run(tr);
+    after = rs.r[rs.n - 1].eval_loss;
+    double floor = train_entropy_floor(tr);
+    ck_assert(floor > 0 && floor < log(2.0) + 1e-9);
+    ck_assert_msg(after < before - 1.0, "eval loss %g -> %g (floor %g)",
+                  before, after, floor);
+    ck_assert(after > floor - 0.1);
+    train_free(tr);
+}
+END_TEST
+
+START_TEST(fedpart_trains_one_fragment) {
+    train_config c = nn_cfg();
+    c.fedpart = 1;
+    c.sched = spec(SCHED_STREAMING, 6, 2, 1, 0);
+    train *tr = make(&c);
+    size_t N = train_num_params(tr);
+    float *init = malloc(N * sizeof *init);
+    memcpy(init, train_params(tr, 0), N * sizeof *init);
+    /* fragment 0 is taken after step 2, fragment 1 after step 5 */
+    const int want[7] = {0, 0, 1, 1, 1, 0, 0};
+    for (int t = 1; t <= 7; t++) {
+        ck_assert_int_eq(train_fedpart_fragment(tr, 0), want[t - 1]);
+        steps(tr, 1);
+    }
+    train_free(tr);
+    /* after one step only the units of fragment 0 moved */
+    tr = make(&c);
+    steps(tr, 1);
+    int units[8], n = train_fragment_units(tr, 0, units), in0[8] = {0};
+    for (int i = 0; i < n; i++) in0[units[i]] = 1;
+    nn_model *m = nn_new(&c.nn, c.batch, c.seq);
+    for (int u = 0; u < nn_num_units(m); u++) {
+        size_t off = nn_unit_offset(m, u), len = nn_unit_size(m, u);
+        int same = !memcmp(train_params(tr, 0) + off, init + off,
+                           len * sizeof(float));
+        ck_assert_msg(same != in0[u], "unit %d", u);
+    }
+    nn_free(m);
+    double loss0, loss1;
+    train_eval_outer(tr, &loss0);
+    steps(tr, 23);
+    train_eval_outer(tr, &loss1);
+    ck_assert(loss1 < loss0);
+    free(init);
+    train_free(tr);
+}
+END_TEST
+
+/* ---- the event-loop calls ------------------------------------------------ */
+
+START_TEST(partial_participation) {
+    for (int avg = 0; avg < 2; avg++) {
+        train_config c = nn_cfg();
+        c.sched = spec(SCHED_DILOCO, 4, 1, 0, 0);
+        c.outer_lr = avg ? 1.0 : 0.5;
+        c.outer_momentum = 0;
+        train *tr = make(&c);
+        size_t N = train_num_params(tr);
+        float *o = malloc(N * sizeof *o);
+        memcpy(o, train_outer(tr), N * sizeof *o);
+        for (int t = 0; t < 3; t++) {
+            ck_assert_int_eq(train_inner_step(tr, 0), TRAIN_OK);
+            ck_assert_int_eq(train_inner_step(tr, 1), TRAIN_OK);
+        }
+        ck_assert_int_eq(train_prepare(tr, 0, 3, NULL), TRAIN_OK);
+        /* only replica 0's payload arrives */
+        float *l0 = malloc(N * sizeof *l0);
+        memcpy(l0, train_params(tr, 0), N * sizeof *l0);
+        ck_assert_int_eq(train_apply(tr, 0, 1), TRAIN_OK);
+        for (size_t i = 0; i < N; i++) {
+            float d = o[i] - l0[i];
+            float want = avg ? l0[i] : o[i] - 0.5f * d;
+            ck_assert(train_outer(tr)[i] == want);
+        }
+        for (int r = 0; r < 2; r++) /* alpha 0: everyone takes the outer */
+            ck_assert(!memcmp(train_params(tr, r), train_outer(tr),
+                              N * sizeof(float)));
+        free(o);
+        free(l0);
+        train_free(tr);
+    }
+}
+END_TEST
+
+START_TEST(call_order_errors) {
+    train_config c = nn_cfg();
+    train *tr = make(&c);
+    ck_assert_int_eq(train_apply(tr, 0, 3), TRAIN_ESTATE);
+    ck_assert_ptr_nonnull(strstr(train_error(tr), "no sync in flight"));
+    ck_assert_int_eq(train_prepare(tr, 2, 3, NULL), TRAIN_EINVAL);
+    ck_assert_int_eq(train_prepare(tr, 0, 4, NULL), TRAIN_EINVAL);
+    ck_assert_int_eq(train_prepare(tr, 0, 0, NULL), TRAIN_EINVAL);
+    ck_assert_int_eq(train_prepare(tr, 0, 1, NULL), TRAIN_OK);
+    ck_assert_int_eq(train_prepare(tr, 0, 3, NULL), TRAIN_ESTATE);
+    ck_assert_int_eq(train_apply(tr, 0, 2), TRAIN_EINVAL); /* not prepared */
+    ck_assert_int_eq(train_apply(tr, 0, 1), TRAIN_OK);
+    ck_assert_int_eq(train_inner_step(tr, 2), TRAIN_EINVAL);
+    ck_assert_int_eq(train_inner_step(tr, 0), TRAIN_OK);
+    ck_assert_int_eq(train_run(tr, NULL, NULL), TRAIN_ESTATE);
+    train_free(tr);
+
+    c.sched = spec(SCHED_DP, 1, 1, 0, 0);
+    tr = make(&c);
+    ck_assert_int_eq(train_inner_step(tr, 0), TRAIN_OK);
+    ck_assert_int_eq(train_prepare(tr, 0, 3, NULL), TRAIN_ESTATE);
+    ck_assert_int_eq(train_prepare(tr, 0, 1, NULL), TRAIN_OK);
+    ck_assert_int_eq(train_apply(tr, 0, 1), TRAIN_OK);
+    ck_assert_int_eq(train_replica_steps(tr, 1), 1); /* everyone stepped */
+    ck_assert(!memcmp(train_params(tr, 0), train_params(tr, 1),
+                      train_num_params(tr) * sizeof(float)));
+    train_free(tr);
+}
+END_TEST
+
+static void bad_config(const train_config *c, const char *needle) {
+    train *tr = (train *)1;
+    char err[256];
+    ck_assert_int_lt(train_new(c, &tr, err, sizeof err), 0);
+    ck_assert_ptr_null(tr);
+    ck_assert_msg(strstr(err, needle), "'%s' lacks '%s'", err, needle);
+}
+
+START_TEST(config_errors) {
+    train_config c = nn_cfg();
+    c.sched.tau = 3;
+    bad_config(&c, "tau");
+    c = nn_cfg();
+    c.replicas = 65;
+    bad_config(&c, "replicas");
+    c = nn_cfg();
+    c.data.vocab = 32; /* more tokens than the model's vocab */
+    bad_config(&c, "vocab");
+    c = nn_cfg();
+    c.data.kind = DATA_NONE;
+    bad_config(&c, "tokens");
+    c = nn_cfg();
+    c.nn.heads = 3;
+    bad_config(&c, "heads");
+    c = nn_cfg();
+    c.outer_momentum = 1;
+    bad_config(&c, "outer_momentum");
+    c = nn_cfg();
+    c.inner.beta1 = -1;
+    bad_config(&c, "betas");
+    c = nn_cfg();
+    c.fedpart = 1;
+    c.sched = spec(SCHED_DP, 1, 1, 0, 0);
+    bad_config(&c, "fedpart");
+    c = toy_cfg(0, 0);
+    c.map = TRAIN_MAP_JOIN;
+    bad_config(&c, "join");
+    c = nn_cfg();
+    c.sched.P = 5; /* join: 4 blocks */
+    bad_config(&c, "fragments");
+}
+END_TEST
+
+/* ---- mappings and evaluation --------------------------------------------- */
+
+static void units_are(const train *tr, int f, const int *want, int n) {
+    int got[16];
+    ck_assert_int_eq(train_fragment_units(tr, f, got), n);
+    for (int i = 0; i < n; i++) ck_assert_int_eq(got[i], want[i]);
+}
+
+START_TEST(unit_mappings) {
+    train_config c = nn_cfg(); /* 4 blocks: units 0..5 */
+    c.sched = spec(SCHED_STREAMING, 6, 2, 0, 0.5);
+    train *tr = make(&c); /* join, strided: blocks {0, 2} and {1, 3} */
+    units_are(tr, 0, (const int[]){0, 1, 3}, 3);
+    units_are(tr, 1, (const int[]){2, 4, 5}, 3);
+    train_free(tr);
+    c.map = TRAIN_MAP_OWN;
+    tr = make(&c);
+    units_are(tr, 0, (const int[]){0, 2, 4}, 3);
+    units_are(tr, 1, (const int[]){1, 3, 5}, 3);
+    ck_assert_int_eq(train_schedule(tr)->layers, 6);
+    train_free(tr);
+    c.sched = spec(SCHED_STREAMING, 6, 3, 0, 0.5);
+    c.sched.layout = SCHED_SEQUENTIAL;
+    tr = make(&c);
+    units_are(tr, 0, (const int[]){0, 1}, 2);
+    units_are(tr, 1, (const int[]){2, 3}, 2);
+    units_are(tr, 2, (const int[]){4, 5}, 2);
+    train_free(tr);
+    c.map = TRAIN_MAP_JOIN;
+    tr = make(&c); /* blocks [floor(4j/3), floor(4(j+1)/3)): {0} {1} {2 3} */
+    units_are(tr, 0, (const int[]){0, 1}, 2);
+    units_are(tr, 1, (const int[]){2}, 1);
+    units_are(tr, 2, (const int[]){3, 4, 5}, 3);
+    train_free(tr);
+}
+END_TEST
+
+START_TEST(evaluation) {
+    train_config c = nn_cfg();
+    c.sched = spec(SCHED_DILOCO, 4, 1, 0, 0);
+    train *tr = make(&c);
+    double lo, lr0, lr1, la;
+    steps(tr, 3); /* replicas differ, outer still the initial values */
+    train_eval_outer(tr, &lo);
+    train_eval_replica(tr, 0, &lr0);
+    train_eval_replica(tr, 1, &lr1);
+    train_eval_average(tr, &la);
+    ck_assert(lr0 != lr1 && lr0 < lo && lr1 < lo);
+    ck_assert(la < lo);
+    steps(tr, 1); /* sync with alpha 0: all equal */
+    train_eval_outer(tr, &lo);
+    train_eval_replica(tr, 0, &lr0);
+    train_eval_replica(tr, 1, &lr1);
+    train_eval_average(tr, &la);
+    ck_assert(lo == lr0 && lo == lr1 && lo == la);
+    ck_assert_int_eq(train_eval_replica(tr, 5, &la), TRAIN_EINVAL);
+    ck_assert(isfinite(train_last_loss(tr, 0)));
+    train_free(tr);
+}
+END_TEST
+
+/* Byte-level text through the trainer: an MLP on the fixture's shards. */
+START_TEST(text_shards_train) {
+    train_config c = nn_cfg();
+    nn_config mlp = {NN_MLP, 256, 32, 0, 2, 0, 2};
+    c.nn = mlp;
+    c.data.kind = DATA_TEXT;
+    c.data.vocab = 0;
+    c.data.path = "tests/data/train/text.txt";
+    c.data.eval_fraction = 0.2;
+    c.seq = 16;
+    c.steps = 40;
+    c.inner.lr = 1e-2;
+    c.sched = spec(SCHED_DILOCO, 5, 1, 0, 0);
+    train *tr = make(&c);
+    ck_assert(isnan(train_entropy_floor(tr)));
+    double before;
+    train_eval_outer(tr, &before);
+    reports rs = run(tr);
+    ck_assert_msg(rs.r[rs.n - 1].eval_loss < before - 1.0, "%g -> %g",
+                  before, rs.r[rs.n - 1].eval_loss);
+    train_free(tr);
+    c.seq = 1200; /* longer than a replica's half of the training bytes */
+    bad_config(&c, "cannot fill");
+}
+END_TEST
+
+static int stop_at_second(const train_report *r, void *ctx) {
+    int *n = ctx;
+    (*n)++;
+    return r->step >= 12;
+}
+
+START_TEST(reports_and_stop) {
+    train_config c = nn_cfg();
+    c.steps = 20;
+    train *tr = make(&c);
+    reports rs = run(tr);
+    ck_assert_int_eq(rs.n, 4); /* 6, 12, 18 and the last, 20 */
+    const int64_t want[4] = {6, 12, 18, 20};
+    for (int k = 0; k < 4; k++) {
+        ck_assert_int_eq(rs.r[k].step, want[k]);
+        ck_assert_uint_eq(rs.r[k].tokens, (uint64_t)want[k] * 2 * 4 * 8);
+        ck_assert(isfinite(rs.r[k].train_loss) && isfinite(rs.r[k].eval_loss));
+    }
+    train_free(tr);
+    tr = make(&c);
+    int n = 0;
+    ck_assert_int_eq(train_run(tr, stop_at_second, &n), TRAIN_STOPPED);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(train_steps_done(tr), 12);
+    train_free(tr);
+}
+END_TEST
+
+static Suite *make_suite(void) {
+    Suite *s = suite_create("train");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, golden_vectors, 0, 6);
+    tcase_add_test(tc, streaming_p1_tau0_is_diloco);
+    tcase_add_test(tc, diloco_h1_sgd_is_dp_sgd);
+    tcase_add_test(tc, one_replica_outer_lr1_is_plain_training);
+    tcase_add_test(tc, alpha1_is_independent_training);
+    tcase_add_test(tc, threads_bit_identical);
+    tcase_add_test(tc, bytes_are_codec_wire_bytes);
+    tcase_add_test(tc, e3m0_streaming_lowers_loss);
+    tcase_add_test(tc, fedpart_trains_one_fragment);
+    tcase_add_test(tc, partial_participation);
+    tcase_add_test(tc, call_order_errors);
+    tcase_add_test(tc, config_errors);
+    tcase_add_test(tc, unit_mappings);
+    tcase_add_test(tc, evaluation);
+    tcase_add_test(tc, reports_and_stop);
+    tcase_add_test(tc, text_shards_train);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CHECK_MAIN(make_suite)

@@ -35,7 +35,7 @@ TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
-.PHONY: all deps demo test check asan bench clean help
+.PHONY: all deps demo test check asan bench plots reproduce clean help
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
@@ -47,6 +47,8 @@ help:
 	@echo "make test       install what is missing, build, run every test"
 	@echo "                (once plainly, once under ASan+UBSan)"
 	@echo "make bench      build with -O2 and print the benchmarks"
+	@echo "make plots      run the paper sweeps and draw the figures (plots/out/)"
+	@echo "make reproduce  make plots, then Table 4 next to the paper's"
 	@echo "make clean      remove build outputs"
 
 # Installs the Debian packages that are missing (sudo when not root).
@@ -102,6 +104,18 @@ asan: $(TEST_BIN)
 
 bench: bin/dilosim $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
+	@bench/bench_sweeps.sh bin/dilosim
+
+# Figures: the sweeps behind them, then gnuplot (a gnuplot error fails).
+plots: deps
+	@$(MAKE) --no-print-directory bin/dilosim
+	@plots/sweeps.sh bin/dilosim
+	gnuplot -e "dir='plots/out'" plots/figure4.gp
+	gnuplot -e "dir='plots/out'" plots/studies.gp
+	@echo "figures in plots/out/"
+
+reproduce: plots
+	@plots/reproduce.sh
 
 clean:
 	rm -rf build build-asan bin plots/out

@@ -82,6 +82,18 @@ START_TEST(dp_one_layer_wall_time_closed_form) {
 }
 END_TEST
 
+/* A binary Gbit is 2^30 bits: the same DP step with 8 "Gbit/s" links, and
+ * rates reported in the same unit. */
+START_TEST(binary_gbit) {
+    scn_config cfg;
+    run_result r = SIM(one_layer, "method.name=dp", "network.gbit=\"binary\"",
+                       "network.bandwidth_gbps=8");
+    double step = 0.1 + ring_s(2e6, 2, 8 * 1073741824.0 / 8, 0);
+    ck_assert_double_eq_tol(r.wall_time_s, 100 * step, 1e-9);
+    ck_assert_double_eq_tol(r.peak_link_gbps, 8, 1e-9);
+}
+END_TEST
+
 /* DiLoCo, one layer, H 10: only every 10th step waits for the ring. */
 START_TEST(diloco_one_layer_wall_time_closed_form) {
     scn_config cfg;
@@ -177,6 +189,24 @@ START_TEST(utilization_monotone_and_ordered) {
                       cu[2]);
     }
     ck_assert(prev[0] < 0.05); /* DP at 0.1 Gbit/s is hopeless */
+}
+END_TEST
+
+/* Reduce order, by hand: 3 layers, ops of 0.1 s, each layer's all-reduce
+ * 0.5 s.  Step 1: R2 runs 0.5-1.0; at 1.0 layers 1 and 0 wait.  fifo sends
+ * R1 then R0, so step 2's forward starts at 2.0 and step 2 ends its
+ * reductions at 4.0.  forward_first sends R0 first: forward of layer 0 at
+ * 1.5, layer 1 waits for R1 until 2.0, and the last reduction ends at 3.9. */
+START_TEST(reduce_order_by_hand) {
+    scn_config cfg;
+    const char *s = "{\"model\": {\"params\": 3e6, \"layers\": 3, "
+                    "\"step_time_s\": 0.9}, \"method\": {\"name\": \"dp\"}, "
+                    "\"network\": {\"bandwidth_gbps\": 0.032}, \"steps\": 2}";
+    run_result fifo = SIM(s, "network.reduce_order=\"fifo\"");
+    run_result ff = SIM(s, "network.reduce_order=\"forward_first\"");
+    ck_assert_double_eq_tol(fifo.wall_time_s, 4.0, 1e-9);
+    ck_assert_double_eq_tol(ff.wall_time_s, 3.9, 1e-9);
+    ck_assert_double_eq(fifo.bytes_sent_total, ff.bytes_sent_total);
 }
 END_TEST
 
@@ -312,10 +342,12 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, unbounded_bandwidth_gives_full_utilization);
     tcase_add_test(tc, dp_one_layer_wall_time_closed_form);
     tcase_add_test(tc, diloco_one_layer_wall_time_closed_form);
+    tcase_add_test(tc, binary_gbit);
     tcase_add_test(tc, overlap_hides_tau_steps);
     tcase_add_test(tc, bytes_closed_forms);
     tcase_add_test(tc, utilization_monotone_and_ordered);
     tcase_add_test(tc, heterogeneous_links_slowest_bounds_ring);
+    tcase_add_test(tc, reduce_order_by_hand);
     tcase_add_test(tc, tcp_window_caps_flows);
     tcase_add_test(tc, speed_and_stragglers);
     tcase_add_test(tc, dp_failure_rolls_back_to_checkpoint);

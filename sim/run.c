@@ -7,9 +7,11 @@
  * scenario gives).  When the parameter backward of layer l ends after a
  * step t at which the schedule takes l's fragment, the worker has
  * "arrived" for the reduction of layer l; when every participant has
- * arrived, an all-reduce of that layer's payload is queued on the group's
- * communication stream.  The forward of layer l in step t + 1 + tau waits
- * until that all-reduce has completed (DP and DiLoCo: tau = 0).
+ * arrived, the all-reduce of that layer's payload is ready.  The group's
+ * communication stream sends one all-reduce at a time: the oldest ready
+ * one (reduce_order fifo) or the one the next forward needs first
+ * (forward_first).  The forward of layer l in step t + 1 + tau waits until
+ * that all-reduce has completed (DP and DiLoCo: tau = 0).
  *
  * Events at one instant run in class order: communication first (so a
  * forward that can start at the instant a reduction ends does), then
@@ -22,7 +24,7 @@
  * worker loses what it computed since it last contributed to each
  * fragment (weighted 1/P per fragment); once repaired it downloads the
  * outer parameters from a live peer and rejoins when the group's next
- * reduction completes, at the step of the slowest live worker.
+ * fragment sync completes, at the step after that sync.
  */
 #include "run.h"
 
@@ -107,7 +109,6 @@ typedef struct {
     int64_t *lat;       /* M x M one-way latencies, ns */
     double flow_cap;    /* bytes/s cap of every flow (TCP window) */
     int64_t base_ns;    /* step time at speed 1 */
-    double cum[3];      /* cumulative split */
     int64_t net_at;     /* instant of the scheduled net event */
     uint64_t net_version;
     int *ready;         /* reductions ready but not yet on the stream */

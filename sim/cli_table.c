@@ -1,0 +1,237 @@
+/*
+ * cli_table.c -- `dilosim table`: the bandwidth needed per compute-
+ * utilization threshold, as a readable table or CSV.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "grid.h"
+#include "report.h"
+#include "table.h"
+
+static const char help[] =
+    "usage: dilosim table SCENARIO.json [--thresholds LIST] [--grid SPEC]\n"
+    "                     [--key KEY] [--set KEY=VALUE]...\n"
+    "                     [--variant NAME]... [--csv] [--out FILE] [--jobs N]\n"
+    "\n"
+    "The bandwidth each method needs to reach a compute utilization (CU),\n"
+    "as in Table 4 of the Streaming DiLoCo paper.  For every variant of the\n"
+    "scenario (its base when it has none) CU is simulated with KEY set to\n"
+    "each grid value.  For each threshold the table gives\n"
+    "  - the first grid value with CU >= threshold (the paper's convention,\n"
+    "    printed to one decimal);\n"
+    "  - the exact crossing, where CU = threshold: Brent's method on log10\n"
+    "    of the value, between that grid value and the one before, to 1e-6\n"
+    "    relative (4 significant digits shown); where CU jumps across the\n"
+    "    threshold, bisection to the least value with CU >= threshold\n"
+    "    (method 'bisection'); and CU at the crossing.\n"
+    "'<= V': the first grid value V already reaches the threshold;\n"
+    "'> V': no grid value (up to V) does.\n"
+    "\n"
+    "options:\n"
+    "  --thresholds LIST  CU thresholds, increasing, each in (0, 1]\n"
+    "                     (default 0.5,0.8,0.9,0.95,0.99)\n"
+    "  --grid SPEC        values of KEY, increasing: a comma list such as\n"
+    "                     1,10,100, logspace:A:B:N (N values 10^A..10^B) or\n"
+    "                     linspace:A:B:N (default logspace:-1:3:50, the\n"
+    "                     paper's 50 points from 0.1 to 1000 Gbit/s)\n"
+    "  --key KEY          the swept scenario key (default\n"
+    "                     network.bandwidth_gbps: every worker's links)\n"
+    "  --set KEY=VALUE    override a scenario key (repeatable)\n"
+    "  --variant NAME     only this variant (repeatable; default: all)\n"
+    "  --csv              CSV instead of tables (below)\n"
+    "  --out FILE         write to FILE instead of stdout\n"
+    "  --jobs N           threads (default: one per online core); the\n"
+    "                     results do not depend on N\n"
+    "  -h, --help         show this help\n"
+    "\n"
+    "CSV columns: variant,threshold,grid_gbps,exact_gbps,cu_at_exact,method\n"
+    "(values of KEY, whatever KEY is).  grid_gbps is empty when no grid\n"
+    "value reaches the threshold; exact_gbps and cu_at_exact are empty\n"
+    "unless method is brent or bisection; method below_grid: the crossing\n"
+    "is at or below grid_gbps; not_reached: above the last grid value.\n"
+    "\n"
+    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
+
+#define DEFAULT_THRESHOLDS "0.5,0.8,0.9,0.95,0.99"
+#define DEFAULT_GRID "logspace:-1:3:50"
+#define DEFAULT_KEY "network.bandwidth_gbps"
+
+static const char *method_name(const table_crossing *x) {
+    switch (x->status) {
+    case TABLE_AT_START: return "below_grid";
+    case TABLE_NOT_REACHED: return "not_reached";
+    default: return x->method == TABLE_BRENT ? "brent" : "bisection";
+    }
+}
+
+/* A CSV number: shortest exact decimal, empty for NaN. */
+static void csv_number(FILE *f, double x) {
+    char buf[GRID_NUM_MAX];
+    if (isnan(x)) return;
+    grid_format_number(x, buf);
+    fputs(buf, f);
+}
+
+/* A CSV field, quoted (RFC 4180) when it holds a comma, quote or break. */
+static void csv_text(FILE *f, const char *s) {
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void write_csv(FILE *f, const table_result *r) {
+    fputs("variant,threshold,grid_gbps,exact_gbps,cu_at_exact,method\n", f);
+    for (int b = 0; b < r->nblocks; b++)
+        for (int i = 0; i < r->block[b].nrows; i++) {
+            const table_row *row = &r->block[b].row[i];
+            csv_text(f, r->block[b].name);
+            fputc(',', f);
+            csv_number(f, row->threshold);
+            fputc(',', f);
+            csv_number(f, row->grid_value);
+            fputc(',', f);
+            csv_number(f, row->exact.v);
+            fputc(',', f);
+            csv_number(f, row->exact.cu);
+            fprintf(f, ",%s\n", method_name(&row->exact));
+        }
+}
+
+/* One variant as a readable block. */
+static void write_block(FILE *f, const table_block *b, const char *key,
+                        const char *grid, const double *values) {
+    size_t n = strlen(key);
+    int gbps = n >= 5 && !strcmp(key + n - 5, "_gbps");
+    fprintf(f, "%s: compute utilization (CU) against %s%s, grid %s\n",
+            b->name, key, gbps ? " (Gbit/s)" : "", grid);
+    fprintf(f, "%9s  %16s  %14s  %14s  %s\n", "threshold", "first grid value",
+            "exact crossing", "CU at crossing", "method");
+    for (int i = 0; i < b->nrows; i++) {
+        const table_row *row = &b->row[i];
+        char first[32] = "-", exact[32], cu[32] = "-";
+        const char *how = "-";
+        if (row->grid_index >= 0)
+            snprintf(first, sizeof first, "%.1f", row->grid_value);
+        switch (row->exact.status) {
+        case TABLE_AT_START:
+            snprintf(exact, sizeof exact, "<= %.4g", values[0]);
+            break;
+        case TABLE_NOT_REACHED:
+            snprintf(exact, sizeof exact, "> %.4g", values[b->npoints - 1]);
+            break;
+        default:
+            snprintf(exact, sizeof exact, "%#.4g", row->exact.v);
+            snprintf(cu, sizeof cu, "%.4f", row->exact.cu);
+            how = method_name(&row->exact);
+        }
+        fprintf(f, "%9g  %16s  %14s  %14s  %s\n", row->threshold, first, exact,
+                cu, how);
+    }
+    if (b->dip >= 0)
+        fprintf(f, "note: CU is not monotone: it falls from %.4f at %.4g to "
+                "%.4f at %.4g; each\nrow holds the first crossing on the grid"
+                ", one crossing inside its bracket.\n", b->cu[b->dip - 1],
+                values[b->dip - 1], b->cu[b->dip], values[b->dip]);
+}
+
+/* The options a table needs beyond cli_options. */
+typedef struct {
+    double *thresholds, *grid;
+    int nthresholds, npoints, jobs;
+    const char *grid_spec, *key;
+    const char *variants[SCN_MAX_VARIANTS];
+    int nvariants;
+} table_args;
+
+static int parse_thresholds(const char *spec, table_args *a) {
+    char err[512];
+    if (table_parse_numbers("--thresholds", spec, TABLE_MAX_THRESHOLDS,
+                            &a->thresholds, &a->nthresholds, err, sizeof err))
+        return cli_usage_error("table", "%s", err);
+    for (int i = 0; i < a->nthresholds; i++)
+        if (!(a->thresholds[i] > 0 && a->thresholds[i] <= 1))
+            return cli_usage_error("table", "--thresholds: %g is not in (0, 1]",
+                                   a->thresholds[i]);
+    return 0;
+}
+
+static int parse_args(const cli_options *o, table_args *a) {
+    const char *v = cli_value(o, "--thresholds");
+    int rc = parse_thresholds(v ? v : DEFAULT_THRESHOLDS, a);
+    if (rc) return rc;
+    a->grid_spec = (v = cli_value(o, "--grid")) ? v : DEFAULT_GRID;
+    char err[512];
+    if (table_parse_numbers("--grid", a->grid_spec, TABLE_MAX_POINTS, &a->grid,
+                            &a->npoints, err, sizeof err))
+        return cli_usage_error("table", "%s", err);
+    a->key = (v = cli_value(o, "--key")) ? v : DEFAULT_KEY;
+    if (table_parse_jobs(cli_value(o, "--jobs"), &a->jobs, err, sizeof err))
+        return cli_usage_error("table", "%s", err);
+    for (int i = 0; i < o->nextra; i++) {
+        if (strcmp(o->extra_name[i], "--variant")) continue;
+        if (a->nvariants == SCN_MAX_VARIANTS)
+            return cli_usage_error("table", "more than %d variants",
+                                   SCN_MAX_VARIANTS);
+        a->variants[a->nvariants++] = o->extra_value[i];
+    }
+    return 0;
+}
+
+static void write_blocks(FILE *f, const table_args *a,
+                         const table_result *r) {
+    for (int b = 0; b < r->nblocks; b++) {
+        if (b) fputc('\n', f);
+        write_block(f, &r->block[b], a->key, a->grid_spec, a->grid);
+    }
+}
+
+static int write_table(const cli_options *o, const table_args *a,
+                       const table_result *r) {
+    char err[1024];
+    report_file out;
+    int rc = report_file_open(&out, o->out, err, sizeof err);
+    if (!rc) {
+        if (cli_flag(o, "--csv")) write_csv(out.f, r);
+        else write_blocks(out.f, a, r);
+        rc = report_file_commit(&out, err, sizeof err);
+    }
+    if (rc) fprintf(stderr, "dilosim table: %s\n", err);
+    return rc ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
+}
+
+int cli_table(int argc, char **argv) {
+    static const char *const extra[] = {"--thresholds", "--grid", "--key",
+                                        "--variant", "--jobs", NULL};
+    static const char *const flags[] = {"--csv", NULL};
+    cli_options o;
+    int rc = cli_parse("table", help, argc, argv, extra, flags, &o);
+    if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
+    table_args a = {0};
+    table_result r = {0};
+    if (!(rc = parse_args(&o, &a))) {
+        table_spec spec = {o.scenario, a.variants, a.nvariants, o.sets, o.nset,
+                           a.key, a.grid, a.npoints, a.thresholds,
+                           a.nthresholds, a.jobs};
+        char err[1024];
+        rc = table_compute(&spec, &r, err, sizeof err);
+        if (rc == TABLE_EINPUT) fprintf(stderr, "%s\n", err);
+        else if (rc) fprintf(stderr, "dilosim table: %s\n", err);
+        rc = rc == TABLE_EINPUT ? CLI_EXIT_INPUT : rc ? CLI_EXIT_RUNTIME : 0;
+    }
+    if (!rc) rc = write_table(&o, &a, &r);
+    table_result_free(&r);
+    free(a.thresholds);
+    free(a.grid);
+    return rc;
+}

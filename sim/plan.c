@@ -1,0 +1,389 @@
+/*
+ * plan.c -- least bandwidth, latency limit and monthly costs per method
+ * (see plan.h).  Every search is a scan evaluated by table_run (all
+ * methods' points on the same threads), then a table_solve between the
+ * first scan point on the far side of the target and the one before, so
+ * the points, the crossings and the threads are the table's.
+ */
+#include "plan.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BANDWIDTH_KEY "network.bandwidth_gbps"
+#define LATENCY_KEY "network.latency_ms"
+#define MAX_SETS 520
+
+/* ---- the cost file ----------------------------------------------------- */
+
+enum { K_WAN, K_ACC_PRICE, K_ACC, K_BANDWIDTHS, NKEYS };
+static const char *const cost_key[NKEYS] = {
+    "wan_usd_per_gbps_month", "accelerator_usd_per_hour", "accelerators",
+    "bandwidths_gbps"};
+
+/* A finite number >= lo (> lo when strict), an integer when asked. */
+static int cost_number(const cJSON *it, const char *name, const char *key,
+                       double lo, int strict, int integer, double *out,
+                       char *err, size_t errlen) {
+    const char *what = integer ? "an integer" : "a number";
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
+        return table_err(err, errlen, -1, "%s: %s: must be %s", name, key,
+                         what);
+    double x = it->valuedouble;
+    if (x < lo || (strict && x == lo) || (integer && x != floor(x)))
+        return table_err(err, errlen, -1, "%s: %s: must be %s %s %g (got %g)",
+                         name, key, what, strict ? ">" : ">=", lo, x);
+    *out = x;
+    return 0;
+}
+
+static int cost_bandwidths(const cJSON *it, const char *name, plan_cost *out,
+                           char *err, size_t errlen) {
+    const char *key = cost_key[K_BANDWIDTHS];
+    int n = cJSON_GetArraySize(it);
+    if (!cJSON_IsArray(it) || n < 1 || n > PLAN_MAX_BANDWIDTHS)
+        return table_err(err, errlen, -1,
+                         "%s: %s: must be an array of 1 to %d bandwidths "
+                         "(Gbit/s)", name, key, PLAN_MAX_BANDWIDTHS);
+    const cJSON *e;
+    int i = 0;
+    cJSON_ArrayForEach(e, it) {
+        char path[64];
+        snprintf(path, sizeof path, "%s[%d]", key, i);
+        if (cost_number(e, name, path, 0, 1, 0, &out->bandwidths_gbps[i],
+                        err, errlen))
+            return -1;
+        i++;
+    }
+    out->nbandwidths = n;
+    return 0;
+}
+
+static int cost_key_index(const char *s) {
+    for (int k = 0; k < NKEYS; k++)
+        if (s && !strcmp(s, cost_key[k])) return k;
+    return -1;
+}
+
+static int cost_member(const cJSON *it, int k, const char *name,
+                       plan_cost *out, char *err, size_t errlen) {
+    switch (k) {
+    case K_WAN:
+        return cost_number(it, name, cost_key[k], 0, 0, 0,
+                           &out->wan_usd_per_gbps_month, err, errlen);
+    case K_ACC_PRICE:
+        return cost_number(it, name, cost_key[k], 0, 0, 0,
+                           &out->accelerator_usd_per_hour, err, errlen);
+    case K_ACC:
+        return cost_number(it, name, cost_key[k], 1, 0, 1,
+                           &out->accelerators, err, errlen);
+    default:
+        return cost_bandwidths(it, name, out, err, errlen);
+    }
+}
+
+static int cost_object(const cJSON *root, const char *name, plan_cost *out,
+                       char *err, size_t errlen) {
+    if (!cJSON_IsObject(root))
+        return table_err(err, errlen, -1, "%s: must be a JSON object", name);
+    int seen[NKEYS] = {0};
+    const cJSON *it;
+    cJSON_ArrayForEach(it, root) {
+        int k = cost_key_index(it->string);
+        if (k < 0)
+            return table_err(err, errlen, -1,
+                             "%s: %s: unknown key (expected %s, %s, %s or %s)",
+                             name, it->string, cost_key[0], cost_key[1],
+                             cost_key[2], cost_key[3]);
+        if (seen[k]++)
+            return table_err(err, errlen, -1, "%s: %s: duplicate key", name,
+                             it->string);
+        if (cost_member(it, k, name, out, err, errlen)) return -1;
+    }
+    for (int k = 0; k < K_BANDWIDTHS; k++)
+        if (!seen[k])
+            return table_err(err, errlen, -1, "%s: %s: missing", name,
+                             cost_key[k]);
+    return 0;
+}
+
+int plan_cost_parse(const char *text, const char *name, plan_cost *out,
+                    char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+    if (!root)
+        return table_err(err, errlen, -1, "%s: not valid JSON (near byte %ld)",
+                         name, end ? (long)(end - text) : 0L);
+    int rc = cost_object(root, name, out, err, errlen);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int plan_cost_load(const char *path, plan_cost *out, char *err,
+                   size_t errlen) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return table_err(err, errlen, -1, "%s: cannot open: %s", path,
+                         strerror(errno));
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    int bad = ferror(f), big = !feof(f) && n == sizeof buf - 1;
+    fclose(f);
+    if (bad) return table_err(err, errlen, -1, "%s: cannot read", path);
+    if (big) return table_err(err, errlen, -1, "%s: larger than 64 kB", path);
+    buf[n] = 0;
+    return plan_cost_parse(buf, path, out, err, errlen);
+}
+
+/* ---- searches ---------------------------------------------------------- */
+
+/* The scan grids (grid.h specs): bandwidth PLAN_MIN_GBPS..PLAN_MAX_GBPS,
+ * latency 0 then 0.001..PLAN_MAX_LATENCY_MS ms, 10 points per decade. */
+#define BANDWIDTH_SCAN "logspace:-2:5:71"
+#define LATENCY_SCAN "logspace:-3:3:61"
+#define MAX_SCAN 72
+
+/* The scenario contexts of every method: bandwidth swept (bw), and
+ * latency swept at a fixed bandwidth (lat, with one more override). */
+typedef struct {
+    int n;
+    const char *names[SCN_MAX_VARIANTS];
+    table_scenario bw[SCN_MAX_VARIANTS], lat[SCN_MAX_VARIANTS];
+    const char *lat_sets[SCN_MAX_VARIANTS][MAX_SETS];
+    char lat_bw[SCN_MAX_VARIANTS][64];
+    table_block blocks[SCN_MAX_VARIANTS];
+    int lat_idx[SCN_MAX_VARIANTS], nlat;   /* methods with a latency scan */
+    double lat_grid[MAX_SCAN];
+    int nlat_grid;
+    double target;
+    plan_result *out;
+} work;
+
+/* A scan grid into x (n values). */
+static int scan_grid(const char *spec, double *x, int *n, char *err,
+                     size_t errlen) {
+    double *v;
+    if (table_parse_numbers("plan", spec, MAX_SCAN - 1, &v, n, err, errlen))
+        return -1;
+    memcpy(x, v, (size_t)*n * sizeof *x);
+    free(v);
+    return 0;
+}
+
+static int find_least(work *w, const plan_spec *spec, plan_result *out,
+                      char *err, size_t errlen) {
+    double grid[MAX_SCAN];
+    int n;
+    void *ctx[SCN_MAX_VARIANTS];
+    if (scan_grid(BANDWIDTH_SCAN, grid, &n, err, errlen)) return -1;
+    for (int m = 0; m < w->n; m++) ctx[m] = &w->bw[m];
+    int rc = table_run(w->n, table_scenario_cu, ctx, grid, n,
+                       &spec->target_cu, 1, spec->jobs, w->blocks, err,
+                       errlen);
+    if (rc) return rc;
+    for (int m = 0; m < w->n; m++) {
+        table_crossing x = w->blocks[m].row[0].exact;
+        if (x.status == TABLE_AT_START) {
+            x.v = x.v_hi = grid[0];
+            x.cu = x.cu_hi = w->blocks[m].cu[0];
+        }
+        out->method[m].least = x;
+        out->method[m].bandwidth_dip = w->blocks[m].dip >= 0;
+        free(w->blocks[m].cu);
+    }
+    return 0;
+}
+
+/* The latency context of method m: its overrides, then the bandwidth. */
+static void latency_context(work *w, const plan_spec *spec, int m,
+                            double gbps) {
+    snprintf(w->lat_bw[m], sizeof w->lat_bw[m], BANDWIDTH_KEY "=%.17g",
+             gbps);
+    for (int i = 0; i < spec->nset; i++) w->lat_sets[m][i] = spec->sets[i];
+    w->lat_sets[m][spec->nset] = w->lat_bw[m];
+    w->lat[m] = w->bw[m];
+    w->lat[m].sets = w->lat_sets[m];
+    w->lat[m].nset = spec->nset + 1;
+    w->lat[m].key = LATENCY_KEY;
+}
+
+/* Task i: the latency limit of method lat_idx[i] from its scan: below the
+ * first latency at which CU falls under the target. */
+static int latency_task(void *arg, int i, char *err, size_t errlen) {
+    work *w = arg;
+    const table_block *b = &w->blocks[i];
+    const double *g = w->lat_grid;
+    plan_method *pm = &w->out->method[w->lat_idx[i]];
+    int k = 0;
+    while (k < b->npoints && b->cu[k] >= w->target) k++;
+    pm->latency_rise = table_first_dip(b->cu, b->npoints, 0) >= 0;
+    pm->latency.status = k == 0 ? TABLE_NOT_REACHED
+                         : k == b->npoints ? TABLE_AT_START : TABLE_FOUND;
+    if (pm->latency.status == TABLE_AT_START) {
+        pm->latency.v = pm->latency.v_hi = g[k - 1];
+        pm->latency.cu = pm->latency.cu_hi = b->cu[k - 1];
+    }
+    if (pm->latency.status != TABLE_FOUND) return 0;
+    table_point below = {g[k], b->cu[k]}, reach = {g[k - 1], b->cu[k - 1]};
+    return table_solve(table_scenario_cu, &w->lat[w->lat_idx[i]], w->target,
+                       below, reach, g[k - 1] > 0, &pm->latency, err,
+                       errlen);
+}
+
+static int find_latency(work *w, const plan_spec *spec, plan_result *out,
+                        char *err, size_t errlen) {
+    void *ctx[SCN_MAX_VARIANTS];
+    w->nlat = 0;
+    for (int m = 0; m < w->n; m++) {
+        plan_method *pm = &out->method[m];
+        pm->latency_gbps = NAN;
+        pm->latency = (table_crossing){.status = TABLE_NOT_REACHED,
+                                       .v = NAN, .cu = NAN, .v_hi = NAN,
+                                       .cu_hi = NAN};
+        if (pm->least.status == TABLE_NOT_REACHED) continue;
+        pm->latency_gbps = PLAN_LATENCY_MARGIN * pm->least.v_hi;
+        latency_context(w, spec, m, pm->latency_gbps);
+        ctx[w->nlat] = &w->lat[m];
+        w->lat_idx[w->nlat++] = m;
+    }
+    if (!w->nlat) return 0;
+    w->lat_grid[0] = 0;
+    if (scan_grid(LATENCY_SCAN, w->lat_grid + 1, &w->nlat_grid, err, errlen))
+        return -1;
+    w->nlat_grid++;
+    int rc = table_run(w->nlat, table_scenario_cu, ctx, w->lat_grid,
+                       w->nlat_grid, NULL, 0, spec->jobs, w->blocks, err,
+                       errlen);
+    if (rc) return rc;
+    rc = table_parallel(w->nlat, spec->jobs, latency_task, w, err, errlen);
+    for (int i = 0; i < w->nlat; i++) free(w->blocks[i].cu);
+    return rc;
+}
+
+/* ---- costs ------------------------------------------------------------- */
+
+static plan_option price(const plan_cost *c, int workers, double gbps,
+                         double cu) {
+    plan_option o = {.gbps = gbps, .cu = cu};
+    o.wan_usd = gbps * workers * c->wan_usd_per_gbps_month;
+    o.idle_usd = (1 - cu) * c->accelerators * c->accelerator_usd_per_hour *
+                 PLAN_HOURS_PER_MONTH;
+    o.total_usd = o.wan_usd + o.idle_usd;
+    return o;
+}
+
+/* Inserts o keeping the options in increasing bandwidth (stable). */
+static void add_option(plan_method *pm, plan_option o) {
+    int i = pm->noptions++;
+    while (i > 0 && pm->option[i - 1].gbps > o.gbps) {
+        pm->option[i] = pm->option[i - 1];
+        i--;
+    }
+    pm->option[i] = o;
+}
+
+static void mark_cheapest(plan_result *out) {
+    out->best_method = out->best_option = -1;
+    double best = INFINITY;
+    for (int m = 0; m < out->nmethods; m++) {
+        plan_method *pm = &out->method[m];
+        int k = -1;
+        for (int i = 0; i < pm->noptions; i++)
+            if (k < 0 || pm->option[i].total_usd < pm->option[k].total_usd)
+                k = i;
+        if (k < 0) continue;
+        pm->option[k].cheapest_method = 1;
+        if (pm->option[k].total_usd < best) {
+            best = pm->option[k].total_usd;
+            out->best_method = m;
+            out->best_option = k;
+        }
+    }
+    if (out->best_method >= 0)
+        out->method[out->best_method]
+            .option[out->best_option]
+            .cheapest_overall = 1;
+}
+
+static int find_costs(work *w, const plan_spec *spec, plan_result *out,
+                      char *err, size_t errlen) {
+    const plan_cost *c = spec->cost;
+    int nb = c->nbandwidths;
+    if (nb) {
+        void *ctx[SCN_MAX_VARIANTS];
+        for (int m = 0; m < w->n; m++) ctx[m] = &w->bw[m];
+        int rc = table_run(w->n, table_scenario_cu, ctx, c->bandwidths_gbps,
+                           nb, NULL, 0, spec->jobs, w->blocks, err, errlen);
+        if (rc) return rc;
+    }
+    for (int m = 0; m < w->n; m++) {
+        plan_method *pm = &out->method[m];
+        for (int i = 0; i < nb; i++)
+            add_option(pm, price(c, pm->workers, c->bandwidths_gbps[i],
+                                 w->blocks[m].cu[i]));
+        if (nb) free(w->blocks[m].cu);
+        if (pm->least.status == TABLE_NOT_REACHED) continue;
+        plan_option o = price(c, pm->workers, pm->least.v_hi,
+                              pm->least.cu_hi);
+        o.is_least = 1;
+        add_option(pm, o);
+    }
+    mark_cheapest(out);
+    return 0;
+}
+
+/* ---- the plan ---------------------------------------------------------- */
+
+/* Sets up the bandwidth contexts; loads every method once (input errors
+ * show here) for its name and worker count. */
+static int setup(work *w, const plan_spec *spec, plan_result *out, char *err,
+                 size_t errlen) {
+    scn_meta meta;
+    w->n = table_variants(spec->path, spec->variants, spec->nvariants,
+                          w->names, &meta, err, errlen);
+    if (w->n < 0) return w->n;
+    if (spec->nset + 1 >= MAX_SETS)
+        return table_err(err, errlen, TABLE_EINPUT,
+                         "%s: too many --set overrides", spec->path);
+    out->nmethods = w->n;
+    for (int m = 0; m < w->n; m++) {
+        w->bw[m] = (table_scenario){spec->path, w->names[m], spec->sets,
+                                    spec->nset, BANDWIDTH_KEY};
+        scn_config cfg;
+        int rc = table_scenario_name(&w->bw[m], PLAN_MIN_GBPS,
+                                     out->method[m].name, &cfg, err, errlen);
+        if (rc) return rc;
+        out->method[m].workers = cfg.workers;
+    }
+    return 0;
+}
+
+int plan_compute(const plan_spec *spec, plan_result *out, char *err,
+                 size_t errlen) {
+    memset(out, 0, sizeof *out);
+    out->target_cu = spec->target_cu;
+    out->best_method = out->best_option = -1;
+    if (!(spec->target_cu > 0 && spec->target_cu <= 1))
+        return table_err(err, errlen, TABLE_EINPUT,
+                         "target CU must be in (0, 1] (got %g)",
+                         spec->target_cu);
+    work *w = calloc(1, sizeof *w);
+    if (!w) return table_err(err, errlen, -1, "out of memory");
+    w->target = spec->target_cu;
+    w->out = out;
+    int rc = setup(w, spec, out, err, errlen);
+    if (!rc) rc = find_least(w, spec, out, err, errlen);
+    if (!rc) rc = find_latency(w, spec, out, err, errlen);
+    if (!rc && spec->cost) {
+        out->has_cost = 1;
+        out->cost = *spec->cost;
+        rc = find_costs(w, spec, out, err, errlen);
+    }
+    free(w);
+    return rc;
+}

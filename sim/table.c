@@ -1,0 +1,511 @@
+/*
+ * table.c -- compute utilization on a grid, first grid points and exact
+ * crossings per threshold (see table.h).
+ *
+ * Three layers: table_parallel hands indices to a few threads;
+ * table_solve finds one crossing (Brent, with a bisection fallback),
+ * remembering every CU it computed so that no point is simulated twice;
+ * table_run and table_compute put a whole table together.
+ */
+#include "table.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+
+#include "grid.h"
+#include "run.h"
+
+#define MAX_SETS 520        /* --set overrides plus the ones we add */
+#define MAX_ITER 200        /* Brent iterations, bisection steps */
+#define MEMO_MAX (2 * MAX_ITER + 4)
+#define REACH_EPS 1e-12     /* f >= this where CU >= c: see excess() */
+
+int table_err(char *err, size_t errlen, int rc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* ---- parallel for ------------------------------------------------------ */
+
+typedef struct {
+    int n, next, failed_i, failed_rc;
+    int (*task)(void *ctx, int i, char *err, size_t errlen);
+    void *ctx;
+    char *err;
+    size_t errlen;
+    pthread_mutex_t lock;
+} pool;
+
+/* The next index to run, or -1 when all are handed out or one failed. */
+static int pool_take(pool *p) {
+    pthread_mutex_lock(&p->lock);
+    int i = p->failed_i < p->n || p->next >= p->n ? -1 : p->next++;
+    pthread_mutex_unlock(&p->lock);
+    return i;
+}
+
+static void pool_fail(pool *p, int i, int rc, const char *msg) {
+    pthread_mutex_lock(&p->lock);
+    if (i < p->failed_i) {
+        p->failed_i = i;
+        p->failed_rc = rc;
+        snprintf(p->err, p->errlen, "%s", msg);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void *pool_worker(void *arg) {
+    pool *p = arg;
+    char msg[1024];
+    for (int i; (i = pool_take(p)) >= 0;) {
+        msg[0] = 0;
+        int rc = p->task(p->ctx, i, msg, sizeof msg);
+        if (rc) pool_fail(p, i, rc, msg);
+    }
+    return NULL;
+}
+
+static int online_cores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}
+
+int table_parallel(int n, int jobs,
+                   int (*task)(void *ctx, int i, char *err, size_t errlen),
+                   void *ctx, char *err, size_t errlen) {
+    pool p = {.n = n, .failed_i = n, .task = task, .ctx = ctx, .err = err,
+              .errlen = errlen};
+    if (jobs <= 0) jobs = online_cores();
+    if (jobs > n) jobs = n;
+    pthread_t *th = jobs > 1 ? calloc((size_t)jobs - 1, sizeof *th) : NULL;
+    if (jobs > 1 && !th) jobs = 1; /* no memory for threads: run inline */
+    pthread_mutex_init(&p.lock, NULL);
+    int started = 0;
+    while (started < jobs - 1 &&
+           !pthread_create(&th[started], NULL, pool_worker, &p))
+        started++;
+    pool_worker(&p);
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&p.lock);
+    free(th);
+    return p.failed_i < n ? p.failed_rc : 0;
+}
+
+/* ---- a scenario as a CU curve ------------------------------------------ */
+
+/* Loads are serialized: cJSON writes its last-error global on every parse,
+ * so two threads must not parse at once.  Simulations run in parallel. */
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int table_scenario_load(const table_scenario *s, double v, scn_config *cfg,
+                        char *err, size_t errlen) {
+    if (s->nset >= MAX_SETS)
+        return table_err(err, errlen, TABLE_EINPUT,
+                         "%s: too many --set overrides", s->path);
+    const char *sets[MAX_SETS];
+    char kv[512];
+    if (strlen(s->key) > sizeof kv - 32)
+        return table_err(err, errlen, TABLE_EINPUT, "%.40s...: key too long",
+                         s->key);
+    for (int i = 0; i < s->nset; i++) sets[i] = s->sets[i];
+    snprintf(kv, sizeof kv, "%s=%.17g", s->key, v);
+    sets[s->nset] = kv;
+    pthread_mutex_lock(&load_lock);
+    int rc = scn_load_variant(s->path, s->variant, sets, s->nset + 1, cfg,
+                              err, errlen);
+    pthread_mutex_unlock(&load_lock);
+    return rc ? TABLE_EINPUT : 0;
+}
+
+int table_scenario_cu(void *ctx, double v, double *cu, char *err,
+                      size_t errlen) {
+    scn_config cfg;
+    int rc = table_scenario_load(ctx, v, &cfg, err, errlen);
+    if (rc) return rc;
+    run_result r;
+    if (run_simulate(&cfg, NULL, &r, err, errlen)) return -1;
+    *cu = r.compute_utilization;
+    return 0;
+}
+
+/* ---- one crossing ------------------------------------------------------ */
+
+/* A solve in progress: the curve, the scale, and every point computed. */
+typedef struct {
+    table_cu_fn fn;
+    void *ctx;
+    double c;                /* threshold */
+    int log_scale;
+    double epsabs, epsrel;   /* gsl_root_test_interval over x */
+    int n, evals, rc;
+    double x[MEMO_MAX], v[MEMO_MAX], cu[MEMO_MAX];
+    char *err;
+    size_t errlen;
+} solve;
+
+static void remember(solve *s, double x, double v, double cu) {
+    if (s->n == MEMO_MAX) return;
+    s->x[s->n] = x;
+    s->v[s->n] = v;
+    s->cu[s->n++] = cu;
+}
+
+/* The value and CU at solver coordinate x, from memory or simulated.
+ * Returns 0, or the error code (also kept in s->rc: after a failure
+ * nothing more is simulated). */
+static int point_at(solve *s, double x, double *v, double *cu) {
+    for (int i = 0; i < s->n; i++)
+        if (s->x[i] == x) {
+            *v = s->v[i];
+            *cu = s->cu[i];
+            return 0;
+        }
+    if (s->rc) return s->rc;
+    *v = s->log_scale ? pow(10, x) : x;
+    s->evals++;
+    int rc = s->fn(s->ctx, *v, cu, s->err, s->errlen);
+    if (!rc && !isfinite(*cu))
+        rc = table_err(s->err, s->errlen, -1,
+                       "compute utilization is not finite at %g", *v);
+    if (rc) return s->rc = rc;
+    remember(s, x, *v, *cu);
+    return 0;
+}
+
+/* CU - c, except that reaching c counts as above it (>= REACH_EPS), so a
+ * plateau at exactly c is not mistaken for the root: the solvers then
+ * converge to the plateau's start. */
+static double excess(double cu, double c) {
+    return cu >= c ? fmax(cu - c, REACH_EPS) : cu - c;
+}
+
+static double gsl_f(double x, void *arg) {
+    solve *s = arg;
+    double v, cu;
+    if (point_at(s, x, &v, &cu)) return -1; /* any finite value: the
+                                               caller stops on s->rc */
+    return excess(cu, s->c);
+}
+
+static int converged(const solve *s, double a, double b) {
+    return gsl_root_test_interval(fmin(a, b), fmax(a, b), s->epsabs,
+                                  s->epsrel) == GSL_SUCCESS;
+}
+
+/* Brent between xb (below) and xr (reaching).  Returns 1 and fills out
+ * when it converged with no CU step larger than TABLE_JUMP_TOL left in its
+ * bracket, 0 when bisection should take over, < 0 on error. */
+static int solve_brent(solve *s, double xb, double xr, table_crossing *out) {
+    gsl_root_fsolver *so = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (!so) return table_err(s->err, s->errlen, -1, "out of memory");
+    gsl_function F = {gsl_f, s};
+    double lo = fmin(xb, xr), hi = fmax(xb, xr);
+    gsl_root_fsolver_set(so, &F, lo, hi); /* both ends are remembered */
+    int done = 0;
+    for (int it = 0; it < MAX_ITER && !done && !s->rc; it++) {
+        gsl_root_fsolver_iterate(so);
+        lo = gsl_root_fsolver_x_lower(so);
+        hi = gsl_root_fsolver_x_upper(so);
+        done = converged(s, lo, hi);
+    }
+    double root = gsl_root_fsolver_root(so);
+    gsl_root_fsolver_free(so);
+    if (s->rc) return s->rc;
+    if (!done) return 0;
+    double vlo, culo, vhi, cuhi;
+    if (point_at(s, lo, &vlo, &culo) || point_at(s, hi, &vhi, &cuhi) ||
+        point_at(s, root, &out->v, &out->cu))
+        return s->rc;
+    if (fabs(cuhi - culo) > TABLE_JUMP_TOL) return 0;
+    /* the reaching end nearest the below side */
+    int lo_first = fabs(lo - xb) <= fabs(hi - xb);
+    double v1 = lo_first ? vlo : vhi, cu1 = lo_first ? culo : cuhi;
+    double v2 = lo_first ? vhi : vlo, cu2 = lo_first ? cuhi : culo;
+    int first = cu1 >= s->c;
+    out->v_hi = first ? v1 : v2;
+    out->cu_hi = first ? cu1 : cu2;
+    out->method = TABLE_BRENT;
+    return 1;
+}
+
+/* Bisection between xb (below) and xr (reaching) to the reaching value
+ * nearest the below side. */
+static int solve_bisect(solve *s, double xb, double xr, table_crossing *out) {
+    double v, cu;
+    for (int it = 0; it < MAX_ITER && !converged(s, xb, xr); it++) {
+        double xm = 0.5 * (xb + xr);
+        if (point_at(s, xm, &v, &cu)) return s->rc;
+        if (cu >= s->c) xr = xm;
+        else xb = xm;
+    }
+    if (point_at(s, xr, &out->v, &out->cu)) return s->rc;
+    out->v_hi = out->v;
+    out->cu_hi = out->cu;
+    out->method = TABLE_BISECTION;
+    return 0;
+}
+
+int table_solve(table_cu_fn fn, void *ctx, double threshold,
+                table_point below, table_point reach, int log_scale,
+                table_crossing *out, char *err, size_t errlen) {
+    if (!(below.cu < threshold && reach.cu >= threshold) ||
+        (log_scale && !(below.v > 0 && reach.v > 0)))
+        return table_err(err, errlen, TABLE_EINPUT, "no crossing of %g "
+                         "between %g (CU %g) and %g (CU %g)", threshold,
+                         below.v, below.cu, reach.v, reach.cu);
+    solve *s = calloc(1, sizeof *s);
+    if (!s) return table_err(err, errlen, -1, "out of memory");
+    *s = (solve){.fn = fn, .ctx = ctx, .c = threshold,
+                 .log_scale = log_scale, .err = err, .errlen = errlen};
+    if (log_scale) {
+        s->epsabs = log10(1 + TABLE_REL_TOL);
+    } else {
+        s->epsabs = 1e-9 * fmax(fabs(below.v), fabs(reach.v));
+        s->epsrel = TABLE_REL_TOL;
+    }
+    double xb = log_scale ? log10(below.v) : below.v;
+    double xr = log_scale ? log10(reach.v) : reach.v;
+    remember(s, xb, below.v, below.cu);
+    remember(s, xr, reach.v, reach.cu);
+    memset(out, 0, sizeof *out);
+    out->status = TABLE_FOUND;
+    int rc = solve_brent(s, xb, xr, out);
+    if (rc == 0) rc = solve_bisect(s, xb, xr, out);
+    out->evals = s->evals;
+    free(s);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- a table ----------------------------------------------------------- */
+
+typedef struct {
+    int nblocks, npoints, nthresholds, log_scale;
+    table_cu_fn fn;
+    void *const *ctx;
+    const double *grid, *thresholds;
+    table_block *blocks;
+} run_job;
+
+static int eval_task(void *arg, int i, char *err, size_t errlen) {
+    run_job *j = arg;
+    int b = i / j->npoints, p = i % j->npoints;
+    return j->fn(j->ctx[b], j->grid[p], &j->blocks[b].cu[p], err, errlen);
+}
+
+static int row_task(void *arg, int i, char *err, size_t errlen) {
+    run_job *j = arg;
+    table_block *blk = &j->blocks[i / j->nthresholds];
+    table_row *row = &blk->row[i % j->nthresholds];
+    void *ctx = j->ctx[i / j->nthresholds];
+    double c = j->thresholds[i % j->nthresholds];
+    int k = 0;
+    while (k < j->npoints && !(blk->cu[k] >= c)) k++;
+    *row = (table_row){.threshold = c, .grid_index = k < j->npoints ? k : -1,
+                       .grid_value = k < j->npoints ? j->grid[k] : NAN};
+    row->exact.v = row->exact.cu = row->exact.v_hi = row->exact.cu_hi = NAN;
+    if (k == j->npoints) {
+        row->exact.status = TABLE_NOT_REACHED;
+        return 0;
+    }
+    if (k == 0) {
+        row->exact.status = TABLE_AT_START;
+        return 0;
+    }
+    table_point below = {j->grid[k - 1], blk->cu[k - 1]};
+    table_point reach = {j->grid[k], blk->cu[k]};
+    return table_solve(j->fn, ctx, c, below, reach, j->log_scale,
+                       &row->exact, err, errlen);
+}
+
+static void free_blocks(table_block *blocks, int n) {
+    for (int b = 0; b < n; b++) {
+        free(blocks[b].cu);
+        blocks[b].cu = NULL;
+    }
+}
+
+int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
+              const double *grid, int npoints, const double *thresholds,
+              int nthresholds, int jobs, table_block *blocks, char *err,
+              size_t errlen) {
+    if (npoints < 1 || npoints > TABLE_MAX_POINTS || nthresholds < 0 ||
+        nthresholds > TABLE_MAX_THRESHOLDS)
+        return table_err(err, errlen, TABLE_EINPUT, "need 1..%d grid points "
+                         "and at most %d thresholds", TABLE_MAX_POINTS,
+                         TABLE_MAX_THRESHOLDS);
+    run_job j = {.nblocks = nblocks, .npoints = npoints,
+                 .nthresholds = nthresholds, .log_scale = 1, .fn = fn,
+                 .ctx = ctx, .grid = grid, .thresholds = thresholds,
+                 .blocks = blocks};
+    for (int p = 0; p < npoints; p++) {
+        if (!isfinite(grid[p]))
+            return table_err(err, errlen, TABLE_EINPUT,
+                             "grid value %g is not finite", grid[p]);
+        if (grid[p] <= 0) j.log_scale = 0;
+    }
+    for (int b = 0; b < nblocks; b++) {
+        blocks[b].npoints = npoints;
+        blocks[b].nrows = nthresholds;
+        blocks[b].cu = calloc((size_t)npoints, sizeof *blocks[b].cu);
+        if (!blocks[b].cu) {
+            free_blocks(blocks, b);
+            return table_err(err, errlen, -1, "out of memory");
+        }
+    }
+    int rc = table_parallel(nblocks * npoints, jobs, eval_task, &j, err,
+                            errlen);
+    for (int b = 0; b < nblocks && !rc; b++)
+        blocks[b].dip = table_first_dip(blocks[b].cu, npoints, 1);
+    if (!rc && nthresholds)
+        rc = table_parallel(nblocks * nthresholds, jobs, row_task, &j, err,
+                            errlen);
+    if (rc) free_blocks(blocks, nblocks);
+    return rc;
+}
+
+int table_first_dip(const double *cu, int n, int rising) {
+    for (int k = 1; k < n; k++)
+        if (rising ? cu[k] < cu[k - 1] - TABLE_DIP_TOL
+                   : cu[k] > cu[k - 1] + TABLE_DIP_TOL)
+            return k;
+    return -1;
+}
+
+int table_variants(const char *path, const char *const *wanted, int nwanted,
+                   const char **names, scn_meta *meta, char *err,
+                   size_t errlen) {
+    if (nwanted > SCN_MAX_VARIANTS)
+        return table_err(err, errlen, TABLE_EINPUT, "at most %d variants",
+                         SCN_MAX_VARIANTS);
+    for (int i = 0; i < nwanted; i++) {
+        for (int j = 0; j < i; j++)
+            if (!strcmp(wanted[i], wanted[j]))
+                return table_err(err, errlen, TABLE_EINPUT,
+                                 "--variant %s: given twice", wanted[i]);
+        names[i] = wanted[i];
+    }
+    if (nwanted) return nwanted;
+    if (scn_meta_load(path, meta, err, errlen)) return TABLE_EINPUT;
+    for (int i = 0; i < meta->nvariants; i++) names[i] = meta->variant[i];
+    if (meta->nvariants) return meta->nvariants;
+    names[0] = NULL;
+    return 1;
+}
+
+void table_result_free(table_result *r) {
+    if (r->block) free_blocks(r->block, r->nblocks);
+    free(r->block);
+    r->block = NULL;
+    r->nblocks = 0;
+}
+
+int table_scenario_name(const table_scenario *s, double v,
+                        char name[SCN_NAME_MAX], scn_config *cfg, char *err,
+                        size_t errlen) {
+    int rc = table_scenario_load(s, v, cfg, err, errlen);
+    if (rc) return rc;
+    snprintf(name, SCN_NAME_MAX, "%s",
+             s->variant ? s->variant : sched_method_name(cfg->sched.method));
+    return 0;
+}
+
+int table_compute(const table_spec *spec, table_result *out, char *err,
+                  size_t errlen) {
+    memset(out, 0, sizeof *out);
+    const char *names[SCN_MAX_VARIANTS];
+    scn_meta meta;
+    int n = table_variants(spec->path, spec->variants, spec->nvariants, names,
+                           &meta, err, errlen);
+    if (n < 0) return n;
+    if (spec->npoints < 1)
+        return table_err(err, errlen, TABLE_EINPUT, "the grid is empty");
+    table_scenario sc[SCN_MAX_VARIANTS];
+    void *ctx[SCN_MAX_VARIANTS];
+    table_block *blocks = calloc((size_t)n, sizeof *blocks);
+    if (!blocks) return table_err(err, errlen, -1, "out of memory");
+    for (int b = 0; b < n; b++) {
+        sc[b] = (table_scenario){spec->path, names[b], spec->sets,
+                                 spec->nset, spec->key};
+        ctx[b] = &sc[b];
+        scn_config cfg;
+        int rc = table_scenario_name(&sc[b], spec->grid[0], blocks[b].name,
+                                     &cfg, err, errlen);
+        if (rc) {
+            free(blocks);
+            return rc;
+        }
+    }
+    int rc = table_run(n, table_scenario_cu, ctx, spec->grid, spec->npoints,
+                       spec->thresholds, spec->nthresholds, spec->jobs,
+                       blocks, err, errlen);
+    if (rc) {
+        free(blocks);
+        return rc;
+    }
+    out->nblocks = n;
+    out->block = blocks;
+    return 0;
+}
+
+/* Reads the value strings of a grid as numbers into x (l->n of them). */
+static int grid_numbers(const char *label, const grid_list *l, double *x,
+                        char *err, size_t errlen) {
+    for (int i = 0; i < l->n; i++) {
+        char *end;
+        x[i] = strtod(l->v[i], &end);
+        if (*end || !isfinite(x[i]))
+            return table_err(err, errlen, -1, "%s: '%s' is not a finite "
+                             "number", label, l->v[i]);
+        if (i > 0 && x[i] <= x[i - 1])
+            return table_err(err, errlen, -1, "%s: values must increase (%s "
+                             "after %s)", label, l->v[i], l->v[i - 1]);
+    }
+    return 0;
+}
+
+int table_parse_numbers(const char *label, const char *spec, int max,
+                        double **out, int *n, char *err, size_t errlen) {
+    grid_list l;
+    *out = NULL;
+    *n = 0;
+    if (grid_parse(label, spec, &l, err, errlen)) return -1;
+    double *x = NULL;
+    int rc = -1;
+    if (l.n > max)
+        table_err(err, errlen, -1, "%s: more than %d values", label, max);
+    else if (!(x = malloc((size_t)l.n * sizeof *x)))
+        table_err(err, errlen, -1, "%s: out of memory", label);
+    else
+        rc = grid_numbers(label, &l, x, err, errlen);
+    if (!rc) {
+        *out = x;
+        *n = l.n;
+    } else {
+        free(x);
+    }
+    grid_free(&l);
+    return rc;
+}
+
+int table_parse_jobs(const char *s, int *jobs, char *err, size_t errlen) {
+    *jobs = 0;
+    if (!s) return 0;
+    char *end;
+    long n = strtol(s, &end, 10);
+    if (*s == 0 || *end || n < 1 || n > 1024)
+        return table_err(err, errlen, -1, "--jobs: '%s' is not an integer in "
+                         "1..1024", s);
+    *jobs = (int)n;
+    return 0;
+}

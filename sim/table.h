@@ -1,0 +1,209 @@
+/*
+ * table.h -- the bandwidth a scenario needs per compute-utilization
+ * threshold (the Streaming DiLoCo paper's Table 4), with exact crossings.
+ *
+ * Compute utilization CU(v) is simulated with one scenario key (by default
+ * network.bandwidth_gbps, every worker's up and down link) set to v on each
+ * point of a grid.  For each threshold c the table gives
+ *
+ *   - the first grid point with CU >= c: the paper's convention, where a
+ *     cell is the first point of a 50-point log grid 0.1..1000 Gbit/s;
+ *   - the exact crossing v*, CU(v*) = c, found with GSL's Brent solver on
+ *     f(x) = CU(10^x) - c over x = log10 v (over v itself when a grid value
+ *     is <= 0), bracketed by that first grid point and the one before it,
+ *     to 1e-6 relative in v.  CU is nondecreasing in bandwidth but only
+ *     piecewise smooth: when Brent's final bracket still holds a step in CU
+ *     larger than TABLE_JUMP_TOL (or it does not converge), the crossing is
+ *     found again by bisection as the value nearest the lower grid point
+ *     with CU >= c, and the row says so (method "bisection").
+ *
+ * A CU equal to the threshold counts as reaching it, so on a plateau at
+ * exactly c the crossing is its start.  The grid is scanned in the order
+ * given; nothing assumes CU is monotone beyond the bracket's two points.
+ *
+ * The same machinery serves `dilosim plan`: table_run over any
+ * table_cu_fn evaluates many points in parallel (results do not depend on
+ * the number of threads) and table_solve finds one crossing.
+ */
+#ifndef DILOSIM_TABLE_H
+#define DILOSIM_TABLE_H
+
+#include <stddef.h>
+
+#include "scenario.h"
+
+#define TABLE_MAX_THRESHOLDS 64
+#define TABLE_MAX_POINTS 100000
+#define TABLE_REL_TOL 1e-6   /* crossing tolerance, relative in v */
+#define TABLE_JUMP_TOL 1e-4  /* a CU step larger than this inside the
+                                converged bracket is a discontinuity */
+#define TABLE_DIP_TOL 1e-6   /* a fall of CU larger than this between two
+                                grid points makes the curve non-monotone */
+#define TABLE_EINPUT (-2)    /* return code: bad input (exit status 2) */
+
+/* Compute utilization at value v of the swept quantity.  Called from
+ * several threads at once.  Returns 0, or -1 (runtime failure) or
+ * TABLE_EINPUT (the value or the scenario is invalid) with a one-line
+ * message in err. */
+typedef int (*table_cu_fn)(void *ctx, double v, double *cu, char *err,
+                           size_t errlen);
+
+/* A table_cu_fn context that simulates a scenario file: the variant
+ * (NULL: the base) with the overrides `sets`, then "key=v". */
+typedef struct {
+    const char *path;
+    const char *variant;
+    const char *const *sets;
+    int nset;
+    const char *key;
+} table_scenario;
+
+/* Loads the scenario with key = v.  Returns 0, or TABLE_EINPUT with the
+ * loader's message. */
+int table_scenario_load(const table_scenario *s, double v, scn_config *cfg,
+                        char *err, size_t errlen);
+
+/* table_scenario_load, and the name of what was loaded in name: the
+ * variant's, or for the base the method's ("dp", "diloco", "streaming"). */
+int table_scenario_name(const table_scenario *s, double v,
+                        char name[SCN_NAME_MAX], scn_config *cfg, char *err,
+                        size_t errlen);
+
+/* table_cu_fn over a table_scenario: loads, then run_simulate. */
+int table_scenario_cu(void *ctx, double v, double *cu, char *err,
+                      size_t errlen);
+
+typedef enum {
+    TABLE_FOUND,       /* crossing between two points */
+    TABLE_AT_START,    /* the first point already reaches the threshold */
+    TABLE_NOT_REACHED  /* no point reaches it */
+} table_status;
+
+typedef enum { TABLE_BRENT, TABLE_BISECTION } table_method;
+
+typedef struct {
+    table_status status;
+    table_method method;  /* TABLE_FOUND only */
+    double v, cu;         /* the crossing and CU there: Brent's root (CU
+                             within the tolerance of c, either side), or
+                             with bisection equal to v_hi, cu_hi */
+    double v_hi, cu_hi;   /* the value nearest the crossing known to reach
+                             the threshold (within 1e-6 relative of v) */
+    int evals;            /* simulations the solve ran */
+} table_crossing;
+
+typedef struct {
+    double v, cu;
+} table_point;
+
+/* Finds where CU crosses `threshold` between `below` (cu < threshold) and
+ * `reach` (cu >= threshold); either may be the larger value.  log_scale:
+ * solve over log10 v (both values > 0).  Tolerance TABLE_REL_TOL relative
+ * in v, and on a linear scale also 1e-9 * max(|below.v|, |reach.v|)
+ * absolute.  Fills out (status TABLE_FOUND).  Returns 0, fn's error, or
+ * TABLE_EINPUT when the two points do not bracket a crossing. */
+int table_solve(table_cu_fn fn, void *ctx, double threshold,
+                table_point below, table_point reach, int log_scale,
+                table_crossing *out, char *err, size_t errlen);
+
+/* One row of a table. */
+typedef struct {
+    double threshold;
+    int grid_index;       /* first grid point with CU >= threshold; -1 */
+    double grid_value;    /* its value; NAN when none */
+    table_crossing exact; /* status AT_START: <= the first grid value;
+                             NOT_REACHED: > the last */
+} table_row;
+
+/* One variant's table. */
+typedef struct {
+    char name[SCN_NAME_MAX]; /* the variant, or the method for the base */
+    int npoints;
+    double *cu;              /* CU at each grid point (npoints, owned) */
+    int dip;                 /* first grid index where CU falls below the
+                                point before (by > TABLE_DIP_TOL); -1 when
+                                it never does */
+    int nrows;
+    table_row row[TABLE_MAX_THRESHOLDS];
+} table_block;
+
+/* Evaluates nblocks curves (block b through fn with ctx[b]) at every grid
+ * point on `jobs` threads (<= 0: one per online core), then solves every
+ * threshold (any count up to TABLE_MAX_THRESHOLDS; 0 only evaluates).
+ * Fills blocks[b].npoints, cu (allocated), dip and rows; names are left
+ * alone.  Returns 0, or -1 / TABLE_EINPUT with the message of the failing
+ * evaluation of lowest index.  On failure nothing is left allocated. */
+int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
+              const double *grid, int npoints, const double *thresholds,
+              int nthresholds, int jobs, table_block *blocks, char *err,
+              size_t errlen);
+
+/* The first index k of cu[0..n-1] where the curve goes the wrong way by
+ * more than TABLE_DIP_TOL: cu[k] < cu[k-1] when rising (1), cu[k] >
+ * cu[k-1] when not (0).  -1 when it never does. */
+int table_first_dip(const double *cu, int n, int rising);
+
+/* What table_compute tabulates. */
+typedef struct {
+    const char *path;                /* scenario file */
+    const char *const *variants;     /* which ones (nvariants 0: all of
+                                        the scenario's, or the base) */
+    int nvariants;
+    const char *const *sets;         /* --set overrides */
+    int nset;
+    const char *key;                 /* swept key, e.g.
+                                        "network.bandwidth_gbps" */
+    const double *grid;              /* points, npoints >= 1 */
+    int npoints;
+    const double *thresholds;        /* each in (0, 1] */
+    int nthresholds;
+    int jobs;                        /* threads; <= 0: online cores */
+} table_spec;
+
+typedef struct {
+    int nblocks;
+    table_block *block;
+} table_result;
+
+/* The whole table of a scenario: every variant (loaded once at the first
+ * grid value to check it, which also names the base after its method),
+ * then table_run.  Returns 0, or -1 (runtime) or TABLE_EINPUT with a
+ * one-line message; on failure out holds nothing to free. */
+int table_compute(const table_spec *spec, table_result *out, char *err,
+                  size_t errlen);
+
+void table_result_free(table_result *r);
+
+/* The variant names a command should visit: `wanted` (count nwanted) when
+ * given, else every variant of the scenario, else one NULL (the base).
+ * names must hold SCN_MAX_VARIANTS.  Returns the count, or TABLE_EINPUT
+ * with a message. */
+int table_variants(const char *path, const char *const *wanted, int nwanted,
+                   const char **names, scn_meta *meta, char *err,
+                   size_t errlen);
+
+/* Writes a one-line message (printf format) to err and returns rc. */
+int table_err(char *err, size_t errlen, int rc, const char *fmt, ...);
+
+/* Parses a grid spec (see grid.h: a comma list, logspace:A:B:N or
+ * linspace:A:B:N) into *n finite numbers, strictly increasing, at most
+ * max of them, in *out (allocated; free it).  Messages start with label.
+ * Returns 0, or -1 with a one-line message. */
+int table_parse_numbers(const char *label, const char *spec, int max,
+                        double **out, int *n, char *err, size_t errlen);
+
+/* Parses a thread count ("--jobs N"): an integer in 1..1024, or NULL for
+ * the default (0: one per online core).  Returns 0, or -1 with a
+ * message. */
+int table_parse_jobs(const char *s, int *jobs, char *err, size_t errlen);
+
+/* Runs task(ctx, i, ...) for i = 0..n-1 on min(jobs, n) threads (jobs <=
+ * 0: one per online core), handing out i in increasing order.  After a
+ * failure no new task starts; since every lower i has started by then,
+ * the return is deterministic: 0, or the code and message of the failing
+ * task of lowest i. */
+int table_parallel(int n, int jobs,
+                   int (*task)(void *ctx, int i, char *err, size_t errlen),
+                   void *ctx, char *err, size_t errlen);
+
+#endif

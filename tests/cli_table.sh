@@ -1,0 +1,80 @@
+#!/bin/sh
+# cli_table.sh -- command-line tests of `dilosim table` and `dilosim plan`:
+# help, exit codes of bad thresholds, grids and cost files, the exact CSV
+# header, --out, JSON output.  Run by tests/cli.sh.
+# usage: tests/cli_table.sh [path/to/dilosim]
+bin=${1:-bin/dilosim}
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/tests/cli_lib.sh"
+
+sc=$root/tests/data/table/one_layer_dp.json
+var=$root/tests/data/table/variants.json
+cost=$root/tests/data/table/cost.json
+
+# help
+expect 0 "table help" -- "$bin" table --help
+contains "$tmp/out" "usage: dilosim table" "table help"
+expect 0 "plan help" -- "$bin" plan --help
+contains "$tmp/out" "wan_usd_per_gbps_month" "plan help"
+"$bin" --help | grep -q "table SCENARIO" && ok || bad "table not in dilosim --help"
+
+# table: thresholds must be increasing numbers in (0, 1]
+for t in 0 1.5 -0.5 0.9,0.5 0.5,0.5 abc 0.5,,0.9 ""; do
+  expect 2 "--thresholds '$t'" -- "$bin" table "$sc" --thresholds "$t"
+done
+contains "$tmp/err" "see 'dilosim table --help'" "usage error text"
+expect 2 "decreasing grid" -- "$bin" table "$sc" --grid 10,1
+expect 2 "bad grid" -- "$bin" table "$sc" --grid logspace:1:2
+expect 2 "bad jobs" -- "$bin" table "$sc" --jobs 0
+expect 2 "unknown variant" -- "$bin" table "$var" --variant nope --out "$tmp/none.txt"
+absent "$tmp/none.txt" "output written on error"
+no_temp "unknown variant"
+expect 2 "bad key" -- "$bin" table "$sc" --key network.bandwith_gbps
+contains "$tmp/err" "bandwith" "bad key message"
+expect 2 "table unknown option" -- "$bin" table "$sc" --bogus
+expect 2 "table no scenario" -- "$bin" table
+
+# table: CSV header, rows, --out
+expect 0 "table csv" -- "$bin" table "$sc" --csv --thresholds 0.5,0.99,1 --grid logspace:-1:1:9
+if [ "$(head -n 1 "$tmp/out")" = "variant,threshold,grid_gbps,exact_gbps,cu_at_exact,method" ]
+then ok; else bad "csv header: $(head -n 1 "$tmp/out")"; fi
+contains "$tmp/out" "^dp,0.5,0.1778279410038923,0.1[56][0-9]*,0.[45][0-9]*,brent$" "csv row"
+contains "$tmp/out" "^dp,0.99,,,,not_reached$" "csv row not reached"
+lines "$tmp/out" 4 "csv rows"
+expect 0 "table below grid" -- "$bin" table "$sc" --csv --thresholds 0.5 --grid 1,10
+contains "$tmp/out" "^dp,0.5,1,,,below_grid$" "csv row below grid"
+expect 0 "table text" -- "$bin" table "$var" --grid logspace:-1:1:9 --jobs 2
+contains "$tmp/out" "^fast: " "text block"
+contains "$tmp/out" "^slow: " "text block"
+contains "$tmp/out" "<= 0.1 " "text at start"
+cp "$tmp/out" "$tmp/text"
+expect 0 "table --out" -- "$bin" table "$var" --grid logspace:-1:1:9 --jobs 1 --out "$tmp/t.txt"
+same "$tmp/text" "$tmp/t.txt" "--out or --jobs changed the table"
+
+# plan
+expect 2 "plan no target" -- "$bin" plan "$sc"
+for t in 0 1.01 x; do
+  expect 2 "--target-cu $t" -- "$bin" plan "$sc" --target-cu "$t"
+done
+expect 0 "plan" -- "$bin" plan "$sc" --target-cu 0.95
+contains "$tmp/out" "3.04" "plan least bandwidth"
+printf '{"wan_usd_per_gbps_month": 200, "accelerator_usd_per_hour": 2.5, "accelerators": 8, "bandwith": [1]}\n' >"$tmp/c1.json"
+expect 2 "cost unknown key" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/c1.json"
+contains "$tmp/err" "bandwith: unknown key" "cost unknown key message"
+printf '{"wan_usd_per_gbps_month": -1, "accelerator_usd_per_hour": 2.5, "accelerators": 8}\n' >"$tmp/c2.json"
+expect 2 "cost negative" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/c2.json"
+contains "$tmp/err" "wan_usd_per_gbps_month: must be" "cost range message"
+printf '{"wan_usd_per_gbps_month": 1, "accelerators": 8}\n' >"$tmp/c3.json"
+expect 2 "cost missing key" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/c3.json"
+contains "$tmp/err" "accelerator_usd_per_hour: missing" "cost missing message"
+expect 2 "cost file missing" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/nope.json"
+expect 0 "plan cost" -- "$bin" plan "$var" --target-cu 0.95 --cost "$cost"
+contains "$tmp/out" "cheapest overall" "plan cheapest"
+contains "$tmp/out" "^cheapest: slow at 10 " "plan cheapest line"
+expect 0 "plan json" -- "$bin" plan "$var" --target-cu 0.95 --cost "$cost" --json --out "$tmp/p.json"
+if command -v python3 >/dev/null; then
+  if python3 -m json.tool "$tmp/p.json" >/dev/null; then ok; else bad "plan --json is not JSON"; fi
+fi
+contains "$tmp/p.json" '"cheapest": {"name": "slow", "gbps": 10' "plan json cheapest"
+
+finish cli_table

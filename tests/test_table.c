@@ -1,0 +1,357 @@
+/*
+ * test_table.c -- bandwidth tables against closed forms and made-up
+ * curves.
+ *
+ * The closed form: one layer, DP, two workers, no latency
+ * (tests/data/table/one_layer_dp.json).  A step is t = 0.1 s of compute,
+ * then a ring all-reduce of the bf16 gradient, S = 2 * params = 2e6 bytes,
+ * that nothing overlaps: 2 ring steps of S/2 bytes at b*1e9/8 bytes/s, so
+ *
+ *     CU(b) = t / (t + S*8 / (b*1e9))   and   b*(c) = S*8*c / (t*(1-c)*1e9)
+ *
+ * (up to whole-nanosecond rounding of each ring step).  Made-up curves
+ * (table_cu_fn callbacks) cover what a simulated one rarely shows: steps,
+ * dips, plateaus, failures.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "../sim/table.h"
+
+#define DATA "tests/data/table/"
+
+static const double paper_thresholds[] = {0.5, 0.8, 0.9, 0.95, 0.99};
+#define NTHR 5
+
+/* b*(c) of the closed form, Gbit/s. */
+static double b_star(double c, double step_s) {
+    return 2e6 * 8 * c / (step_s * (1 - c) * 1e9);
+}
+
+/* table_compute of a scenario over a grid spec with the paper's
+ * thresholds, variants as given. */
+static table_result tabulate(const char *path, const char *grid_spec,
+                             const char *const *variants, int nvariants,
+                             int jobs, double **grid, int *npoints) {
+    char err[1024];
+    ck_assert_msg(!table_parse_numbers("grid", grid_spec, TABLE_MAX_POINTS,
+                                       grid, npoints, err, sizeof err),
+                  "%s", err);
+    table_spec spec = {path, variants, nvariants, NULL, 0,
+                       "network.bandwidth_gbps", *grid, *npoints,
+                       paper_thresholds, NTHR, jobs};
+    table_result r;
+    int rc = table_compute(&spec, &r, err, sizeof err);
+    ck_assert_msg(rc == 0, "table: %s", err);
+    return r;
+}
+
+/* The crossing is analytic, Brent found it, and the first grid point is
+ * the first grid value >= b*. */
+static void check_closed_form(const table_block *b, const double *grid,
+                              double step_s) {
+    for (int i = 0; i < NTHR; i++) {
+        const table_row *row = &b->row[i];
+        double want = b_star(paper_thresholds[i], step_s);
+        ck_assert_int_eq(row->exact.status, TABLE_FOUND);
+        ck_assert_int_eq(row->exact.method, TABLE_BRENT);
+        ck_assert_msg(fabs(row->exact.v / want - 1) < 1e-5,
+                      "c %g: %.9g, expected %.9g", row->threshold,
+                      row->exact.v, want);
+        ck_assert_double_eq_tol(row->exact.cu, row->threshold, 1e-5);
+        ck_assert_msg(row->exact.cu_hi >= row->threshold &&
+                          fabs(row->exact.v_hi / want - 1) < 1e-5,
+                      "reaching side %.9g", row->exact.v_hi);
+        int k = 0;
+        while (grid[k] < want) k++;
+        ck_assert_int_eq(row->grid_index, k);
+        ck_assert_double_eq(row->grid_value, grid[k]);
+    }
+}
+
+START_TEST(exact_crossing_matches_closed_form) {
+    double *grid;
+    int n;
+    table_result r = tabulate(DATA "one_layer_dp.json", "logspace:-2:3:50",
+                              NULL, 0, 2, &grid, &n);
+    ck_assert_int_eq(r.nblocks, 1);
+    ck_assert_str_eq(r.block[0].name, "dp");
+    ck_assert_int_eq(r.block[0].npoints, 50);
+    for (int p = 0; p < n; p++) /* the curve itself */
+        ck_assert_double_eq_tol(r.block[0].cu[p],
+                                0.1 / (0.1 + 0.016 / grid[p]), 1e-7);
+    check_closed_form(&r.block[0], grid, 0.1);
+    ck_assert_int_eq(r.block[0].dip, -1); /* monotone */
+    table_result_free(&r);
+    free(grid);
+}
+END_TEST
+
+START_TEST(every_variant_gets_a_block) {
+    double *grid;
+    int n;
+    table_result r = tabulate(DATA "variants.json", "logspace:-2:3:30", NULL,
+                              0, 0, &grid, &n);
+    ck_assert_int_eq(r.nblocks, 2);
+    ck_assert_str_eq(r.block[0].name, "fast");
+    ck_assert_str_eq(r.block[1].name, "slow");
+    check_closed_form(&r.block[0], grid, 0.1);
+    check_closed_form(&r.block[1], grid, 0.2);
+    table_result_free(&r);
+    free(grid);
+
+    const char *only[] = {"slow"};
+    r = tabulate(DATA "variants.json", "logspace:-2:3:30", only, 1, 1, &grid,
+                 &n);
+    ck_assert_int_eq(r.nblocks, 1);
+    ck_assert_str_eq(r.block[0].name, "slow");
+    check_closed_form(&r.block[0], grid, 0.2);
+    table_result_free(&r);
+    free(grid);
+}
+END_TEST
+
+START_TEST(results_do_not_depend_on_jobs) {
+    double *g1, *g2;
+    int n1, n2;
+    table_result a = tabulate(DATA "variants.json", "logspace:-1:2:20", NULL,
+                              0, 1, &g1, &n1);
+    table_result b = tabulate(DATA "variants.json", "logspace:-1:2:20", NULL,
+                              0, 2, &g2, &n2);
+    ck_assert_int_eq(a.nblocks, b.nblocks);
+    for (int k = 0; k < a.nblocks; k++) {
+        ck_assert(!memcmp(a.block[k].cu, b.block[k].cu,
+                          (size_t)n1 * sizeof *a.block[k].cu));
+        ck_assert(!memcmp(a.block[k].row, b.block[k].row,
+                          sizeof a.block[k].row));
+    }
+    table_result_free(&a);
+    table_result_free(&b);
+    free(g1);
+    free(g2);
+}
+END_TEST
+
+/* b*(0.5) = 0.16, b*(0.99) = 15.84 Gbit/s. */
+START_TEST(thresholds_outside_the_grid) {
+    double *grid;
+    int n;
+    table_result r = tabulate(DATA "one_layer_dp.json", "logspace:-2:-1:5",
+                              NULL, 0, 0, &grid, &n);
+    for (int i = 0; i < NTHR; i++) { /* up to 0.1 Gbit/s: none reached */
+        ck_assert_int_eq(r.block[0].row[i].grid_index, -1);
+        ck_assert(isnan(r.block[0].row[i].grid_value));
+        ck_assert_int_eq(r.block[0].row[i].exact.status, TABLE_NOT_REACHED);
+    }
+    table_result_free(&r);
+    free(grid);
+    r = tabulate(DATA "one_layer_dp.json", "4,100,1000", NULL, 0, 0, &grid,
+                 &n);
+    for (int i = 0; i < 4; i++) { /* 0.5 .. 0.95 at 4 Gbit/s already */
+        ck_assert_int_eq(r.block[0].row[i].grid_index, 0);
+        ck_assert_int_eq(r.block[0].row[i].exact.status, TABLE_AT_START);
+    }
+    ck_assert_int_eq(r.block[0].row[4].grid_index, 1);
+    ck_assert_int_eq(r.block[0].row[4].exact.status, TABLE_FOUND);
+    table_result_free(&r);
+    free(grid);
+}
+END_TEST
+
+START_TEST(bad_scenario_input_is_an_input_error) {
+    double grid[] = {1, 10}, thr[] = {0.5};
+    char err[1024];
+    const char *nope[] = {"nope"};
+    table_spec spec = {DATA "variants.json", nope, 1, NULL, 0,
+                       "network.bandwidth_gbps", grid, 2, thr, 1, 1};
+    table_result r;
+    ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), TABLE_EINPUT);
+    ck_assert_msg(strstr(err, "nope"), "%s", err);
+    spec.nvariants = 0;
+    spec.key = "network.bandwith_gbps";
+    ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), TABLE_EINPUT);
+    ck_assert_msg(strstr(err, "bandwith"), "%s", err);
+    ck_assert_ptr_null(r.block);
+}
+END_TEST
+
+/* ---- made-up curves ------------------------------------------------------ */
+
+typedef struct {
+    int kind;          /* see curve() */
+    double fail_at;    /* values >= this fail (kind 3) */
+} curve_ctx;
+
+/* 0: a step from 0.3 to 0.97 at v = 3;  1: piecewise linear through
+ * (1, 0.1) (2, 0.6) (3, 0.3) (4, 0.9) (5, 0.95): a dip;  2: min(1, v/5), a
+ * plateau at 1 from v = 5;  3: v/10 but failing at v >= fail_at. */
+static int curve(void *arg, double v, double *cu, char *err, size_t errlen) {
+    const curve_ctx *c = arg;
+    static const double ys[] = {0.1, 0.6, 0.3, 0.9, 0.95};
+    switch (c->kind) {
+    case 0:
+        *cu = v < 3 ? 0.3 : 0.97;
+        return 0;
+    case 1: {
+        int k = v >= 5 ? 3 : (int)floor(v) - 1;
+        *cu = ys[k] + (ys[k + 1] - ys[k]) * (v - (k + 1));
+        return 0;
+    }
+    case 2:
+        *cu = fmin(1, v / 5);
+        return 0;
+    default:
+        if (v >= c->fail_at) {
+            snprintf(err, errlen, "failed at %g", v);
+            return -1;
+        }
+        *cu = v / 10;
+        return 0;
+    }
+}
+
+static table_block run_curve(curve_ctx *c, const double *grid, int n,
+                             const double *thr, int nthr, int *rc, char *err) {
+    table_block b;
+    void *ctx[] = {c};
+    memset(&b, 0, sizeof b);
+    *rc = table_run(1, curve, ctx, grid, n, thr, nthr, 2, &b, err, 1024);
+    return b;
+}
+
+START_TEST(a_step_falls_back_to_bisection) {
+    curve_ctx c = {0, 0};
+    double grid[] = {1, 2, 4, 8}, thr[] = {0.5, 0.97};
+    char err[1024];
+    int rc;
+    table_block b = run_curve(&c, grid, 4, thr, 2, &rc, err);
+    ck_assert_msg(rc == 0, "%s", err);
+    for (int i = 0; i < 2; i++) {
+        const table_crossing *x = &b.row[i].exact;
+        ck_assert_int_eq(b.row[i].grid_index, 2);
+        ck_assert_int_eq(x->status, TABLE_FOUND);
+        ck_assert_int_eq(x->method, TABLE_BISECTION);
+        ck_assert_double_eq(x->v, x->v_hi);
+        ck_assert(x->v >= 3 && x->v / 3 - 1 < 1e-6);
+        ck_assert_double_eq(x->cu, 0.97);
+    }
+    free(b.cu);
+}
+END_TEST
+
+/* The first grid point reaching the threshold wins, even when a later
+ * one dips below again; the crossing lies between it and the point
+ * before. */
+START_TEST(a_dip_keeps_the_first_crossing) {
+    curve_ctx c = {1, 0};
+    double grid[] = {1, 2, 3, 4, 5}, thr[] = {0.5, 0.8, 0.99};
+    char err[1024];
+    int rc;
+    table_block b = run_curve(&c, grid, 5, thr, 3, &rc, err);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(b.row[0].grid_index, 1);
+    ck_assert_double_eq_tol(b.row[0].exact.v, 1.8, 4e-6); /* 0.1 + 0.5x */
+    ck_assert_int_eq(b.row[0].exact.method, TABLE_BRENT);
+    ck_assert_int_eq(b.row[1].grid_index, 3);
+    ck_assert_double_eq_tol(b.row[1].exact.v, 3 + 5.0 / 6, 8e-6);
+    ck_assert_int_eq(b.row[2].exact.status, TABLE_NOT_REACHED);
+    ck_assert_int_eq(b.dip, 2); /* 0.6 at 2, then 0.3 at 3 */
+    free(b.cu);
+}
+END_TEST
+
+/* A CU equal to the threshold counts as reaching it: on the plateau at 1
+ * the crossing is where the plateau starts, not a grid point on it. */
+START_TEST(a_plateau_at_the_threshold_gives_its_start) {
+    curve_ctx c = {2, 0};
+    double grid[] = {1, 2, 4, 8, 16}, thr[] = {1};
+    char err[1024];
+    int rc;
+    table_block b = run_curve(&c, grid, 5, thr, 1, &rc, err);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(b.row[0].grid_index, 3);
+    ck_assert_double_eq_tol(b.row[0].exact.v_hi, 5, 5e-6);
+    ck_assert_double_eq(b.row[0].exact.cu_hi, 1);
+    free(b.cu);
+}
+END_TEST
+
+/* A grid with 0 is solved on a linear scale. */
+START_TEST(a_linear_grid) {
+    curve_ctx c = {3, INFINITY};
+    double grid[] = {0, 4, 8}, thr[] = {0.5};
+    char err[1024];
+    int rc;
+    table_block b = run_curve(&c, grid, 3, thr, 1, &rc, err);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_double_eq_tol(b.row[0].exact.v, 5, 1e-5);
+    free(b.cu);
+}
+END_TEST
+
+START_TEST(a_failure_reports_the_lowest_point) {
+    curve_ctx c = {3, 2.5};
+    double grid[] = {1, 2, 3, 4, 5, 6, 7, 8}, thr[] = {0.5};
+    char err[1024];
+    for (int jobs = 1; jobs <= 4; jobs++) {
+        table_block b;
+        void *ctx[] = {&c};
+        int rc = table_run(1, curve, ctx, grid, 8, thr, 1, jobs, &b, err,
+                           sizeof err);
+        ck_assert_int_eq(rc, -1);
+        ck_assert_str_eq(err, "failed at 3");
+        ck_assert_ptr_null(b.cu);
+    }
+}
+END_TEST
+
+START_TEST(grid_and_threshold_lists) {
+    double *x;
+    int n;
+    char err[256];
+    ck_assert(!table_parse_numbers("--grid", "logspace:-1:3:50", 100, &x, &n,
+                                   err, sizeof err));
+    ck_assert_int_eq(n, 50);
+    ck_assert_double_eq(x[0], 0.1);
+    ck_assert_double_eq(x[49], 1000);
+    ck_assert_double_eq_tol(x[22], 6.25055192527397, 1e-13); /* the paper's */
+    free(x);
+    ck_assert(table_parse_numbers("--grid", "1,3,2", 100, &x, &n, err,
+                                  sizeof err));
+    ck_assert_str_eq(err, "--grid: values must increase (2 after 3)");
+    ck_assert(table_parse_numbers("--grid", "1,dp", 100, &x, &n, err,
+                                  sizeof err));
+    ck_assert(table_parse_numbers("--grid", "1,2,3", 2, &x, &n, err,
+                                  sizeof err));
+    ck_assert_ptr_null(x);
+    int jobs;
+    ck_assert(!table_parse_jobs(NULL, &jobs, err, sizeof err) && jobs == 0);
+    ck_assert(!table_parse_jobs("3", &jobs, err, sizeof err) && jobs == 3);
+    ck_assert(table_parse_jobs("0", &jobs, err, sizeof err));
+    ck_assert(table_parse_jobs("2x", &jobs, err, sizeof err));
+}
+END_TEST
+
+static Suite *make_suite(void) {
+    Suite *s = suite_create("table");
+    TCase *tc = tcase_create("table");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, exact_crossing_matches_closed_form);
+    tcase_add_test(tc, every_variant_gets_a_block);
+    tcase_add_test(tc, results_do_not_depend_on_jobs);
+    tcase_add_test(tc, thresholds_outside_the_grid);
+    tcase_add_test(tc, bad_scenario_input_is_an_input_error);
+    tcase_add_test(tc, a_step_falls_back_to_bisection);
+    tcase_add_test(tc, a_dip_keeps_the_first_crossing);
+    tcase_add_test(tc, a_plateau_at_the_threshold_gives_its_start);
+    tcase_add_test(tc, a_linear_grid);
+    tcase_add_test(tc, a_failure_reports_the_lowest_point);
+    tcase_add_test(tc, grid_and_threshold_lists);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CHECK_MAIN(make_suite)

@@ -5,9 +5,12 @@
 #include "cli.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "report.h"
 
 static int in_list(const char *const *list, const char *s) {
     for (; list && *list; list++)
@@ -82,6 +85,47 @@ int cli_flag(const cli_options *o, const char *name) {
     for (int i = 0; i < o->nflags; i++)
         if (!strcmp(o->flags_seen[i], name)) return 1;
     return 0;
+}
+
+int cli_values(const cli_options *o, const char *cmd, const char *name,
+               const char **out, int max, int *n) {
+    *n = 0;
+    for (int i = 0; i < o->nextra; i++) {
+        if (strcmp(o->extra_name[i], name)) continue;
+        if (*n == max)
+            return cli_usage_error(cmd, "more than %d %s options", max, name);
+        out[(*n)++] = o->extra_value[i];
+    }
+    return 0;
+}
+
+int cli_jobs(const cli_options *o, const char *cmd, int *jobs) {
+    const char *s = cli_value(o, "--jobs");
+    if (!s) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        *jobs = n < 1 ? 1 : n > CLI_MAX_JOBS ? CLI_MAX_JOBS : (int)n;
+        return 0;
+    }
+    char *end;
+    long n = strtol(s, &end, 10);
+    if (*s == 0 || *end || n < 1 || n > CLI_MAX_JOBS)
+        return cli_usage_error(cmd, "--jobs must be an integer in 1..%d "
+                               "(got '%s')", CLI_MAX_JOBS, s);
+    *jobs = (int)n;
+    return 0;
+}
+
+int cli_write(const cli_options *o, const char *cmd,
+              void (*write)(FILE *f, const void *ctx), const void *ctx) {
+    char err[1024];
+    report_file out;
+    int rc = report_file_open(&out, o->out, err, sizeof err);
+    if (!rc) {
+        write(out.f, ctx);
+        rc = report_file_commit(&out, err, sizeof err);
+    }
+    if (rc) fprintf(stderr, "dilosim %s: %s\n", cmd, err);
+    return rc ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
 }
 
 int cli_load(const cli_options *o, const char *const *more, int nmore,

@@ -50,6 +50,23 @@ const char *cli_value(const cli_options *o, const char *name);
 /* 1 if the flag was given. */
 int cli_flag(const cli_options *o, const char *name);
 
+/* Every value of a repeatable option, in order, into out[max]; *n their
+ * count.  Returns 0, or CLI_EXIT_INPUT (usage error printed) when there
+ * are more than max. */
+int cli_values(const cli_options *o, const char *cmd, const char *name,
+               const char **out, int max, int *n);
+
+/* --jobs N, an integer in 1..CLI_MAX_JOBS; absent: one per online core.
+ * Returns 0, or CLI_EXIT_INPUT after a usage error. */
+#define CLI_MAX_JOBS 1024
+int cli_jobs(const cli_options *o, const char *cmd, int *jobs);
+
+/* Writes the command's output to --out (whole or not at all) or stdout
+ * through write(f, ctx).  Returns 0, or CLI_EXIT_RUNTIME after printing
+ * "dilosim CMD: <why>". */
+int cli_write(const cli_options *o, const char *cmd,
+              void (*write)(FILE *f, const void *ctx), const void *ctx);
+
 /* Prints "dilosim CMD: <message> (see 'dilosim CMD --help')" and returns
  * CLI_EXIT_INPUT. */
 int cli_usage_error(const char *cmd, const char *fmt, ...);
@@ -77,5 +94,6 @@ int cli_run(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_table(int argc, char **argv);
 int cli_plan(int argc, char **argv);
+int cli_train(int argc, char **argv);
 
 #endif

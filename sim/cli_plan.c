@@ -294,29 +294,22 @@ static int parse_args(const cli_options *o, plan_args *a) {
         }
         a->has_cost = 1;
     }
-    if (table_parse_jobs(cli_value(o, "--jobs"), &a->jobs, err, sizeof err))
-        return cli_usage_error("plan", "%s", err);
-    for (int i = 0; i < o->nextra; i++) {
-        if (strcmp(o->extra_name[i], "--variant")) continue;
-        if (a->nvariants == SCN_MAX_VARIANTS)
-            return cli_usage_error("plan", "more than %d variants",
-                                   SCN_MAX_VARIANTS);
-        a->variants[a->nvariants++] = o->extra_value[i];
-    }
-    return 0;
+    int rc = cli_jobs(o, "plan", &a->jobs);
+    if (rc) return rc;
+    return cli_values(o, "plan", "--variant", a->variants, SCN_MAX_VARIANTS,
+                      &a->nvariants);
 }
 
-static int write_plan(const cli_options *o, const plan_result *r) {
-    char err[1024];
-    report_file out;
-    int rc = report_file_open(&out, o->out, err, sizeof err);
-    if (!rc) {
-        if (cli_flag(o, "--json")) write_json(out.f, o->scenario, r);
-        else write_text(out.f, o->scenario, r);
-        rc = report_file_commit(&out, err, sizeof err);
-    }
-    if (rc) fprintf(stderr, "dilosim plan: %s\n", err);
-    return rc ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
+typedef struct {
+    const char *scenario;
+    const plan_result *r;
+    int json;
+} plan_output;
+
+static void write_output(FILE *f, const void *ctx) {
+    const plan_output *p = ctx;
+    if (p->json) write_json(f, p->scenario, p->r);
+    else write_text(f, p->scenario, p->r);
 }
 
 int cli_plan(int argc, char **argv) {
@@ -336,7 +329,10 @@ int cli_plan(int argc, char **argv) {
     if (!r) snprintf(err, sizeof err, "out of memory");
     if (rc == TABLE_EINPUT) fprintf(stderr, "%s\n", err);
     else if (rc) fprintf(stderr, "dilosim plan: %s\n", err);
-    if (!rc) rc = write_plan(&o, r);
+    if (!rc) {
+        plan_output out = {o.scenario, r, cli_flag(&o, "--json")};
+        rc = cli_write(&o, "plan", write_output, &out);
+    }
     else rc = rc == TABLE_EINPUT ? CLI_EXIT_INPUT : CLI_EXIT_RUNTIME;
     free(r);
     return rc;

@@ -9,7 +9,6 @@
 #include "cli.h"
 #include "sweep.h"
 
-#define MAX_JOBS 1024
 
 static const char help[] =
     "usage: dilosim sweep SCENARIO.json [--vary KEY=SPEC]...\n"
@@ -61,18 +60,6 @@ static const char help[] =
     "\n"
     "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
 
-/* --jobs: an integer in 1..MAX_JOBS, else 0. */
-static int parse_jobs(const char *s) {
-    char *end;
-    long n = strtol(s, &end, 10);
-    return *s && !*end && n >= 1 && n <= MAX_JOBS ? (int)n : 0;
-}
-
-static int default_jobs(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > MAX_JOBS ? MAX_JOBS : (int)n;
-}
-
 int cli_sweep(int argc, char **argv) {
     static const char *const extra[] = {"--vary", "--variant", "--jobs",
                                         NULL};
@@ -84,19 +71,15 @@ int cli_sweep(int argc, char **argv) {
     const char *vary[CLI_MAX_EXTRA], *variants[CLI_MAX_EXTRA];
     sweep_spec s = {.scenario = o.scenario, .vary = vary,
                     .variants = variants, .sets = o.sets, .nset = o.nset,
-                    .jobs = default_jobs(), .out = o.out,
+                    .out = o.out,
                     .resume = cli_flag(&o, "--resume"), .stream = stdout,
                     .log = stderr};
-    for (int i = 0; i < o.nextra; i++) {
-        if (!strcmp(o.extra_name[i], "--vary"))
-            vary[s.nvary++] = o.extra_value[i];
-        else if (!strcmp(o.extra_name[i], "--variant"))
-            variants[s.nvariants++] = o.extra_value[i];
-    }
-    const char *jobs = cli_value(&o, "--jobs");
-    if (jobs && !(s.jobs = parse_jobs(jobs)))
-        return cli_usage_error("sweep", "--jobs must be an integer in 1..%d "
-                               "(got '%s')", MAX_JOBS, jobs);
+    if ((rc = cli_values(&o, "sweep", "--vary", vary, CLI_MAX_EXTRA,
+                         &s.nvary)) ||
+        (rc = cli_values(&o, "sweep", "--variant", variants, CLI_MAX_EXTRA,
+                         &s.nvariants)) ||
+        (rc = cli_jobs(&o, "sweep", &s.jobs)))
+        return rc;
     if (s.resume && (!o.out || !strcmp(o.out, "-")))
         return cli_usage_error("sweep", "--resume needs --out FILE");
     if (o.out && !strcmp(o.out, "-")) s.out = NULL;

@@ -176,16 +176,9 @@ static int parse_args(const cli_options *o, table_args *a) {
                             &a->npoints, err, sizeof err))
         return cli_usage_error("table", "%s", err);
     a->key = (v = cli_value(o, "--key")) ? v : DEFAULT_KEY;
-    if (table_parse_jobs(cli_value(o, "--jobs"), &a->jobs, err, sizeof err))
-        return cli_usage_error("table", "%s", err);
-    for (int i = 0; i < o->nextra; i++) {
-        if (strcmp(o->extra_name[i], "--variant")) continue;
-        if (a->nvariants == SCN_MAX_VARIANTS)
-            return cli_usage_error("table", "more than %d variants",
-                                   SCN_MAX_VARIANTS);
-        a->variants[a->nvariants++] = o->extra_value[i];
-    }
-    return 0;
+    if ((rc = cli_jobs(o, "table", &a->jobs))) return rc;
+    return cli_values(o, "table", "--variant", a->variants, SCN_MAX_VARIANTS,
+                      &a->nvariants);
 }
 
 static void write_blocks(FILE *f, const table_args *a,
@@ -196,18 +189,16 @@ static void write_blocks(FILE *f, const table_args *a,
     }
 }
 
-static int write_table(const cli_options *o, const table_args *a,
-                       const table_result *r) {
-    char err[1024];
-    report_file out;
-    int rc = report_file_open(&out, o->out, err, sizeof err);
-    if (!rc) {
-        if (cli_flag(o, "--csv")) write_csv(out.f, r);
-        else write_blocks(out.f, a, r);
-        rc = report_file_commit(&out, err, sizeof err);
-    }
-    if (rc) fprintf(stderr, "dilosim table: %s\n", err);
-    return rc ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
+typedef struct {
+    const table_args *a;
+    const table_result *r;
+    int csv;
+} table_output;
+
+static void write_output(FILE *f, const void *ctx) {
+    const table_output *t = ctx;
+    if (t->csv) write_csv(f, t->r);
+    else write_blocks(f, t->a, t->r);
 }
 
 int cli_table(int argc, char **argv) {
@@ -229,7 +220,10 @@ int cli_table(int argc, char **argv) {
         else if (rc) fprintf(stderr, "dilosim table: %s\n", err);
         rc = rc == TABLE_EINPUT ? CLI_EXIT_INPUT : rc ? CLI_EXIT_RUNTIME : 0;
     }
-    if (!rc) rc = write_table(&o, &a, &r);
+    if (!rc) {
+        table_output t = {&a, &r, cli_flag(&o, "--csv")};
+        rc = cli_write(&o, "table", write_output, &t);
+    }
     table_result_free(&r);
     free(a.thresholds);
     free(a.grid);

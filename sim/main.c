@@ -18,6 +18,10 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run SCENARIO.json    simulate one scenario, print the result as JSON\n"
+    "  sweep SCENARIO.json  run a grid of scenarios in parallel, one CSV row each\n"
+    "  table SCENARIO.json  bandwidth needed per compute-utilization threshold\n"
+    "  plan SCENARIO.json   least bandwidth, latency limit and costs per method\n"
+    "  train SCENARIO.json  train the scenario's small model for real: loss CSV\n"
     "\n"
     "Run 'dilosim <command> --help' for the options of a command.\n";
 
@@ -26,6 +30,10 @@ static const struct {
     int (*fn)(int argc, char **argv);
 } commands[] = {
     {"run", cli_run},
+    {"sweep", cli_sweep},
+    {"table", cli_table},
+    {"plan", cli_plan},
+    {"train", cli_train},
 };
 
 int main(int argc, char **argv) {

@@ -54,6 +54,9 @@ enum {
 };
 
 #define NO_GATE INT64_MAX
+/* DP: this many failures in a row without a new checkpoint and the run
+ * stops unfinished: it would roll back forever. */
+#define MAX_ROLLBACKS 100
 #define TAG_RECOVERY 0           /* net tags below TAG_COLL: downloads */
 #define TAG_COLL (1ull << 40)
 
@@ -119,6 +122,7 @@ typedef struct {
     int64_t ckpt_step, ckpt_count; /* DP: committed checkpoint, arrivals */
     int64_t resume_step; /* the step after the newest completed sync */
     int outage;         /* DP: workers stalled for a recovery */
+    int rollbacks;      /* DP: outages since the last checkpoint */
     int64_t syncs, failures;
     int check_done;     /* something happened that may end the run */
     double recovery_bytes;
@@ -335,6 +339,7 @@ static void dp_checkpoint(world *W, worker *w, int64_t step) {
     if (++W->ckpt_count < W->M) return;
     W->ckpt_count = 0;
     W->ckpt_step = step;
+    W->rollbacks = 0;
     for (int i = 0; i < W->M; i++) W->w[i].ckpt_busy = W->w[i].ckpt_cand_busy;
 }
 
@@ -461,6 +466,7 @@ static void rejoin_waiting(world *W, int64_t step, int64_t now) {
 /* DP: a failure stops everybody and rolls back to the last checkpoint. */
 static void dp_outage(world *W, int64_t now) {
     W->outage = 1;
+    W->rollbacks++;
     for (int i = 0; i < W->M; i++) {
         worker *w = &W->w[i];
         cancel_op(w, now);
@@ -765,7 +771,7 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
     uint64_t events = 0;
     int done = 0;
     eq_event ev;
-    while (!W.oom && eq_pop(&W.q, &ev)) {
+    while (!W.oom && W.rollbacks < MAX_ROLLBACKS && eq_pop(&W.q, &ev)) {
         int64_t now = ev.time;
         worker *w = ev.kind == EV_NET ? NULL : &W.w[ev.a];
         switch (ev.kind) {

@@ -437,13 +437,10 @@ static void join_index(char out[PATH_LEN], const char *base, int i) {
  * JSON path is `path` in the merged document.  A node that came from the
  * merged variant is named by its place in the file, variants.NAME.path.
  * Always returns -1. */
-static int fail(ctx *c, const cJSON *at, int at_key, const char *path,
-                const char *fmt, ...) {
+static int vfail(ctx *c, const cJSON *at, int at_key, const char *path,
+                 const char *fmt, va_list ap) {
     char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (!*path) path = "(root)";
     const pos *p = lookup(c, at);
     char in_file[PATH_LEN], var[PATH_LEN];
@@ -459,6 +456,15 @@ static int fail(ctx *c, const cJSON *at, int at_key, const char *path,
     line_col(c->text, at_key && p->key != NO_POS ? p->key : p->val, &line,
              &col);
     return set_err(c, "%s:%d:%d: %s: %s", c->name, line, col, path, msg);
+}
+
+static int fail(ctx *c, const cJSON *at, int at_key, const char *path,
+                const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vfail(c, at, at_key, path, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* Whether a comes after b: in the file by offset, the merged variant
@@ -497,6 +503,8 @@ typedef struct {
 #define GE(x) {.lo = x, .hi = INFINITY}
 #define IN(a, b) {.lo = a, .hi = b}
 #define OC(a, b) {.lo = a, .hi = b, .lo_open = 1}
+#define CO(a, b) {.lo = a, .hi = b, .hi_open = 1}
+#define OO(a, b) {.lo = a, .hi = b, .lo_open = 1, .hi_open = 1}
 #define INT(a, b) {.lo = a, .hi = b, .integer = 1}
 
 typedef struct {
@@ -510,7 +518,10 @@ typedef enum {
     F_I64,     /* int64_t */
     F_U64,     /* uint64_t */
     F_ENUM,    /* an enum, through enum_def.parse */
-    F_STR,     /* a string, checked only (annotations, trace) */
+    F_STR,     /* a string, checked only (annotations, paths) */
+    F_BOOL,    /* int: true 1, false 0 */
+    F_FLAGS,   /* unsigned: an array of distinct enum_def names, bit i
+                  set for the name parsed as i */
     F_OBJ,     /* a nested object with its own table */
     F_WORKERS, /* double[SCN_MAX_WORKERS]: one value, or workers.count */
     F_VARIANTS,/* the variants section: its shape only */
@@ -526,7 +537,7 @@ typedef struct field {
     range r;                /* F_NUM, F_INT, F_I64, F_U64, F_WORKERS */
     double scale;           /* F_NUM: stored = given * scale (0: 1) */
     int inf_ok;             /* F_WORKERS: the string "inf" is INFINITY */
-    const enum_def *e;      /* F_ENUM */
+    const enum_def *e;      /* F_ENUM, F_FLAGS */
     const struct field *sub;/* F_OBJ */
 } field;
 
@@ -540,6 +551,8 @@ typedef struct field {
     {.key = k, .type = F_U64, .off = AT(m), .r = INT(a, b)}
 #define K_ENUM(k, m, def) {.key = k, .type = F_ENUM, .off = AT(m), .e = &def}
 #define K_STR(k) {.key = k, .type = F_STR}
+#define K_BOOL(k, m) {.key = k, .type = F_BOOL, .off = AT(m)}
+#define K_FLAGS(k, m, def) {.key = k, .type = F_FLAGS, .off = AT(m), .e = &def}
 #define K_OBJ(k, tab) {.key = k, .type = F_OBJ, .sub = tab}
 #define K_WORKERS(k, m, rng) \
     {.key = k, .type = F_WORKERS, .off = AT(m), .r = rng}
@@ -588,6 +601,39 @@ static int p_gbit(const char *s, void *o) {
 }
 static const enum_def E_REDUCE = {"fifo, forward_first", p_reduce};
 static const enum_def E_GBIT = {"si, binary", p_gbit};
+
+/* The train section's enums. */
+static int p_nn_kind(const char *s, void *o) {
+    static const char *const n[] = {"transformer", "mlp"};
+    int i;
+    if (p_names(s, &i, n, 2)) return -1;
+    *(nn_kind *)o = i == 0 ? NN_TRANSFORMER : NN_MLP;
+    return 0;
+}
+static int p_data_kind(const char *s, void *o) {
+    static const char *const n[] = {"markov", "text"};
+    int i;
+    if (p_names(s, &i, n, 2)) return -1;
+    *(data_kind *)o = i == 0 ? DATA_MARKOV : DATA_TEXT;
+    return 0;
+}
+static int p_optim(const char *s, void *o) { /* OPTIM_ADAMW 0, SGD 1 */
+    static const char *const n[] = {"adamw", "sgd"};
+    return p_names(s, o, n, 2);
+}
+static int p_units(const char *s, void *o) { /* TRAIN_MAP_JOIN 0, OWN 1 */
+    static const char *const n[] = {"join", "own"};
+    return p_names(s, o, n, 2);
+}
+static int p_eval(const char *s, void *o) { /* bit i: SCN_EVAL_* */
+    static const char *const n[] = {"outer", "replica", "average"};
+    return p_names(s, o, n, 3);
+}
+static const enum_def E_NN_KIND = {"transformer, mlp", p_nn_kind};
+static const enum_def E_DATA_KIND = {"markov, text", p_data_kind};
+static const enum_def E_OPTIM = {"adamw, sgd", p_optim};
+static const enum_def E_UNITS = {"join, own", p_units};
+static const enum_def E_EVAL = {"outer, replica, average", p_eval};
 
 static const field split_fields[] = {
     K_NUM("forward", split[0], GE(0)),
@@ -663,6 +709,63 @@ static const field faults_fields[] = {
     K_NUM("recovery_bytes_per_param", recovery_bytes_per_param, GE(0)),
     K_END};
 
+/* The numerics ("train"): what spans several keys, the schedule against
+ * the trained model and the keys shared with the timing half are
+ * check_train's. */
+static const field train_model_fields[] = {
+    K_ENUM("kind", train.nn.kind, E_NN_KIND),
+    K_INT("vocab", train.nn.vocab, 2, 1 << 24),
+    K_INT("d", train.nn.d, 1, 1 << 16),
+    K_INT("heads", train.nn.heads, 1, 1 << 16),
+    K_INT("layers", train.nn.layers, 1, 10000),
+    K_INT("ctx", train.nn.ctx, 1, 1 << 20),
+    K_INT("mlp_ratio", train.nn.mlp_ratio, 1, 64),
+    K_END};
+
+static const field train_data_fields[] = {
+    K_ENUM("kind", train.data.kind, E_DATA_KIND),
+    K_INT("vocab", train.data.vocab, 2, 1 << 24),
+    K_INT("successors", train.data.successors, 1, 1 << 24),
+    K_NUM("skew", train.data.skew, IN(0, 1)),
+    K_STR("path"),
+    K_NUM("eval_fraction", train.data.eval_fraction, OO(0, 1)),
+    K_END};
+
+static const field train_inner_fields[] = {
+    K_ENUM("optimizer", train.inner.kind, E_OPTIM),
+    K_NUM("lr", train.inner.lr, GE(0)),
+    K_NUM("lr_min", train.inner.lr_min, GE(0)),
+    K_I64("warmup", train.inner.warmup, 0, 1e12),
+    K_BOOL("cosine", train.inner.cosine),
+    K_I64("total", train.inner.total, 0, 1e12),
+    K_NUM("beta1", train.inner.beta1, CO(0, 1)),
+    K_NUM("beta2", train.inner.beta2, CO(0, 1)),
+    K_NUM("eps", train.inner.eps, GT(0)),
+    K_NUM("weight_decay", train.inner.weight_decay, GE(0)),
+    K_NUM("momentum", train.inner.momentum, CO(0, 1)),
+    K_NUM("clip", train.inner.clip, GE(0)),
+    K_END};
+
+static const field train_outer_fields[] = {
+    K_NUM("lr", train.outer_lr, GE(0)),
+    K_NUM("momentum", train.outer_momentum, CO(0, 1)),
+    K_END};
+
+static const field train_fields[] = {
+    K_OBJ("model", train_model_fields),
+    K_OBJ("data", train_data_fields),
+    K_INT("batch", train.batch, 1, 1 << 20),
+    K_INT("seq", train.seq, 1, 1 << 20),
+    K_OBJ("inner", train_inner_fields),
+    K_OBJ("outer", train_outer_fields),
+    K_ENUM("units", train.map, E_UNITS),
+    K_I64("eval_interval", train.eval_interval, 0, 1e12),
+    K_INT("eval_batches", train.eval_batches, 1, 100000),
+    K_FLAGS("eval", train_eval, E_EVAL),
+    K_INT("threads", train.threads, 1, 256),
+    K_BOOL("fedpart", train.fedpart),
+    K_END};
+
 /* Sections first: workers.count must be known before network. */
 static const field root_fields[] = {
     K_OBJ("model", model_fields),
@@ -670,6 +773,7 @@ static const field root_fields[] = {
     K_OBJ("network", network_fields),
     K_OBJ("method", method_fields),
     K_OBJ("faults", faults_fields),
+    K_OBJ("train", train_fields),
     K_I64("steps", steps, 1, 1e12),
     K_U64("seed", seed, 0, EXACT_INT),
     K_STR("name"),
@@ -793,6 +897,33 @@ static const section S_SWEEP = {"sweep", "an object of key: grid spec",
 static int check_section(ctx *c, const cJSON *v, const section *s,
                          scn_meta *meta);
 
+/* An array of distinct names of e: bit i for the name parsed as i. */
+static int load_flags(ctx *c, const cJSON *v, const char *path,
+                      const enum_def *e, unsigned *out) {
+    char p[PATH_LEN];
+    if (!cJSON_IsArray(v))
+        return fail(c, v, 0, path, "wrong type: %s (expected an array of "
+                    "names from: %s)", type_name(v), e->names);
+    unsigned bits = 0;
+    int i = 0;
+    for (const cJSON *m = v->child; m; m = m->next, i++) {
+        int k;
+        join_index(p, path, i);
+        if (!cJSON_IsString(m))
+            return fail(c, m, 0, p, "wrong type: %s (expected one of: %s)",
+                        type_name(m), e->names);
+        if (e->parse(m->valuestring, &k))
+            return fail(c, m, 0, p, "unknown value \"%s\" (expected one "
+                        "of: %s)", m->valuestring, e->names);
+        if (bits & 1u << k)
+            return fail(c, m, 0, p, "\"%s\" given twice (expected each "
+                        "name at most once)", m->valuestring);
+        bits |= 1u << k;
+    }
+    *out = bits;
+    return 0;
+}
+
 /* One present key of a table. */
 static int load_field(ctx *c, const cJSON *v, const char *path,
                       const field *f, scn_config *cfg) {
@@ -832,6 +963,14 @@ static int load_field(ctx *c, const cJSON *v, const char *path,
             return fail(c, v, 0, path, "wrong type: %s (expected a string)",
                         type_name(v));
         return 0;
+    case F_BOOL:
+        if (!cJSON_IsBool(v))
+            return fail(c, v, 0, path, "wrong type: %s (expected true or "
+                        "false)", type_name(v));
+        *(int *)dst = cJSON_IsTrue(v);
+        return 0;
+    case F_FLAGS:
+        return load_flags(c, v, path, f->e, (unsigned *)dst);
     case F_OBJ:
         return load_object(c, v, path, f->sub, cfg);
     case F_WORKERS:
@@ -1185,6 +1324,20 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
     return fail(c, v ? v : m ? m : root, 0, p, "%s", msg);
 }
 
+/* The file name in string node v (path p) resolved against the
+ * scenario's directory into out[SCN_PATH_MAX]. */
+static int resolve_path(ctx *c, const cJSON *v, const char *p, char *out) {
+    const char *t = v->valuestring;
+    if (!*t) return fail(c, v, 0, p, "empty path (expected a file name)");
+    size_t dl = t[0] == '/' ? 0 : c->dirlen;
+    if (dl + strlen(t) >= SCN_PATH_MAX)
+        return fail(c, v, 0, p, "path too long (expected at most %d bytes "
+                    "once resolved)", SCN_PATH_MAX - 1);
+    if (dl) memcpy(out, c->dir, dl);
+    strcpy(out + dl, t);
+    return 0;
+}
+
 /* trace: a path resolved against the scenario's directory, not with a
  * positive MTBF. */
 static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
@@ -1192,16 +1345,7 @@ static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
     const cJSON *mtbf = get(f, "mtbf_hours");
     cfg->faults.trace = NULL;
     if (!tr) return 0;
-    const char *t = tr->valuestring;
-    if (!*t)
-        return fail(c, tr, 0, "faults.trace", "empty path (expected a file "
-                    "name)");
-    size_t dl = t[0] == '/' ? 0 : c->dirlen;
-    if (dl + strlen(t) >= SCN_PATH_MAX)
-        return fail(c, tr, 0, "faults.trace", "path too long (expected at "
-                    "most %d bytes once resolved)", SCN_PATH_MAX - 1);
-    if (dl) memcpy(cfg->trace_path, c->dir, dl);
-    strcpy(cfg->trace_path + dl, t);
+    if (resolve_path(c, tr, "faults.trace", cfg->trace_path)) return -1;
     if (mtbf && cfg->faults.mtbf_s > 0) {
         if (is_later(c, mtbf, tr))
             return fail(c, mtbf, 0, "faults.mtbf_hours", "must be 0 when "
@@ -1211,6 +1355,199 @@ static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
                     "with mtbf_hours > 0 (expected either a trace file or "
                     "random failures)");
     }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Pass 5, continued: the train section, checked as train_new would check
+ * it, each conflict reported at a key.
+ */
+
+/* Node train.sec.key (sec NULL: train.key; key NULL: the section). */
+static const cJSON *tget(const cJSON *root, const char *sec,
+                         const char *key) {
+    const cJSON *t = get(root, "train");
+    if (sec) t = get(t, sec);
+    return key ? get(t, key) : t;
+}
+
+/* A conflict between keys a and b (paths pa, pb; either node may be
+ * NULL when not given) is reported at the one given last, or at the one
+ * given; when neither was given, at node d (an enclosing object) under
+ * path pd.  Always returns -1. */
+static int fail_either(ctx *c, const cJSON *a, const char *pa,
+                       const cJSON *b, const char *pb, const cJSON *d,
+                       const char *pd, const char *fmt, ...) {
+    const cJSON *at = d;
+    const char *p = pd;
+    if (a && (!b || !is_later(c, b, a))) at = a, p = pa;
+    else if (b) at = b, p = pb;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vfail(c, at, 0, p, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* The first of `keys` given in train.data, which data of this kind does
+ * not use, is an error at its key. */
+static int reject_keys(ctx *c, const cJSON *root, const char *const *keys,
+                       const char *kind, const char *other) {
+    char p[PATH_LEN];
+    for (; *keys; keys++) {
+        const cJSON *v = tget(root, "data", *keys);
+        if (!v) continue;
+        join_key(p, "train.data", *keys);
+        return fail(c, v, 1, p, "not used by %s data (expected it only "
+                    "with kind %s)", kind, other);
+    }
+    return 0;
+}
+
+/* Text: a readable file of bytes.  Markov: successors within V.  Either:
+ * the model's vocabulary holds the data's. */
+static int check_train_data(ctx *c, const cJSON *root, scn_config *cfg) {
+    static const char *const markov_only[] = {"successors", "skew", NULL};
+    static const char *const text_only[] = {"path", "eval_fraction", NULL};
+    train_config *t = &cfg->train;
+    const cJSON *data = tget(root, "data", NULL);
+    const cJSON *dv = get(data, "vocab"), *mv = tget(root, "model", "vocab");
+    const cJSON *model = tget(root, "model", NULL);
+    if (t->data.kind == DATA_TEXT) {
+        const cJSON *path = get(data, "path");
+        if (reject_keys(c, root, markov_only, "text", "markov")) return -1;
+        if (dv && t->data.vocab != 256)
+            return fail(c, dv, 0, "train.data.vocab", "%d is not the 256 "
+                        "byte values of text data (expected 256, or no "
+                        "vocab)", t->data.vocab);
+        if (!path)
+            return fail(c, data, 0, "train.data.path", "missing (expected "
+                        "a text file with kind text)");
+        if (resolve_path(c, path, "train.data.path", cfg->train_data_path))
+            return -1;
+        FILE *f = fopen(cfg->train_data_path, "rb");
+        if (!f)
+            return fail(c, path, 0, "train.data.path", "cannot open %s: %s",
+                        cfg->train_data_path, strerror(errno));
+        fclose(f);
+        t->data.vocab = 256;
+    } else {
+        if (reject_keys(c, root, text_only, "markov", "text")) return -1;
+        if (!dv) t->data.vocab = t->nn.vocab;
+        if (t->data.successors > t->data.vocab) /* V: dv, else mv's */
+            return fail_either(c, get(data, "successors"),
+                               "train.data.successors", dv ? dv : mv,
+                               dv ? "train.data.vocab" : "train.model.vocab",
+                               data ? data : tget(root, NULL, NULL),
+                               "train.data.successors", "successors = %d "
+                               "exceed the vocabulary V = %d (expected "
+                               "successors <= V)", t->data.successors,
+                               t->data.vocab);
+    }
+    if (t->data.vocab > t->nn.vocab)
+        return fail_either(c, mv, "train.model.vocab", dv, "train.data.vocab",
+                           model ? model : tget(root, NULL, NULL),
+                           "train.model.vocab", "the model's vocab = %d is "
+                           "smaller than the data's %d token values "
+                           "(expected train.model.vocab >= %d)", t->nn.vocab,
+                           t->data.vocab, t->data.vocab);
+    return 0;
+}
+
+/* heads divide d, seq fits ctx, the batch fits an int; then nn_check. */
+static int check_train_model(ctx *c, const cJSON *root, scn_config *cfg) {
+    const train_config *t = &cfg->train;
+    const nn_config *m = &t->nn;
+    const cJSON *tr = tget(root, NULL, NULL), *model = tget(root, "model", NULL);
+    const cJSON *seq = get(tr, "seq"), *batch = get(tr, "batch");
+    char msg[256];
+    if (m->kind == NN_TRANSFORMER && m->d % m->heads)
+        return fail_either(c, get(model, "heads"), "train.model.heads",
+                           get(model, "d"), "train.model.d", model,
+                           "train.model.heads", "d = %d is not a multiple "
+                           "of heads = %d (expected heads dividing d)",
+                           m->d, m->heads);
+    if (m->kind == NN_TRANSFORMER && t->seq > m->ctx)
+        return fail_either(c, seq, "train.seq", get(model, "ctx"),
+                           "train.model.ctx", tr, "train.seq", "seq = %d is "
+                           "longer than ctx = %d (expected seq <= "
+                           "train.model.ctx for the transformer)", t->seq,
+                           m->ctx);
+    if ((long long)t->batch * t->seq > INT_MAX / 4)
+        return fail_either(c, seq, "train.seq", batch, "train.batch", tr,
+                           "train.seq", "batch * seq = %lld tokens are too "
+                           "many (expected at most %d)",
+                           (long long)t->batch * t->seq, INT_MAX / 4);
+    if (nn_check(m, t->batch, t->seq, msg, sizeof msg))
+        return fail(c, model ? model : tr, 0, "train.model", "%s", msg);
+    return 0;
+}
+
+/* lr_min <= lr; then optim_check. */
+static int check_train_inner(ctx *c, const cJSON *root, scn_config *cfg) {
+    const optim_config *o = &cfg->train.inner;
+    const cJSON *in = tget(root, "inner", NULL);
+    char msg[256], a[32], b[32];
+    if (o->lr_min > o->lr)
+        return fail_either(c, get(in, "lr_min"), "train.inner.lr_min",
+                           get(in, "lr"), "train.inner.lr", in,
+                           "train.inner.lr_min", "lr_min = %s exceeds lr = "
+                           "%s (expected lr_min <= lr)", fmt_num(o->lr_min, a),
+                           fmt_num(o->lr, b));
+    if (optim_check(o, msg, sizeof msg))
+        return fail(c, in ? in : tget(root, NULL, NULL), 0, "train.inner",
+                    "%s", msg);
+    return 0;
+}
+
+/* Replicas within TRAIN_MAX_REPLICAS, FedPart not with DP, fragments
+ * within the trained model's blocks (units with "own"). */
+static int check_train_method(ctx *c, const cJSON *root, scn_config *cfg) {
+    const train_config *t = &cfg->train;
+    const cJSON *m = get(root, "method"), *tr = tget(root, NULL, NULL);
+    const cJSON *layers = tget(root, "model", "layers");
+    int own = t->map == TRAIN_MAP_OWN;
+    int n = t->nn.layers + (own ? 2 : 0);
+    if (cfg->workers > TRAIN_MAX_REPLICAS)
+        return fail(c, get(get(root, "workers"), "count"), 0, "workers.count",
+                    "%d replicas are too many to train (expected at most %d "
+                    "with a train section)", cfg->workers,
+                    TRAIN_MAX_REPLICAS);
+    if (t->fedpart && cfg->sched.method == SCHED_DP)
+        return fail_either(c, get(tr, "fedpart"), "train.fedpart",
+                           get(m, "name"), "method.name", tr, "train.fedpart",
+                           "FedPart needs method diloco or streaming (got "
+                           "dp)");
+    if (cfg->sched.P > n)
+        return fail_either(c, get(m, "fragments"), "method.fragments", layers,
+                           "train.model.layers", m, "method.fragments",
+                           "P = %d fragments exceed the trained model's %d "
+                           "%s (expected method.fragments <= %s = %d)",
+                           cfg->sched.P, n, own ? "units" : "blocks",
+                           own ? "train.model.layers + 2 with units own"
+                               : "train.model.layers", n);
+    return 0;
+}
+
+/* The train section, when present: checked, then completed with the
+ * scenario's shared keys (see scenario.h). */
+static int check_train(ctx *c, const cJSON *root, scn_config *cfg) {
+    if (!tget(root, NULL, NULL)) return 0;
+    if (check_train_model(c, root, cfg) || check_train_data(c, root, cfg) ||
+        check_train_inner(c, root, cfg) || check_train_method(c, root, cfg))
+        return -1;
+    train_config *t = &cfg->train;
+    t->replicas = cfg->workers;
+    t->steps = cfg->steps;
+    t->seed = cfg->seed;
+    t->data.seed = cfg->seed;
+    t->data.path = NULL;
+    t->sched = cfg->sched;
+    t->sched.layers = t->nn.layers + (t->map == TRAIN_MAP_OWN ? 2 : 0);
+    t->codec = cfg->codec;
+    t->dp_codec = cfg->dp_codec;
+    cfg->train_eval |= SCN_EVAL_OUTER;
+    cfg->has_train = 1;
     return 0;
 }
 
@@ -1362,6 +1699,11 @@ void scn_defaults(scn_config *c) {
 
     c->steps = 1000;
     c->seed = 1;
+
+    c->has_train = 0;
+    train_config_default(&c->train);
+    c->train_data_path[0] = 0;
+    c->train_eval = SCN_EVAL_OUTER;
 }
 
 double scn_step_time_s(const scn_config *c) {
@@ -1433,7 +1775,7 @@ static int load_text(ctx *c, const char *text, size_t len,
     scn_defaults(&cfg);
     if (load_object(c, root, "", root_fields, &cfg) ||
         check_model(c, root, &cfg) || check_method(c, root, &cfg) ||
-        check_faults(c, root, &cfg))
+        check_faults(c, root, &cfg) || check_train(c, root, &cfg))
         goto done;
     *out = cfg;
     rc = 0;

@@ -23,6 +23,7 @@
 
 #include "../models/codec.h"
 #include "../models/schedule.h"
+#include "../models/train.h"
 #include "collective.h"
 #include "faults.h"
 
@@ -38,6 +39,14 @@ typedef enum { SCN_FIFO, SCN_FORWARD_FIRST } scn_reduce_order;
 
 /* What "Gbit" means in bandwidth keys: 1e9 bits (si) or 2^30 (binary). */
 typedef enum { SCN_GBIT_SI, SCN_GBIT_BINARY } scn_gbit;
+
+/* What `dilosim train` evaluates at each report ("train.eval"): the outer
+ * parameters always; replica 0 and the replicas' average on request. */
+enum {
+    SCN_EVAL_OUTER = 1,
+    SCN_EVAL_REPLICA = 2,
+    SCN_EVAL_AVERAGE = 4
+};
 
 typedef struct {
     /* model */
@@ -89,6 +98,23 @@ typedef struct {
 
     int64_t steps;           /* inner steps to simulate, >= 1 */
     uint64_t seed;
+
+    /* numerics: the "train" section, for `dilosim train` (the timing half
+     * ignores it).  has_train 0: absent, and train holds
+     * train_config_default untouched.  has_train 1: train is complete and
+     * consistent (train_new should accept it): replicas = workers.count,
+     * steps, seed (model initialisation and data), sched (normalised;
+     * sched.layers = the trained model's blocks, or units with "units":
+     * "own"), codec and dp_codec come from the scenario's own keys, the
+     * rest from the section.  train.data.path is always NULL (a pointer
+     * into the config would dangle in a copy): for text data set
+     * train.data.path = train_data_path on the copy you pass to
+     * train_new. */
+    int has_train;
+    train_config train;
+    char train_data_path[SCN_PATH_MAX]; /* resolved against the scenario
+                                           file's directory; "" none */
+    unsigned train_eval;     /* SCN_EVAL_* bits; OUTER always set */
 } scn_config;
 
 /* Fills c with the defaults (see README.md). */

@@ -498,14 +498,3 @@ int table_parse_numbers(const char *label, const char *spec, int max,
     return rc;
 }
 
-int table_parse_jobs(const char *s, int *jobs, char *err, size_t errlen) {
-    *jobs = 0;
-    if (!s) return 0;
-    char *end;
-    long n = strtol(s, &end, 10);
-    if (*s == 0 || *end || n < 1 || n > 1024)
-        return table_err(err, errlen, -1, "--jobs: '%s' is not an integer in "
-                         "1..1024", s);
-    *jobs = (int)n;
-    return 0;
-}

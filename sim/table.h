@@ -192,11 +192,6 @@ int table_err(char *err, size_t errlen, int rc, const char *fmt, ...);
 int table_parse_numbers(const char *label, const char *spec, int max,
                         double **out, int *n, char *err, size_t errlen);
 
-/* Parses a thread count ("--jobs N"): an integer in 1..1024, or NULL for
- * the default (0: one per online core).  Returns 0, or -1 with a
- * message. */
-int table_parse_jobs(const char *s, int *jobs, char *err, size_t errlen);
-
 /* Runs task(ctx, i, ...) for i = 0..n-1 on min(jobs, n) threads (jobs <=
  * 0: one per online core), handing out i in increasing order.  After a
  * failure no new task starts; since every lower i has started by then,

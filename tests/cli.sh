@@ -4,19 +4,7 @@
 # usage: tests/cli.sh [path/to/dilosim]
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-ok()   { pass=$((pass + 1)); }
-bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
-# expect CODE DESCRIPTION -- CMD...: runs CMD, checks its exit status.
-expect() {
-  code=$1 what=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
-  if [ "$got" = "$code" ]; then ok; else bad "$what: exit $got, expected $code"; cat "$tmp/err"; fi
-}
-contains() { if grep -q -- "$2" "$1"; then ok; else bad "$3: '$2' not in $1"; fi; }
+. "$root/tests/cli_lib.sh"
 
 sc=$root/scenarios/default.json
 
@@ -76,5 +64,8 @@ for f in "$root"/scenarios/*.json "$root"/scenarios/*/*.json; do
   expect 0 "scenario $f" -- "$bin" run "$f" --set steps=300
 done
 
+sh "$root/tests/cli_table.sh" "$bin" || fail=$((fail + 1))
+sh "$root/tests/cli_sweep.sh" "$bin" || fail=$((fail + 1))
+sh "$root/tests/cli_train.sh" "$bin" || fail=$((fail + 1))
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -6,21 +6,7 @@
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)
 data=$root/tests/data/sweep
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-ok()   { pass=$((pass + 1)); }
-bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
-# expect CODE DESCRIPTION -- CMD...: runs CMD, checks its exit status.
-expect() {
-  code=$1 what=$2; shift 3
-  "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
-  if [ "$got" = "$code" ]; then ok; else bad "$what: exit $got, expected $code"; cat "$tmp/err"; fi
-}
-contains() { if grep -q -- "$2" "$1"; then ok; else bad "$3: '$2' not in $1"; fi; }
-absent()   { if [ -e "$1" ]; then bad "$2: $1 exists"; else ok; fi; }
-same()     { if cmp -s "$1" "$2"; then ok; else bad "$3: $1 and $2 differ"; fi; }
+. "$root/tests/cli_lib.sh"
 
 tiny=$data/tiny.json slow=$data/slow.json
 
@@ -103,5 +89,4 @@ contains "$tmp/err" "o.csv.partial: header differs from this sweep" "other parti
 if [ -e "$tmp/o.csv.partial" ]; then ok; else bad "other partial removed"; fi
 absent "$tmp/o.csv" "other partial"
 
-echo "cli_sweep: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish cli_sweep

@@ -323,6 +323,25 @@ START_TEST(random_failures_deterministic) {
 }
 END_TEST
 
+/* DP whose failures come faster than its checkpoints would roll back
+ * forever: the run stops, unfinished, after 100 outages. */
+START_TEST(dp_rollback_livelock_stops) {
+    scn_config cfg;
+    char err[512];
+    const char *s = "{\"model\": {\"params\": 1e6, \"layers\": 2, "
+                    "\"step_time_s\": 10}, \"method\": {\"name\": \"dp\"}, "
+                    "\"faults\": {\"mtbf_hours\": 0.1, \"mttr_hours\": 0.01, "
+                    "\"checkpoint_steps\": 1000}, \"steps\": 2000}";
+    ck_assert_int_eq(scn_load_string(s, "t.json", NULL, 0, &cfg, err,
+                                     sizeof err), 0);
+    run_result r;
+    ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
+    ck_assert_int_eq(r.finished, 0);
+    ck_assert_int_ge(r.failures, 100);
+    ck_assert_double_eq(r.lost_compute_s, r.compute_time_s);
+}
+END_TEST
+
 /* The FLOP rule: 6 N tokens / (chips * peak * MFU). */
 START_TEST(step_time_from_flops) {
     scn_config cfg;
@@ -354,6 +373,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, diloco_failure_others_go_on);
     tcase_add_test(tc, random_failures_deterministic);
     tcase_add_test(tc, step_time_from_flops);
+    tcase_add_test(tc, dp_rollback_livelock_stops);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,6 +4,7 @@
  * (file:line:col: json.path: what is wrong (expected ...)).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,8 +497,8 @@ START_TEST(test_text_details) {
     /* Columns count characters, not bytes. */
     FAIL("{\"name\": \"\xC3\xA9t\xC3\xA9\", \"x\": 1}",
          "s.json:1:17: x: unknown key (expected one of: model, workers, "
-         "network, method, faults, steps, seed, name, description, variants, "
-         "sweep)");
+         "network, method, faults, train, steps, seed, name, description, "
+         "variants, sweep)");
     /* CRLF line ends. */
     FAIL("{\r\n  \"steps\": -1\r\n}\r\n",
          "s.json:2:12: steps: -1 is out of range (expected an integer in "
@@ -505,8 +506,8 @@ START_TEST(test_text_details) {
     /* Messages are one line whatever the keys hold. */
     FAIL("{\"a\\nb\": 1}",
          "s.json:1:2: a?b: unknown key (expected one of: model, workers, "
-         "network, method, faults, steps, seed, name, description, variants, "
-         "sweep)");
+         "network, method, faults, train, steps, seed, name, description, "
+         "variants, sweep)");
     /* Escapes and integers written as 1e3 or 1.0 are fine. */
     load_ok("{\"name\": \"\\u00e9\\ud83d\\ude00\\\"\\\\\\/\\b\\f\\n\\r\\t\",\n"
             " \"steps\": 1e3, \"seed\": 2.0}",
@@ -652,8 +653,8 @@ END_TEST
 START_TEST(test_unknown_keys) {
     FAIL(TOP("\"steps\": 5,\n  \"step\": 5"),
          "s.json:3:3: step: unknown key (expected one of: model, workers, "
-         "network, method, faults, steps, seed, name, description, variants, "
-         "sweep)");
+         "network, method, faults, train, steps, seed, name, description, "
+         "variants, sweep)");
     FAIL(IN("model", "\"Params\": 1"),
          "s.json:3:5: model.Params: unknown key (expected one of: params, "
          "layers, step_time_s, tokens_per_step, chips, peak_tflops, mfu, "
@@ -1028,8 +1029,8 @@ START_TEST(test_set_errors) {
              "peak_tflops, mfu, split, backward_order, hidden)");
     FAIL_SET("{}", "modle.params=1",
              "--set modle.params=1: modle: unknown key (expected one of: "
-             "model, workers, network, method, faults, steps, seed, name, "
-             "description, variants, sweep)");
+             "model, workers, network, method, faults, train, steps, seed, "
+             "name, description, variants, sweep)");
     FAIL_SET("{}", "workers={\"count\": 2, \"speed\": [1, 0]}",
              "--set workers={\"count\": 2, \"speed\": [1, 0]}: "
              "workers.speed[1]: 0 is out of range (expected a number > 0)");
@@ -1435,6 +1436,454 @@ START_TEST(test_meta) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------
+ * The train section
+ */
+
+START_TEST(test_train_absent) {
+    train_config d;
+    train_config_default(&d);
+    scn_config dflt;
+    scn_defaults(&dflt);
+    ck_assert_int_eq(dflt.has_train, 0);
+    ck_assert(memcmp(&dflt.train, &d, sizeof d) == 0);
+    ck_assert_str_eq(dflt.train_data_path, "");
+    ck_assert_uint_eq(dflt.train_eval, SCN_EVAL_OUTER);
+    /* Without the section the defaults stay, whatever the other keys. */
+    load_ok("{\"workers\": {\"count\": 5}, \"steps\": 7, \"seed\": 3}", NULL,
+            0);
+    ck_assert_int_eq(cfg.has_train, 0);
+    ck_assert(memcmp(&cfg.train, &d, sizeof d) == 0);
+}
+END_TEST
+
+/* Every field of two train configurations is the same. */
+static void same_train(const train_config *a, const train_config *b) {
+    ck_assert_int_eq(a->replicas, b->replicas);
+    ck_assert_int_eq(a->threads, b->threads);
+    ck_assert_uint_eq(a->seed, b->seed);
+    ck_assert_int_eq(a->steps, b->steps);
+    ck_assert_int_eq(a->batch, b->batch);
+    ck_assert_int_eq(a->seq, b->seq);
+    ck_assert_int_eq(a->model, b->model);
+    ck_assert(memcmp(&a->nn, &b->nn, sizeof a->nn) == 0); /* 7 ints */
+    ck_assert(memcmp(&a->toy, &b->toy, sizeof a->toy) == 0);
+    ck_assert_ptr_eq(a->custom_ops, b->custom_ops);
+    ck_assert_ptr_eq(a->custom_cfg, b->custom_cfg);
+    ck_assert_int_eq(a->data.kind, b->data.kind);
+    ck_assert_int_eq(a->data.vocab, b->data.vocab);
+    ck_assert_int_eq(a->data.successors, b->data.successors);
+    ck_assert_double_eq(a->data.skew, b->data.skew);
+    ck_assert_uint_eq(a->data.seed, b->data.seed);
+    ck_assert_ptr_eq(a->data.path, b->data.path);
+    ck_assert_double_eq(a->data.eval_fraction, b->data.eval_fraction);
+    ck_assert_int_eq(a->sched.method, b->sched.method);
+    ck_assert_int_eq(a->sched.layers, b->sched.layers);
+    ck_assert_int_eq(a->sched.H, b->sched.H);
+    ck_assert_int_eq(a->sched.P, b->sched.P);
+    ck_assert_int_eq(a->sched.tau, b->sched.tau);
+    ck_assert_double_eq(a->sched.alpha, b->sched.alpha);
+    ck_assert_int_eq(a->sched.layout, b->sched.layout);
+    ck_assert_int_eq(a->sched.order, b->sched.order);
+    ck_assert_int_eq(a->map, b->map);
+    ck_assert_int_eq(a->fedpart, b->fedpart);
+    ck_assert_int_eq(a->codec.kind, b->codec.kind);
+    ck_assert_uint_eq(a->codec.block, b->codec.block);
+    ck_assert_int_eq(a->dp_codec.kind, b->dp_codec.kind);
+    ck_assert_uint_eq(a->dp_codec.block, b->dp_codec.block);
+    ck_assert_int_eq(a->inner.kind, b->inner.kind);
+    ck_assert_double_eq(a->inner.lr, b->inner.lr);
+    ck_assert_double_eq(a->inner.lr_min, b->inner.lr_min);
+    ck_assert_int_eq(a->inner.warmup, b->inner.warmup);
+    ck_assert_int_eq(a->inner.total, b->inner.total);
+    ck_assert_int_eq(a->inner.cosine, b->inner.cosine);
+    ck_assert_double_eq(a->inner.beta1, b->inner.beta1);
+    ck_assert_double_eq(a->inner.beta2, b->inner.beta2);
+    ck_assert_double_eq(a->inner.eps, b->inner.eps);
+    ck_assert_double_eq(a->inner.weight_decay, b->inner.weight_decay);
+    ck_assert_double_eq(a->inner.momentum, b->inner.momentum);
+    ck_assert_double_eq(a->inner.clip, b->inner.clip);
+    ck_assert_double_eq(a->outer_lr, b->outer_lr);
+    ck_assert_double_eq(a->outer_momentum, b->outer_momentum);
+    ck_assert_int_eq(a->eval_interval, b->eval_interval);
+    ck_assert_int_eq(a->eval_batches, b->eval_batches);
+}
+
+START_TEST(test_train_defaults) {
+    load_ok("{\"train\": {}}", NULL, 0);
+    ck_assert_int_eq(cfg.has_train, 1);
+    ck_assert_uint_eq(cfg.train_eval, SCN_EVAL_OUTER);
+    ck_assert_str_eq(cfg.train_data_path, "");
+    /* train_config_default, but for the scenario's own keys (with the
+     * scenario's defaults) and the data's vocab, the model's. */
+    train_config want;
+    train_config_default(&want);
+    want.replicas = 2;
+    want.steps = 1000;
+    want.seed = want.data.seed = 1;
+    want.data.vocab = want.nn.vocab;
+    want.sched = (sched_spec){.method = SCHED_STREAMING, .layers = 4,
+                              .H = 100, .P = 1, .tau = 0, .alpha = 0.5,
+                              .layout = SCHED_STRIDED,
+                              .order = SCHED_ASCENDING};
+    want.codec = want.dp_codec = (codec_spec){CODEC_BF16, 0};
+    same_train(&cfg.train, &want);
+    /* The timing half is as without the section. */
+    scn_config plain = cfg;
+    load_ok("{}", NULL, 0);
+    ck_assert(memcmp(&plain, &cfg, offsetof(scn_config, has_train)) == 0);
+}
+END_TEST
+
+static const char train_full[] =
+    "{\n"
+    "  \"workers\": {\"count\": 3},\n"
+    "  \"method\": {\"name\": \"streaming\", \"H\": 24, \"fragments\": 3,\n"
+    "             \"layout\": \"sequential\", \"order\": \"rotated\",\n"
+    "             \"tau\": 2, \"alpha\": 0.25, \"codec\": \"e3m0\",\n"
+    "             \"codec_block\": 64, \"dp_codec\": \"fp16\"},\n"
+    "  \"steps\": 480, \"seed\": 7,\n"
+    "  \"train\": {\n"
+    "    \"model\": {\"kind\": \"transformer\", \"vocab\": 512, \"d\": 96,\n"
+    "              \"heads\": 6, \"layers\": 6, \"ctx\": 128,\n"
+    "              \"mlp_ratio\": 2},\n"
+    "    \"data\": {\"kind\": \"markov\", \"vocab\": 300, \"successors\": 8,\n"
+    "             \"skew\": 0.25},\n"
+    "    \"batch\": 12, \"seq\": 96,\n"
+    "    \"inner\": {\"optimizer\": \"sgd\", \"lr\": 0.05, \"lr_min\": 0.01,\n"
+    "              \"warmup\": 30, \"cosine\": false, \"total\": 400,\n"
+    "              \"beta1\": 0.8, \"beta2\": 0.99, \"eps\": 1e-6,\n"
+    "              \"weight_decay\": 0.01, \"momentum\": 0.5, \"clip\": 0},\n"
+    "    \"outer\": {\"lr\": 0.4, \"momentum\": 0},\n"
+    "    \"units\": \"own\",\n"
+    "    \"eval_interval\": 0, \"eval_batches\": 9,\n"
+    "    \"eval\": [\"average\", \"replica\"],\n"
+    "    \"threads\": 3, \"fedpart\": true\n"
+    "  }\n"
+    "}\n";
+
+START_TEST(test_train_full) {
+    load_ok(train_full, NULL, 0);
+    ck_assert_int_eq(cfg.has_train, 1);
+    ck_assert_uint_eq(cfg.train_eval,
+                      SCN_EVAL_OUTER | SCN_EVAL_REPLICA | SCN_EVAL_AVERAGE);
+    train_config want;
+    train_config_default(&want);
+    want.replicas = 3;
+    want.threads = 3;
+    want.seed = 7;
+    want.steps = 480;
+    want.batch = 12;
+    want.seq = 96;
+    want.nn = (nn_config){.kind = NN_TRANSFORMER, .vocab = 512, .d = 96,
+                          .heads = 6, .layers = 6, .ctx = 128,
+                          .mlp_ratio = 2};
+    want.data = (data_config){.kind = DATA_MARKOV, .vocab = 300,
+                              .successors = 8, .skew = 0.25, .seed = 7,
+                              .path = NULL, .eval_fraction = 0.1};
+    /* 6 blocks + 2 with units own */
+    want.sched = (sched_spec){.method = SCHED_STREAMING, .layers = 8,
+                              .H = 24, .P = 3, .tau = 2, .alpha = 0.25,
+                              .layout = SCHED_SEQUENTIAL,
+                              .order = SCHED_ROTATED};
+    want.map = TRAIN_MAP_OWN;
+    want.fedpart = 1;
+    want.codec = (codec_spec){CODEC_E3M0, 64};
+    want.dp_codec = (codec_spec){CODEC_FP16, 0};
+    want.inner = (optim_config){.kind = OPTIM_SGD, .lr = 0.05,
+                                .lr_min = 0.01, .warmup = 30, .total = 400,
+                                .cosine = 0, .beta1 = 0.8, .beta2 = 0.99,
+                                .eps = 1e-6, .weight_decay = 0.01,
+                                .momentum = 0.5, .clip = 0};
+    want.outer_lr = 0.4;
+    want.outer_momentum = 0;
+    want.eval_interval = 0;
+    want.eval_batches = 9;
+    same_train(&cfg.train, &want);
+
+    /* The same through overrides of an empty section, and the other
+     * enum values. */
+    const char *sets[] = {"train.model.kind=mlp", "train.inner.optimizer=adamw",
+                          "train.units=join", "train.eval=[\"outer\"]",
+                          "train.inner.cosine=true", "method.name=dp",
+                          "workers.count=64"};
+    load_ok("{\"train\": {}}", sets, 7);
+    ck_assert_int_eq(cfg.train.nn.kind, NN_MLP);
+    ck_assert_int_eq(cfg.train.inner.kind, OPTIM_ADAMW);
+    ck_assert_int_eq(cfg.train.map, TRAIN_MAP_JOIN);
+    ck_assert_uint_eq(cfg.train_eval, SCN_EVAL_OUTER);
+    ck_assert_int_eq(cfg.train.inner.cosine, 1);
+    ck_assert_int_eq(cfg.train.replicas, 64);
+    /* DP: the normalised schedule, the whole model one fragment. */
+    ck_assert_int_eq(cfg.train.sched.method, SCHED_DP);
+    ck_assert_int_eq(cfg.train.sched.H, 1);
+    ck_assert_int_eq(cfg.train.sched.P, 1);
+    /* An empty eval list still evaluates the outer parameters. */
+    load_ok("{\"train\": {\"eval\": []}}", NULL, 0);
+    ck_assert_uint_eq(cfg.train_eval, SCN_EVAL_OUTER);
+    /* The largest fragment counts: every block; every unit with own. */
+    load_ok("{\"method\": {\"H\": 8, \"fragments\": 4},\n"
+            " \"train\": {\"model\": {\"layers\": 4}}}", NULL, 0);
+    ck_assert_int_eq(cfg.train.sched.P, 4);
+    load_ok("{\"method\": {\"H\": 8, \"fragments\": 6},\n"
+            " \"train\": {\"model\": {\"layers\": 4}, \"units\": \"own\"}}",
+            NULL, 0);
+    ck_assert_int_eq(cfg.train.sched.layers, 6);
+    /* A MLP ignores ctx and heads. */
+    load_ok("{\"train\": {\"model\": {\"kind\": \"mlp\", \"d\": 30, "
+            "\"heads\": 7, \"ctx\": 4}, \"seq\": 100}}", NULL, 0);
+    ck_assert_int_eq(cfg.train.seq, 100);
+}
+END_TEST
+
+START_TEST(test_train_errors) {
+    /* Shapes, unknown keys, types. */
+    FAIL(TOP("\"train\": 1"),
+         "s.json:2:12: train: wrong type: number (expected an object)");
+    FAIL(IN("train", "\"optimizer\": \"sgd\""),
+         "s.json:3:5: train.optimizer: unknown key (expected one of: model, "
+         "data, batch, seq, inner, outer, units, eval_interval, "
+         "eval_batches, eval, threads, fedpart)");
+    FAIL(IN("train", "\"model\": {\"width\": 4}"),
+         "s.json:3:15: train.model.width: unknown key (expected one of: "
+         "kind, vocab, d, heads, layers, ctx, mlp_ratio)");
+    FAIL(IN("train", "\"data\": {\"file\": \"a.txt\"}"),
+         "s.json:3:14: train.data.file: unknown key (expected one of: kind, "
+         "vocab, successors, skew, path, eval_fraction)");
+    FAIL(IN("train", "\"inner\": {\"beta\": 0.9}"),
+         "s.json:3:15: train.inner.beta: unknown key (expected one of: "
+         "optimizer, lr, lr_min, warmup, cosine, total, beta1, beta2, eps, "
+         "weight_decay, momentum, clip)");
+    FAIL(IN("train", "\"outer\": {\"mu\": 0.9}"),
+         "s.json:3:15: train.outer.mu: unknown key (expected one of: lr, "
+         "momentum)");
+    FAIL(IN("train", "\"model\": {\"kind\": \"rnn\"}"),
+         "s.json:3:23: train.model.kind: unknown value \"rnn\" (expected one "
+         "of: transformer, mlp)");
+    FAIL(IN("train", "\"data\": {\"kind\": 1}"),
+         "s.json:3:22: train.data.kind: wrong type: number (expected one of: "
+         "markov, text)");
+    FAIL(IN("train", "\"inner\": {\"optimizer\": \"adam\"}"),
+         "s.json:3:28: train.inner.optimizer: unknown value \"adam\" "
+         "(expected one of: adamw, sgd)");
+    FAIL(IN("train", "\"units\": \"shared\""),
+         "s.json:3:14: train.units: unknown value \"shared\" (expected one "
+         "of: join, own)");
+    FAIL(IN("train", "\"fedpart\": 1"),
+         "s.json:3:16: train.fedpart: wrong type: number (expected true or "
+         "false)");
+    FAIL(IN("train", "\"inner\": {\"cosine\": \"yes\"}"),
+         "s.json:3:25: train.inner.cosine: wrong type: string (expected "
+         "true or false)");
+    FAIL(IN("train", "\"eval\": \"replica\""),
+         "s.json:3:13: train.eval: wrong type: string (expected an array of "
+         "names from: outer, replica, average)");
+    FAIL(IN("train", "\"eval\": [\"outer\", 2]"),
+         "s.json:3:23: train.eval[1]: wrong type: number (expected one of: "
+         "outer, replica, average)");
+    FAIL(IN("train", "\"eval\": [\"mean\"]"),
+         "s.json:3:14: train.eval[0]: unknown value \"mean\" (expected one "
+         "of: outer, replica, average)");
+    FAIL(IN("train", "\"eval\": [\"replica\", \"outer\", \"replica\"]"),
+         "s.json:3:34: train.eval[2]: \"replica\" given twice (expected each "
+         "name at most once)");
+    FAIL(IN("train", "\"data\": {\"path\": 3}"),
+         "s.json:3:22: train.data.path: wrong type: number (expected a "
+         "string)");
+
+    /* Ranges, one per kind of bound. */
+    FAIL(IN("train", "\"model\": {\"vocab\": 1}"),
+         "s.json:3:24: train.model.vocab: 1 is out of range (expected an "
+         "integer in 2..16777216)");
+    FAIL(IN("train", "\"model\": {\"mlp_ratio\": 0}"),
+         "s.json:3:28: train.model.mlp_ratio: 0 is out of range (expected an "
+         "integer in 1..64)");
+    FAIL(IN("train", "\"data\": {\"eval_fraction\": 1}"),
+         "s.json:3:31: train.data.eval_fraction: 1 is out of range (expected "
+         "a number in (0, 1))");
+    FAIL(IN("train", "\"data\": {\"skew\": 1.5}"),
+         "s.json:3:22: train.data.skew: 1.5 is out of range (expected a "
+         "number in [0, 1])");
+    FAIL(IN("train", "\"batch\": 0"),
+         "s.json:3:14: train.batch: 0 is out of range (expected an integer "
+         "in 1..1048576)");
+    FAIL(IN("train", "\"inner\": {\"beta2\": 1}"),
+         "s.json:3:24: train.inner.beta2: 1 is out of range (expected a "
+         "number in [0, 1))");
+    FAIL(IN("train", "\"inner\": {\"eps\": 0}"),
+         "s.json:3:22: train.inner.eps: 0 is out of range (expected a number "
+         "> 0)");
+    FAIL(IN("train", "\"inner\": {\"lr\": -1e-3}"),
+         "s.json:3:21: train.inner.lr: -0.001 is out of range (expected a "
+         "number >= 0)");
+    FAIL(IN("train", "\"inner\": {\"warmup\": 2.5}"),
+         "s.json:3:25: train.inner.warmup: 2.5 is not an integer (expected "
+         "an integer in 0..1000000000000)");
+    FAIL(IN("train", "\"outer\": {\"momentum\": 1}"),
+         "s.json:3:27: train.outer.momentum: 1 is out of range (expected a "
+         "number in [0, 1))");
+    FAIL(IN("train", "\"eval_batches\": 0"),
+         "s.json:3:21: train.eval_batches: 0 is out of range (expected an "
+         "integer in 1..100000)");
+    FAIL(IN("train", "\"threads\": 257"),
+         "s.json:3:16: train.threads: 257 is out of range (expected an "
+         "integer in 1..256)");
+
+    /* The model. */
+    FAIL(IN("train", "\"model\": {\"d\": 100, \"heads\": 3}"),
+         "s.json:3:34: train.model.heads: d = 100 is not a multiple of heads "
+         "= 3 (expected heads dividing d)");
+    FAIL(IN("train", "\"model\": {\"heads\": 3, \"d\": 100}"),
+         "s.json:3:32: train.model.d: d = 100 is not a multiple of heads = 3 "
+         "(expected heads dividing d)");
+    FAIL(IN("train", "\"model\": {\"heads\": 5}"),
+         "s.json:3:24: train.model.heads: d = 64 is not a multiple of heads "
+         "= 5 (expected heads dividing d)");
+    FAIL(IN("train", "\"seq\": 65"),
+         "s.json:3:12: train.seq: seq = 65 is longer than ctx = 64 (expected "
+         "seq <= train.model.ctx for the transformer)");
+    FAIL(IN("train", "\"model\": {\"ctx\": 32}"),
+         "s.json:3:22: train.model.ctx: seq = 64 is longer than ctx = 32 "
+         "(expected seq <= train.model.ctx for the transformer)");
+    FAIL(IN("train", "\"model\": {\"kind\": \"mlp\"}, \"batch\": 1048576, "
+            "\"seq\": 1024"),
+         "s.json:3:56: train.seq: batch * seq = 1073741824 tokens are too "
+         "many (expected at most 536870911)");
+
+    /* The data. */
+    FAIL(IN("train", "\"data\": {\"successors\": 65}"),
+         "s.json:3:28: train.data.successors: successors = 65 exceed the "
+         "vocabulary V = 64 (expected successors <= V)");
+    FAIL(IN("train", "\"data\": {\"successors\": 8, \"vocab\": 4}"),
+         "s.json:3:40: train.data.vocab: successors = 8 exceed the "
+         "vocabulary V = 4 (expected successors <= V)");
+    FAIL(IN("train", "\"model\": {\"vocab\": 3}"),
+         "s.json:3:24: train.model.vocab: successors = 4 exceed the "
+         "vocabulary V = 3 (expected successors <= V)");
+    FAIL(IN("train", "\"data\": {\"vocab\": 65}"),
+         "s.json:3:23: train.data.vocab: the model's vocab = 64 is smaller "
+         "than the data's 65 token values (expected train.model.vocab >= "
+         "65)");
+    FAIL(IN("train", "\"data\": {\"vocab\": 65}, \"model\": {\"vocab\": 32}"),
+         "s.json:3:47: train.model.vocab: the model's vocab = 32 is smaller "
+         "than the data's 65 token values (expected train.model.vocab >= "
+         "65)");
+    FAIL(IN("train", "\"data\": {\"path\": \"a.txt\"}"),
+         "s.json:3:14: train.data.path: not used by markov data (expected it "
+         "only with kind text)");
+    FAIL(IN("train", "\"data\": {\"eval_fraction\": 0.5}"),
+         "s.json:3:14: train.data.eval_fraction: not used by markov data "
+         "(expected it only with kind text)");
+    FAIL(IN("train", "\"data\": {\"kind\": \"text\", \"successors\": 4}"),
+         "s.json:3:30: train.data.successors: not used by text data "
+         "(expected it only with kind markov)");
+    FAIL(IN("train", "\"data\": {\"kind\": \"text\", \"skew\": 0}"),
+         "s.json:3:30: train.data.skew: not used by text data (expected it "
+         "only with kind markov)");
+    FAIL(IN("train", "\"data\": {\"kind\": \"text\", \"vocab\": 128}"),
+         "s.json:3:39: train.data.vocab: 128 is not the 256 byte values of "
+         "text data (expected 256, or no vocab)");
+    FAIL(IN("train", "\"data\": {\"kind\": \"text\"}"),
+         "s.json:3:13: train.data.path: missing (expected a text file with "
+         "kind text)");
+    FAIL(IN("train", "\"data\": {\"kind\": \"text\", \"path\": \"\"}"),
+         "s.json:3:38: train.data.path: empty path (expected a file name)");
+    FAIL(IN("train", "\"data\": {\"kind\": \"text\", \"path\": "
+            "\"/nonexistent/a.txt\"}"),
+         "s.json:3:38: train.data.path: cannot open /nonexistent/a.txt: No "
+         "such file or directory");
+
+    /* The inner optimizer. */
+    FAIL(IN("train", "\"inner\": {\"lr_min\": 0.01}"),
+         "s.json:3:25: train.inner.lr_min: lr_min = 0.01 exceeds lr = "
+         "0.0004 (expected lr_min <= lr)");
+    FAIL(IN("train", "\"inner\": {\"lr_min\": 0.01, \"lr\": 0.001}"),
+         "s.json:3:37: train.inner.lr: lr_min = 0.01 exceeds lr = 0.001 "
+         "(expected lr_min <= lr)");
+
+    /* Against the scenario's shared keys. */
+    FAIL("{\"workers\": {\"count\": 65}, \"train\": {}}",
+         "s.json:1:23: workers.count: 65 replicas are too many to train "
+         "(expected at most 64 with a train section)");
+    FAIL("{\"method\": {\"name\": \"dp\"}, \"train\": {\"fedpart\": true}}",
+         "s.json:1:49: train.fedpart: FedPart needs method diloco or "
+         "streaming (got dp)");
+    FAIL("{\"train\": {\"fedpart\": true}, \"method\": {\"name\": \"dp\"}}",
+         "s.json:1:49: method.name: FedPart needs method diloco or "
+         "streaming (got dp)");
+    FAIL("{\"method\": {\"H\": 10, \"fragments\": 5}, \"train\": {}}",
+         "s.json:1:35: method.fragments: P = 5 fragments exceed the trained "
+         "model's 4 blocks (expected method.fragments <= train.model.layers "
+         "= 4)");
+    FAIL("{\"method\": {\"H\": 10, \"fragments\": 3},\n"
+         " \"train\": {\"model\": {\"layers\": 2}}}",
+         "s.json:2:32: train.model.layers: P = 3 fragments exceed the "
+         "trained model's 2 blocks (expected method.fragments <= "
+         "train.model.layers = 2)");
+    FAIL("{\"method\": {\"H\": 10, \"fragments\": 7},\n"
+         " \"train\": {\"units\": \"own\"}}",
+         "s.json:1:35: method.fragments: P = 7 fragments exceed the trained "
+         "model's 6 units (expected method.fragments <= train.model.layers "
+         "+ 2 with units own = 6)");
+
+    /* Through overrides and variants: the override, or the variant's
+     * place in the file, is named. */
+    FAIL_SET("{\"train\": {}}", "train.model.heads=3",
+             "--set train.model.heads=3: train.model.heads: d = 64 is not a "
+             "multiple of heads = 3 (expected heads dividing d)");
+    FAIL_SET("{}", "train.eval=[\"x\"]",
+             "--set train.eval=[\"x\"]: train.eval[0]: unknown value \"x\" "
+             "(expected one of: outer, replica, average)");
+}
+END_TEST
+
+START_TEST(test_train_files) {
+    char want[2048];
+    /* A relative text path is taken from the scenario's directory. */
+    const char *json = "{\"train\": {\"model\": {\"vocab\": 256},\n"
+                       "  \"data\": {\"kind\": \"text\", \"path\": "
+                       "\"t.txt\", \"eval_fraction\": 0.2}}}";
+    const char *path = scenario_file(json);
+    char text[256];
+    snprintf(text, sizeof text, "%s/t.txt", vdir);
+    FILE *f = fopen(text, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("some text\n", f);
+    fclose(f);
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), 0);
+    ck_assert_str_eq(cfg.train_data_path, text);
+    ck_assert_ptr_null(cfg.train.data.path);
+    ck_assert_int_eq(cfg.train.data.kind, DATA_TEXT);
+    ck_assert_int_eq(cfg.train.data.vocab, 256);
+    ck_assert_double_eq(cfg.train.data.eval_fraction, 0.2);
+    unlink(text);
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:2:36: train.data.path: cannot open %s: "
+             "No such file or directory", path, text);
+    ck_assert_str_eq(err, want);
+    /* The model must hold the 256 byte values. */
+    path = scenario_file("{\"train\": {\"data\": {\"kind\": \"text\", "
+                         "\"path\": \"/dev/null\"}}}");
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:1:11: train.model.vocab: the model's "
+             "vocab = 64 is smaller than the data's 256 token values "
+             "(expected train.model.vocab >= 256)", path);
+    ck_assert_str_eq(err, want);
+
+    /* A variant sets train keys like any other; errors name it. */
+    static const char doc[] =
+        "{\"train\": {\"inner\": {\"lr\": 0.001}},\n"
+        " \"variants\": {\"fast\": {\"train\": {\"inner\": {\"lr\": 0.01}}},\n"
+        "               \"bad\": {\"train\": {\"model\": {\"heads\": 3}}}}}";
+    V_OK(doc, "fast");
+    ck_assert_double_eq(cfg.train.inner.lr, 0.01);
+    V_OK(doc, NULL);
+    ck_assert_double_eq(cfg.train.inner.lr, 0.001);
+    V_FAIL(doc, "bad", ":3:53: variants.bad.train.model.heads: d = 64 is "
+           "not a multiple of heads = 3 (expected heads dividing d)");
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("scenario");
     TCase *tc = tcase_create("load");
@@ -1471,6 +1920,14 @@ Suite *make_suite(void) {
     tcase_add_test(tv, test_section_limits);
     tcase_add_test(tv, test_meta);
     suite_add_tcase(s, tv);
+    TCase *tt = tcase_create("train");
+    tcase_add_checked_fixture(tt, NULL, drop_scenario_dir);
+    tcase_add_test(tt, test_train_absent);
+    tcase_add_test(tt, test_train_defaults);
+    tcase_add_test(tt, test_train_full);
+    tcase_add_test(tt, test_train_errors);
+    tcase_add_test(tt, test_train_files);
+    suite_add_tcase(s, tt);
     return s;
 }
 

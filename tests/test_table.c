@@ -327,11 +327,6 @@ START_TEST(grid_and_threshold_lists) {
     ck_assert(table_parse_numbers("--grid", "1,2,3", 2, &x, &n, err,
                                   sizeof err));
     ck_assert_ptr_null(x);
-    int jobs;
-    ck_assert(!table_parse_jobs(NULL, &jobs, err, sizeof err) && jobs == 0);
-    ck_assert(!table_parse_jobs("3", &jobs, err, sizeof err) && jobs == 3);
-    ck_assert(table_parse_jobs("0", &jobs, err, sizeof err));
-    ck_assert(table_parse_jobs("2x", &jobs, err, sizeof err));
 }
 END_TEST
 

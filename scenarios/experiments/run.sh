@@ -1,0 +1,118 @@
+#!/bin/sh
+# run.sh -- the small-scale training experiments of docs/experiments.md:
+# every variant of scenarios/experiments/markov.json through `dilosim
+# train` (at low priority, one after the other), then a results table and
+# the loss plots.  About 30 minutes on two cores.
+#
+# A variant whose CSV and summary are already there is not run again, so
+# an interrupted run resumes where it stopped; FORCE=1 runs everything.
+#
+# usage: scenarios/experiments/run.sh [path/to/dilosim]
+# writes, under plots/out/experiments/:
+#   VARIANT.csv, VARIANT.json  the loss curve and the summary of each run
+#   results.csv, results.md    one row per run (final losses, bytes, time)
+#   tau.csv                    final eval loss against tau, per alpha
+#   loss_*.png/svg, tau.png/svg  the figures (plots/loss.gp, tau.gp)
+set -e
+bin=${1:-bin/dilosim}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here=$root/scenarios/experiments
+sc=$here/markov.json
+out=$root/plots/out/experiments
+mkdir -p "$out"
+
+# (a) methods, (b) codec, (c) tau x alpha, (d) FedPart, (f) replicas;
+# (e) comes from the extra evaluations of the "streaming" run; the seed 2
+# pair measures how much a difference between two runs is noise.
+variants="dp diloco streaming streaming_fp32
+  tau0_alpha0.5 tau2_alpha0.5 tau5_alpha0.5 tau10_alpha0.5
+  tau0_alpha0 tau1_alpha0 tau2_alpha0 tau5_alpha0 tau10_alpha0
+  fedpart m4_batch4 m4_steps240 dp_seed2 streaming_seed2"
+
+for v in $variants; do
+  if [ -z "$FORCE" ] && [ -s "$out/$v.csv" ] && [ -s "$out/$v.json" ]; then
+    continue
+  fi
+  echo "experiments: $v ($(date +%H:%M:%S))" >&2
+  nice -n 10 "$bin" train "$sc" --variant "$v" --out "$out/$v.csv" \
+    >"$out/$v.json.tmp"
+  mv "$out/$v.json.tmp" "$out/$v.json"
+done
+
+# val KEY FILE: a number (or string) of a summary, "" when absent.
+val() {
+  sed -n "s/^  \"$1\": \"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}\$/\1/p" "$2"
+}
+
+# results.csv: one row per run; vs_dp_percent is the final outer eval loss
+# relative to DP's with the same seed (the seed also draws the chain).
+dp_loss=$(val eval_loss_outer_nats "$out/dp.json")
+{
+  echo "variant,method,codec,replicas,H,fragments,tau,alpha,fedpart,batch,steps,tokens,eval_loss_outer_nats,eval_loss_replica_nats,eval_loss_average_nats,entropy_floor_nats,gap_to_floor_nats,vs_dp_percent,bytes_sent_total,wall_time_s"
+  for v in $variants; do
+    j=$out/$v.json
+    ref=$out/dp.json
+    case $v in *_seed2) ref=$out/dp_seed2.json ;; esac
+    loss=$(val eval_loss_outer_nats "$j") ref_loss=$(val eval_loss_outer_nats "$ref")
+    row=$v
+    for k in method codec replicas H fragments tau alpha fedpart batch steps \
+             tokens eval_loss_outer_nats eval_loss_replica_nats \
+             eval_loss_average_nats entropy_floor_nats gap_to_floor_nats; do
+      row="$row,$(val $k "$j")"
+    done
+    pct=$(awk -v a="$loss" -v b="$ref_loss" 'BEGIN { printf "%.2f", 100 * (a - b) / b }')
+    row="$row,$pct,$(val bytes_sent_total "$j"),$(val wall_time_s "$j")"
+    echo "$row"
+  done
+} >"$out/results.csv"
+
+# results.md: the table of docs/experiments.md.
+awk -F, 'NR == 1 {
+    print "| variant | method | codec | M | tau | alpha | eval loss (outer) | gap to floor | vs DP | bytes sent | wall s |"
+    print "|---|---|---|---|---|---|---|---|---|---|---|"
+    next }
+  { printf "| %s | %s%s | %s | %s | %s | %s | %.4f | %.4f | %+.2f%% | %.3g | %.0f |\n",
+      $1, $2, ($9 == 1 ? " (FedPart)" : ""), $3, $4, $7, $8, $13, $17, $18,
+      $19, $20 }' "$out/results.csv" >"$out/results.md"
+awk -F, '$1 == "streaming" {
+    print ""
+    print "| streaming, final eval loss of | outer parameters | replica 0 | average of the replicas |"
+    print "|---|---|---|---|"
+    printf "| nats | %.4f | %.4f | %.4f |\n", $13, $14, $15 }' \
+  "$out/results.csv" >>"$out/results.md"
+
+# tau.csv: final eval loss against tau, alpha 0.5 and alpha 0.
+{
+  echo "tau,alpha_0.5,alpha_0"
+  for t in 0 1 2 5 10; do
+    a5=tau${t}_alpha0.5
+    [ "$t" = 1 ] && a5=streaming
+    echo "$t,$(val eval_loss_outer_nats "$out/$a5.json"),$(val eval_loss_outer_nats "$out/tau${t}_alpha0.json")"
+  done
+} >"$out/tau.csv"
+
+# The figures.
+plot() { gnuplot -e "out='$out/$1'" -e "$2" "$root/plots/loss.gp"; }
+c() { for v in "$@"; do printf '%s/%s.csv ' "$out" "$v"; done; }
+zoom="ymin=1.7; ymax=2.6"
+plot loss_methods "files='$(c dp diloco streaming streaming_fp32)'; \
+  labels='\"data-parallel (fp32)\" \"DiLoCo (H 24, fp32)\" \"Streaming DiLoCo (tau 1, alpha 0.5, E3M0)\" \"Streaming DiLoCo (tau 1, alpha 0.5, FP32)\"'; \
+  title='(a), (b): methods at equal tokens (2 replicas)'; $zoom"
+plot loss_tau_alpha0.5 "files='$(c tau0_alpha0.5 streaming tau2_alpha0.5 tau5_alpha0.5 tau10_alpha0.5)'; \
+  labels='\"tau 0\" \"tau 1\" \"tau 2\" \"tau 5\" \"tau 10\"'; \
+  title='(c): Streaming DiLoCo, E3M0, alpha 0.5: overlap tau'; $zoom"
+plot loss_tau_alpha0 "files='$(c tau0_alpha0 tau1_alpha0 tau2_alpha0 tau5_alpha0 tau10_alpha0)'; \
+  labels='\"tau 0\" \"tau 1\" \"tau 2\" \"tau 5\" \"tau 10\"'; \
+  title='(c): Streaming DiLoCo, E3M0, alpha 0: overlap tau'; $zoom"
+plot loss_fedpart "files='$(c streaming fedpart)'; \
+  labels='\"Streaming DiLoCo\" \"FedPart (one fragment trains at a time)\"'; \
+  title='(d): FedPart against Streaming DiLoCo (tau 1, alpha 0.5, E3M0)'"
+plot loss_eval "files='$(c streaming)'; \
+  cols='eval_loss_outer_nats eval_loss_replica_nats eval_loss_average_nats'; \
+  labels='\"outer parameters\" \"replica 0\" \"average of the replicas\"'; \
+  title='(e): what to evaluate (Streaming DiLoCo, tau 1, alpha 0.5, E3M0)'; $zoom"
+plot loss_replicas "files='$(c streaming m4_batch4 m4_steps240)'; \
+  labels='\"M 2, batch 8, 480 steps\" \"M 4, batch 4, 480 steps\" \"M 4, batch 8, 240 steps\"'; \
+  title='(f): 2 against 4 replicas at equal tokens (Streaming DiLoCo, E3M0)'; $zoom"
+gnuplot -e "in='$out/tau.csv'; out='$out/tau'; dp=$dp_loss" "$here/tau.gp"
+echo "experiments: results in $out/results.md" >&2

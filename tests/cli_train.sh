@@ -1,0 +1,78 @@
+#!/bin/sh
+# cli_train.sh -- command-line tests of `dilosim train`: help, the CSV
+# (header, rows), determinism across runs and thread counts, where the
+# summary goes, exit codes, output files written whole or not at all, and
+# every shipped scenarios/train example (a few steps each).  Seconds.
+# usage: tests/cli_train.sh [path/to/dilosim]
+bin=${1:-bin/dilosim}
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/tests/cli_lib.sh"
+
+smoke=$root/scenarios/train/mlp_smoke.json
+
+expect 0 "train help" -- "$bin" train --help
+contains "$tmp/out" "usage: dilosim train" "train help"
+contains "$tmp/out" "eval_loss_outer_nats" "train help"
+contains "$tmp/out" "--threads N" "train help"
+expect 0 "help lists train" -- "$bin" --help
+contains "$tmp/out" "train SCENARIO.json" "help lists train"
+
+# A tiny MLP run: 60 steps, a row every 10 -> header + 6 rows.  Without
+# --out the CSV goes to stdout and the summary to stderr.
+expect 0 "smoke to stdout" -- "$bin" train "$smoke"
+cp "$tmp/out" "$tmp/stdout.csv"
+lines "$tmp/stdout.csv" 7 "smoke rows"
+head -1 "$tmp/stdout.csv" >"$tmp/header"
+echo "step,tokens,train_loss_nats,eval_loss_outer_nats,eval_loss_replica_nats,eval_loss_average_nats,bytes_sent,entropy_floor_nats" >"$tmp/want"
+same "$tmp/header" "$tmp/want" "CSV header"
+contains "$tmp/err" '"eval_loss_outer_nats"' "summary on stderr"
+contains "$tmp/err" '"gflops_per_s"' "summary on stderr"
+tail -1 "$tmp/stdout.csv" | grep -q '^60,15360,' && ok || bad "last row: step 60, 15360 tokens"
+
+# --out: the same CSV, the summary on stdout; runs repeat byte for byte,
+# whatever the thread count.
+expect 0 "smoke --out" -- "$bin" train "$smoke" --out "$tmp/a.csv"
+same "$tmp/a.csv" "$tmp/stdout.csv" "--out vs stdout"
+contains "$tmp/out" '"bytes_per_step"' "summary on stdout"
+if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" 2>/dev/null; then ok; else bad "summary is not JSON"; fi
+"$bin" train "$smoke" --out "$tmp/b.csv" >/dev/null
+same "$tmp/a.csv" "$tmp/b.csv" "two runs"
+"$bin" train "$smoke" --threads 1 --out "$tmp/t1.csv" >/dev/null
+"$bin" train "$smoke" --threads 2 --out "$tmp/t2.csv" >/dev/null
+same "$tmp/t1.csv" "$tmp/t2.csv" "--threads 1 vs 2"
+same "$tmp/t1.csv" "$tmp/a.csv" "--threads 1 vs the default"
+
+# Options: --set, fewer columns, eval every step, DP.
+expect 0 "set" -- "$bin" train "$smoke" --set 'train.eval=["outer"]' --set steps=5 --set train.eval_interval=1
+lines "$tmp/out" 6 "eval every step"
+contains "$tmp/out" "^step,tokens,train_loss_nats,eval_loss_outer_nats,bytes_sent,entropy_floor_nats$" "outer-only header"
+expect 0 "dp" -- "$bin" train "$smoke" --set method.name=dp --set steps=4 --set train.eval_interval=0
+lines "$tmp/out" 2 "eval_interval 0: the last step only"
+
+# Input errors: exit 2, one line, no output file, no temporary left.
+expect 2 "no train section" -- "$bin" train "$root/scenarios/default.json" --out "$tmp/none.csv"
+contains "$tmp/err" "default.json: train: missing (dilosim train needs a \"train\" section)" "missing section message"
+expect 2 "bad key" -- "$bin" train "$smoke" --set train.modle.d=3 --out "$tmp/none.csv"
+contains "$tmp/err" "train.modle: unknown key" "bad key message"
+expect 2 "bad value" -- "$bin" train "$smoke" --set train.model.kind=rnn --out "$tmp/none.csv"
+expect 2 "bad threads" -- "$bin" train "$smoke" --threads 0 --out "$tmp/none.csv"
+contains "$tmp/err" "--threads needs an integer" "bad threads message"
+expect 2 "unknown variant" -- "$bin" train "$smoke" --variant nope --out "$tmp/none.csv"
+expect 2 "no scenario" -- "$bin" train
+absent "$tmp/none.csv" "input errors"
+no_temp "input errors"
+# A text file too short for the sequences is an input error too.
+printf 'tiny' >"$tmp/tiny.txt"
+expect 2 "text too short" -- "$bin" train "$root/scenarios/train/text.json" --set train.data.path="$tmp/tiny.txt" --out "$tmp/none.csv"
+contains "$tmp/err" "too few" "text too short message"
+absent "$tmp/none.csv" "text too short"
+# An output file that cannot be written: exit 1.
+expect 1 "unwritable --out" -- "$bin" train "$smoke" --out "$tmp/no/such/dir.csv"
+
+# Every shipped example trains (two steps, one small eval).
+for f in "$root"/scenarios/train/*.json; do
+  expect 0 "example $f" -- "$bin" train "$f" --set steps=2 --set train.eval_batches=1 --set train.eval_interval=0
+  lines "$tmp/out" 2 "example $f"
+done
+
+finish cli_train

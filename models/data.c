@@ -8,6 +8,7 @@
  * stream owns only its generator and position.
  */
 #include "data.h"
+#include "msg.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -256,32 +257,22 @@ void data_config_default(data_config *c) {
     c->eval_fraction = 0.1;
 }
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 static int markov_new(data_source *s, char *err, size_t errlen) {
     const data_config *c = &s->cfg;
     if (c->vocab < 2 || c->vocab > (1 << 24))
-        return fail(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, DATA_EINVAL,
                     "data: vocab %d (expected 2..%d)", c->vocab, 1 << 24);
     if (c->successors < 1 || c->successors > c->vocab)
-        return fail(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, DATA_EINVAL,
                     "data: successors %d (expected 1..vocab = %d)",
                     c->successors, c->vocab);
     if (!(c->skew >= 0 && c->skew <= 1))
-        return fail(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, DATA_EINVAL,
                     "data: skew %g (expected [0, 1])", c->skew);
     s->base = data_chain_new(c->vocab, c->successors, c->seed);
     s->chains = calloc((size_t)s->replicas, sizeof *s->chains);
     if (!s->base || !s->chains)
-        return fail(err, errlen, DATA_ENOMEM, "data: out of memory");
+        return msg_set(err, errlen, DATA_ENOMEM, "data: out of memory");
     for (int r = 0; r < s->replicas; r++) {
         if (c->skew == 0) {
             s->chains[r] = s->base;
@@ -291,7 +282,7 @@ static int markov_new(data_source *s, char *err, size_t errlen) {
         s->chains[r] = g ? chain_tilted(s->base, c->skew, g) : NULL;
         if (g) gsl_rng_free(g);
         if (!s->chains[r])
-            return fail(err, errlen, DATA_ENOMEM, "data: out of memory");
+            return msg_set(err, errlen, DATA_ENOMEM, "data: out of memory");
     }
     return DATA_OK;
 }
@@ -300,7 +291,7 @@ static int markov_new(data_source *s, char *err, size_t errlen) {
 static int read_file(const char *path, uint8_t **buf, size_t *n, char *err,
                      size_t errlen) {
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, errlen, DATA_EIO, "data: %s: cannot open", path);
+    if (!f) return msg_set(err, errlen, DATA_EIO, "data: %s: cannot open", path);
     size_t cap = 1 << 16, len = 0;
     uint8_t *b = malloc(cap);
     while (b) {
@@ -317,10 +308,10 @@ static int read_file(const char *path, uint8_t **buf, size_t *n, char *err,
     }
     int bad = ferror(f);
     fclose(f);
-    if (!b) return fail(err, errlen, DATA_ENOMEM, "data: out of memory");
+    if (!b) return msg_set(err, errlen, DATA_ENOMEM, "data: out of memory");
     if (bad) {
         free(b);
-        return fail(err, errlen, DATA_EIO, "data: %s: read error", path);
+        return msg_set(err, errlen, DATA_EIO, "data: %s: read error", path);
     }
     *buf = b;
     *n = len;
@@ -331,16 +322,16 @@ static int text_new(data_source *s, const char *path, char *err,
                     size_t errlen) {
     const data_config *c = &s->cfg;
     if (!path)
-        return fail(err, errlen, DATA_EINVAL, "data: text needs a path");
+        return msg_set(err, errlen, DATA_EINVAL, "data: text needs a path");
     if (c->vocab != 0 && c->vocab != 256)
-        return fail(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, DATA_EINVAL,
                     "data: text vocab %d (expected 256)", c->vocab);
     if (c->skew != 0)
-        return fail(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, DATA_EINVAL,
                     "data: text skew %g (expected 0: regions are disjoint)",
                     c->skew);
     if (!(c->eval_fraction > 0 && c->eval_fraction < 1))
-        return fail(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, DATA_EINVAL,
                     "data: eval_fraction %g (expected (0, 1))",
                     c->eval_fraction);
     int rc = read_file(path, &s->text, &s->ntext, err, errlen);
@@ -348,7 +339,7 @@ static int text_new(data_source *s, const char *path, char *err,
     size_t neval = (size_t)floor((double)s->ntext * c->eval_fraction);
     s->ntrain = s->ntext - neval;
     if (neval < 2 || s->ntrain / (size_t)s->replicas < 2)
-        return fail(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, DATA_EINVAL,
                     "data: %s: %zu bytes are too few for %d shards and an "
                     "eval tail", path, s->ntext, s->replicas);
     return DATA_OK;
@@ -358,10 +349,10 @@ int data_source_new(const data_config *c, int replicas, data_source **out,
                     char *err, size_t errlen) {
     *out = NULL;
     if (replicas < 1)
-        return fail(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, DATA_EINVAL,
                     "data: replicas %d (expected >= 1)", replicas);
     data_source *s = calloc(1, sizeof *s);
-    if (!s) return fail(err, errlen, DATA_ENOMEM, "data: out of memory");
+    if (!s) return msg_set(err, errlen, DATA_ENOMEM, "data: out of memory");
     s->cfg = *c;
     s->cfg.path = NULL; /* not kept */
     s->replicas = replicas;
@@ -371,7 +362,7 @@ int data_source_new(const data_config *c, int replicas, data_source **out,
     case DATA_MARKOV: rc = markov_new(s, err, errlen); break;
     case DATA_TEXT: rc = text_new(s, c->path, err, errlen); break;
     default:
-        rc = fail(err, errlen, DATA_EINVAL, "data: kind %d (expected none, "
+        rc = msg_set(err, errlen, DATA_EINVAL, "data: kind %d (expected none, "
                   "markov or text)", (int)c->kind);
     }
     if (rc) {

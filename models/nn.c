@@ -10,6 +10,7 @@
  * gradient of the residual stream in one buffer.
  */
 #include "nn.h"
+#include "msg.h"
 
 #include <limits.h>
 #include <math.h>
@@ -107,46 +108,36 @@ static void build_layout(const nn_config *c, unit_layout *u) {
 
 /* ---- configuration checks ------------------------------------------------ */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return NN_EINVAL;
-}
-
 /* Largest width we accept for one dimension: keeps every product of two
  * dimensions (the offsets of one tensor) far from overflow. */
 #define DIM_MAX (1 << 24)
 
 static int check_config(const nn_config *c, char *err, size_t errlen) {
-    if (!c) return fail(err, errlen, "nn: no configuration");
+    if (!c) return msg_set(err, errlen, NN_EINVAL, "nn: no configuration");
     if (c->kind != NN_TRANSFORMER && c->kind != NN_MLP)
-        return fail(err, errlen, "nn: kind %d (expected transformer or mlp)",
+        return msg_set(err, errlen, NN_EINVAL, "nn: kind %d (expected transformer or mlp)",
                     (int)c->kind);
     if (c->vocab < 2 || c->vocab > DIM_MAX)
-        return fail(err, errlen, "nn: vocab %d (expected 2..%d)", c->vocab,
+        return msg_set(err, errlen, NN_EINVAL, "nn: vocab %d (expected 2..%d)", c->vocab,
                     DIM_MAX);
     if (c->d < 1 || c->d > DIM_MAX)
-        return fail(err, errlen, "nn: d %d (expected 1..%d)", c->d, DIM_MAX);
+        return msg_set(err, errlen, NN_EINVAL, "nn: d %d (expected 1..%d)", c->d, DIM_MAX);
     if (c->layers < 1 || c->layers > 4096)
-        return fail(err, errlen, "nn: layers %d (expected 1..4096)",
+        return msg_set(err, errlen, NN_EINVAL, "nn: layers %d (expected 1..4096)",
                     c->layers);
     if (c->mlp_ratio < 0 || c->mlp_ratio > 64 ||
         (long long)(c->mlp_ratio ? c->mlp_ratio : 4) * c->d > DIM_MAX)
-        return fail(err, errlen, "nn: mlp_ratio %d (expected 0..64, "
+        return msg_set(err, errlen, NN_EINVAL, "nn: mlp_ratio %d (expected 0..64, "
                     "mlp_ratio * d <= %d)", c->mlp_ratio, DIM_MAX);
     if (c->kind == NN_TRANSFORMER) {
         if (c->heads < 1 || c->d % c->heads != 0)
-            return fail(err, errlen, "nn: heads %d (expected >= 1 dividing "
+            return msg_set(err, errlen, NN_EINVAL, "nn: heads %d (expected >= 1 dividing "
                         "d = %d)", c->heads, c->d);
         if (c->d > DIM_MAX / 3)
-            return fail(err, errlen, "nn: d %d (expected 3 * d <= %d)", c->d,
+            return msg_set(err, errlen, NN_EINVAL, "nn: d %d (expected 3 * d <= %d)", c->d,
                         DIM_MAX);
         if (c->ctx < 1 || c->ctx > DIM_MAX)
-            return fail(err, errlen, "nn: ctx %d (expected 1..%d)", c->ctx,
+            return msg_set(err, errlen, NN_EINVAL, "nn: ctx %d (expected 1..%d)", c->ctx,
                         DIM_MAX);
     }
     return NN_OK;
@@ -157,13 +148,13 @@ int nn_check(const nn_config *c, int batch, int seq, char *err,
     int rc = check_config(c, err, errlen);
     if (rc) return rc;
     if (batch < 1 || seq < 1)
-        return fail(err, errlen, "nn: batch %d, seq %d (expected >= 1)",
+        return msg_set(err, errlen, NN_EINVAL, "nn: batch %d, seq %d (expected >= 1)",
                     batch, seq);
     if (c->kind == NN_TRANSFORMER && seq > c->ctx)
-        return fail(err, errlen, "nn: seq %d longer than ctx %d", seq,
+        return msg_set(err, errlen, NN_EINVAL, "nn: seq %d longer than ctx %d", seq,
                     c->ctx);
     if ((long long)batch * seq > INT_MAX / 4)
-        return fail(err, errlen, "nn: batch * seq = %lld too large",
+        return msg_set(err, errlen, NN_EINVAL, "nn: batch * seq = %lld too large",
                     (long long)batch * seq);
     return NN_OK;
 }

@@ -6,6 +6,7 @@
  * a given (state, gradient) gives the same bits on every thread.
  */
 #include "optim.h"
+#include "msg.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -40,16 +41,6 @@ void optim_config_default(optim_config *c) {
     c->clip = 1.0;
 }
 
-static int bad(char *err, size_t errlen, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return OPTIM_EINVAL;
-}
-
 /* 1 when lo <= x <= hi (or < hi with open_hi) and x is finite. */
 static int in_range(double x, double lo, double hi, int open_hi) {
     if (!isfinite(x) || x < lo) return 0;
@@ -58,33 +49,33 @@ static int in_range(double x, double lo, double hi, int open_hi) {
 
 int optim_check(const optim_config *c, char *err, size_t errlen) {
     if (c->kind != OPTIM_ADAMW && c->kind != OPTIM_SGD)
-        return bad(err, errlen, "optim: kind %d (expected adamw or sgd)",
+        return msg_set(err, errlen, OPTIM_EINVAL, "optim: kind %d (expected adamw or sgd)",
                    (int)c->kind);
     if (!in_range(c->lr, 0, INFINITY, 0))
-        return bad(err, errlen, "optim: lr %g (expected finite >= 0)", c->lr);
+        return msg_set(err, errlen, OPTIM_EINVAL, "optim: lr %g (expected finite >= 0)", c->lr);
     if (!in_range(c->lr_min, 0, c->lr, 0))
-        return bad(err, errlen, "optim: lr_min %g (expected 0..lr = %g)",
+        return msg_set(err, errlen, OPTIM_EINVAL, "optim: lr_min %g (expected 0..lr = %g)",
                    c->lr_min, c->lr);
     if (c->warmup < 0 || c->total < 0)
-        return bad(err, errlen, "optim: warmup %lld, total %lld (expected "
+        return msg_set(err, errlen, OPTIM_EINVAL, "optim: warmup %lld, total %lld (expected "
                    ">= 0)", (long long)c->warmup, (long long)c->total);
     if (c->cosine != 0 && c->cosine != 1)
-        return bad(err, errlen, "optim: cosine %d (expected 0 or 1)",
+        return msg_set(err, errlen, OPTIM_EINVAL, "optim: cosine %d (expected 0 or 1)",
                    c->cosine);
     if (!in_range(c->beta1, 0, 1, 1) || !in_range(c->beta2, 0, 1, 1))
-        return bad(err, errlen, "optim: betas %g, %g (expected [0, 1))",
+        return msg_set(err, errlen, OPTIM_EINVAL, "optim: betas %g, %g (expected [0, 1))",
                    c->beta1, c->beta2);
     if (!(c->eps > 0) || !isfinite(c->eps))
-        return bad(err, errlen, "optim: eps %g (expected finite > 0)",
+        return msg_set(err, errlen, OPTIM_EINVAL, "optim: eps %g (expected finite > 0)",
                    c->eps);
     if (!in_range(c->weight_decay, 0, INFINITY, 0))
-        return bad(err, errlen, "optim: weight_decay %g (expected finite "
+        return msg_set(err, errlen, OPTIM_EINVAL, "optim: weight_decay %g (expected finite "
                    ">= 0)", c->weight_decay);
     if (!in_range(c->momentum, 0, 1, 1))
-        return bad(err, errlen, "optim: momentum %g (expected [0, 1))",
+        return msg_set(err, errlen, OPTIM_EINVAL, "optim: momentum %g (expected [0, 1))",
                    c->momentum);
     if (!in_range(c->clip, 0, INFINITY, 0))
-        return bad(err, errlen, "optim: clip %g (expected finite >= 0; 0 "
+        return msg_set(err, errlen, OPTIM_EINVAL, "optim: clip %g (expected finite >= 0; 0 "
                    "= off)", c->clip);
     return OPTIM_OK;
 }
@@ -169,7 +160,7 @@ optim_state *optim_new(const optim_config *c, const optim_range *ranges,
                        int nranges, char *err, size_t errlen) {
     if (optim_check(c, err, errlen)) return NULL;
     if (nranges < 0 || (nranges > 0 && !ranges)) {
-        bad(err, errlen, "optim: %d ranges", nranges);
+        msg_set(err, errlen, OPTIM_EINVAL, "optim: %d ranges", nranges);
         return NULL;
     }
     optim_state *o = calloc(1, sizeof *o);
@@ -193,7 +184,7 @@ optim_state *optim_new(const optim_config *c, const optim_range *ranges,
     }
     return o;
 oom:
-    bad(err, errlen, "optim: out of memory");
+    msg_set(err, errlen, OPTIM_EINVAL, "optim: out of memory");
     optim_free(o);
     return NULL;
 }

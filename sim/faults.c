@@ -34,6 +34,7 @@
 #define _POSIX_C_SOURCE 200809L /* getline */
 #endif
 #include "faults.h"
+#include "../models/msg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -77,14 +78,6 @@ struct faults {
     plist *trace;   /* MODE_TRACE: each worker's periods */
 };
 
-static void msg(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || errlen == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 int faults_parse_dist(const char *name, faults_dist *out) {
     if (strcmp(name, "exponential") == 0) *out = FAULTS_EXPONENTIAL;
     else if (strcmp(name, "weibull") == 0) *out = FAULTS_WEIBULL;
@@ -114,25 +107,25 @@ static int64_t period_ns(double s) {
 /* Checks the random part of the spec; 0 or -1 with a message. */
 static int check_random(const faults_spec *s, char *err, size_t errlen) {
     if (!(s->mtbf_s >= 0 && isfinite(s->mtbf_s))) {
-        msg(err, errlen, "faults: mtbf_s %g is invalid (expected a finite "
+        msg_set(err, errlen, 0, "faults: mtbf_s %g is invalid (expected a finite "
             "number of seconds >= 0)", s->mtbf_s);
         return -1;
     }
     if (s->mtbf_s == 0) return 0;
     if (!(s->mttr_s > 0 && isfinite(s->mttr_s))) {
-        msg(err, errlen, "faults: mttr_s %g is invalid (expected a finite "
+        msg_set(err, errlen, 0, "faults: mttr_s %g is invalid (expected a finite "
             "number of seconds > 0 when mtbf_s > 0)", s->mttr_s);
         return -1;
     }
     if (s->dist != FAULTS_EXPONENTIAL && s->dist != FAULTS_WEIBULL) {
-        msg(err, errlen, "faults: unknown distribution %d (expected "
+        msg_set(err, errlen, 0, "faults: unknown distribution %d (expected "
             "exponential or weibull)", (int)s->dist);
         return -1;
     }
     if (s->dist == FAULTS_WEIBULL &&
         !(s->weibull_shape >= WEIBULL_MIN_SHAPE &&
           isfinite(s->weibull_shape))) {
-        msg(err, errlen, "faults: weibull_shape %g is invalid (expected a "
+        msg_set(err, errlen, 0, "faults: weibull_shape %g is invalid (expected a "
             "finite number >= %g)", s->weibull_shape, WEIBULL_MIN_SHAPE);
         return -1;
     }
@@ -324,13 +317,13 @@ static int init_trace(faults *f, const char *path, char *err,
     f->mode = MODE_TRACE;
     f->trace = calloc((size_t)f->n, sizeof *f->trace);
     if (!f->trace) {
-        msg(err, errlen, "%s: out of memory", path);
+        msg_set(err, errlen, 0, "%s: out of memory", path);
         return -1;
     }
     for (int w = 0; w < f->n; w++) f->trace[w].last_ns = -1;
     FILE *fp = fopen(path, "r");
     if (!fp) {
-        msg(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        msg_set(err, errlen, 0, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     where at = {path, 0, err, errlen};
@@ -344,7 +337,7 @@ static int init_trace(faults *f, const char *path, char *err,
         errno = 0;
     }
     if (rc == 0 && ferror(fp)) {
-        msg(err, errlen, "%s: cannot read: %s", path,
+        msg_set(err, errlen, 0, "%s: cannot read: %s", path,
             strerror(errno ? errno : EIO));
         rc = -1;
     }
@@ -368,14 +361,14 @@ static int next_trace(faults *f, int w, int64_t *fail_ns,
 faults *faults_new(const faults_spec *spec, int nworkers, uint64_t seed,
                    char *err, size_t errlen) {
     if (!spec || nworkers < 1) {
-        msg(err, errlen, "faults: %s", !spec ? "no spec"
+        msg_set(err, errlen, 0, "faults: %s", !spec ? "no spec"
             : "nworkers must be >= 1");
         return NULL;
     }
     if (!spec->trace && check_random(spec, err, errlen) < 0) return NULL;
     faults *f = calloc(1, sizeof *f);
     if (!f) {
-        msg(err, errlen, "faults: out of memory");
+        msg_set(err, errlen, 0, "faults: out of memory");
         return NULL;
     }
     f->n = nworkers;
@@ -383,7 +376,7 @@ faults *faults_new(const faults_spec *spec, int nworkers, uint64_t seed,
     int rc = 0;
     if (spec->trace) rc = init_trace(f, spec->trace, err, errlen);
     else if (spec->mtbf_s > 0 && init_random(f, spec, seed) < 0) {
-        msg(err, errlen, "faults: out of memory");
+        msg_set(err, errlen, 0, "faults: out of memory");
         rc = -1;
     }
     if (rc < 0) {

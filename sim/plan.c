@@ -6,6 +6,7 @@
  * the points, the crossings and the threads are the table's.
  */
 #include "plan.h"
+#include "../models/msg.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -31,11 +32,11 @@ static int cost_number(const cJSON *it, const char *name, const char *key,
                        char *err, size_t errlen) {
     const char *what = integer ? "an integer" : "a number";
     if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
-        return table_err(err, errlen, -1, "%s: %s: must be %s", name, key,
+        return msg_set(err, errlen, -1, "%s: %s: must be %s", name, key,
                          what);
     double x = it->valuedouble;
     if (x < lo || (strict && x == lo) || (integer && x != floor(x)))
-        return table_err(err, errlen, -1, "%s: %s: must be %s %s %g (got %g)",
+        return msg_set(err, errlen, -1, "%s: %s: must be %s %s %g (got %g)",
                          name, key, what, strict ? ">" : ">=", lo, x);
     *out = x;
     return 0;
@@ -46,7 +47,7 @@ static int cost_bandwidths(const cJSON *it, const char *name, plan_cost *out,
     const char *key = cost_key[K_BANDWIDTHS];
     int n = cJSON_GetArraySize(it);
     if (!cJSON_IsArray(it) || n < 1 || n > PLAN_MAX_BANDWIDTHS)
-        return table_err(err, errlen, -1,
+        return msg_set(err, errlen, -1,
                          "%s: %s: must be an array of 1 to %d bandwidths "
                          "(Gbit/s)", name, key, PLAN_MAX_BANDWIDTHS);
     const cJSON *e;
@@ -89,24 +90,24 @@ static int cost_member(const cJSON *it, int k, const char *name,
 static int cost_object(const cJSON *root, const char *name, plan_cost *out,
                        char *err, size_t errlen) {
     if (!cJSON_IsObject(root))
-        return table_err(err, errlen, -1, "%s: must be a JSON object", name);
+        return msg_set(err, errlen, -1, "%s: must be a JSON object", name);
     int seen[NKEYS] = {0};
     const cJSON *it;
     cJSON_ArrayForEach(it, root) {
         int k = cost_key_index(it->string);
         if (k < 0)
-            return table_err(err, errlen, -1,
+            return msg_set(err, errlen, -1,
                              "%s: %s: unknown key (expected %s, %s, %s or %s)",
                              name, it->string, cost_key[0], cost_key[1],
                              cost_key[2], cost_key[3]);
         if (seen[k]++)
-            return table_err(err, errlen, -1, "%s: %s: duplicate key", name,
+            return msg_set(err, errlen, -1, "%s: %s: duplicate key", name,
                              it->string);
         if (cost_member(it, k, name, out, err, errlen)) return -1;
     }
     for (int k = 0; k < K_BANDWIDTHS; k++)
         if (!seen[k])
-            return table_err(err, errlen, -1, "%s: %s: missing", name,
+            return msg_set(err, errlen, -1, "%s: %s: missing", name,
                              cost_key[k]);
     return 0;
 }
@@ -117,7 +118,7 @@ int plan_cost_parse(const char *text, const char *name, plan_cost *out,
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
     if (!root)
-        return table_err(err, errlen, -1, "%s: not valid JSON (near byte %ld)",
+        return msg_set(err, errlen, -1, "%s: not valid JSON (near byte %ld)",
                          name, end ? (long)(end - text) : 0L);
     int rc = cost_object(root, name, out, err, errlen);
     cJSON_Delete(root);
@@ -128,14 +129,14 @@ int plan_cost_load(const char *path, plan_cost *out, char *err,
                    size_t errlen) {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return table_err(err, errlen, -1, "%s: cannot open: %s", path,
+        return msg_set(err, errlen, -1, "%s: cannot open: %s", path,
                          strerror(errno));
     char buf[65536];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     int bad = ferror(f), big = !feof(f) && n == sizeof buf - 1;
     fclose(f);
-    if (bad) return table_err(err, errlen, -1, "%s: cannot read", path);
-    if (big) return table_err(err, errlen, -1, "%s: larger than 64 kB", path);
+    if (bad) return msg_set(err, errlen, -1, "%s: cannot read", path);
+    if (big) return msg_set(err, errlen, -1, "%s: larger than 64 kB", path);
     buf[n] = 0;
     return plan_cost_parse(buf, path, out, err, errlen);
 }
@@ -348,7 +349,7 @@ static int setup(work *w, const plan_spec *spec, plan_result *out, char *err,
                           w->names, &meta, err, errlen);
     if (w->n < 0) return w->n;
     if (spec->nset + 1 >= MAX_SETS)
-        return table_err(err, errlen, TABLE_EINPUT,
+        return msg_set(err, errlen, TABLE_EINPUT,
                          "%s: too many --set overrides", spec->path);
     out->nmethods = w->n;
     for (int m = 0; m < w->n; m++) {
@@ -369,11 +370,11 @@ int plan_compute(const plan_spec *spec, plan_result *out, char *err,
     out->target_cu = spec->target_cu;
     out->best_method = out->best_option = -1;
     if (!(spec->target_cu > 0 && spec->target_cu <= 1))
-        return table_err(err, errlen, TABLE_EINPUT,
+        return msg_set(err, errlen, TABLE_EINPUT,
                          "target CU must be in (0, 1] (got %g)",
                          spec->target_cu);
     work *w = calloc(1, sizeof *w);
-    if (!w) return table_err(err, errlen, -1, "out of memory");
+    if (!w) return msg_set(err, errlen, -1, "out of memory");
     w->target = spec->target_cu;
     w->out = out;
     int rc = setup(w, spec, out, err, errlen);

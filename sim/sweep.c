@@ -15,6 +15,7 @@
  *   commit    OUT.partial renamed to OUT.
  */
 #include "sweep.h"
+#include "../models/msg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,15 +73,6 @@ typedef struct {
     int fail_rc;
     char fail_msg[MSG_MAX];
 } sweep;
-
-/* Formats a message into err (errlen bytes) and returns rc. */
-static int sw_err(char *err, size_t errlen, int rc, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return rc;
-}
 
 /* ---------------------------------------------------------------------
  * A growing string, for rows, prefixes and the header
@@ -177,7 +169,7 @@ static int point_error(const sweep *sw, int64_t p, int rc, const char *msg,
                        char *err, size_t errlen) {
     char desc[MSG_MAX];
     point_desc(sw, p, desc, sizeof desc);
-    return sw_err(err, errlen, rc, "point %lld%s%s%s: %s", (long long)p + 1,
+    return msg_set(err, errlen, rc, "point %lld%s%s%s: %s", (long long)p + 1,
                   *desc ? " (" : "", desc, *desc ? ")" : "", msg);
 }
 
@@ -263,14 +255,14 @@ static int plan_variants(sweep *sw, char *err, size_t errlen) {
         int i = 0;
         while (i < m->nvariants && strcmp(m->variant[i], v)) i++;
         if (i == m->nvariants && !m->nvariants)
-            return sw_err(err, errlen, SWEEP_EINPUT, "--variant %s: unknown "
+            return msg_set(err, errlen, SWEEP_EINPUT, "--variant %s: unknown "
                           "variant (%s has no variants)", v, s->scenario);
         if (i == m->nvariants)
-            return sw_err(err, errlen, SWEEP_EINPUT, "--variant %s: unknown "
+            return msg_set(err, errlen, SWEEP_EINPUT, "--variant %s: unknown "
                           "variant (expected one of: %s)", v, names);
         for (int j = 0; j < sw->nvar; j++)
             if (sw->var[j] == m->variant[i])
-                return sw_err(err, errlen, SWEEP_EINPUT, "--variant %s: "
+                return msg_set(err, errlen, SWEEP_EINPUT, "--variant %s: "
                               "given twice", v);
         sw->var[sw->nvar++] = m->variant[i];
     }
@@ -288,18 +280,18 @@ static dim *find_dim(sweep *sw, const char *key, size_t n) {
 static int plan_vary(sweep *sw, const char *v, char *err, size_t errlen) {
     const char *eq = strchr(v, '=');
     if (!eq || eq == v)
-        return sw_err(err, errlen, SWEEP_EINPUT, "--vary %s: expected "
+        return msg_set(err, errlen, SWEEP_EINPUT, "--vary %s: expected "
                       "KEY=SPEC", v);
     size_t n = (size_t)(eq - v);
     if (n >= sizeof sw->dim[0].key)
-        return sw_err(err, errlen, SWEEP_EINPUT, "--vary %s: key longer than "
+        return msg_set(err, errlen, SWEEP_EINPUT, "--vary %s: key longer than "
                       "%d bytes", v, (int)sizeof sw->dim[0].key - 1);
     dim *d = find_dim(sw, v, n);
     if (d && d->from_vary)
-        return sw_err(err, errlen, SWEEP_EINPUT, "--vary %s: %.*s is varied "
+        return msg_set(err, errlen, SWEEP_EINPUT, "--vary %s: %.*s is varied "
                       "twice", v, (int)n, v);
     if (!d && sw->ndim == SWEEP_MAX_DIMS)
-        return sw_err(err, errlen, SWEEP_EINPUT, "--vary %s: more than %d "
+        return msg_set(err, errlen, SWEEP_EINPUT, "--vary %s: more than %d "
                       "dimensions", v, SWEEP_MAX_DIMS);
     if (!d) {
         d = &sw->dim[sw->ndim++];
@@ -308,7 +300,7 @@ static int plan_vary(sweep *sw, const char *v, char *err, size_t errlen) {
     }
     d->spec = eq + 1;
     d->from_vary = 1;
-    sw_err(d->label, sizeof d->label, 0, "--vary %s", v);
+    msg_set(d->label, sizeof d->label, 0, "--vary %s", v);
     return SWEEP_OK;
 }
 
@@ -320,7 +312,7 @@ static int plan_dims(sweep *sw, char *err, size_t errlen) {
         dim *d = &sw->dim[sw->ndim++];
         strcpy(d->key, m->sweep_key[i]);
         d->spec = m->sweep_spec[i];
-        sw_err(d->label, sizeof d->label, 0, "%s: sweep: %s=%s",
+        msg_set(d->label, sizeof d->label, 0, "%s: sweep: %s=%s",
                s->scenario, d->key, d->spec);
     }
     for (int i = 0; i < s->nvary; i++) {
@@ -337,7 +329,7 @@ static int plan_dims(sweep *sw, char *err, size_t errlen) {
         const char *eq = strchr(s->sets[i], '=');
         size_t n = eq ? (size_t)(eq - s->sets[i]) : 0;
         if (n && find_dim(sw, s->sets[i], n))
-            return sw_err(err, errlen, SWEEP_EINPUT, "--set %s: %.*s is "
+            return msg_set(err, errlen, SWEEP_EINPUT, "--set %s: %.*s is "
                           "swept (drop the --set, or give it as --vary %s)",
                           s->sets[i], (int)n, s->sets[i], s->sets[i]);
     }
@@ -357,7 +349,7 @@ static int plan(sweep *sw, char *err, size_t errlen) {
         sw->size[sw->naxis++] = sw->dim[k].vals.n;
     sw->npoints = grid_count(sw->naxis, sw->size, SWEEP_MAX_POINTS);
     if (sw->npoints < 0)
-        return sw_err(err, errlen, SWEEP_EINPUT, "more than %d points",
+        return msg_set(err, errlen, SWEEP_EINPUT, "more than %d points",
                       SWEEP_MAX_POINTS);
 
     str h = {0};
@@ -369,14 +361,14 @@ static int plan(sweep *sw, char *err, size_t errlen) {
     str_puts(&h, result_columns);
     str_puts(&h, "\n");
     if (!(sw->header = str_take(&h)))
-        return sw_err(err, errlen, SWEEP_ERUNTIME, "out of memory");
+        return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
     return SWEEP_OK;
 }
 
 /* Loads every point once: input errors before anything runs. */
 static int validate(sweep *sw, char *err, size_t errlen) {
     scn_config *cfg = malloc(sizeof *cfg);
-    if (!cfg) return sw_err(err, errlen, SWEEP_ERUNTIME, "out of memory");
+    if (!cfg) return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
     int rc = SWEEP_OK;
     for (int64_t p = 0; p < sw->npoints && !rc; p++)
         rc = point_load(sw, p, cfg, err, errlen);
@@ -439,18 +431,18 @@ static int scan_file(const sweep *sw, const char *path, scan *sc) {
 static int open_partial(sweep *sw, char *err, size_t errlen) {
     int fd = open(sw->partial, O_WRONLY | O_CREAT, 0666);
     if (fd < 0)
-        return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
+        return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
                       sw->partial, strerror(errno));
     struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     if (fcntl(fd, F_SETLK, &lk)) {
         close(fd);
-        return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: in use by another "
+        return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: in use by another "
                       "sweep", sw->partial);
     }
     sw->own_partial = 1;
     if (!(sw->f = fdopen(fd, "w"))) {
         close(fd);
-        return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
+        return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
                       sw->partial, strerror(errno));
     }
     return SWEEP_OK;
@@ -462,13 +454,13 @@ static int check_partial(sweep *sw, long *keep, char *err, size_t errlen) {
     scan sc;
     *keep = 0;
     if (scan_file(sw, sw->partial, &sc))
-        return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot read: %s",
+        return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot read: %s",
                       sw->partial, strerror(errno));
     if (sc.header < 0)
-        return sw_err(err, errlen, SWEEP_EINPUT, "%s: header differs from "
+        return msg_set(err, errlen, SWEEP_EINPUT, "%s: header differs from "
                       "this sweep", sw->partial);
     if (sc.bad_line)
-        return sw_err(err, errlen, SWEEP_EINPUT, "%s:%lld: row differs from "
+        return msg_set(err, errlen, SWEEP_EINPUT, "%s:%lld: row differs from "
                       "this sweep", sw->partial, (long long)sc.bad_line);
     *keep = sc.end; /* 0 when missing, empty or cut inside the header */
     sw->kept = sc.rows;
@@ -482,7 +474,7 @@ static int open_output(sweep *sw, char *err, size_t errlen) {
     int rc, fresh = 1;
     if (!s->out) {
         if (s->resume)
-            return sw_err(err, errlen, SWEEP_EINPUT, "resuming needs an "
+            return msg_set(err, errlen, SWEEP_EINPUT, "resuming needs an "
                           "output file");
         sw->f = s->stream;
     } else {
@@ -491,7 +483,7 @@ static int open_output(sweep *sw, char *err, size_t errlen) {
             sc.rows == sw->npoints && !sc.trailing)
             return -1;
         if (strlen(s->out) >= SCN_PATH_MAX)
-            return sw_err(err, errlen, SWEEP_EINPUT, "%s: path too long",
+            return msg_set(err, errlen, SWEEP_EINPUT, "%s: path too long",
                           s->out);
         snprintf(sw->partial, sizeof sw->partial, "%s.partial", s->out);
         /* Read before locking: closing any descriptor of the file would
@@ -501,14 +493,14 @@ static int open_output(sweep *sw, char *err, size_t errlen) {
             (rc = open_partial(sw, err, errlen)))
             return rc;
         if (ftruncate(fileno(sw->f), keep) || fseek(sw->f, keep, SEEK_SET))
-            return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: "
+            return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: "
                           "%s", sw->partial, strerror(errno));
         fresh = keep == 0;
     }
     sw->written = sw->next = sw->kept;
     if (fresh) fputs(sw->header, sw->f);
     if (fflush(sw->f))
-        return sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
+        return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
                       s->out ? sw->partial : "output", strerror(errno));
     return SWEEP_OK;
 }
@@ -524,7 +516,7 @@ static void record_failure(sweep *sw, int64_t p, int rc, const char *msg) {
     sw->failed = 1;
     sw->fail_point = p;
     sw->fail_rc = rc;
-    sw_err(sw->fail_msg, sizeof sw->fail_msg, 0, "%s", msg);
+    msg_set(sw->fail_msg, sizeof sw->fail_msg, 0, "%s", msg);
 }
 
 /* Writes every finished row that is next in order (under mu). */
@@ -536,7 +528,7 @@ static void drain(sweep *sw) {
             fputs(row, sw->f);
             if (fflush(sw->f)) {
                 char msg[MSG_MAX];
-                sw_err(msg, sizeof msg, 0, "%s: cannot write: %s",
+                msg_set(msg, sizeof msg, 0, "%s: cannot write: %s",
                        *sw->partial ? sw->partial : "output",
                        strerror(errno));
                 record_failure(sw, sw->written, SWEEP_ERUNTIME, msg);
@@ -598,7 +590,7 @@ static int run_all(sweep *sw, char *err, size_t errlen) {
     sw->rows = calloc((size_t)sw->npoints, sizeof *sw->rows);
     if (!tid || !sw->rows) {
         free(tid);
-        return sw_err(err, errlen, SWEEP_ERUNTIME, "out of memory");
+        return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
     }
     int started = 0;
     while (started < jobs - 1 &&
@@ -609,7 +601,7 @@ static int run_all(sweep *sw, char *err, size_t errlen) {
     free(tid);
     for (int64_t p = 0; p < sw->npoints; p++) free(sw->rows[p]);
     if (sw->failed)
-        return sw_err(err, errlen, sw->fail_rc, "%s", sw->fail_msg);
+        return msg_set(err, errlen, sw->fail_rc, "%s", sw->fail_msg);
     return SWEEP_OK;
 }
 
@@ -621,10 +613,10 @@ static int finish(sweep *sw, int rc, char *err, size_t errlen) {
     int bad = fclose(sw->f) != 0;
     sw->f = NULL;
     if (!rc && bad)
-        rc = sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
+        rc = msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
                     sw->partial, strerror(errno));
     if (!rc && rename(sw->partial, s->out))
-        rc = sw_err(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
+        rc = msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
                     s->out, strerror(errno));
     if (rc && sw->own_partial && !s->resume) unlink(sw->partial);
     return rc;
@@ -640,7 +632,7 @@ static void sweep_free(sweep *sw) {
 
 int sweep_run(const sweep_spec *s, char *err, size_t errlen) {
     sweep *sw = calloc(1, sizeof *sw);
-    if (!sw) return sw_err(err, errlen, SWEEP_ERUNTIME, "out of memory");
+    if (!sw) return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
     sw->spec = s;
     pthread_mutex_init(&sw->mu, NULL);
     int rc = plan(sw, err, errlen);

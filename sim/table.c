@@ -8,6 +8,7 @@
  * table_run and table_compute put a whole table together.
  */
 #include "table.h"
+#include "../models/msg.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -27,14 +28,6 @@
 #define MAX_ITER 200        /* Brent iterations, bisection steps */
 #define MEMO_MAX (2 * MAX_ITER + 4)
 #define REACH_EPS 1e-12     /* f >= this where CU >= c: see excess() */
-
-int table_err(char *err, size_t errlen, int rc, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return rc;
-}
 
 /* ---- parallel for ------------------------------------------------------ */
 
@@ -111,12 +104,12 @@ static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 int table_scenario_load(const table_scenario *s, double v, scn_config *cfg,
                         char *err, size_t errlen) {
     if (s->nset >= MAX_SETS)
-        return table_err(err, errlen, TABLE_EINPUT,
+        return msg_set(err, errlen, TABLE_EINPUT,
                          "%s: too many --set overrides", s->path);
     const char *sets[MAX_SETS];
     char kv[512];
     if (strlen(s->key) > sizeof kv - 32)
-        return table_err(err, errlen, TABLE_EINPUT, "%.40s...: key too long",
+        return msg_set(err, errlen, TABLE_EINPUT, "%.40s...: key too long",
                          s->key);
     for (int i = 0; i < s->nset; i++) sets[i] = s->sets[i];
     snprintf(kv, sizeof kv, "%s=%.17g", s->key, v);
@@ -176,7 +169,7 @@ static int point_at(solve *s, double x, double *v, double *cu) {
     s->evals++;
     int rc = s->fn(s->ctx, *v, cu, s->err, s->errlen);
     if (!rc && !isfinite(*cu))
-        rc = table_err(s->err, s->errlen, -1,
+        rc = msg_set(s->err, s->errlen, -1,
                        "compute utilization is not finite at %g", *v);
     if (rc) return s->rc = rc;
     remember(s, x, *v, *cu);
@@ -208,7 +201,7 @@ static int converged(const solve *s, double a, double b) {
  * bracket, 0 when bisection should take over, < 0 on error. */
 static int solve_brent(solve *s, double xb, double xr, table_crossing *out) {
     gsl_root_fsolver *so = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    if (!so) return table_err(s->err, s->errlen, -1, "out of memory");
+    if (!so) return msg_set(s->err, s->errlen, -1, "out of memory");
     gsl_function F = {gsl_f, s};
     double lo = fmin(xb, xr), hi = fmax(xb, xr);
     gsl_root_fsolver_set(so, &F, lo, hi); /* both ends are remembered */
@@ -261,11 +254,11 @@ int table_solve(table_cu_fn fn, void *ctx, double threshold,
                 table_crossing *out, char *err, size_t errlen) {
     if (!(below.cu < threshold && reach.cu >= threshold) ||
         (log_scale && !(below.v > 0 && reach.v > 0)))
-        return table_err(err, errlen, TABLE_EINPUT, "no crossing of %g "
+        return msg_set(err, errlen, TABLE_EINPUT, "no crossing of %g "
                          "between %g (CU %g) and %g (CU %g)", threshold,
                          below.v, below.cu, reach.v, reach.cu);
     solve *s = calloc(1, sizeof *s);
-    if (!s) return table_err(err, errlen, -1, "out of memory");
+    if (!s) return msg_set(err, errlen, -1, "out of memory");
     *s = (solve){.fn = fn, .ctx = ctx, .c = threshold,
                  .log_scale = log_scale, .err = err, .errlen = errlen};
     if (log_scale) {
@@ -341,7 +334,7 @@ int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
               size_t errlen) {
     if (npoints < 1 || npoints > TABLE_MAX_POINTS || nthresholds < 0 ||
         nthresholds > TABLE_MAX_THRESHOLDS)
-        return table_err(err, errlen, TABLE_EINPUT, "need 1..%d grid points "
+        return msg_set(err, errlen, TABLE_EINPUT, "need 1..%d grid points "
                          "and at most %d thresholds", TABLE_MAX_POINTS,
                          TABLE_MAX_THRESHOLDS);
     run_job j = {.nblocks = nblocks, .npoints = npoints,
@@ -350,7 +343,7 @@ int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
                  .blocks = blocks};
     for (int p = 0; p < npoints; p++) {
         if (!isfinite(grid[p]))
-            return table_err(err, errlen, TABLE_EINPUT,
+            return msg_set(err, errlen, TABLE_EINPUT,
                              "grid value %g is not finite", grid[p]);
         if (grid[p] <= 0) j.log_scale = 0;
     }
@@ -360,7 +353,7 @@ int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
         blocks[b].cu = calloc((size_t)npoints, sizeof *blocks[b].cu);
         if (!blocks[b].cu) {
             free_blocks(blocks, b);
-            return table_err(err, errlen, -1, "out of memory");
+            return msg_set(err, errlen, -1, "out of memory");
         }
     }
     int rc = table_parallel(nblocks * npoints, jobs, eval_task, &j, err,
@@ -386,12 +379,12 @@ int table_variants(const char *path, const char *const *wanted, int nwanted,
                    const char **names, scn_meta *meta, char *err,
                    size_t errlen) {
     if (nwanted > SCN_MAX_VARIANTS)
-        return table_err(err, errlen, TABLE_EINPUT, "at most %d variants",
+        return msg_set(err, errlen, TABLE_EINPUT, "at most %d variants",
                          SCN_MAX_VARIANTS);
     for (int i = 0; i < nwanted; i++) {
         for (int j = 0; j < i; j++)
             if (!strcmp(wanted[i], wanted[j]))
-                return table_err(err, errlen, TABLE_EINPUT,
+                return msg_set(err, errlen, TABLE_EINPUT,
                                  "--variant %s: given twice", wanted[i]);
         names[i] = wanted[i];
     }
@@ -429,11 +422,11 @@ int table_compute(const table_spec *spec, table_result *out, char *err,
                            &meta, err, errlen);
     if (n < 0) return n;
     if (spec->npoints < 1)
-        return table_err(err, errlen, TABLE_EINPUT, "the grid is empty");
+        return msg_set(err, errlen, TABLE_EINPUT, "the grid is empty");
     table_scenario sc[SCN_MAX_VARIANTS];
     void *ctx[SCN_MAX_VARIANTS];
     table_block *blocks = calloc((size_t)n, sizeof *blocks);
-    if (!blocks) return table_err(err, errlen, -1, "out of memory");
+    if (!blocks) return msg_set(err, errlen, -1, "out of memory");
     for (int b = 0; b < n; b++) {
         sc[b] = (table_scenario){spec->path, names[b], spec->sets,
                                  spec->nset, spec->key};
@@ -465,10 +458,10 @@ static int grid_numbers(const char *label, const grid_list *l, double *x,
         char *end;
         x[i] = strtod(l->v[i], &end);
         if (*end || !isfinite(x[i]))
-            return table_err(err, errlen, -1, "%s: '%s' is not a finite "
+            return msg_set(err, errlen, -1, "%s: '%s' is not a finite "
                              "number", label, l->v[i]);
         if (i > 0 && x[i] <= x[i - 1])
-            return table_err(err, errlen, -1, "%s: values must increase (%s "
+            return msg_set(err, errlen, -1, "%s: values must increase (%s "
                              "after %s)", label, l->v[i], l->v[i - 1]);
     }
     return 0;
@@ -483,9 +476,9 @@ int table_parse_numbers(const char *label, const char *spec, int max,
     double *x = NULL;
     int rc = -1;
     if (l.n > max)
-        table_err(err, errlen, -1, "%s: more than %d values", label, max);
+        msg_set(err, errlen, -1, "%s: more than %d values", label, max);
     else if (!(x = malloc((size_t)l.n * sizeof *x)))
-        table_err(err, errlen, -1, "%s: out of memory", label);
+        msg_set(err, errlen, -1, "%s: out of memory", label);
     else
         rc = grid_numbers(label, &l, x, err, errlen);
     if (!rc) {

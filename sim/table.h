@@ -182,9 +182,6 @@ int table_variants(const char *path, const char *const *wanted, int nwanted,
                    const char **names, scn_meta *meta, char *err,
                    size_t errlen);
 
-/* Writes a one-line message (printf format) to err and returns rc. */
-int table_err(char *err, size_t errlen, int rc, const char *fmt, ...);
-
 /* Parses a grid spec (see grid.h: a comma list, logspace:A:B:N or
  * linspace:A:B:N) into *n finite numbers, strictly increasing, at most
  * max of them, in *out (allocated; free it).  Messages start with label.

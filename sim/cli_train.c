@@ -224,6 +224,7 @@ static int train_to(report_file *out, run_ctx *c, const char *label,
     int rc = train_run(c->tr, on_report, c);
     *wall_s = mono_s() - t0;
     cli_progress_end(&progress);
+    c->progress = NULL; /* it lived on this stack frame */
     return rc == TRAIN_STOPPED ? c->rc : rc;
 }
 

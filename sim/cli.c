@@ -144,7 +144,7 @@ int cli_load(const cli_options *o, const char *const *more, int nmore,
     return 0;
 }
 
-static double mono_s(void) {
+double cli_now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
@@ -152,14 +152,14 @@ static double mono_s(void) {
 
 void cli_progress_start(cli_progress *p, const char *label) {
     p->label = label;
-    p->t0 = mono_s();
+    p->t0 = cli_now_s();
     p->shown = 0;
     p->enabled = isatty(STDERR_FILENO);
 }
 
 void cli_progress_update(void *ctx, double fraction) {
     cli_progress *p = ctx;
-    if (!p->enabled || (!p->shown && mono_s() - p->t0 < 0.5)) return;
+    if (!p->enabled || (!p->shown && cli_now_s() - p->t0 < 0.5)) return;
     p->shown = 1;
     int bar = (int)(fraction * 30 + 0.5);
     fprintf(stderr, "\r%s [%.*s%*s] %3.0f%%", p->label, bar,

@@ -77,6 +77,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...);
 int cli_load(const cli_options *o, const char *const *more, int nmore,
              scn_config *cfg);
 
+/* Seconds on a monotonic clock (for wall-clock figures). */
+double cli_now_s(void);
+
 /* A progress line on stderr, shown only when stderr is a terminal and
  * the work has lasted more than half a second. */
 typedef struct {

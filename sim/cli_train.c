@@ -67,12 +67,6 @@ typedef struct {
     int rc;               /* TRAIN_OK, or the error of an extra evaluation */
 } run_ctx;
 
-static double mono_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* A CSV number: the shortest decimal that reads back exactly; non-finite
  * values as nan / inf (never expected: the trainer stops on them). */
 static void csv_number(FILE *f, double x) {
@@ -220,9 +214,9 @@ static int train_to(report_file *out, run_ctx *c, const char *label,
     c->progress = &progress;
     csv_header(c);
     cli_progress_start(&progress, label);
-    double t0 = mono_s();
+    double t0 = cli_now_s();
     int rc = train_run(c->tr, on_report, c);
-    *wall_s = mono_s() - t0;
+    *wall_s = cli_now_s() - t0;
     cli_progress_end(&progress);
     c->progress = NULL; /* it lived on this stack frame */
     return rc == TRAIN_STOPPED ? c->rc : rc;

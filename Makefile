@@ -35,7 +35,7 @@ TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
-.PHONY: all deps demo test check asan bench plots reproduce clean help
+.PHONY: all deps demo test check asan bench plots reproduce experiments clean help
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
@@ -49,6 +49,7 @@ help:
 	@echo "make bench      build with -O2 and print the benchmarks"
 	@echo "make plots      run the paper sweeps and draw the figures (plots/out/)"
 	@echo "make reproduce  make plots, then Table 4 next to the paper's"
+	@echo "make experiments  the training comparisons of docs/experiments.md (~30 min)"
 	@echo "make clean      remove build outputs"
 
 # Installs the Debian packages that are missing (sudo when not root).
@@ -112,7 +113,20 @@ plots: deps
 	@plots/sweeps.sh bin/dilosim
 	gnuplot -e "dir='plots/out'" plots/figure4.gp
 	gnuplot -e "dir='plots/out'" plots/studies.gp
+	bin/dilosim train scenarios/train/mlp_smoke.json --out plots/out/loss_smoke.csv >/dev/null
+	gnuplot -e "files='plots/out/loss_smoke.csv'" \
+	  -e "cols='eval_loss_outer_nats eval_loss_replica_nats eval_loss_average_nats'" \
+	  -e "out='plots/out/loss_smoke'" plots/loss.gp
+	@if [ -s plots/out/experiments/results.csv ]; then \
+	  PLOTS_ONLY=1 scenarios/experiments/run.sh bin/dilosim; fi
 	@echo "figures in plots/out/"
+
+# The small-scale training experiments of docs/experiments.md: 19 runs of
+# `dilosim train`, about 30 minutes on two cores at low priority; not in
+# `make test`.
+experiments: deps
+	@$(MAKE) --no-print-directory bin/dilosim
+	@scenarios/experiments/run.sh bin/dilosim
 
 reproduce: plots
 	@plots/reproduce.sh

@@ -13,7 +13,8 @@ int sched_normalize(sched_spec *s, char *err, size_t errlen) {
     if (s->method == SCHED_DP) {
         s->H = 1, s->P = 1, s->tau = 0, s->alpha = 0;
     } else if (s->method == SCHED_DILOCO) {
-        s->P = 1, s->tau = 0;
+        s->P = 1, s->tau = 0, s->alpha = 0; /* every replica takes the
+                                               new outer parameters */
     }
     if (s->layers < 1) {
         snprintf(err, errlen, "layers must be >= 1 (got %d)", s->layers);

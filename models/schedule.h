@@ -14,7 +14,8 @@
  * after step floor((q+1)*H/P) + k*H - tau.
  *
  * Data-parallel is the degenerate schedule H = 1, P = 1, tau = 0 (a sync of
- * the whole model after every step); DiLoCo is P = 1, tau = 0.
+ * the whole model after every step); DiLoCo is P = 1, tau = 0, alpha = 0
+ * (every replica takes the new outer parameters).
  */
 #ifndef DILOSIM_SCHEDULE_H
 #define DILOSIM_SCHEDULE_H
@@ -44,7 +45,7 @@ typedef struct {
 } sched_spec;
 
 /* Normalises a spec in place (DP: H = P = 1, tau = 0, alpha = 0; DiLoCo:
- * P = 1, tau = 0) and checks it.  Returns 0, or -1 with a message in err
+ * P = 1, tau = 0, alpha = 0) and checks it.  Returns 0, or -1 with a message in err
  * (H < P, tau >= floor(H/P), P > layers, alpha outside [0,1], ...). */
 int sched_normalize(sched_spec *s, char *err, size_t errlen);
 

@@ -18,7 +18,7 @@ set logscale x 10
 set xrange [0.1:1000]
 set yrange [0:102]
 set ytics 0, 20, 100
-set grid xtics ytics mxtics lc rgb "#dddddd"
+set grid xtics ytics mxtics lt 1 lc rgb "#dddddd"
 set xlabel "bandwidth between datacenters (Gbit/s, 1 Gbit = 2^{30} bit; log scale)"
 unset key
 set format x "%g"
@@ -51,7 +51,7 @@ do for [fmt in "pngcairo svg"] {
   set key horizontal center center maxrows 1 font ",11" samplen 3 width 1
   plot for [i = 1:5] NaN with linespoints lw 2 pt 7 ps 0.5 \
        lc rgb word(colors, i) title label[i]
-  unset key; set border; set tics; set grid; set logscale x 10
+  unset key; set border; set tics; set grid xtics ytics mxtics lt 1 lc rgb "#dddddd"; set logscale x 10
   set xrange [0.1:1000]; set yrange [0:102]
   set xlabel "bandwidth between datacenters (Gbit/s, 1 Gbit = 2^{30} bit; log scale)"
   unset multiplot

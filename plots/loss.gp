@@ -64,7 +64,7 @@ color(i) = word(palette, (i - 1) % 10 + 1)
 set title title noenhanced
 set xlabel "training tokens, all replicas (millions)"
 set ylabel "eval loss (nats per token)" . (logy ? ", log scale" : "")
-set grid xtics ytics lc rgb "#d0d0d0"
+set grid xtics ytics lt 1 lw 1 lc rgb "#dcdcdc"
 set key top right noenhanced box opaque
 if (logy) set logscale y
 if (exists("ymin") && exists("ymax")) set yrange [ymin:ymax]

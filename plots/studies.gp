@@ -4,7 +4,7 @@
 # from plots/sweeps.sh.  usage: gnuplot -e "dir='plots/out'" plots/studies.gp
 if (!exists("dir")) dir = "plots/out"
 set datafile separator ","
-set grid xtics ytics mxtics lc rgb "#dddddd"
+set grid xtics ytics mxtics lt 1 lc rgb "#dddddd"
 set format x "%g"
 xlab = "bandwidth between datacenters (Gbit/s, 1 Gbit = 2^{30} bit; log scale)"
 
@@ -54,7 +54,7 @@ do for [fmt in "png svg"] {
   set key top right
   set format y "%g"
   set xtics rotate by -20 nomirror
-  unset grid; set grid ytics lc rgb "#dddddd"
+  unset grid; set grid ytics lt 1 lc rgb "#dddddd"
   meths = "data_parallel diloco streaming streaming_overlap streaming_overlap_fp4"
   tb(s, v) = real(system(sprintf("awk -F, '$1 == \"%s\" { print $6 / 1e12; exit }' %s/sweep_%s.csv", v, dir, s)))
   set print dir."/bytes.dat"

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int report_file_open(report_file *rf, const char *path, char *err,
@@ -22,6 +23,10 @@ int report_file_open(report_file *rf, const char *path, char *err,
     snprintf(rf->path, sizeof rf->path, "%s", path);
     snprintf(rf->tmp, sizeof rf->tmp, "%s.tmpXXXXXX", path);
     int fd = mkstemp(rf->tmp);
+    /* mkstemp makes the file 0600; give it the mode open(2) would. */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fd >= 0) fchmod(fd, 0666 & ~mask);
     if (fd < 0 || !(rf->f = fdopen(fd, "w"))) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         if (fd >= 0) close(fd), unlink(rf->tmp);

@@ -24,7 +24,11 @@
  *   5. validate walks the tables below (one per JSON object: key, type,
  *               range, where the value goes in scn_config), then checks
  *               what spans several keys: FLOP-derived step time, split,
- *               the schedule (sched_normalize), trace versus MTBF.
+ *               the schedule (sched_normalize), trace versus MTBF, and the
+ *               train section (the trained model, its data and optimizer,
+ *               the schedule against its blocks), which is then completed
+ *               with the scenario's shared keys (replicas, steps, seed,
+ *               schedule, codecs).
  *
  * Every error stops the load and leaves one line in err:
  *     file:line:col: json.path: what is wrong (expected ...)

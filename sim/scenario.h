@@ -13,7 +13,8 @@
  * JSON is used as such, anything else is taken as a string.  Messages
  * about an override read "--set a.b.c=value: a.b.c: what is wrong".
  *
- * Every key, its default and its unit is listed in README.md.
+ * Every key, its default and its unit is listed in README.md; the keys of
+ * the "train" section (for `dilosim train`) in docs/experiments.md.
  */
 #ifndef DILOSIM_SCENARIO_H
 #define DILOSIM_SCENARIO_H

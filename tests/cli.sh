@@ -67,5 +67,4 @@ done
 sh "$root/tests/cli_table.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_sweep.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_train.sh" "$bin" || fail=$((fail + 1))
-echo "cli: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish cli

@@ -193,8 +193,9 @@ END_TEST
 
 START_TEST(streaming_p1_tau0_is_diloco) {
     train_config a = nn_cfg(), b = nn_cfg();
-    a.sched = spec(SCHED_STREAMING, 6, 1, 0, 0.5);
-    b.sched = spec(SCHED_DILOCO, 6, 4, 3, 0.5); /* P, tau normalised away */
+    a.sched = spec(SCHED_STREAMING, 6, 1, 0, 0);
+    b.sched = spec(SCHED_DILOCO, 6, 4, 3, 0.5); /* P, tau, alpha normalised
+                                                   to 1, 0, 0 */
     train *ta = make(&a), *tb = make(&b);
     reports ra = run(ta), rb = run(tb);
     same_bits(ta, tb);

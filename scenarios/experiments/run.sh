@@ -2,10 +2,12 @@
 # run.sh -- the small-scale training experiments of docs/experiments.md:
 # every variant of scenarios/experiments/markov.json through `dilosim
 # train` (at low priority, one after the other), then a results table and
-# the loss plots.  About 30 minutes on two cores.
+# the loss plots.  About 27 minutes on two cores (19 runs).
 #
 # A variant whose CSV and summary are already there is not run again, so
-# an interrupted run resumes where it stopped; FORCE=1 runs everything.
+# an interrupted run resumes where it stopped; FORCE=1 runs everything;
+# PLOTS_ONLY=1 runs nothing and only remakes the tables and figures from
+# the CSV files there (an error if one is missing).
 #
 # usage: scenarios/experiments/run.sh [path/to/dilosim]
 # writes, under plots/out/experiments/:
@@ -22,15 +24,18 @@ out=$root/plots/out/experiments
 mkdir -p "$out"
 
 # (a) methods, (b) codec, (c) tau x alpha, (d) FedPart, (f) replicas;
-# (e) comes from the extra evaluations of the "streaming" run; the seed 2
+# (e) comes from the extra evaluations of the "streaming" and
+# "tau1_alpha0" runs; the seed 2
 # pair measures how much a difference between two runs is noise.
 variants="dp diloco streaming streaming_fp32
   tau0_alpha0.5 tau2_alpha0.5 tau5_alpha0.5 tau10_alpha0.5
   tau0_alpha0 tau1_alpha0 tau2_alpha0 tau5_alpha0 tau10_alpha0
-  fedpart m4_batch4 m4_steps240 dp_seed2 streaming_seed2"
+  fedpart m4_batch4 m4_steps480 dp_seed2 streaming_seed2"
 
 for v in $variants; do
-  if [ -z "$FORCE" ] && [ -s "$out/$v.csv" ] && [ -s "$out/$v.json" ]; then
+  if [ -n "$PLOTS_ONLY" ] || { [ -z "$FORCE" ] && [ -s "$out/$v.csv" ] &&
+                               [ -s "$out/$v.json" ]; }; then
+    [ -s "$out/$v.json" ] || { echo "experiments: no $out/$v.json" >&2; exit 1; }
     continue
   fi
   echo "experiments: $v ($(date +%H:%M:%S))" >&2
@@ -74,12 +79,13 @@ awk -F, 'NR == 1 {
   { printf "| %s | %s%s | %s | %s | %s | %s | %.4f | %.4f | %+.2f%% | %.3g | %.0f |\n",
       $1, $2, ($9 == 1 ? " (FedPart)" : ""), $3, $4, $7, $8, $13, $17, $18,
       $19, $20 }' "$out/results.csv" >"$out/results.md"
-awk -F, '$1 == "streaming" {
+awk -F, 'BEGIN {
     print ""
-    print "| streaming, final eval loss of | outer parameters | replica 0 | average of the replicas |"
-    print "|---|---|---|---|"
-    printf "| nats | %.4f | %.4f | %.4f |\n", $13, $14, $15 }' \
-  "$out/results.csv" >>"$out/results.md"
+    print "| final eval loss (nats) of | outer parameters | replica 0 | average of the replicas |"
+    print "|---|---|---|---|" }
+  $15 != "" && NR > 1 {
+    printf "| %s (tau %s, alpha %s) | %.4f | %.4f | %.4f |\n", $1, $7, $8,
+      $13, $14, $15 }' "$out/results.csv" >>"$out/results.md"
 
 # tau.csv: final eval loss against tau, alpha 0.5 and alpha 0.
 {
@@ -96,7 +102,7 @@ plot() { gnuplot -e "out='$out/$1'" -e "$2" "$root/plots/loss.gp"; }
 c() { for v in "$@"; do printf '%s/%s.csv ' "$out" "$v"; done; }
 zoom="ymin=1.7; ymax=2.6"
 plot loss_methods "files='$(c dp diloco streaming streaming_fp32)'; \
-  labels='\"data-parallel (fp32)\" \"DiLoCo (H 24, fp32)\" \"Streaming DiLoCo (tau 1, alpha 0.5, E3M0)\" \"Streaming DiLoCo (tau 1, alpha 0.5, FP32)\"'; \
+  labels='\"data-parallel (fp32)\" \"DiLoCo (H 24, alpha 0, fp32)\" \"Streaming DiLoCo (tau 1, alpha 0.5, E3M0)\" \"Streaming DiLoCo (tau 1, alpha 0.5, FP32)\"'; \
   title='(a), (b): methods at equal tokens (2 replicas)'; $zoom"
 plot loss_tau_alpha0.5 "files='$(c tau0_alpha0.5 streaming tau2_alpha0.5 tau5_alpha0.5 tau10_alpha0.5)'; \
   labels='\"tau 0\" \"tau 1\" \"tau 2\" \"tau 5\" \"tau 10\"'; \
@@ -111,8 +117,12 @@ plot loss_eval "files='$(c streaming)'; \
   cols='eval_loss_outer_nats eval_loss_replica_nats eval_loss_average_nats'; \
   labels='\"outer parameters\" \"replica 0\" \"average of the replicas\"'; \
   title='(e): what to evaluate (Streaming DiLoCo, tau 1, alpha 0.5, E3M0)'; $zoom"
-plot loss_replicas "files='$(c streaming m4_batch4 m4_steps240)'; \
-  labels='\"M 2, batch 8, 480 steps\" \"M 4, batch 4, 480 steps\" \"M 4, batch 8, 240 steps\"'; \
+plot loss_eval_alpha0 "files='$(c tau1_alpha0)'; \
+  cols='eval_loss_outer_nats eval_loss_replica_nats eval_loss_average_nats'; \
+  labels='\"outer parameters\" \"replica 0\" \"average of the replicas\"'; \
+  title='(e): what to evaluate (Streaming DiLoCo, tau 1, alpha 0, E3M0)'; $zoom"
+plot loss_replicas "files='$(c streaming m4_batch4 m4_steps480)'; \
+  labels='\"M 2, batch 8, 960 steps\" \"M 4, batch 4, 960 steps\" \"M 4, batch 8, 480 steps\"'; \
   title='(f): 2 against 4 replicas at equal tokens (Streaming DiLoCo, E3M0)'; $zoom"
 gnuplot -e "in='$out/tau.csv'; out='$out/tau'; dp=$dp_loss" "$here/tau.gp"
 echo "experiments: results in $out/results.md" >&2

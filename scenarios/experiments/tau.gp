@@ -13,7 +13,7 @@ set datafile separator ","
 set title "(c): final eval loss against the overlap tau (H 24, 2 fragments, E3M0)" noenhanced
 set xlabel "overlap tau (inner steps)"
 set ylabel "final eval loss of the outer parameters (nats per token)"
-set grid xtics ytics lc rgb "#d0d0d0"
+set grid xtics ytics lt 1 lw 1 lc rgb "#dcdcdc"
 set key top left noenhanced box opaque
 set xrange [-0.5:10.5]
 set xtics (0, 1, 2, 5, 10)

@@ -32,7 +32,6 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv,
               const char *const *extra, const char *const *flags,
               cli_options *o) {
     memset(o, 0, sizeof *o);
-    o->extra = extra;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

@@ -27,8 +27,7 @@ typedef struct {
     const char *out;
     const char *sets[CLI_MAX_SETS];
     int nset;
-    /* extra options: names given by the command, values found */
-    const char *const *extra;        /* NULL-terminated list of names */
+    /* extra options: values found, in order */
     const char *flags_seen[CLI_MAX_EXTRA]; /* flag options (no value) */
     int nflags;
     const char *extra_name[CLI_MAX_EXTRA];

@@ -211,23 +211,24 @@ static void try_advance(world *W, int wi, int64_t now);
 
 /* ---- reductions --------------------------------------------------------- */
 
+/* forward_first: does ready layer a go before ready layer b?  The lower
+ * gate step first (the forward that waits soonest), then the lower layer. */
+static int needed_sooner(const world *W, int a, int b) {
+    return W->gate[a] != W->gate[b] ? W->gate[a] < W->gate[b] : a < b;
+}
+
 /* Starts the next ready reduction when the stream is free: the oldest
- * (fifo) or the one the next forward needs first (forward_first: lowest
- * gate step, then lowest layer). */
+ * (fifo: ready[] is kept in the order they became ready) or the one the
+ * next forward needs first (forward_first). */
 static void stream_kick(world *W, int64_t now) {
     if (W->stream_busy || W->nready == 0) return;
     int best = 0;
-    for (int i = 1; i < W->nready; i++) {
-        const reduction *a = &W->red[W->ready[i]], *b = &W->red[W->ready[best]];
-        int earlier = W->forward_first
-                          ? (W->gate[W->ready[i]] < W->gate[W->ready[best]] ||
-                             (W->gate[W->ready[i]] == W->gate[W->ready[best]] &&
-                              W->ready[i] < W->ready[best]))
-                          : a->submitted < b->submitted;
-        if (earlier) best = i;
-    }
+    if (W->forward_first)
+        for (int i = 1; i < W->nready; i++)
+            if (needed_sooner(W, W->ready[i], W->ready[best])) best = i;
     int l = W->ready[best];
-    W->ready[best] = W->ready[--W->nready];
+    memmove(&W->ready[best], &W->ready[best + 1],
+            (size_t)(--W->nready - best) * sizeof *W->ready);
     W->stream_busy = 1;
     W->red[l].started = now;
     if (coll_submit(W->coll, now, (double)W->bytes[l], W->red[l].came,

@@ -18,7 +18,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "../sim/rng.h"
+#include "rng.h"
 
 #define STATIONARY_TOL 1e-13
 #define STATIONARY_MAX_ITERS 1000000

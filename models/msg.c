@@ -1,10 +1,12 @@
 /*
- * msg.c -- one-line error messages into a caller's buffer.
+ * msg.c -- the error space, one-line messages, exact number formatting.
  */
 #include "msg.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int msg_set(char *err, size_t errlen, int rc, const char *fmt, ...) {
     if (err && errlen) {
@@ -14,4 +16,52 @@ int msg_set(char *err, size_t errlen, int rc, const char *fmt, ...) {
         va_end(ap);
     }
     return rc;
+}
+
+static const struct {
+    int rc;
+    const char *name, *text;
+} codes[] = {
+    {MSG_OK, "OK", "success"},
+    {MSG_EFAIL, "EFAIL", "runtime failure"},
+    {MSG_ENOMEM, "ENOMEM", "out of memory"},
+    {MSG_EIO, "EIO", "input/output error"},
+    {MSG_EINPUT, "EINPUT", "bad input"},
+    {MSG_EINTR, "EINTR", "interrupted"},
+};
+
+static int code_index(int rc) {
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        if (codes[i].rc == rc) return (int)i;
+    return -1;
+}
+
+const char *msg_errname(int rc) {
+    int i = code_index(rc);
+    return i < 0 ? "EUNKNOWN" : codes[i].name;
+}
+
+const char *msg_strerror(int rc) {
+    int i = code_index(rc);
+    return i < 0 ? "unknown error" : codes[i].text;
+}
+
+int msg_exit_status(int rc) {
+    return rc == MSG_OK ? 0 : rc == MSG_EINPUT ? 2 : 1;
+}
+
+const char *msg_number(double x, char buf[MSG_NUM_MAX]) {
+    if (isnan(x)) {
+        snprintf(buf, MSG_NUM_MAX, "nan");
+    } else if (isinf(x)) {
+        snprintf(buf, MSG_NUM_MAX, x > 0 ? "inf" : "-inf");
+    } else if (x == floor(x) && fabs(x) < 1e15) {
+        snprintf(buf, MSG_NUM_MAX, "%.0f", x);
+    } else {
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(buf, MSG_NUM_MAX, "%.*g", prec, x);
+            if (strtod(buf, NULL) == x) break;
+        }
+    }
+    return buf;
 }

@@ -1,18 +1,53 @@
 /*
- * msg.h -- one-line error messages written into a caller's buffer.
+ * msg.h -- the library's error space, one-line error messages and exact
+ * number formatting.
  *
- * Library functions that can fail take (char *err, size_t errlen) and
- * return an error code; msg_set formats the message and passes the code
- * through, so a failure path is one line: return msg_set(err, n, -1, ...).
+ * Every function that can fail returns 0 or one of the negative MSG_E*
+ * codes below and writes a one-line message into a caller's buffer
+ * (char *err, size_t errlen).  msg_set formats the message and passes the
+ * code through, so a failure path is one line:
+ *
+ *     return msg_set(err, errlen, MSG_EINPUT, "%s: not a number", path);
+ *
+ * The code says who is to blame: MSG_EINPUT is the user's input (a
+ * scenario, an option, a trace or data file; the command exits 2), every
+ * other code is a runtime failure (exit 1).  Codes pass through callers
+ * unchanged, so the distinction survives any depth of calls.
  */
 #ifndef DILOSIM_MSG_H
 #define DILOSIM_MSG_H
 
 #include <stddef.h>
 
+enum {
+    MSG_OK = 0,
+    MSG_EFAIL = -1,  /* a runtime failure not covered below */
+    MSG_ENOMEM = -2, /* out of memory */
+    MSG_EIO = -3,    /* a file could not be read or written */
+    MSG_EINPUT = -4, /* bad input: scenario, option, trace, data or cost file */
+    MSG_EINTR = -5   /* interrupted by a signal */
+};
+
 /* Formats fmt into err (at most errlen bytes, always terminated when
  * errlen > 0) and returns rc. */
 int msg_set(char *err, size_t errlen, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* The code's name ("EINPUT"), and a short description of it ("bad
+ * input"); "EUNKNOWN" / "unknown error" for a code not listed above. */
+const char *msg_errname(int rc);
+const char *msg_strerror(int rc);
+
+/* The process exit status for a code: 0 for MSG_OK, 2 for MSG_EINPUT,
+ * 1 for every other failure. */
+int msg_exit_status(int rc);
+
+/* Bytes of a formatted number, with the terminating NUL. */
+#define MSG_NUM_MAX 32
+
+/* x as the shortest decimal that reads back as x: integers below 1e15
+ * without exponent ("1000"), others by the shortest %.Ng ("0.1",
+ * "0.12067926406393285", "1e+20"); "inf", "-inf", "nan".  Returns buf. */
+const char *msg_number(double x, char buf[MSG_NUM_MAX]);
 
 #endif

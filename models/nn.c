@@ -21,6 +21,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "rng.h"
 #include "tensor.h"
 
 /* ---- roles and layout --------------------------------------------------- */
@@ -365,13 +366,6 @@ void nn_free(nn_model *m) {
 
 /* ---- initialisation ------------------------------------------------------ */
 
-static uint64_t splitmix64(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 /* The standard deviation of a role's initial values; 0 for biases
  * (zero) and negative for LayerNorm weights (one). */
 static double init_std(const nn_model *m, role r) {
@@ -390,7 +384,7 @@ static double init_std(const nn_model *m, role r) {
 void nn_init(nn_model *m, uint64_t seed) {
     for (int u = 0; u < m->nunits; u++) {
         const unit_layout *ul = &m->units[u];
-        uint64_t s = splitmix64(seed + (uint64_t)(u + 1) *
+        uint64_t s = rng_mix(seed + (uint64_t)(u + 1) *
                                            0x9E3779B97F4A7C15ull);
         gsl_rng_set(m->rng, (unsigned long)(s & 0xffffffffu));
         for (int i = 0; i < ul->ntensors; i++) {

@@ -72,7 +72,7 @@ static const char *method_name(const table_crossing *x) {
 static void csv_number(FILE *f, double x) {
     char buf[GRID_NUM_MAX];
     if (isnan(x)) return;
-    grid_format_number(x, buf);
+    msg_number(x, buf);
     fputs(buf, f);
 }
 

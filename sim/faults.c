@@ -47,7 +47,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sf_gamma.h>
 
-#include "rng.h"
+#include "../models/rng.h"
 
 enum { MODE_NONE, MODE_RANDOM, MODE_TRACE };
 

@@ -22,24 +22,6 @@ static int grid_err(char *err, size_t errlen, const char *label,
     return -1;
 }
 
-void grid_format_number(double x, char buf[GRID_NUM_MAX]) {
-    if (isnan(x)) {
-        snprintf(buf, GRID_NUM_MAX, "nan");
-        return;
-    }
-    if (isinf(x)) {
-        snprintf(buf, GRID_NUM_MAX, x > 0 ? "inf" : "-inf");
-        return;
-    }
-    if (x == floor(x) && fabs(x) < 1e15) {
-        snprintf(buf, GRID_NUM_MAX, "%.0f", x);
-        return;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, GRID_NUM_MAX, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x) return;
-    }
-}
 
 void grid_free(grid_list *l) {
     for (int i = 0; i < l->n; i++) free(l->v[i]);
@@ -162,7 +144,7 @@ static int parse_space(const char *label, const char *spec, int logspace,
         /* As numpy: start + i * step, the last one exactly B. */
         double y = i == n - 1 && n > 1 ? b : a + (double)i * step;
         char buf[GRID_NUM_MAX];
-        grid_format_number(logspace ? pow(10, y) : y, buf);
+        msg_number(logspace ? pow(10, y) : y, buf);
         if (push(out, buf, strlen(buf)))
             return grid_err(err, errlen, label, "out of memory");
     }

@@ -26,8 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../models/msg.h"
+
 #define GRID_MAX_VALUES 100000  /* values one spec may give */
-#define GRID_NUM_MAX 32         /* bytes of a formatted number, with NUL */
+#define GRID_NUM_MAX MSG_NUM_MAX /* bytes of a formatted number, with NUL */
 
 typedef struct {
     int n;        /* values */
@@ -42,11 +44,6 @@ int grid_parse(const char *label, const char *spec, grid_list *out,
                char *err, size_t errlen);
 
 void grid_free(grid_list *l);
-
-/* x as the shortest decimal that reads back as x: integers below 1e15
- * without exponent ("1000"), others by the shortest %.Ng ("0.1",
- * "0.12067926406393285", "1e+20"); "inf", "-inf", "nan". */
-void grid_format_number(double x, char buf[GRID_NUM_MAX]);
 
 /* The number of points of ndim dimensions of sizes n[] (1 when ndim is
  * 0), or -1 when it exceeds max. */

@@ -37,7 +37,7 @@
 #include "eventq.h"
 #include "faults.h"
 #include "net.h"
-#include "rng.h"
+#include "../models/rng.h"
 
 enum { CLS_NET, CLS_FAULT, CLS_COMPUTE };              /* tie order */
 enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR };

@@ -214,17 +214,17 @@ static char *point_row(const sweep *sw, int64_t p, const run_result *r) {
     char buf[64];
     point_prefix(sw, p, &b);
     for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
-        grid_format_number(nums[i], buf);
+        msg_number(nums[i], buf);
         str_puts(&b, buf);
         str_puts(&b, ",");
     }
     snprintf(buf, sizeof buf, "%lld,%lld,", (long long)r->syncs,
              (long long)r->failures);
     str_puts(&b, buf);
-    grid_format_number(r->lost_compute_s, buf);
+    msg_number(r->lost_compute_s, buf);
     str_puts(&b, buf);
     str_puts(&b, ",");
-    grid_format_number(r->recovery_bytes, buf);
+    msg_number(r->recovery_bytes, buf);
     str_puts(&b, buf);
     snprintf(buf, sizeof buf, ",%d,%llu\n", r->finished,
              (unsigned long long)r->events);

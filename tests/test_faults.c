@@ -15,7 +15,7 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "../sim/rng.h"
+#include "../models/rng.h"
 #include "check_main.h"
 
 #define DATA "tests/data/faults/"

@@ -204,12 +204,12 @@ START_TEST(test_format_number) {
                  {NAN, "nan"}};
     char buf[GRID_NUM_MAX];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        grid_format_number(cases[i].x, buf);
+        msg_number(cases[i].x, buf);
         ck_assert_str_eq(buf, cases[i].s);
     }
     /* Every finite value reads back exactly. */
     for (double x = 1e-300; x < 1e300; x *= 7.3) {
-        grid_format_number(x, buf);
+        msg_number(x, buf);
         ck_assert(strtod(buf, NULL) == x);
     }
 }

@@ -60,6 +60,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/rng.h"
+
 #define NO_POS ((size_t)-1)
 #define PATH_LEN 512
 #define MAX_DEPTH 100              /* nesting levels the scanner accepts */
@@ -1763,6 +1765,30 @@ static int parse_doc(ctx *c, const char *text, size_t len, cJSON **root) {
     return 0;
 }
 
+/* The digest of the resolved document: its compact print without the
+ * "variants" and "sweep" sections, hashed 8 bytes at a time.  Returns 0,
+ * or -1 when out of memory. */
+static int digest_doc(const cJSON *root, uint64_t *out) {
+    cJSON *copy = cJSON_Duplicate(root, 1);
+    if (!copy) return -1;
+    cJSON_DeleteItemFromObjectCaseSensitive(copy, "variants");
+    cJSON_DeleteItemFromObjectCaseSensitive(copy, "sweep");
+    char *text = cJSON_PrintUnformatted(copy);
+    cJSON_Delete(copy);
+    if (!text) return -1;
+    uint64_t h = 0;
+    size_t n = strlen(text);
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        for (size_t j = i; j < i + 8 && j < n; j++)
+            w = w << 8 | (unsigned char)text[j];
+        h = rng_mix(h ^ w);
+    }
+    *out = rng_mix(h ^ n);
+    free(text);
+    return 0;
+}
+
 /* Passes 1 to 5 over text, with a variant (or NULL) merged in. */
 static int load_text(ctx *c, const char *text, size_t len,
                      const char *variant, const char *const *sets, int nset,
@@ -1781,6 +1807,10 @@ static int load_text(ctx *c, const char *text, size_t len,
         check_model(c, root, &cfg) || check_method(c, root, &cfg) ||
         check_faults(c, root, &cfg) || check_train(c, root, &cfg))
         goto done;
+    if (digest_doc(root, &cfg.digest)) {
+        oom(c);
+        goto done;
+    }
     *out = cfg;
     rc = 0;
 done:

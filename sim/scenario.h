@@ -116,6 +116,13 @@ typedef struct {
     char train_data_path[SCN_PATH_MAX]; /* resolved against the scenario
                                            file's directory; "" none */
     unsigned train_eval;     /* SCN_EVAL_* bits; OUTER always set */
+
+    /* A 64-bit digest of the resolved document (after the variant and
+     * the overrides, without its "variants" and "sweep" sections, keys in
+     * document order): two configs with the same digest were loaded from
+     * the same effective scenario.  Written as 16 hex digits where a file
+     * must remember what it was computed from (sweep --resume). */
+    uint64_t digest;
 } scn_config;
 
 /* Fills c with the defaults (see README.md). */

@@ -331,6 +331,47 @@ START_TEST(streaming_failure_lost_sequential) {
 }
 END_TEST
 
+/* The same failure with tau 1: fragment 0 is taken after steps 1, 5, 9
+ * (applied after 2, 6, 10), fragment 1 after 3, 7, 11.  Repaired at 10 s,
+ * worker 1 waits for the next fragment sync to complete: fragment 0's
+ * taken after step 9, whose layer 0 ends step 9 at 10.8 s.  It rejoins at
+ * the step after that sync's apply step, 9 + tau + 1 = 11, at 10.8 s,
+ * while worker 0 begins step 10: the rejoined worker starts tau steps
+ * ahead.  Its steps 11, 12 are [10.8, 12.0], [12.0, 13.2] (the sync taken
+ * after step 11 gates step 13 only); worker 0 ends step 12 at 14.4 s.
+ * Worker 1 computed 8.05 + 2.4 = 10.45 s.  Bytes a worker in rings with
+ * both members: fragment syncs taken after 1, 3, 5, 11 (two layers each)
+ * and layer 3 of the one taken after 7 (it arrived at 7.8 s, before the
+ * failure; layer 1 at 8.2 s would have been after): 9 x 2e6 = 18e6;
+ * worker 0 also sends the 16e6-byte download. */
+START_TEST(streaming_failure_rejoin_with_tau) {
+    trace_tmp t;
+    trace_write(&t, "8.05 1 down\n10 1 up\n");
+    spans sp = {0};
+    run_result r = SIM(&sp, streaming4_inf, t.set, "method.tau=1");
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.wall_time_s), NS(14.4));
+    ck_assert_int_eq(NS(r.per_worker[1].compute_time_s), NS(10.45));
+    ck_assert_int_eq(r.syncs, 6);
+    ck_assert(r.per_worker[1].bytes_sent == 18e6);
+    ck_assert(r.per_worker[0].bytes_sent == 18e6 + 16e6);
+    int n;
+    span_rec *c = compute_track(&sp, 1, &n);
+    ck_assert_int_eq(n, 6 * 12 + 8 + 2 * 12);
+    ck_assert_int_eq(c[6 * 12 + 8].step, 11);
+    ck_assert_int_eq(c[6 * 12 + 8].start, NS(10.8));
+    ck_assert_int_eq(c[n - 1].end, NS(13.2));
+    free(c);
+    c = compute_track(&sp, 0, &n);
+    int k = 0;
+    while (k < n && c[k].start < NS(10.8)) k++;
+    ck_assert_int_eq(c[k].step, 10);
+    ck_assert_int_eq(c[k].start, NS(10.8));
+    free(c);
+    spans_free(&sp);
+}
+END_TEST
+
 /* ---- 3. a failure during a running all-reduce ------------------------- */
 
 /* DiLoCo, 3 workers, 1 layer of 3e6 parameters (fp32: S = 12e6 bytes),
@@ -345,7 +386,8 @@ END_TEST
  *   [5.41, 5.57]: 2 x 6e6 bytes each.
  *   steps 6-10 [5.57, 10.57]; ring of 2 [10.57, 10.89]: 2 x 6e6 each.
  * wall 10.89 s; bytes 8.8e6 + 12e6 + 12e6 = 32.8e6 for workers 0 and 1,
- * 8.8e6 for worker 2 (it was waiting for the ring: nothing lost). */
+ * 8.8e6 for worker 2.  (Its lost compute is defect_lost_dropped_allreduce,
+ * below.) */
 START_TEST(failure_during_allreduce_restarts_among_survivors) {
     trace_tmp t;
     trace_write(&t, "5.25 2 down\n");
@@ -369,7 +411,6 @@ START_TEST(failure_during_allreduce_restarts_among_survivors) {
     ck_assert(r.per_worker[2].bytes_received == 8.8e6);
     ck_assert_int_eq(NS(r.per_worker[0].compute_time_s), NS(10));
     ck_assert_int_eq(NS(r.per_worker[2].compute_time_s), NS(5));
-    ck_assert_int_eq(NS(r.per_worker[2].lost_compute_s), 0);
     ck_assert(r.recovery_bytes == 0);
     /* the interrupted reduction: one span per survivor, from its start to
      * the end of the restarted ring; none for the failed worker */
@@ -656,6 +697,63 @@ START_TEST(trace_spans_tile_compute) {
 }
 END_TEST
 
+/* ---- defects found by these derivations ------------------------------- *
+ *
+ * Built only with -DDILOSIM_DEFECT_TESTS, e.g.
+ *     make B=build-defects OPT="-O2 -DDILOSIM_DEFECT_TESTS" \
+ *         build-defects/tests/test_run_cases && build-defects/tests/test_run_cases
+ * They fail on the engine as it is; once it is fixed, they move into the
+ * by_hand case. */
+#ifdef DILOSIM_DEFECT_TESTS
+
+/* DEFECT: a failed worker's lost compute is counted from its last
+ * *arrival* at a reduction, not from its last contribution that reached a
+ * sync.  run.c's arrive() sets contrib[fragment] = busy when the worker
+ * arrives; when the worker then fails, the running all-reduce restarts
+ * among the survivors (or a collecting one goes on without it), so what it
+ * computed since its previous sync never reaches the outer parameters, yet
+ * on_fail() counts only busy - contrib.
+ * Test 3's world: worker 2 arrived for the outer step after step 5 at
+ * 5.0 s and failed at 5.25 s during its ring, which restarted among {0, 1}:
+ * none of its 5 s of compute reached an outer step, so it lost 5 s.
+ * Expected lost_compute_s 5; the engine gives 0. */
+START_TEST(defect_lost_dropped_allreduce) {
+    trace_tmp t;
+    trace_write(&t, "5.25 2 down\n");
+    run_result r = SIM(NULL,
+                       "{\"model\": {\"params\": 3e6, \"layers\": 1,"
+                       " \"step_time_s\": 1}, \"workers\": {\"count\": 3},"
+                       " \"network\": {\"bandwidth_gbps\": 0.32,"
+                       " \"latency_ms\": 10}, \"method\": {\"name\":"
+                       " \"diloco\", \"H\": 5, \"codec\": \"fp32\"},"
+                       " \"steps\": 10}",
+                       t.set);
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.per_worker[2].lost_compute_s), NS(5.0));
+}
+END_TEST
+
+/* DEFECT: the same with a fragment of several layers.  Test 2's world
+ * (tau 0, strided, unbounded links); worker 1 fails at 6.85 s, in step 6
+ * after the parameter backward of layer 2 (6.8 s) and before that of
+ * layer 0 (7.2 s): fragment 0's sync taken after step 6 reduces layer 2
+ * with it and layer 0 without it, so its fragment-0 work since the sync
+ * taken after step 2 (layer 0 at 2.4 s) is lost, and its fragment-1 work
+ * since the sync taken after step 4 (layer 1 at 4.6 s):
+ *     ((6.85 - 2.4) + (6.85 - 4.6)) / 2 = (4.45 + 2.25) / 2 = 3.35 s.
+ * The engine counts fragment 0 from the layer-2 arrival at 6.8 s and
+ * gives (0.05 + 2.25) / 2 = 1.15 s. */
+START_TEST(defect_lost_partial_fragment) {
+    trace_tmp t;
+    trace_write(&t, "6.85 1 down\n");
+    run_result r = SIM(NULL, streaming4_inf, t.set);
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.per_worker[1].lost_compute_s), NS(3.35));
+}
+END_TEST
+
+#endif
+
 static Suite *make_suite(void) {
     Suite *s = suite_create("run_cases");
     TCase *tc = tcase_create("by_hand");
@@ -663,6 +761,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, streaming_p2_tau1_by_hand);
     tcase_add_test(tc, streaming_failure_lost_per_fragment_and_rejoin);
     tcase_add_test(tc, streaming_failure_lost_sequential);
+    tcase_add_test(tc, streaming_failure_rejoin_with_tau);
     tcase_add_test(tc, failure_during_allreduce_restarts_among_survivors);
     tcase_add_test(tc, recovery_download_finite_bandwidth);
     tcase_add_test(tc, split_changes_overlap);
@@ -671,6 +770,12 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, order_rotated_vs_ascending);
     tcase_add_test(tc, trace_spans_tile_compute);
     suite_add_tcase(s, tc);
+#ifdef DILOSIM_DEFECT_TESTS
+    TCase *dc = tcase_create("defects");
+    tcase_add_test(dc, defect_lost_dropped_allreduce);
+    tcase_add_test(dc, defect_lost_partial_fragment);
+    suite_add_tcase(s, dc);
+#endif
     return s;
 }
 

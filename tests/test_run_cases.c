@@ -506,6 +506,65 @@ START_TEST(recovery_download_finite_bandwidth) {
 }
 END_TEST
 
+/* A download that shares worker 0's up link with a running ring.  DiLoCo,
+ * 3 workers, 1 layer of 1.2e6 parameters (fp32: S = 4.8e6 bytes), 1 s
+ * steps, H 5, 10 steps, 0.32 Gbit/s = 4e7 B/s, no latency; 3 bytes a
+ * parameter to download (3.6e6).  Worker 2 fails at 0.5 s (lost 0.5 s)
+ * and is repaired at 5.0 s, the instant the ring among {0, 1} starts
+ * (failures and repairs run before compute completions: the download is
+ * first).  Max-min sharing: worker 0's up link carries the download D and
+ * the ring flow 0->1 at 2e7 each; 1->0 runs alone at 4e7.
+ *   ring step 1: 1->0 moves 2.4e6 in [5.00, 5.06]; 0->1 in [5.00, 5.12]
+ *                at 2e7; D moves 2.4e6 by 5.12
+ *   ring step 2: 1->0 in [5.12, 5.18]; D's last 1.2e6 at 2e7 ends at 5.18;
+ *                0->1 moves 1.2e6 at 2e7 to 5.18, then alone at 4e7 its
+ *                last 1.2e6 in 0.03 s: the ring ends at 5.21
+ * Alone, the ring would take 2 x 0.06 = 0.12 s and D 0.09 s; shared, 0.21
+ * and 0.18.  D ends before the sync, so worker 2 rejoins at 5.21 for
+ * step 6; steps 6-10 [5.21, 10.21]; ring of 3, 4 x 1.6e6/4e7:
+ * [10.21, 10.37].  Bytes sent: worker 0 2 x 2.4e6 + 3.6e6 + 4 x 1.6e6 =
+ * 14.8e6, worker 1 4.8e6 + 6.4e6 = 11.2e6, worker 2 6.4e6 (and it
+ * receives 3.6e6 + 6.4e6). */
+START_TEST(recovery_download_shares_link_with_ring) {
+    trace_tmp t;
+    trace_write(&t, "0.5 2 down\n5 2 up\n");
+    spans sp = {0};
+    run_result r = SIM(&sp,
+                       "{\"model\": {\"params\": 1.2e6, \"layers\": 1,"
+                       " \"step_time_s\": 1}, \"workers\": {\"count\": 3},"
+                       " \"network\": {\"bandwidth_gbps\": 0.32},"
+                       " \"method\": {\"name\": \"diloco\", \"H\": 5,"
+                       " \"codec\": \"fp32\"}, \"faults\":"
+                       " {\"recovery_bytes_per_param\": 3}, \"steps\": 10}",
+                       t.set);
+    trace_remove(&t);
+    const span_rec *rec[2];
+    ck_assert_int_eq(find_spans(&sp, 2, "recovery", rec, 2), 1);
+    ck_assert_int_eq(rec[0]->start, NS(5.0));
+    ck_assert_int_eq(rec[0]->end, NS(5.18));
+    for (int w = 0; w < 2; w++) {
+        const span_rec *s = allreduce_span(&sp, w, 0, 5);
+        ck_assert_int_eq(s->start, NS(5.0));
+        ck_assert_int_eq(s->end, NS(5.21));
+    }
+    for (int w = 0; w < 3; w++) {
+        const span_rec *s = allreduce_span(&sp, w, 0, 10);
+        ck_assert_int_eq(s->start, NS(10.21));
+        ck_assert_int_eq(s->end, NS(10.37));
+    }
+    ck_assert_int_eq(NS(r.wall_time_s), NS(10.37));
+    ck_assert(r.recovery_bytes == 3.6e6);
+    ck_assert(r.per_worker[0].bytes_sent == 14.8e6);
+    ck_assert(r.per_worker[1].bytes_sent == 11.2e6);
+    ck_assert(r.per_worker[2].bytes_sent == 6.4e6);
+    ck_assert(r.per_worker[2].bytes_received == 10e6);
+    ck_assert_int_eq(NS(r.per_worker[2].compute_time_s), NS(5.5));
+    ck_assert_int_eq(NS(r.per_worker[2].lost_compute_s), NS(0.5));
+    ck_assert_double_eq_tol(r.peak_link_gbps, 0.32, 1e-12);
+    spans_free(&sp);
+}
+END_TEST
+
 /* ---- 5. split, backward order, layout, order -------------------------- */
 
 /* DP, 2 workers, 2 layers of 1e6 parameters (bf16: 2e6 bytes a layer),
@@ -752,6 +811,36 @@ START_TEST(defect_lost_partial_fragment) {
 }
 END_TEST
 
+/* DEFECT: DP takes its checkpoint when a step's compute ends, before
+ * the step's gradient all-reduce has completed (run.c: dp_checkpoint() is
+ * called from on_op_done() at the last op of the step).  A failure during
+ * that all-reduce then rolls back to a checkpoint of a step whose update
+ * never happened, and the step's gradient exchange silently vanishes.
+ * DP, 2 workers, 1 layer of 1e6 parameters (bf16: 2e6 bytes), 1 s steps,
+ * 4 steps, checkpoint every 2 steps, 0.16 Gbit/s = 2e7 B/s: a ring is
+ * 2 x 1e6/2e7 = 0.1 s.  Step 1 [0, 1], ring [1, 1.1]; step 2 [1.1, 2.1],
+ * ring from 2.1.  Worker 1 fails at 2.17 s, inside that ring: step 2 has
+ * not completed, so the last checkpoint is the start, and both workers
+ * lose steps 1 and 2 (2 s each).  Repaired at 3 s, worker 1 downloads
+ * 4e6 bytes in 0.2 s; from 3.2 s the four steps take 4 x 1.1 s: wall
+ * 7.6 s.  The engine resumes at step 3 with nothing lost: wall 5.4 s,
+ * lost 0, and 3 completed syncs for 4 steps. */
+START_TEST(defect_dp_checkpoint_before_allreduce) {
+    trace_tmp t;
+    trace_write(&t, "2.17 1 down\n3 1 up\n");
+    run_result r = SIM(NULL,
+                       "{\"model\": {\"params\": 1e6, \"layers\": 1,"
+                       " \"step_time_s\": 1}, \"workers\": {\"count\": 2},"
+                       " \"network\": {\"bandwidth_gbps\": 0.16},"
+                       " \"method\": {\"name\": \"dp\"}, \"faults\":"
+                       " {\"checkpoint_steps\": 2}, \"steps\": 4}",
+                       t.set);
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.lost_compute_s), NS(2 * 2.0));
+    ck_assert_int_eq(NS(r.wall_time_s), NS(7.6));
+}
+END_TEST
+
 #endif
 
 static Suite *make_suite(void) {
@@ -764,6 +853,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, streaming_failure_rejoin_with_tau);
     tcase_add_test(tc, failure_during_allreduce_restarts_among_survivors);
     tcase_add_test(tc, recovery_download_finite_bandwidth);
+    tcase_add_test(tc, recovery_download_shares_link_with_ring);
     tcase_add_test(tc, split_changes_overlap);
     tcase_add_test(tc, parameters_first_starts_reduction_earlier);
     tcase_add_test(tc, layout_sequential_vs_strided);
@@ -774,6 +864,7 @@ static Suite *make_suite(void) {
     TCase *dc = tcase_create("defects");
     tcase_add_test(dc, defect_lost_dropped_allreduce);
     tcase_add_test(dc, defect_lost_partial_fragment);
+    tcase_add_test(dc, defect_dp_checkpoint_before_allreduce);
     suite_add_tcase(s, dc);
 #endif
     return s;

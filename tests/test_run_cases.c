@@ -115,13 +115,15 @@ static const span_rec *allreduce_span(const spans *sp, int w, int l,
         const span_rec *s = &sp->v[i];
         if (s->worker == w && s->layer == l && s->step == t &&
             strcmp(s->name, "allreduce") == 0) {
-            ck_assert_msg(hit == NULL, "two allreduce spans, layer %d step %lld",
-                          l, (long long)t);
+            ck_assert_msg(hit == NULL,
+                          "two allreduce spans, layer %d step %lld", l,
+                          (long long)t);
             hit = s;
         }
     }
-    ck_assert_msg(hit != NULL, "no allreduce span for worker %d layer %d step %lld",
-                  w, l, (long long)t);
+    ck_assert_msg(hit != NULL,
+                  "no allreduce span for worker %d layer %d step %lld", w, l,
+                  (long long)t);
     return hit;
 }
 
@@ -237,8 +239,9 @@ START_TEST(streaming_p2_tau1_by_hand) {
     for (size_t i = 0; i < sizeof streaming4_rings / sizeof *streaming4_rings;
          i++)
         for (int w = 0; w < 2; w++) {
-            const span_rec *s = allreduce_span(&sp, w, streaming4_rings[i].layer,
-                                               streaming4_rings[i].step);
+            const span_rec *s =
+                allreduce_span(&sp, w, streaming4_rings[i].layer,
+                               streaming4_rings[i].step);
             ck_assert_int_eq(s->start, NS(streaming4_rings[i].start));
             ck_assert_int_eq(s->end, NS(streaming4_rings[i].end));
         }
@@ -258,12 +261,12 @@ END_TEST
  *     ((8.05 - 7.2) + (8.05 - 4.6)) / 2 = (0.85 + 3.45) / 2 = 2.15 s.
  * Repaired at 10 s, it downloads 4e6 x 4 bytes at once and waits for the
  * group's next fragment sync: fragment 1's taken after step 8 ended at
- * 9.4 s, before; fragment 0's taken after step 10 ends with layer 0 at 12.0 s.  It rejoins
- * there, at step 11, with worker 0: both end at 14.4 s.  Worker 1 computed
- * 8.05 + 2 x 1.2 = 10.45 s.  Bytes (bf16, 2e6 a layer, S a ring): rings
- * with both members are fragment syncs of steps 2, 4, 6, 12 (two layers
- * each): 16e6 bytes a worker; worker 0 also sends the 16e6-byte
- * download. */
+ * 9.4 s, before; fragment 0's taken after step 10 ends with layer 0 at
+ * 12.0 s.  It rejoins there, at step 11, with worker 0: both end at
+ * 14.4 s.  Worker 1 computed 8.05 + 2 x 1.2 = 10.45 s.  Bytes (bf16,
+ * 2e6 a layer, S a ring): rings with both members are fragment syncs of
+ * steps 2, 4, 6, 12 (two layers each): 16e6 bytes a worker; worker 0 also
+ * sends the 16e6-byte download. */
 static const char *streaming4_inf =
     "{\"model\": {\"params\": 4e6, \"layers\": 4, \"step_time_s\": 1.2},"
     " \"workers\": {\"count\": 2},"
@@ -765,7 +768,8 @@ END_TEST
  *
  * Built only with -DDILOSIM_DEFECT_TESTS, e.g.
  *     make B=build-defects OPT="-O2 -DDILOSIM_DEFECT_TESTS" \
- *         build-defects/tests/test_run_cases && build-defects/tests/test_run_cases
+ *         build-defects/tests/test_run_cases &&
+ *     build-defects/tests/test_run_cases
  * They fail on the engine as it is; once it is fixed, they move into the
  * by_hand case. */
 #ifdef DILOSIM_DEFECT_TESTS

@@ -616,12 +616,23 @@ START_TEST(parameters_first_starts_reduction_earlier) {
     const char *split = "model.split={\"forward\": 0.5, "
                         "\"backward_activations\": 0.25, "
                         "\"backward_parameters\": 0.25}";
-    run_result act = SIM(NULL, dp2, split,
+    spans sa = {0}, sp = {0};
+    run_result act = SIM(&sa, dp2, split,
                          "model.backward_order=\"activations_first\"");
-    run_result par = SIM(NULL, dp2, split,
+    run_result par = SIM(&sp, dp2, split,
                          "model.backward_order=\"parameters_first\"");
     ck_assert_int_eq(NS(act.wall_time_s), NS(17.5));
     ck_assert_int_eq(NS(par.wall_time_s), NS(16.25));
+    /* step 1: layer 1's ring [0.75, 1.25] against [0.625, 1.125], layer
+     * 0's [1.25, 1.75] against [1.125, 1.625] */
+    for (int w = 0; w < 2; w++) {
+        ck_assert_int_eq(allreduce_span(&sa, w, 1, 1)->start, NS(0.75));
+        ck_assert_int_eq(allreduce_span(&sp, w, 1, 1)->start, NS(0.625));
+        ck_assert_int_eq(allreduce_span(&sa, w, 0, 1)->end, NS(1.75));
+        ck_assert_int_eq(allreduce_span(&sp, w, 0, 1)->end, NS(1.625));
+    }
+    spans_free(&sa);
+    spans_free(&sp);
     /* the gain per step is the activation backward of one layer, a/2 */
     ck_assert_int_eq(NS(act.wall_time_s) - NS(par.wall_time_s),
                      10 * NS(0.25 / 2));

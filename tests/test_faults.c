@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_sf_gamma.h>
 
 #include "../models/rng.h"
 #include "check_main.h"
@@ -140,24 +141,55 @@ static void sample_means(const faults_spec *s, int n, double *up,
     faults_free(f);
 }
 
-START_TEST(test_mean_exponential) {
-    faults_spec s = random_spec(3600, 600, FAULTS_EXPONENTIAL, 0);
-    double up, down;
-    sample_means(&s, 20000, &up, &down);
-    ck_assert_double_eq_tol(up, 3600, 0.03 * 3600);
-    ck_assert_double_eq_tol(down, 600, 0.03 * 600);
+/* Sample-mean tolerances from the distribution: the mean of n draws of a
+ * distribution with mean mu and coefficient of variation CV has standard
+ * error mu CV / sqrt(n), so |mean - mu| <= Z mu CV / sqrt(n) holds except
+ * with a probability of about 6e-7 for Z = 5 (and the seed is fixed).  The
+ * CV of the exponential is 1; of a Weibull of shape k it is
+ * sqrt(Gamma(1+2/k) / Gamma(1+1/k)^2 - 1), whatever its scale. */
+#define MEAN_Z 5.0
+#define MEAN_N 20000
+
+static double weibull_cv(double k) {
+    double g1 = gsl_sf_gamma(1 + 1 / k);
+    return sqrt(gsl_sf_gamma(1 + 2 / k) / (g1 * g1) - 1);
+}
+
+static double mean_tol(double mu, double cv) {
+    return MEAN_Z * mu * cv / sqrt((double)MEAN_N);
+}
+
+START_TEST(test_weibull_cv) {
+    /* shape 1 is the exponential; shape 2 is the Rayleigh distribution,
+     * CV sqrt(4/pi - 1) */
+    const double pi = 4 * atan(1.0);
+    ck_assert_double_eq_tol(weibull_cv(1), 1, 1e-12);
+    ck_assert_double_eq_tol(weibull_cv(2), sqrt(4 / pi - 1), 1e-12);
+    ck_assert(weibull_cv(0.7) > 1 && weibull_cv(4) < 0.3);
 }
 END_TEST
 
+START_TEST(test_mean_exponential) {
+    faults_spec s = random_spec(3600, 600, FAULTS_EXPONENTIAL, 0);
+    double up, down;
+    sample_means(&s, MEAN_N, &up, &down);
+    ck_assert_double_eq_tol(up, 3600, mean_tol(3600, 1));
+    ck_assert_double_eq_tol(down, 600, mean_tol(600, 1));
+}
+END_TEST
+
+/* Up periods are Weibull with the scale that makes the mean MTBF; down
+ * periods stay exponential.  At shape 4 the tolerance is 1%: a scale left
+ * at MTBF (mean MTBF Gamma(1.25), 9% short) fails it. */
 START_TEST(test_mean_weibull) {
     double shapes[] = {0.7, 1.5, 4.0};
     for (int i = 0; i < 3; i++) {
         faults_spec s = random_spec(7200, 300, FAULTS_WEIBULL, shapes[i]);
-        double up, down;
-        sample_means(&s, 20000, &up, &down);
-        ck_assert_msg(fabs(up - 7200) <= 0.03 * 7200, "shape %g: mean %g",
-                      shapes[i], up);
-        ck_assert_double_eq_tol(down, 300, 0.03 * 300);
+        double up, down, tol = mean_tol(7200, weibull_cv(shapes[i]));
+        sample_means(&s, MEAN_N, &up, &down);
+        ck_assert_msg(fabs(up - 7200) <= tol, "shape %g: mean %g, tolerance %g",
+                      shapes[i], up, tol);
+        ck_assert_double_eq_tol(down, 300, mean_tol(300, 1));
     }
 }
 END_TEST
@@ -319,6 +351,7 @@ Suite *make_suite(void) {
     tcase_add_test(t, test_same_seed);
     tcase_add_test(t, test_independent_workers);
     tcase_add_test(t, test_stream_contract);
+    tcase_add_test(t, test_weibull_cv);
     tcase_add_test(t, test_mean_exponential);
     tcase_add_test(t, test_mean_weibull);
     tcase_add_test(t, test_extreme_periods);

@@ -1,0 +1,918 @@
+/*
+ * test_run_cases.c -- whole runs worked out by hand, to the nanosecond.
+ *
+ * Each test builds a small world (2 or 3 workers, 1 to 4 layers, a few
+ * outer periods), writes the schedule of every op and every all-reduce in
+ * a comment, and asserts the simulated wall time, compute, lost compute
+ * and bytes equal the hand-worked values exactly: time in whole ns, bytes
+ * with ==.  The timeline hook (run_hooks.span) is used to check instants
+ * the result does not hold: when a reduction ran, when a repaired worker
+ * downloaded and rejoined, where a worker stalled.  Derivations the
+ * engine does not meet are kept at the end as disabled DEFECT cases.
+ *
+ * Conventions of the engine used in the derivations (sim/run.c, README):
+ *  - a step is 3L ops on one stream: forward 0..L-1, then per layer
+ *    L-1..0 the two backward halves (activations first by default); with
+ *    the default split every op of a 1.2 s, 4-layer step lasts 0.1 s, so
+ *    in a step starting at s the parameter backward of layer 3 ends at
+ *    s+0.6, of layer 2 at s+0.8, of layer 1 at s+1.0, of layer 0 at s+1.2;
+ *  - fragment at position q syncs after steps floor((q+1)H/P)+kH, taken
+ *    tau steps earlier (after step t); a layer's all-reduce is ready when
+ *    its parameter backward of step t ends on every member, the stream
+ *    runs one all-reduce at a time (fifo), and the forward of that layer
+ *    in step t+1+tau waits for it;
+ *  - a ring all-reduce of S bytes among 2 workers is 2 steps of
+ *    latency + (S/2)/B; among 3 workers 4 steps of latency + (S/3)/B.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "../sim/run.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+#define NS(s) ((int64_t)llround((s) * 1e9)) /* seconds -> ns, exact here */
+
+typedef struct {
+    int worker, track, layer;
+    char name[24];
+    int64_t step, start, end;
+} span_rec;
+
+typedef struct {
+    span_rec *v;
+    int n, cap;
+} spans;
+
+static void collect(void *ctx, const run_span *s) {
+    spans *sp = ctx;
+    if (sp->n == sp->cap) {
+        sp->cap = sp->cap ? 2 * sp->cap : 256;
+        sp->v = realloc(sp->v, (size_t)sp->cap * sizeof *sp->v);
+        ck_assert_ptr_nonnull(sp->v);
+    }
+    span_rec *r = &sp->v[sp->n++];
+    r->worker = s->worker;
+    r->track = s->track;
+    r->layer = s->layer;
+    snprintf(r->name, sizeof r->name, "%s", s->name);
+    r->step = s->step;
+    r->start = s->start_ns;
+    r->end = s->end_ns;
+}
+
+/* Loads a scenario from text plus overrides (NULL-terminated), runs it
+ * (spans into sp unless sp is NULL) and checks that it finished. */
+static run_result sim_spans(spans *sp, const char *json, ...) {
+    const char *sets[32];
+    int n = 0;
+    va_list ap;
+    va_start(ap, json);
+    for (const char *s; (s = va_arg(ap, const char *));) sets[n++] = s;
+    va_end(ap);
+    char err[512];
+    scn_config cfg;
+    int rc = scn_load_string(json, "case.json", sets, n, &cfg, err, sizeof err);
+    ck_assert_msg(rc == 0, "load: %s", err);
+    run_hooks hooks = {.span = collect, .span_ctx = sp};
+    run_result r;
+    rc = run_simulate(&cfg, sp ? &hooks : NULL, &r, err, sizeof err);
+    ck_assert_msg(rc == 0, "run: %s", err);
+    ck_assert_int_eq(r.finished, 1);
+    return r;
+}
+
+#define SIM(sp, json, ...) sim_spans(sp, json, __VA_ARGS__, (const char *)NULL)
+
+static void spans_free(spans *sp) {
+    free(sp->v);
+    sp->v = NULL;
+    sp->n = sp->cap = 0;
+}
+
+/* The spans named `name` of worker w, in the order they were emitted. */
+static int find_spans(const spans *sp, int w, const char *name,
+                      const span_rec **out, int max) {
+    int k = 0;
+    for (int i = 0; i < sp->n; i++)
+        if (sp->v[i].worker == w && strcmp(sp->v[i].name, name) == 0) {
+            if (k < max) out[k] = &sp->v[i];
+            k++;
+        }
+    return k;
+}
+
+/* The all-reduce span of layer l taken after step t on worker w. */
+static const span_rec *allreduce_span(const spans *sp, int w, int l,
+                                      int64_t t) {
+    const span_rec *hit = NULL;
+    for (int i = 0; i < sp->n; i++) {
+        const span_rec *s = &sp->v[i];
+        if (s->worker == w && s->layer == l && s->step == t &&
+            strcmp(s->name, "allreduce") == 0) {
+            ck_assert_msg(hit == NULL,
+                          "two allreduce spans, layer %d step %lld", l,
+                          (long long)t);
+            hit = s;
+        }
+    }
+    ck_assert_msg(hit != NULL,
+                  "no allreduce span for worker %d layer %d step %lld", w, l,
+                  (long long)t);
+    return hit;
+}
+
+static int by_start(const void *a, const void *b) {
+    const span_rec *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+static int is_compute_op(const span_rec *s) {
+    return s->track == 0 && (strcmp(s->name, "forward") == 0 ||
+                             strcmp(s->name, "backward_act") == 0 ||
+                             strcmp(s->name, "backward_param") == 0);
+}
+
+/* The compute-op spans of worker w (track 0 may also hold spans of
+ * states, such as a failed worker's), sorted by start, into a new array;
+ * *n gets their count. */
+static span_rec *compute_track(const spans *sp, int w, int *n) {
+    span_rec *v = calloc((size_t)sp->n + 1, sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    int k = 0;
+    for (int i = 0; i < sp->n; i++)
+        if (sp->v[i].worker == w && is_compute_op(&sp->v[i])) v[k++] = sp->v[i];
+    qsort(v, (size_t)k, sizeof *v, by_start);
+    *n = k;
+    return v;
+}
+
+/* A trace file with `text` in a fresh temporary directory; *set gets the
+ * override that points the scenario at it. */
+typedef struct {
+    char dir[64], path[96], set[160];
+} trace_tmp;
+
+static void trace_write(trace_tmp *t, const char *text) {
+    snprintf(t->dir, sizeof t->dir, "/tmp/dilosim_cases_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(t->dir));
+    snprintf(t->path, sizeof t->path, "%s/faults.trace", t->dir);
+    FILE *f = fopen(t->path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+    snprintf(t->set, sizeof t->set, "faults.trace=\"%s\"", t->path);
+}
+
+static void trace_remove(trace_tmp *t) {
+    remove(t->path);
+    rmdir(t->dir);
+}
+
+/* ---- 1. streaming, P 2, tau 1, finite bandwidth ------------------------ */
+
+/* 2 workers, 4 layers of 1e6 parameters (fp32: S = 4e6 bytes a layer),
+ * 1.2 s steps (0.1 s an op), H 4, P 2 strided (fragment 0 = layers {0,2},
+ * fragment 1 = {1,3}), tau 1, 8 steps.  Links 0.04 Gbit/s = 5e6 B/s, 60 ms
+ * latency: one layer's ring = 2 (0.06 + 2e6/5e6) = 0.92 s.
+ * Fragment 0 syncs after steps 2, 6, taken after 1, 5; fragment 1 after
+ * 4, 8, taken after 3, 7.  Forward of step t+2 waits.
+ *
+ *   step 1  [0, 1.2]        take F0: L2 ready 0.8  -> ring [0.8, 1.72]
+ *                                    L0 ready 1.2  -> ring [1.72, 2.64]
+ *   step 2  [1.2, 2.4]
+ *   step 3  forward L0 waits for L0 until 2.64 (stall 0.24): [2.64, 3.84]
+ *                           take F1: L3 ready 3.24 -> ring [3.24, 4.16]
+ *                                    L1 ready 3.64 -> ring [4.16, 5.08]
+ *   step 4  [3.84, 5.04]
+ *   step 5  [5.04, 6.24]    (forward L1 at 5.14, its ring ended 5.08)
+ *                           take F0: L2 ready 5.84 -> ring [5.84, 6.76]
+ *                                    L0 ready 6.24 -> ring [6.76, 7.68]
+ *   step 6  [6.24, 7.44]
+ *   step 7  forward L0 waits until 7.68 (stall 0.24): [7.68, 8.88]
+ *                           take F1: L3 ready 8.28 -> ring [8.28, 9.20]
+ *                                    L1 ready 8.68 -> ring [9.20, 10.12]
+ *   step 8  [8.88, 10.08]   (not taken: its sync would apply after 9)
+ *
+ * wall = 10.12 s (the last ring ends after the last step); compute 9.6 s a
+ * worker; 4 fragment syncs; each worker sends S per layer all-reduce
+ * (2(M-1)/M S = S), 8 of them: 32e6 bytes. */
+static const char *streaming4 =
+    "{\"model\": {\"params\": 4e6, \"layers\": 4, \"step_time_s\": 1.2},"
+    " \"workers\": {\"count\": 2},"
+    " \"network\": {\"bandwidth_gbps\": 0.04, \"latency_ms\": 60},"
+    " \"method\": {\"name\": \"streaming\", \"H\": 4, \"fragments\": 2,"
+    "  \"layout\": \"strided\", \"tau\": 1, \"codec\": \"fp32\"},"
+    " \"steps\": 8}";
+
+/* The rings of the derivation above, per (layer, take step). */
+static const struct {
+    int layer;
+    int64_t step;
+    double start, end;
+} streaming4_rings[] = {
+    {2, 1, 0.80, 1.72}, {0, 1, 1.72, 2.64}, {3, 3, 3.24, 4.16},
+    {1, 3, 4.16, 5.08}, {2, 5, 5.84, 6.76}, {0, 5, 6.76, 7.68},
+    {3, 7, 8.28, 9.20}, {1, 7, 9.20, 10.12},
+};
+
+START_TEST(streaming_p2_tau1_by_hand) {
+    spans sp = {0};
+    run_result r = SIM(&sp, streaming4, "seed=1");
+    ck_assert_int_eq(NS(r.wall_time_s), NS(10.12));
+    ck_assert_int_eq(r.syncs, 4);
+    for (int w = 0; w < 2; w++) {
+        ck_assert_int_eq(NS(r.per_worker[w].compute_time_s), NS(9.6));
+        ck_assert(r.per_worker[w].bytes_sent == 32e6);
+        ck_assert(r.per_worker[w].bytes_received == 32e6);
+        ck_assert_int_eq(NS(r.per_worker[w].lost_compute_s), 0);
+    }
+    ck_assert(r.bytes_sent_total == 64e6);
+    ck_assert_double_eq_tol(r.peak_link_gbps, 0.04, 1e-12);
+    ck_assert_double_eq_tol(r.compute_utilization, 9.6 / 10.12, 1e-12);
+    /* every ring at the instants of the derivation, on both workers */
+    for (size_t i = 0; i < sizeof streaming4_rings / sizeof *streaming4_rings;
+         i++)
+        for (int w = 0; w < 2; w++) {
+            const span_rec *s =
+                allreduce_span(&sp, w, streaming4_rings[i].layer,
+                               streaming4_rings[i].step);
+            ck_assert_int_eq(s->start, NS(streaming4_rings[i].start));
+            ck_assert_int_eq(s->end, NS(streaming4_rings[i].end));
+        }
+    spans_free(&sp);
+}
+END_TEST
+
+/* ---- 2. streaming failure, P 2: lost work 1/P per fragment, rejoin ---- */
+
+/* The same 4-layer world at unbounded bandwidth (rings and downloads take
+ * no time, so step k is [1.2(k-1), 1.2k]), tau 0, 12 steps: fragment 0
+ * ({0,2}) syncs after steps 2, 6, 10, fragment 1 ({1,3}) after 4, 8, 12.
+ * Worker 1 fails at 8.05 s, 0.85 s into step 7 (0.05 s into the
+ * activation backward of layer 1): busy 8.05 s.  It last contributed to
+ * fragment 0 with layer 0 of step 6 (at 7.2 s) and to fragment 1 with
+ * layer 1 of step 4 (at 3.6 + 1.0 = 4.6 s), so it loses
+ *     ((8.05 - 7.2) + (8.05 - 4.6)) / 2 = (0.85 + 3.45) / 2 = 2.15 s.
+ * Repaired at 10 s, it downloads 4e6 x 4 bytes at once and waits for the
+ * group's next fragment sync: fragment 1's taken after step 8 ended at
+ * 9.4 s, before; fragment 0's taken after step 10 ends with layer 0 at
+ * 12.0 s.  It rejoins there, at step 11, with worker 0: both end at
+ * 14.4 s.  Worker 1 computed 8.05 + 2 x 1.2 = 10.45 s.  Bytes (bf16,
+ * 2e6 a layer, S a ring): rings with both members are fragment syncs of
+ * steps 2, 4, 6, 12 (two layers each): 16e6 bytes a worker; worker 0 also
+ * sends the 16e6-byte download. */
+static const char *streaming4_inf =
+    "{\"model\": {\"params\": 4e6, \"layers\": 4, \"step_time_s\": 1.2},"
+    " \"workers\": {\"count\": 2},"
+    " \"network\": {\"bandwidth_gbps\": \"inf\"},"
+    " \"method\": {\"name\": \"streaming\", \"H\": 4, \"fragments\": 2,"
+    "  \"layout\": \"strided\", \"tau\": 0},"
+    " \"steps\": 12}";
+
+START_TEST(streaming_failure_lost_per_fragment_and_rejoin) {
+    trace_tmp t;
+    trace_write(&t, "# worker 1 fails in step 7\n8.05 1 down\n10 1 up\n");
+    spans sp = {0};
+    run_result r = SIM(&sp, streaming4_inf, t.set);
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.wall_time_s), NS(14.4));
+    ck_assert_int_eq(r.failures, 1);
+    ck_assert_int_eq(r.per_worker[1].failures, 1);
+    ck_assert_int_eq(r.per_worker[0].failures, 0);
+    ck_assert_int_eq(NS(r.per_worker[1].lost_compute_s), NS(2.15));
+    ck_assert_int_eq(NS(r.per_worker[0].lost_compute_s), 0);
+    ck_assert_int_eq(NS(r.lost_compute_s), NS(2.15));
+    ck_assert_int_eq(NS(r.per_worker[0].compute_time_s), NS(14.4));
+    ck_assert_int_eq(NS(r.per_worker[1].compute_time_s), NS(10.45));
+    ck_assert_int_eq(r.syncs, 6);
+    ck_assert(r.recovery_bytes == 16e6);
+    ck_assert(r.per_worker[0].bytes_sent == 32e6);
+    ck_assert(r.per_worker[1].bytes_sent == 16e6);
+    ck_assert(r.per_worker[1].bytes_received == 32e6);
+
+    /* The rejoin: worker 1's first op after the failure is the forward of
+     * layer 0 of step 11, at 12.0 s; the last op it finished before is
+     * the parameter backward of layer 2 of step 7 (its 8th op), at 8.0 s. */
+    int n;
+    span_rec *c = compute_track(&sp, 1, &n);
+    ck_assert_int_eq(n, 6 * 12 + 8 + 2 * 12);
+    int k = 0;
+    while (k < n && c[k].start < NS(8.05)) k++;
+    ck_assert_int_eq(k, 6 * 12 + 8);
+    ck_assert_int_eq(c[k - 1].end, NS(8.0));
+    ck_assert_int_eq(c[k - 1].step, 7);
+    ck_assert_str_eq(c[k].name, "forward");
+    ck_assert_int_eq(c[k].layer, 0);
+    ck_assert_int_eq(c[k].step, 11);
+    ck_assert_int_eq(c[k].start, NS(12.0));
+    free(c);
+    /* one recovery span, on worker 1's communication track, at the repair */
+    const span_rec *rec[4];
+    ck_assert_int_eq(find_spans(&sp, 1, "recovery", rec, 4), 1);
+    ck_assert_int_eq(find_spans(&sp, 0, "recovery", rec, 4), 0);
+    find_spans(&sp, 1, "recovery", rec, 4);
+    ck_assert_int_eq(rec[0]->track, 1);
+    ck_assert_int_eq(rec[0]->layer, -1);
+    ck_assert_int_eq(rec[0]->start, NS(10.0));
+    ck_assert_int_eq(rec[0]->end, NS(10.0));
+    spans_free(&sp);
+}
+END_TEST
+
+/* Sequential layout, same failure: fragment 0 = {0,1}, fragment 1 =
+ * {2,3}.  Worker 1 last contributed to fragment 0 with layer 0 of step 6
+ * (7.2 s) and to fragment 1 with layer 2 of step 4 (3.6 + 0.8 = 4.4 s):
+ * lost ((8.05 - 7.2) + (8.05 - 4.4)) / 2 = (0.85 + 3.65) / 2 = 2.25 s.
+ * Everything else is as with strided. */
+START_TEST(streaming_failure_lost_sequential) {
+    trace_tmp t;
+    trace_write(&t, "8.05 1 down\n10 1 up\n");
+    run_result r = SIM(NULL, streaming4_inf, t.set,
+                       "method.layout=\"sequential\"");
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.per_worker[1].lost_compute_s), NS(2.25));
+    ck_assert_int_eq(NS(r.per_worker[1].compute_time_s), NS(10.45));
+    ck_assert_int_eq(NS(r.wall_time_s), NS(14.4));
+}
+END_TEST
+
+/* The same failure with tau 1: fragment 0 is taken after steps 1, 5, 9
+ * (applied after 2, 6, 10), fragment 1 after 3, 7, 11.  Repaired at 10 s,
+ * worker 1 waits for the next fragment sync to complete: fragment 0's
+ * taken after step 9, whose layer 0 ends step 9 at 10.8 s.  It rejoins at
+ * the step after that sync's apply step, 9 + tau + 1 = 11, at 10.8 s,
+ * while worker 0 begins step 10: the rejoined worker starts tau steps
+ * ahead.  Its steps 11, 12 are [10.8, 12.0], [12.0, 13.2] (the sync taken
+ * after step 11 gates step 13 only); worker 0 ends step 12 at 14.4 s.
+ * Worker 1 computed 8.05 + 2.4 = 10.45 s.  Bytes a worker in rings with
+ * both members: fragment syncs taken after 1, 3, 5, 11 (two layers each)
+ * and layer 3 of the one taken after 7 (it arrived at 7.8 s, before the
+ * failure; layer 1 at 8.2 s would have been after): 9 x 2e6 = 18e6;
+ * worker 0 also sends the 16e6-byte download. */
+START_TEST(streaming_failure_rejoin_with_tau) {
+    trace_tmp t;
+    trace_write(&t, "8.05 1 down\n10 1 up\n");
+    spans sp = {0};
+    run_result r = SIM(&sp, streaming4_inf, t.set, "method.tau=1");
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.wall_time_s), NS(14.4));
+    ck_assert_int_eq(NS(r.per_worker[1].compute_time_s), NS(10.45));
+    ck_assert_int_eq(r.syncs, 6);
+    ck_assert(r.per_worker[1].bytes_sent == 18e6);
+    ck_assert(r.per_worker[0].bytes_sent == 18e6 + 16e6);
+    int n;
+    span_rec *c = compute_track(&sp, 1, &n);
+    ck_assert_int_eq(n, 6 * 12 + 8 + 2 * 12);
+    ck_assert_int_eq(c[6 * 12 + 8].step, 11);
+    ck_assert_int_eq(c[6 * 12 + 8].start, NS(10.8));
+    ck_assert_int_eq(c[n - 1].end, NS(13.2));
+    free(c);
+    c = compute_track(&sp, 0, &n);
+    int k = 0;
+    while (k < n && c[k].start < NS(10.8)) k++;
+    ck_assert_int_eq(c[k].step, 10);
+    ck_assert_int_eq(c[k].start, NS(10.8));
+    free(c);
+    spans_free(&sp);
+}
+END_TEST
+
+/* ---- 3. a failure during a running all-reduce ------------------------- */
+
+/* DiLoCo, 3 workers, 1 layer of 3e6 parameters (fp32: S = 12e6 bytes),
+ * 1 s steps, H 5, 10 steps; 0.32 Gbit/s = 4e7 B/s, 10 ms latency.
+ * Ring among 3: 4 steps of 0.01 + 4e6/4e7 = 0.11 s; among 2: 2 steps of
+ * 0.01 + 6e6/4e7 = 0.16 s.
+ *   steps 1-5 [0, 5]; ring of 3 from 5.0: [5.00, 5.11] [5.11, 5.22], and
+ *   its third step moves from 5.23 (after the latency) to 5.33.
+ *   Worker 2 fails at 5.25 s: each of the three flows has moved
+ *   0.02 x 4e7 = 8e5 bytes, so each worker has sent 2 x 4e6 + 8e5 =
+ *   8.8e6 bytes.  The ring restarts among {0, 1}: [5.25, 5.41]
+ *   [5.41, 5.57]: 2 x 6e6 bytes each.
+ *   steps 6-10 [5.57, 10.57]; ring of 2 [10.57, 10.89]: 2 x 6e6 each.
+ * wall 10.89 s; bytes 8.8e6 + 12e6 + 12e6 = 32.8e6 for workers 0 and 1,
+ * 8.8e6 for worker 2.  (Its lost compute is defect_lost_dropped_allreduce,
+ * below.) */
+START_TEST(failure_during_allreduce_restarts_among_survivors) {
+    trace_tmp t;
+    trace_write(&t, "5.25 2 down\n");
+    spans sp = {0};
+    run_result r = SIM(&sp,
+                       "{\"model\": {\"params\": 3e6, \"layers\": 1,"
+                       " \"step_time_s\": 1}, \"workers\": {\"count\": 3},"
+                       " \"network\": {\"bandwidth_gbps\": 0.32,"
+                       " \"latency_ms\": 10}, \"method\": {\"name\":"
+                       " \"diloco\", \"H\": 5, \"codec\": \"fp32\"},"
+                       " \"steps\": 10}",
+                       t.set);
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.wall_time_s), NS(10.89));
+    ck_assert_int_eq(r.syncs, 2);
+    ck_assert_int_eq(r.failures, 1);
+    ck_assert(r.per_worker[0].bytes_sent == 32.8e6);
+    ck_assert(r.per_worker[1].bytes_sent == 32.8e6);
+    ck_assert(r.per_worker[2].bytes_sent == 8.8e6);
+    ck_assert(r.bytes_sent_total == 74.4e6);
+    ck_assert(r.per_worker[2].bytes_received == 8.8e6);
+    ck_assert_int_eq(NS(r.per_worker[0].compute_time_s), NS(10));
+    ck_assert_int_eq(NS(r.per_worker[2].compute_time_s), NS(5));
+    ck_assert(r.recovery_bytes == 0);
+    /* the interrupted reduction: one span per survivor, from its start to
+     * the end of the restarted ring; none for the failed worker */
+    for (int w = 0; w < 2; w++) {
+        const span_rec *s = allreduce_span(&sp, w, 0, 5);
+        ck_assert_int_eq(s->start, NS(5.0));
+        ck_assert_int_eq(s->end, NS(5.57));
+        s = allreduce_span(&sp, w, 0, 10);
+        ck_assert_int_eq(s->start, NS(10.57));
+        ck_assert_int_eq(s->end, NS(10.89));
+    }
+    const span_rec *none[1];
+    ck_assert_int_eq(find_spans(&sp, 2, "allreduce", none, 1), 0);
+    spans_free(&sp);
+}
+END_TEST
+
+/* ---- 4. a recovery download at finite bandwidth ----------------------- */
+
+/* DiLoCo, 2 workers, 1 layer of 1e6 parameters (fp32: S = 4e6 bytes), 1 s
+ * steps, H 5, 20 steps; 0.16 Gbit/s = 2e7 B/s, 30 ms latency: a ring is
+ * 2 (0.03 + 2e6/2e7) = 0.26 s.  Worker 1 fails at 6.5 s and is repaired at
+ * 10.2 s; it downloads params x recovery_bytes_per_param bytes from
+ * worker 0, taking latency + bytes x 8 / bandwidth.
+ *   steps 1-5 [0, 5], ring [5, 5.26]; worker 1 fails 0.24 s into step 7
+ *   (busy 6.24 s, lost 6.24 - 5 = 1.24 s).  Worker 0 alone: steps 6-10
+ *   [5.26, 10.26], its sync after step 10 is immediate (a group of one).
+ * (a) 2 bytes a parameter: 2e6 bytes, 0.03 + 0.1 = 0.13 s, done at
+ *     10.33 s, after the sync at 10.26: worker 1 waits for the next one,
+ *     after step 15 at 15.26 s (immediate again), and rejoins at step 16.
+ *     Steps 16-20 [15.26, 20.26], ring [20.26, 20.52]: wall 20.52 s;
+ *     worker 1 computed 6.24 + 5 = 11.24 s.
+ * (b) 0.5 bytes a parameter: 5e5 bytes, 0.03 + 0.025 = 0.055 s, done at
+ *     10.255 s, before the sync at 10.26: it rejoins at step 11.  Steps
+ *     11-15 [10.26, 15.26], ring [15.26, 15.52], steps 16-20
+ *     [15.52, 20.52], ring [20.52, 20.78]: wall 20.78 s; worker 1
+ *     computed 6.24 + 10 = 16.24 s.
+ * So the 0.13 s download costs worker 1 a whole outer period (5 s of
+ * compute) and the group its 0.26 s ring. */
+static const char *diloco_recovery =
+    "{\"model\": {\"params\": 1e6, \"layers\": 1, \"step_time_s\": 1},"
+    " \"workers\": {\"count\": 2},"
+    " \"network\": {\"bandwidth_gbps\": 0.16, \"latency_ms\": 30},"
+    " \"method\": {\"name\": \"diloco\", \"H\": 5, \"codec\": \"fp32\"},"
+    " \"steps\": 20}";
+
+START_TEST(recovery_download_finite_bandwidth) {
+    trace_tmp t;
+    trace_write(&t, "6.5 1 down\n10.2 1 up\n");
+    spans sp = {0};
+    run_result a = SIM(&sp, diloco_recovery, t.set,
+                       "faults.recovery_bytes_per_param=2");
+    const span_rec *rec[2];
+    ck_assert_int_eq(find_spans(&sp, 1, "recovery", rec, 2), 1);
+    ck_assert_int_eq(rec[0]->start, NS(10.2));
+    ck_assert_int_eq(rec[0]->end - rec[0]->start, NS(0.03 + 2e6 * 8 / 0.16e9));
+    ck_assert(a.recovery_bytes == 2e6);
+    ck_assert(a.per_worker[0].bytes_sent == 2 * 4e6 + 2e6);
+    ck_assert(a.per_worker[1].bytes_sent == 2 * 4e6);
+    ck_assert(a.per_worker[1].bytes_received == 2 * 4e6 + 2e6);
+    ck_assert_int_eq(NS(a.wall_time_s), NS(20.52));
+    ck_assert_int_eq(NS(a.per_worker[1].compute_time_s), NS(11.24));
+    ck_assert_int_eq(NS(a.per_worker[1].lost_compute_s), NS(1.24));
+    ck_assert_int_eq(a.syncs, 4);
+    int n;
+    span_rec *c = compute_track(&sp, 1, &n);
+    int k = 0;
+    while (k < n && c[k].start < NS(10.2)) k++;
+    ck_assert_int_lt(k, n);
+    ck_assert_int_eq(c[k].step, 16);
+    ck_assert_int_eq(c[k].start, NS(15.26));
+    free(c);
+    spans_free(&sp);
+
+    run_result b = SIM(&sp, diloco_recovery, t.set,
+                       "faults.recovery_bytes_per_param=0.5");
+    ck_assert_int_eq(find_spans(&sp, 1, "recovery", rec, 2), 1);
+    ck_assert_int_eq(rec[0]->end - rec[0]->start, NS(0.03 + 5e5 * 8 / 0.16e9));
+    ck_assert(b.recovery_bytes == 5e5);
+    ck_assert(b.per_worker[0].bytes_sent == 3 * 4e6 + 5e5);
+    ck_assert_int_eq(NS(b.wall_time_s), NS(20.78));
+    ck_assert_int_eq(NS(b.per_worker[1].compute_time_s), NS(16.24));
+    ck_assert_int_eq(b.syncs, 4);
+    c = compute_track(&sp, 1, &n);
+    k = 0;
+    while (k < n && c[k].start < NS(10.2)) k++;
+    ck_assert_int_lt(k, n);
+    ck_assert_int_eq(c[k].step, 11);
+    ck_assert_int_eq(c[k].start, NS(10.26));
+    free(c);
+    spans_free(&sp);
+    trace_remove(&t);
+}
+END_TEST
+
+/* A download that shares worker 0's up link with a running ring.  DiLoCo,
+ * 3 workers, 1 layer of 1.2e6 parameters (fp32: S = 4.8e6 bytes), 1 s
+ * steps, H 5, 10 steps, 0.32 Gbit/s = 4e7 B/s, no latency; 3 bytes a
+ * parameter to download (3.6e6).  Worker 2 fails at 0.5 s (lost 0.5 s)
+ * and is repaired at 5.0 s, the instant the ring among {0, 1} starts
+ * (failures and repairs run before compute completions: the download is
+ * first).  Max-min sharing: worker 0's up link carries the download D and
+ * the ring flow 0->1 at 2e7 each; 1->0 runs alone at 4e7.
+ *   ring step 1: 1->0 moves 2.4e6 in [5.00, 5.06]; 0->1 in [5.00, 5.12]
+ *                at 2e7; D moves 2.4e6 by 5.12
+ *   ring step 2: 1->0 in [5.12, 5.18]; D's last 1.2e6 at 2e7 ends at 5.18;
+ *                0->1 moves 1.2e6 at 2e7 to 5.18, then alone at 4e7 its
+ *                last 1.2e6 in 0.03 s: the ring ends at 5.21
+ * Alone, the ring would take 2 x 0.06 = 0.12 s and D 0.09 s; shared, 0.21
+ * and 0.18.  D ends before the sync, so worker 2 rejoins at 5.21 for
+ * step 6; steps 6-10 [5.21, 10.21]; ring of 3, 4 x 1.6e6/4e7:
+ * [10.21, 10.37].  Bytes sent: worker 0 2 x 2.4e6 + 3.6e6 + 4 x 1.6e6 =
+ * 14.8e6, worker 1 4.8e6 + 6.4e6 = 11.2e6, worker 2 6.4e6 (and it
+ * receives 3.6e6 + 6.4e6). */
+START_TEST(recovery_download_shares_link_with_ring) {
+    trace_tmp t;
+    trace_write(&t, "0.5 2 down\n5 2 up\n");
+    spans sp = {0};
+    run_result r = SIM(&sp,
+                       "{\"model\": {\"params\": 1.2e6, \"layers\": 1,"
+                       " \"step_time_s\": 1}, \"workers\": {\"count\": 3},"
+                       " \"network\": {\"bandwidth_gbps\": 0.32},"
+                       " \"method\": {\"name\": \"diloco\", \"H\": 5,"
+                       " \"codec\": \"fp32\"}, \"faults\":"
+                       " {\"recovery_bytes_per_param\": 3}, \"steps\": 10}",
+                       t.set);
+    trace_remove(&t);
+    const span_rec *rec[2];
+    ck_assert_int_eq(find_spans(&sp, 2, "recovery", rec, 2), 1);
+    ck_assert_int_eq(rec[0]->start, NS(5.0));
+    ck_assert_int_eq(rec[0]->end, NS(5.18));
+    for (int w = 0; w < 2; w++) {
+        const span_rec *s = allreduce_span(&sp, w, 0, 5);
+        ck_assert_int_eq(s->start, NS(5.0));
+        ck_assert_int_eq(s->end, NS(5.21));
+    }
+    for (int w = 0; w < 3; w++) {
+        const span_rec *s = allreduce_span(&sp, w, 0, 10);
+        ck_assert_int_eq(s->start, NS(10.21));
+        ck_assert_int_eq(s->end, NS(10.37));
+    }
+    ck_assert_int_eq(NS(r.wall_time_s), NS(10.37));
+    ck_assert(r.recovery_bytes == 3.6e6);
+    ck_assert(r.per_worker[0].bytes_sent == 14.8e6);
+    ck_assert(r.per_worker[1].bytes_sent == 11.2e6);
+    ck_assert(r.per_worker[2].bytes_sent == 6.4e6);
+    ck_assert(r.per_worker[2].bytes_received == 10e6);
+    ck_assert_int_eq(NS(r.per_worker[2].compute_time_s), NS(5.5));
+    ck_assert_int_eq(NS(r.per_worker[2].lost_compute_s), NS(0.5));
+    ck_assert_double_eq_tol(r.peak_link_gbps, 0.32, 1e-12);
+    spans_free(&sp);
+}
+END_TEST
+
+/* ---- 5. split, backward order, layout, order -------------------------- */
+
+/* DP, 2 workers, 2 layers of 1e6 parameters (bf16: 2e6 bytes a layer),
+ * 1 s steps, 10 steps, 0.032 Gbit/s = 4e6 B/s, no latency: a layer's ring
+ * is 2 x 1e6/4e6 = R = 0.5 s.  With split (f, a, p) and activations first
+ * a step is: forward L0, L1 (f/2 each), then a/2, p/2 for L1, then for L0.
+ * L1's ring is ready at 1 - (a+p)/2 and L0's at 1; the stream sends L1
+ * then L0, which ends at 1 - (a+p)/2 + 2R (R >= (a+p)/2), and gates the
+ * next step's forward of L0.  So the step period is 1 - (a+p)/2 + 2R:
+ *   split (0.5, 0.25, 0.25): 1.75 s, wall 17.5 s
+ *   split (0.2, 0.4, 0.4):   1.60 s, wall 16.0 s
+ * With parameters first the halves swap: L1's ring is ready at f + p/2,
+ * earlier by L1's activation backward a/2, L0's at 1 - a/2; the period is
+ * f + p/2 + 2R:
+ *   split (0.5, 0.25, 0.25): 1.625 s, wall 16.25 s. */
+static const char *dp2 =
+    "{\"model\": {\"params\": 2e6, \"layers\": 2, \"step_time_s\": 1},"
+    " \"workers\": {\"count\": 2},"
+    " \"network\": {\"bandwidth_gbps\": 0.032},"
+    " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
+
+START_TEST(split_changes_overlap) {
+    run_result a = SIM(NULL, dp2, "model.split={\"forward\": 0.5, "
+                       "\"backward_activations\": 0.25, "
+                       "\"backward_parameters\": 0.25}");
+    run_result b = SIM(NULL, dp2, "model.split={\"forward\": 0.2, "
+                       "\"backward_activations\": 0.4, "
+                       "\"backward_parameters\": 0.4}");
+    ck_assert_int_eq(NS(a.wall_time_s), NS(10 * 1.75));
+    ck_assert_int_eq(NS(b.wall_time_s), NS(10 * 1.6));
+    ck_assert_int_eq(a.syncs, 10);
+    ck_assert(a.bytes_sent_total == b.bytes_sent_total);
+    ck_assert(a.bytes_sent_total == 2 * 10 * 2 * 2e6);
+}
+END_TEST
+
+START_TEST(parameters_first_starts_reduction_earlier) {
+    const char *split = "model.split={\"forward\": 0.5, "
+                        "\"backward_activations\": 0.25, "
+                        "\"backward_parameters\": 0.25}";
+    spans sa = {0}, sp = {0};
+    run_result act = SIM(&sa, dp2, split,
+                         "model.backward_order=\"activations_first\"");
+    run_result par = SIM(&sp, dp2, split,
+                         "model.backward_order=\"parameters_first\"");
+    ck_assert_int_eq(NS(act.wall_time_s), NS(17.5));
+    ck_assert_int_eq(NS(par.wall_time_s), NS(16.25));
+    /* step 1: layer 1's ring [0.75, 1.25] against [0.625, 1.125], layer
+     * 0's [1.25, 1.75] against [1.125, 1.625] */
+    for (int w = 0; w < 2; w++) {
+        ck_assert_int_eq(allreduce_span(&sa, w, 1, 1)->start, NS(0.75));
+        ck_assert_int_eq(allreduce_span(&sp, w, 1, 1)->start, NS(0.625));
+        ck_assert_int_eq(allreduce_span(&sa, w, 0, 1)->end, NS(1.75));
+        ck_assert_int_eq(allreduce_span(&sp, w, 0, 1)->end, NS(1.625));
+    }
+    spans_free(&sa);
+    spans_free(&sp);
+    /* the gain per step is the activation backward of one layer, a/2 */
+    ck_assert_int_eq(NS(act.wall_time_s) - NS(par.wall_time_s),
+                     10 * NS(0.25 / 2));
+    ck_assert_int_eq(NS(par.compute_time_s), NS(2 * 10.0));
+}
+END_TEST
+
+/* The world of test 1 with sequential fragments, F0 = {0,1}, F1 = {2,3}:
+ *   step 1 [0, 1.2]         take F0: L1 ready 1.0  -> [1.0, 1.92]
+ *                                    L0 ready 1.2  -> [1.92, 2.84]
+ *   step 2 [1.2, 2.4]
+ *   step 3 waits until 2.84 (stall 0.44): [2.84, 4.04]
+ *                           take F1: L3 ready 3.44 -> [3.44, 4.36]
+ *                                    L2 ready 3.64 -> [4.36, 5.28]
+ *   step 4 [4.04, 5.24]
+ *   step 5 [5.24, 6.44]     (forward L2 at 5.44, its ring ended 5.28)
+ *                           take F0: L1 ready 6.24 -> [6.24, 7.16]
+ *                                    L0 ready 6.44 -> [7.16, 8.08]
+ *   step 6 [6.44, 7.64]
+ *   step 7 waits until 8.08 (stall 0.44): [8.08, 9.28]
+ *                           take F1: L3 ready 8.68 -> [8.68, 9.60]
+ *                                    L2 ready 8.88 -> [9.60, 10.52]
+ *   step 8 [9.28, 10.48]
+ * wall 10.52 s against strided's 10.12: F0's first layer is ready 0.2 s
+ * later (layer 1 at +1.0 instead of layer 2 at +0.8), twice. */
+START_TEST(layout_sequential_vs_strided) {
+    run_result st = SIM(NULL, streaming4, "method.layout=\"strided\"");
+    run_result sq = SIM(NULL, streaming4, "method.layout=\"sequential\"");
+    ck_assert_int_eq(NS(st.wall_time_s), NS(10.12));
+    ck_assert_int_eq(NS(sq.wall_time_s), NS(10.52));
+    ck_assert(sq.bytes_sent_total == st.bytes_sent_total);
+    ck_assert_int_eq(sq.syncs, 4);
+}
+END_TEST
+
+/* The world of test 1 with the rotated order: fragment 1 ({1,3}) syncs
+ * first (taken after steps 1, 5), fragment 0 ({0,2}) second (3, 7):
+ *   step 1 [0, 1.2]         take F1: L3 ready 0.6  -> [0.6, 1.52]
+ *                                    L1 ready 1.0  -> [1.52, 2.44]
+ *   step 2 [1.2, 2.4]
+ *   step 3 [2.4, 3.6]       (forward L1 at 2.5, its ring ended 2.44)
+ *                           take F0: L2 ready 3.2  -> [3.2, 4.12]
+ *                                    L0 ready 3.6  -> [4.12, 5.04]
+ *   step 4 [3.6, 4.8]
+ *   step 5 waits until 5.04 (stall 0.24): [5.04, 6.24]
+ *                           take F1: L3 ready 5.64 -> [5.64, 6.56]
+ *                                    L1 ready 6.04 -> [6.56, 7.48]
+ *   step 6 [6.24, 7.44]
+ *   step 7 [7.44, 8.64]     (forward L1 at 7.54, its ring ended 7.48)
+ *                           take F0: L2 ready 8.24 -> [8.24, 9.16]
+ *                                    L0 ready 8.64 -> [9.16, 10.08]
+ *   step 8 [8.64, 9.84]
+ * wall 10.08 s against ascending's 10.12: one stall before the end
+ * instead of two, and the last ring 0.24 s after the last step. */
+START_TEST(order_rotated_vs_ascending) {
+    spans sp = {0};
+    run_result asc = SIM(NULL, streaming4, "method.order=\"ascending\"");
+    run_result rot = SIM(&sp, streaming4, "method.order=\"rotated\"");
+    ck_assert_int_eq(NS(asc.wall_time_s), NS(10.12));
+    ck_assert_int_eq(NS(rot.wall_time_s), NS(10.08));
+    ck_assert_int_eq(rot.syncs, 4);
+    ck_assert(rot.bytes_sent_total == asc.bytes_sent_total);
+    const span_rec *s = allreduce_span(&sp, 0, 1, 1);
+    ck_assert_int_eq(s->start, NS(1.52));
+    ck_assert_int_eq(s->end, NS(2.44));
+    s = allreduce_span(&sp, 1, 0, 7);
+    ck_assert_int_eq(s->start, NS(9.16));
+    ck_assert_int_eq(s->end, NS(10.08));
+    spans_free(&sp);
+}
+END_TEST
+
+/* ---- 6. what the timeline holds --------------------------------------- */
+
+/* Test 1's run: 8 steps x 3 ops x 4 layers x 2 workers compute spans; one
+ * worker's compute spans never overlap and add up to its compute time;
+ * the only gaps are the two stalls of the derivation (before steps 3 and
+ * 7, 0.24 s each); every op of every step appears once; and there is one
+ * allreduce span per worker for each (layer, take step) of the schedule:
+ * layers 0 and 2 after steps 1 and 5, layers 1 and 3 after 3 and 7. */
+START_TEST(trace_spans_tile_compute) {
+    spans sp = {0};
+    run_result r = SIM(&sp, streaming4, "seed=1");
+    int ncompute = 0, nreduce = 0, nother = 0;
+    for (int i = 0; i < sp.n; i++) {
+        const span_rec *s = &sp.v[i];
+        ck_assert_int_le(s->start, s->end);
+        if (is_compute_op(s)) {
+            ncompute++;
+        } else if (strcmp(s->name, "allreduce") == 0) {
+            nreduce++;
+            ck_assert_int_eq(s->track, 1);
+            int frag0 = s->layer % 2 == 0;
+            ck_assert(frag0 ? (s->step == 1 || s->step == 5)
+                            : (s->step == 3 || s->step == 7));
+        } else {
+            nother++;
+        }
+    }
+    ck_assert_int_eq(ncompute, 8 * 3 * 4 * 2);
+    ck_assert_int_eq(nreduce, 8 * 2);
+    ck_assert_int_eq(nother, 0);
+    for (int w = 0; w < 2; w++) {
+        int n;
+        span_rec *c = compute_track(&sp, w, &n);
+        ck_assert_int_eq(n, 96);
+        int64_t busy = 0, gaps = 0;
+        int seen[9][3][4] = {{{0}}};
+        for (int i = 0; i < n; i++) {
+            busy += c[i].end - c[i].start;
+            if (i > 0) {
+                ck_assert_int_ge(c[i].start, c[i - 1].end); /* no overlap */
+                int64_t gap = c[i].start - c[i - 1].end;
+                if (gap) {
+                    /* a stall: before the forward of layer 0 of step 3 or 7 */
+                    ck_assert_str_eq(c[i].name, "forward");
+                    ck_assert_int_eq(c[i].layer, 0);
+                    ck_assert(c[i].step == 3 || c[i].step == 7);
+                    ck_assert_int_eq(gap, NS(0.24));
+                }
+                gaps += gap;
+            }
+            int kind = strcmp(c[i].name, "forward") == 0        ? 0
+                       : strcmp(c[i].name, "backward_act") == 0 ? 1
+                                                                : 2;
+            ck_assert(c[i].step >= 1 && c[i].step <= 8);
+            ck_assert(c[i].layer >= 0 && c[i].layer < 4);
+            seen[c[i].step][kind][c[i].layer]++;
+        }
+        for (int t = 1; t <= 8; t++)
+            for (int k = 0; k < 3; k++)
+                for (int l = 0; l < 4; l++) ck_assert_int_eq(seen[t][k][l], 1);
+        ck_assert_int_eq(busy, NS(r.per_worker[w].compute_time_s));
+        ck_assert_int_eq(gaps, NS(2 * 0.24));
+        ck_assert_int_eq(c[0].start, 0);
+        ck_assert_int_eq(c[n - 1].end, NS(10.08));
+        free(c);
+    }
+    spans_free(&sp);
+}
+END_TEST
+
+/* ---- defects found by these derivations ------------------------------- *
+ *
+ * Built only with -DDILOSIM_DEFECT_TESTS, e.g.
+ *     make B=build-defects OPT="-O2 -DDILOSIM_DEFECT_TESTS" \
+ *         build-defects/tests/test_run_cases &&
+ *     build-defects/tests/test_run_cases
+ * They fail on the engine as it is; once it is fixed, they move into the
+ * by_hand case. */
+#ifdef DILOSIM_DEFECT_TESTS
+
+/* DEFECT: a failed worker's lost compute is counted from its last
+ * *arrival* at a reduction, not from its last contribution that reached a
+ * sync.  run.c's arrive() sets contrib[fragment] = busy when the worker
+ * arrives; when the worker then fails, the running all-reduce restarts
+ * among the survivors (or a collecting one goes on without it), so what it
+ * computed since its previous sync never reaches the outer parameters, yet
+ * on_fail() counts only busy - contrib.
+ * Test 3's world: worker 2 arrived for the outer step after step 5 at
+ * 5.0 s and failed at 5.25 s during its ring, which restarted among {0, 1}:
+ * none of its 5 s of compute reached an outer step, so it lost 5 s.
+ * Expected lost_compute_s 5; the engine gives 0. */
+START_TEST(defect_lost_dropped_allreduce) {
+    trace_tmp t;
+    trace_write(&t, "5.25 2 down\n");
+    run_result r = SIM(NULL,
+                       "{\"model\": {\"params\": 3e6, \"layers\": 1,"
+                       " \"step_time_s\": 1}, \"workers\": {\"count\": 3},"
+                       " \"network\": {\"bandwidth_gbps\": 0.32,"
+                       " \"latency_ms\": 10}, \"method\": {\"name\":"
+                       " \"diloco\", \"H\": 5, \"codec\": \"fp32\"},"
+                       " \"steps\": 10}",
+                       t.set);
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.per_worker[2].lost_compute_s), NS(5.0));
+}
+END_TEST
+
+/* DEFECT: the same with a fragment of several layers.  Test 2's world
+ * (tau 0, strided, unbounded links); worker 1 fails at 6.85 s, in step 6
+ * after the parameter backward of layer 2 (6.8 s) and before that of
+ * layer 0 (7.2 s): fragment 0's sync taken after step 6 reduces layer 2
+ * with it and layer 0 without it, so its fragment-0 work since the sync
+ * taken after step 2 (layer 0 at 2.4 s) is lost, and its fragment-1 work
+ * since the sync taken after step 4 (layer 1 at 4.6 s):
+ *     ((6.85 - 2.4) + (6.85 - 4.6)) / 2 = (4.45 + 2.25) / 2 = 3.35 s.
+ * The engine counts fragment 0 from the layer-2 arrival at 6.8 s and
+ * gives (0.05 + 2.25) / 2 = 1.15 s. */
+START_TEST(defect_lost_partial_fragment) {
+    trace_tmp t;
+    trace_write(&t, "6.85 1 down\n");
+    run_result r = SIM(NULL, streaming4_inf, t.set);
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.per_worker[1].lost_compute_s), NS(3.35));
+}
+END_TEST
+
+/* DEFECT: DP takes its checkpoint when a step's compute ends, before
+ * the step's gradient all-reduce has completed (run.c: dp_checkpoint() is
+ * called from on_op_done() at the last op of the step).  A failure during
+ * that all-reduce then rolls back to a checkpoint of a step whose update
+ * never happened, and the step's gradient exchange silently vanishes.
+ * DP, 2 workers, 1 layer of 1e6 parameters (bf16: 2e6 bytes), 1 s steps,
+ * 4 steps, checkpoint every 2 steps, 0.16 Gbit/s = 2e7 B/s: a ring is
+ * 2 x 1e6/2e7 = 0.1 s.  Step 1 [0, 1], ring [1, 1.1]; step 2 [1.1, 2.1],
+ * ring from 2.1.  Worker 1 fails at 2.17 s, inside that ring: step 2 has
+ * not completed, so the last checkpoint is the start, and both workers
+ * lose steps 1 and 2 (2 s each).  Repaired at 3 s, worker 1 downloads
+ * 4e6 bytes in 0.2 s; from 3.2 s the four steps take 4 x 1.1 s: wall
+ * 7.6 s.  The engine resumes at step 3 with nothing lost: wall 5.4 s,
+ * lost 0, and 3 completed syncs for 4 steps. */
+START_TEST(defect_dp_checkpoint_before_allreduce) {
+    trace_tmp t;
+    trace_write(&t, "2.17 1 down\n3 1 up\n");
+    run_result r = SIM(NULL,
+                       "{\"model\": {\"params\": 1e6, \"layers\": 1,"
+                       " \"step_time_s\": 1}, \"workers\": {\"count\": 2},"
+                       " \"network\": {\"bandwidth_gbps\": 0.16},"
+                       " \"method\": {\"name\": \"dp\"}, \"faults\":"
+                       " {\"checkpoint_steps\": 2}, \"steps\": 4}",
+                       t.set);
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.lost_compute_s), NS(2 * 2.0));
+    ck_assert_int_eq(NS(r.wall_time_s), NS(7.6));
+}
+END_TEST
+
+/* DEFECT: the op a failure interrupts counts in compute_time_s (and in
+ * lost_compute_s) but has no span, so a failed worker's compute spans do
+ * not add up to its compute time (run.c: cancel_op() adds now - op_start
+ * to busy and emits nothing).  Test 2's world: worker 1 fails at 8.05 s,
+ * 0.05 s into the activation backward of layer 1 of step 7; its compute
+ * is 10.45 s, its completed ops 10.40 s.  Expected a span [8.0, 8.05] for
+ * the interrupted op (compute spans summing to 10.45 s); there is none. */
+START_TEST(defect_interrupted_op_has_no_span) {
+    trace_tmp t;
+    trace_write(&t, "8.05 1 down\n10 1 up\n");
+    spans sp = {0};
+    run_result r = SIM(&sp, streaming4_inf, t.set);
+    trace_remove(&t);
+    int n;
+    span_rec *c = compute_track(&sp, 1, &n);
+    int64_t busy = 0;
+    for (int i = 0; i < n; i++) busy += c[i].end - c[i].start;
+    free(c);
+    spans_free(&sp);
+    ck_assert_int_eq(NS(r.per_worker[1].compute_time_s), NS(10.45));
+    ck_assert_int_eq(busy, NS(10.45));
+}
+END_TEST
+
+#endif
+
+static Suite *make_suite(void) {
+    Suite *s = suite_create("run_cases");
+    TCase *tc = tcase_create("by_hand");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, streaming_p2_tau1_by_hand);
+    tcase_add_test(tc, streaming_failure_lost_per_fragment_and_rejoin);
+    tcase_add_test(tc, streaming_failure_lost_sequential);
+    tcase_add_test(tc, streaming_failure_rejoin_with_tau);
+    tcase_add_test(tc, failure_during_allreduce_restarts_among_survivors);
+    tcase_add_test(tc, recovery_download_finite_bandwidth);
+    tcase_add_test(tc, recovery_download_shares_link_with_ring);
+    tcase_add_test(tc, split_changes_overlap);
+    tcase_add_test(tc, parameters_first_starts_reduction_earlier);
+    tcase_add_test(tc, layout_sequential_vs_strided);
+    tcase_add_test(tc, order_rotated_vs_ascending);
+    tcase_add_test(tc, trace_spans_tile_compute);
+    suite_add_tcase(s, tc);
+#ifdef DILOSIM_DEFECT_TESTS
+    TCase *dc = tcase_create("defects");
+    tcase_add_test(dc, defect_lost_dropped_allreduce);
+    tcase_add_test(dc, defect_lost_partial_fragment);
+    tcase_add_test(dc, defect_dp_checkpoint_before_allreduce);
+    tcase_add_test(dc, defect_interrupted_op_has_no_span);
+    suite_add_tcase(s, dc);
+#endif
+    return s;
+}
+
+CHECK_MAIN(make_suite)

@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -385,6 +386,14 @@ int faults_trace_load(const char *path, int nworkers, faults_trace **out,
     if (!fp)
         return msg_set(err, errlen, MSG_EIO, "%s: cannot open: %s", path,
                        strerror(errno));
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_size > FAULTS_TRACE_MAX_BYTES) {
+        fclose(fp);
+        return msg_set(err, errlen, MSG_EINPUT, "%s: larger than %d MiB "
+                       "(expected a trace of at most %d bytes)", path,
+                       FAULTS_TRACE_MAX_BYTES >> 20, FAULTS_TRACE_MAX_BYTES);
+    }
     char *buf = malloc(FAULTS_TRACE_MAX_BYTES + 1);
     if (!buf) {
         fclose(fp);

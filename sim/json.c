@@ -70,8 +70,9 @@ static int unexpected(scanner *s, const char *expected) {
 static int note(scanner *s, size_t off, int is_key) {
     if (!s->keep) return 0;
     if (s->n == s->cap) {
-        if (s->cap >= 2 * (size_t)JSON_MAX_VALUES)
-            return syn_err(s, off, "more than %d values", JSON_MAX_VALUES);
+        if (s->cap >= (size_t)JSON_MAX_NODES)
+            return syn_err(s, off, "more than %d keys and values",
+                           JSON_MAX_NODES);
         size_t cap = s->cap ? 2 * s->cap : 64;
         size_t *o = realloc(s->offs, cap * sizeof *o);
         if (!o) {

@@ -26,7 +26,7 @@
 #define JSON_NO_POS ((size_t)-1)
 #define JSON_MAX_DEPTH 100          /* nesting levels accepted */
 #define JSON_MAX_NUMBER_LEN 63      /* longest number token accepted */
-#define JSON_MAX_VALUES (1 << 20)   /* values in one document */
+#define JSON_MAX_NODES (1 << 21)    /* keys and values in one document */
 
 /* Where a node is in the text: offsets of its key (JSON_NO_POS for an
  * array item or the root) and of its value's first byte. */

@@ -831,13 +831,15 @@ static int merge(ctx *c, cJSON *dst, cJSON *src, const char *path) {
         }
         cJSON_DetachItemViaPointer(src, m);
         if (d) {
+            /* m takes d's slot before d is freed by the replacement. */
+            if (json_keys_put(&keys, m)) rc = oom(c);
             cJSON_ReplaceItemViaPointer(dst, d, m);
         } else if (!cJSON_AddItemToObject(dst, m->string, m)) {
             cJSON_Delete(m);
             rc = oom(c);
-            break;
+        } else if (json_keys_put(&keys, m)) {
+            rc = oom(c);
         }
-        if (json_keys_put(&keys, m)) rc = oom(c);
     }
     json_keys_free(&keys);
     return rc;

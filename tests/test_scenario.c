@@ -768,7 +768,8 @@ START_TEST(test_ranges) {
          "s.json:3:20: model.step_time_s: 0 is out of range (expected a number in [1e-09, "
          "1000000])");
     FAIL(IN("model", "\"tokens_per_step\": -1"),
-         "s.json:3:24: model.tokens_per_step: -1 is out of range (expected a number in (0, 1e+15])");
+         "s.json:3:24: model.tokens_per_step: -1 is out of range (expected a "
+         "number in (0, 1e+15])");
     FAIL(IN("model", "\"chips\": 0"),
          "s.json:3:14: model.chips: 0 is out of range (expected a number in (0, 1000000000])");
     FAIL(IN("model", "\"peak_tflops\": -0.5"),
@@ -848,7 +849,8 @@ START_TEST(test_ranges) {
     FAIL(IN("faults", "\"mttr_hours\": 0"),
          "s.json:3:19: faults.mttr_hours: 0 is out of range (expected a number in (0, 1000000])");
     FAIL(IN("faults", "\"weibull_shape\": 0"),
-         "s.json:3:22: faults.weibull_shape: 0 is out of range (expected a number in [0.01, 1000])");
+         "s.json:3:22: faults.weibull_shape: 0 is out of range (expected a "
+         "number in [0.01, 1000])");
     FAIL(IN("faults", "\"checkpoint_steps\": 0"),
          "s.json:3:25: faults.checkpoint_steps: 0 is out of range (expected "
          "an integer in 1..9007199254740992)");

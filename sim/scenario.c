@@ -990,6 +990,19 @@ static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
                     "range (expected a step of 1e-09 to 1e+06 s)",
                     msg_number(step, a));
     }
+    /* "0: none", else at least the smallest value that means something:
+     * a window of one byte, an MTBF of 3.6 ms (shorter ones would flood
+     * the run with failures). */
+    const cJSON *w = get(get(root, "network"), "tcp_window_mb");
+    if (w && cfg->tcp_window_mb > 0 && cfg->tcp_window_mb < 1e-6)
+        return fail(c, w, 0, "network.tcp_window_mb", "%s is below one byte "
+                    "(expected 0 for none, or a number in [1e-06, 1000000])",
+                    msg_number(cfg->tcp_window_mb, a));
+    const cJSON *mt = get(get(root, "faults"), "mtbf_hours");
+    if (mt && cfg->faults.mtbf_s > 0 && cfg->faults.mtbf_s < 3600e-6)
+        return fail(c, mt, 0, "faults.mtbf_hours", "%s is below 1e-06 h "
+                    "(expected 0 for none, or a number in [1e-06, 1000000])",
+                    msg_number(cfg->faults.mtbf_s / 3600, a));
     int M = cfg->workers;
     double slow = INFINITY, rate = INFINITY, lat = 0;
     double unit = cfg->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;

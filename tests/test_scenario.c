@@ -2181,6 +2181,12 @@ START_TEST(test_defect5_ranges) {
     FAIL(IN("faults", "\"weibull_shape\": 0.001"),
          "s.json:3:22: faults.weibull_shape: 0.001 is out of range (expected "
          "a number in [0.01, 1000])");
+    FAIL(IN("network", "\"tcp_window_mb\": 1e-300"),
+         "s.json:3:22: network.tcp_window_mb: 1e-300 is below one byte "
+         "(expected 0 for none, or a number in [1e-06, 1000000])");
+    FAIL(IN("faults", "\"mtbf_hours\": 1e-300"),
+         "s.json:3:19: faults.mtbf_hours: 1e-300 is below 1e-06 h (expected "
+         "0 for none, or a number in [1e-06, 1000000])");
     /* Products: reported at the key that dominates, naming the others. */
     FAIL(TOP("\"steps\": 1000000000000"),
          "s.json:2:12: steps: the run would last about 164000000003.2 s: "
@@ -2188,9 +2194,9 @@ START_TEST(test_defect5_ranges) {
          "and 64000000003.2 s of syncs (latency and transfers at the lowest "
          "bandwidth, given model.params) (expected at most 1e+09 s, about "
          "31.7 years; fewer steps, a shorter step or a faster network)");
-    load_fail_prefix(__LINE__, IN("network", "\"latency_ms\": 10, "
-                                  "\"tcp_window_mb\": 1e-300"),
-                     "s.json:3:40: network.tcp_window_mb: the run would "
+    load_fail_prefix(__LINE__, IN("network", "\"latency_ms\": 1000, "
+                                  "\"tcp_window_mb\": 0.00001"),
+                     "s.json:3:42: network.tcp_window_mb: the run would "
                      "last about ");
     load_fail_prefix(__LINE__, IN("model", "\"tokens_per_step\": 1, "
                                   "\"chips\": 1e9, \"peak_tflops\": 1e9, "

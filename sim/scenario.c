@@ -374,7 +374,7 @@ static const field root_fields[] = {
     K_END};
 
 /* ---------------------------------------------------------------------
- * Pass 5: validation, driven by the tables
+ * Pass 4: validation, driven by the tables
  */
 
 /* "a number > 0", "an integer in 1..256", "a number in (0, 1]". */
@@ -794,7 +794,7 @@ static int sweep_member(ctx *c, const cJSON *m, const char *p, int n,
 
 
 /* ---------------------------------------------------------------------
- * Pass 3b: merging a variant
+ * Pass 2: merging a variant
  */
 
 /* Files node and its subtree as coming from the merged variant. */
@@ -885,7 +885,7 @@ static int merge_variant(ctx *c, cJSON *root, const char *name) {
 }
 
 /* ---------------------------------------------------------------------
- * Pass 5, continued: what spans several keys
+ * Pass 4, continued: what spans several keys
  */
 
 /* step_time_s, or all four of tokens_per_step, chips, peak_tflops, mfu;
@@ -1099,7 +1099,7 @@ static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
 }
 
 /* ---------------------------------------------------------------------
- * Pass 4: overrides
+ * Pass 3: overrides
  */
 
 static int set_fail(ctx *c, int k, const char *path, const char *fmt, ...) {

@@ -126,7 +126,7 @@ const field scn__train_fields[] = {
     K_END};
 
 /* ---------------------------------------------------------------------
- * Pass 5, continued: the train section, checked as train_new would check
+ * Pass 4, continued: the train section, checked as train_new would check
  * it, each conflict reported at a key.
  */
 

@@ -386,31 +386,43 @@ int faults_trace_load(const char *path, int nworkers, faults_trace **out,
     if (!fp)
         return msg_set(err, errlen, MSG_EIO, "%s: cannot open: %s", path,
                        strerror(errno));
+    /* The size when the file says it (refused above the cap before any
+     * read), else read in growing steps up to the cap. */
     struct stat st;
-    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
-        st.st_size > FAULTS_TRACE_MAX_BYTES) {
-        fclose(fp);
-        return msg_set(err, errlen, MSG_EINPUT, "%s: larger than %d MiB "
-                       "(expected a trace of at most %d bytes)", path,
-                       FAULTS_TRACE_MAX_BYTES >> 20, FAULTS_TRACE_MAX_BYTES);
+    size_t cap = 4096, n = 0;
+    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode)) {
+        if (st.st_size > FAULTS_TRACE_MAX_BYTES) n = FAULTS_TRACE_MAX_BYTES + 1;
+        else cap = (size_t)st.st_size + 2;
     }
-    char *buf = malloc(FAULTS_TRACE_MAX_BYTES + 1);
-    if (!buf) {
-        fclose(fp);
-        return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", path);
+    char *buf = n ? NULL : malloc(cap);
+    int rc = 0, e = 0;
+    while (n <= FAULTS_TRACE_MAX_BYTES) {
+        if (!buf) {
+            rc = msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, fp);
+        n += got;
+        if (ferror(fp)) {
+            e = errno ? errno : EIO;
+            break;
+        }
+        if (got == 0 || n > FAULTS_TRACE_MAX_BYTES) break;
+        if (cap - n < 2) {
+            char *nb = realloc(buf, 2 * cap);
+            if (!nb) free(buf);
+            buf = nb, cap *= 2;
+        }
     }
-    size_t n = fread(buf, 1, FAULTS_TRACE_MAX_BYTES + 1, fp);
-    int bad = ferror(fp), e = errno;
     fclose(fp);
-    int rc = 0;
-    if (bad)
+    if (!rc && e)
         rc = msg_set(err, errlen, MSG_EIO, "%s: cannot read: %s", path,
-                     strerror(e ? e : EIO));
-    else if (n > FAULTS_TRACE_MAX_BYTES)
+                     strerror(e));
+    else if (!rc && n > FAULTS_TRACE_MAX_BYTES)
         rc = msg_set(err, errlen, MSG_EINPUT, "%s: larger than %d MiB "
                      "(expected a trace of at most %d bytes)", path,
                      FAULTS_TRACE_MAX_BYTES >> 20, FAULTS_TRACE_MAX_BYTES);
-    else
+    else if (!rc)
         rc = faults_trace_parse(buf, n, path, nworkers, out, err, errlen);
     free(buf);
     return rc;

@@ -263,8 +263,8 @@ static const enum_def E_COLL = {"ring, all_to_all, star", p_coll};
 static const enum_def E_DIST = {"exponential, weibull", p_dist};
 static const enum_def E_BWD = {"activations_first, parameters_first", p_bwd};
 
-/* Enums parsed from a fixed list of names, in enum order. */
-static int p_names(const char *s, void *o, const char *const *names, int n) {
+int scn__parse_index(const char *s, void *o, const char *const *names,
+                     int n) {
     int i = msg_parse_name(s, names, n);
     if (i < 0) return -1;
     *(int *)o = i;
@@ -272,11 +272,11 @@ static int p_names(const char *s, void *o, const char *const *names, int n) {
 }
 static int p_reduce(const char *s, void *o) {
     static const char *const n[] = {"fifo", "forward_first"};
-    return p_names(s, o, n, 2);
+    return scn__parse_index(s, o, n, 2);
 }
 static int p_gbit(const char *s, void *o) {
     static const char *const n[] = {"si", "binary"};
-    return p_names(s, o, n, 2);
+    return scn__parse_index(s, o, n, 2);
 }
 static const enum_def E_REDUCE = {"fifo, forward_first", p_reduce};
 static const enum_def E_GBIT = {"si, binary", p_gbit};

@@ -113,6 +113,11 @@ typedef struct scn__field {
     {.key = k, .type = F_WORKERS, .off = AT(m), .r = rng}
 #define K_END {.key = NULL}
 
+/* An enum whose names[0..n-1] are its values 0..n-1: the value of name s
+ * (msg_parse_name) stored as an int at o.  Returns 0, or -1 if unknown. */
+int scn__parse_index(const char *s, void *o, const char *const *names,
+                     int n);
+
 /* The error about node `at` (its key when at_key and it has one) whose
  * JSON path is `path` in the merged document, in the form of scenario.h;
  * a node from the merged variant is named variants.NAME.path.  Returns

@@ -28,13 +28,6 @@ typedef scn__enum enum_def;
 #define join_key scn__join_key
 #define PATH_LEN SCN__PATH_LEN
 
-/* Stores index i (from msg_parse_name) as the enum at o: 0, or -1. */
-static int set_index(void *o, int i) {
-    if (i < 0) return -1;
-    *(int *)o = i;
-    return 0;
-}
-
 /* The train section's enums. */
 static int p_nn_kind(const char *s, void *o) {
     static const char *const n[] = {"transformer", "mlp"};
@@ -52,15 +45,15 @@ static int p_data_kind(const char *s, void *o) {
 }
 static int p_optim(const char *s, void *o) { /* OPTIM_ADAMW 0, SGD 1 */
     static const char *const n[] = {"adamw", "sgd"};
-    return set_index(o, msg_parse_name(s, n, 2));
+    return scn__parse_index(s, o, n, 2);
 }
 static int p_units(const char *s, void *o) { /* TRAIN_MAP_JOIN 0, OWN 1 */
     static const char *const n[] = {"join", "own"};
-    return set_index(o, msg_parse_name(s, n, 2));
+    return scn__parse_index(s, o, n, 2);
 }
 static int p_eval(const char *s, void *o) { /* bit i: SCN_EVAL_* */
     static const char *const n[] = {"outer", "replica", "average"};
-    return set_index(o, msg_parse_name(s, n, 3));
+    return scn__parse_index(s, o, n, 3);
 }
 static const enum_def E_NN_KIND = {"transformer, mlp", p_nn_kind};
 static const enum_def E_DATA_KIND = {"markov, text", p_data_kind};

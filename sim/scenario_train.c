@@ -31,15 +31,15 @@ typedef scn__enum enum_def;
 /* The train section's enums. */
 static int p_nn_kind(const char *s, void *o) {
     static const char *const n[] = {"transformer", "mlp"};
-    int i;
-    if ((i = msg_parse_name(s, n, 2)) < 0) return -1;
+    int i = msg_parse_name(s, n, 2);
+    if (i < 0) return -1;
     *(nn_kind *)o = i == 0 ? NN_TRANSFORMER : NN_MLP;
     return 0;
 }
 static int p_data_kind(const char *s, void *o) {
     static const char *const n[] = {"markov", "text"};
-    int i;
-    if ((i = msg_parse_name(s, n, 2)) < 0) return -1;
+    int i = msg_parse_name(s, n, 2);
+    if (i < 0) return -1;
     *(data_kind *)o = i == 0 ? DATA_MARKOV : DATA_TEXT;
     return 0;
 }

@@ -49,7 +49,8 @@ static void load_fail_at(int line, const char *json, const char *const *sets,
     memset(&cfg, 0x5a, sizeof cfg);
     memcpy(&before, &cfg, sizeof cfg);
     int rc = load(json, sets, nset);
-    ck_assert_msg(rc == MSG_EINPUT, "line %d: accepted, expected: %s", line, msg);
+    ck_assert_msg(rc == MSG_EINPUT, "line %d: accepted, expected: %s", line,
+                  msg);
     ck_assert_msg(strcmp(err, msg) == 0, "line %d:\n   got: %s\nwanted: %s",
                   line, err, msg);
     ck_assert_msg(memcmp(&cfg, &before, sizeof cfg) == 0,
@@ -475,14 +476,16 @@ START_TEST(test_files) {
     /* Errors name the file as given. */
     snprintf(path, sizeof path, "%s",
              write_file(dir, "c.json", "{\n  \"steps\": 0\n}\n"));
-    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), MSG_EINPUT);
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
+                     MSG_EINPUT);
     snprintf(want, sizeof want, "%s:2:12: steps: 0 is out of range "
              "(expected an integer in 1..1000000000000)", path);
     ck_assert_str_eq(err, want);
 
     /* A missing file, a directory. */
     snprintf(path, sizeof path, "%s/missing.json", dir);
-    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), MSG_EINPUT);
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
+                     MSG_EINPUT);
     snprintf(want, sizeof want, "%s: cannot open: No such file or directory",
              path);
     ck_assert_str_eq(err, want);
@@ -495,14 +498,16 @@ START_TEST(test_files) {
     FILE *f = fopen(path, "wb");
     fwrite("{\n  \"a\0\": 1}", 1, 12, f);
     fclose(f);
-    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), MSG_EINPUT);
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
+                     MSG_EINPUT);
     snprintf(want, sizeof want, "%s:2:5: syntax error (NUL byte in input)",
              path);
     ck_assert_str_eq(err, want);
 
     /* An empty file. */
     snprintf(path, sizeof path, "%s", write_file(dir, "e.json", ""));
-    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), MSG_EINPUT);
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
+                     MSG_EINPUT);
     snprintf(want, sizeof want, "%s:1:1: syntax error (empty input; "
              "expected a JSON object)", path);
     ck_assert_str_eq(err, want);
@@ -636,7 +641,8 @@ START_TEST(test_root_and_types) {
     FAIL(TOP("\"workers\": []"),
          "s.json:2:14: workers: wrong type: array (expected an object)");
     FAIL(IN("model", "\"params\": \"1e9\""),
-         "s.json:3:15: model.params: wrong type: string (expected a number in (0, 1e+15])");
+         "s.json:3:15: model.params: wrong type: string (expected a number in "
+         "(0, 1e+15])");
     FAIL(IN("model", "\"layers\": true"),
          "s.json:3:15: model.layers: wrong type: boolean (expected an "
          "integer in 1..100000)");
@@ -655,22 +661,25 @@ START_TEST(test_root_and_types) {
     FAIL(IN("faults", "\"trace\": 1"),
          "s.json:3:14: faults.trace: wrong type: number (expected a string)");
     FAIL(IN("workers", "\"speed\": \"fast\""),
-         "s.json:3:14: workers.speed: wrong type: string (expected a number in [0.001, 1000], or "
-         "an array of workers.count = 2 such values)");
+         "s.json:3:14: workers.speed: wrong type: string (expected a number "
+         "in [0.001, 1000], or an array of workers.count = 2 such values)");
     FAIL(IN("workers", "\"speed\": {}"),
-         "s.json:3:14: workers.speed: wrong type: object (expected a number in [0.001, 1000], or "
-         "an array of workers.count = 2 such values)");
+         "s.json:3:14: workers.speed: wrong type: object (expected a number "
+         "in [0.001, 1000], or an array of workers.count = 2 such values)");
     FAIL(IN("workers", "\"speed\": [1, \"inf\"]"),
-         "s.json:3:18: workers.speed[1]: wrong type: string (expected a number in [0.001, 1000])");
+         "s.json:3:18: workers.speed[1]: wrong type: string (expected a "
+         "number in [0.001, 1000])");
     FAIL(IN("network", "\"bandwidth_gbps\": \"Inf\""),
-         "s.json:3:23: network.bandwidth_gbps: wrong type: string (expected a number in [1e-06, "
-         "1000000000] or \"inf\", or an array of workers.count = 2 such values)");
+         "s.json:3:23: network.bandwidth_gbps: wrong type: string (expected a "
+         "number in [1e-06, 1000000000] or \"inf\", or an array of "
+         "workers.count = 2 such values)");
     FAIL(IN("network", "\"latency_ms\": \"inf\""),
-         "s.json:3:19: network.latency_ms: wrong type: string (expected a number in [0, 1000000], "
-         "or an array of workers.count = 2 such values)");
+         "s.json:3:19: network.latency_ms: wrong type: string (expected a "
+         "number in [0, 1000000], or an array of workers.count = 2 such "
+         "values)");
     FAIL(IN("network", "\"up_gbps\": [1, [2]]"),
-         "s.json:3:20: network.up_gbps[1]: wrong type: array (expected a number in [1e-06, "
-         "1000000000] or \"inf\")");
+         "s.json:3:20: network.up_gbps[1]: wrong type: array (expected a "
+         "number in [1e-06, 1000000000] or \"inf\")");
 }
 END_TEST
 
@@ -736,20 +745,22 @@ START_TEST(test_numbers) {
          "integer in 1..2147483647)");
     /* Non-finite. */
     FAIL(IN("model", "\"params\": 1e999"),
-         "s.json:3:15: model.params: not a finite number (expected a number in (0, 1e+15])");
+         "s.json:3:15: model.params: not a finite number (expected a number "
+         "in (0, 1e+15])");
     FAIL(IN("network", "\"latency_ms\": [1, -1e999]"),
-         "s.json:3:23: network.latency_ms[1]: not a finite number (expected a number in [0, "
-         "1000000])");
+         "s.json:3:23: network.latency_ms[1]: not a finite number (expected a "
+         "number in [0, 1000000])");
     FAIL(IN("network", "\"bandwidth_gbps\": 1e400"),
-         "s.json:3:23: network.bandwidth_gbps: not a finite number (expected a number in [1e-06, "
-         "1000000000] or \"inf\", or an array of workers.count = 2 such values)");
+         "s.json:3:23: network.bandwidth_gbps: not a finite number (expected "
+         "a number in [1e-06, 1000000000] or \"inf\", or an array of "
+         "workers.count = 2 such values)");
     FAIL(TOP("\"seed\": 1e999"),
          "s.json:2:11: seed: not a finite number (expected an integer in "
          "0..9007199254740992)");
     /* Hours that overflow once in seconds. */
     FAIL(IN("faults", "\"mttr_hours\": 1e306"),
-         "s.json:3:19: faults.mttr_hours: 1e+306 is out of range (expected a number in (0, "
-         "1000000])");
+         "s.json:3:19: faults.mttr_hours: 1e+306 is out of range (expected a "
+         "number in (0, 1000000])");
 }
 END_TEST
 
@@ -757,7 +768,8 @@ END_TEST
 START_TEST(test_ranges) {
     /* model */
     FAIL(IN("model", "\"params\": 0"),
-         "s.json:3:15: model.params: 0 is out of range (expected a number in (0, 1e+15])");
+         "s.json:3:15: model.params: 0 is out of range (expected a number in "
+         "(0, 1e+15])");
     FAIL(IN("model", "\"layers\": 0"),
          "s.json:3:15: model.layers: 0 is out of range (expected an integer "
          "in 1..100000)");
@@ -765,16 +777,17 @@ START_TEST(test_ranges) {
          "s.json:3:15: model.layers: 100001 is out of range (expected an "
          "integer in 1..100000)");
     FAIL(IN("model", "\"step_time_s\": 0"),
-         "s.json:3:20: model.step_time_s: 0 is out of range (expected a number in [1e-09, "
-         "1000000])");
+         "s.json:3:20: model.step_time_s: 0 is out of range (expected a "
+         "number in [1e-09, 1000000])");
     FAIL(IN("model", "\"tokens_per_step\": -1"),
          "s.json:3:24: model.tokens_per_step: -1 is out of range (expected a "
          "number in (0, 1e+15])");
     FAIL(IN("model", "\"chips\": 0"),
-         "s.json:3:14: model.chips: 0 is out of range (expected a number in (0, 1000000000])");
+         "s.json:3:14: model.chips: 0 is out of range (expected a number in "
+         "(0, 1000000000])");
     FAIL(IN("model", "\"peak_tflops\": -0.5"),
-         "s.json:3:20: model.peak_tflops: -0.5 is out of range (expected a number in (0, "
-         "1000000000])");
+         "s.json:3:20: model.peak_tflops: -0.5 is out of range (expected a "
+         "number in (0, 1000000000])");
     FAIL(IN("model", "\"mfu\": 0"),
          "s.json:3:12: model.mfu: 0 is out of range (expected a number in "
          "(0, 1])");
@@ -782,9 +795,11 @@ START_TEST(test_ranges) {
          "s.json:3:12: model.mfu: 1.01 is out of range (expected a number in "
          "(0, 1])");
     FAIL(IN("model", "\"split\": {\"forward\": -0.5}"),
-         "s.json:3:26: model.split.forward: -0.5 is out of range (expected a number in [0, 1])");
+         "s.json:3:26: model.split.forward: -0.5 is out of range (expected a "
+         "number in [0, 1])");
     FAIL(IN("model", "\"hidden\": -1"),
-         "s.json:3:15: model.hidden: -1 is out of range (expected an integer in 0..1e+15)");
+         "s.json:3:15: model.hidden: -1 is out of range (expected an integer "
+         "in 0..1e+15)");
     /* workers */
     FAIL(IN("workers", "\"count\": 0"),
          "s.json:3:14: workers.count: 0 is out of range (expected an integer "
@@ -793,10 +808,11 @@ START_TEST(test_ranges) {
          "s.json:3:14: workers.count: 257 is out of range (expected an "
          "integer in 1..256)");
     FAIL(IN("workers", "\"speed\": 0"),
-         "s.json:3:14: workers.speed: 0 is out of range (expected a number in [0.001, 1000], or "
-         "an array of workers.count = 2 such values)");
+         "s.json:3:14: workers.speed: 0 is out of range (expected a number in "
+         "[0.001, 1000], or an array of workers.count = 2 such values)");
     FAIL(IN("workers", "\"speed\": [1,\n      -2]"),
-         "s.json:4:7: workers.speed[1]: -2 is out of range (expected a number in [0.001, 1000])");
+         "s.json:4:7: workers.speed[1]: -2 is out of range (expected a number "
+         "in [0.001, 1000])");
     FAIL(IN("workers", "\"stragglers\": {\"probability\": 1.5}"),
          "s.json:3:35: workers.stragglers.probability: 1.5 is out of range "
          "(expected a number in [0, 1])");
@@ -804,24 +820,27 @@ START_TEST(test_ranges) {
          "s.json:3:35: workers.stragglers.probability: -0.1 is out of range "
          "(expected a number in [0, 1])");
     FAIL(IN("workers", "\"stragglers\": {\"slowdown\": 0.5}"),
-         "s.json:3:32: workers.stragglers.slowdown: 0.5 is out of range (expected a number in [1, "
-         "1000])");
+         "s.json:3:32: workers.stragglers.slowdown: 0.5 is out of range "
+         "(expected a number in [1, 1000])");
     /* network */
     FAIL(IN("network", "\"bandwidth_gbps\": 0"),
-         "s.json:3:23: network.bandwidth_gbps: 0 is out of range (expected a number in [1e-06, "
-         "1000000000] or \"inf\", or an array of workers.count = 2 such values)");
+         "s.json:3:23: network.bandwidth_gbps: 0 is out of range (expected a "
+         "number in [1e-06, 1000000000] or \"inf\", or an array of "
+         "workers.count = 2 such values)");
     FAIL(IN("network", "\"up_gbps\": [1, -1]"),
-         "s.json:3:20: network.up_gbps[1]: -1 is out of range (expected a number in [1e-06, "
-         "1000000000] or \"inf\")");
+         "s.json:3:20: network.up_gbps[1]: -1 is out of range (expected a "
+         "number in [1e-06, 1000000000] or \"inf\")");
     FAIL(IN("network", "\"down_gbps\": 0"),
-         "s.json:3:18: network.down_gbps: 0 is out of range (expected a number in [1e-06, "
-         "1000000000] or \"inf\", or an array of workers.count = 2 such values)");
+         "s.json:3:18: network.down_gbps: 0 is out of range (expected a "
+         "number in [1e-06, 1000000000] or \"inf\", or an array of "
+         "workers.count = 2 such values)");
     FAIL(IN("network", "\"latency_ms\": -1"),
-         "s.json:3:19: network.latency_ms: -1 is out of range (expected a number in [0, 1000000], "
-         "or an array of workers.count = 2 such values)");
+         "s.json:3:19: network.latency_ms: -1 is out of range (expected a "
+         "number in [0, 1000000], or an array of workers.count = 2 such "
+         "values)");
     FAIL(IN("network", "\"tcp_window_mb\": -1"),
-         "s.json:3:22: network.tcp_window_mb: -1 is out of range (expected a number in [0, "
-         "1000000])");
+         "s.json:3:22: network.tcp_window_mb: -1 is out of range (expected a "
+         "number in [0, 1000000])");
     /* method */
     FAIL(IN("method", "\"H\": 0"),
          "s.json:3:10: method.H: 0 is out of range (expected an integer in "
@@ -842,12 +861,15 @@ START_TEST(test_ranges) {
          "s.json:3:14: method.alpha: -0.25 is out of range (expected a "
          "number in [0, 1])");
     FAIL(IN("method", "\"codec_block\": -1"),
-         "s.json:3:20: method.codec_block: -1 is out of range (expected an integer in 0..1e+15)");
+         "s.json:3:20: method.codec_block: -1 is out of range (expected an "
+         "integer in 0..1e+15)");
     /* faults */
     FAIL(IN("faults", "\"mtbf_hours\": -1"),
-         "s.json:3:19: faults.mtbf_hours: -1 is out of range (expected a number in [0, 1000000])");
+         "s.json:3:19: faults.mtbf_hours: -1 is out of range (expected a "
+         "number in [0, 1000000])");
     FAIL(IN("faults", "\"mttr_hours\": 0"),
-         "s.json:3:19: faults.mttr_hours: 0 is out of range (expected a number in (0, 1000000])");
+         "s.json:3:19: faults.mttr_hours: 0 is out of range (expected a "
+         "number in (0, 1000000])");
     FAIL(IN("faults", "\"weibull_shape\": 0"),
          "s.json:3:22: faults.weibull_shape: 0 is out of range (expected a "
          "number in [0.01, 1000])");
@@ -855,8 +877,8 @@ START_TEST(test_ranges) {
          "s.json:3:25: faults.checkpoint_steps: 0 is out of range (expected "
          "an integer in 1..9007199254740992)");
     FAIL(IN("faults", "\"recovery_bytes_per_param\": -4"),
-         "s.json:3:33: faults.recovery_bytes_per_param: -4 is out of range (expected a number in "
-         "[0, 1000])");
+         "s.json:3:33: faults.recovery_bytes_per_param: -4 is out of range "
+         "(expected a number in [0, 1000])");
     /* top level */
     FAIL(TOP("\"steps\": 0"),
          "s.json:2:12: steps: 0 is out of range (expected an integer in "
@@ -872,11 +894,11 @@ START_TEST(test_ranges) {
          "integer in 0..9007199254740992)");
     /* The ends themselves are fine. */
     load_ok("{\"steps\": 1000000000000, \"seed\": 0, \"model\": {\"layers\": "
-            "100000, \"params\": 1000, \"hidden\": 0, \"mfu\": 1, \"chips\": 1, "
-            "\"peak_tflops\": 1, \"tokens_per_step\": 1},\n"
-            " \"workers\": {\"count\": 1, \"stragglers\": {\"probability\": "
-            "1, \"slowdown\": 1}}, \"method\": {\"alpha\": 0, \"tau\": 0},\n"
-            " \"network\": {\"latency_ms\": 0, \"tcp_window_mb\": 0}}",
+            "100000, \"params\": 1000, \"hidden\": 0, \"mfu\": 1, \"chips\": "
+            "1, \"peak_tflops\": 1, \"tokens_per_step\": 1},\n \"workers\": "
+            "{\"count\": 1, \"stragglers\": {\"probability\": 1, "
+            "\"slowdown\": 1}}, \"method\": {\"alpha\": 0, \"tau\": 0},\n "
+            "\"network\": {\"latency_ms\": 0, \"tcp_window_mb\": 0}}",
             NULL, 0);
     ck_assert_int_eq(cfg.steps, 1000000000000);
 }
@@ -1048,8 +1070,9 @@ START_TEST(test_set_errors) {
              "model, workers, network, method, faults, train, steps, seed, "
              "name, description, variants, sweep)");
     FAIL_SET("{}", "workers={\"count\": 2, \"speed\": [1, 0]}",
-             "--set workers={\"count\": 2, \"speed\": [1, 0]}: workers.speed[1]: 0 is out of "
-             "range (expected a number in [0.001, 1000])");
+             "--set workers={\"count\": 2, \"speed\": [1, 0]}: "
+             "workers.speed[1]: 0 is out of range (expected a number in "
+             "[0.001, 1000])");
     FAIL_SET("{}", "workers.speed=[1, 2, 3]",
              "--set workers.speed=[1, 2, 3]: workers.speed: array of 3 values "
              "(expected workers.count = 2 values)");
@@ -1143,7 +1166,8 @@ static void load_v_fail(int line, const char *json, const char *variant,
     char want[2048];
     int rc = load_v(json, variant, sets, nset);
     snprintf(want, sizeof want, "%s/v.json%s", vdir, msg);
-    ck_assert_msg(rc == MSG_EINPUT, "line %d: accepted, expected: %s", line, want);
+    ck_assert_msg(rc == MSG_EINPUT, "line %d: accepted, expected: %s", line,
+                  want);
     ck_assert_msg(strcmp(err, want) == 0, "line %d:\n   got: %s\nwanted: %s",
                   line, err, want);
 }
@@ -1727,9 +1751,11 @@ START_TEST(test_train_errors) {
          "s.json:3:24: train.inner.beta2: 1 is out of range (expected a "
          "number in [0, 1))");
     FAIL(IN("train", "\"inner\": {\"eps\": 0}"),
-         "s.json:3:22: train.inner.eps: 0 is out of range (expected a number in (0, 1])");
+         "s.json:3:22: train.inner.eps: 0 is out of range (expected a number "
+         "in (0, 1])");
     FAIL(IN("train", "\"inner\": {\"lr\": -1e-3}"),
-         "s.json:3:21: train.inner.lr: -0.001 is out of range (expected a number in [0, 1000000])");
+         "s.json:3:21: train.inner.lr: -0.001 is out of range (expected a "
+         "number in [0, 1000000])");
     FAIL(IN("train", "\"inner\": {\"warmup\": 2.5}"),
          "s.json:3:25: train.inner.warmup: 2.5 is not an integer (expected "
          "an integer in 0..1000000000000)");
@@ -1872,14 +1898,16 @@ START_TEST(test_train_files) {
     ck_assert_int_eq(cfg.train.data.vocab, 256);
     ck_assert_double_eq(cfg.train.data.eval_fraction, 0.2);
     unlink(text);
-    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), MSG_EINPUT);
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
+                     MSG_EINPUT);
     snprintf(want, sizeof want, "%s:2:36: train.data.path: cannot open %s: "
              "No such file or directory", path, text);
     ck_assert_str_eq(err, want);
     /* The model must hold the 256 byte values. */
     path = scenario_file("{\"train\": {\"data\": {\"kind\": \"text\", "
                          "\"path\": \"/dev/null\"}}}");
-    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), MSG_EINPUT);
+    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
+                     MSG_EINPUT);
     snprintf(want, sizeof want, "%s:1:11: train.model.vocab: the model's "
              "vocab = 64 is smaller than the data's 256 token values "
              "(expected train.model.vocab >= 256)", path);

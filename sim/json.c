@@ -382,15 +382,14 @@ void json_doc_free(json_doc *doc) {
  * Number literals
  */
 
-/* The literal's significant digits (leading and trailing zeros dropped)
- * in dig (at most cap kept, *nd counts them all) and its decimal exponent:
- * value = 0.dig * 10^*exp10 in magnitude. */
+/* The literal's significant digits, from its first nonzero digit to its
+ * last (at most cap kept; *nd counts them all), and its decimal exponent:
+ * |value| = 0.d1 d2 ... d_nd * 10^*exp10. */
 static void literal_digits(const char *p, char *dig, int cap, int *nd,
                            long *exp10) {
-    int n = 0, lead = 1;
+    int n = 0, last = 0, lead = 1, seen_point = 0;
     long point = 0; /* digits before the decimal point, after leading 0s */
     if (*p == '-') p++;
-    int seen_point = 0;
     for (; is_digit(*p) || *p == '.'; p++) {
         if (*p == '.') {
             seen_point = 1;
@@ -403,6 +402,7 @@ static void literal_digits(const char *p, char *dig, int cap, int *nd,
         lead = 0;
         if (n < cap) dig[n] = *p;
         n++;
+        if (*p != '0') last = n;
         if (!seen_point) point++;
     }
     long e = 0;
@@ -411,15 +411,12 @@ static void literal_digits(const char *p, char *dig, int cap, int *nd,
         if (e > 100000) e = 100000;
         if (e < -100000) e = -100000;
     }
-    int kept = n < cap ? n : cap;
-    while (kept > 0 && dig[kept - 1] == '0') kept--, n--;
-    *nd = n;
+    *nd = last;
     *exp10 = point + e;
-    (void)kept;
 }
 
 int json_literal_integer(const char *lit, double *out) {
-    char dig[64];
+    char dig[JSON_MAX_NUMBER_LEN + 1];
     int nd;
     long e;
     literal_digits(lit, dig, (int)sizeof dig, &nd, &e);
@@ -427,11 +424,12 @@ int json_literal_integer(const char *lit, double *out) {
         *out = 0;
         return 0;
     }
-    if (e < nd) return 1;       /* digits after the decimal point */
-    if (e > 16) return 2;       /* 2^53 has 16 digits */
+    if (e < nd) return 1; /* a nonzero digit after the decimal point */
+    if (e > 16) return 2; /* 2^53 has 16 digits */
     uint64_t v = 0;
-    for (long k = 0; k < e; k++) v = 10 * v + (uint64_t)(k < nd ? dig[k] - '0' : 0);
-    if ((double)v > EXACT_INT || v > (uint64_t)EXACT_INT) return 2;
+    for (long k = 0; k < e; k++)
+        v = 10 * v + (uint64_t)(k < nd ? dig[k] - '0' : 0);
+    if (v > (uint64_t)1 << 53) return 2;
     *out = lit[0] == '-' ? -(double)v : (double)v;
     return 0;
 }

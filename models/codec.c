@@ -13,6 +13,7 @@
  * the code loop has no parity branch.
  */
 #include "codec.h"
+#include "msg.h"
 
 #include <math.h>
 #include <string.h>
@@ -22,13 +23,10 @@ static const char *const names[CODEC_COUNT] = {
 };
 
 int codec_parse(const char *name, codec_kind *out) {
-    for (int k = 0; k < CODEC_COUNT; k++) {
-        if (strcmp(name, names[k]) == 0) {
-            *out = (codec_kind)k;
-            return 0;
-        }
-    }
-    return -1;
+    int k = msg_parse_name(name, names, CODEC_COUNT);
+    if (k < 0) return -1;
+    *out = (codec_kind)k;
+    return 0;
 }
 
 const char *codec_name(codec_kind kind) {

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int msg_set(char *err, size_t errlen, int rc, const char *fmt, ...) {
     if (err && errlen) {
@@ -62,6 +63,25 @@ const char *msg_number(double x, char buf[MSG_NUM_MAX]) {
             snprintf(buf, MSG_NUM_MAX, "%.*g", prec, x);
             if (strtod(buf, NULL) == x) break;
         }
+    }
+    return buf;
+}
+
+int msg_parse_name(const char *s, const char *const *names, int n) {
+    if (!s) return -1;
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0) return i;
+    return -1;
+}
+
+const char *msg_name_list(const char *const *names, int n, char *buf,
+                          size_t len) {
+    size_t at = 0;
+    if (len) buf[0] = 0;
+    for (int i = 0; i < n && at + 1 < len; i++) {
+        int k = snprintf(buf + at, len - at, "%s%s", i ? ", " : "", names[i]);
+        if (k < 0) break;
+        at += (size_t)k;
     }
     return buf;
 }

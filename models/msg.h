@@ -50,4 +50,13 @@ int msg_exit_status(int rc);
  * "0.12067926406393285", "1e+20"); "inf", "-inf", "nan".  Returns buf. */
 const char *msg_number(double x, char buf[MSG_NUM_MAX]);
 
+/* The index of s among names[0..n-1] (exact, case-sensitive match), or
+ * -1 when s is NULL or not one of them: the one parser of enum names. */
+int msg_parse_name(const char *s, const char *const *names, int n);
+
+/* names[0..n-1] joined with ", " into buf (cut to fit len bytes, always
+ * terminated when len > 0), for "(expected one of: ...)".  Returns buf. */
+const char *msg_name_list(const char *const *names, int n, char *buf,
+                          size_t len);
+
 #endif

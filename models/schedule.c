@@ -5,6 +5,7 @@
  * the conventions (steps count from 1, positions versus fragment ids).
  */
 #include "schedule.h"
+#include "msg.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -92,19 +93,14 @@ int sched_taken_after(const sched_spec *s, int64_t t, int64_t last_step) {
     return sched_applied_after(s, t + s->tau);
 }
 
-static int parse(const char *name, const char *const *names, int n) {
-    for (int i = 0; i < n; i++)
-        if (strcmp(name, names[i]) == 0) return i;
-    return -1;
-}
-
 static const char *const method_names[] = {"dp", "diloco", "streaming"};
 static const char *const layout_names[] = {"sequential", "strided"};
 static const char *const order_names[] = {"ascending", "rotated"};
 
 #define PARSER(fn, type, table)                                      \
     int fn(const char *name, type *out) {                           \
-        int i = parse(name, table, sizeof table / sizeof *table);   \
+        int i = msg_parse_name(name, table,                         \
+                               sizeof table / sizeof *table);     \
         if (i < 0) return -1;                                       \
         *out = (type)i;                                             \
         return 0;                                                   \

@@ -39,6 +39,7 @@
  *    free the stream.
  */
 #include "collective.h"
+#include "../models/msg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -323,13 +324,10 @@ int coll_pending(const coll *c) {
 }
 
 int coll_parse_algo(const char *name, coll_algo *out) {
-    for (int a = 0; a < 3; a++) {
-        if (name && strcmp(name, algo_names[a]) == 0) {
-            *out = (coll_algo)a;
-            return 0;
-        }
-    }
-    return -1;
+    int a = msg_parse_name(name, algo_names, 3);
+    if (a < 0) return -1;
+    *out = (coll_algo)a;
+    return 0;
 }
 
 const char *coll_algo_name(coll_algo a) {

@@ -26,12 +26,17 @@
  * starting with down.  A worker whose last line is "down" is never
  * repaired (repair INT64_MAX); a worker without lines never fails.
  *
+ * The trace is parsed whole (faults_trace_parse, from bytes; the scenario
+ * loader parses it too, so a bad trace is an input error before any run);
+ * a file is at most FAULTS_TRACE_MAX_BYTES bytes and a NUL byte is an
+ * error at its line.
+ *
  * Errors are one line, "path:line: what is wrong (expected ...)"; a file
  * that cannot be opened or read gives "path: cannot open: <reason>" or
  * "path: cannot read: <reason>", and a bad spec "faults: ...".
  */
 #ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* getline */
+#define _POSIX_C_SOURCE 200809L
 #endif
 #include "faults.h"
 #include "../models/msg.h"
@@ -42,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -69,6 +75,11 @@ typedef struct {
     int down;              /* state after the last transition */
 } plist;
 
+struct faults_trace {
+    int n;          /* workers */
+    plist *w;       /* each worker's periods */
+};
+
 struct faults {
     int n, mode;
     faults_dist dist;
@@ -79,9 +90,10 @@ struct faults {
 };
 
 int faults_parse_dist(const char *name, faults_dist *out) {
-    if (strcmp(name, "exponential") == 0) *out = FAULTS_EXPONENTIAL;
-    else if (strcmp(name, "weibull") == 0) *out = FAULTS_WEIBULL;
-    else return -1;
+    static const char *const names[] = {"exponential", "weibull"};
+    int i = msg_parse_name(name, names, 2);
+    if (i < 0) return -1;
+    *out = i == 0 ? FAULTS_EXPONENTIAL : FAULTS_WEIBULL;
     return 0;
 }
 
@@ -274,9 +286,9 @@ static int parse_state(const where *at, const char *tok, int *down) {
 }
 
 /* Applies one transition of worker w at time (s, ns) to its list. */
-static int apply(faults *f, const where *at, int w, double s, int64_t ns,
-                 int down) {
-    plist *l = &f->trace[w];
+static int apply(faults_trace *t, const where *at, int w, double s,
+                 int64_t ns, int down) {
+    plist *l = &t->w[w];
     if (l->last_ns >= 0 && ns <= l->last_ns)
         return line_err(at, "worker %d: time %.12g s is not after %.12g s "
                         "(times must increase)", w, s, l->last_s);
@@ -284,8 +296,10 @@ static int apply(faults *f, const where *at, int w, double s, int64_t ns,
         return line_err(at, "worker %d is already %s (states must "
                         "alternate, starting with down)", w,
                         down ? "down" : "up");
-    if (down && plist_push(l, ns) < 0)
-        return line_err(at, "out of memory");
+    if (down && plist_push(l, ns) < 0) {
+        line_err(at, "out of memory");
+        return -2;
+    }
     if (!down) l->p[l->len - 1].repair = ns;
     l->last_ns = ns;
     l->last_s = s;
@@ -293,8 +307,9 @@ static int apply(faults *f, const where *at, int w, double s, int64_t ns,
     return 0;
 }
 
-/* Parses one line (comments and blank lines included). */
-static int parse_line(faults *f, const where *at, char *line) {
+/* Parses one line (comments and blank lines included): 0, -1 bad, -2 out
+ * of memory. */
+static int parse_line(faults_trace *t, const where *at, char *line) {
     char *hash = strchr(line, '#'), *fld[3];
     if (hash) *hash = '\0';
     int n = split(line, fld, 3);
@@ -307,43 +322,120 @@ static int parse_line(faults *f, const where *at, char *line) {
     int64_t ns = 0;
     int w = 0, down = 0;
     if (parse_time(at, fld[0], &s, &ns) < 0) return -1;
-    if (n == 3 && parse_worker(at, fld[1], f->n, &w) < 0) return -1;
+    if (n == 3 && parse_worker(at, fld[1], t->n, &w) < 0) return -1;
     if (parse_state(at, fld[n - 1], &down) < 0) return -1;
-    return apply(f, at, w, s, ns, down);
+    return apply(t, at, w, s, ns, down);
+}
+
+void faults_trace_free(faults_trace *t) {
+    if (!t) return;
+    for (int w = 0; w < t->n; w++) free(t->w[w].p);
+    free(t->w);
+    free(t);
+}
+
+int faults_trace_parse(const char *text, size_t len, const char *name,
+                       int nworkers, faults_trace **out, char *err,
+                       size_t errlen) {
+    *out = NULL;
+    if (nworkers < 1)
+        return msg_set(err, errlen, MSG_EINPUT, "%s: nworkers must be >= 1",
+                       name);
+    faults_trace *t = calloc(1, sizeof *t);
+    if (t) t->w = calloc((size_t)nworkers, sizeof *t->w);
+    size_t longest = 0;
+    for (size_t i = 0, st = 0; i <= len; i++)
+        if (i == len || text[i] == '\n') {
+            if (i - st > longest) longest = i - st;
+            st = i + 1;
+        }
+    char *line = t && t->w ? malloc(longest + 1) : NULL;
+    if (!line) {
+        faults_trace_free(t);
+        return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
+    }
+    t->n = nworkers;
+    for (int w = 0; w < nworkers; w++) t->w[w].last_ns = -1;
+    where at = {name, 0, err, errlen};
+    int rc = 0;
+    for (size_t st = 0; st < len && rc == 0;) {
+        const char *nl = memchr(text + st, '\n', len - st);
+        size_t n = nl ? (size_t)(nl - (text + st)) : len - st;
+        at.line++;
+        memcpy(line, text + st, n);
+        line[n] = 0;
+        int r = memchr(line, 0, n) ? line_err(&at, "NUL byte (expected a "
+                                              "text line)")
+                                   : parse_line(t, &at, line);
+        if (r) rc = r == -2 ? MSG_ENOMEM : MSG_EINPUT;
+        st += n + 1;
+    }
+    free(line);
+    if (rc) {
+        faults_trace_free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+int faults_trace_load(const char *path, int nworkers, faults_trace **out,
+                      char *err, size_t errlen) {
+    *out = NULL;
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return msg_set(err, errlen, MSG_EIO, "%s: cannot open: %s", path,
+                       strerror(errno));
+    /* The size when the file says it (refused above the cap before any
+     * read), else read in growing steps up to the cap. */
+    struct stat st;
+    size_t cap = 4096, n = 0;
+    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode)) {
+        if (st.st_size > FAULTS_TRACE_MAX_BYTES) n = FAULTS_TRACE_MAX_BYTES + 1;
+        else cap = (size_t)st.st_size + 2;
+    }
+    char *buf = n ? NULL : malloc(cap);
+    int rc = 0, e = 0;
+    while (n <= FAULTS_TRACE_MAX_BYTES) {
+        if (!buf) {
+            rc = msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, fp);
+        n += got;
+        if (ferror(fp)) {
+            e = errno ? errno : EIO;
+            break;
+        }
+        if (got == 0 || n > FAULTS_TRACE_MAX_BYTES) break;
+        if (cap - n < 2) {
+            char *nb = realloc(buf, 2 * cap);
+            if (!nb) free(buf);
+            buf = nb, cap *= 2;
+        }
+    }
+    fclose(fp);
+    if (!rc && e)
+        rc = msg_set(err, errlen, MSG_EIO, "%s: cannot read: %s", path,
+                     strerror(e));
+    else if (!rc && n > FAULTS_TRACE_MAX_BYTES)
+        rc = msg_set(err, errlen, MSG_EINPUT, "%s: larger than %d MiB "
+                     "(expected a trace of at most %d bytes)", path,
+                     FAULTS_TRACE_MAX_BYTES >> 20, FAULTS_TRACE_MAX_BYTES);
+    else if (!rc)
+        rc = faults_trace_parse(buf, n, path, nworkers, out, err, errlen);
+    free(buf);
+    return rc;
 }
 
 static int init_trace(faults *f, const char *path, char *err,
                       size_t errlen) {
     f->mode = MODE_TRACE;
-    f->trace = calloc((size_t)f->n, sizeof *f->trace);
-    if (!f->trace) {
-        msg_set(err, errlen, 0, "%s: out of memory", path);
-        return -1;
-    }
-    for (int w = 0; w < f->n; w++) f->trace[w].last_ns = -1;
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        msg_set(err, errlen, 0, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    where at = {path, 0, err, errlen};
-    char *line = NULL;
-    size_t cap = 0;
-    int rc = 0;
-    errno = 0;
-    while (rc == 0 && getline(&line, &cap, fp) >= 0) {
-        at.line++;
-        rc = parse_line(f, &at, line);
-        errno = 0;
-    }
-    if (rc == 0 && ferror(fp)) {
-        msg_set(err, errlen, 0, "%s: cannot read: %s", path,
-            strerror(errno ? errno : EIO));
-        rc = -1;
-    }
-    free(line);
-    fclose(fp);
-    return rc;
+    faults_trace *t;
+    if (faults_trace_load(path, f->n, &t, err, errlen)) return -1;
+    f->trace = t->w; /* the lists move into f */
+    free(t);
+    return 0;
 }
 
 static int next_trace(faults *f, int w, int64_t *fail_ns,

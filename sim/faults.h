@@ -41,6 +41,26 @@ void faults_free(faults *f);
  * when it never comes back).  Returns 1, or 0 when it never fails again. */
 int faults_next(faults *f, int w, int64_t *fail_ns, int64_t *repair_ns);
 
+/* A parsed trace: each worker's down periods. */
+typedef struct faults_trace faults_trace;
+
+#define FAULTS_TRACE_MAX_BYTES (64 << 20) /* the largest trace file */
+
+/* Parses a whole trace (len bytes at text, any bytes; `name` stands for
+ * the file in messages) for workers 0..nworkers-1 into *out.  Returns 0;
+ * MSG_EINPUT with "name:line: what is wrong (expected ...)"; MSG_ENOMEM.
+ * *out is NULL on error. */
+int faults_trace_parse(const char *text, size_t len, const char *name,
+                       int nworkers, faults_trace **out, char *err,
+                       size_t errlen);
+
+/* faults_trace_parse of the file at path: also MSG_EIO ("path: cannot
+ * open: reason", "cannot read") and MSG_EINPUT for a file larger than
+ * FAULTS_TRACE_MAX_BYTES. */
+int faults_trace_load(const char *path, int nworkers, faults_trace **out,
+                      char *err, size_t errlen);
+void faults_trace_free(faults_trace *t);
+
 /* Parses "exponential" | "weibull"; returns 0 or -1. */
 int faults_parse_dist(const char *name, faults_dist *out);
 const char *faults_dist_name(faults_dist d);

@@ -7,10 +7,11 @@
  */
 #include "plan.h"
 #include "../models/msg.h"
+#include "json.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,124 +22,186 @@
 
 /* ---- the cost file ----------------------------------------------------- */
 
+/* The cost file goes through the scenario's strict JSON reader (sim/json.h):
+ * errors are "file:line:col: key: what is wrong (expected ...)". */
+#define COST_MAX_BYTES (64 << 10)
+
 enum { K_WAN, K_ACC_PRICE, K_ACC, K_BANDWIDTHS, NKEYS };
 static const char *const cost_key[NKEYS] = {
     "wan_usd_per_gbps_month", "accelerator_usd_per_hour", "accelerators",
     "bandwidths_gbps"};
 
+/* The parsed text and where its messages go. */
+typedef struct {
+    const char *name, *text;
+    const json_doc *doc;
+    char *err;
+    size_t errlen;
+} cost_ctx;
+
+/* "name:line:col: path: what", at node at (its key when at_key). */
+static int cost_fail(const cost_ctx *c, const cJSON *at, int at_key,
+                     const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int cost_fail(const cost_ctx *c, const cJSON *at, int at_key,
+                     const char *path, const char *fmt, ...) {
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t off = 0;
+    for (size_t i = 0; i < c->doc->npos; i++)
+        if (c->doc->pos[i].node == at) {
+            const json_pos *p = &c->doc->pos[i];
+            off = at_key && p->key != JSON_NO_POS ? p->key : p->val;
+            break;
+        }
+    int line, col;
+    json_line_col(c->text, off, &line, &col);
+    return msg_set(c->err, c->errlen, MSG_EINPUT, "%s:%d:%d: %s: %s",
+                   c->name, line, col, path, msg);
+}
+
 /* A finite number >= lo (> lo when strict), an integer when asked. */
-static int cost_number(const cJSON *it, const char *name, const char *key,
-                       double lo, int strict, int integer, double *out,
-                       char *err, size_t errlen) {
+static int cost_number(const cost_ctx *c, const cJSON *it, const char *key,
+                       double lo, int strict, int integer, double *out) {
     const char *what = integer ? "an integer" : "a number";
+    char b[MSG_NUM_MAX], l[MSG_NUM_MAX];
     if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
-        return msg_set(err, errlen, -1, "%s: %s: must be %s", name, key,
-                         what);
+        return cost_fail(c, it, 0, key, "must be %s", what);
     double x = it->valuedouble;
-    if (x < lo || (strict && x == lo) || (integer && x != floor(x)))
-        return msg_set(err, errlen, -1, "%s: %s: must be %s %s %g (got %g)",
-                         name, key, what, strict ? ">" : ">=", lo, x);
+    if (x < lo || (strict && x == lo) || (integer && x != floor(x)) ||
+        x > 1e15)
+        return cost_fail(c, it, 0, key, "must be %s %s %s, at most 1e15 "
+                         "(got %s)", what, strict ? ">" : ">=",
+                         msg_number(lo, l), msg_number(x, b));
     *out = x;
     return 0;
 }
 
-static int cost_bandwidths(const cJSON *it, const char *name, plan_cost *out,
-                           char *err, size_t errlen) {
+static int cost_bandwidths(const cost_ctx *c, const cJSON *it,
+                           plan_cost *out) {
     const char *key = cost_key[K_BANDWIDTHS];
     int n = cJSON_GetArraySize(it);
     if (!cJSON_IsArray(it) || n < 1 || n > PLAN_MAX_BANDWIDTHS)
-        return msg_set(err, errlen, -1,
-                         "%s: %s: must be an array of 1 to %d bandwidths "
-                         "(Gbit/s)", name, key, PLAN_MAX_BANDWIDTHS);
+        return cost_fail(c, it, 0, key, "must be an array of 1 to %d "
+                         "bandwidths (Gbit/s)", PLAN_MAX_BANDWIDTHS);
     const cJSON *e;
     int i = 0;
     cJSON_ArrayForEach(e, it) {
         char path[64];
         snprintf(path, sizeof path, "%s[%d]", key, i);
-        if (cost_number(e, name, path, 0, 1, 0, &out->bandwidths_gbps[i],
-                        err, errlen))
-            return -1;
+        if (cost_number(c, e, path, 0, 1, 0, &out->bandwidths_gbps[i]))
+            return MSG_EINPUT;
         i++;
     }
     out->nbandwidths = n;
     return 0;
 }
 
-static int cost_key_index(const char *s) {
-    for (int k = 0; k < NKEYS; k++)
-        if (s && !strcmp(s, cost_key[k])) return k;
-    return -1;
-}
-
-static int cost_member(const cJSON *it, int k, const char *name,
-                       plan_cost *out, char *err, size_t errlen) {
+static int cost_member(const cost_ctx *c, const cJSON *it, int k,
+                       plan_cost *out) {
     switch (k) {
     case K_WAN:
-        return cost_number(it, name, cost_key[k], 0, 0, 0,
-                           &out->wan_usd_per_gbps_month, err, errlen);
+        return cost_number(c, it, cost_key[k], 0, 0, 0,
+                           &out->wan_usd_per_gbps_month);
     case K_ACC_PRICE:
-        return cost_number(it, name, cost_key[k], 0, 0, 0,
-                           &out->accelerator_usd_per_hour, err, errlen);
+        return cost_number(c, it, cost_key[k], 0, 0, 0,
+                           &out->accelerator_usd_per_hour);
     case K_ACC:
-        return cost_number(it, name, cost_key[k], 1, 0, 1,
-                           &out->accelerators, err, errlen);
+        return cost_number(c, it, cost_key[k], 1, 0, 1, &out->accelerators);
     default:
-        return cost_bandwidths(it, name, out, err, errlen);
+        return cost_bandwidths(c, it, out);
     }
 }
 
-static int cost_object(const cJSON *root, const char *name, plan_cost *out,
-                       char *err, size_t errlen) {
+static int cost_object(const cost_ctx *c, const cJSON *root, plan_cost *out) {
+    char names[160];
+    msg_name_list(cost_key, NKEYS, names, sizeof names);
     if (!cJSON_IsObject(root))
-        return msg_set(err, errlen, -1, "%s: must be a JSON object", name);
-    int seen[NKEYS] = {0};
-    const cJSON *it;
+        return cost_fail(c, root, 0, "(root)", "must be a JSON object "
+                         "(expected the keys %s)", names);
+    const cJSON *seen[NKEYS] = {0}, *it;
     cJSON_ArrayForEach(it, root) {
-        int k = cost_key_index(it->string);
+        int k = msg_parse_name(it->string, cost_key, NKEYS);
         if (k < 0)
-            return msg_set(err, errlen, -1,
-                             "%s: %s: unknown key (expected %s, %s, %s or %s)",
-                             name, it->string, cost_key[0], cost_key[1],
-                             cost_key[2], cost_key[3]);
-        if (seen[k]++)
-            return msg_set(err, errlen, -1, "%s: %s: duplicate key", name,
-                             it->string);
-        if (cost_member(it, k, name, out, err, errlen)) return -1;
+            return cost_fail(c, it, 1, it->string, "unknown key (expected "
+                             "one of: %s)", names);
+        if (seen[k]) {
+            int line, col;
+            size_t off = 0;
+            for (size_t i = 0; i < c->doc->npos; i++)
+                if (c->doc->pos[i].node == seen[k]) off = c->doc->pos[i].key;
+            json_line_col(c->text, off, &line, &col);
+            return cost_fail(c, it, 1, it->string, "duplicate key (first "
+                             "given at %d:%d)", line, col);
+        }
+        seen[k] = it;
+        if (cost_member(c, it, k, out)) return MSG_EINPUT;
     }
     for (int k = 0; k < K_BANDWIDTHS; k++)
         if (!seen[k])
-            return msg_set(err, errlen, -1, "%s: %s: missing", name,
-                             cost_key[k]);
+            return cost_fail(c, root, 0, cost_key[k], "missing (expected "
+                             "%s, %s and %s)", cost_key[0], cost_key[1],
+                             cost_key[2]);
     return 0;
+}
+
+int plan_cost_parse_n(const char *text, size_t len, const char *name,
+                      plan_cost *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    if (len > COST_MAX_BYTES)
+        return msg_set(err, errlen, MSG_EINPUT, "%s: larger than 64 KiB "
+                       "(expected a cost file of at most %d bytes)", name,
+                       COST_MAX_BYTES);
+    json_doc doc;
+    size_t at;
+    char msg[128];
+    int rc = json_parse(text, len, &doc, &at, msg, sizeof msg);
+    if (rc == MSG_EINPUT) {
+        int line, col;
+        json_line_col(text, at, &line, &col);
+        return msg_set(err, errlen, rc, "%s:%d:%d: syntax error (%s)", name,
+                       line, col, msg);
+    }
+    if (rc) return msg_set(err, errlen, rc, "%s: %s", name, msg);
+    cost_ctx c = {name, text, &doc, err, errlen};
+    rc = cost_object(&c, doc.root, out);
+    json_doc_free(&doc);
+    if (rc) memset(out, 0, sizeof *out);
+    return rc;
 }
 
 int plan_cost_parse(const char *text, const char *name, plan_cost *out,
                     char *err, size_t errlen) {
-    memset(out, 0, sizeof *out);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
-    if (!root)
-        return msg_set(err, errlen, -1, "%s: not valid JSON (near byte %ld)",
-                         name, end ? (long)(end - text) : 0L);
-    int rc = cost_object(root, name, out, err, errlen);
-    cJSON_Delete(root);
-    return rc;
+    return plan_cost_parse_n(text, strlen(text), name, out, err, errlen);
 }
 
 int plan_cost_load(const char *path, plan_cost *out, char *err,
                    size_t errlen) {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return msg_set(err, errlen, -1, "%s: cannot open: %s", path,
-                         strerror(errno));
-    char buf[65536];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    int bad = ferror(f), big = !feof(f) && n == sizeof buf - 1;
+        return msg_set(err, errlen, MSG_EINPUT, "%s: cannot open: %s", path,
+                       strerror(errno));
+    char *buf = malloc(COST_MAX_BYTES + 2);
+    if (!buf) {
+        fclose(f);
+        return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", path);
+    }
+    size_t n = fread(buf, 1, COST_MAX_BYTES + 1, f);
+    int bad = ferror(f), e = errno;
     fclose(f);
-    if (bad) return msg_set(err, errlen, -1, "%s: cannot read", path);
-    if (big) return msg_set(err, errlen, -1, "%s: larger than 64 kB", path);
-    buf[n] = 0;
-    return plan_cost_parse(buf, path, out, err, errlen);
+    int rc;
+    if (bad)
+        rc = msg_set(err, errlen, MSG_EINPUT, "%s: cannot read: %s", path,
+                     strerror(e));
+    else {
+        buf[n] = 0;
+        rc = plan_cost_parse_n(buf, n, path, out, err, errlen);
+    }
+    free(buf);
+    return rc;
 }
 
 /* ---- searches ---------------------------------------------------------- */

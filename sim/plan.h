@@ -57,13 +57,20 @@ typedef struct {
                                         link, > 0, at most 64) */
 } plan_cost;
 
-/* Parses a cost document (`name` stands for the file in messages).
- * Unknown, duplicate or missing keys and bad values are errors: returns
- * 0, or -1 with a one-line message "name: key: what is wrong". */
+/* Parses a cost document of len bytes (any bytes; `name` stands for the
+ * file in messages) with the scenario's strict JSON reader.  Syntax
+ * errors, unknown, duplicate or missing keys and bad values are errors:
+ * returns 0, or MSG_EINPUT with a one-line message "name:line:col: key:
+ * what is wrong (expected ...)" (MSG_ENOMEM when out of memory).  A
+ * document is at most 64 KiB. */
+int plan_cost_parse_n(const char *text, size_t len, const char *name,
+                      plan_cost *out, char *err, size_t errlen);
+
+/* plan_cost_parse_n of a NUL-terminated text. */
 int plan_cost_parse(const char *text, const char *name, plan_cost *out,
                     char *err, size_t errlen);
 
-/* plan_cost_parse of a file. */
+/* plan_cost_parse_n of a file (at most 64 KiB). */
 int plan_cost_load(const char *path, plan_cost *out, char *err,
                    size_t errlen);
 

@@ -3,32 +3,28 @@
  *
  * The work is done in passes over one document:
  *
- *   1. scan     a strict JSON scanner (RFC 8259) checks the syntax with
- *               exact positions and records the offset of every key and
- *               value in document order.  cJSON alone would not do: it
- *               is lenient ("012", "1.", raw newlines in strings) and puts
- *               some syntax errors at the end of the input (a trailing
- *               comma), which is no help in a file of fifty lines.
- *   2. parse    cJSON builds the tree.  Whatever the scanner accepts cJSON
- *               accepts with the same structure, so
- *   3. locate   walks the tree and the offsets in lockstep (cJSON keeps
- *               members and items in document order, duplicates too) and
- *               files each node's key and value offsets in a side table.
- *   3b. merge   (scn_load_variant) deep-merges the named variant of the
+ *   1. parse    json_parse (sim/json.h) checks the syntax strictly, with
+ *               exact positions, builds the cJSON tree and gives the
+ *               offsets of every node's key and value, which are filed in
+ *               the ctx's position table.
+ *   2. merge    (a variant) deep-merges the named variant of the
  *               "variants" section into the root: its nodes move, keeping
  *               their filed offsets, and are marked, so errors about them
  *               point into the variant and read variants.NAME.json.path.
- *   4. override applies the "a.b.c=value" overrides to the tree; the nodes
+ *   3. override applies the "a.b.c=value" overrides to the tree; the nodes
  *               they create are filed as "made by override k", so errors
  *               about them name the override instead of a line.
- *   5. validate walks the tables below (one per JSON object: key, type,
+ *   4. validate walks the tables below (one per JSON object: key, type,
  *               range, where the value goes in scn_config), then checks
  *               what spans several keys: FLOP-derived step time, split,
- *               the schedule (sched_normalize), trace versus MTBF, and the
- *               train section (the trained model, its data and optimizer,
- *               the schedule against its blocks), which is then completed
- *               with the scenario's shared keys (replicas, steps, seed,
- *               schedule, codecs).
+ *               the schedule (sched_normalize), the run's length in
+ *               nanoseconds, the fault trace (parsed here, so a bad trace
+ *               is an input error with its line), and the train section
+ *               (scenario_train.c).
+ *
+ * Passes 1 to 3 run once per scn_doc (scn_doc_open); scn_doc_load copies
+ * the resolved tree with its positions, applies its own overrides and
+ * validates, so a sweep parses its file once.
  *
  * Every error stops the load and leaves one line in err:
  *     file:line:col: json.path: what is wrong (expected ...)
@@ -45,58 +41,49 @@
  * of objects with valid names; object of key: spec string or array of
  * scalars), by every load and by scn_meta_load.
  *
- * No global state: everything lives in a ctx on the caller's stack (cJSON
- * itself keeps its last parse error in a global, which we never read).
+ * No global state: everything lives in a ctx on the caller's stack or in
+ * a read-only scn_doc; cJSON's parse global is json.c's, behind its lock.
  */
 #include "scenario.h"
+#include "scenario_int.h"
 
-#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "../models/msg.h"
 #include "../models/rng.h"
 
-#define NO_POS ((size_t)-1)
-#define PATH_LEN 512
-#define MAX_DEPTH 100              /* nesting levels the scanner accepts */
-#define MAX_NUMBER_LEN 63          /* longest number token cJSON reads */
+#define NO_POS JSON_NO_POS
+#define PATH_LEN SCN__PATH_LEN
 #define EXACT_INT 9007199254740992.0 /* 2^53: doubles are exact up to it */
+
+typedef scn__ctx ctx;
+typedef scn__pos pos;
+typedef scn__range range;
+typedef scn__field field;
+typedef scn__enum enum_def;
+
+/* Short names for the loader's shared helpers, inside this file. */
+#define fail scn__fail
+#define vfail scn__vfail
+#define get scn__get
+#define is_later scn__is_later
+#define join_key scn__join_key
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_word(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           is_digit(c) || c == '_';
+}
 
 /* ---------------------------------------------------------------------
  * Messages
  */
-
-/* x as "%.15g", or "%.17g" when that does not read back as x. */
-static const char *fmt_num(double x, char buf[32]) {
-    snprintf(buf, 32, "%.15g", x);
-    if (strtod(buf, NULL) != x) snprintf(buf, 32, "%.17g", x);
-    return buf;
-}
-
-/* Describes the character at p for "unexpected ..." messages. */
-static const char *fmt_char(const char *p, char buf[16]) {
-    unsigned char ch = (unsigned char)*p;
-    if (ch == 0) snprintf(buf, 16, "end of input");
-    else if (ch >= 0x20 && ch < 0x7f) snprintf(buf, 16, "'%c'", ch);
-    else snprintf(buf, 16, "byte 0x%02x", ch);
-    return buf;
-}
-
-/* 1-based line and column (in code points) of offset off in text. */
-static void line_col(const char *text, size_t off, int *line, int *col) {
-    *line = 1, *col = 1;
-    for (size_t i = 0; i < off && text[i]; i++) {
-        unsigned char ch = (unsigned char)text[i];
-        if (ch == '\n') ++*line, *col = 1;
-        else if ((ch & 0xc0) != 0x80) ++*col; /* not a continuation byte */
-    }
-}
 
 /* Messages are one line: control characters (from keys, values, names)
  * become '?'. */
@@ -105,314 +92,68 @@ static void one_line(char *s) {
         if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
 }
 
-/* ---------------------------------------------------------------------
- * Pass 1: the strict scanner.
- *
- * With keep set, offs[] receives 2*offset + 1 for a key and 2*offset for a
- * value, in document order.  What it accepts, cJSON accepts with the same
- * structure: it is stricter everywhere (whitespace, numbers, escapes,
- * surrogates, number length, depth).
- */
-typedef struct {
-    const char *t;
-    size_t i;
-    int depth;
-    int keep;            /* record offsets (else: syntax check only) */
-    size_t *offs, n, cap;
-    int oom;
-    size_t err_at;       /* offset of the first syntax error */
-    char msg[128];       /* its description */
-} scanner;
-
-static int syn_err(scanner *s, size_t at, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->msg, sizeof s->msg, fmt, ap);
-    va_end(ap);
-    s->err_at = at;
-    return -1;
+static int set_err_code(ctx *c, int rc, const char *fmt, va_list ap) {
+    if (c->errlen) vsnprintf(c->err, c->errlen, fmt, ap);
+    if (c->errlen) one_line(c->err);
+    if (!c->rc) c->rc = rc;
+    return c->rc;
 }
 
-static int unexpected(scanner *s, const char *expected) {
-    char b[16];
-    return syn_err(s, s->i, "unexpected %s; expected %s",
-                   fmt_char(s->t + s->i, b), expected);
-}
-
-static int note(scanner *s, size_t off, int is_key) {
-    if (!s->keep) return 0;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        size_t *o = realloc(s->offs, cap * sizeof *o);
-        if (!o) {
-            s->oom = 1;
-            return syn_err(s, off, "out of memory");
-        }
-        s->offs = o, s->cap = cap;
-    }
-    s->offs[s->n++] = 2 * off + (size_t)is_key;
-    return 0;
-}
-
-static void skip_ws(scanner *s) {
-    while (s->t[s->i] == ' ' || s->t[s->i] == '\t' || s->t[s->i] == '\n' ||
-           s->t[s->i] == '\r')
-        s->i++;
-}
-
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
-static int is_word(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           is_digit(c) || c == '_';
-}
-
-static int hex4(const char *p, unsigned *out) {
-    unsigned v = 0;
-    for (int k = 0; k < 4; k++) {
-        char c = p[k];
-        int d = is_digit(c)              ? c - '0'
-                : (c >= 'a' && c <= 'f') ? c - 'a' + 10
-                : (c >= 'A' && c <= 'F') ? c - 'A' + 10
-                                         : -1;
-        if (d < 0) return -1;
-        v = 16 * v + (unsigned)d;
-    }
-    *out = v;
-    return 0;
-}
-
-static int scan_string(scanner *s) {
-    size_t start = s->i++;
-    for (;;) {
-        unsigned char c = (unsigned char)s->t[s->i];
-        if (c == '"') break;
-        if (c == 0) return syn_err(s, start, "unterminated string");
-        if (c < 0x20)
-            return syn_err(s, s->i, "raw control character 0x%02x in "
-                           "string; expected an escape such as \\n", c);
-        if (c != '\\') {
-            s->i++;
-            continue;
-        }
-        size_t esc = s->i;
-        c = (unsigned char)s->t[++s->i];
-        if (c && strchr("\"\\/bfnrt", c)) {
-            s->i++;
-            continue;
-        }
-        unsigned u, lo;
-        if (c != 'u' || hex4(s->t + s->i + 1, &u))
-            return syn_err(s, esc, "invalid escape; expected one of \\\" "
-                           "\\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX");
-        s->i += 5;
-        /* cJSON refuses unpaired UTF-16 surrogates: so do we. */
-        if (u >= 0xdc00 && u <= 0xdfff)
-            return syn_err(s, esc, "unpaired UTF-16 surrogate in \\u escape");
-        if (u >= 0xd800 && u <= 0xdbff) {
-            if (s->t[s->i] != '\\' || s->t[s->i + 1] != 'u' ||
-                hex4(s->t + s->i + 2, &lo) || lo < 0xdc00 || lo > 0xdfff)
-                return syn_err(s, esc,
-                               "unpaired UTF-16 surrogate in \\u escape");
-            s->i += 6;
-        }
-    }
-    s->i++;
-    return 0;
-}
-
-static int scan_number(scanner *s) {
-    const char *t = s->t;
-    size_t st = s->i, i = s->i;
-    int ok = 1;
-    if (t[i] == '-') i++;
-    if (t[i] == '0') i++;
-    else if (is_digit(t[i])) while (is_digit(t[i])) i++;
-    else ok = 0;
-    if (ok && t[i] == '.') {
-        if (!is_digit(t[++i])) ok = 0;
-        while (is_digit(t[i])) i++;
-    }
-    if (ok && (t[i] == 'e' || t[i] == 'E')) {
-        i++;
-        if (t[i] == '+' || t[i] == '-') i++;
-        if (!is_digit(t[i])) ok = 0;
-        while (is_digit(t[i])) i++;
-    }
-    /* "012", "1.2.3", "1x": the token must end here. */
-    if (is_digit(t[i]) || is_word(t[i]) || t[i] == '.' || t[i] == '+' ||
-        t[i] == '-')
-        ok = 0;
-    if (!ok) return syn_err(s, st, "invalid number");
-    if (i - st > MAX_NUMBER_LEN)
-        return syn_err(s, st, "number longer than %d characters",
-                       MAX_NUMBER_LEN);
-    s->i = i;
-    return 0;
-}
-
-static int scan_literal(scanner *s) {
-    static const char *const words[] = {"true", "false", "null"};
-    for (int k = 0; k < 3; k++) {
-        size_t n = strlen(words[k]);
-        char next = s->t[s->i + n];
-        if (strncmp(s->t + s->i, words[k], n) == 0 && !is_word(next)) {
-            s->i += n;
-            return 0;
-        }
-    }
-    return syn_err(s, s->i, "invalid literal; expected true, false or null");
-}
-
-static int scan_value(scanner *s);
-
-static int scan_container(scanner *s, char close) {
-    int object = close == '}';
-    if (++s->depth > MAX_DEPTH)
-        return syn_err(s, s->i, "nesting deeper than %d levels", MAX_DEPTH);
-    s->i++;
-    skip_ws(s);
-    if (s->t[s->i] == close) {
-        s->i++, s->depth--;
-        return 0;
-    }
-    for (int first = 1;; first = 0) {
-        skip_ws(s);
-        if (object) {
-            if (s->t[s->i] != '"')
-                return unexpected(s, first ? "a string key or '}'"
-                                           : "a string key after ','");
-            if (note(s, s->i, 1) || scan_string(s)) return -1;
-            skip_ws(s);
-            if (s->t[s->i] != ':') return unexpected(s, "':'");
-            s->i++;
-        }
-        if (scan_value(s)) return -1;
-        skip_ws(s);
-        if (s->t[s->i] == close) break;
-        if (s->t[s->i] != ',')
-            return unexpected(s, object ? "',' or '}'" : "',' or ']'");
-        s->i++;
-    }
-    s->i++, s->depth--;
-    return 0;
-}
-
-static int scan_value(scanner *s) {
-    skip_ws(s);
-    char c = s->t[s->i];
-    if (c == '{' || c == '[' || c == '"' || c == '-' || is_digit(c) ||
-        c == 't' || c == 'f' || c == 'n')
-        if (note(s, s->i, 0)) return -1;
-    switch (c) {
-    case '{': return scan_container(s, '}');
-    case '[': return scan_container(s, ']');
-    case '"': return scan_string(s);
-    case 't': case 'f': case 'n': return scan_literal(s);
-    default:
-        if (c == '-' || is_digit(c)) return scan_number(s);
-        return unexpected(s, "a value");
-    }
-}
-
-/* Scans a whole document: one value, then only whitespace. */
-static int scan_document(scanner *s) {
-    skip_ws(s);
-    if (s->t[s->i] == 0)
-        return syn_err(s, s->i, "empty input; expected a JSON object");
-    if (scan_value(s)) return -1;
-    skip_ws(s);
-    if (s->t[s->i] != 0) {
-        char b[16];
-        return syn_err(s, s->i, "unexpected %s after the document; "
-                       "expected end of input", fmt_char(s->t + s->i, b));
-    }
-    return 0;
-}
-
-/* Strict JSON check of a whole string (for override values). */
-static int is_json(const char *text) {
-    scanner s = {.t = text, .keep = 0};
-    return scan_document(&s) == 0;
-}
-
-/* ---------------------------------------------------------------------
- * The load context and the position table
- */
-typedef struct {
-    const cJSON *node;
-    size_t key, val;  /* offsets in the text, NO_POS for none */
-    int set;          /* the override that made the node, or -1 */
-    int in_variant;   /* 1: the node came from the merged variant */
-} pos;
-
-typedef struct {
-    const char *name;         /* file name in messages */
-    const char *text;         /* the document (past a UTF-8 BOM) */
-    const char *dir;          /* prefix for relative trace paths, or NULL */
-    size_t dirlen;
-    const char *const *sets;  /* the overrides, for messages */
-    const char *variant;      /* the merged variant, or NULL */
-    pos *pos;
-    size_t npos, cap;
-    char *err;
-    size_t errlen;
-} ctx;
-
+/* An input error (MSG_EINPUT): the message, made one line. */
+static int set_err(ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static int set_err(ctx *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    if (c->errlen) vsnprintf(c->err, c->errlen, fmt, ap);
+    int rc = set_err_code(c, MSG_EINPUT, fmt, ap);
     va_end(ap);
-    if (c->errlen) one_line(c->err);
-    return -1;
+    return rc;
 }
 
-static int oom(ctx *c) { return set_err(c, "%s: out of memory", c->name); }
+static int oom(ctx *c) {
+    c->rc = MSG_ENOMEM;
+    msg_set(c->err, c->errlen, MSG_ENOMEM, "%s: out of memory", c->name);
+    return MSG_ENOMEM;
+}
+
+/* ---------------------------------------------------------------------
+ * The position table
+ */
 
 static int record(ctx *c, const cJSON *node, size_t key, size_t val,
-                  int set) {
+                  const char *lit, int set) {
     if (c->npos == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 64;
         pos *p = realloc(c->pos, cap * sizeof *p);
         if (!p) return -1;
         c->pos = p, c->cap = cap;
     }
-    c->pos[c->npos++] = (pos){node, key, val, set, 0};
+    if (json_map_put(&c->index, node, c->npos)) return -1;
+    c->pos[c->npos++] = (pos){node, key, val, lit, set, 0};
     return 0;
 }
 
-/* Searching from the end finds the newest entry: a node freed by an
- * override may share its address with a node made later, which is always
- * filed after it. */
-static const pos *lookup(const ctx *c, const cJSON *node) {
-    for (size_t k = c->npos; k-- > 0;)
-        if (c->pos[k].node == node) return &c->pos[k];
-    return NULL;
+/* The newest entry of node: a node freed by an override may share its
+ * address with a node made later, which is always filed after it. */
+static pos *lookup(const ctx *c, const cJSON *node) {
+    size_t k;
+    return json_map_get(&c->index, node, &k) ? &c->pos[k] : NULL;
 }
 
-/* Files node and its descendants as made by override k. */
-static int tag_override(ctx *c, const cJSON *node, int k) {
-    if (record(c, node, NO_POS, NO_POS, k)) return -1;
-    for (const cJSON *ch = node->child; ch; ch = ch->next)
-        if (tag_override(c, ch, k)) return -1;
-    return 0;
+static void free_positions(ctx *c) {
+    free(c->pos);
+    json_map_free(&c->index);
+    c->pos = NULL;
+    c->npos = c->cap = 0;
 }
 
-/* Pass 3: files node (and its subtree) with the scanner's offsets. */
-static int locate(ctx *c, const cJSON *node, size_t key, const size_t *offs,
-                  size_t n, size_t *k) {
-    if (*k >= n || offs[*k] % 2) return 1; /* out of step: a bug */
-    if (record(c, node, key, offs[(*k)++] / 2, -1)) return -1;
-    int object = cJSON_IsObject(node);
-    if (!object && !cJSON_IsArray(node)) return 0;
-    for (const cJSON *ch = node->child; ch; ch = ch->next) {
-        size_t ko = NO_POS;
-        if (object) {
-            if (*k >= n || offs[*k] % 2 == 0) return 1;
-            ko = offs[(*k)++] / 2;
-        }
-        int r = locate(c, ch, ko, offs, n, k);
-        if (r) return r;
+/* Files the nodes of a parsed document: in the scenario's text (set -1,
+ * literals at text + offset) or in override k's value. */
+static int file_doc(ctx *c, const json_doc *d, const char *text, int set) {
+    for (size_t i = 0; i < d->npos; i++) {
+        const json_pos *p = &d->pos[i];
+        size_t key = set < 0 ? p->key : NO_POS, val = set < 0 ? p->val : NO_POS;
+        if (record(c, p->node, key, val, text + p->val, set)) return -1;
     }
     return 0;
 }
@@ -429,7 +170,7 @@ static void join(char out[PATH_LEN], const char *base, const char *sep,
     out[n] = 0;
 }
 
-static void join_key(char out[PATH_LEN], const char *base, const char *key) {
+void scn__join_key(char out[PATH_LEN], const char *base, const char *key) {
     join(out, base, *base ? "." : "", key);
 }
 
@@ -439,13 +180,9 @@ static void join_index(char out[PATH_LEN], const char *base, int i) {
     join(out, base, "", num);
 }
 
-/* The error about node `at` (its key when at_key and it has one) whose
- * JSON path is `path` in the merged document.  A node that came from the
- * merged variant is named by its place in the file, variants.NAME.path.
- * Always returns -1. */
-static int vfail(ctx *c, const cJSON *at, int at_key, const char *path,
-                 const char *fmt, va_list ap) {
-    char msg[512];
+int scn__vfail(ctx *c, const cJSON *at, int at_key, const char *path,
+               const char *fmt, va_list ap) {
+    char msg[SCN_PATH_MAX + 512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (!*path) path = "(root)";
     const pos *p = lookup(c, at);
@@ -459,13 +196,13 @@ static int vfail(ctx *c, const cJSON *at, int at_key, const char *path,
         return set_err(c, "--set %s: %s: %s", c->sets[p->set], path, msg);
     if (!p) return set_err(c, "%s: %s: %s", c->name, path, msg);
     int line, col;
-    line_col(c->text, at_key && p->key != NO_POS ? p->key : p->val, &line,
-             &col);
+    json_line_col(c->text, at_key && p->key != NO_POS ? p->key : p->val,
+                  &line, &col);
     return set_err(c, "%s:%d:%d: %s: %s", c->name, line, col, path, msg);
 }
 
-static int fail(ctx *c, const cJSON *at, int at_key, const char *path,
-                const char *fmt, ...) {
+int scn__fail(ctx *c, const cJSON *at, int at_key, const char *path,
+              const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int rc = vfail(c, at, at_key, path, fmt, ap);
@@ -473,9 +210,7 @@ static int fail(ctx *c, const cJSON *at, int at_key, const char *path,
     return rc;
 }
 
-/* Whether a comes after b: in the file by offset, the merged variant
- * after the base, overrides after both and in their order. */
-static int is_later(const ctx *c, const cJSON *a, const cJSON *b) {
+int scn__is_later(const ctx *c, const cJSON *a, const cJSON *b) {
     const pos *pa = lookup(c, a), *pb = lookup(c, b);
     if (!pa || !pb) return 0;
     if (pa->set != pb->set) return pa->set > pb->set;
@@ -493,76 +228,13 @@ static const char *type_name(const cJSON *v) {
     return "raw";
 }
 
-static const cJSON *get(const cJSON *obj, const char *key) {
+const cJSON *scn__get(const cJSON *obj, const char *key) {
     return obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
 }
 
 /* ---------------------------------------------------------------------
  * The schema as tables
  */
-typedef struct {
-    double lo, hi;             /* hi INFINITY: no upper bound */
-    unsigned char lo_open, hi_open, integer;
-} range;
-
-#define GT(x) {.lo = x, .hi = INFINITY, .lo_open = 1}
-#define GE(x) {.lo = x, .hi = INFINITY}
-#define IN(a, b) {.lo = a, .hi = b}
-#define OC(a, b) {.lo = a, .hi = b, .lo_open = 1}
-#define CO(a, b) {.lo = a, .hi = b, .hi_open = 1}
-#define OO(a, b) {.lo = a, .hi = b, .lo_open = 1, .hi_open = 1}
-#define INT(a, b) {.lo = a, .hi = b, .integer = 1}
-
-typedef struct {
-    const char *names;         /* for messages; NULL: codec_names() */
-    int (*parse)(const char *name, void *out); /* 0, or -1 if unknown */
-} enum_def;
-
-typedef enum {
-    F_NUM,     /* double */
-    F_INT,     /* int */
-    F_I64,     /* int64_t */
-    F_U64,     /* uint64_t */
-    F_ENUM,    /* an enum, through enum_def.parse */
-    F_STR,     /* a string, checked only (annotations, paths) */
-    F_BOOL,    /* int: true 1, false 0 */
-    F_FLAGS,   /* unsigned: an array of distinct enum_def names, bit i
-                  set for the name parsed as i */
-    F_OBJ,     /* a nested object with its own table */
-    F_WORKERS, /* double[SCN_MAX_WORKERS]: one value, or workers.count */
-    F_VARIANTS,/* the variants section: its shape only */
-    F_SWEEP,   /* the sweep section: its shape only */
-} ftype;
-
-typedef struct field {
-    const char *key;
-    ftype type;
-    size_t off;             /* where the value goes in scn_config */
-    size_t off2;            /* F_WORKERS: a second copy (0: none; offset 0
-                               is params, never a copy target) */
-    range r;                /* F_NUM, F_INT, F_I64, F_U64, F_WORKERS */
-    double scale;           /* F_NUM: stored = given * scale (0: 1) */
-    int inf_ok;             /* F_WORKERS: the string "inf" is INFINITY */
-    const enum_def *e;      /* F_ENUM, F_FLAGS */
-    const struct field *sub;/* F_OBJ */
-} field;
-
-#define AT(m) offsetof(scn_config, m)
-#define K_NUM(k, m, rng) {.key = k, .type = F_NUM, .off = AT(m), .r = rng}
-#define K_INT(k, m, a, b) \
-    {.key = k, .type = F_INT, .off = AT(m), .r = INT(a, b)}
-#define K_I64(k, m, a, b) \
-    {.key = k, .type = F_I64, .off = AT(m), .r = INT(a, b)}
-#define K_U64(k, m, a, b) \
-    {.key = k, .type = F_U64, .off = AT(m), .r = INT(a, b)}
-#define K_ENUM(k, m, def) {.key = k, .type = F_ENUM, .off = AT(m), .e = &def}
-#define K_STR(k) {.key = k, .type = F_STR}
-#define K_BOOL(k, m) {.key = k, .type = F_BOOL, .off = AT(m)}
-#define K_FLAGS(k, m, def) {.key = k, .type = F_FLAGS, .off = AT(m), .e = &def}
-#define K_OBJ(k, tab) {.key = k, .type = F_OBJ, .sub = tab}
-#define K_WORKERS(k, m, rng) \
-    {.key = k, .type = F_WORKERS, .off = AT(m), .r = rng}
-#define K_END {.key = NULL}
 
 /* The typed parsers behind a void * (the field's type is the enum's). */
 static int p_codec(const char *s, void *o) { return codec_parse(s, o); }
@@ -576,10 +248,10 @@ static int p_order(const char *s, void *o) { return sched_parse_order(s, o); }
 static int p_coll(const char *s, void *o) { return coll_parse_algo(s, o); }
 static int p_dist(const char *s, void *o) { return faults_parse_dist(s, o); }
 static int p_bwd(const char *s, void *o) {
-    scn_bwd_order *b = o;
-    if (strcmp(s, "activations_first") == 0) *b = SCN_ACT_FIRST;
-    else if (strcmp(s, "parameters_first") == 0) *b = SCN_PARAM_FIRST;
-    else return -1;
+    static const char *const n[] = {"activations_first", "parameters_first"};
+    int i = msg_parse_name(s, n, 2);
+    if (i < 0) return -1;
+    *(scn_bwd_order *)o = i == 0 ? SCN_ACT_FIRST : SCN_PARAM_FIRST;
     return 0;
 }
 
@@ -591,101 +263,70 @@ static const enum_def E_COLL = {"ring, all_to_all, star", p_coll};
 static const enum_def E_DIST = {"exponential, weibull", p_dist};
 static const enum_def E_BWD = {"activations_first, parameters_first", p_bwd};
 
-/* Enums parsed from a fixed list of names, in enum order. */
-static int p_names(const char *s, void *o, const char *const *names, int n) {
-    for (int i = 0; i < n; i++)
-        if (strcmp(s, names[i]) == 0) return *(int *)o = i, 0;
-    return -1;
+int scn__parse_index(const char *s, void *o, const char *const *names,
+                     int n) {
+    int i = msg_parse_name(s, names, n);
+    if (i < 0) return -1;
+    *(int *)o = i;
+    return 0;
 }
 static int p_reduce(const char *s, void *o) {
     static const char *const n[] = {"fifo", "forward_first"};
-    return p_names(s, o, n, 2);
+    return scn__parse_index(s, o, n, 2);
 }
 static int p_gbit(const char *s, void *o) {
     static const char *const n[] = {"si", "binary"};
-    return p_names(s, o, n, 2);
+    return scn__parse_index(s, o, n, 2);
 }
 static const enum_def E_REDUCE = {"fifo, forward_first", p_reduce};
 static const enum_def E_GBIT = {"si, binary", p_gbit};
 
-/* The train section's enums. */
-static int p_nn_kind(const char *s, void *o) {
-    static const char *const n[] = {"transformer", "mlp"};
-    int i;
-    if (p_names(s, &i, n, 2)) return -1;
-    *(nn_kind *)o = i == 0 ? NN_TRANSFORMER : NN_MLP;
-    return 0;
-}
-static int p_data_kind(const char *s, void *o) {
-    static const char *const n[] = {"markov", "text"};
-    int i;
-    if (p_names(s, &i, n, 2)) return -1;
-    *(data_kind *)o = i == 0 ? DATA_MARKOV : DATA_TEXT;
-    return 0;
-}
-static int p_optim(const char *s, void *o) { /* OPTIM_ADAMW 0, SGD 1 */
-    static const char *const n[] = {"adamw", "sgd"};
-    return p_names(s, o, n, 2);
-}
-static int p_units(const char *s, void *o) { /* TRAIN_MAP_JOIN 0, OWN 1 */
-    static const char *const n[] = {"join", "own"};
-    return p_names(s, o, n, 2);
-}
-static int p_eval(const char *s, void *o) { /* bit i: SCN_EVAL_* */
-    static const char *const n[] = {"outer", "replica", "average"};
-    return p_names(s, o, n, 3);
-}
-static const enum_def E_NN_KIND = {"transformer, mlp", p_nn_kind};
-static const enum_def E_DATA_KIND = {"markov, text", p_data_kind};
-static const enum_def E_OPTIM = {"adamw, sgd", p_optim};
-static const enum_def E_UNITS = {"join, own", p_units};
-static const enum_def E_EVAL = {"outer, replica, average", p_eval};
 
 static const field split_fields[] = {
-    K_NUM("forward", split[0], GE(0)),
-    K_NUM("backward_activations", split[1], GE(0)),
-    K_NUM("backward_parameters", split[2], GE(0)),
+    K_NUM("forward", split[0], IN(0, 1)),
+    K_NUM("backward_activations", split[1], IN(0, 1)),
+    K_NUM("backward_parameters", split[2], IN(0, 1)),
     K_END};
 
 /* step_time_s versus the four FLOP keys, and split's sum: check_model. */
 static const field model_fields[] = {
-    K_NUM("params", params, GT(0)),
+    K_NUM("params", params, OC(0, 1e15)),
     K_INT("layers", layers, 1, 100000),
-    K_NUM("step_time_s", step_time_s, GT(0)),
-    K_NUM("tokens_per_step", tokens_per_step, GT(0)),
-    K_NUM("chips", chips, GT(0)),
-    K_NUM("peak_tflops", peak_tflops, GT(0)),
+    K_NUM("step_time_s", step_time_s, IN(1e-9, 1e6)),
+    K_NUM("tokens_per_step", tokens_per_step, OC(0, 1e15)),
+    K_NUM("chips", chips, OC(0, 1e9)),
+    K_NUM("peak_tflops", peak_tflops, OC(0, 1e9)),
     K_NUM("mfu", mfu, OC(0, 1)),
     K_OBJ("split", split_fields),
     K_ENUM("backward_order", bwd_order, E_BWD),
-    K_U64("hidden", hidden, 0, EXACT_INT),
+    K_U64("hidden", hidden, 0, 1e15),
     K_END};
 
 static const field stragglers_fields[] = {
     K_NUM("probability", straggler_prob, IN(0, 1)),
-    K_NUM("slowdown", straggler_slowdown, GE(1)),
+    K_NUM("slowdown", straggler_slowdown, IN(1, 1000)),
     K_END};
 
 /* count before speed: per-worker arrays are checked against it. */
 static const field workers_fields[] = {
     K_INT("count", workers, 1, SCN_MAX_WORKERS),
-    K_WORKERS("speed", speed, GT(0)),
+    K_WORKERS("speed", speed, IN(0.001, 1000)),
     K_OBJ("stragglers", stragglers_fields),
     K_END};
 
 /* bandwidth_gbps before up_gbps and down_gbps, which override it. */
 static const field network_fields[] = {
     {.key = "bandwidth_gbps", .type = F_WORKERS, .off = AT(up_gbps),
-     .off2 = AT(down_gbps), .r = GT(0), .inf_ok = 1},
-    {.key = "up_gbps", .type = F_WORKERS, .off = AT(up_gbps), .r = GT(0),
-     .inf_ok = 1},
+     .off2 = AT(down_gbps), .r = IN(1e-6, 1e9), .inf_ok = 1},
+    {.key = "up_gbps", .type = F_WORKERS, .off = AT(up_gbps),
+     .r = IN(1e-6, 1e9), .inf_ok = 1},
     {.key = "down_gbps", .type = F_WORKERS, .off = AT(down_gbps),
-     .r = GT(0), .inf_ok = 1},
-    K_WORKERS("latency_ms", latency_ms, GE(0)),
+     .r = IN(1e-6, 1e9), .inf_ok = 1},
+    K_WORKERS("latency_ms", latency_ms, IN(0, 1e6)),
     K_ENUM("collective", collective, E_COLL),
     K_ENUM("reduce_order", reduce_order, E_REDUCE),
     K_ENUM("gbit", gbit, E_GBIT),
-    K_NUM("tcp_window_mb", tcp_window_mb, GE(0)),
+    K_NUM("tcp_window_mb", tcp_window_mb, IN(0, 1e6)),
     K_END};
 
 /* The combination is checked by sched_normalize: check_method. */
@@ -698,78 +339,22 @@ static const field method_fields[] = {
     K_INT("tau", sched.tau, 0, INT_MAX),
     K_NUM("alpha", sched.alpha, IN(0, 1)),
     K_ENUM("codec", codec.kind, E_CODEC),
-    K_U64("codec_block", codec.block, 0, EXACT_INT),
+    K_U64("codec_block", codec.block, 0, 1e15),
     K_ENUM("dp_codec", dp_codec.kind, E_CODEC),
     K_END};
 
 /* trace is resolved and checked against mtbf_hours in check_faults. */
 static const field faults_fields[] = {
     {.key = "mtbf_hours", .type = F_NUM, .off = AT(faults.mtbf_s),
-     .r = GE(0), .scale = 3600},
+     .r = IN(0, 1e6), .scale = 3600},
     {.key = "mttr_hours", .type = F_NUM, .off = AT(faults.mttr_s),
-     .r = GT(0), .scale = 3600},
+     .r = OC(0, 1e6), .scale = 3600},
     K_ENUM("distribution", faults.dist, E_DIST),
-    K_NUM("weibull_shape", faults.weibull_shape, GT(0)),
+    K_NUM("weibull_shape", faults.weibull_shape, IN(0.01, 1000)),
     K_STR("trace"),
     K_I64("checkpoint_steps", checkpoint_steps, 1, EXACT_INT),
-    K_NUM("recovery_bytes_per_param", recovery_bytes_per_param, GE(0)),
-    K_END};
-
-/* The numerics ("train"): what spans several keys, the schedule against
- * the trained model and the keys shared with the timing half are
- * check_train's. */
-static const field train_model_fields[] = {
-    K_ENUM("kind", train.nn.kind, E_NN_KIND),
-    K_INT("vocab", train.nn.vocab, 2, 1 << 24),
-    K_INT("d", train.nn.d, 1, 1 << 16),
-    K_INT("heads", train.nn.heads, 1, 1 << 16),
-    K_INT("layers", train.nn.layers, 1, 10000),
-    K_INT("ctx", train.nn.ctx, 1, 1 << 20),
-    K_INT("mlp_ratio", train.nn.mlp_ratio, 1, 64),
-    K_END};
-
-static const field train_data_fields[] = {
-    K_ENUM("kind", train.data.kind, E_DATA_KIND),
-    K_INT("vocab", train.data.vocab, 2, 1 << 24),
-    K_INT("successors", train.data.successors, 1, 1 << 24),
-    K_NUM("skew", train.data.skew, IN(0, 1)),
-    K_STR("path"),
-    K_NUM("eval_fraction", train.data.eval_fraction, OO(0, 1)),
-    K_END};
-
-static const field train_inner_fields[] = {
-    K_ENUM("optimizer", train.inner.kind, E_OPTIM),
-    K_NUM("lr", train.inner.lr, GE(0)),
-    K_NUM("lr_min", train.inner.lr_min, GE(0)),
-    K_I64("warmup", train.inner.warmup, 0, 1e12),
-    K_BOOL("cosine", train.inner.cosine),
-    K_I64("total", train.inner.total, 0, 1e12),
-    K_NUM("beta1", train.inner.beta1, CO(0, 1)),
-    K_NUM("beta2", train.inner.beta2, CO(0, 1)),
-    K_NUM("eps", train.inner.eps, GT(0)),
-    K_NUM("weight_decay", train.inner.weight_decay, GE(0)),
-    K_NUM("momentum", train.inner.momentum, CO(0, 1)),
-    K_NUM("clip", train.inner.clip, GE(0)),
-    K_END};
-
-static const field train_outer_fields[] = {
-    K_NUM("lr", train.outer_lr, GE(0)),
-    K_NUM("momentum", train.outer_momentum, CO(0, 1)),
-    K_END};
-
-static const field train_fields[] = {
-    K_OBJ("model", train_model_fields),
-    K_OBJ("data", train_data_fields),
-    K_INT("batch", train.batch, 1, 1 << 20),
-    K_INT("seq", train.seq, 1, 1 << 20),
-    K_OBJ("inner", train_inner_fields),
-    K_OBJ("outer", train_outer_fields),
-    K_ENUM("units", train.map, E_UNITS),
-    K_I64("eval_interval", train.eval_interval, 0, 1e12),
-    K_INT("eval_batches", train.eval_batches, 1, 100000),
-    K_FLAGS("eval", train_eval, E_EVAL),
-    K_INT("threads", train.threads, 1, 256),
-    K_BOOL("fedpart", train.fedpart),
+    K_NUM("recovery_bytes_per_param", recovery_bytes_per_param,
+          IN(0, 1000)),
     K_END};
 
 /* Sections first: workers.count must be known before network. */
@@ -779,7 +364,7 @@ static const field root_fields[] = {
     K_OBJ("network", network_fields),
     K_OBJ("method", method_fields),
     K_OBJ("faults", faults_fields),
-    K_OBJ("train", train_fields),
+    K_OBJ("train", scn__train_fields),
     K_I64("steps", steps, 1, 1e12),
     K_U64("seed", seed, 0, EXACT_INT),
     K_STR("name"),
@@ -789,14 +374,14 @@ static const field root_fields[] = {
     K_END};
 
 /* ---------------------------------------------------------------------
- * Pass 5: validation, driven by the tables
+ * Pass 4: validation, driven by the tables
  */
 
 /* "a number > 0", "an integer in 1..256", "a number in (0, 1]". */
 static const char *describe(const range *r, char buf[96]) {
     char lo[32], hi[32];
-    fmt_num(r->lo, lo);
-    fmt_num(r->hi, hi);
+    msg_number(r->lo, lo);
+    msg_number(r->hi, hi);
     if (r->integer)
         snprintf(buf, 96, "an integer in %s..%s", lo, hi);
     else if (isinf(r->hi))
@@ -807,24 +392,41 @@ static const char *describe(const range *r, char buf[96]) {
     return buf;
 }
 
-/* Checks that v is a finite number in r; `expected` ends the messages. */
+/* Checks that v is a finite number in r; `expected` ends the messages.
+ * The literal is checked too, where the double read from it would hide
+ * the problem: a nonzero literal that underflows to 0, and for integer
+ * keys a literal that is not exactly an integer or exceeds 2^53. */
 static int check_number(ctx *c, const cJSON *v, const char *path,
                         const range *r, const char *expected, double *out) {
-    char b[32];
+    char b[MSG_NUM_MAX];
     if (!cJSON_IsNumber(v))
         return fail(c, v, 0, path, "wrong type: %s (expected %s)",
                     type_name(v), expected);
-    double x = v->valuedouble;
+    double x = v->valuedouble, exact;
+    const pos *at = lookup(c, v);
+    const char *lit = at ? at->lit : NULL;
+    int litlen = lit ? (int)strspn(lit, "+-.0123456789eE") : 0;
     if (!isfinite(x))
         return fail(c, v, 0, path, "not a finite number (expected %s)",
                     expected);
+    if (x == 0 && lit && json_literal_nonzero(lit))
+        return fail(c, v, 0, path, "%.*s underflows to 0 (expected %s)",
+                    litlen, lit, expected);
     if (r->integer && x != floor(x))
         return fail(c, v, 0, path, "%s is not an integer (expected %s)",
-                    fmt_num(x, b), expected);
+                    msg_number(x, b), expected);
     if (x < r->lo || (r->lo_open && x == r->lo) || x > r->hi ||
         (r->hi_open && x == r->hi))
         return fail(c, v, 0, path, "%s is out of range (expected %s)",
-                    fmt_num(x, b), expected);
+                    msg_number(x, b), expected);
+    int k = r->integer && lit ? json_literal_integer(lit, &exact) : 0;
+    if (k == 1)
+        return fail(c, v, 0, path, "%.*s is not an integer (expected %s)",
+                    litlen, lit, expected);
+    if (k == 2)
+        return fail(c, v, 0, path, "%.*s is above 2^53 = 9007199254740992 "
+                    "and cannot be read exactly (expected %s)", litlen, lit,
+                    expected);
     *out = x;
     return 0;
 }
@@ -989,26 +591,34 @@ static int load_field(ctx *c, const cJSON *v, const char *path,
     return 0;
 }
 
-/* Rejects member m of obj (path p) when an earlier member has its key. */
-static int check_dup(ctx *c, const cJSON *obj, const cJSON *m,
-                     const char *p) {
-    for (const cJSON *e = obj->child; e != m; e = e->next) {
-        if (strcmp(e->string, m->string) != 0) continue;
-        const pos *first = lookup(c, e);
-        int line, col;
-        if (!first || first->key == NO_POS)
-            return fail(c, m, 1, p, "duplicate key");
-        line_col(c->text, first->key, &line, &col);
-        return fail(c, m, 1, p, "duplicate key (first given at %d:%d)",
-                    line, col);
-    }
+/* The first member of obj whose key an earlier member has, in *dup (NULL
+ * when none) and that earlier member in *first.  Linear in obj's size. */
+static int find_dup(ctx *c, const cJSON *obj, const cJSON **dup,
+                    const cJSON **first) {
+    *dup = *first = NULL;
+    int r = json_first_duplicate(obj, dup, first);
+    if (r < 0) return oom(c);
+    if (r == 0) *dup = NULL;
     return 0;
+}
+
+/* The error about member m (path p), a duplicate of member e. */
+static int dup_fail(ctx *c, const cJSON *m, const cJSON *e, const char *p) {
+    const pos *first = lookup(c, e);
+    int line, col;
+    if (!first || first->key == NO_POS)
+        return fail(c, m, 1, p, "duplicate key");
+    json_line_col(c->text, first->key, &line, &col);
+    return fail(c, m, 1, p, "duplicate key (first given at %d:%d)", line,
+                col);
 }
 
 /* Rejects unknown and duplicate keys, in document order. */
 static int check_keys(ctx *c, const cJSON *obj, const char *path,
                       const field *fields) {
     char p[PATH_LEN];
+    const cJSON *dup, *first;
+    if (find_dup(c, obj, &dup, &first)) return -1;
     for (const cJSON *m = obj->child; m; m = m->next) {
         join_key(p, path, m->string);
         const field *f = fields;
@@ -1022,7 +632,7 @@ static int check_keys(ctx *c, const cJSON *obj, const char *path,
             return fail(c, m, 1, p, "unknown key (expected one of: %s)",
                         keys);
         }
-        if (check_dup(c, obj, m, p)) return -1;
+        if (m == dup) return dup_fail(c, m, first, p);
     }
     return 0;
 }
@@ -1074,10 +684,12 @@ static int check_section(ctx *c, const cJSON *v, const section *s,
     if (!cJSON_IsObject(v))
         return fail(c, v, 0, s->name, "wrong type: %s (expected %s)",
                     type_name(v), s->expected);
+    const cJSON *dup, *first;
+    if (find_dup(c, v, &dup, &first)) return -1;
     int n = 0;
     for (const cJSON *m = v->child; m; m = m->next, n++) {
         join_key(p, s->name, m->string);
-        if (check_dup(c, v, m, p)) return -1;
+        if (m == dup) return dup_fail(c, m, first, p);
         if (n == s->max)
             return fail(c, m, 1, p, "too many keys (expected at most %d)",
                         s->max);
@@ -1104,7 +716,7 @@ static int variant_member(ctx *c, const cJSON *m, const char *p, int n,
  * as "1" or "true"), padded, or holding what splits a comma list. */
 static int needs_quotes(const char *s) {
     size_t n = strlen(s);
-    return n == 0 || is_json(s) || strpbrk(s, ",\"[]{}") != NULL ||
+    return n == 0 || json_valid(s) || strpbrk(s, ",\"[]{}") != NULL ||
            isspace((unsigned char)s[0]) || isspace((unsigned char)s[n - 1]);
 }
 
@@ -1114,7 +726,7 @@ static int needs_quotes(const char *s) {
 static int append_item(const cJSON *e, char *spec, size_t *len) {
     char b[32], *q = NULL;
     const char *t = cJSON_IsTrue(e) ? "true" : "false";
-    if (cJSON_IsNumber(e)) t = fmt_num(e->valuedouble, b);
+    if (cJSON_IsNumber(e)) t = msg_number(e->valuedouble, b);
     if (cJSON_IsString(e)) {
         t = e->valuestring;
         if (needs_quotes(t) && !(t = q = cJSON_PrintUnformatted(e)))
@@ -1182,47 +794,55 @@ static int sweep_member(ctx *c, const cJSON *m, const char *p, int n,
 
 
 /* ---------------------------------------------------------------------
- * Pass 3b: merging a variant
+ * Pass 2: merging a variant
  */
 
 /* Files node and its subtree as coming from the merged variant. */
 static void mark_variant(ctx *c, const cJSON *node) {
-    for (size_t k = c->npos; k-- > 0;)
-        if (c->pos[k].node == node) {
-            c->pos[k].in_variant = 1;
-            break;
-        }
+    pos *p = lookup(c, node);
+    if (p) p->in_variant = 1;
     for (const cJSON *ch = node->child; ch; ch = ch->next)
         mark_variant(c, ch);
 }
 
 /* Deep-merges object src into object dst: a member that is an object on
  * both sides merges key by key, any other member of src moves into dst,
- * replacing dst's.  path is src's path in the merged document. */
+ * replacing dst's.  path is src's path in the merged document.  Linear in
+ * the sizes of both: dst's members are found through a hash of its keys. */
 static int merge(ctx *c, cJSON *dst, cJSON *src, const char *path) {
     char p[PATH_LEN];
+    const cJSON *dup, *first;
     /* Duplicates first: a moved member is no longer there to compare. */
-    for (const cJSON *m = src->child; m; m = m->next) {
-        join_key(p, path, m->string);
-        if (check_dup(c, src, m, p)) return -1;
+    if (find_dup(c, src, &dup, &first)) return -1;
+    if (dup) {
+        join_key(p, path, dup->string);
+        return dup_fail(c, dup, first, p);
     }
-    for (cJSON *m = src->child, *next; m; m = next) {
+    json_keys keys;
+    if (json_keys_build(&keys, dst)) return oom(c);
+    int rc = 0;
+    for (cJSON *m = src->child, *next; m && !rc; m = next) {
         next = m->next;
-        cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, m->string);
+        cJSON *d = json_keys_get(&keys, m->string);
         if (cJSON_IsObject(d) && cJSON_IsObject(m)) {
             join_key(p, path, m->string);
-            if (merge(c, d, m, p)) return -1;
+            rc = merge(c, d, m, p);
             continue;
         }
         cJSON_DetachItemViaPointer(src, m);
         if (d) {
+            /* m takes d's slot before d is freed by the replacement. */
+            if (json_keys_put(&keys, m)) rc = oom(c);
             cJSON_ReplaceItemViaPointer(dst, d, m);
         } else if (!cJSON_AddItemToObject(dst, m->string, m)) {
             cJSON_Delete(m);
-            return oom(c);
+            rc = oom(c);
+        } else if (json_keys_put(&keys, m)) {
+            rc = oom(c);
         }
     }
-    return 0;
+    json_keys_free(&keys);
+    return rc;
 }
 
 /* "file: variants: unknown variant "x" (expected one of: a, b)". */
@@ -1265,7 +885,7 @@ static int merge_variant(ctx *c, cJSON *root, const char *name) {
 }
 
 /* ---------------------------------------------------------------------
- * Pass 5, continued: what spans several keys
+ * Pass 4, continued: what spans several keys
  */
 
 /* step_time_s, or all four of tokens_per_step, chips, peak_tflops, mfu;
@@ -1305,7 +925,7 @@ static int check_model(ctx *c, const cJSON *root, scn_config *cfg) {
     if (sp && fabs(sum - 1) > 1e-9)
         return fail(c, sp, 0, "model.split", "shares sum to %s (expected "
                     "forward + backward_activations + backward_parameters "
-                    "= 1)", fmt_num(sum, b));
+                    "= 1)", msg_number(sum, b));
     return 0;
 }
 
@@ -1330,9 +950,113 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
     return fail(c, v ? v : m ? m : root, 0, p, "%s", msg);
 }
 
+/* The longest simulated time the engine represents with room to spare:
+ * time is int64 nanoseconds (2^63 ns is about 292 years), and a whole run
+ * must fit in RUN_MAX_S = 1e9 s (about 31.7 years, 1e18 ns). */
+#define RUN_MAX_S 1e9
+#define STEP_MIN_S 1e-9 /* one nanosecond */
+
+/* The first of keys (in section sec of root) that was given, or NULL. */
+static const cJSON *given(const cJSON *root, const char *sec,
+                          const char *const *keys, const char **key) {
+    for (; *keys; keys++) {
+        const cJSON *v = get(get(root, sec), *keys);
+        if (v) return *key = *keys, v;
+    }
+    return NULL;
+}
+
+/* What the engine must represent in int64 nanoseconds: the step time
+ * (given or derived from FLOPs) at least 1 ns and at most 1e6 s, and an
+ * estimate of the whole run (every step at the slowest worker's speed and
+ * slowdown, plus every sync's latencies and transfer of its payload at
+ * the lowest bandwidth and TCP window) at most RUN_MAX_S.  A product is
+ * reported at the key that dominates it, naming the others. */
+static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
+    static const char *const net_keys[] = {"bandwidth_gbps", "up_gbps",
+                                           "down_gbps", "tcp_window_mb",
+                                           "latency_ms", NULL};
+    static const char *const step_keys[] = {"step_time_s", "tokens_per_step",
+                                            "chips", "peak_tflops", "mfu",
+                                            NULL};
+    char a[MSG_NUM_MAX], b[MSG_NUM_MAX], d[MSG_NUM_MAX], p[PATH_LEN];
+    const char *key = NULL;
+    double step = scn_step_time_s(cfg);
+    const cJSON *sv = given(root, "model", step_keys, &key);
+    if (sv && !(step >= STEP_MIN_S && step <= 1e6)) {
+        join_key(p, "model", key);
+        return fail(c, sv, 0, p, "the step time 6 * params * tokens_per_step "
+                    "/ (chips * peak_tflops * 1e12 * mfu) = %s s is out of "
+                    "range (expected a step of 1e-09 to 1e+06 s)",
+                    msg_number(step, a));
+    }
+    /* "0: none", else at least the smallest value that means something:
+     * a window of one byte, an MTBF of 3.6 ms (shorter ones would flood
+     * the run with failures). */
+    const cJSON *w = get(get(root, "network"), "tcp_window_mb");
+    if (w && cfg->tcp_window_mb > 0 && cfg->tcp_window_mb < 1e-6)
+        return fail(c, w, 0, "network.tcp_window_mb", "%s is below one byte "
+                    "(expected 0 for none, or a number in [1e-06, 1000000])",
+                    msg_number(cfg->tcp_window_mb, a));
+    const cJSON *mt = get(get(root, "faults"), "mtbf_hours");
+    if (mt && cfg->faults.mtbf_s > 0 && cfg->faults.mtbf_s < 3600e-6)
+        return fail(c, mt, 0, "faults.mtbf_hours", "%s is below 1e-06 h "
+                    "(expected 0 for none, or a number in [1e-06, 1000000])",
+                    msg_number(cfg->faults.mtbf_s / 3600, a));
+    int M = cfg->workers;
+    double slow = INFINITY, rate = INFINITY, lat = 0;
+    double unit = cfg->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
+    for (int i = 0; i < M; i++) {
+        if (cfg->speed[i] < slow) slow = cfg->speed[i];
+        double r = fmin(cfg->up_gbps[i], cfg->down_gbps[i]) * unit / 8;
+        if (r < rate) rate = r;
+        if (cfg->latency_ms[i] > lat) lat = cfg->latency_ms[i];
+    }
+    lat *= 1e-3;
+    if (cfg->tcp_window_mb > 0 && lat > 0)
+        rate = fmin(rate, cfg->tcp_window_mb * 1e6 / (2 * lat));
+    double factor = cfg->straggler_prob > 0 ? cfg->straggler_slowdown : 1;
+    double steps = (double)cfg->steps;
+    double compute = steps * step / slow * factor;
+    /* Syncs: every step for DP, else P every H steps; each moves at most
+     * the fp32 payload (all parameters for DP, a fragment otherwise), M
+     * times over the busiest link, after 2M latencies; a repair moves
+     * recovery_bytes_per_param per parameter. */
+    int dp = cfg->sched.method == SCHED_DP;
+    double syncs = dp ? steps : floor(steps / cfg->sched.H) * cfg->sched.P;
+    double bytes = 4 * cfg->params / (dp ? 1 : cfg->sched.P);
+    double repair = cfg->params * cfg->recovery_bytes_per_param / rate;
+    double latency = syncs * 2 * M * lat;
+    double transfer = syncs * M * bytes / rate + repair;
+    double total = compute + latency + transfer;
+    if (total <= RUN_MAX_S && isfinite(total)) return 0;
+    const cJSON *at = get(root, "steps");
+    const char *path = "steps";
+    if (!at || fmax(latency, transfer) > compute) {
+        const cJSON *nv = given(root, "network", net_keys, &key);
+        if (compute >= fmax(latency, transfer) && sv) {
+            join_key(p, "model", key);
+            at = sv, path = p;
+        } else if (compute < fmax(latency, transfer) && nv) {
+            join_key(p, "network", key);
+            at = nv, path = p;
+        } else if (!at) {
+            at = get(root, "model") ? get(root, "model") : root;
+            path = get(root, "model") ? "model" : "";
+        }
+    }
+    return fail(c, at, 0, path, "the run would last about %s s: %s s of "
+                "compute (steps * step time / speed * slowdown) and %s s of "
+                "syncs (latency and transfers at the lowest bandwidth, given "
+                "model.params) (expected at most 1e+09 s, about 31.7 years; "
+                "fewer steps, a shorter step or a faster network)",
+                msg_number(total, a), msg_number(compute, b),
+                msg_number(latency + transfer, d));
+}
+
 /* The file name in string node v (path p) resolved against the
  * scenario's directory into out[SCN_PATH_MAX]. */
-static int resolve_path(ctx *c, const cJSON *v, const char *p, char *out) {
+int scn__resolve_path(ctx *c, const cJSON *v, const char *p, char *out) {
     const char *t = v->valuestring;
     if (!*t) return fail(c, v, 0, p, "empty path (expected a file name)");
     size_t dl = t[0] == '/' ? 0 : c->dirlen;
@@ -1351,7 +1075,7 @@ static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
     const cJSON *mtbf = get(f, "mtbf_hours");
     cfg->faults.trace = NULL;
     if (!tr) return 0;
-    if (resolve_path(c, tr, "faults.trace", cfg->trace_path)) return -1;
+    if (scn__resolve_path(c, tr, "faults.trace", cfg->trace_path)) return -1;
     if (mtbf && cfg->faults.mtbf_s > 0) {
         if (is_later(c, mtbf, tr))
             return fail(c, mtbf, 0, "faults.mtbf_hours", "must be 0 when "
@@ -1361,204 +1085,21 @@ static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
                     "with mtbf_hours > 0 (expected either a trace file or "
                     "random failures)");
     }
+    /* Parsed now, so that a bad trace is an input error with its line
+     * before any run (the run reads it again). */
+    faults_trace *t;
+    char msg[SCN_PATH_MAX + 256];
+    int rc = faults_trace_load(cfg->trace_path, cfg->workers, &t, msg,
+                               sizeof msg);
+    if (rc == MSG_ENOMEM) return oom(c);
+    if (rc)
+        return fail(c, tr, 0, "faults.trace", "%s", msg);
+    faults_trace_free(t);
     return 0;
 }
 
 /* ---------------------------------------------------------------------
- * Pass 5, continued: the train section, checked as train_new would check
- * it, each conflict reported at a key.
- */
-
-/* Node train.sec.key (sec NULL: train.key; key NULL: the section). */
-static const cJSON *tget(const cJSON *root, const char *sec,
-                         const char *key) {
-    const cJSON *t = get(root, "train");
-    if (sec) t = get(t, sec);
-    return key ? get(t, key) : t;
-}
-
-/* A conflict between keys a and b (paths pa, pb; either node may be
- * NULL when not given) is reported at the one given last, or at the one
- * given; when neither was given, at node d (an enclosing object) under
- * path pd.  Always returns -1. */
-static int fail_either(ctx *c, const cJSON *a, const char *pa,
-                       const cJSON *b, const char *pb, const cJSON *d,
-                       const char *pd, const char *fmt, ...) {
-    const cJSON *at = d;
-    const char *p = pd;
-    if (a && (!b || !is_later(c, b, a))) at = a, p = pa;
-    else if (b) at = b, p = pb;
-    va_list ap;
-    va_start(ap, fmt);
-    int rc = vfail(c, at, 0, p, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
-/* The first of `keys` given in train.data, which data of this kind does
- * not use, is an error at its key. */
-static int reject_keys(ctx *c, const cJSON *root, const char *const *keys,
-                       const char *kind, const char *other) {
-    char p[PATH_LEN];
-    for (; *keys; keys++) {
-        const cJSON *v = tget(root, "data", *keys);
-        if (!v) continue;
-        join_key(p, "train.data", *keys);
-        return fail(c, v, 1, p, "not used by %s data (expected it only "
-                    "with kind %s)", kind, other);
-    }
-    return 0;
-}
-
-/* Text: a readable file of bytes.  Markov: successors within V.  Either:
- * the model's vocabulary holds the data's. */
-static int check_train_data(ctx *c, const cJSON *root, scn_config *cfg) {
-    static const char *const markov_only[] = {"successors", "skew", NULL};
-    static const char *const text_only[] = {"path", "eval_fraction", NULL};
-    train_config *t = &cfg->train;
-    const cJSON *data = tget(root, "data", NULL);
-    const cJSON *dv = get(data, "vocab"), *mv = tget(root, "model", "vocab");
-    const cJSON *model = tget(root, "model", NULL);
-    if (t->data.kind == DATA_TEXT) {
-        const cJSON *path = get(data, "path");
-        if (reject_keys(c, root, markov_only, "text", "markov")) return -1;
-        if (dv && t->data.vocab != 256)
-            return fail(c, dv, 0, "train.data.vocab", "%d is not the 256 "
-                        "byte values of text data (expected 256, or no "
-                        "vocab)", t->data.vocab);
-        if (!path)
-            return fail(c, data, 0, "train.data.path", "missing (expected "
-                        "a text file with kind text)");
-        if (resolve_path(c, path, "train.data.path", cfg->train_data_path))
-            return -1;
-        FILE *f = fopen(cfg->train_data_path, "rb");
-        if (!f)
-            return fail(c, path, 0, "train.data.path", "cannot open %s: %s",
-                        cfg->train_data_path, strerror(errno));
-        fclose(f);
-        t->data.vocab = 256;
-    } else {
-        if (reject_keys(c, root, text_only, "markov", "text")) return -1;
-        if (!dv) t->data.vocab = t->nn.vocab;
-        if (t->data.successors > t->data.vocab) /* V: dv, else mv's */
-            return fail_either(c, get(data, "successors"),
-                               "train.data.successors", dv ? dv : mv,
-                               dv ? "train.data.vocab" : "train.model.vocab",
-                               data ? data : tget(root, NULL, NULL),
-                               "train.data.successors", "successors = %d "
-                               "exceed the vocabulary V = %d (expected "
-                               "successors <= V)", t->data.successors,
-                               t->data.vocab);
-    }
-    if (t->data.vocab > t->nn.vocab)
-        return fail_either(c, mv, "train.model.vocab", dv, "train.data.vocab",
-                           model ? model : tget(root, NULL, NULL),
-                           "train.model.vocab", "the model's vocab = %d is "
-                           "smaller than the data's %d token values "
-                           "(expected train.model.vocab >= %d)", t->nn.vocab,
-                           t->data.vocab, t->data.vocab);
-    return 0;
-}
-
-/* heads divide d, seq fits ctx, the batch fits an int; then nn_check. */
-static int check_train_model(ctx *c, const cJSON *root, scn_config *cfg) {
-    const train_config *t = &cfg->train;
-    const nn_config *m = &t->nn;
-    const cJSON *tr = tget(root, NULL, NULL), *model = tget(root, "model", NULL);
-    const cJSON *seq = get(tr, "seq"), *batch = get(tr, "batch");
-    char msg[256];
-    if (m->kind == NN_TRANSFORMER && m->d % m->heads)
-        return fail_either(c, get(model, "heads"), "train.model.heads",
-                           get(model, "d"), "train.model.d", model,
-                           "train.model.heads", "d = %d is not a multiple "
-                           "of heads = %d (expected heads dividing d)",
-                           m->d, m->heads);
-    if (m->kind == NN_TRANSFORMER && t->seq > m->ctx)
-        return fail_either(c, seq, "train.seq", get(model, "ctx"),
-                           "train.model.ctx", tr, "train.seq", "seq = %d is "
-                           "longer than ctx = %d (expected seq <= "
-                           "train.model.ctx for the transformer)", t->seq,
-                           m->ctx);
-    if ((long long)t->batch * t->seq > INT_MAX / 4)
-        return fail_either(c, seq, "train.seq", batch, "train.batch", tr,
-                           "train.seq", "batch * seq = %lld tokens are too "
-                           "many (expected at most %d)",
-                           (long long)t->batch * t->seq, INT_MAX / 4);
-    if (nn_check(m, t->batch, t->seq, msg, sizeof msg))
-        return fail(c, model ? model : tr, 0, "train.model", "%s", msg);
-    return 0;
-}
-
-/* lr_min <= lr; then optim_check. */
-static int check_train_inner(ctx *c, const cJSON *root, scn_config *cfg) {
-    const optim_config *o = &cfg->train.inner;
-    const cJSON *in = tget(root, "inner", NULL);
-    char msg[256], a[32], b[32];
-    if (o->lr_min > o->lr)
-        return fail_either(c, get(in, "lr_min"), "train.inner.lr_min",
-                           get(in, "lr"), "train.inner.lr", in,
-                           "train.inner.lr_min", "lr_min = %s exceeds lr = "
-                           "%s (expected lr_min <= lr)", fmt_num(o->lr_min, a),
-                           fmt_num(o->lr, b));
-    if (optim_check(o, msg, sizeof msg))
-        return fail(c, in ? in : tget(root, NULL, NULL), 0, "train.inner",
-                    "%s", msg);
-    return 0;
-}
-
-/* Replicas within TRAIN_MAX_REPLICAS, FedPart not with DP, fragments
- * within the trained model's blocks (units with "own"). */
-static int check_train_method(ctx *c, const cJSON *root, scn_config *cfg) {
-    const train_config *t = &cfg->train;
-    const cJSON *m = get(root, "method"), *tr = tget(root, NULL, NULL);
-    const cJSON *layers = tget(root, "model", "layers");
-    int own = t->map == TRAIN_MAP_OWN;
-    int n = t->nn.layers + (own ? 2 : 0);
-    if (cfg->workers > TRAIN_MAX_REPLICAS)
-        return fail(c, get(get(root, "workers"), "count"), 0, "workers.count",
-                    "%d replicas are too many to train (expected at most %d "
-                    "with a train section)", cfg->workers,
-                    TRAIN_MAX_REPLICAS);
-    if (t->fedpart && cfg->sched.method == SCHED_DP)
-        return fail_either(c, get(tr, "fedpart"), "train.fedpart",
-                           get(m, "name"), "method.name", tr, "train.fedpart",
-                           "FedPart needs method diloco or streaming (got "
-                           "dp)");
-    if (cfg->sched.P > n)
-        return fail_either(c, get(m, "fragments"), "method.fragments", layers,
-                           "train.model.layers", m, "method.fragments",
-                           "P = %d fragments exceed the trained model's %d "
-                           "%s (expected method.fragments <= %s = %d)",
-                           cfg->sched.P, n, own ? "units" : "blocks",
-                           own ? "train.model.layers + 2 with units own"
-                               : "train.model.layers", n);
-    return 0;
-}
-
-/* The train section, when present: checked, then completed with the
- * scenario's shared keys (see scenario.h). */
-static int check_train(ctx *c, const cJSON *root, scn_config *cfg) {
-    if (!tget(root, NULL, NULL)) return 0;
-    if (check_train_model(c, root, cfg) || check_train_data(c, root, cfg) ||
-        check_train_inner(c, root, cfg) || check_train_method(c, root, cfg))
-        return -1;
-    train_config *t = &cfg->train;
-    t->replicas = cfg->workers;
-    t->steps = cfg->steps;
-    t->seed = cfg->seed;
-    t->data.seed = cfg->seed;
-    t->data.path = NULL;
-    t->sched = cfg->sched;
-    t->sched.layers = t->nn.layers + (t->map == TRAIN_MAP_OWN ? 2 : 0);
-    t->codec = cfg->codec;
-    t->dp_codec = cfg->dp_codec;
-    cfg->train_eval |= SCN_EVAL_OUTER;
-    cfg->has_train = 1;
-    return 0;
-}
-
-/* ---------------------------------------------------------------------
- * Pass 4: overrides
+ * Pass 3: overrides
  */
 
 static int set_fail(ctx *c, int k, const char *path, const char *fmt, ...) {
@@ -1624,7 +1165,7 @@ static int set_at(ctx *c, int k, cJSON *cur, char *keys, cJSON *val) {
                     return set_fail(c, k, path, "missing (expected an "
                                     "existing array to index)");
                 child = cJSON_CreateObject();
-                if (!child || tag_override(c, child, k) ||
+                if (!child || record(c, child, NO_POS, NO_POS, NULL, k) ||
                     !cJSON_AddItemToObject(cur, seg, child)) {
                     cJSON_Delete(child);
                     return oom(c);
@@ -1653,11 +1194,25 @@ static int apply_set(ctx *c, cJSON *root, int k) {
             return set_fail(c, k, NULL, "empty key segment (expected "
                             "key.path=value)");
     char *keys = strndup(s, n);
-    cJSON *val = is_json(eq + 1) ? cJSON_Parse(eq + 1)
-                                 : cJSON_CreateString(eq + 1);
-    int rc;
-    if (!keys || !val || tag_override(c, val, k)) rc = oom(c);
-    else rc = set_at(c, k, root, keys, val);
+    if (!keys) return oom(c);
+    const char *text = eq + 1;
+    json_doc d;
+    size_t at;
+    char m[128];
+    cJSON *val = NULL;
+    int rc = json_parse(text, strlen(text), &d, &at, m, sizeof m);
+    if (rc == 0) {
+        val = d.root;
+        d.root = NULL;
+        if (file_doc(c, &d, text, k)) rc = oom(c);
+        json_doc_free(&d);
+    } else if (rc == MSG_EINPUT) { /* not JSON: the text as a string */
+        val = cJSON_CreateString(text);
+        rc = !val || record(c, val, NO_POS, NO_POS, NULL, k) ? oom(c) : 0;
+    } else {
+        rc = oom(c);
+    }
+    if (!rc) rc = set_at(c, k, root, keys, val);
     if (rc) cJSON_Delete(val);
     free(keys);
     return rc;
@@ -1718,50 +1273,37 @@ double scn_step_time_s(const scn_config *c) {
            (c->chips * c->peak_tflops * 1e12 * c->mfu);
 }
 
-/* Passes 1 to 3 over text (NUL-terminated, len bytes, BOM included):
- * *root receives the tree, an object, with every node filed.  On error
- * *root is NULL; either way the caller frees c->pos. */
+/* Pass 1 over text (NUL-terminated, len bytes, BOM included): *root
+ * receives the tree, an object, with every node filed.  On error *root is
+ * NULL; either way the caller frees the positions. */
 static int parse_doc(ctx *c, const char *text, size_t len, cJSON **root) {
     *root = NULL;
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3, len -= 3;
     c->text = text;
-
-    int line, col;
-    if (strlen(text) != len) {
-        line_col(text, strlen(text), &line, &col);
-        return set_err(c, "%s:%d:%d: syntax error (NUL byte in input)",
-                       c->name, line, col);
-    }
-    scanner sc = {.t = text, .keep = 1};
-    if (scan_document(&sc)) {
-        free(sc.offs);
-        if (sc.oom) return oom(c);
-        line_col(text, sc.err_at, &line, &col);
+    json_doc d;
+    size_t at;
+    char msg[128];
+    int rc = json_parse(text, len, &d, &at, msg, sizeof msg);
+    if (rc == MSG_ENOMEM) return oom(c);
+    if (rc) {
+        int line, col;
+        json_line_col(text, at, &line, &col);
         return set_err(c, "%s:%d:%d: syntax error (%s)", c->name, line, col,
-                       sc.msg);
+                       msg);
     }
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithOpts(text, &end, 1);
-    if (!doc) { /* only out of memory, as the scanner is stricter */
-        free(sc.offs);
-        line_col(text, end ? (size_t)(end - text) : 0, &line, &col);
-        return set_err(c, "%s:%d:%d: syntax error (rejected by the JSON "
-                       "parser; out of memory?)", c->name, line, col);
+    if (file_doc(c, &d, text, -1)) {
+        json_doc_free(&d);
+        return oom(c);
     }
-    size_t k = 0;
-    int r = locate(c, doc, NO_POS, sc.offs, sc.n, &k);
-    free(sc.offs);
-    if (r < 0) r = oom(c);
-    else if (r > 0 || k != sc.n)
-        r = set_err(c, "%s: internal error: positions out of step", c->name);
-    else if (!cJSON_IsObject(doc))
-        r = fail(c, doc, 0, "", "wrong type: %s (expected an object)",
-                 type_name(doc));
-    if (r) {
-        cJSON_Delete(doc);
-        return -1;
+    if (!cJSON_IsObject(d.root)) {
+        fail(c, d.root, 0, "", "wrong type: %s (expected an object)",
+             type_name(d.root));
+        json_doc_free(&d);
+        return c->rc;
     }
-    *root = doc;
+    *root = d.root;
+    d.root = NULL;
+    json_doc_free(&d);
     return 0;
 }
 
@@ -1789,89 +1331,291 @@ static int digest_doc(const cJSON *root, uint64_t *out) {
     return 0;
 }
 
-/* Passes 1 to 5 over text, with a variant (or NULL) merged in. */
-static int load_text(ctx *c, const char *text, size_t len,
-                     const char *variant, const char *const *sets, int nset,
-                     scn_config *out) {
-    cJSON *root;
-    c->sets = sets;
-    int rc = -1;
-    if (parse_doc(c, text, len, &root)) goto done;
-    if (variant && merge_variant(c, root, variant)) goto done;
-    for (int i = 0; i < nset; i++)
-        if (apply_set(c, root, i)) goto done;
-
+/* Pass 4 over the resolved tree: *out on success only. */
+static int validate(ctx *c, const cJSON *root, scn_config *out) {
     scn_config cfg;
     scn_defaults(&cfg);
     if (load_object(c, root, "", root_fields, &cfg) ||
         check_model(c, root, &cfg) || check_method(c, root, &cfg) ||
-        check_faults(c, root, &cfg) || check_train(c, root, &cfg))
-        goto done;
-    if (digest_doc(root, &cfg.digest)) {
-        oom(c);
-        goto done;
-    }
+        check_run(c, root, &cfg) || check_faults(c, root, &cfg) ||
+        scn__check_train(c, root, &cfg))
+        return c->rc ? c->rc : MSG_EINPUT;
+    if (digest_doc(root, &cfg.digest)) return oom(c);
     *out = cfg;
-    rc = 0;
-done:
+    return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Reading the input
+ */
+
+/* "NAME: larger than 16 MiB (expected a scenario of at most N bytes)". */
+static int too_big(const char *name, const char *what, size_t max, char *err,
+                   size_t errlen) {
+    char mib[MSG_NUM_MAX];
+    msg_number((double)max / (1 << 20), mib);
+    return msg_set(err, errlen, MSG_EINPUT, "%s: larger than %s MiB "
+                   "(expected a %s of at most %zu bytes)", name, mib, what,
+                   max);
+}
+
+/* Reads the file `path` ("-": standard input) into *buf (NUL-terminated,
+ * *len bytes), refusing more than max bytes before reading them when the
+ * size is known.  `what` names the file's kind in messages ("scenario").
+ * name is the file's name in messages.  Returns 0 or the code, with the
+ * message in err. */
+static int read_input(const char *path, const char *name, const char *what,
+                      size_t max, char **buf, size_t *len, char *err,
+                      size_t errlen) {
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f)
+        return msg_set(err, errlen, MSG_EINPUT, "%s: cannot open: %s", name,
+                       strerror(errno));
+    struct stat st;
+    if (!is_stdin && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+        (uintmax_t)st.st_size > max) {
+        fclose(f);
+        return too_big(name, what, max, err, errlen);
+    }
+    char *b = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        if (cap - n < 2) {
+            size_t want = cap ? 2 * cap : 4096;
+            if (want > max + 2) want = max + 2;
+            char *nb = want > cap ? realloc(b, want) : NULL;
+            if (!nb) {
+                rc = want > cap ? MSG_ENOMEM : MSG_EINPUT;
+                break;
+            }
+            b = nb, cap = want;
+        }
+        size_t got = fread(b + n, 1, cap - n - 1, f);
+        n += got;
+        if (n > max) {
+            rc = MSG_EINPUT;
+            break;
+        }
+        if (got == 0) break;
+    }
+    int bad = !rc && ferror(f), e = errno;
+    if (!is_stdin) fclose(f);
+    if (rc || bad) {
+        free(b);
+        if (rc == MSG_ENOMEM)
+            return msg_set(err, errlen, rc, "%s: out of memory", name);
+        if (rc) return too_big(name, what, max, err, errlen);
+        return msg_set(err, errlen, MSG_EINPUT, "%s: cannot read: %s", name,
+                       strerror(e));
+    }
+    b[n] = 0;
+    *buf = b, *len = n;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Documents: parsed once, loaded many times
+ */
+struct scn_doc {
+    char *name;           /* the file's name in messages */
+    char *buf;            /* its bytes */
+    size_t len;
+    size_t dirlen;        /* name[0..dirlen) is its directory; 0: cwd */
+    const char *text;     /* buf past a BOM */
+    char *variant;        /* the merged variant, or NULL */
+    char **sets;          /* copies of the overrides */
+    int nset;
+    cJSON *root;          /* the resolved tree */
+    pos *pos;             /* its positions */
+    size_t npos;
+    json_map index;
+};
+
+void scn_doc_free(scn_doc *d) {
+    if (!d) return;
+    free(d->name);
+    free(d->buf);
+    free(d->variant);
+    for (int i = 0; i < d->nset; i++) free(d->sets[i]);
+    free(d->sets);
+    cJSON_Delete(d->root);
+    free(d->pos);
+    json_map_free(&d->index);
+    free(d);
+}
+
+/* A doc holding a copy of name and the bytes buf (taken). */
+static scn_doc *doc_new(const char *name, char *buf, size_t len,
+                        int relative_to_file, char *err, size_t errlen) {
+    scn_doc *d = calloc(1, sizeof *d);
+    if (d) d->name = strdup(name);
+    if (!d || !d->name) {
+        free(buf);
+        scn_doc_free(d);
+        msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
+        return NULL;
+    }
+    d->buf = buf, d->len = len;
+    const char *slash = strrchr(name, '/');
+    d->dirlen = relative_to_file && slash ? (size_t)(slash - name) + 1 : 0;
+    return d;
+}
+
+static ctx doc_ctx(const scn_doc *d, char *err, size_t errlen) {
+    return (ctx){.name = d->name, .text = d->text, .dir = d->name,
+                 .dirlen = d->dirlen, .variant = d->variant, .err = err,
+                 .errlen = errlen};
+}
+
+/* Passes 1 to 3 into d: parse, merge the variant, apply the overrides. */
+static int doc_resolve(scn_doc *d, const char *variant,
+                       const char *const *sets, int nset, char *err,
+                       size_t errlen) {
+    if (variant && !(d->variant = strdup(variant)))
+        return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", d->name);
+    d->sets = calloc((size_t)(nset > 0 ? nset : 1), sizeof *d->sets);
+    if (!d->sets)
+        return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", d->name);
+    for (; d->nset < nset; d->nset++)
+        if (!(d->sets[d->nset] = strdup(sets[d->nset])))
+            return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory",
+                           d->name);
+    ctx c = doc_ctx(d, err, errlen);
+    c.sets = (const char *const *)d->sets;
+    c.variant = NULL; /* set by merge_variant once merged */
+    cJSON *root = NULL;
+    int rc = parse_doc(&c, d->buf, d->len, &root);
+    d->text = c.text;
+    if (!rc && d->variant) rc = merge_variant(&c, root, d->variant);
+    for (int i = 0; !rc && i < nset; i++) rc = apply_set(&c, root, i);
+    if (rc) {
+        cJSON_Delete(root);
+        free_positions(&c);
+        return c.rc ? c.rc : rc;
+    }
+    d->root = root;
+    d->pos = c.pos, d->npos = c.npos, d->index = c.index;
+    return 0;
+}
+
+/* Opens path ("-": standard input) into *out: 0 or the code. */
+static int doc_open(const char *path, const char *variant,
+                    const char *const *sets, int nset, scn_doc **out,
+                    char *err, size_t errlen) {
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *name = is_stdin ? "<stdin>" : path;
+    char *buf;
+    size_t len;
+    *out = NULL;
+    int rc = read_input(path, name, "scenario", SCN_MAX_BYTES, &buf, &len,
+                        err, errlen);
+    if (rc) return rc;
+    scn_doc *d = doc_new(name, buf, len, !is_stdin, err, errlen);
+    if (!d) return MSG_ENOMEM;
+    if ((rc = doc_resolve(d, variant, sets, nset, err, errlen))) {
+        scn_doc_free(d);
+        return rc;
+    }
+    *out = d;
+    return 0;
+}
+
+scn_doc *scn_doc_open(const char *path, const char *variant,
+                      const char *const *sets, int nset, char *err,
+                      size_t errlen) {
+    scn_doc *d;
+    doc_open(path, variant, sets, nset, &d, err, errlen);
+    return d;
+}
+
+/* The same from a string: relative paths from the working directory. */
+static int doc_open_string(const char *text, const char *name,
+                           const char *const *sets, int nset, scn_doc **out,
+                           char *err, size_t errlen) {
+    size_t len = strlen(text);
+    *out = NULL;
+    if (len > SCN_MAX_BYTES)
+        return too_big(name, "scenario", SCN_MAX_BYTES, err, errlen);
+    char *buf = malloc(len + 1);
+    if (!buf) return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
+    memcpy(buf, text, len + 1);
+    scn_doc *d = doc_new(name, buf, len, 0, err, errlen);
+    if (!d) return MSG_ENOMEM;
+    int rc = doc_resolve(d, NULL, sets, nset, err, errlen);
+    if (rc) {
+        scn_doc_free(d);
+        return rc;
+    }
+    *out = d;
+    return 0;
+}
+
+/* A copy of node n of d (and its subtree), filed in c as n is in d. */
+static cJSON *copy_node(ctx *c, const scn_doc *d, const cJSON *n) {
+    cJSON *m = cJSON_Duplicate(n, 0);
+    if (!m) return NULL;
+    size_t k;
+    const pos *p = json_map_get(&d->index, n, &k) ? &d->pos[k] : NULL;
+    if (p) {
+        if (record(c, m, p->key, p->val, p->lit, p->set)) {
+            cJSON_Delete(m);
+            return NULL;
+        }
+        c->pos[c->npos - 1].in_variant = p->in_variant;
+    }
+    for (const cJSON *ch = n->child; ch; ch = ch->next) {
+        cJSON *cc = copy_node(c, d, ch);
+        if (!cc) {
+            cJSON_Delete(m);
+            return NULL;
+        }
+        cJSON_AddItemToArray(m, cc); /* keeps cc's key in an object */
+    }
+    return m;
+}
+
+int scn_doc_load(const scn_doc *d, const char *const *more, int nmore,
+                 scn_config *out, char *err, size_t errlen) {
+    int n = d->nset + (nmore > 0 ? nmore : 0);
+    const char **sets = malloc((size_t)(n > 0 ? n : 1) * sizeof *sets);
+    if (!sets)
+        return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", d->name);
+    for (int i = 0; i < d->nset; i++) sets[i] = d->sets[i];
+    for (int i = d->nset; i < n; i++) sets[i] = more[i - d->nset];
+    ctx c = doc_ctx(d, err, errlen);
+    c.sets = sets;
+    cJSON *root = copy_node(&c, d, d->root);
+    int rc = root ? 0 : oom(&c);
+    for (int i = d->nset; !rc && i < n; i++) rc = apply_set(&c, root, i);
+    if (!rc) rc = validate(&c, root, out);
     cJSON_Delete(root);
-    free(c->pos);
-    c->pos = NULL;
-    return rc;
+    free_positions(&c);
+    free(sets);
+    return rc ? (c.rc ? c.rc : rc) : 0;
 }
 
 int scn_load_string(const char *text, const char *name,
                     const char *const *sets, int nset, scn_config *out,
                     char *err, size_t errlen) {
-    ctx c = {.name = name ? name : "<string>", .err = err, .errlen = errlen};
-    return load_text(&c, text, strlen(text), NULL, sets, nset, out);
-}
-
-/* Reads the file c->name into *buf (NUL-terminated, *len bytes) and sets
- * c->dir to its directory.  Returns 0, or -1 with the message. */
-static int read_file(ctx *c, char **buf, size_t *len) {
-    const char *path = c->name;
-    FILE *f = fopen(path, "rb");
-    if (!f) return set_err(c, "%s: cannot open: %s", path, strerror(errno));
-    char *b = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (cap - n < 4096) {
-            char *nb = realloc(b, cap = 2 * cap + 4096);
-            if (!nb) {
-                free(b);
-                fclose(f);
-                return oom(c);
-            }
-            b = nb;
-        }
-        size_t got = fread(b + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f), e = errno;
-    fclose(f);
-    if (bad) {
-        free(b);
-        return set_err(c, "%s: cannot read: %s", path, strerror(e));
-    }
-    b[n] = 0;
-    const char *slash = strrchr(path, '/');
-    c->dir = path;
-    c->dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-    *buf = b, *len = n;
-    return 0;
+    scn_doc *d;
+    int rc = doc_open_string(text, name ? name : "<string>", sets, nset, &d,
+                             err, errlen);
+    if (rc) return rc;
+    rc = scn_doc_load(d, NULL, 0, out, err, errlen);
+    scn_doc_free(d);
+    return rc;
 }
 
 int scn_load_variant(const char *path, const char *variant,
                      const char *const *sets, int nset, scn_config *out,
                      char *err, size_t errlen) {
-    ctx c = {.name = path, .err = err, .errlen = errlen};
-    char *buf;
-    size_t len;
-    if (read_file(&c, &buf, &len)) return -1;
-    int rc = load_text(&c, buf, len, variant, sets, nset, out);
-    free(buf);
+    scn_doc *d;
+    int rc = doc_open(path, variant, sets, nset, &d, err, errlen);
+    if (rc) return rc;
+    rc = scn_doc_load(d, NULL, 0, out, err, errlen);
+    scn_doc_free(d);
     return rc;
 }
 
@@ -1880,26 +1624,41 @@ int scn_load(const char *path, const char *const *sets, int nset,
     return scn_load_variant(path, NULL, sets, nset, out, err, errlen);
 }
 
-int scn_meta_load(const char *path, scn_meta *meta, char *err,
-                  size_t errlen) {
-    ctx c = {.name = path, .err = err, .errlen = errlen};
-    char *buf;
-    size_t len;
-    if (read_file(&c, &buf, &len)) return -1;
+/* The sections of the text in d into meta. */
+static int meta_of(const char *name, char *buf, size_t len, scn_meta *meta,
+                   char *err, size_t errlen) {
+    ctx c = {.name = name, .err = err, .errlen = errlen};
     scn_meta *m = calloc(1, sizeof *m);
     cJSON *root = NULL;
-    int rc = -1;
+    int rc = MSG_ENOMEM;
     if (!m) oom(&c);
-    else if (!parse_doc(&c, buf, len, &root)) {
+    else if (!(rc = parse_doc(&c, buf, len, &root))) {
         const cJSON *vs = get(root, "variants"), *sw = get(root, "sweep");
         rc = (vs && check_section(&c, vs, &S_VARIANTS, m)) ||
                      (sw && check_section(&c, sw, &S_SWEEP, m))
-                 ? -1 : 0;
+                 ? c.rc : 0;
     }
     if (!rc) *meta = *m;
     cJSON_Delete(root);
-    free(c.pos);
+    free_positions(&c);
     free(m);
+    return rc;
+}
+
+int scn_meta_load(const char *path, scn_meta *meta, char *err,
+                  size_t errlen) {
+    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    char *buf;
+    size_t len;
+    int rc = read_input(path, name, "scenario", SCN_MAX_BYTES, &buf, &len,
+                        err, errlen);
+    if (rc) return rc;
+    rc = meta_of(name, buf, len, meta, err, errlen);
     free(buf);
     return rc;
+}
+
+int scn_doc_meta(const scn_doc *d, scn_meta *meta, char *err,
+                 size_t errlen) {
+    return meta_of(d->name, d->buf, d->len, meta, err, errlen);
 }

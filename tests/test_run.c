@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "../sim/collective.h"
 #include "../sim/run.h"
 
 /* Loads a scenario from text plus overrides (NULL-terminated) and runs it. */
@@ -131,33 +132,41 @@ START_TEST(bytes_closed_forms) {
     for (int M = 2; M <= 4; M++) {
         char count[64];
         snprintf(count, sizeof count, "workers.count=%d", M);
-        double f = 2.0 * (M - 1) / M;
+        uint64_t f = 2 * (uint64_t)(M - 1); /* the group sends 2(M-1) S */
         run_result dp = SIM(one_b, "method.name=dp", count);
-        double payload = 0;
+        uint64_t payload = 0;
         for (int l = 0; l < 24; l++)
-            payload += (double)run_layer_bytes(&cfg, cfg.dp_codec, l);
-        ck_assert_double_eq(payload, 2e9);
-        for (int i = 0; i < M; i++)
-            ck_assert_double_eq_tol(dp.per_worker[i].bytes_sent,
-                                    400 * f * payload, 1e-12 * 400 * payload);
+            payload += run_layer_bytes(&cfg, cfg.dp_codec, l);
+        ck_assert_uint_eq(payload, 2000000000);
+        ck_assert_uint_eq(dp.bytes_sent_total, 400 * f * payload);
+        /* every worker's share, exactly: its ring chunks of every layer */
+        for (int i = 0; i < M; i++) {
+            uint64_t mine = 0;
+            for (int l = 0; l < 24; l++) {
+                uint64_t S = run_layer_bytes(&cfg, cfg.dp_codec, l);
+                mine += 2 * S - coll_chunk_bytes(S, M, (i + 1) % M) -
+                        coll_chunk_bytes(S, M, (i + 2) % M);
+            }
+            ck_assert_uint_eq(dp.per_worker[i].bytes_sent, 400 * mine);
+        }
         run_result dl = SIM(one_b, "method.name=diloco", count);
-        ck_assert_double_eq_tol(dl.bytes_sent_total * 100, dp.bytes_sent_total,
-                                1e-12 * dp.bytes_sent_total);
+        ck_assert_uint_eq(dl.bytes_sent_total * 100, dp.bytes_sent_total);
         run_result st = SIM(one_b, "method.name=streaming", count,
                             "method.fragments=8", "method.tau=1",
                             "method.codec=\"e3m0\"");
         /* 24 layers of about 1e9/24 values: 4 bits each plus one 4-byte
          * scale per layer; every fragment syncs 400/H = 4 times. */
-        double e3m0 = 0;
+        uint64_t e3m0 = 0;
         for (int l = 0; l < 24; l++) {
             uint64_t n = (uint64_t)((l + 1) * 1000000000ull / 24 -
                                     l * 1000000000ull / 24);
             ck_assert_uint_eq(run_layer_bytes(&cfg, cfg.codec, l),
                               (n + 1) / 2 + 4);
-            e3m0 += (double)((n + 1) / 2 + 4);
+            e3m0 += (n + 1) / 2 + 4;
         }
-        ck_assert_double_eq_tol(st.bytes_sent_total, M * 4 * f * e3m0, 1e-3);
-        double ratio = dp.bytes_sent_total / st.bytes_sent_total;
+        ck_assert_uint_eq(st.bytes_sent_total, 4 * f * e3m0);
+        double ratio =
+            (double)dp.bytes_sent_total / (double)st.bytes_sent_total;
         ck_assert_double_eq_tol(ratio, 400 * 2e9 / (4 * e3m0), 1e-9 * ratio);
         ck_assert(fabs(ratio / 400 - 1) < 1e-6);
     }
@@ -275,7 +284,7 @@ START_TEST(dp_failure_rolls_back_to_checkpoint) {
     ck_assert_double_eq_tol(r.wall_time_s, 20 + 100 * 0.1, 1e-9);
     ck_assert_double_eq_tol(r.lost_compute_s, 2 * 0.05, 1e-9);
     ck_assert_double_eq_tol(r.compute_time_s, 2 * (200 * 0.1 + 0.05), 1e-9);
-    ck_assert_double_eq(r.recovery_bytes, 4e6);
+    ck_assert_uint_eq(r.recovery_bytes, 4000000);
     remove("test_run_trace.txt");
 }
 END_TEST

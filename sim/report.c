@@ -244,23 +244,39 @@ void report_trace_begin(report_trace *t, FILE *f, int workers,
     }
 }
 
-/* ns as the exact decimal of microseconds ("1234.567"). */
+/* ns (>= 0) as the exact decimal of microseconds ("1234.567"). */
 static void micros(int64_t ns, char buf[32]) {
     snprintf(buf, 32, "%lld.%03lld", (long long)(ns / 1000),
              (long long)(ns % 1000));
 }
 
+/* ns / 1000 as the double nearest to it (what a reader's strtod gives for
+ * the exact decimal): one correctly rounded division while ns is exact in
+ * a double, strtod of the decimal beyond. */
+static double micros_double(int64_t ns) {
+    if (ns >= -(1ll << 53) && ns <= (1ll << 53)) return (double)ns / 1000.0;
+    char a[32];
+    micros(ns, a);
+    return strtod(a, NULL);
+}
+
 const char *report_trace_dur(int64_t start_ns, int64_t end_ns,
                              char buf[MSG_NUM_MAX]) {
-    char a[32], b[32];
-    micros(start_ns, a);
-    micros(end_ns, b);
-    double ts = strtod(a, NULL), te = strtod(b, NULL), d = te - ts;
+    double ts = micros_double(start_ns), te = micros_double(end_ns);
+    int64_t dn = end_ns - start_ns;
+    if (ts + micros_double(dn) == te) { /* most spans: the exact decimal */
+        micros(dn, buf);
+        return buf;
+    }
     /* at most a few ulps away: step d until ts + d lands on te */
+    double d = te - ts;
     for (int k = 0; k < 64 && ts + d != te; k++)
         d = nextafter(d, ts + d < te ? INFINITY : -INFINITY);
     if (d < 0) d = 0;
-    return msg_number(d, buf);
+    /* 17 significant digits read back as d; one formatting call, where a
+     * shortest form would take a dozen (traces have millions of spans) */
+    snprintf(buf, MSG_NUM_MAX, "%.17g", d);
+    return buf;
 }
 
 void report_trace_span(void *ctx, const run_span *s) {

@@ -59,11 +59,12 @@ void report_trace_begin(report_trace *t, FILE *f, int workers,
 void report_trace_span(void *ctx, const run_span *s);
 void report_trace_end(report_trace *t);
 
-/* The "dur" a span from start_ns to end_ns gets: "ts" is the exact
- * decimal of start_ns in microseconds, and dur the shortest decimal of the
- * double d for which double(ts) + d == double(end in microseconds), so a
- * viewer adding them in floating point lands exactly on the next span's
- * ts.  Returns buf. */
+/* The "dur" a span from start_ns to end_ns (0 <= start <= end) gets:
+ * "ts" is the exact decimal of start_ns in microseconds, and dur is the
+ * exact decimal of the duration when double(ts) + double(dur) equals
+ * double(end in microseconds), else the 17-digit decimal of a double d
+ * for which double(ts) + d == double(end): a viewer adding them in
+ * floating point lands exactly on the next span's ts.  Returns buf. */
 const char *report_trace_dur(int64_t start_ns, int64_t end_ns,
                              char buf[MSG_NUM_MAX]);
 

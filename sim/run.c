@@ -278,18 +278,17 @@ static int64_t later(world *W, int64_t now, int64_t d, const char *what) {
 }
 
 /* Keeps exactly one live net event at the net's next instant.  INT64_MAX
- * is "never" (nothing pending, or only transfers that cannot complete). */
+ * is "never" (nothing pending, or only transfers that cannot complete);
+ * an instant past RUN_TIME_MAX_NS is never too: the run may well finish
+ * without it (a slow download nobody waits for), and if it cannot, the
+ * queue runs dry and stalled_reason says why. */
 static void net_resched(world *W) {
     int64_t t = net_next_time(W->net);
+    if (t > RUN_TIME_MAX_NS) t = INT64_MAX;
     if (t == W->net_at) return;
     W->net_at = t;
     W->net_version++;
-    if (t == INT64_MAX) return;
-    if (t > RUN_TIME_MAX_NS) {
-        later(W, t, 0, "a transfer");
-        return;
-    }
-    push(W, t, CLS_NET, EV_NET, 0, 0, W->net_version);
+    if (t != INT64_MAX) push(W, t, CLS_NET, EV_NET, 0, 0, W->net_version);
 }
 
 static void span(world *W, int wi, int track, const char *name, int layer,
@@ -967,7 +966,7 @@ static void fill_result(const world *W, int done, uint64_t events,
         run_worker *r = &out->per_worker[i];
         r->compute_ns = w->busy;
         r->compute_time_s = (double)w->busy * 1e-9;
-        r->utilization = wall > 0 ? r->compute_time_s / wall : 0;
+        r->utilization = W->end > 0 ? (double)w->busy / (double)W->end : 0;
         r->useful_ns = w->nom - w->nom_lost;
         r->goodput = W->end > 0 ? (double)r->useful_ns / (double)W->end : 0;
         r->bytes_sent = net_link_bytes(W->net, 2 * i);
@@ -986,8 +985,8 @@ static void fill_result(const world *W, int done, uint64_t events,
     }
     out->compute_time_s = (double)out->compute_ns * 1e-9;
     out->lost_compute_s = (double)out->lost_ns * 1e-9;
-    out->compute_utilization =
-        wall > 0 ? out->compute_time_s / (wall * W->M) : 0;
+    out->compute_utilization = W->end > 0 ? (double)out->compute_ns /
+                                                ((double)W->end * W->M) : 0;
     out->goodput = W->end > 0 ? (double)out->useful_ns /
                                     ((double)W->end * W->M) : 0;
     /* Rates in the scenario's own Gbit, like its bandwidth keys. */

@@ -233,7 +233,7 @@ static double op_cum(const world *W, int o) {
 static void set_factor(world *W, worker *w, double factor) {
     if (factor == w->factor) return;
     double step = (double)W->base_ns * factor;
-    if (!(step < (double)RUN_TIME_MAX_NS)) {
+    if (!(step >= 0 && step < (double)RUN_TIME_MAX_NS)) {
         char b[MSG_NUM_MAX];
         stop(W, "worker %d: a step of %s s does not fit in 2^62 ns",
              (int)(w - W->w), msg_number(step * 1e-9, b));
@@ -942,6 +942,12 @@ static void close_spans(world *W) {
     }
 }
 
+/* a + b for the totals over workers (each below RUN_TIME_MAX_NS, their
+ * sum may not be): saturates at INT64_MAX. */
+static int64_t sum_ns(int64_t a, int64_t b) {
+    return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
 static void fill_result(const world *W, int done, uint64_t events,
                         run_result *out) {
     memset(out, 0, sizeof *out);
@@ -974,9 +980,9 @@ static void fill_result(const world *W, int done, uint64_t events,
         r->lost_ns = w->lost;
         r->lost_compute_s = (double)w->lost * 1e-9;
         r->failures = w->failures;
-        out->compute_ns += w->busy;
-        out->useful_ns += r->useful_ns;
-        out->lost_ns += w->lost;
+        out->compute_ns = sum_ns(out->compute_ns, w->busy);
+        out->useful_ns = sum_ns(out->useful_ns, r->useful_ns);
+        out->lost_ns = sum_ns(out->lost_ns, w->lost);
         out->bytes_sent_total += r->bytes_sent;
         for (int k = 0; k < 2; k++) {
             double p = net_link_peak(W->net, 2 * i + k);

@@ -48,7 +48,8 @@ typedef struct {
                                          finished 1: "" */
     int64_t wall_ns;            /* ns from start to the last step's end */
     double wall_time_s;         /* the same in s */
-    int64_t compute_ns;         /* ns of compute, summed over workers */
+    int64_t compute_ns;         /* ns of compute, summed over workers
+                                   (the sums saturate at INT64_MAX) */
     double compute_time_s;      /* the same in s */
     double compute_utilization; /* compute_time / (workers * wall), 0..1 */
     int64_t useful_ns;          /* useful compute, summed over workers */
@@ -74,7 +75,8 @@ typedef struct {
  * 0: failed, until repaired), "stalled" (track 0, DP: waiting for the
  * others' recovery), "rejoin_wait" (track 0: repaired and up to date,
  * waiting for the group's next sync), "allreduce" (track 1), "recovery"
- * (track 1: downloading the parameters).  layer and fragment are -1 where
+ * (track 1: downloading the parameters), "recovery_interrupted" (track 1:
+ * a download cut short by a failure, bytes 0).  layer and fragment are -1 where
  * they do not apply; bytes is the all-reduce's payload or the download's
  * size (0 for compute).  step is the step computed, the step after which
  * the reduction was taken, or the worker's step when it failed. */

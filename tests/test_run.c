@@ -401,6 +401,7 @@ static void step_huge(scn_config *c) { c->step_time_s = 1e8; }
 static void speed_tiny(scn_config *c) { c->speed[1] = 1e-300; }
 static void step_tiny(scn_config *c) { c->step_time_s = 1e-10; }
 static void latency_huge(scn_config *c) { c->latency_ms[0] = 1e13; }
+static void speed_negative(scn_config *c) { c->speed[0] = -1; }
 
 /* The stop is clean: a reason, figures that are still figures. */
 static void assert_stopped(const run_result *r, const char *why) {
@@ -427,6 +428,7 @@ START_TEST(defect5_unrepresentable_runs_stop_with_a_reason) {
         {speed_tiny, "does not fit in 2^62 ns"},
         {step_tiny, "shorter than 1 ns"},
         {latency_huge, "latency of 10000000000000 ms"},
+        {speed_negative, "step of -0.1 s does not fit"},
     };
     const char *methods[] = {"dp", "diloco"};
     for (int m = 0; m < 2; m++)

@@ -870,7 +870,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         w->step = 1;
         w->joined = 1;
         w->dl_flow = -1;
-        w->factor = -1;
+        w->factor = NAN; /* no factor yet: never equal to one */
         w->state = W_READY;
         begin_step(W, w, i);
         next_failure(W, i);

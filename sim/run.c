@@ -19,10 +19,14 @@
  *
  * Failures.  DP: every worker stalls until the failed ones are repaired
  * and have downloaded the parameters; all compute since the last
- * checkpoint (every checkpoint_steps steps) is lost and redone.  DiLoCo
- * and streaming: the others go on and reduce among themselves; the failed
- * worker loses what it computed since it last contributed to each
- * fragment (weighted 1/P per fragment); once repaired it downloads the
+ * checkpoint (every checkpoint_steps steps, taken once every worker has
+ * computed the step and its all-reduces have completed: dp_commit) is
+ * lost and redone.  DiLoCo and streaming: the others go on and reduce
+ * among themselves; the failed worker loses what it computed since its
+ * last contribution to each fragment that reached a completed sync (it
+ * took part in every layer of that sync; weighted 1/P per fragment): an
+ * arrival whose reduction then goes on without it counts for nothing.
+ * Once repaired it downloads the
  * outer parameters from a live peer and rejoins when the group's next
  * fragment sync completes, at the step after that sync.
  *
@@ -115,8 +119,12 @@ typedef struct {
     int joined;        /* takes part in syncs (alive and caught up) */
     int64_t *dur;      /* ns of each op of the current step */
     double factor;     /* step-time factor of the current step */
-    int64_t *contrib;  /* busy at the last contribution, per fragment */
-    int64_t *nom_contrib; /* nom at the last contribution, per fragment */
+    int64_t *contrib;  /* busy at the last contribution that reached a
+                          completed sync, per fragment */
+    int64_t *nom_contrib; /* nom at the same instants */
+    int64_t *pend, *nom_pend; /* busy, nom at its latest arrival for the
+                                 fragment's sync under way */
+    int *pend_layers;  /* layers of that sync reduced with it */
     int64_t ckpt_busy, ckpt_cand_busy; /* DP checkpoint baselines */
     int64_t ckpt_nom, ckpt_cand_nom;
     int dl_flow;       /* recovery download, -1 when none */
@@ -169,6 +177,9 @@ typedef struct {
     int forward_first;  /* reduce_order: 1 forward_first, 0 fifo */
     int64_t end;        /* instant of the last useful event */
     int64_t ckpt_step, ckpt_count; /* DP: committed checkpoint, arrivals */
+    int64_t ckpt_cand;  /* DP: step all workers have computed for the next
+                           checkpoint (0: none yet) */
+    int64_t dp_synced;  /* DP: newest step whose all-reduces completed */
     int64_t resume_step; /* the step after the newest completed sync */
     int outage;         /* DP: workers stalled for a recovery */
     int rollbacks;      /* DP: outages since the last checkpoint */
@@ -373,6 +384,7 @@ static void wake(world *W, int l, int64_t now) {
 }
 
 static void rejoin_waiting(world *W, int64_t step, int64_t now);
+static void dp_commit(world *W);
 
 static void reduction_done(world *W, int l, int64_t now) {
     reduction *r = &W->red[l];
@@ -384,11 +396,27 @@ static void reduction_done(world *W, int l, int64_t now) {
     r->state = RED_IDLE;
     W->gate[l] = NO_GATE;
     int f = W->frag[l];
+    for (int i = 0; i < W->M; i++)
+        if (r->came[i]) W->w[i].pend_layers[f]++;
     int synced = ++W->frag_done[f] == W->frag_size[f];
     if (synced) {
         W->frag_done[f] = 0;
         W->syncs++;
         W->resume_step = r->take + W->sch.tau + 1;
+        /* what reached the outer parameters: the work of the workers that
+         * took part in every layer of the fragment's sync */
+        for (int i = 0; i < W->M; i++) {
+            worker *w = &W->w[i];
+            if (w->pend_layers[f] == W->frag_size[f]) {
+                w->contrib[f] = w->pend[f];
+                w->nom_contrib[f] = w->nom_pend[f];
+            }
+            w->pend_layers[f] = 0;
+        }
+        if (W->sch.method == SCHED_DP) {
+            W->dp_synced = r->take;
+            dp_commit(W);
+        }
     }
     if (now > W->end) W->end = now;
     W->check_done = 1;
@@ -409,8 +437,8 @@ static void arrive(world *W, int wi, int l, int64_t t, int64_t now) {
         return; /* a catching-up worker that is not part of this sync */
     r->came[wi] = 1;
     r->arrived++;
-    W->w[wi].contrib[W->frag[l]] = W->w[wi].busy;
-    W->w[wi].nom_contrib[W->frag[l]] = W->w[wi].nom;
+    W->w[wi].pend[W->frag[l]] = W->w[wi].busy;
+    W->w[wi].nom_pend[W->frag[l]] = W->w[wi].nom;
     if (r->arrived == r->need) reduction_submit(W, l, now);
 }
 
@@ -435,6 +463,20 @@ static void reductions_drop(world *W, int wi, int64_t now) {
 
 /* ---- compute ---------------------------------------------------------- */
 
+/* DP: the checkpoint of step ckpt_cand is taken once every worker has
+ * computed that step and the step's all-reduces have completed (its
+ * update happened): a failure in between rolls back further. */
+static void dp_commit(world *W) {
+    if (!W->ckpt_cand || W->dp_synced < W->ckpt_cand) return;
+    W->ckpt_step = W->ckpt_cand;
+    W->ckpt_cand = 0;
+    W->rollbacks = 0;
+    for (int i = 0; i < W->M; i++) {
+        W->w[i].ckpt_busy = W->w[i].ckpt_cand_busy;
+        W->w[i].ckpt_nom = W->w[i].ckpt_cand_nom;
+    }
+}
+
 /* DP: worker wi has finished every op of step `step`. */
 static void dp_checkpoint(world *W, worker *w, int64_t step) {
     int64_t every = W->cfg->checkpoint_steps;
@@ -443,12 +485,8 @@ static void dp_checkpoint(world *W, worker *w, int64_t step) {
     w->ckpt_cand_nom = w->nom;
     if (++W->ckpt_count < W->M) return;
     W->ckpt_count = 0;
-    W->ckpt_step = step;
-    W->rollbacks = 0;
-    for (int i = 0; i < W->M; i++) {
-        W->w[i].ckpt_busy = W->w[i].ckpt_cand_busy;
-        W->w[i].ckpt_nom = W->w[i].ckpt_cand_nom;
-    }
+    W->ckpt_cand = step;
+    dp_commit(W);
 }
 
 static void report_progress(world *W) {
@@ -598,13 +636,18 @@ static void dp_outage(world *W, int64_t now) {
         }
     }
     W->ckpt_count = 0;
+    W->ckpt_cand = 0;
+    W->dp_synced = W->ckpt_step;
     for (int l = 0; l < W->L; l++) {
         W->red[l].state = RED_IDLE;
         W->last_take[l] = W->ckpt_step;
         W->gate[l] = NO_GATE;
         W->waiters[l] = -1;
     }
-    for (int p = 0; p < W->P; p++) W->frag_done[p] = 0;
+    for (int p = 0; p < W->P; p++) {
+        W->frag_done[p] = 0;
+        for (int i = 0; i < W->M; i++) W->w[i].pend_layers[p] = 0;
+    }
     W->nready = 0;
     W->stream_busy = 0;
     coll_clear(W->coll, now);
@@ -865,6 +908,9 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         ALLOC(w->dur, 3 * L);
         ALLOC(w->contrib, P);
         ALLOC(w->nom_contrib, P);
+        ALLOC(w->pend, P);
+        ALLOC(w->nom_pend, P);
+        ALLOC(w->pend_layers, P);
         w->straggle = rng_stream(c->seed, RNG_STRAGGLERS, (uint32_t)i);
         if (!w->straggle) return MSG_ENOMEM;
         w->step = 1;
@@ -884,6 +930,9 @@ static void world_free(world *W) {
             free(W->w[i].dur);
             free(W->w[i].contrib);
             free(W->w[i].nom_contrib);
+            free(W->w[i].pend);
+            free(W->w[i].nom_pend);
+            free(W->w[i].pend_layers);
             if (W->w[i].straggle) gsl_rng_free(W->w[i].straggle);
         }
     if (W->red)

@@ -548,10 +548,18 @@ static void on_op_done(world *W, int wi, int64_t now) {
 }
 
 /* Stops the running op of a worker (its time counts as compute, lost). */
-static void cancel_op(worker *w, int64_t now) {
+static const char *const cut_names[] = {"forward_interrupted",
+                                        "backward_act_interrupted",
+                                        "backward_param_interrupted"};
+
+static void cancel_op(world *W, worker *w, int64_t now) {
     if (w->state == W_BUSY) {
         w->busy += now - w->op_start;
         w->epoch++;
+        int layer, kind;
+        op_of(W, w->op, &layer, &kind);
+        span(W, (int)(w - W->w), 0, cut_names[kind], layer, w->step,
+             w->op_start, now, 0);
     }
 }
 
@@ -623,7 +631,7 @@ static void dp_outage(world *W, int64_t now) {
     W->rollbacks++;
     for (int i = 0; i < W->M; i++) {
         worker *w = &W->w[i];
-        cancel_op(w, now);
+        cancel_op(W, w, now);
         w->lost += w->busy - w->ckpt_busy;
         w->ckpt_busy = w->busy;
         w->nom_lost += w->nom - w->ckpt_nom;
@@ -690,7 +698,7 @@ static void on_fail(world *W, int wi, int64_t now, int64_t repair) {
         if (!W->outage) dp_outage(W, now);
         w->state = W_DOWN;
     } else {
-        cancel_op(w, now);
+        cancel_op(W, w, now);
         unwait(W, wi);
         if (w->joined) {
             int64_t lost = 0;

@@ -71,7 +71,10 @@ typedef struct {
 
 /* What a timeline sink receives: one span of one worker.  track 0 is
  * compute, track 1 communication.  name is one of "forward",
- * "backward_act", "backward_param" (track 0: compute ops), "down" (track
+ * "backward_act", "backward_param" (track 0: compute ops),
+ * "forward_interrupted", "backward_act_interrupted",
+ * "backward_param_interrupted" (track 0: the part of an op a failure cut
+ * short; it counts as compute, and as lost), "down" (track
  * 0: failed, until repaired), "stalled" (track 0, DP: waiting for the
  * others' recovery), "rejoin_wait" (track 0: repaired and up to date,
  * waiting for the group's next sync), "allreduce" (track 1), "recovery"

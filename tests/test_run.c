@@ -588,6 +588,7 @@ END_TEST
 
 typedef struct {
     report_trace tw;
+    run_result r;
     int n;
     run_span s[MAXSPANS];
 } capture;
@@ -612,8 +613,7 @@ static char *traced(const char *json, const char *set, capture *c,
     c->n = 0;
     report_trace_begin(&c->tw, f, cfg.workers, a, b);
     run_hooks h = {capture_span, c, NULL, NULL};
-    run_result r;
-    ck_assert_int_eq(run_simulate(&cfg, &h, &r, err, sizeof err), 0);
+    ck_assert_int_eq(run_simulate(&cfg, &h, &c->r, err, sizeof err), 0);
     report_trace_end(&c->tw);
     fclose(f);
     return text;
@@ -718,6 +718,25 @@ START_TEST(trace_args_and_failure_spans) {
     ck_assert_int_eq(rec, 1);
     ck_assert_int_eq(rejoin, 1);
     ck_assert_int_gt(ar, 0);
+    /* the op cut short at 10.05 s has a span too (before, none), so the
+     * compute slices add up to the compute time */
+    int cut = 0;
+    int64_t busy[2] = {0, 0};
+    for (int i = 0; i < c.n; i++) {
+        const run_span *p = &c.s[i];
+        if (p->track != 0 || !strcmp(p->name, "down") ||
+            !strcmp(p->name, "rejoin_wait"))
+            continue;
+        busy[p->worker] += p->end_ns - p->start_ns;
+        if (strstr(p->name, "_interrupted")) {
+            cut++;
+            ck_assert_int_eq(p->worker, 1);
+            ck_assert_int_eq(p->end_ns, 10050000000ll);
+        }
+    }
+    ck_assert_int_eq(cut, 1);
+    for (int w = 0; w < 2; w++)
+        ck_assert_int_eq(busy[w], c.r.per_worker[w].compute_ns);
     ck_assert_ptr_nonnull(strstr(text, "\"name\": \"down\""));
     ck_assert_ptr_nonnull(strstr(text, "\"fragment\": 0, \"bytes\": 2000000"));
     free(text);

@@ -168,7 +168,8 @@ typedef struct {
     double flow_cap;    /* bytes/s cap of every flow (TCP window) */
     int64_t base_ns;    /* step time at speed 1 */
     int64_t *nom_dur;   /* per op: ns at speed 1 (they sum to base_ns) */
-    uint64_t dl_bytes;  /* bytes of one recovery download */
+    uint64_t dl_bytes;  /* bytes of one recovery download (UINT64_MAX: too
+                           many to represent) */
     int64_t net_at;     /* instant of the scheduled net event */
     uint64_t net_version;
     int *ready;         /* reductions ready but not yet on the stream */
@@ -586,6 +587,13 @@ static void next_failure(world *W, int wi) {
 /* The repaired worker wi downloads the parameters from the lowest live
  * peer, or from storage over its own down link when nobody is up. */
 static void start_download(world *W, int wi, int64_t now) {
+    if (W->dl_bytes == UINT64_MAX) {
+        char b[MSG_NUM_MAX];
+        stop(W, "worker %d: a recovery download of %s bytes does not fit in "
+             "64 bits", wi,
+             msg_number(W->cfg->params * W->cfg->recovery_bytes_per_param, b));
+        return;
+    }
     int src = -1;
     for (int i = 0; i < W->M && src < 0; i++) {
         int st = W->w[i].state;
@@ -813,12 +821,9 @@ static void check_inputs(world *W) {
              msg_number(step, b));
     if (!(c->params >= 0 && c->params < (double)RUN_TIME_MAX_NS))
         stop(W, "%s parameters is more than 2^62", msg_number(c->params, b));
+    /* a download too large for 64 bits only matters once one starts */
     double dl = c->params * c->recovery_bytes_per_param;
-    if (!(dl >= 0 && dl < 1.8e19))
-        stop(W, "a recovery download of %s bytes does not fit in 64 bits",
-             msg_number(dl, b));
-    else
-        W->dl_bytes = (uint64_t)llround(dl);
+    W->dl_bytes = dl >= 0 && dl < 1.8e19 ? (uint64_t)llround(dl) : UINT64_MAX;
     for (int i = 0; i < W->M; i++) {
         int64_t ns;
         if (ns_of(c->latency_ms[i] * 1e-3, &ns))

@@ -469,6 +469,34 @@ START_TEST(defect10_failure_loop_stops) {
 }
 END_TEST
 
+static void huge_download(scn_config *c) {
+    c->recovery_bytes_per_param = 1e300;
+}
+
+/* defect 5, recovery: a download of 1e306 bytes was an inf flow size,
+ * refused by the net and reported as "out of memory" (exit 1).  A run
+ * without failures never downloads and finishes; one whose worker is
+ * repaired stops with the reason. */
+START_TEST(defect5_unrepresentable_download) {
+    run_result r;
+    char err[256];
+    ck_assert_int_eq(run_edited(one_layer, huge_download, &r, err, sizeof err),
+                     0);
+    ck_assert_int_eq(r.finished, 1);
+    FILE *f = fopen("test_run_trace6.txt", "w");
+    fputs("1.05 1 down\n2 1 up\n", f);
+    fclose(f);
+    scn_config cfg;
+    const char *sets[] = {"faults.trace=\"test_run_trace6.txt\""};
+    ck_assert_int_eq(scn_load_string(one_layer, "t.json", sets, 1, &cfg, err,
+                                     sizeof err), 0);
+    huge_download(&cfg);
+    ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
+    remove("test_run_trace6.txt");
+    assert_stopped(&r, "worker 1: a recovery download of 1e+306 bytes");
+}
+END_TEST
+
 static void bad_schedule(scn_config *c) { c->sched.P = 5; } /* > layers */
 static void missing_trace(scn_config *c) {
     snprintf(c->trace_path, sizeof c->trace_path, "no/such/trace.txt");
@@ -896,6 +924,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, step_time_from_flops);
     tcase_add_test(tc, dp_rollback_livelock_stops);
     tcase_add_test(tc, defect5_unrepresentable_runs_stop_with_a_reason);
+    tcase_add_test(tc, defect5_unrepresentable_download);
     tcase_add_test(tc, defect10_failure_loop_stops);
     tcase_add_test(tc, defect7_input_errors_are_einput);
     tcase_add_test(tc, times_exact);

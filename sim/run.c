@@ -1122,10 +1122,9 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
         world_free(&W);
         return rc;
     }
-    if (!done) { /* the wall of an unfinished run: until it stopped */
-        if (last > W.end) W.end = last;
-        close_spans(&W);
-    }
+    /* the wall of an unfinished run: until it stopped */
+    if (!done && last > W.end) W.end = last;
+    close_spans(&W);
     fill_result(&W, done, events, out);
     world_free(&W);
     return 0;

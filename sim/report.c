@@ -189,6 +189,12 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     field_per_worker(f, "down_gbps", c->down_gbps, c->workers);
     field_per_worker(f, "latency_ms", c->latency_ms, c->workers);
     field(f, "tcp_window_mb", c->tcp_window_mb);
+    field_per_worker(f, "speed", c->speed, c->workers);
+    field(f, "straggler_probability", c->straggler_prob);
+    field(f, "straggler_slowdown", c->straggler_slowdown);
+    /* in s, as the run used them (hours / 3600 would not read back) */
+    field(f, "mtbf_s", c->faults.mtbf_s);
+    field(f, "mttr_s", c->faults.mttr_s);
     /* the results */
     field_int(f, "finished", r->finished);
     field_str(f, "stop_reason", r->stop_reason);

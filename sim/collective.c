@@ -8,11 +8,21 @@
  * reported done and the next one in the queue starts.
  *
  *   algorithm    steps       flows in a step (M members m[0] < ... )
- *   ring         2(M-1)      m[k] -> m[k+1 mod M], S/M each
- *   all_to_all   2           every ordered pair, S/M each
+ *   ring         2(M-1)      m[k] -> m[k+1 mod M], one chunk each
+ *   all_to_all   2           every ordered pair, one chunk each
  *   star         2           gather m[k] -> m[0], then broadcast m[0] -> m[k],
  *                            S each (k >= 1)
  *   (M <= 1)     1           one zero-byte flow on no link, no latency
+ *
+ * Chunks are whole bytes: chunk i (0..M-1) of S holds
+ * floor((i+1)S/M) - floor(iS/M) bytes, so the M chunks sum to S exactly
+ * and differ by at most one byte.  Ring step s < M-1 (reduce-scatter):
+ * m[k] sends chunk (k - s) mod M; step M-1+s (all-gather): chunk
+ * (k + 1 - s) mod M.  So m[k] sends 2S - chunk(k+1) - chunk(k+2) bytes
+ * (indices mod M) and the group 2(M-1)S in all.  all_to_all: in the
+ * reduce-scatter m[a] sends chunk b to m[b]; in the all-gather m[a]
+ * sends chunk a to everybody: S - chunk(a) + (M-1) chunk(a) from m[a],
+ * again 2(M-1)S in all.
  *
  * Choices the header leaves open (what a simulation user would expect):
  *  - The net tag of a flow is tag_base + its index within its step, so the
@@ -24,8 +34,7 @@
  *    completes like a single-member one.
  *  - lat_ns may be NULL (no latency); members may be NULL (all workers);
  *    a max_flow_bytes_per_s that is not > 0 (0, NaN) means no cap.
- *    coll_new returns NULL, and coll_submit -1, for invalid arguments too
- *    (nworkers < 1, negative or NaN bytes).
+ *    coll_new returns NULL for invalid arguments too (nworkers < 1).
  *  - coll_remove_member also drops the worker from the members of the
  *    running collective when it restarts; a worker that is not a member of
  *    the running collective does not disturb it.
@@ -45,8 +54,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/msg.h"
+
 typedef struct {
-    double bytes;
+    uint64_t bytes;
     uint64_t tag;
 } coll_job;
 
@@ -85,7 +96,7 @@ static uint8_t *mask_of(coll *c, int slot) {
 }
 
 /* Makes room for one more job at the tail: slides the live jobs to the
- * front, or doubles the arrays.  Returns 0 or -1 (OOM). */
+ * front, or doubles the arrays.  Returns 0 or -1 (out of memory). */
 static int queue_reserve(coll *c) {
     if (c->head + c->len < c->qcap)
         return 0;
@@ -122,21 +133,30 @@ static int steps_of(coll_algo algo, int m) {
     return algo == COLL_RING ? 2 * (m - 1) : 2;
 }
 
+/* Bytes of chunk i (0 <= i < m) of S bytes split m ways:
+ * floor((i+1)S/m) - floor(iS/m), without overflow. */
+uint64_t coll_chunk_bytes(uint64_t S, int m, int i) {
+    if (m <= 1)
+        return S;
+    uint64_t M = (uint64_t)m, q = S / M, r = S % M, k = (uint64_t)i;
+    return q + ((k + 1) * r / M - k * r / M);
+}
+
 /* Starts one flow of the current step from worker i to worker j.
- * Returns 0 or -1 (OOM). */
-static int add_flow(coll *c, int64_t now, int i, int j, double bytes) {
+ * Returns 0 or a negative MSG_E* code. */
+static int add_flow(coll *c, int64_t now, int i, int j, uint64_t bytes) {
     if (c->nflows == c->fcap) {
         int cap = c->fcap ? 2 * c->fcap : 16;
         int *p = realloc(c->flows, (size_t)cap * sizeof *p);
         if (!p)
-            return -1;
+            return MSG_ENOMEM;
         c->flows = p;
         c->fcap = cap;
     }
     int id = net_flow_add(c->n, now, c->lat[i * c->nw + j], 2 * i, 2 * j + 1,
                           bytes, c->max_rate, c->tag_base + (uint64_t)c->nflows);
     if (id < 0)
-        return -1;
+        return id;
     c->flows[c->nflows++] = id;
     c->left++;
     return 0;
@@ -151,32 +171,37 @@ static void cancel_step(coll *c, int64_t now) {
     c->left = 0;
 }
 
-/* Adds the flows of step c->step of the running collective.  On OOM the
- * step's flows are cancelled and -1 returned. */
+/* Adds the flows of step c->step of the running collective.  On failure
+ * the step's flows are cancelled and a negative MSG_E* code returned. */
 static int launch_step(coll *c, int64_t now) {
     const int *m = c->mem, M = c->m;
-    double S = c->q[c->head].bytes;
-    int err = 0;
+    uint64_t S = c->q[c->head].bytes;
+    int err = 0, s = c->step;
     c->nflows = 0;
     c->left = 0;
     if (M <= 1) {
         int id = net_flow_add(c->n, now, 0, -1, -1, 0, INFINITY, c->tag_base);
         if (id < 0)
-            return -1;
+            return id;
         c->flows[c->nflows++] = id; /* fcap >= 16 from coll_new */
         c->left = 1;
         return 0;
     }
     switch (c->algo) {
     case COLL_RING:
-        for (int k = 0; k < M && !err; k++)
-            err = add_flow(c, now, m[k], m[(k + 1) % M], S / M);
+        for (int k = 0; k < M && !err; k++) {
+            int chunk = s < M - 1 ? k - s : k + 1 - (s - (M - 1));
+            chunk = ((chunk % M) + M) % M;
+            err = add_flow(c, now, m[k], m[(k + 1) % M],
+                           coll_chunk_bytes(S, M, chunk));
+        }
         break;
     case COLL_ALL_TO_ALL:
         for (int a = 0; a < M && !err; a++)
             for (int b = 0; b < M && !err; b++)
                 if (a != b)
-                    err = add_flow(c, now, m[a], m[b], S / M);
+                    err = add_flow(c, now, m[a], m[b],
+                                   coll_chunk_bytes(S, M, s == 0 ? b : a));
         break;
     case COLL_STAR:
         for (int k = 1; k < M && !err; k++)
@@ -190,7 +215,8 @@ static int launch_step(coll *c, int64_t now) {
 }
 
 /* Takes the members of the head job from its mask and starts its first
- * step.  Returns 0 or -1 (OOM; the collective then has no flows). */
+ * step.  Returns 0 or a negative MSG_E* code (the collective then has no
+ * flows). */
 static int restart_head(coll *c, int64_t now) {
     const uint8_t *mask = mask_of(c, c->head);
     c->m = 0;
@@ -264,22 +290,23 @@ void coll_free(coll *c) {
     free(c);
 }
 
-int coll_submit(coll *c, int64_t now, double bytes, const uint8_t *members,
+int coll_submit(coll *c, int64_t now, uint64_t bytes, const uint8_t *members,
                 uint64_t tag) {
-    if (!(bytes >= 0) || isinf(bytes) || queue_reserve(c) < 0)
-        return -1;
+    if (queue_reserve(c) < 0)
+        return MSG_ENOMEM;
     int slot = c->head + c->len;
     c->q[slot] = (coll_job){bytes, tag};
     uint8_t *mask = mask_of(c, slot);
     for (int i = 0; i < c->nw; i++)
         mask[i] = members ? members[i] != 0 : 1;
     c->len++;
-    if (start_next(c, now) < 0) {
+    int rc = start_next(c, now);
+    if (rc < 0) {
         /* it was alone and idle: forget it */
         c->running = 0;
         c->len = 0;
         c->head = 0;
-        return -1;
+        return rc;
     }
     return 0;
 }

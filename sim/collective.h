@@ -6,15 +6,19 @@
  * latency lat_ns[i*nworkers + j].
  *
  * Algorithms, for S bytes among M members (in increasing worker id):
- *   ring        2(M-1) steps; in each step every member sends S/M bytes to
- *               its successor; a step ends when all its flows end.  Bytes
- *               sent by each member: 2(M-1)/M * S.
- *   all_to_all  reduce-scatter as an all-to-all (every member sends S/M to
- *               every other at once), then all-gather the same way.  Same
- *               bytes as the ring, latency paid twice.
+ *   ring        2(M-1) steps; in each step every member sends one chunk
+ *               (about S/M bytes) to its successor; a step ends when all
+ *               its flows end.  Bytes sent by each member: about
+ *               2(M-1)/M * S; by the group exactly 2(M-1) S.
+ *   all_to_all  reduce-scatter as an all-to-all (every member sends a
+ *               chunk to every other at once), then all-gather the same
+ *               way.  Same bytes as the ring, latency paid twice.
  *   star        gather: every member but the first sends S to the first;
  *               then broadcast: the first sends S to every other.
  * A group of one member completes at once, sending nothing.
+ * Bytes are whole: chunk i of S is coll_chunk_bytes(S, M, i) =
+ * floor((i+1)S/M) - floor(iS/M), so the chunks sum to S exactly (which
+ * member sends which chunk when is in collective.c).
  *
  * The collectives of one group run one at a time in FIFO order (one
  * communication stream).  Completion is reported through the callback
@@ -44,9 +48,14 @@ coll *coll_new(net *n, int nworkers, coll_algo algo, const int64_t *lat_ns,
 void coll_free(coll *c);
 
 /* Queues an all-reduce of `bytes` among the members (a bitmask array of
- * nworkers bytes, nonzero = member, copied).  Returns 0, or -1 (OOM). */
-int coll_submit(coll *c, int64_t now, double bytes, const uint8_t *members,
+ * nworkers bytes, nonzero = member, copied).  Returns 0, or MSG_ENOMEM
+ * (models/msg.h). */
+int coll_submit(coll *c, int64_t now, uint64_t bytes, const uint8_t *members,
                 uint64_t tag);
+
+/* Bytes of chunk i (0 <= i < m) when S bytes are split m ways (m >= 1):
+ * floor((i+1)S/m) - floor(iS/m); the m chunks sum to S. */
+uint64_t coll_chunk_bytes(uint64_t S, int m, int i);
 
 /* To be called from the net's done callback for flows whose tag belongs to
  * this stream. Advances the running collective, starts the next one. */

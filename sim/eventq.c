@@ -10,6 +10,8 @@
 
 #include <stdlib.h>
 
+#include "../models/msg.h"
+
 static inline int less(const eq_event *x, const eq_event *y) {
     if (x->time != y->time) return x->time < y->time;
     if (x->cls != y->cls) return x->cls < y->cls;
@@ -21,7 +23,7 @@ int eq_init(eq_queue *q, uint32_t capacity_hint) {
     q->next_seq = 0;
     q->cap = capacity_hint ? capacity_hint : 64;
     q->heap = malloc((size_t)q->cap * sizeof *q->heap);
-    return q->heap ? 0 : -1;
+    return q->heap ? 0 : MSG_ENOMEM;
 }
 
 void eq_free(eq_queue *q) {
@@ -33,9 +35,10 @@ void eq_free(eq_queue *q) {
 int eq_push(eq_queue *q, int64_t time, uint32_t cls, uint32_t kind,
             int32_t a, uint32_t b, uint64_t c) {
     if (q->len == q->cap) {
+        if (q->cap > UINT32_MAX / 2) return MSG_ENOMEM;
         uint32_t cap = q->cap * 2;
         eq_event *h = realloc(q->heap, (size_t)cap * sizeof *h);
-        if (!h) return -1;
+        if (!h) return MSG_ENOMEM;
         q->heap = h;
         q->cap = cap;
     }

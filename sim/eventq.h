@@ -3,7 +3,7 @@
  *
  * An array binary heap of plain-data events ordered by (time, class, seq).
  * Time is an integer number of nanoseconds.  Events at the same instant
- * run in increasing class (see EQ_CLASS_* in run.c for the order the
+ * run in increasing class (see CLS_* in run.c for the order the
  * simulator uses), then in the order they were pushed (seq), so a run is
  * deterministic whatever the heap layout.
  */
@@ -28,11 +28,12 @@ typedef struct {
     uint64_t next_seq;
 } eq_queue;
 
-/* Initialises an empty queue. Returns 0, or -1 when out of memory. */
+/* Initialises an empty queue. Returns 0, or MSG_ENOMEM (models/msg.h). */
 int eq_init(eq_queue *q, uint32_t capacity_hint);
 void eq_free(eq_queue *q);
 
-/* Pushes an event (its seq is assigned here). Returns 0 or -1 (memory). */
+/* Pushes an event (its seq is assigned here). Returns 0, or MSG_ENOMEM
+ * (the queue is unchanged). */
 int eq_push(eq_queue *q, int64_t time, uint32_t cls, uint32_t kind,
             int32_t a, uint32_t b, uint64_t c);
 

@@ -16,9 +16,18 @@
  *  - net_link_set() on a busy net takes effect at the instant the net was
  *    last brought to (its last advance/add/cancel): rates are recomputed
  *    there.  Invalid capacities (NaN, <= 0) and bad link ids are ignored.
- *  - net_flow_add() also returns -1 for invalid arguments (bad link id,
- *    negative or NaN bytes, negative latency, NaN or <= 0 cap).  A flow
- *    whose two links are the same link crosses it once.
+ *  - net_flow_add() returns MSG_EINPUT for invalid arguments (bad link
+ *    id, negative latency, NaN or <= 0 cap) and MSG_ENOMEM when out of
+ *    memory.  A flow whose two links are the same link crosses it once.
+ *  - Bytes are whole: a flow moves an integer number of bytes, and a
+ *    link's count is the sum, over its flows, of the whole bytes each has
+ *    moved (the fractional part of what a flow moved so far is counted
+ *    when the next byte completes, so a completed flow counts exactly its
+ *    size and a cancelled one the whole bytes it moved).
+ *  - Completion instants never overflow: a completion that would come
+ *    later than INT64_MAX ns (a rate so low that bytes/rate is not even a
+ *    finite number) is INT64_MAX, "never"; the caller decides what a run
+ *    that waits forever means.
  *  - A `now` earlier than the net's clock is taken as the net's clock.
  *    Callers should bring the net to `now` with net_advance() before adding
  *    or cancelling at `now`, as the simulator does.
@@ -40,11 +49,14 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../models/msg.h"
+
 enum { FLOW_FREE, FLOW_WAITING, FLOW_ACTIVE, FLOW_DONE };
 
 typedef struct {
-    double bytes;      /* size of the flow */
-    double remaining;  /* bytes still to move */
+    uint64_t bytes;    /* size of the flow */
+    uint64_t counted;  /* whole bytes already counted on its links */
+    double remaining;  /* bytes still to move (fractional while moving) */
     double rate;       /* bytes/s while active */
     double cap;        /* the flow's own max rate (may be INFINITY) */
     int64_t t_act;     /* instant it becomes active */
@@ -57,7 +69,7 @@ typedef struct {
 
 typedef struct {
     double cap;        /* bytes/s, 0 until set, may be INFINITY */
-    double bytes;      /* bytes that crossed the link */
+    uint64_t bytes;    /* whole bytes that crossed the link */
     double peak;       /* highest total rate carried */
     double load;       /* total rate at the last share() */
     /* scratch for share(), meaningful only for links in net.heap */
@@ -104,7 +116,7 @@ struct net {
 /* How close to zero `remaining` must be for a flow to count as done:
  * absorbs floating-point residue, never a visible amount of data. */
 static double tolerance(const flow *f) {
-    return 1e-9 * f->bytes + 1e-6;
+    return 1e-9 * (double)f->bytes + 1e-6;
 }
 
 static int valid_link(const net *n, int l) {
@@ -125,10 +137,24 @@ static int bounded_links(const net *n, const flow *f, int out[2]) {
     return k;
 }
 
-static void count_bytes(net *n, const flow *f, double b) {
+static void count_bytes(net *n, const flow *f, uint64_t b) {
     for (int k = 0; k < 2; k++)
         if (f->link[k] >= 0)
             n->links[f->link[k]].bytes += b;
+}
+
+/* Counts on f's links the whole bytes f has moved since the last count:
+ * its size minus the remaining bytes rounded up. */
+static void count_moved(net *n, flow *f) {
+    double r = ceil(f->remaining);
+    uint64_t left = r <= 0 ? 0 : r >= (double)f->bytes ? f->bytes : (uint64_t)r;
+    if (left > f->bytes)
+        left = f->bytes;
+    uint64_t moved = f->bytes - left;
+    if (moved > f->counted) {
+        count_bytes(n, f, moved - f->counted);
+        f->counted = moved;
+    }
 }
 
 static void live_remove(net *n, int id) {
@@ -198,7 +224,7 @@ static void step_to(net *n, int64_t t) {
         if (mv > f->remaining)
             mv = f->remaining;
         f->remaining -= mv;
-        count_bytes(n, f, mv);
+        count_moved(n, f);
     }
     n->now = t;
 }
@@ -213,11 +239,11 @@ static int64_t completion(const net *n, const flow *f) {
     if (f->rate <= 0)
         return INT64_MAX;
     double x = f->remaining * 1e9 / f->rate;
+    if (!(x < 9e18)) /* also inf and NaN (a subnormal rate): never */
+        return INT64_MAX;
     double ns = ceil(x - (1e-6 + 1e-13 * x));
     if (ns <= 0)
         return n->now;
-    if (ns >= 9e18)
-        return INT64_MAX;
     return add_sat(n->now, (int64_t)ns);
 }
 
@@ -411,7 +437,8 @@ static void share(net *n) {
  * as moved, it leaves the live set and joins the batch to report. */
 static void finish(net *n, int id) {
     flow *f = &n->flows[id];
-    count_bytes(n, f, f->remaining);
+    count_bytes(n, f, f->bytes - f->counted);
+    f->counted = f->bytes;
     f->remaining = 0;
     f->state = FLOW_DONE;
     live_remove(n, id);
@@ -534,19 +561,20 @@ void net_link_set(net *n, int link, double bytes_per_s) {
 }
 
 int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
-                 int link_b, double bytes, double max_bytes_per_s,
+                 int link_b, uint64_t bytes, double max_bytes_per_s,
                  uint64_t tag) {
-    if (!valid_link(n, link_a) || !valid_link(n, link_b) || !(bytes >= 0) ||
-        isinf(bytes) || latency_ns < 0 || !(max_bytes_per_s > 0))
-        return -1;
+    if (!valid_link(n, link_a) || !valid_link(n, link_b) || latency_ns < 0 ||
+        !(max_bytes_per_s > 0))
+        return MSG_EINPUT;
     if (link_a == link_b)
         link_b = -1;
     int id = new_id(n);
     if (id < 0)
-        return -1;
+        return MSG_ENOMEM;
     step_to(n, now);
     flow *f = &n->flows[id];
-    *f = (flow){.bytes = bytes, .remaining = bytes, .cap = max_bytes_per_s,
+    *f = (flow){.bytes = bytes, .remaining = (double)bytes,
+                .cap = max_bytes_per_s,
                 .t_act = add_sat(n->now, latency_ns), .t_done = INT64_MAX,
                 .tag = tag, .link = {link_a, link_b}, .state = FLOW_WAITING,
                 .pos = n->nlive};
@@ -581,7 +609,7 @@ void net_advance(net *n, int64_t now, net_done_fn done, void *ctx) {
     step_to(n, now);
 }
 
-double net_link_bytes(const net *n, int link) {
+uint64_t net_link_bytes(const net *n, int link) {
     return link >= 0 && link < n->nlinks ? n->links[link].bytes : 0;
 }
 

@@ -13,12 +13,17 @@
  * The net does not own the clock: the caller asks net_next_time() for the
  * next instant something happens, schedules it, and calls net_advance()
  * at that instant.  Completion instants are rounded up to whole
- * nanoseconds.
+ * nanoseconds; one that cannot be represented (later than INT64_MAX ns)
+ * is INT64_MAX, never.  Bytes are whole numbers (uint64_t): a link counts
+ * exactly the sizes of the flows that completed over it, plus the whole
+ * bytes moved by flows still running or cancelled.
  */
 #ifndef DILOSIM_NET_H
 #define DILOSIM_NET_H
 
 #include <stdint.h>
+
+#include "../models/msg.h"
 
 typedef struct net net;
 
@@ -33,12 +38,13 @@ void net_free(net *n);
 /* Sets the capacity of a link in bytes/s (> 0, or INFINITY). */
 void net_link_set(net *n, int link, double bytes_per_s);
 
-/* Starts a flow of `bytes` (>= 0) at `now` over links link_a and link_b
- * (each -1 for none), active after latency_ns, at most max_bytes_per_s
- * (INFINITY for no cap).  Returns the flow id (>= 0) or -1 on OOM.  A flow
- * with no bounded link and no cap completes as soon as it is active. */
+/* Starts a flow of `bytes` at `now` over links link_a and link_b (each -1
+ * for none), active after latency_ns (>= 0), at most max_bytes_per_s
+ * (> 0, INFINITY for no cap).  Returns the flow id (>= 0), MSG_EINPUT for
+ * a bad link id, latency or cap, or MSG_ENOMEM.  A flow with no bounded
+ * link and no cap completes as soon as it is active. */
 int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
-                 int link_b, double bytes, double max_bytes_per_s,
+                 int link_b, uint64_t bytes, double max_bytes_per_s,
                  uint64_t tag);
 
 /* Removes a flow that has not completed; the bytes it already moved stay
@@ -53,8 +59,9 @@ int64_t net_next_time(const net *n);
  * completes what is due, calling done for each completed flow. */
 void net_advance(net *n, int64_t now, net_done_fn done, void *ctx);
 
-/* Bytes that have crossed a link so far (up to the last advance/add). */
-double net_link_bytes(const net *n, int link);
+/* Whole bytes that have crossed a link so far (up to the last
+ * advance/add/cancel). */
+uint64_t net_link_bytes(const net *n, int link);
 
 /* The highest total rate (bytes/s) a link has carried at any instant. */
 double net_link_peak(const net *n, int link);

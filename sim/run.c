@@ -19,16 +19,54 @@
  *
  * Failures.  DP: every worker stalls until the failed ones are repaired
  * and have downloaded the parameters; all compute since the last
- * checkpoint (every checkpoint_steps steps) is lost and redone.  DiLoCo
- * and streaming: the others go on and reduce among themselves; the failed
- * worker loses what it computed since it last contributed to each
- * fragment (weighted 1/P per fragment); once repaired it downloads the
+ * checkpoint (every checkpoint_steps steps, taken once every worker has
+ * computed the step and its all-reduces have completed: dp_commit) is
+ * lost and redone.  DiLoCo and streaming: the others go on and reduce
+ * among themselves; the failed worker loses what it computed since its
+ * last contribution to each fragment that reached a completed sync (it
+ * took part in every layer of that sync; weighted 1/P per fragment): an
+ * arrival whose reduction then goes on without it counts for nothing.
+ * Once repaired it downloads the
  * outer parameters from a live peer and rejoins when the group's next
  * fragment sync completes, at the step after that sync.
+ *
+ * Life of a reduction (one per layer at a time, in W->red[l]):
+ *   RED_IDLE        nothing outstanding; the forward of layer l is free.
+ *   RED_COLLECTING  on_op_done -> arrive: the first participant to finish
+ *                   the parameter backward of l after a step the schedule
+ *                   takes l's fragment opens it (reduction_open: members =
+ *                   the joined workers; gate[l] = take + 1 + tau).  Each
+ *                   member's arrival is recorded; a failed member is
+ *                   dropped (reductions_drop).
+ *   RED_READY       reduction_submit: every member has arrived; the layer
+ *                   waits in W->ready for the communication stream.
+ *   RED_SENDING     stream_kick hands it to the collective (coll_submit);
+ *                   the flows run on the net (net_advance -> on_flow_done
+ *                   -> coll_on_flow_done) until the collective ends.
+ *   back to idle    on_coll_done -> reduction_done: spans, sync count,
+ *                   gate cleared, blocked workers woken (wake), repaired
+ *                   workers rejoined when a whole fragment has synced.
+ *
+ * Goodput.  Besides compute-busy time, each worker counts its useful
+ * compute: every op it completes adds the op's duration at speed 1 (so a
+ * slow or straggling step is worth one nominal step), and whatever the
+ * failure rules above declare lost is taken off again at the same
+ * nominal rate.
+ *
+ * Stopping unfinished (finished 0, a one-line stop_reason, return 0):
+ * DP rolls back MAX_ROLLBACKS times without a new checkpoint; failures
+ * keep coming without progress (MAX_IDLE_FAILURES per worker in a row
+ * without any worker finishing a step: a recovery slower than the time
+ * between failures); a step, latency, transfer or event would not fit
+ * before RUN_TIME_MAX_NS; nothing is left to happen (a transfer whose rate
+ * is too low to ever complete, or every worker down for good).  Every
+ * instant is checked before it is computed, so no ns arithmetic
+ * overflows and no NaN or infinity is converted to an integer.
  */
 #include "run.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +75,7 @@
 #include "eventq.h"
 #include "faults.h"
 #include "net.h"
+#include "../models/msg.h"
 #include "../models/rng.h"
 
 enum { CLS_NET, CLS_FAULT, CLS_COMPUTE };              /* tie order */
@@ -53,10 +92,17 @@ enum {
     W_DONE        /* did every step */
 };
 
+/* The life cycle of a layer's reduction (see the header comment). */
+enum { RED_IDLE, RED_COLLECTING, RED_READY, RED_SENDING };
+
 #define NO_GATE INT64_MAX
 /* DP: this many failures in a row without a new checkpoint and the run
  * stops unfinished: it would roll back forever. */
 #define MAX_ROLLBACKS 100
+/* Any method: this many failures per worker in a row without any worker
+ * finishing a step and the run stops unfinished (failures faster than a
+ * recovery, or than a step). */
+#define MAX_IDLE_FAILURES 100
 #define TAG_RECOVERY 0           /* net tags below TAG_COLL: downloads */
 #define TAG_COLL (1ull << 40)
 
@@ -66,21 +112,30 @@ typedef struct {
     int op;            /* next (or running) op of the step, 0..3L-1 */
     int64_t op_start;  /* ns, of the running op */
     int64_t busy;      /* ns of compute so far */
+    int64_t nom;       /* ns of completed ops at speed 1 */
+    int64_t nom_lost;  /* ns of nom declared lost */
     uint32_t epoch;    /* bumps cancel the running op's event */
     int wait_layer;
     int joined;        /* takes part in syncs (alive and caught up) */
     int64_t *dur;      /* ns of each op of the current step */
     double factor;     /* step-time factor of the current step */
-    int64_t *contrib;  /* busy at the last contribution, per fragment */
+    int64_t *contrib;  /* busy at the last contribution that reached a
+                          completed sync, per fragment */
+    int64_t *nom_contrib; /* nom at the same instants */
+    int64_t *pend, *nom_pend; /* busy, nom at its latest arrival for the
+                                 fragment's sync under way */
+    int *pend_layers;  /* layers of that sync reduced with it */
     int64_t ckpt_busy, ckpt_cand_busy; /* DP checkpoint baselines */
+    int64_t ckpt_nom, ckpt_cand_nom;
     int dl_flow;       /* recovery download, -1 when none */
     int64_t dl_start;
+    int64_t idle_start; /* ns: entered W_DOWN, W_STALLED or W_REJOINING */
     int64_t lost, failures;
     gsl_rng *straggle;
 } worker;
 
 typedef struct {       /* the outstanding reduction of one layer */
-    int state;         /* 0 none, 1 collecting arrivals, 2 all-reducing */
+    int state;         /* RED_* */
     int64_t take;      /* step after which it was taken */
     int need, arrived;
     uint8_t *member;   /* participants, per worker */
@@ -112,6 +167,9 @@ typedef struct {
     int64_t *lat;       /* M x M one-way latencies, ns */
     double flow_cap;    /* bytes/s cap of every flow (TCP window) */
     int64_t base_ns;    /* step time at speed 1 */
+    int64_t *nom_dur;   /* per op: ns at speed 1 (they sum to base_ns) */
+    uint64_t dl_bytes;  /* bytes of one recovery download (UINT64_MAX: too
+                           many to represent) */
     int64_t net_at;     /* instant of the scheduled net event */
     uint64_t net_version;
     int *ready;         /* reductions ready but not yet on the stream */
@@ -120,15 +178,37 @@ typedef struct {
     int forward_first;  /* reduce_order: 1 forward_first, 0 fifo */
     int64_t end;        /* instant of the last useful event */
     int64_t ckpt_step, ckpt_count; /* DP: committed checkpoint, arrivals */
+    int64_t ckpt_cand;  /* DP: step all workers have computed for the next
+                           checkpoint (0: none yet) */
+    int64_t dp_synced;  /* DP: newest step whose all-reduces completed */
     int64_t resume_step; /* the step after the newest completed sync */
     int outage;         /* DP: workers stalled for a recovery */
     int rollbacks;      /* DP: outages since the last checkpoint */
     int64_t syncs, failures;
+    int64_t idle_failures; /* failures since a worker last ended a step */
     int check_done;     /* something happened that may end the run */
-    double recovery_bytes;
+    uint64_t recovery_bytes;
     int64_t progress_done, progress_next;
-    int oom;
+    int rc;             /* first runtime error (MSG_E*), 0 for none */
+    int stopped;        /* the run cannot go on: see reason */
+    char reason[RUN_REASON_MAX];
 } world;
+
+/* Stops the run unfinished; the first reason given is kept. */
+__attribute__((format(printf, 2, 3)))
+static void stop(world *W, const char *fmt, ...) {
+    if (W->stopped) return;
+    W->stopped = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(W->reason, sizeof W->reason, fmt, ap);
+    va_end(ap);
+}
+
+/* A runtime failure (out of memory): the run ends with an error. */
+static void fail_rc(world *W, int rc) {
+    if (rc < 0 && !W->rc) W->rc = rc;
+}
 
 /* ---- ops of a step ---------------------------------------------------- */
 
@@ -164,8 +244,14 @@ static double op_cum(const world *W, int o) {
  * round(base * factor) ns whatever L is. */
 static void set_factor(world *W, worker *w, double factor) {
     if (factor == w->factor) return;
-    w->factor = factor;
     double step = (double)W->base_ns * factor;
+    if (!(step >= 0 && step < (double)RUN_TIME_MAX_NS)) {
+        char b[MSG_NUM_MAX];
+        stop(W, "worker %d: a step of %s s does not fit in 2^62 ns",
+             (int)(w - W->w), msg_number(step * 1e-9, b));
+        return;
+    }
+    w->factor = factor;
     int64_t prev = 0;
     for (int o = 0; o < 3 * W->L; o++) {
         int64_t at = llround(step * op_cum(W, o + 1));
@@ -188,12 +274,29 @@ static void begin_step(world *W, worker *w, int wi) {
 
 static void push(world *W, int64_t t, uint32_t cls, uint32_t kind, int32_t a,
                  uint32_t b, uint64_t c) {
-    if (eq_push(&W->q, t, cls, kind, a, b, c)) W->oom = 1;
+    fail_rc(W, eq_push(&W->q, t, cls, kind, a, b, c));
 }
 
-/* Keeps exactly one live net event at the net's next instant. */
+/* now + d for an event that must happen (0 <= now, d < RUN_TIME_MAX_NS,
+ * so the sum cannot overflow); stops the run when it is too late. */
+static int64_t later(world *W, int64_t now, int64_t d, const char *what) {
+    int64_t t = now + d;
+    if (t > RUN_TIME_MAX_NS) {
+        char b[MSG_NUM_MAX];
+        stop(W, "%s would end after 2^62 ns (%s s, about 146 years)", what,
+             msg_number((double)RUN_TIME_MAX_NS * 1e-9, b));
+    }
+    return t;
+}
+
+/* Keeps exactly one live net event at the net's next instant.  INT64_MAX
+ * is "never" (nothing pending, or only transfers that cannot complete);
+ * an instant past RUN_TIME_MAX_NS is never too: the run may well finish
+ * without it (a slow download nobody waits for), and if it cannot, the
+ * queue runs dry and stalled_reason says why. */
 static void net_resched(world *W) {
     int64_t t = net_next_time(W->net);
+    if (t > RUN_TIME_MAX_NS) t = INT64_MAX;
     if (t == W->net_at) return;
     W->net_at = t;
     W->net_version++;
@@ -201,10 +304,18 @@ static void net_resched(world *W) {
 }
 
 static void span(world *W, int wi, int track, const char *name, int layer,
-                 int64_t step, int64_t t0, int64_t t1) {
+                 int64_t step, int64_t t0, int64_t t1, uint64_t bytes) {
     if (!W->hooks || !W->hooks->span) return;
-    run_span s = {wi, track, layer, name, step, t0, t1};
+    run_span s = {wi, track, layer, layer >= 0 ? W->frag[layer] : -1, name,
+                  step, t0, t1, bytes};
     W->hooks->span(W->hooks->span_ctx, &s);
+}
+
+/* The span of a wait (down, stalled, rejoin_wait) that ends now. */
+static void idle_span(world *W, int wi, const char *name, int64_t now) {
+    worker *w = &W->w[wi];
+    if (now > w->idle_start)
+        span(W, wi, 0, name, -1, w->step, w->idle_start, now, 0);
 }
 
 static void try_advance(world *W, int wi, int64_t now);
@@ -230,16 +341,16 @@ static void stream_kick(world *W, int64_t now) {
     memmove(&W->ready[best], &W->ready[best + 1],
             (size_t)(--W->nready - best) * sizeof *W->ready);
     W->stream_busy = 1;
+    W->red[l].state = RED_SENDING;
     W->red[l].started = now;
-    if (coll_submit(W->coll, now, (double)W->bytes[l], W->red[l].came,
-                    (uint64_t)l))
-        W->oom = 1;
+    fail_rc(W, coll_submit(W->coll, now, W->bytes[l], W->red[l].came,
+                           (uint64_t)l));
 }
 
 /* Every participant has arrived: the reduction is ready to send. */
 static void reduction_submit(world *W, int l, int64_t now) {
     reduction *r = &W->red[l];
-    r->state = 2;
+    r->state = RED_READY;
     r->submitted = now;
     W->ready[W->nready++] = l;
     stream_kick(W, now);
@@ -248,7 +359,7 @@ static void reduction_submit(world *W, int l, int64_t now) {
 /* Participants of a new reduction: the joined workers. */
 static void reduction_open(world *W, int l, int64_t take) {
     reduction *r = &W->red[l];
-    r->state = 1;
+    r->state = RED_COLLECTING;
     r->take = take;
     r->need = r->arrived = 0;
     for (int i = 0; i < W->M; i++) {
@@ -274,20 +385,39 @@ static void wake(world *W, int l, int64_t now) {
 }
 
 static void rejoin_waiting(world *W, int64_t step, int64_t now);
+static void dp_commit(world *W);
 
 static void reduction_done(world *W, int l, int64_t now) {
     reduction *r = &W->red[l];
     for (int i = 0; i < W->M; i++)
-        if (r->came[i]) span(W, i, 1, "allreduce", l, r->take, r->started, now);
+        if (r->came[i])
+            span(W, i, 1, "allreduce", l, r->take, r->started, now,
+                 W->bytes[l]);
     W->stream_busy = 0;
-    r->state = 0;
+    r->state = RED_IDLE;
     W->gate[l] = NO_GATE;
     int f = W->frag[l];
+    for (int i = 0; i < W->M; i++)
+        if (r->came[i]) W->w[i].pend_layers[f]++;
     int synced = ++W->frag_done[f] == W->frag_size[f];
     if (synced) {
         W->frag_done[f] = 0;
         W->syncs++;
         W->resume_step = r->take + W->sch.tau + 1;
+        /* what reached the outer parameters: the work of the workers that
+         * took part in every layer of the fragment's sync */
+        for (int i = 0; i < W->M; i++) {
+            worker *w = &W->w[i];
+            if (w->pend_layers[f] == W->frag_size[f]) {
+                w->contrib[f] = w->pend[f];
+                w->nom_contrib[f] = w->nom_pend[f];
+            }
+            w->pend_layers[f] = 0;
+        }
+        if (W->sch.method == SCHED_DP) {
+            W->dp_synced = r->take;
+            dp_commit(W);
+        }
     }
     if (now > W->end) W->end = now;
     W->check_done = 1;
@@ -298,16 +428,18 @@ static void reduction_done(world *W, int l, int64_t now) {
 /* Worker wi finished the parameter backward of layer l after step t. */
 static void arrive(world *W, int wi, int l, int64_t t, int64_t now) {
     reduction *r = &W->red[l];
-    if (r->state == 0) {
+    if (r->state == RED_IDLE) {
         if (t <= W->last_take[l]) return; /* that sync is already done */
         reduction_open(W, l, t);
         W->last_take[l] = t;
     }
-    if (r->state != 1 || r->take != t || !r->member[wi] || r->came[wi])
+    if (r->state != RED_COLLECTING || r->take != t || !r->member[wi] ||
+        r->came[wi])
         return; /* a catching-up worker that is not part of this sync */
     r->came[wi] = 1;
     r->arrived++;
-    W->w[wi].contrib[W->frag[l]] = W->w[wi].busy;
+    W->w[wi].pend[W->frag[l]] = W->w[wi].busy;
+    W->w[wi].nom_pend[W->frag[l]] = W->w[wi].nom;
     if (r->arrived == r->need) reduction_submit(W, l, now);
 }
 
@@ -316,12 +448,12 @@ static void arrive(world *W, int wi, int l, int64_t t, int64_t now) {
 static void reductions_drop(world *W, int wi, int64_t now) {
     for (int l = 0; l < W->L; l++) {
         reduction *r = &W->red[l];
-        if (r->state != 1 || !r->member[wi]) continue;
+        if (r->state != RED_COLLECTING || !r->member[wi]) continue;
         r->member[wi] = 0;
         r->need--;
         if (r->came[wi]) r->came[wi] = 0, r->arrived--;
         if (r->need == 0) {
-            r->state = 0;
+            r->state = RED_IDLE;
             W->gate[l] = NO_GATE;
             wake(W, l, now);
         } else if (r->arrived == r->need) {
@@ -332,16 +464,30 @@ static void reductions_drop(world *W, int wi, int64_t now) {
 
 /* ---- compute ---------------------------------------------------------- */
 
+/* DP: the checkpoint of step ckpt_cand is taken once every worker has
+ * computed that step and the step's all-reduces have completed (its
+ * update happened): a failure in between rolls back further. */
+static void dp_commit(world *W) {
+    if (!W->ckpt_cand || W->dp_synced < W->ckpt_cand) return;
+    W->ckpt_step = W->ckpt_cand;
+    W->ckpt_cand = 0;
+    W->rollbacks = 0;
+    for (int i = 0; i < W->M; i++) {
+        W->w[i].ckpt_busy = W->w[i].ckpt_cand_busy;
+        W->w[i].ckpt_nom = W->w[i].ckpt_cand_nom;
+    }
+}
+
 /* DP: worker wi has finished every op of step `step`. */
 static void dp_checkpoint(world *W, worker *w, int64_t step) {
     int64_t every = W->cfg->checkpoint_steps;
     if (step % every) return;
     w->ckpt_cand_busy = w->busy;
+    w->ckpt_cand_nom = w->nom;
     if (++W->ckpt_count < W->M) return;
     W->ckpt_count = 0;
-    W->ckpt_step = step;
-    W->rollbacks = 0;
-    for (int i = 0; i < W->M; i++) W->w[i].ckpt_busy = W->w[i].ckpt_cand_busy;
+    W->ckpt_cand = step;
+    dp_commit(W);
 }
 
 static void report_progress(world *W) {
@@ -373,7 +519,8 @@ static void try_advance(world *W, int wi, int64_t now) {
     }
     w->state = W_BUSY;
     w->op_start = now;
-    push(W, now + w->dur[w->op], CLS_COMPUTE, EV_OP, wi, w->epoch, 0);
+    int64_t t = later(W, now, w->dur[w->op], "a compute op");
+    if (!W->stopped) push(W, t, CLS_COMPUTE, EV_OP, wi, w->epoch, 0);
 }
 
 static const char *const op_names[] = {"forward", "backward_act",
@@ -384,7 +531,8 @@ static void on_op_done(world *W, int wi, int64_t now) {
     int layer, kind;
     op_of(W, w->op, &layer, &kind);
     w->busy += now - w->op_start;
-    span(W, wi, 0, op_names[kind], layer, w->step, w->op_start, now);
+    w->nom += W->nom_dur[w->op];
+    span(W, wi, 0, op_names[kind], layer, w->step, w->op_start, now, 0);
     if (kind == OP_BPAR && w->joined &&
         sched_taken_after(&W->sch, w->step, W->T) == W->frag[layer])
         arrive(W, wi, layer, w->step, now);
@@ -393,6 +541,7 @@ static void on_op_done(world *W, int wi, int64_t now) {
         w->op = 0;
         if (W->sch.method == SCHED_DP) dp_checkpoint(W, w, w->step);
         w->step++;
+        W->idle_failures = 0;
         report_progress(W);
         if (w->step <= W->T) begin_step(W, w, wi);
     }
@@ -400,10 +549,18 @@ static void on_op_done(world *W, int wi, int64_t now) {
 }
 
 /* Stops the running op of a worker (its time counts as compute, lost). */
-static void cancel_op(worker *w, int64_t now) {
+static const char *const cut_names[] = {"forward_interrupted",
+                                        "backward_act_interrupted",
+                                        "backward_param_interrupted"};
+
+static void cancel_op(world *W, worker *w, int64_t now) {
     if (w->state == W_BUSY) {
         w->busy += now - w->op_start;
         w->epoch++;
+        int layer, kind;
+        op_of(W, w->op, &layer, &kind);
+        span(W, (int)(w - W->w), 0, cut_names[kind], layer, w->step,
+             w->op_start, now, 0);
     }
 }
 
@@ -421,13 +578,22 @@ static void unwait(world *W, int wi) {
 /* Schedules worker wi's next failure, if any. */
 static void next_failure(world *W, int wi) {
     int64_t fail, repair;
-    if (faults_next(W->faults, wi, &fail, &repair))
+    /* a failure after the last representable instant never matters */
+    if (faults_next(W->faults, wi, &fail, &repair) && fail >= 0 &&
+        fail <= RUN_TIME_MAX_NS)
         push(W, fail, CLS_FAULT, EV_FAIL, wi, 0, (uint64_t)repair);
 }
 
 /* The repaired worker wi downloads the parameters from the lowest live
  * peer, or from storage over its own down link when nobody is up. */
 static void start_download(world *W, int wi, int64_t now) {
+    if (W->dl_bytes == UINT64_MAX) {
+        char b[MSG_NUM_MAX];
+        stop(W, "worker %d: a recovery download of %s bytes does not fit in "
+             "64 bits", wi,
+             msg_number(W->cfg->params * W->cfg->recovery_bytes_per_param, b));
+        return;
+    }
     int src = -1;
     for (int i = 0; i < W->M && src < 0; i++) {
         int st = W->w[i].state;
@@ -435,15 +601,14 @@ static void start_download(world *W, int wi, int64_t now) {
             (W->sch.method == SCHED_DP || W->w[i].joined))
             src = i;
     }
-    double bytes = W->cfg->params * W->cfg->recovery_bytes_per_param;
     int64_t lat = src >= 0 ? W->lat[src * W->M + wi] : W->lat[wi * W->M + wi];
     worker *w = &W->w[wi];
     w->state = W_RECOVERING;
     w->dl_start = now;
     w->dl_flow = net_flow_add(W->net, now, lat, src >= 0 ? 2 * src : -1,
-                              2 * wi + 1, bytes, W->flow_cap,
+                              2 * wi + 1, W->dl_bytes, W->flow_cap,
                               TAG_RECOVERY + (uint64_t)wi);
-    if (w->dl_flow < 0) W->oom = 1;
+    fail_rc(W, w->dl_flow);
 }
 
 /* A worker enters the group at `step`: the one after the sync that just
@@ -453,7 +618,11 @@ static void rejoin(world *W, int wi, int64_t step, int64_t now) {
     w->step = step;
     w->op = 0;
     w->joined = 1;
-    for (int p = 0; p < W->P; p++) w->contrib[p] = w->busy;
+    for (int p = 0; p < W->P; p++) {
+        w->contrib[p] = w->busy;
+        w->nom_contrib[p] = w->nom;
+    }
+    if (w->state == W_REJOINING) idle_span(W, wi, "rejoin_wait", now);
     w->state = W_READY;
     begin_step(W, w, wi);
     try_advance(W, wi, now);
@@ -470,22 +639,31 @@ static void dp_outage(world *W, int64_t now) {
     W->rollbacks++;
     for (int i = 0; i < W->M; i++) {
         worker *w = &W->w[i];
-        cancel_op(w, now);
+        cancel_op(W, w, now);
         w->lost += w->busy - w->ckpt_busy;
         w->ckpt_busy = w->busy;
+        w->nom_lost += w->nom - w->ckpt_nom;
+        w->ckpt_nom = w->nom;
         w->step = W->ckpt_step + 1;
         w->op = 0;
-        if (w->state != W_DOWN && w->state != W_RECOVERING)
+        if (w->state != W_DOWN && w->state != W_RECOVERING) {
             w->state = W_STALLED;
+            w->idle_start = now;
+        }
     }
     W->ckpt_count = 0;
+    W->ckpt_cand = 0;
+    W->dp_synced = W->ckpt_step;
     for (int l = 0; l < W->L; l++) {
-        W->red[l].state = 0;
+        W->red[l].state = RED_IDLE;
         W->last_take[l] = W->ckpt_step;
         W->gate[l] = NO_GATE;
         W->waiters[l] = -1;
     }
-    for (int p = 0; p < W->P; p++) W->frag_done[p] = 0;
+    for (int p = 0; p < W->P; p++) {
+        W->frag_done[p] = 0;
+        for (int i = 0; i < W->M; i++) W->w[i].pend_layers[p] = 0;
+    }
     W->nready = 0;
     W->stream_busy = 0;
     coll_clear(W->coll, now);
@@ -499,6 +677,7 @@ static void dp_resume(world *W, int64_t now) {
     }
     W->outage = 0;
     for (int i = 0; i < W->M; i++) {
+        idle_span(W, i, "stalled", now);
         W->w[i].state = W_READY;
         begin_step(W, &W->w[i], i);
     }
@@ -510,20 +689,39 @@ static void on_fail(world *W, int wi, int64_t now, int64_t repair) {
     if (w->state == W_DONE) return; /* its part of the run is over */
     W->failures++;
     w->failures++;
+    if (++W->idle_failures >= (int64_t)MAX_IDLE_FAILURES * W->M)
+        stop(W, "%lld failures in a row without any worker finishing a step "
+             "(failures come faster than recovery or a step)",
+             (long long)W->idle_failures);
     if (w->state == W_RECOVERING) net_flow_cancel(W->net, now, w->dl_flow);
+    if (w->state == W_RECOVERING) {
+        span(W, wi, 1, "recovery_interrupted", -1, w->step, w->dl_start, now,
+             0);
+        w->dl_flow = -1;
+    }
+    if (w->state == W_STALLED || w->state == W_REJOINING)
+        idle_span(W, wi, w->state == W_STALLED ? "stalled" : "rejoin_wait",
+                  now);
     if (W->sch.method == SCHED_DP) {
         if (!W->outage) dp_outage(W, now);
         w->state = W_DOWN;
     } else {
-        cancel_op(w, now);
+        cancel_op(W, w, now);
         unwait(W, wi);
         if (w->joined) {
             int64_t lost = 0;
-            for (int p = 0; p < W->P; p++) lost += w->busy - w->contrib[p];
+            int64_t nlost = 0;
+            for (int p = 0; p < W->P; p++) {
+                lost += w->busy - w->contrib[p];
+                nlost += w->nom - w->nom_contrib[p];
+            }
             w->lost += lost / W->P;
+            w->nom_lost += nlost / W->P;
             w->joined = 0;
             for (int l = 0; l < W->L; l++)
-                if (W->red[l].state == 2) W->red[l].came[wi] = 0;
+                if (W->red[l].state == RED_READY ||
+                    W->red[l].state == RED_SENDING)
+                    W->red[l].came[wi] = 0;
             coll_remove_member(W->coll, now, wi);
             w->state = W_DOWN;
             reductions_drop(W, wi, now);
@@ -531,11 +729,13 @@ static void on_fail(world *W, int wi, int64_t now, int64_t repair) {
         }
         w->state = W_DOWN;
     }
-    if (repair != INT64_MAX)
+    w->idle_start = now;
+    if (repair >= now && repair <= RUN_TIME_MAX_NS)
         push(W, repair, CLS_FAULT, EV_REPAIR, wi, 0, 0);
 }
 
 static void on_repair(world *W, int wi, int64_t now) {
+    idle_span(W, wi, "down", now);
     start_download(W, wi, now);
     next_failure(W, wi);
 }
@@ -543,8 +743,9 @@ static void on_repair(world *W, int wi, int64_t now) {
 static void on_download_done(world *W, int wi, int64_t now) {
     worker *w = &W->w[wi];
     w->dl_flow = -1;
-    W->recovery_bytes += W->cfg->params * W->cfg->recovery_bytes_per_param;
-    span(W, wi, 1, "recovery", -1, w->step, w->dl_start, now);
+    W->recovery_bytes += W->dl_bytes;
+    span(W, wi, 1, "recovery", -1, w->step, w->dl_start, now, W->dl_bytes);
+    w->idle_start = now;
     if (W->sch.method == SCHED_DP) {
         w->state = W_STALLED;
         dp_resume(W, now);
@@ -575,7 +776,12 @@ static void on_flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
 /* ---- building and tearing down the world -------------------------------- */
 
 uint64_t run_layer_bytes(const scn_config *cfg, codec_spec codec, int l) {
-    uint64_t N = (uint64_t)llround(cfg->params), L = (uint64_t)cfg->layers;
+    /* params beyond 2^62 cannot be run (world_init stops); clamp here so
+     * the conversion is always defined */
+    double np = cfg->params < (double)RUN_TIME_MAX_NS ? cfg->params
+                                                       : (double)RUN_TIME_MAX_NS;
+    uint64_t N = np > 0 ? (uint64_t)llround(np) : 0;
+    uint64_t L = (uint64_t)cfg->layers;
     uint64_t q = N / L, r = N % L, ul = (uint64_t)l;
     uint64_t n = q + ((ul + 1) * r / L - ul * r / L);
     uint64_t row = cfg->hidden;
@@ -589,8 +795,42 @@ uint64_t run_layer_bytes(const scn_config *cfg, codec_spec codec, int l) {
 #define ALLOC(p, n)                                            \
     do {                                                       \
         (p) = calloc((size_t)(n) + 1, sizeof *(p));            \
-        if (!(p)) return -1;                                   \
+        if (!(p)) return MSG_ENOMEM;                           \
     } while (0)
+
+/* x seconds as whole ns in *ns, or -1 when x is not a number of seconds
+ * below RUN_TIME_MAX_NS (NaN, infinite, negative, too large). */
+static int ns_of(double x, int64_t *ns) {
+    double v = x * 1e9;
+    if (!(v >= 0 && v < (double)RUN_TIME_MAX_NS)) return -1;
+    *ns = llround(v);
+    return 0;
+}
+
+/* The inputs the clock cannot represent: stops the run before it starts
+ * (the loader rejects most of them; this keeps the engine safe alone). */
+static void check_inputs(world *W) {
+    const scn_config *c = W->cfg;
+    char b[MSG_NUM_MAX];
+    double step = scn_step_time_s(c);
+    if (ns_of(step, &W->base_ns))
+        stop(W, "a step time of %s s does not fit in 2^62 ns",
+             msg_number(step, b));
+    else if (W->base_ns < 1)
+        stop(W, "a step time of %s s is shorter than 1 ns",
+             msg_number(step, b));
+    if (!(c->params >= 0 && c->params < (double)RUN_TIME_MAX_NS))
+        stop(W, "%s parameters is more than 2^62", msg_number(c->params, b));
+    /* a download too large for 64 bits only matters once one starts */
+    double dl = c->params * c->recovery_bytes_per_param;
+    W->dl_bytes = dl >= 0 && dl < 1.8e19 ? (uint64_t)llround(dl) : UINT64_MAX;
+    for (int i = 0; i < W->M; i++) {
+        int64_t ns;
+        if (ns_of(c->latency_ms[i] * 1e-3, &ns))
+            stop(W, "worker %d: a latency of %s ms does not fit in 2^62 ns",
+                 i, msg_number(c->latency_ms[i], b));
+    }
+}
 
 static int world_init(world *W, const scn_config *c, const run_hooks *h,
                       char *err, size_t errlen) {
@@ -602,16 +842,17 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     W->T = c->steps;
     W->sch = c->sched;
     W->sch.layers = c->layers;
-    if (sched_normalize(&W->sch, err, errlen)) return -2;
+    if (sched_normalize(&W->sch, err, errlen)) return MSG_EINPUT;
     W->P = W->sch.P;
-    W->base_ns = llround(scn_step_time_s(c) * 1e9);
+    check_inputs(W);
     W->net_at = INT64_MAX;
     W->forward_first = c->reduce_order == SCN_FORWARD_FIRST;
     W->progress_next = 1;
     W->resume_step = 1;
     int M = W->M, L = W->L, P = W->P;
 
-    if (eq_init(&W->q, 1024)) return -1;
+    int rc = eq_init(&W->q, 1024);
+    if (rc) return msg_set(err, errlen, rc, "out of memory");
     ALLOC(W->w, M);
     ALLOC(W->red, L);
     ALLOC(W->gate, L);
@@ -624,6 +865,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     ALLOC(W->frag_size, P);
     ALLOC(W->frag_done, P);
     ALLOC(W->lat, (size_t)M * M);
+    ALLOC(W->nom_dur, 3 * L);
 
     codec_spec codec = c->sched.method == SCHED_DP ? c->dp_codec : c->codec;
     for (int l = 0; l < L; l++) {
@@ -636,11 +878,18 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         W->bytes[l] = run_layer_bytes(c, codec, l);
     }
 
+    int64_t prev = 0; /* the op durations of a step at speed 1 */
+    for (int o = 0; o < 3 * L; o++) {
+        int64_t at = llround((double)W->base_ns * op_cum(W, o + 1));
+        W->nom_dur[o] = at - prev;
+        prev = at;
+    }
+
     double max_lat = 0;
-    for (int i = 0; i < M; i++)
+    for (int i = 0; i < M && !W->stopped; i++)
         for (int j = 0; j < M; j++) {
             double ms = (c->latency_ms[i] + c->latency_ms[j]) / 2;
-            W->lat[i * M + j] = llround(ms * 1e6);
+            ns_of(ms * 1e-3, &W->lat[i * M + j]); /* checked above */
             if (ms > max_lat) max_lat = ms;
         }
     /* One TCP window in flight per round trip; the longest round trip
@@ -650,7 +899,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         W->flow_cap = c->tcp_window_mb * 1e6 / (2 * max_lat * 1e-3);
 
     W->net = net_new(2 * M);
-    if (!W->net) return -1;
+    if (!W->net) return MSG_ENOMEM;
     double gbit = c->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
     for (int i = 0; i < M; i++) {
         net_link_set(W->net, 2 * i, c->up_gbps[i] * gbit / 8);
@@ -658,23 +907,29 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     }
     W->coll = coll_new(W->net, M, c->collective, W->lat, W->flow_cap,
                        TAG_COLL, on_coll_done, W);
-    if (!W->coll) return -1;
+    if (!W->coll) return MSG_ENOMEM;
 
     faults_spec fs = c->faults;
     fs.trace = c->trace_path[0] ? c->trace_path : NULL;
     W->faults = faults_new(&fs, M, c->seed, err, errlen);
-    if (!W->faults) return -2;
+    /* faults_new fails on a bad or unreadable trace (or, rarely, OOM):
+     * the user's input to fix */
+    if (!W->faults) return MSG_EINPUT;
 
     for (int i = 0; i < M; i++) {
         worker *w = &W->w[i];
         ALLOC(w->dur, 3 * L);
         ALLOC(w->contrib, P);
+        ALLOC(w->nom_contrib, P);
+        ALLOC(w->pend, P);
+        ALLOC(w->nom_pend, P);
+        ALLOC(w->pend_layers, P);
         w->straggle = rng_stream(c->seed, RNG_STRAGGLERS, (uint32_t)i);
-        if (!w->straggle) return -1;
+        if (!w->straggle) return MSG_ENOMEM;
         w->step = 1;
         w->joined = 1;
         w->dl_flow = -1;
-        w->factor = -1;
+        w->factor = NAN; /* no factor yet: never equal to one */
         w->state = W_READY;
         begin_step(W, w, i);
         next_failure(W, i);
@@ -687,6 +942,10 @@ static void world_free(world *W) {
         for (int i = 0; i < W->M; i++) {
             free(W->w[i].dur);
             free(W->w[i].contrib);
+            free(W->w[i].nom_contrib);
+            free(W->w[i].pend);
+            free(W->w[i].nom_pend);
+            free(W->w[i].pend_layers);
             if (W->w[i].straggle) gsl_rng_free(W->w[i].straggle);
         }
     if (W->red)
@@ -697,7 +956,7 @@ static void world_free(world *W) {
     free(W->w), free(W->red), free(W->gate), free(W->last_take), free(W->ready);
     free(W->frag);
     free(W->bytes), free(W->waiters), free(W->wait_next);
-    free(W->frag_size), free(W->frag_done), free(W->lat);
+    free(W->frag_size), free(W->frag_done), free(W->lat), free(W->nom_dur);
     if (W->coll) coll_free(W->coll);
     if (W->net) net_free(W->net);
     if (W->faults) faults_free(W->faults);
@@ -718,6 +977,39 @@ static int finished(const world *W) {
     return joined > 0;
 }
 
+/* Why a run whose queue ran dry did not finish. */
+static void stalled_reason(world *W) {
+    int down = 0;
+    for (int i = 0; i < W->M; i++) {
+        int st = W->w[i].state;
+        down += st == W_DOWN || st == W_RECOVERING || st == W_REJOINING;
+    }
+    if (net_active_flows(W->net) > 0)
+        stop(W, "%d transfers can never complete (a link or TCP-window rate "
+             "too low to move their bytes before 2^62 ns)",
+             net_active_flows(W->net));
+    else if (down == W->M)
+        stop(W, "every worker is down for good");
+    else
+        stop(W, "nothing left to happen before every step was done");
+}
+
+/* Spans of the waits still open when the run ends. */
+static void close_spans(world *W) {
+    for (int i = 0; i < W->M; i++) {
+        worker *w = &W->w[i];
+        if (w->state == W_DOWN) idle_span(W, i, "down", W->end);
+        if (w->state == W_STALLED) idle_span(W, i, "stalled", W->end);
+        if (w->state == W_REJOINING) idle_span(W, i, "rejoin_wait", W->end);
+    }
+}
+
+/* a + b for the totals over workers (each below RUN_TIME_MAX_NS, their
+ * sum may not be): saturates at INT64_MAX. */
+static int64_t sum_ns(int64_t a, int64_t b) {
+    return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
 static void fill_result(const world *W, int done, uint64_t events,
                         run_result *out) {
     memset(out, 0, sizeof *out);
@@ -725,7 +1017,12 @@ static void fill_result(const world *W, int done, uint64_t events,
     out->workers = W->M;
     out->steps = W->T;
     out->finished = done;
+    if (!done)
+        snprintf(out->stop_reason, sizeof out->stop_reason, "%s",
+                 W->reason[0] ? W->reason : "stopped");
+    out->wall_ns = W->end;
     out->wall_time_s = wall;
+    out->step_ns = W->base_ns;
     out->step_time_s = (double)W->base_ns * 1e-9;
     out->syncs = W->syncs;
     out->failures = W->failures;
@@ -735,44 +1032,63 @@ static void fill_result(const world *W, int done, uint64_t events,
     for (int i = 0; i < W->M; i++) {
         const worker *w = &W->w[i];
         run_worker *r = &out->per_worker[i];
+        r->compute_ns = w->busy;
         r->compute_time_s = (double)w->busy * 1e-9;
-        r->utilization = wall > 0 ? r->compute_time_s / wall : 0;
+        r->utilization = W->end > 0 ? (double)w->busy / (double)W->end : 0;
+        r->useful_ns = w->nom - w->nom_lost;
+        r->goodput = W->end > 0 ? (double)r->useful_ns / (double)W->end : 0;
         r->bytes_sent = net_link_bytes(W->net, 2 * i);
         r->bytes_received = net_link_bytes(W->net, 2 * i + 1);
+        r->lost_ns = w->lost;
         r->lost_compute_s = (double)w->lost * 1e-9;
         r->failures = w->failures;
-        out->compute_time_s += r->compute_time_s;
+        out->compute_ns = sum_ns(out->compute_ns, w->busy);
+        out->useful_ns = sum_ns(out->useful_ns, r->useful_ns);
+        out->lost_ns = sum_ns(out->lost_ns, w->lost);
         out->bytes_sent_total += r->bytes_sent;
-        out->lost_compute_s += r->lost_compute_s;
         for (int k = 0; k < 2; k++) {
             double p = net_link_peak(W->net, 2 * i + k);
             if (p > peak) peak = p;
         }
     }
-    out->compute_utilization =
-        wall > 0 ? out->compute_time_s / (wall * W->M) : 0;
+    out->compute_time_s = (double)out->compute_ns * 1e-9;
+    out->lost_compute_s = (double)out->lost_ns * 1e-9;
+    out->compute_utilization = W->end > 0 ? (double)out->compute_ns /
+                                                ((double)W->end * W->M) : 0;
+    out->goodput = W->end > 0 ? (double)out->useful_ns /
+                                    ((double)W->end * W->M) : 0;
     /* Rates in the scenario's own Gbit, like its bandwidth keys. */
     double gbit = W->cfg->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
     out->peak_link_gbps = peak * 8 / gbit;
     out->avg_link_gbps =
-        wall > 0 ? out->bytes_sent_total * 8 / gbit / wall / W->M : 0;
+        wall > 0 ? (double)out->bytes_sent_total * 8 / gbit / wall / W->M : 0;
 }
 
 int run_simulate(const scn_config *cfg, const run_hooks *hooks,
                  run_result *out, char *err, size_t errlen) {
     world W;
     int rc = world_init(&W, cfg, hooks, err, errlen);
-    if (rc == -1) snprintf(err, errlen, "out of memory");
+    if (rc == MSG_ENOMEM) msg_set(err, errlen, rc, "out of memory");
     if (rc) {
         world_free(&W);
-        return -1;
+        return rc;
     }
-    for (int i = 0; i < W.M; i++) try_advance(&W, i, 0);
+    for (int i = 0; i < W.M && !W.stopped; i++) try_advance(&W, i, 0);
 
     uint64_t events = 0;
+    int64_t last = 0; /* instant of the last event processed */
     int done = 0;
     eq_event ev;
-    while (!W.oom && W.rollbacks < MAX_ROLLBACKS && eq_pop(&W.q, &ev)) {
+    while (!W.rc && !W.stopped) {
+        if (W.rollbacks >= MAX_ROLLBACKS) {
+            stop(&W, "DP rolled back %d times without a new checkpoint "
+                 "(failures come faster than checkpoints)", W.rollbacks);
+            break;
+        }
+        if (!eq_pop(&W.q, &ev)) {
+            stalled_reason(&W);
+            break;
+        }
         int64_t now = ev.time;
         worker *w = ev.kind == EV_NET ? NULL : &W.w[ev.a];
         switch (ev.kind) {
@@ -793,17 +1109,22 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
             break;
         }
         events++;
+        last = now;
         net_resched(&W);
         if (W.check_done) {
             W.check_done = 0;
             if ((done = finished(&W))) break;
         }
     }
-    if (W.oom) {
-        snprintf(err, errlen, "out of memory");
+    if (W.rc) {
+        rc = msg_set(err, errlen, W.rc, "%s", W.rc == MSG_ENOMEM
+                     ? "out of memory" : "internal error in the event loop");
         world_free(&W);
-        return -1;
+        return rc;
     }
+    /* the wall of an unfinished run: until it stopped */
+    if (!done && last > W.end) W.end = last;
+    close_spans(&W);
     fill_result(&W, done, events, out);
     world_free(&W);
     return 0;

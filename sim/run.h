@@ -6,6 +6,12 @@
  * schedule), runs the event loop to the end of the last inner step and of
  * every sync that step needs, and fills a run_result.  Same config, same
  * result, bit for bit.
+ *
+ * Units: times are integer nanoseconds (the *_ns fields; the *_s fields
+ * are the same values in seconds, for arithmetic), bytes are whole bytes.
+ * The simulated clock stops at RUN_TIME_MAX_NS: a run that would need a
+ * later instant (or a step, latency or transfer that cannot be written in
+ * ns) stops unfinished with a reason instead of overflowing.
  */
 #ifndef DILOSIM_RUN_H
 #define DILOSIM_RUN_H
@@ -15,44 +21,74 @@
 
 #include "scenario.h"
 
+/* The last instant a run may reach: 2^62 ns, about 146 years. */
+#define RUN_TIME_MAX_NS ((int64_t)1 << 62)
+
 typedef struct {
     double utilization;     /* compute-busy time / wall time, 0..1 */
+    double goodput;         /* useful_ns / wall, 0..1 */
     double compute_time_s;  /* s of compute (including lost work) */
-    double bytes_sent;      /* bytes this worker put on its up link */
-    double bytes_received;  /* bytes that came in over its down link */
+    int64_t compute_ns;     /* the same in ns */
+    int64_t useful_ns;      /* useful compute at speed 1: steps whose work
+                               was kept, each at the nominal step time */
+    uint64_t bytes_sent;    /* bytes this worker put on its up link */
+    uint64_t bytes_received;/* bytes that came in over its down link */
     double lost_compute_s;  /* s of compute whose result was lost */
+    int64_t lost_ns;        /* the same in ns */
     int64_t failures;
 } run_worker;
+
+#define RUN_REASON_MAX 128
 
 typedef struct {
     int workers;
     int64_t steps;              /* inner steps of the scenario */
     int finished;               /* 1 when every live worker did them all */
-    double wall_time_s;         /* s from start to the last step's end */
-    double compute_time_s;      /* s of compute, summed over workers */
+    char stop_reason[RUN_REASON_MAX]; /* finished 0: why, one line;
+                                         finished 1: "" */
+    int64_t wall_ns;            /* ns from start to the last step's end */
+    double wall_time_s;         /* the same in s */
+    int64_t compute_ns;         /* ns of compute, summed over workers
+                                   (the sums saturate at INT64_MAX) */
+    double compute_time_s;      /* the same in s */
     double compute_utilization; /* compute_time / (workers * wall), 0..1 */
-    double bytes_sent_total;    /* bytes put on the WAN by all workers */
+    int64_t useful_ns;          /* useful compute, summed over workers */
+    double goodput;             /* useful_ns / (workers * wall), 0..1 */
+    uint64_t bytes_sent_total;  /* bytes put on the WAN by all workers */
     double peak_link_gbps;      /* highest instantaneous rate of any link */
     double avg_link_gbps;       /* bytes_sent_total*8 / wall / workers */
     int64_t syncs;              /* completed syncs: DP steps, DiLoCo outer
                                    steps, streaming fragment syncs */
     int64_t failures;
-    double lost_compute_s;      /* s of compute redone or discarded */
-    double recovery_bytes;      /* bytes downloaded by repaired workers */
-    double step_time_s;         /* compute time of one step at speed 1 */
+    int64_t lost_ns;            /* ns of compute redone or discarded */
+    double lost_compute_s;      /* the same in s */
+    uint64_t recovery_bytes;    /* bytes downloaded by repaired workers */
+    int64_t step_ns;            /* compute time of one step at speed 1 */
+    double step_time_s;         /* the same in s */
     uint64_t events;            /* events processed by the queue */
     run_worker per_worker[SCN_MAX_WORKERS];
 } run_result;
 
 /* What a timeline sink receives: one span of one worker.  track 0 is
- * compute, track 1 communication.  name is e.g. "forward", "backward_act",
- * "backward_param", "allreduce", "recovery"; layer is -1 where it does not
- * apply. */
+ * compute, track 1 communication.  name is one of "forward",
+ * "backward_act", "backward_param" (track 0: compute ops),
+ * "forward_interrupted", "backward_act_interrupted",
+ * "backward_param_interrupted" (track 0: the part of an op a failure cut
+ * short; it counts as compute, and as lost), "down" (track
+ * 0: failed, until repaired), "stalled" (track 0, DP: waiting for the
+ * others' recovery), "rejoin_wait" (track 0: repaired and up to date,
+ * waiting for the group's next sync), "allreduce" (track 1), "recovery"
+ * (track 1: downloading the parameters), "recovery_interrupted" (track 1:
+ * a download cut short by a failure, bytes 0).  layer and fragment are -1 where
+ * they do not apply; bytes is the all-reduce's payload or the download's
+ * size (0 for compute).  step is the step computed, the step after which
+ * the reduction was taken, or the worker's step when it failed. */
 typedef struct {
-    int worker, track, layer;
+    int worker, track, layer, fragment;
     const char *name;
     int64_t step;
     int64_t start_ns, end_ns;
+    uint64_t bytes;
 } run_span;
 
 typedef struct {
@@ -63,8 +99,15 @@ typedef struct {
     void *progress_ctx;
 } run_hooks;
 
-/* Runs a validated scenario.  hooks may be NULL.  Returns 0, or -1 with a
- * message in err (out of memory, unreadable fault trace). */
+/* Runs a validated scenario.  hooks may be NULL.  Returns 0 with *out
+ * filled (out->finished 0 and out->stop_reason when the run could not go
+ * to its end: DP rolling back forever, failures faster than recovery,
+ * a transfer that never completes, time past RUN_TIME_MAX_NS), or a
+ * negative code of models/msg.h with a one-line message in err, passed
+ * through unchanged from where it arose:
+ *   MSG_EINPUT  the config cannot be run (a method schedule it cannot
+ *               follow, a bad fault trace file)
+ *   MSG_ENOMEM  out of memory */
 int run_simulate(const scn_config *cfg, const run_hooks *hooks,
                  run_result *out, char *err, size_t errlen);
 

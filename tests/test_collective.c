@@ -4,6 +4,8 @@
  * Each test builds a net of W workers (links 2i up, 2i+1 down), runs
  * collectives on it the way the simulator does, and compares completion
  * instants and per-worker bytes with the formulas computed by hand.
+ * Bytes are whole: chunk i of S among M is floor((i+1)S/M) - floor(iS/M),
+ * so every byte count below is exact.
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,6 +13,7 @@
 
 #include "check_main.h"
 #include "../sim/collective.h"
+#include "../models/msg.h"
 
 #define MAXW 16
 #define MAXLOG 64
@@ -91,15 +94,25 @@ static int64_t xfer_ns(double bytes, double rate) {
 }
 
 /* The ring's closed form: 2(M-1) steps of lat + (S/M)/B. */
+/* A ring step lasts as long as its largest chunk, ceil(S/M) bytes. */
 static int64_t ring_ns(int M, double bytes, int64_t lat, double rate) {
-    return 2 * (M - 1) * (lat + xfer_ns(bytes / M, rate));
+    uint64_t S = (uint64_t)bytes, big = (S + (uint64_t)M - 1) / (uint64_t)M;
+    return 2 * (M - 1) * (lat + xfer_ns((double)big, rate));
 }
 
-static double up_bytes(const world *w, int i) {
+/* Bytes member k of M sends in a ring of S: every chunk twice but chunk
+ * k+1 in the reduce-scatter and chunk k+2 in the all-gather. */
+static uint64_t ring_member(double bytes, int M, int k) {
+    uint64_t S = (uint64_t)bytes;
+    return 2 * S - coll_chunk_bytes(S, M, (k + 1) % M) -
+           coll_chunk_bytes(S, M, (k + 2) % M);
+}
+
+static uint64_t up_bytes(const world *w, int i) {
     return net_link_bytes(w->n, 2 * i);
 }
 
-static double down_bytes(const world *w, int i) {
+static uint64_t down_bytes(const world *w, int i) {
     return net_link_bytes(w->n, 2 * i + 1);
 }
 
@@ -113,12 +126,16 @@ START_TEST(ring_closed_form) {
         ck_assert_int_eq(w.count, 1);
         ck_assert_uint_eq(w.tag[0], 7);
         ck_assert_int_eq(w.t[0], ring_ns(M, S, LAT, B));
-        double per_worker = 2.0 * (M - 1) / M * S;
+        uint64_t total = 0;
         for (int i = 0; i < M; i++) {
-            ck_assert_double_eq_tol(up_bytes(&w, i), per_worker, 1e-6 * S);
-            ck_assert_double_eq_tol(down_bytes(&w, i), per_worker, 1e-6 * S);
+            ck_assert_uint_eq(up_bytes(&w, i), ring_member(S, M, i));
+            /* i receives what its predecessor sends */
+            ck_assert_uint_eq(down_bytes(&w, i),
+                              ring_member(S, M, (i + M - 1) % M));
             ck_assert_double_eq(net_link_peak(w.n, 2 * i), B);
+            total += up_bytes(&w, i);
         }
+        ck_assert_uint_eq(total, 2 * (uint64_t)(M - 1) * (uint64_t)S);
         ck_assert_int_eq(coll_pending(w.c), 0);
         ck_assert_int_eq(net_active_flows(w.n), 0);
         world_free(&w);
@@ -136,7 +153,7 @@ START_TEST(ring_slowest_link_bounds) {
     drive(&w);
     /* every step waits for its slowest flow, 3 -> 4 at B/4 */
     ck_assert_int_eq(w.t[0], ring_ns(M, S, LAT, B / 4));
-    ck_assert_double_eq_tol(up_bytes(&w, 3), 2.0 * (M - 1) / M * S, 1e-6 * S);
+    ck_assert_uint_eq(up_bytes(&w, 3), ring_member(S, M, 3));
     world_free(&w);
 }
 END_TEST
@@ -163,18 +180,32 @@ START_TEST(all_to_all_closed_form) {
         coll_submit(w.c, 0, S, NULL, 3);
         drive(&w);
         ck_assert_int_eq(w.count, 1);
-        /* two phases; in each, M-1 flows of S/M share every up and down
-         * link: lat + (M-1)(S/M)/B.  B/(M-1) is inexact: allow 1 ns. */
-        double phase = LAT + (M - 1) * (S / M) / B * 1e9;
+        /* two phases; in each, M-1 flows share every up and down link,
+         * and the most loaded link bounds the phase: (M-1) times the
+         * largest chunk, or S minus the smallest:
+         * lat + max load / B.  B/(M-1) is inexact: allow 1 ns a phase. */
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (int i = 0; i < M; i++) {
+            uint64_t c = coll_chunk_bytes((uint64_t)S, M, i);
+            lo = c < lo ? c : lo;
+            hi = c > hi ? c : hi;
+        }
+        uint64_t load = (uint64_t)(M - 1) * hi;
+        if ((uint64_t)S - lo > load) load = (uint64_t)S - lo;
+        double phase = LAT + (double)load / B * 1e9;
         int64_t expect = 2 * (int64_t)ceil(phase);
         ck_assert_msg(llabs(w.t[0] - expect) <= 2, "M=%d: %lld vs %lld", M,
                       (long long)w.t[0], (long long)expect);
-        double per_worker = 2.0 * (M - 1) / M * S;
+        uint64_t total = 0;
         for (int i = 0; i < M; i++) {
-            ck_assert_double_eq_tol(up_bytes(&w, i), per_worker, 1e-6 * S);
-            ck_assert_double_eq_tol(down_bytes(&w, i), per_worker, 1e-6 * S);
+            /* S - chunk(i) scattered, chunk(i) to each of M-1 gathered */
+            uint64_t ci = coll_chunk_bytes((uint64_t)S, M, i);
+            ck_assert_uint_eq(up_bytes(&w, i),
+                              (uint64_t)S - ci + (uint64_t)(M - 1) * ci);
+            total += down_bytes(&w, i);
             ck_assert_double_le(net_link_peak(w.n, 2 * i), B);
         }
+        ck_assert_uint_eq(total, 2 * (uint64_t)(M - 1) * (uint64_t)S);
         world_free(&w);
     }
 }
@@ -192,11 +223,11 @@ START_TEST(star_closed_form) {
         int64_t expect = 2 * (int64_t)ceil(phase);
         ck_assert_msg(llabs(w.t[0] - expect) <= 2, "M=%d: %lld vs %lld", M,
                       (long long)w.t[0], (long long)expect);
-        ck_assert_double_eq_tol(up_bytes(&w, 0), (M - 1) * S, 1e-6 * S);
-        ck_assert_double_eq_tol(down_bytes(&w, 0), (M - 1) * S, 1e-6 * S);
+        ck_assert_uint_eq(up_bytes(&w, 0), (uint64_t)((M - 1) * S));
+        ck_assert_uint_eq(down_bytes(&w, 0), (uint64_t)((M - 1) * S));
         for (int i = 1; i < M; i++) {
-            ck_assert_double_eq_tol(up_bytes(&w, i), S, 1e-6 * S);
-            ck_assert_double_eq_tol(down_bytes(&w, i), S, 1e-6 * S);
+            ck_assert_uint_eq(up_bytes(&w, i), (uint64_t)S);
+            ck_assert_uint_eq(down_bytes(&w, i), (uint64_t)S);
         }
         world_free(&w);
     }
@@ -220,7 +251,7 @@ START_TEST(fifo_order) {
     ck_assert_uint_eq(w.tag[1], 2);
     ck_assert_int_eq(w.t[0], ta);
     ck_assert_int_eq(w.t[1], ta + ring_ns(M, S / 2, LAT, B));
-    ck_assert_double_eq_tol(up_bytes(&w, 0), 1.5 * 1.5 * S, 1e-6 * S);
+    ck_assert_uint_eq(up_bytes(&w, 0), (uint64_t)(1.5 * 1.5 * S));
     world_free(&w);
 }
 END_TEST
@@ -248,9 +279,9 @@ START_TEST(member_subset) {
     drive(&w);
     ck_assert_int_eq(w.t[0], ring_ns(4, S, LAT, B));
     for (int i = 0; i < W; i++) {
-        double expect = mask[i] ? 2.0 * 3 / 4 * S : 0;
-        ck_assert_double_eq_tol(up_bytes(&w, i), expect, 1e-6 * S);
-        ck_assert_double_eq_tol(down_bytes(&w, i), expect, 1e-6 * S);
+        uint64_t expect = mask[i] ? (uint64_t)(2.0 * 3 / 4 * S) : 0;
+        ck_assert_uint_eq(up_bytes(&w, i), expect);
+        ck_assert_uint_eq(down_bytes(&w, i), expect);
     }
     world_free(&w);
 }
@@ -272,10 +303,10 @@ START_TEST(remove_member_restarts) {
     /* restarts from the first step among 3 members: 4 steps of S/3 */
     ck_assert_int_eq(w.t[0], tr + ring_ns(3, S, LAT, B));
     /* bytes before the failure stay counted: 2.5 steps of S/4 */
-    double before = 2.5 * S / M;
-    ck_assert_double_eq_tol(up_bytes(&w, 2), before, 1e-6 * S);
-    ck_assert_double_eq_tol(up_bytes(&w, 0), before + 4 * S / 3, 1e-6 * S);
-    ck_assert_double_eq_tol(down_bytes(&w, 2), before, 1e-6 * S);
+    uint64_t before = (uint64_t)(2.5 * S / M);
+    ck_assert_uint_eq(up_bytes(&w, 2), before);
+    ck_assert_uint_eq(up_bytes(&w, 0), before + (uint64_t)(4 * S / 3));
+    ck_assert_uint_eq(down_bytes(&w, 2), before);
     world_free(&w);
 }
 END_TEST
@@ -293,7 +324,7 @@ START_TEST(remove_member_queued_only) {
     int64_t ta = ring_ns(3, S, LAT, B);
     ck_assert_int_eq(w.t[0], ta);
     ck_assert_int_eq(w.t[1], ta + ring_ns(3, S, LAT, B)); /* 3 dropped */
-    ck_assert_double_eq(up_bytes(&w, 3), 0);
+    ck_assert_uint_eq(up_bytes(&w, 3), 0);
     world_free(&w);
 }
 END_TEST
@@ -309,7 +340,7 @@ START_TEST(remove_down_to_one) {
     /* one member left: done at once, nothing moved (still in latency) */
     ck_assert_int_eq(w.count, 1);
     ck_assert_int_eq(w.t[0], LAT / 2);
-    ck_assert_double_eq(up_bytes(&w, 1), 0);
+    ck_assert_uint_eq(up_bytes(&w, 1), 0);
     world_free(&w);
 }
 END_TEST
@@ -328,8 +359,9 @@ START_TEST(clear_cancels_silently) {
     ck_assert_int_eq(net_next_time(w.n), INT64_MAX);
     drive(&w);
     ck_assert_int_eq(w.count, 0);
-    /* 1 ms at B on each up link stays counted */
-    ck_assert_double_eq_tol(up_bytes(&w, 0), B * 1e-3, 1e-3);
+    /* 1 ms at B on each up link stays counted: the whole bytes of each
+     * of its M-1 flows, B/(M-1) * 1 ms = 416666.67 -> 416666 each */
+    ck_assert_uint_eq(up_bytes(&w, 0), 3 * (uint64_t)(B * 1e-3 / 3));
     /* the stream is usable again */
     coll_submit(w.c, tc, S, NULL, 3);
     drive(&w);
@@ -355,7 +387,7 @@ START_TEST(single_member) {
     ck_assert_int_eq(w.t[1], 5);
     ck_assert_uint_eq(w.tag[1], 2);
     for (int l = 0; l < 2 * W; l++)
-        ck_assert_double_eq(net_link_bytes(w.n, l), 0);
+        ck_assert_uint_eq(net_link_bytes(w.n, l), 0);
     world_free(&w);
 }
 END_TEST
@@ -416,13 +448,44 @@ START_TEST(invalid_arguments) {
     ck_assert_ptr_null(coll_new(n, 0, COLL_RING, NULL, INFINITY, 0, NULL, NULL));
     coll *c = coll_new(n, 2, COLL_RING, NULL, INFINITY, 0, NULL, NULL);
     ck_assert_ptr_nonnull(c);
-    ck_assert_int_eq(coll_submit(c, 0, -1, NULL, 0), -1);
-    ck_assert_int_eq(coll_submit(c, 0, NAN, NULL, 0), -1);
     ck_assert_int_eq(coll_pending(c), 0);
     coll_remove_member(c, 0, 7); /* ignored */
     coll_on_flow_done(c, 0, 3, 12345); /* unknown flow: ignored */
     coll_free(c);
     net_free(n);
+}
+END_TEST
+
+/* Whole-byte chunks: floor((i+1)S/M) - floor(iS/M) sum to S exactly and
+ * differ by at most one byte, also where (i+1)S would overflow 64 bits;
+ * a ring of S = 10 among 3 sends chunks 3, 3, 4 (before: 3.33 bytes each,
+ * 20.000000000000004 in all). */
+START_TEST(chunks_sum_exactly) {
+    uint64_t sizes[] = {0, 1, 10, 2000000002ull, 20000004160ull,
+                        UINT64_MAX / 2 + 12345};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int M = 1; M <= MAXW; M++) {
+            uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
+            for (int i = 0; i < M; i++) {
+                uint64_t c = coll_chunk_bytes(sizes[k], M, i);
+                sum += c;
+                lo = c < lo ? c : lo;
+                hi = c > hi ? c : hi;
+            }
+            ck_assert_uint_eq(sum, sizes[k]);
+            ck_assert_uint_le(hi - lo, 1);
+        }
+    ck_assert_uint_eq(coll_chunk_bytes(10, 3, 0), 3);
+    ck_assert_uint_eq(coll_chunk_bytes(10, 3, 1), 3);
+    ck_assert_uint_eq(coll_chunk_bytes(10, 3, 2), 4);
+    world w;
+    world_init(&w, 3, COLL_RING, NULL);
+    coll_submit(w.c, 0, 10, NULL, 1);
+    drive(&w);
+    uint64_t total = 0;
+    for (int i = 0; i < 3; i++) total += up_bytes(&w, i);
+    ck_assert_uint_eq(total, 40);
+    world_free(&w);
 }
 END_TEST
 
@@ -446,6 +509,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, flow_cap_applies);
     tcase_add_test(tc, algo_names);
     tcase_add_test(tc, invalid_arguments);
+    tcase_add_test(tc, chunks_sum_exactly);
     suite_add_tcase(s, tc);
     return s;
 }

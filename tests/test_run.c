@@ -5,13 +5,20 @@
  * utilization of DP, DiLoCo and Streaming DiLoCo on small worlds where the
  * answer can be written down, plus the orderings the paper's curves show.
  */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
+#include "../sim/cli.h"
+#include "../sim/collective.h"
+#include "../sim/report.h"
 #include "../sim/run.h"
+#include "../sim/version.h"
+#include "../models/msg.h"
 
 /* Loads a scenario from text plus overrides (NULL-terminated) and runs it. */
 static run_result sim_cfg(scn_config *cfg, const char *json, ...) {
@@ -32,6 +39,18 @@ static run_result sim_cfg(scn_config *cfg, const char *json, ...) {
 }
 
 #define SIM(json, ...) sim_cfg(&cfg, json, __VA_ARGS__, (const char *)NULL)
+
+/* Loads a scenario (no overrides), lets `edit` change the config the way
+ * no loader would allow, runs it and returns the code. */
+static int run_edited(const char *json, void (*edit)(scn_config *),
+                      run_result *r, char *err, size_t errlen) {
+    scn_config cfg;
+    int rc = scn_load_string(json, "test.json", NULL, 0, &cfg, err, errlen);
+    ck_assert_msg(rc == 0, "load: %s", err);
+    if (edit) edit(&cfg);
+    memset(r, 0x5a, sizeof *r);
+    return run_simulate(&cfg, NULL, r, err, errlen);
+}
 
 /* One layer of 1e6 parameters, 0.1 s steps, two workers. */
 static const char *one_layer =
@@ -131,33 +150,41 @@ START_TEST(bytes_closed_forms) {
     for (int M = 2; M <= 4; M++) {
         char count[64];
         snprintf(count, sizeof count, "workers.count=%d", M);
-        double f = 2.0 * (M - 1) / M;
+        uint64_t f = 2 * (uint64_t)(M - 1); /* the group sends 2(M-1) S */
         run_result dp = SIM(one_b, "method.name=dp", count);
-        double payload = 0;
+        uint64_t payload = 0;
         for (int l = 0; l < 24; l++)
-            payload += (double)run_layer_bytes(&cfg, cfg.dp_codec, l);
-        ck_assert_double_eq(payload, 2e9);
-        for (int i = 0; i < M; i++)
-            ck_assert_double_eq_tol(dp.per_worker[i].bytes_sent,
-                                    400 * f * payload, 1e-12 * 400 * payload);
+            payload += run_layer_bytes(&cfg, cfg.dp_codec, l);
+        ck_assert_uint_eq(payload, 2000000000);
+        ck_assert_uint_eq(dp.bytes_sent_total, 400 * f * payload);
+        /* every worker's share, exactly: its ring chunks of every layer */
+        for (int i = 0; i < M; i++) {
+            uint64_t mine = 0;
+            for (int l = 0; l < 24; l++) {
+                uint64_t S = run_layer_bytes(&cfg, cfg.dp_codec, l);
+                mine += 2 * S - coll_chunk_bytes(S, M, (i + 1) % M) -
+                        coll_chunk_bytes(S, M, (i + 2) % M);
+            }
+            ck_assert_uint_eq(dp.per_worker[i].bytes_sent, 400 * mine);
+        }
         run_result dl = SIM(one_b, "method.name=diloco", count);
-        ck_assert_double_eq_tol(dl.bytes_sent_total * 100, dp.bytes_sent_total,
-                                1e-12 * dp.bytes_sent_total);
+        ck_assert_uint_eq(dl.bytes_sent_total * 100, dp.bytes_sent_total);
         run_result st = SIM(one_b, "method.name=streaming", count,
                             "method.fragments=8", "method.tau=1",
                             "method.codec=\"e3m0\"");
         /* 24 layers of about 1e9/24 values: 4 bits each plus one 4-byte
          * scale per layer; every fragment syncs 400/H = 4 times. */
-        double e3m0 = 0;
+        uint64_t e3m0 = 0;
         for (int l = 0; l < 24; l++) {
             uint64_t n = (uint64_t)((l + 1) * 1000000000ull / 24 -
                                     l * 1000000000ull / 24);
             ck_assert_uint_eq(run_layer_bytes(&cfg, cfg.codec, l),
                               (n + 1) / 2 + 4);
-            e3m0 += (double)((n + 1) / 2 + 4);
+            e3m0 += (n + 1) / 2 + 4;
         }
-        ck_assert_double_eq_tol(st.bytes_sent_total, M * 4 * f * e3m0, 1e-3);
-        double ratio = dp.bytes_sent_total / st.bytes_sent_total;
+        ck_assert_uint_eq(st.bytes_sent_total, 4 * f * e3m0);
+        double ratio =
+            (double)dp.bytes_sent_total / (double)st.bytes_sent_total;
         ck_assert_double_eq_tol(ratio, 400 * 2e9 / (4 * e3m0), 1e-9 * ratio);
         ck_assert(fabs(ratio / 400 - 1) < 1e-6);
     }
@@ -275,7 +302,7 @@ START_TEST(dp_failure_rolls_back_to_checkpoint) {
     ck_assert_double_eq_tol(r.wall_time_s, 20 + 100 * 0.1, 1e-9);
     ck_assert_double_eq_tol(r.lost_compute_s, 2 * 0.05, 1e-9);
     ck_assert_double_eq_tol(r.compute_time_s, 2 * (200 * 0.1 + 0.05), 1e-9);
-    ck_assert_double_eq(r.recovery_bytes, 4e6);
+    ck_assert_uint_eq(r.recovery_bytes, 4000000);
     remove("test_run_trace.txt");
 }
 END_TEST
@@ -339,6 +366,9 @@ START_TEST(dp_rollback_livelock_stops) {
     ck_assert_int_eq(r.finished, 0);
     ck_assert_int_ge(r.failures, 100);
     ck_assert_double_eq(r.lost_compute_s, r.compute_time_s);
+    ck_assert_ptr_nonnull(strstr(r.stop_reason, "rolled back 100 times"));
+    ck_assert_int_eq(r.useful_ns, 0);
+    ck_assert_double_eq(r.goodput, 0);
 }
 END_TEST
 
@@ -351,6 +381,525 @@ START_TEST(step_time_from_flops) {
                        "network.bandwidth_gbps=\"inf\"");
     ck_assert_double_eq_tol(r.step_time_s, 6e16 / (1000 * 1e15 * 0.6), 1e-9);
     ck_assert_double_eq_tol(r.wall_time_s, 10 * r.step_time_s, 1e-8);
+}
+END_TEST
+
+/* ---- defects and exactness -------------------------------------------- */
+
+static const char *two_layers =
+    "{\"model\": {\"params\": 1e6, \"layers\": 2, \"step_time_s\": 0.1},"
+    " \"workers\": {\"count\": 2}, \"steps\": 50}";
+
+static void bw_tiny(scn_config *c) {
+    for (int i = 0; i < c->workers; i++) c->up_gbps[i] = 1e-300;
+}
+static void window_tiny(scn_config *c) {
+    c->tcp_window_mb = 1e-300;
+    for (int i = 0; i < c->workers; i++) c->latency_ms[i] = 10;
+}
+static void step_huge(scn_config *c) { c->step_time_s = 1e8; }
+static void speed_tiny(scn_config *c) { c->speed[1] = 1e-300; }
+static void step_tiny(scn_config *c) { c->step_time_s = 1e-10; }
+static void latency_huge(scn_config *c) { c->latency_ms[0] = 1e13; }
+static void speed_negative(scn_config *c) { c->speed[0] = -1; }
+
+/* The stop is clean: a reason, figures that are still figures. */
+static void assert_stopped(const run_result *r, const char *why) {
+    ck_assert_int_eq(r->finished, 0);
+    ck_assert_msg(strstr(r->stop_reason, why) != NULL, "reason '%s' lacks '%s'",
+                  r->stop_reason, why);
+    ck_assert_int_ge(r->wall_ns, 0);
+    ck_assert(r->compute_utilization >= 0 && r->compute_utilization <= 1);
+    ck_assert(r->goodput >= 0 && r->goodput <= r->compute_utilization + 1e-12);
+}
+
+/* defect 5: absurd numbers gave garbage with exit 0 (transfers ending at
+ * once with CU 1 from a NaN cast; time past 2^63 ns with CU -5e9; a step
+ * shorter than 1 ns with wall 0; a 1e13 ms latency reported as "out of
+ * memory").  Each now stops unfinished with a reason, and returns 0. */
+START_TEST(defect5_unrepresentable_runs_stop_with_a_reason) {
+    struct {
+        void (*edit)(scn_config *);
+        const char *why;
+    } cases[] = {
+        {bw_tiny, "can never complete"},
+        {window_tiny, "can never complete"},
+        {step_huge, "after 2^62 ns"},
+        {speed_tiny, "does not fit in 2^62 ns"},
+        {step_tiny, "shorter than 1 ns"},
+        {latency_huge, "latency of 10000000000000 ms"},
+        {speed_negative, "step of -0.1 s does not fit"},
+    };
+    const char *methods[] = {"dp", "diloco"};
+    for (int m = 0; m < 2; m++)
+        for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+            char json[512], err[256];
+            snprintf(json, sizeof json,
+                     "{\"model\": {\"params\": 1e6, \"layers\": 2, "
+                     "\"step_time_s\": 0.1}, \"method\": {\"name\": \"%s\", "
+                     "\"H\": 5}, \"steps\": 50}", methods[m]);
+            run_result r;
+            int rc = run_edited(json, cases[k].edit, &r, err, sizeof err);
+            ck_assert_msg(rc == 0, "case %zu: %s", k, err);
+            assert_stopped(&r, cases[k].why);
+        }
+}
+END_TEST
+
+/* defect 10: DiLoCo whose failures come faster than a recovery download
+ * (4 MB at 0.01 Gbit/s takes 3.2 s, failures every 0.36 s) looped on
+ * failure events forever.  It stops after 100 failures per worker in a
+ * row without any worker finishing a step; DP the same way. */
+START_TEST(defect10_failure_loop_stops) {
+    scn_config cfg;
+    char err[256];
+    const char *methods[] = {"method.name=diloco", "method.name=streaming",
+                             "method.name=dp"};
+    for (int m = 0; m < 3; m++) {
+        const char *sets[] = {methods[m], "network.bandwidth_gbps=0.01",
+                              "faults.mtbf_hours=0.0001",
+                              "faults.mttr_hours=0.0001", "method.fragments=1"};
+        ck_assert_int_eq(scn_load_string(one_layer, "t.json", sets, 5, &cfg,
+                                         err, sizeof err), 0);
+        run_result r;
+        ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
+        assert_stopped(&r, "failures in a row");
+        ck_assert_int_ge(r.failures, 200);
+    }
+}
+END_TEST
+
+static void huge_download(scn_config *c) {
+    c->recovery_bytes_per_param = 1e300;
+}
+
+/* defect 5, recovery: a download of 1e306 bytes was an inf flow size,
+ * refused by the net and reported as "out of memory" (exit 1).  A run
+ * without failures never downloads and finishes; one whose worker is
+ * repaired stops with the reason. */
+START_TEST(defect5_unrepresentable_download) {
+    run_result r;
+    char err[256];
+    ck_assert_int_eq(run_edited(one_layer, huge_download, &r, err, sizeof err),
+                     0);
+    ck_assert_int_eq(r.finished, 1);
+    FILE *f = fopen("test_run_trace6.txt", "w");
+    fputs("1.05 1 down\n2 1 up\n", f);
+    fclose(f);
+    scn_config cfg;
+    const char *sets[] = {"faults.trace=\"test_run_trace6.txt\""};
+    ck_assert_int_eq(scn_load_string(one_layer, "t.json", sets, 1, &cfg, err,
+                                     sizeof err), 0);
+    huge_download(&cfg);
+    ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
+    remove("test_run_trace6.txt");
+    assert_stopped(&r, "worker 1: a recovery download of 1e+306 bytes");
+}
+END_TEST
+
+static void bad_schedule(scn_config *c) { c->sched.P = 5; } /* > layers */
+static void missing_trace(scn_config *c) {
+    snprintf(c->trace_path, sizeof c->trace_path, "no/such/trace.txt");
+}
+
+/* defect 7: run_simulate turned every error into -1, so a schedule the
+ * config cannot run came out as a runtime failure (exit 1).  Input
+ * problems are MSG_EINPUT (exit 2), passed through unchanged. */
+START_TEST(defect7_input_errors_are_einput) {
+    run_result r;
+    char err[256] = "";
+    ck_assert_int_eq(run_edited(two_layers, bad_schedule, &r, err, sizeof err),
+                     MSG_EINPUT);
+    ck_assert(strlen(err) > 0);
+    ck_assert_int_eq(msg_exit_status(MSG_EINPUT), 2);
+    err[0] = 0;
+    ck_assert_int_eq(run_edited(two_layers, missing_trace, &r, err, sizeof err),
+                     MSG_EINPUT);
+    ck_assert_ptr_nonnull(strstr(err, "no/such/trace.txt"));
+}
+END_TEST
+
+/* Times are exact integers of ns: DP, one layer, 3 workers, 3 ms, 8 Gbit/s:
+ * a step is 1e8 + 4 (3e6 + 666667) ns (chunks of 2e6 / 3 bytes round up to
+ * 666667), 100 of them; the JSON prints that count's exact decimal. */
+START_TEST(times_exact) {
+    scn_config cfg;
+    run_result r = SIM(one_layer, "method.name=dp", "workers.count=3",
+                       "network.bandwidth_gbps=8", "network.latency_ms=3");
+    int64_t step = 100000000 + 4 * (3000000 + 666667);
+    ck_assert_int_eq(r.wall_ns, 100 * step);
+    ck_assert_int_eq(r.compute_ns, 3 * 100 * 100000000ll);
+    ck_assert_int_eq(r.step_ns, 100000000);
+    char buf[REPORT_SECONDS_MAX];
+    ck_assert_str_eq(report_seconds(125000000001, buf), "125.000000001");
+    ck_assert_str_eq(report_seconds(40000000000, buf), "40");
+    ck_assert_str_eq(report_seconds(1, buf), "0.000000001");
+    ck_assert_str_eq(report_seconds(-1500000000, buf), "-1.5");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    report_run_json(f, &cfg, &r);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "\"wall_time_s\": 11.4666668,\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\"compute_time_s\": 30,\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\"step_time_s\": 0.1,\n"));
+    char want[64];
+    snprintf(want, sizeof want, "\"bytes_sent_total\": %llu,\n",
+             (unsigned long long)r.bytes_sent_total);
+    ck_assert_ptr_nonnull(strstr(text, want));
+    ck_assert_uint_eq(r.bytes_sent_total, 100 * 2 * 2 * 2000000ull);
+    /* self-describing: version, digest, resolved inputs */
+    ck_assert_ptr_nonnull(strstr(text, "\"version\": \"" DILOSIM_VERSION));
+    snprintf(want, sizeof want, "\"scenario_digest\": \"%016llx\"",
+             (unsigned long long)cfg.digest);
+    ck_assert_ptr_nonnull(strstr(text, want));
+    ck_assert_ptr_nonnull(strstr(text, "\"up_gbps\": 8,\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\"latency_ms\": 3,\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\"collective\": \"ring\""));
+    ck_assert_ptr_nonnull(strstr(text, "\"codec\": \"bf16\""));
+    ck_assert_ptr_nonnull(strstr(text, "\"stop_reason\": \"\""));
+    cJSON *j = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(j);
+    cJSON_Delete(j);
+    free(text);
+    /* per-worker links that differ are listed */
+    r = SIM(one_layer, "method.name=dp", "network.bandwidth_gbps=[8, 4]");
+    f = open_memstream(&text, &len);
+    report_run_json(f, &cfg, &r);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "\"up_gbps\": [8, 4],\n"));
+    free(text);
+}
+END_TEST
+
+/* Goodput = useful compute at speed 1 / (M * wall).  Stragglers (every
+ * step 3x slower) keep CU at 1 but goodput at 1/3; a half-speed worker
+ * is busy all the time at half the goodput; work redone after a DP
+ * rollback counts once. */
+START_TEST(goodput_closed_forms) {
+    scn_config cfg;
+    run_result r = SIM(one_b, "method.name=diloco",
+                       "network.bandwidth_gbps=\"inf\"",
+                       "workers.stragglers.probability=1",
+                       "workers.stragglers.slowdown=3");
+    ck_assert_double_eq(r.compute_utilization, 1.0);
+    ck_assert_int_eq(r.useful_ns, 2 * 400 * 100000000ll);
+    ck_assert_int_eq(r.wall_ns, 400 * 300000000ll);
+    ck_assert_double_eq(r.goodput, (double)r.useful_ns / (2.0 * r.wall_ns));
+    ck_assert_double_eq_tol(r.goodput, 1.0 / 3, 1e-15);
+    for (int i = 0; i < 2; i++)
+        ck_assert_double_eq_tol(r.per_worker[i].goodput, 1.0 / 3, 1e-15);
+    r = SIM(one_b, "method.name=dp", "workers.speed=[1, 0.5]",
+            "network.bandwidth_gbps=\"inf\"");
+    ck_assert_double_eq_tol(r.per_worker[1].utilization, 1.0, 1e-12);
+    ck_assert_double_eq_tol(r.per_worker[1].goodput, 0.5, 1e-12);
+    ck_assert_double_eq_tol(r.per_worker[0].goodput, 0.5, 1e-12);
+    ck_assert_double_eq_tol(r.goodput, 0.5, 1e-12);
+    FILE *f = fopen("test_run_trace3.txt", "w");
+    fputs("10.05 1 down\n20 1 up\n", f);
+    fclose(f);
+    r = SIM(one_layer, "method.name=dp", "steps=200",
+            "network.bandwidth_gbps=\"inf\"",
+            "faults.trace=\"test_run_trace3.txt\"",
+            "faults.checkpoint_steps=50");
+    remove("test_run_trace3.txt");
+    ck_assert_int_eq(r.useful_ns, 2 * 200 * 100000000ll);
+    ck_assert_int_eq(r.wall_ns, 30000000000ll);
+    ck_assert_double_eq(r.goodput, 20.0 / 30.0);
+    ck_assert(r.goodput < r.compute_utilization);
+}
+END_TEST
+
+/* ---- the timeline --------------------------------------------------------- */
+
+#define MAXSPANS 200000
+
+typedef struct {
+    report_trace tw;
+    run_result r;
+    int n;
+    run_span s[MAXSPANS];
+} capture;
+
+static void capture_span(void *ctx, const run_span *s) {
+    capture *c = ctx;
+    if (c->n < MAXSPANS) c->s[c->n++] = *s;
+    report_trace_span(&c->tw, s);
+}
+
+/* Runs json with the trace written to a memory buffer (steps a..b). */
+static char *traced(const char *json, const char *set, capture *c,
+                    int64_t a, int64_t b) {
+    scn_config cfg;
+    char err[256];
+    const char *sets[] = {set};
+    ck_assert_int_eq(scn_load_string(json, "t.json", sets, set ? 1 : 0, &cfg,
+                                     err, sizeof err), 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    c->n = 0;
+    report_trace_begin(&c->tw, f, cfg.workers, a, b);
+    run_hooks h = {capture_span, c, NULL, NULL};
+    ck_assert_int_eq(run_simulate(&cfg, &h, &c->r, err, sizeof err), 0);
+    report_trace_end(&c->tw);
+    fclose(f);
+    return text;
+}
+
+static const char *eight_layers =
+    "{\"model\": {\"params\": 1e9, \"layers\": 8, \"step_time_s\": 0.7},"
+    " \"workers\": {\"count\": 2, \"speed\": [1, 0.93]},"
+    " \"method\": {\"name\": \"streaming\", \"H\": 10, \"fragments\": 4,"
+    " \"tau\": 1}, \"network\": {\"bandwidth_gbps\": 3.3,"
+    " \"latency_ms\": 7.77}, \"steps\": 60}";
+
+/* Trace nesting: a viewer reads ts and dur as doubles and nests a slice
+ * whose ts is below the previous slice's ts + dur.  Before, ts and dur
+ * were the exact decimals of their ns in microseconds, and the double sum
+ * missed the next ts for many back-to-back compute slices, which viewers
+ * drew nested.  Now, for every pair of slices where one ends exactly when
+ * the next starts, double(ts) + double(dur) == double(next ts). */
+START_TEST(trace_back_to_back_slices_do_not_nest) {
+    static capture c;
+    char *text = traced(eight_layers, NULL, &c, 1, INT64_MAX);
+    cJSON *j = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(j);
+    cJSON *evs = cJSON_GetObjectItem(j, "traceEvents");
+    int nx = 0, pairs = 0, old_misses = 0;
+    double prev_end[2][2] = {{-1, -1}, {-1, -1}};
+    int64_t prev_end_ns[2][2] = {{-1, -1}, {-1, -1}};
+    cJSON *e;
+    cJSON_ArrayForEach(e, evs) {
+        if (strcmp(cJSON_GetObjectItem(e, "ph")->valuestring, "X")) continue;
+        ck_assert_int_lt(nx, c.n);
+        const run_span *s = &c.s[nx++];
+        int pid = cJSON_GetObjectItem(e, "pid")->valueint;
+        int tid = cJSON_GetObjectItem(e, "tid")->valueint;
+        ck_assert_int_eq(pid, s->worker);
+        double ts = cJSON_GetObjectItem(e, "ts")->valuedouble;
+        double dur = cJSON_GetObjectItem(e, "dur")->valuedouble;
+        /* ts is exact; dur lands exactly on the end */
+        ck_assert(ts == (double)s->start_ns / 1000.0);
+        ck_assert(ts + dur == (double)s->end_ns / 1000.0);
+        if (tid == 0 && prev_end_ns[pid][0] == s->start_ns) {
+            pairs++;
+            ck_assert(prev_end[pid][0] == ts);
+            /* what the old exact-decimal dur gave */
+            char old[64];
+            int64_t d = s->end_ns - s->start_ns;
+            snprintf(old, sizeof old, "%lld.%03lld", (long long)(d / 1000),
+                     (long long)(d % 1000));
+            if (ts + strtod(old, NULL) != (double)s->end_ns / 1000.0)
+                old_misses++;
+        }
+        if (tid == 0) {
+            prev_end[pid][0] = ts + dur;
+            prev_end_ns[pid][0] = s->end_ns;
+        }
+    }
+    ck_assert_int_eq(nx, c.n);
+    ck_assert_int_gt(pairs, 1000);
+    ck_assert_int_gt(old_misses, 0); /* the test catches the old format */
+    cJSON_Delete(j);
+    free(text);
+}
+END_TEST
+
+/* Communication spans carry fragment and bytes; failures show as down,
+ * recovery and rejoin_wait spans (the DiLoCo failure above: down 10.05 to
+ * 20.05 s, rejoin_wait until the sync after step 210 at 21 s). */
+START_TEST(trace_args_and_failure_spans) {
+    static capture c;
+    FILE *f = fopen("test_run_trace4.txt", "w");
+    fputs("10.05 1 down\n20.05 1 up\n", f);
+    fclose(f);
+    const char *s =
+        "{\"model\": {\"params\": 1e6, \"layers\": 1, \"step_time_s\": 0.1},"
+        " \"workers\": {\"count\": 2}, \"steps\": 300,"
+        " \"method\": {\"name\": \"diloco\", \"H\": 10},"
+        " \"network\": {\"bandwidth_gbps\": \"inf\"},"
+        " \"faults\": {\"trace\": \"test_run_trace4.txt\"}}";
+    char *text = traced(s, NULL, &c, 1, INT64_MAX);
+    remove("test_run_trace4.txt");
+    int down = 0, rec = 0, rejoin = 0, ar = 0;
+    for (int i = 0; i < c.n; i++) {
+        const run_span *p = &c.s[i];
+        if (!strcmp(p->name, "down")) {
+            down++;
+            ck_assert_int_eq(p->worker, 1);
+            ck_assert_int_eq(p->start_ns, 10050000000ll);
+            ck_assert_int_eq(p->end_ns, 20050000000ll);
+        } else if (!strcmp(p->name, "recovery")) {
+            rec++;
+            ck_assert_uint_eq(p->bytes, 4000000);
+        } else if (!strcmp(p->name, "rejoin_wait")) {
+            rejoin++;
+            ck_assert_int_eq(p->end_ns, 21000000000ll);
+        } else if (!strcmp(p->name, "allreduce")) {
+            ar++;
+            ck_assert_int_eq(p->fragment, 0);
+            ck_assert_uint_eq(p->bytes, 2000000); /* bf16 */
+        }
+    }
+    ck_assert_int_eq(down, 1);
+    ck_assert_int_eq(rec, 1);
+    ck_assert_int_eq(rejoin, 1);
+    ck_assert_int_gt(ar, 0);
+    /* the op cut short at 10.05 s has a span too (before, none), so the
+     * compute slices add up to the compute time */
+    int cut = 0;
+    int64_t busy[2] = {0, 0};
+    for (int i = 0; i < c.n; i++) {
+        const run_span *p = &c.s[i];
+        if (p->track != 0 || !strcmp(p->name, "down") ||
+            !strcmp(p->name, "rejoin_wait"))
+            continue;
+        busy[p->worker] += p->end_ns - p->start_ns;
+        if (strstr(p->name, "_interrupted")) {
+            cut++;
+            ck_assert_int_eq(p->worker, 1);
+            ck_assert_int_eq(p->end_ns, 10050000000ll);
+        }
+    }
+    ck_assert_int_eq(cut, 1);
+    for (int w = 0; w < 2; w++)
+        ck_assert_int_eq(busy[w], c.r.per_worker[w].compute_ns);
+    ck_assert_ptr_nonnull(strstr(text, "\"name\": \"down\""));
+    ck_assert_ptr_nonnull(strstr(text, "\"fragment\": 0, \"bytes\": 2000000"));
+    free(text);
+}
+END_TEST
+
+/* --trace-steps A:B: only spans of steps A..B are written. */
+START_TEST(trace_steps_window) {
+    static capture c;
+    char *text = traced(eight_layers, NULL, &c, 3, 4);
+    cJSON *j = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(j);
+    int n = 0;
+    cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "traceEvents")) {
+        cJSON *args = cJSON_GetObjectItem(e, "args");
+        cJSON *st = args ? cJSON_GetObjectItem(args, "step") : NULL;
+        if (!st) continue;
+        ck_assert(st->valueint == 3 || st->valueint == 4);
+        n++;
+    }
+    int want = 0;
+    for (int i = 0; i < c.n; i++) want += c.s[i].step >= 3 && c.s[i].step <= 4;
+    ck_assert_int_eq(n, want);
+    ck_assert_int_ge(n, 2 * 2 * 24); /* both workers' 3L ops, both steps */
+    cJSON_Delete(j);
+    free(text);
+    /* the command line: a bad window is a usage error, a good one works */
+    FILE *f = fopen("test_run_cli.json", "w");
+    fputs(eight_layers, f);
+    fclose(f);
+    const char *bad[] = {"0:3", "4:3", "x", "3:", "2:3x"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char *argv[] = {"test_run_cli.json", "--out", "test_run_cli.out",
+                        "--trace", "test_run_cli.trace", "--trace-steps",
+                        (char *)bad[k]};
+        ck_assert_int_eq(cli_run(7, argv), CLI_EXIT_INPUT);
+    }
+    char *alone[] = {"test_run_cli.json", "--trace-steps", "2:3"};
+    ck_assert_int_eq(cli_run(3, alone), CLI_EXIT_INPUT);
+    char *good[] = {"test_run_cli.json", "--out", "test_run_cli.out",
+                    "--trace", "test_run_cli.trace", "--trace-steps", "2:3"};
+    ck_assert_int_eq(cli_run(7, good), CLI_EXIT_OK);
+    f = fopen("test_run_cli.trace", "r");
+    ck_assert_ptr_nonnull(f);
+    static char buf[1 << 20];
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[len] = 0;
+    j = cJSON_Parse(buf);
+    ck_assert_ptr_nonnull(j);
+    n = 0;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "traceEvents")) {
+        cJSON *args = cJSON_GetObjectItem(e, "args");
+        cJSON *st = args ? cJSON_GetObjectItem(args, "step") : NULL;
+        if (!st) continue;
+        ck_assert(st->valueint == 2 || st->valueint == 3);
+        n++;
+    }
+    ck_assert_int_ge(n, 2 * 2 * 24);
+    cJSON_Delete(j);
+    remove("test_run_cli.json");
+    remove("test_run_cli.out");
+    remove("test_run_cli.trace");
+}
+END_TEST
+
+/* Runs json with a fault trace (text) and returns the result. */
+static run_result sim_trace(const char *json, const char *text) {
+    FILE *f = fopen("test_run_trace5.txt", "w");
+    fputs(text, f);
+    fclose(f);
+    scn_config cfg;
+    char err[256];
+    const char *sets[] = {"faults.trace=\"test_run_trace5.txt\""};
+    ck_assert_int_eq(scn_load_string(json, "t.json", sets, 1, &cfg, err,
+                                     sizeof err), 0);
+    run_result r;
+    ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
+    remove("test_run_trace5.txt");
+    ck_assert_int_eq(r.finished, 1);
+    return r;
+}
+
+/* Lost compute of a failed DiLoCo worker counts from its last contribution
+ * that reached a completed sync, not from its last arrival.  Before, the
+ * arrival counted: 3 workers, 1 s steps, H 5; worker 2 arrives for the
+ * outer step after step 5 at 5.0 s and fails at 5.25 s inside the ring,
+ * which restarts among {0, 1}: none of its 5 s reached an outer step, so
+ * it lost 5 s (the engine said 0). */
+START_TEST(lost_compute_from_the_last_completed_sync) {
+    run_result r = sim_trace(
+        "{\"model\": {\"params\": 3e6, \"layers\": 1, \"step_time_s\": 1},"
+        " \"workers\": {\"count\": 3}, \"network\": {\"bandwidth_gbps\": 0.32,"
+        " \"latency_ms\": 10}, \"method\": {\"name\": \"diloco\", \"H\": 5,"
+        " \"codec\": \"fp32\"}, \"steps\": 10}",
+        "5.25 2 down\n");
+    ck_assert_int_eq(r.per_worker[2].lost_ns, 5000000000ll);
+    ck_assert_int_eq(r.per_worker[2].useful_ns, 0);
+    /* a fragment counts only when every layer of its sync had the worker:
+     * streaming, 4 layers of 0.3 s ops (0.1 s each half), H 4, 2 strided
+     * fragments, tau 0; worker 1 fails at 6.85 s, after layer 2's
+     * parameter backward of step 6 (fragment 0) and before layer 0's: its
+     * fragment-0 work since the sync after step 2 (layer 0 at 2.4 s) is
+     * lost, and its fragment-1 work since the sync after step 4 (4.6 s):
+     * ((6.85 - 2.4) + (6.85 - 4.6)) / 2 = 3.35 s (the engine said 1.15). */
+    r = sim_trace(
+        "{\"model\": {\"params\": 4e6, \"layers\": 4, \"step_time_s\": 1.2},"
+        " \"workers\": {\"count\": 2}, \"network\": {\"bandwidth_gbps\":"
+        " \"inf\"}, \"method\": {\"name\": \"streaming\", \"H\": 4,"
+        " \"fragments\": 2, \"layout\": \"strided\", \"tau\": 0},"
+        " \"steps\": 12}",
+        "6.85 1 down\n");
+    ck_assert_int_eq(r.per_worker[1].lost_ns, 3350000000ll);
+}
+END_TEST
+
+/* DP takes a checkpoint only once the step's all-reduces have completed.
+ * Before, it was taken when the step's compute ended: 2 workers, 1 s
+ * steps, a 0.1 s ring, checkpoints every 2 steps; worker 1 fails at
+ * 2.17 s inside step 2's ring, so the last checkpoint is the start and
+ * both lose steps 1 and 2 (2 s each).  Repaired at 3 s, it downloads 4e6
+ * bytes in 0.2 s, then the 4 steps take 4 x 1.1 s: wall 7.6 s (the engine
+ * resumed at step 3: wall 5.4 s, nothing lost). */
+START_TEST(dp_checkpoint_after_the_allreduce) {
+    run_result r = sim_trace(
+        "{\"model\": {\"params\": 1e6, \"layers\": 1, \"step_time_s\": 1},"
+        " \"workers\": {\"count\": 2}, \"network\": {\"bandwidth_gbps\": 0.16},"
+        " \"method\": {\"name\": \"dp\"}, \"faults\": {\"checkpoint_steps\": 2},"
+        " \"steps\": 4}",
+        "2.17 1 down\n3 1 up\n");
+    ck_assert_int_eq(r.lost_ns, 4000000000ll);
+    ck_assert_int_eq(r.wall_ns, 7600000000ll);
+    ck_assert_int_eq(r.syncs, 4 + 1); /* step 1's sync, then steps 1..4 */
+    ck_assert_int_eq(r.useful_ns, 2 * 4 * 1000000000ll);
 }
 END_TEST
 
@@ -374,6 +923,17 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, random_failures_deterministic);
     tcase_add_test(tc, step_time_from_flops);
     tcase_add_test(tc, dp_rollback_livelock_stops);
+    tcase_add_test(tc, defect5_unrepresentable_runs_stop_with_a_reason);
+    tcase_add_test(tc, defect5_unrepresentable_download);
+    tcase_add_test(tc, defect10_failure_loop_stops);
+    tcase_add_test(tc, defect7_input_errors_are_einput);
+    tcase_add_test(tc, times_exact);
+    tcase_add_test(tc, goodput_closed_forms);
+    tcase_add_test(tc, trace_back_to_back_slices_do_not_nest);
+    tcase_add_test(tc, trace_args_and_failure_spans);
+    tcase_add_test(tc, trace_steps_window);
+    tcase_add_test(tc, lost_compute_from_the_last_completed_sync);
+    tcase_add_test(tc, dp_checkpoint_after_the_allreduce);
     suite_add_tcase(s, tc);
     return s;
 }

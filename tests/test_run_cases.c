@@ -7,8 +7,8 @@
  * and bytes equal the hand-worked values exactly: time in whole ns, bytes
  * with ==.  The timeline hook (run_hooks.span) is used to check instants
  * the result does not hold: when a reduction ran, when a repaired worker
- * downloaded and rejoined, where a worker stalled.  Derivations the
- * engine does not meet are kept at the end as disabled DEFECT cases.
+ * downloaded and rejoined, where a worker stalled.  Derivations that
+ * found engine defects are kept at the end as DEFECT (fixed) cases.
  *
  * Conventions of the engine used in the derivations (sim/run.c, README):
  *  - a step is 3L ops on one stream: forward 0..L-1, then per layer
@@ -40,7 +40,7 @@
 
 typedef struct {
     int worker, track, layer;
-    char name[24];
+    char name[32];
     int64_t step, start, end;
 } span_rec;
 
@@ -777,15 +777,10 @@ END_TEST
 
 /* ---- defects found by these derivations ------------------------------- *
  *
- * Built only with -DDILOSIM_DEFECT_TESTS, e.g.
- *     make B=build-defects OPT="-O2 -DDILOSIM_DEFECT_TESTS" \
- *         build-defects/tests/test_run_cases &&
- *     build-defects/tests/test_run_cases
- * They fail on the engine as it is; once it is fixed, they move into the
- * by_hand case. */
-#ifdef DILOSIM_DEFECT_TESTS
+ * Each of these failed on the engine before it was fixed; the comments
+ * keep the derivation and say what the engine did wrong. */
 
-/* DEFECT: a failed worker's lost compute is counted from its last
+/* DEFECT (fixed): a failed worker's lost compute is counted from its last
  * *arrival* at a reduction, not from its last contribution that reached a
  * sync.  run.c's arrive() sets contrib[fragment] = busy when the worker
  * arrives; when the worker then fails, the running all-reduce restarts
@@ -795,7 +790,7 @@ END_TEST
  * Test 3's world: worker 2 arrived for the outer step after step 5 at
  * 5.0 s and failed at 5.25 s during its ring, which restarted among {0, 1}:
  * none of its 5 s of compute reached an outer step, so it lost 5 s.
- * Expected lost_compute_s 5; the engine gives 0. */
+ * Expected lost_compute_s 5; the engine gave 0. */
 START_TEST(defect_lost_dropped_allreduce) {
     trace_tmp t;
     trace_write(&t, "5.25 2 down\n");
@@ -812,7 +807,7 @@ START_TEST(defect_lost_dropped_allreduce) {
 }
 END_TEST
 
-/* DEFECT: the same with a fragment of several layers.  Test 2's world
+/* DEFECT (fixed): the same with a fragment of several layers.  Test 2's world
  * (tau 0, strided, unbounded links); worker 1 fails at 6.85 s, in step 6
  * after the parameter backward of layer 2 (6.8 s) and before that of
  * layer 0 (7.2 s): fragment 0's sync taken after step 6 reduces layer 2
@@ -831,7 +826,7 @@ START_TEST(defect_lost_partial_fragment) {
 }
 END_TEST
 
-/* DEFECT: DP takes its checkpoint when a step's compute ends, before
+/* DEFECT (fixed): DP takes its checkpoint when a step's compute ends, before
  * the step's gradient all-reduce has completed (run.c: dp_checkpoint() is
  * called from on_op_done() at the last op of the step).  A failure during
  * that all-reduce then rolls back to a checkpoint of a step whose update
@@ -861,10 +856,11 @@ START_TEST(defect_dp_checkpoint_before_allreduce) {
 }
 END_TEST
 
-/* DEFECT: the op a failure interrupts counts in compute_time_s (and in
- * lost_compute_s) but has no span, so a failed worker's compute spans do
- * not add up to its compute time (run.c: cancel_op() adds now - op_start
- * to busy and emits nothing).  Test 2's world: worker 1 fails at 8.05 s,
+/* DEFECT (fixed): the op a failure interrupts counted in compute_time_s
+ * (and in lost_compute_s) but had no span, so a failed worker's compute
+ * spans did not add up to its compute time (run.c: cancel_op() added
+ * now - op_start to busy and emitted nothing); it now emits the cut part
+ * as "<op>_interrupted".  Test 2's world: worker 1 fails at 8.05 s,
  * 0.05 s into the activation backward of layer 1 of step 7; its compute
  * is 10.45 s, its completed ops 10.40 s.  Expected a span [8.0, 8.05] for
  * the interrupted op (compute spans summing to 10.45 s); there is none. */
@@ -874,18 +870,23 @@ START_TEST(defect_interrupted_op_has_no_span) {
     spans sp = {0};
     run_result r = SIM(&sp, streaming4_inf, t.set);
     trace_remove(&t);
-    int n;
-    span_rec *c = compute_track(&sp, 1, &n);
-    int64_t busy = 0;
-    for (int i = 0; i < n; i++) busy += c[i].end - c[i].start;
-    free(c);
+    int64_t busy = 0, cut = 0;
+    for (int i = 0; i < sp.n; i++) {
+        const span_rec *x = &sp.v[i];
+        if (x->worker != 1 || x->track != 0) continue;
+        if (is_compute_op(x)) busy += x->end - x->start;
+        if (strstr(x->name, "_interrupted")) {
+            ck_assert_int_eq(x->start, NS(8.0));
+            ck_assert_int_eq(x->end, NS(8.05));
+            cut += x->end - x->start;
+        }
+    }
     spans_free(&sp);
     ck_assert_int_eq(NS(r.per_worker[1].compute_time_s), NS(10.45));
-    ck_assert_int_eq(busy, NS(10.45));
+    ck_assert_int_eq(busy, NS(10.40));
+    ck_assert_int_eq(busy + cut, NS(10.45));
 }
 END_TEST
-
-#endif
 
 static Suite *make_suite(void) {
     Suite *s = suite_create("run_cases");
@@ -904,14 +905,12 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, order_rotated_vs_ascending);
     tcase_add_test(tc, trace_spans_tile_compute);
     suite_add_tcase(s, tc);
-#ifdef DILOSIM_DEFECT_TESTS
     TCase *dc = tcase_create("defects");
     tcase_add_test(dc, defect_lost_dropped_allreduce);
     tcase_add_test(dc, defect_lost_partial_fragment);
     tcase_add_test(dc, defect_dp_checkpoint_before_allreduce);
     tcase_add_test(dc, defect_interrupted_op_has_no_span);
     suite_add_tcase(s, dc);
-#endif
     return s;
 }
 

@@ -1,7 +1,9 @@
 /*
  * cli_run.c -- `dilosim run`: one scenario, one JSON result.
  */
+#include "../models/msg.h"
 #include "cli.h"
+#include "outfile.h"
 #include "report.h"
 #include "run.h"
 
@@ -25,11 +27,11 @@ static const char help[] =
     "\n"
     "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
 
-static int fail(const char *err, report_file *a, report_file *b) {
+static int fail(int rc, const char *err, outfile *a, outfile *b) {
     fprintf(stderr, "dilosim run: %s\n", err);
-    if (a) report_file_abort(a);
-    if (b) report_file_abort(b);
-    return CLI_EXIT_RUNTIME;
+    if (a) outfile_abort(a);
+    if (b) outfile_abort(b);
+    return rc ? msg_exit_status(rc) : CLI_EXIT_RUNTIME;
 }
 
 int cli_run(int argc, char **argv) {
@@ -42,13 +44,13 @@ int cli_run(int argc, char **argv) {
 
     char err[1024];
     const char *trace_path = cli_value(&o, "--trace");
-    report_file out, trace;
-    if (report_file_open(&out, o.out, err, sizeof err))
-        return fail(err, NULL, NULL);
+    outfile out, trace;
+    if ((rc = outfile_open(&out, o.out, err, sizeof err)))
+        return fail(rc, err, NULL, NULL);
     run_hooks hooks = {0};
     if (trace_path) {
-        if (report_file_open(&trace, trace_path, err, sizeof err))
-            return fail(err, &out, NULL);
+        if ((rc = outfile_open(&trace, trace_path, err, sizeof err)))
+            return fail(rc, err, &out, NULL);
         report_trace_begin(trace.f, cfg.workers);
         hooks.span = report_trace_span;
         hooks.span_ctx = trace.f;
@@ -61,13 +63,14 @@ int cli_run(int argc, char **argv) {
     run_result res;
     rc = run_simulate(&cfg, &hooks, &res, err, sizeof err);
     cli_progress_end(&progress);
-    if (rc) return fail(err, &out, trace_path ? &trace : NULL);
+    if (rc) return fail(0, err, &out, trace_path ? &trace : NULL);
     if (trace_path) {
         report_trace_end(trace.f);
-        if (report_file_commit(&trace, err, sizeof err))
-            return fail(err, &out, NULL);
+        if ((rc = outfile_commit(&trace, err, sizeof err)))
+            return fail(rc, err, &out, NULL);
     }
     report_run_json(out.f, &cfg, &res);
-    if (report_file_commit(&out, err, sizeof err)) return fail(err, NULL, NULL);
+    if ((rc = outfile_commit(&out, err, sizeof err)))
+        return fail(rc, err, NULL, NULL);
     return CLI_EXIT_OK;
 }

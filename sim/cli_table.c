@@ -68,14 +68,6 @@ static const char *method_name(const table_crossing *x) {
     }
 }
 
-/* A CSV number: shortest exact decimal, empty for NaN. */
-static void csv_number(FILE *f, double x) {
-    char buf[GRID_NUM_MAX];
-    if (isnan(x)) return;
-    msg_number(x, buf);
-    fputs(buf, f);
-}
-
 /* A CSV field, quoted (RFC 4180) when it holds a comma, quote or break. */
 static void csv_text(FILE *f, const char *s) {
     if (!strpbrk(s, ",\"\r\n")) {
@@ -97,13 +89,13 @@ static void write_csv(FILE *f, const table_result *r) {
             const table_row *row = &r->block[b].row[i];
             csv_text(f, r->block[b].name);
             fputc(',', f);
-            csv_number(f, row->threshold);
+            cli_csv_number(f, row->threshold);
             fputc(',', f);
-            csv_number(f, row->grid_value);
+            cli_csv_number(f, row->grid_value);
             fputc(',', f);
-            csv_number(f, row->exact.v);
+            cli_csv_number(f, row->exact.v);
             fputc(',', f);
-            csv_number(f, row->exact.cu);
+            cli_csv_number(f, row->exact.cu);
             fprintf(f, ",%s\n", method_name(&row->exact));
         }
 }

@@ -2,13 +2,14 @@
  * table.c -- compute utilization on a grid, first grid points and exact
  * crossings per threshold (see table.h).
  *
- * Three layers: table_parallel hands indices to a few threads;
+ * Three layers: table_parallel hands indices to the worker pool;
  * table_solve finds one crossing (Brent, with a bisection fallback),
  * remembering every CU it computed so that no point is simulated twice;
  * table_run and table_compute put a whole table together.
  */
 #include "table.h"
 #include "../models/msg.h"
+#include "../models/pool.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -28,70 +29,23 @@
 #define MEMO_MAX (2 * MAX_ITER + 4)
 #define REACH_EPS 1e-12     /* f >= this where CU >= c: see excess() */
 
-/* ---- parallel for ------------------------------------------------------ */
+/* ---- parallel for (models/pool.h) ------------------------------------- */
 
 typedef struct {
-    int n, next, failed_i, failed_rc;
     int (*task)(void *ctx, int i, char *err, size_t errlen);
     void *ctx;
-    char *err;
-    size_t errlen;
-    pthread_mutex_t lock;
-} pool;
+} int_task;
 
-/* The next index to run, or -1 when all are handed out or one failed. */
-static int pool_take(pool *p) {
-    pthread_mutex_lock(&p->lock);
-    int i = p->failed_i < p->n || p->next >= p->n ? -1 : p->next++;
-    pthread_mutex_unlock(&p->lock);
-    return i;
-}
-
-static void pool_fail(pool *p, int i, int rc, const char *msg) {
-    pthread_mutex_lock(&p->lock);
-    if (i < p->failed_i) {
-        p->failed_i = i;
-        p->failed_rc = rc;
-        snprintf(p->err, p->errlen, "%s", msg);
-    }
-    pthread_mutex_unlock(&p->lock);
-}
-
-static void *pool_worker(void *arg) {
-    pool *p = arg;
-    char msg[1024];
-    for (int i; (i = pool_take(p)) >= 0;) {
-        msg[0] = 0;
-        int rc = p->task(p->ctx, i, msg, sizeof msg);
-        if (rc) pool_fail(p, i, rc, msg);
-    }
-    return NULL;
-}
-
-static int online_cores(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+static int run_int_task(void *ctx, int64_t i, char *err, size_t errlen) {
+    const int_task *t = ctx;
+    return t->task(t->ctx, (int)i, err, errlen);
 }
 
 int table_parallel(int n, int jobs,
                    int (*task)(void *ctx, int i, char *err, size_t errlen),
                    void *ctx, char *err, size_t errlen) {
-    pool p = {.n = n, .failed_i = n, .task = task, .ctx = ctx, .err = err,
-              .errlen = errlen};
-    if (jobs <= 0) jobs = online_cores();
-    if (jobs > n) jobs = n;
-    pthread_t *th = jobs > 1 ? calloc((size_t)jobs - 1, sizeof *th) : NULL;
-    if (jobs > 1 && !th) jobs = 1; /* no memory for threads: run inline */
-    pthread_mutex_init(&p.lock, NULL);
-    int started = 0;
-    while (started < jobs - 1 &&
-           !pthread_create(&th[started], NULL, pool_worker, &p))
-        started++;
-    pool_worker(&p);
-    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-    pthread_mutex_destroy(&p.lock);
-    free(th);
-    return p.failed_i < n ? p.failed_rc : 0;
+    int_task t = {task, ctx};
+    return pool_for(jobs, n, run_int_task, &t, err, errlen);
 }
 
 /* ---- a scenario as a CU curve ------------------------------------------ */

@@ -189,8 +189,9 @@ int table_variants(const char *path, const char *const *wanted, int nwanted,
 int table_parse_numbers(const char *label, const char *spec, int max,
                         double **out, int *n, char *err, size_t errlen);
 
-/* Runs task(ctx, i, ...) for i = 0..n-1 on min(jobs, n) threads (jobs <=
- * 0: one per online core), handing out i in increasing order.  After a
+/* Runs task(ctx, i, ...) for i = 0..n-1 on min(jobs, n) threads of the
+ * worker pool (models/pool.h; jobs <= 0: pool_cpu_count()), handing out
+ * i in increasing order.  After a
  * failure no new task starts; since every lower i has started by then,
  * the return is deterministic: 0, or the code and message of the failing
  * task of lowest i. */

@@ -36,14 +36,18 @@ contains "$tmp/err" "^point 2 (variant=dp, network.bandwidth_gbps=-1): " "bad po
 absent "$tmp/e.csv" "input error"
 absent "$tmp/e.csv.partial" "input error"
 
-# stdout and --out agree, whatever --jobs is; no progress off a terminal.
+# stdout and --out agree (the file has the digest line first), whatever
+# --jobs is; no progress off a terminal.
 expect 0 "jobs 1" -- "$bin" sweep "$tiny" --jobs 1
 cp "$tmp/out" "$tmp/one.csv"
 if [ -s "$tmp/err" ]; then bad "stderr not empty off a terminal"; else ok; fi
 expect 0 "jobs 2" -- "$bin" sweep "$tiny" --jobs 2 --out "$tmp/two.csv"
-same "$tmp/one.csv" "$tmp/two.csv" "jobs 1 vs 2"
+grep -v '^#' "$tmp/two.csv" >"$tmp/two.rows"
+same "$tmp/one.csv" "$tmp/two.rows" "jobs 1 vs 2"
 absent "$tmp/two.csv.partial" "after success"
-if [ "$(wc -l <"$tmp/two.csv")" -eq 13 ]; then ok; else bad "tiny: not 13 lines"; fi
+if [ "$(wc -l <"$tmp/two.csv")" -eq 14 ]; then ok; else bad "tiny: not 14 lines"; fi
+if head -1 "$tmp/two.csv" | grep -q '^# dilosim sweep digest [0-9a-f]\{16\}$'; then ok
+else bad "no digest line first"; fi
 contains "$tmp/two.csv" "^variant,network.bandwidth_gbps,compute_utilization,wall_time_s," "header"
 contains "$tmp/two.csv" "^streaming,10,1," "last row"
 expect 0 "variant and vary" -- "$bin" sweep "$tiny" --variant streaming --vary network.bandwidth_gbps=1,2 --set steps=20
@@ -85,7 +89,7 @@ same "$tmp/k.csv" "$tmp/ref.csv" "resume again"
 # A partial file of another sweep is refused, and kept.
 printf 'variant,steps\n' >"$tmp/o.csv.partial"
 expect 2 "other partial" -- "$bin" sweep "$tiny" --out "$tmp/o.csv" --resume
-contains "$tmp/err" "o.csv.partial: header differs from this sweep" "other partial"
+contains "$tmp/err" "o.csv.partial: no sweep digest" "other partial"
 if [ -e "$tmp/o.csv.partial" ]; then ok; else bad "other partial removed"; fi
 absent "$tmp/o.csv" "other partial"
 

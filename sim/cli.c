@@ -207,7 +207,8 @@ static void duration(double s, char *buf, size_t n) {
     else snprintf(buf, n, "%.0fs", s);
 }
 
-void cli_progress_count(cli_progress *p, double done, double total) {
+/* Shows fraction f of the work, with "done/total" when total > 0. */
+static void show(cli_progress *p, double done, double total) {
     if (p->mode == CLI_PROGRESS_OFF || !(total > 0)) return;
     double now = cli_now_s(), el = now - p->t0;
     if (p->mode == CLI_PROGRESS_TTY) {
@@ -220,29 +221,43 @@ void cli_progress_count(cli_progress *p, double done, double total) {
     p->shown = 1;
     p->last = now;
     double f = done / total;
+    p->final = done >= total;
     char els[32], eta[32], cnt[64];
     duration(el, els, sizeof els);
     duration(f > 0 ? el * (1 - f) / f : INFINITY, eta, sizeof eta);
-    snprintf(cnt, sizeof cnt, "%.0f/%.0f", floor(done), total);
+    cnt[0] = 0;
+    if (p->total > 0)
+        snprintf(cnt, sizeof cnt, " %.0f/%.0f,", floor(done), total);
     if (p->mode == CLI_PROGRESS_TTY) {
         int bar = (int)(f * 20 + 0.5);
-        fprintf(stderr, "\r%s [%.*s%*s] %3.0f%% %s, %s elapsed, ETA %s\033[K",
+        fprintf(stderr, "\r%s [%.*s%*s] %3.0f%%%s %s elapsed, ETA %s\033[K",
                 p->label, bar, "====================", 20 - bar, "", 100 * f,
                 cnt, els, eta);
     } else {
-        fprintf(stderr, "%s: %.1f%% %s, %s elapsed, ETA %s\n", p->label,
+        fprintf(stderr, "%s: %.1f%%%s %s elapsed, ETA %s\n", p->label,
                 100 * f, cnt, els, eta);
     }
     fflush(stderr);
 }
 
+void cli_progress_count(cli_progress *p, double done, double total) {
+    p->total = total;
+    show(p, done, total);
+}
+
 void cli_progress_update(void *ctx, double fraction) {
     cli_progress *p = ctx;
-    double total = p->total > 0 ? p->total : 100;
-    cli_progress_count(p, fraction * total, total);
+    if (p->total > 0) show(p, fraction * p->total, p->total);
+    else show(p, fraction, 1);
 }
 
 void cli_progress_end(cli_progress *p) {
+    if (p->mode == CLI_PROGRESS_PLAIN && !p->final) { /* a last line */
+        double el = cli_now_s() - p->t0;
+        char els[32];
+        duration(el, els, sizeof els);
+        fprintf(stderr, "%s: done, %s elapsed\n", p->label, els);
+    }
     if (p->shown && p->mode == CLI_PROGRESS_TTY) fputs("\n", stderr);
     p->shown = 0;
 }

@@ -111,6 +111,7 @@ typedef struct {
     double t0, last;
     double total;   /* items, for cli_progress_update (0: percent) */
     int shown, mode;
+    int final;      /* the last line shown was at 100% */
 } cli_progress;
 
 /* Starts the clock; the mode is the last cli_parse's.  Set p->total

@@ -60,6 +60,10 @@ static const char help[] =
     "\n"
     "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
 
+static void progress_points(void *ctx, int64_t done, int64_t total) {
+    cli_progress_count(ctx, (double)done, (double)total);
+}
+
 int cli_sweep(int argc, char **argv) {
     static const char *const extra[] = {"--vary", "--variant", "--jobs",
                                         NULL};
@@ -86,7 +90,7 @@ int cli_sweep(int argc, char **argv) {
 
     cli_progress progress;
     cli_progress_start(&progress, o.scenario);
-    s.progress = cli_progress_update;
+    s.progress = progress_points;
     s.progress_ctx = &progress;
     char err[2048];
     rc = sweep_run(&s, err, sizeof err);

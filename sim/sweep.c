@@ -655,9 +655,8 @@ static int point_task(void *ctx, int64_t i, char *err, size_t errlen) {
         sw->done++;
         drain(sw);
         if (sw->spec->progress)
-            sw->spec->progress(sw->spec->progress_ctx,
-                               (double)(sw->kept + sw->done) /
-                                   (double)sw->npoints);
+            sw->spec->progress(sw->spec->progress_ctx, sw->kept + sw->done,
+                               sw->npoints);
     }
     rc = sw->failed ? sw->fail_rc : SWEEP_OK;
     pthread_mutex_unlock(&sw->mu);

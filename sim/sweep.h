@@ -75,6 +75,7 @@
 #ifndef DILOSIM_SWEEP_H
 #define DILOSIM_SWEEP_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #define SWEEP_MAX_DIMS 32             /* dimensions, section and --vary */
@@ -96,8 +97,10 @@ typedef struct {
     int resume;                        /* needs out */
     FILE *stream;                      /* where rows go without out */
     FILE *log;                         /* notes (nothing to do); or NULL */
-    void (*progress)(void *ctx, double fraction); /* or NULL; called */
-    void *progress_ctx;                /*   from one thread at a time */
+    /* points done (kept ones included) of total, or NULL; called from
+     * one thread at a time */
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
 } sweep_spec;
 
 /* Runs the sweep.  Returns SWEEP_OK, or SWEEP_EINPUT (a bad spec, key,

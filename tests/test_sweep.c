@@ -283,9 +283,11 @@ typedef struct {
     double last;
 } progress_seen;
 
-static void progress_hook(void *ctx, double fraction) {
+static void progress_hook(void *ctx, int64_t done, int64_t total) {
     progress_seen *seen = ctx;
     seen->calls++;
+    ck_assert_int_eq(total, 12);
+    double fraction = (double)done / (double)total;
     ck_assert(fraction >= seen->last);
     seen->last = fraction;
 }

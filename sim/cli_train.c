@@ -8,6 +8,7 @@
  * the machine's load): two runs give the same bytes.  The summary adds
  * wall-clock figures, which do not repeat.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,7 +68,8 @@ typedef struct {
     train_report last;    /* the last report */
     double replica, average; /* its extra evaluations (NAN when not asked) */
     int rc;               /* TRAIN_OK, or the error of an extra evaluation */
-    int write_failed;     /* a row could not be written: stopped */
+    int write_failed;     /* a row could not be written: stopped; */
+    int write_errno;      /*   why */
 } run_ctx;
 
 static void csv_header(const run_ctx *c) {
@@ -118,6 +120,7 @@ static int on_report(const train_report *r, void *ctx) {
     if (c->rc) return 1;
     if (csv_row(c)) {
         c->write_failed = 1;
+        c->write_errno = errno ? errno : EIO;
         return 1;
     }
     cli_progress_update(c->progress, (double)r->step / (double)c->steps);
@@ -258,10 +261,17 @@ int cli_train(int argc, char **argv) {
         rc = CLI_EXIT_RUNTIME;
         goto done;
     }
-    /* commit reports a failed stream ("write error: ..."). */
-    if ((rc = outfile_commit(&out, err, sizeof err)) || c.write_failed) {
-        fprintf(stderr, "dilosim train: %s\n", rc ? err : "write error");
-        rc = rc ? msg_exit_status(rc) : CLI_EXIT_RUNTIME;
+    if (c.write_failed) {
+        fprintf(stderr, "dilosim train: %s%swrite error: %s\n",
+                to_stdout ? "" : o.out, to_stdout ? "" : ": ",
+                strerror(c.write_errno));
+        outfile_abort(&out);
+        rc = CLI_EXIT_RUNTIME;
+        goto done;
+    }
+    if ((rc = outfile_commit(&out, err, sizeof err))) {
+        fprintf(stderr, "dilosim train: %s\n", err);
+        rc = msg_exit_status(rc);
         goto done;
     }
     summary(to_stdout ? stderr : stdout, cfg, &c, wall_s, flops);

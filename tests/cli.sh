@@ -69,14 +69,14 @@ mkfifo "$tmp/o/fifo"
 cat "$tmp/o/fifo" >"$tmp/o/from_fifo" &
 reader=$!
 expect 0 "out to a FIFO" -- "$bin" run "$sc" --out "$tmp/o/fifo"
-wait "$reader"
+reap "$reader"
 if [ -p "$tmp/o/fifo" ]; then ok; else bad "FIFO replaced"; fi
 same "$tmp/o/from_fifo" "$tmp/first" "data through the FIFO"
 mkfifo "$tmp/o/tfifo"
 cat "$tmp/o/tfifo" >"$tmp/o/trace_from_fifo" &
 reader=$!
 expect 0 "trace to a FIFO" -- "$bin" run "$sc" --set steps=5 --trace "$tmp/o/tfifo"
-wait "$reader"
+reap "$reader"
 if [ -p "$tmp/o/tfifo" ]; then ok; else bad "trace FIFO replaced"; fi
 contains "$tmp/o/trace_from_fifo" '"traceEvents"' "trace through the FIFO"
 echo old >"$tmp/o/real.json"

@@ -93,4 +93,45 @@ contains "$tmp/err" "o.csv.partial: no sweep digest" "other partial"
 if [ -e "$tmp/o.csv.partial" ]; then ok; else bad "other partial removed"; fi
 absent "$tmp/o.csv" "other partial"
 
+# Defect 3: --resume kept the rows of another scenario when the header
+# and the varied values matched.  The file's digest line now refuses it
+# (exit 2, one line naming the file and both digests), and keeps it.
+expect 0 "digest base" -- "$bin" sweep "$tiny" --out "$tmp/d.csv"
+cp "$tmp/d.csv" "$tmp/d.keep"
+expect 2 "resume of another scenario" -- "$bin" sweep "$tiny" --set steps=7 --out "$tmp/d.csv" --resume
+contains "$tmp/err" "d.csv: written by another scenario or sweep (digest [0-9a-f]\{16\} in the file, [0-9a-f]\{16\} for this sweep)$" "another scenario"
+lines "$tmp/err" 1 "another scenario: one line"
+same "$tmp/d.csv" "$tmp/d.keep" "another scenario: file kept"
+head -5 "$tmp/d.csv" >"$tmp/d.csv.partial"
+rm "$tmp/d.csv"
+expect 2 "resume of another scenario's partial" -- "$bin" sweep "$tiny" --set steps=7 --out "$tmp/d.csv" --resume
+contains "$tmp/err" "d.csv.partial: written by another scenario or sweep" "another partial"
+if [ -e "$tmp/d.csv.partial" ]; then ok; else bad "another scenario's partial removed"; fi
+expect 0 "resume of its own partial" -- "$bin" sweep "$tiny" --out "$tmp/d.csv" --resume
+same "$tmp/d.csv" "$tmp/d.keep" "resumed partial"
+
+# Output: stdout errors (defect 6), FIFOs and links (defect 1).
+if [ -c /dev/full ]; then
+  "$bin" sweep "$tiny" >/dev/full 2>"$tmp/err"; got=$?
+  if [ "$got" = 1 ]; then ok; else bad "sweep >/dev/full: exit $got"; fi
+  contains "$tmp/err" "^dilosim sweep: write error: No space left on device$" "sweep >/dev/full"
+fi
+mkfifo "$tmp/sfifo"
+cat "$tmp/sfifo" >"$tmp/from_sfifo" &
+reader=$!
+expect 0 "sweep to a FIFO" -- "$bin" sweep "$tiny" --out "$tmp/sfifo"
+reap "$reader"
+if [ -p "$tmp/sfifo" ]; then ok; else bad "sweep replaced the FIFO"; fi
+same "$tmp/from_sfifo" "$tmp/d.keep" "sweep through the FIFO"
+absent "$tmp/sfifo.partial" "sweep to a FIFO"
+expect 2 "resume into a FIFO" -- "$bin" sweep "$tiny" --out "$tmp/sfifo" --resume
+ln -s d.csv "$tmp/dlink.csv"
+expect 0 "sweep to a link" -- "$bin" sweep "$tiny" --out "$tmp/dlink.csv" --resume
+if [ -L "$tmp/dlink.csv" ]; then ok; else bad "sweep replaced the link"; fi
+contains "$tmp/err" "already complete" "resume through a link"
+rm "$tmp/d.csv"
+expect 0 "sweep to a dangling link" -- "$bin" sweep "$tiny" --out "$tmp/dlink.csv"
+if [ -L "$tmp/dlink.csv" ]; then ok; else bad "sweep replaced the link"; fi
+same "$tmp/d.csv" "$tmp/d.keep" "sweep through a link"
+
 finish cli_sweep

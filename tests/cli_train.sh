@@ -75,4 +75,16 @@ for f in "$root"/scenarios/train/*.json; do
   lines "$tmp/out" 2 "example $f"
 done
 
+# Defect 6: `train > /dev/full` exited 0 with the CSV lost.
+if [ -c /dev/full ]; then
+  "$bin" train "$smoke" >/dev/full 2>"$tmp/err"; got=$?
+  if [ "$got" = 1 ]; then ok; else bad "train >/dev/full: exit $got"; fi
+  contains "$tmp/err" "^dilosim train: write error: No space left on device$" "train >/dev/full"
+  lines "$tmp/err" 1 "train >/dev/full: one line"
+  # With --out the summary goes to stdout: its loss is reported too.
+  "$bin" train "$smoke" --out "$tmp/full.csv" >/dev/full 2>"$tmp/err"; got=$?
+  if [ "$got" = 1 ]; then ok; else bad "train --out >/dev/full: exit $got"; fi
+  contains "$tmp/err" "^dilosim train: write error: No space left on device$" "train --out >/dev/full"
+fi
+
 finish cli_train

@@ -28,6 +28,9 @@ static const char usage[] =
     "\n"
     "  version              print the version (also --version)\n"
     "\n"
+    "Every command takes --quiet (no progress line on a terminal) and\n"
+    "--progress (a plain progress line every ~10 s, for logs).\n"
+    "\n"
     "Run 'dilosim <command> --help' for the options of a command.\n";
 
 static const struct {

@@ -149,7 +149,7 @@ int cli_jobs(const cli_options *o, const char *cmd, int *jobs) {
 
 int cli_write(const cli_options *o, const char *cmd,
               void (*write)(FILE *f, const void *ctx), const void *ctx) {
-    char err[1024];
+    char err[CLI_ERR_MAX];
     outfile out;
     int rc = outfile_open(&out, o->out, err, sizeof err);
     if (!rc) {

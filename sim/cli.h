@@ -18,6 +18,7 @@
 #define CLI_EXIT_INPUT 2
 #define CLI_MAX_SETS 256
 #define CLI_MAX_EXTRA 64
+#define CLI_ERR_MAX 8192 /* a message buffer: room for a path of PATH_MAX */
 
 /* How progress is shown (cli_options.progress). */
 enum {

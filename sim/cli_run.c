@@ -42,7 +42,7 @@ int cli_run(int argc, char **argv) {
     scn_config cfg;
     if ((rc = cli_load(&o, NULL, 0, &cfg))) return rc;
 
-    char err[1024];
+    char err[CLI_ERR_MAX];
     const char *trace_path = cli_value(&o, "--trace");
     outfile out, trace;
     if ((rc = outfile_open(&out, o.out, err, sizeof err)))

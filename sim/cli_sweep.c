@@ -100,7 +100,7 @@ int cli_sweep(int argc, char **argv) {
     cli_progress_start(&progress, o.scenario);
     s.progress = progress_points;
     s.progress_ctx = &progress;
-    char err[2048];
+    char err[CLI_ERR_MAX];
     rc = sweep_run(&s, err, sizeof err);
     cli_progress_end(&progress);
     if (rc == SWEEP_EINPUT) fprintf(stderr, "%s\n", err);

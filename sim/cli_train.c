@@ -238,7 +238,7 @@ int cli_train(int argc, char **argv) {
         fprintf(stderr, "dilosim train: out of memory\n");
         return CLI_EXIT_RUNTIME;
     }
-    char err[1024];
+    char err[CLI_ERR_MAX];
     run_ctx c = {.floor = NAN};
     outfile out;
     int to_stdout = !o.out || !strcmp(o.out, "-");

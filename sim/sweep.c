@@ -34,6 +34,7 @@
 #include "scenario.h"
 
 #define MSG_MAX 1024
+#define ERR_MAX 8192 /* a failure's message: room for a path of PATH_MAX */
 #define DIGEST_PREFIX "# dilosim sweep digest "
 
 static const char result_columns[] =
@@ -78,7 +79,7 @@ typedef struct {
     int failed;                        /* stop taking points */
     int64_t fail_point;                /* the lowest failed point */
     int fail_rc;
-    char fail_msg[MSG_MAX];
+    char fail_msg[ERR_MAX];
 } sweep;
 
 /* ---------------------------------------------------------------------
@@ -609,7 +610,7 @@ static void drain(sweep *sw) {
         if (!sw->failed || sw->written < sw->fail_point) {
             fputs(row, sw->f);
             if (fflush(sw->f)) {
-                char msg[MSG_MAX];
+                char msg[ERR_MAX];
                 out_error(sw, errno, msg, sizeof msg);
                 record_failure(sw, sw->written, SWEEP_ERUNTIME, msg);
             }

@@ -106,7 +106,7 @@ typedef struct {
     int nset;
     double target_cu;                /* (0, 1] */
     const plan_cost *cost;           /* NULL: no prices */
-    int jobs;                        /* threads; <= 0: online cores */
+    int jobs;                        /* threads; <= 0: pool_cpu_count() */
 } plan_spec;
 
 typedef struct {

@@ -157,7 +157,7 @@ typedef struct {
     int npoints;
     const double *thresholds;        /* each in (0, 1] */
     int nthresholds;
-    int jobs;                        /* threads; <= 0: online cores */
+    int jobs;                        /* threads; <= 0: pool_cpu_count() */
 } table_spec;
 
 typedef struct {

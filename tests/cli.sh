@@ -54,9 +54,9 @@ if cmp -s "$tmp/first" "$tmp/out"; then bad "--set had no effect"; else ok; fi
 expect 0 "trace" -- "$bin" run "$sc" --set steps=30 --trace "$tmp/trace.json"
 contains "$tmp/trace.json" '"forward L0"' "trace"
 contains "$tmp/trace.json" '"allreduce L' "trace"
-if command -v python3 >/dev/null; then
-  if python3 -m json.tool "$tmp/trace.json" >/dev/null; then ok; else bad "trace is not JSON"; fi
-  if python3 -m json.tool "$tmp/first" >/dev/null; then ok; else bad "result is not JSON"; fi
+if command -v python3 >"$tmp/null"; then
+  if python3 -m json.tool "$tmp/trace.json" >"$tmp/null"; then ok; else bad "trace is not JSON"; fi
+  if python3 -m json.tool "$tmp/first" >"$tmp/null"; then ok; else bad "result is not JSON"; fi
 fi
 
 # --- Output files -----------------------------------------------------
@@ -127,7 +127,7 @@ fi
 
 # Defect 11: SIGTERM during a long run left FILE.tmpXXXXXX behind.
 mkdir "$tmp/sig"
-"$bin" run "$sc" --set steps=100000000 --trace "$tmp/sig/trace.json" >/dev/null 2>&1 &
+"$bin" run "$sc" --set steps=100000000 --trace "$tmp/sig/trace.json" >"$tmp/sig.out" 2>&1 &
 pid=$!
 i=0
 while [ $i -lt 100 ] && ! ls "$tmp/sig" | grep -q tmp; do sleep 0.05; i=$((i + 1)); done
@@ -165,7 +165,7 @@ contains "$tmp/out" "^dilosim 0\.7\.0 (.*)$" "--version"
 cp "$tmp/out" "$tmp/version"
 expect 0 "version" -- "$bin" version
 same "$tmp/out" "$tmp/version" "version and --version"
-if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
+if command -v taskset >"$tmp/which" && taskset -c 0 true 2>"$tmp/which"; then
   # --jobs defaults to the CPUs of the affinity mask: same bytes, and a
   # sweep on one allowed CPU runs one thread (its CPU time <= wall time).
   expect 0 "taskset sweep" -- taskset -c 0 "$bin" sweep "$root/tests/data/sweep/tiny.json"

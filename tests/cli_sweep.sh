@@ -61,10 +61,10 @@ if [ "$(wc -l <"$tmp/out")" -eq 3 ]; then ok; else bad "--variant --vary: not 3 
 expect 0 "reference" -- "$bin" sweep "$slow" $q --jobs 2 --out "$tmp/ref.csv"
 
 # OUT is absent until the rename: watch a running sweep.
-"$bin" sweep "$slow" $q --jobs 1 --out "$tmp/w.csv" 2>/dev/null &
+"$bin" sweep "$slow" $q --jobs 1 --out "$tmp/w.csv" 2>"$tmp/w.err" &
 pid=$!
 early=0
-while kill -0 "$pid" 2>/dev/null; do
+while kill -0 "$pid" 2>"$tmp/null"; do
   if [ -e "$tmp/w.csv" ] && ! cmp -s "$tmp/w.csv" "$tmp/ref.csv"; then early=1; fi
   sleep 0.05
 done
@@ -74,11 +74,11 @@ same "$tmp/w.csv" "$tmp/ref.csv" "watched sweep"
 
 # A sweep killed midway leaves no OUT; --resume completes it to the same
 # bytes, and a second --resume has nothing to do.
-"$bin" sweep "$slow" $q --jobs 1 --out "$tmp/k.csv" 2>/dev/null &
+"$bin" sweep "$slow" $q --jobs 1 --out "$tmp/k.csv" 2>"$tmp/k.err" &
 pid=$!
 sleep 0.3
-kill -9 "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
+kill -9 "$pid" 2>"$tmp/null"
+wait "$pid" 2>"$tmp/null"
 absent "$tmp/k.csv" "killed sweep"
 if [ -e "$tmp/k.csv.partial" ]; then ok; else bad "killed sweep: no partial file"; fi
 kept=$(wc -l <"$tmp/k.csv.partial")

@@ -34,11 +34,11 @@ tail -1 "$tmp/stdout.csv" | grep -q '^60,15360,' && ok || bad "last row: step 60
 expect 0 "smoke --out" -- "$bin" train "$smoke" --out "$tmp/a.csv"
 same "$tmp/a.csv" "$tmp/stdout.csv" "--out vs stdout"
 contains "$tmp/out" '"bytes_per_step"' "summary on stdout"
-if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" 2>/dev/null; then ok; else bad "summary is not JSON"; fi
-"$bin" train "$smoke" --out "$tmp/b.csv" >/dev/null
+if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" 2>"$tmp/null"; then ok; else bad "summary is not JSON"; fi
+"$bin" train "$smoke" --out "$tmp/b.csv" >"$tmp/null"
 same "$tmp/a.csv" "$tmp/b.csv" "two runs"
-"$bin" train "$smoke" --threads 1 --out "$tmp/t1.csv" >/dev/null
-"$bin" train "$smoke" --threads 2 --out "$tmp/t2.csv" >/dev/null
+"$bin" train "$smoke" --threads 1 --out "$tmp/t1.csv" >"$tmp/null"
+"$bin" train "$smoke" --threads 2 --out "$tmp/t2.csv" >"$tmp/null"
 same "$tmp/t1.csv" "$tmp/t2.csv" "--threads 1 vs 2"
 same "$tmp/t1.csv" "$tmp/a.csv" "--threads 1 vs the default"
 

@@ -92,7 +92,8 @@ if ls "$tmp/o" | grep -q tmp; then bad "temporary file left"; else ok; fi
 # prefix.  A path of 1100 bytes in a deep directory is written exactly
 # there; a name the system cannot take is exit 2 with one line.
 deep=$tmp/o
-while [ $((${#deep} + 51)) -lt 1000 ]; do deep=$deep/dddddddddddddddddddddddddddddddddddddddddddddddddd; done
+seg=dddddddddddddddddddddddddddddddddddddddddddddddddd
+while [ $((${#deep} + 51)) -lt 1000 ]; do deep=$deep/$seg; done
 mkdir -p "$deep"
 long=$deep/
 while [ ${#long} -lt 1100 ]; do long=${long}f; done
@@ -139,7 +140,8 @@ if [ "$got" = 143 ]; then ok; else bad "SIGTERM: exit $got, expected 143"; fi
 if [ -z "$(ls "$tmp/sig")" ]; then ok; else bad "SIGTERM left: $(ls "$tmp/sig")"; fi
 
 # --- Options (getopt_long) --------------------------------------------
-expect 0 "--out=FILE --set=K=V" -- "$bin" run "$sc" --out="$tmp/eq.json" --set=network.bandwidth_gbps=0.5
+expect 0 "--out=FILE --set=K=V" -- \
+  "$bin" run "$sc" --out="$tmp/eq.json" --set=network.bandwidth_gbps=0.5
 "$bin" run "$sc" --set network.bandwidth_gbps=0.5 >"$tmp/sp.json"
 same "$tmp/eq.json" "$tmp/sp.json" "--opt=VALUE forms"
 expect 0 "options before the scenario" -- "$bin" run --out "$tmp/before.json" "$sc"

@@ -102,13 +102,18 @@ absent "$tmp/o.csv" "other partial"
 # (exit 2, one line naming the file and both digests), and keeps it.
 expect 0 "digest base" -- "$bin" sweep "$tiny" --out "$tmp/d.csv"
 cp "$tmp/d.csv" "$tmp/d.keep"
-expect 2 "resume of another scenario" -- "$bin" sweep "$tiny" --set steps=7 --out "$tmp/d.csv" --resume
-contains "$tmp/err" "d.csv: written by another scenario or sweep (digest [0-9a-f]\{16\} in the file, [0-9a-f]\{16\} for this sweep)$" "another scenario"
+expect 2 "resume of another scenario" -- \
+  "$bin" sweep "$tiny" --set steps=7 --out "$tmp/d.csv" --resume
+hex='[0-9a-f]\{16\}'
+contains "$tmp/err" \
+  "d.csv: written by another scenario or sweep (digest $hex in the file, $hex for this sweep)$" \
+  "another scenario"
 lines "$tmp/err" 1 "another scenario: one line"
 same "$tmp/d.csv" "$tmp/d.keep" "another scenario: file kept"
 head -5 "$tmp/d.csv" >"$tmp/d.csv.partial"
 rm "$tmp/d.csv"
-expect 2 "resume of another scenario's partial" -- "$bin" sweep "$tiny" --set steps=7 --out "$tmp/d.csv" --resume
+expect 2 "resume of another scenario's partial" -- \
+  "$bin" sweep "$tiny" --set steps=7 --out "$tmp/d.csv" --resume
 contains "$tmp/err" "d.csv.partial: written by another scenario or sweep" "another partial"
 if [ -e "$tmp/d.csv.partial" ]; then ok; else bad "another scenario's partial removed"; fi
 expect 0 "resume of its own partial" -- "$bin" sweep "$tiny" --out "$tmp/d.csv" --resume

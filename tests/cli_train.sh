@@ -84,7 +84,8 @@ if [ -c /dev/full ]; then
   # With --out the summary goes to stdout: its loss is reported too.
   "$bin" train "$smoke" --out "$tmp/full.csv" >/dev/full 2>"$tmp/err"; got=$?
   if [ "$got" = 1 ]; then ok; else bad "train --out >/dev/full: exit $got"; fi
-  contains "$tmp/err" "^dilosim train: write error: No space left on device$" "train --out >/dev/full"
+  contains "$tmp/err" "^dilosim train: write error: No space left on device$" \
+    "train --out >/dev/full"
 fi
 
 finish cli_train

@@ -197,6 +197,10 @@ static void write_output(FILE *f, const void *ctx) {
     else write_blocks(f, t->a, t->r);
 }
 
+static void progress_tasks(void *ctx, int64_t done, int64_t total) {
+    cli_progress_count(ctx, (double)done, (double)total);
+}
+
 int cli_table(int argc, char **argv) {
     static const char *const extra[] = {"--thresholds", "--grid", "--key",
                                         "--variant", "--jobs", NULL};
@@ -207,11 +211,15 @@ int cli_table(int argc, char **argv) {
     table_args a = {0};
     table_result r = {0};
     if (!(rc = parse_args(&o, &a))) {
+        cli_progress progress;
         table_spec spec = {o.scenario, a.variants, a.nvariants, o.sets, o.nset,
                            a.key, a.grid, a.npoints, a.thresholds,
                            a.nthresholds, a.jobs};
         char err[1024];
-        rc = table_compute(&spec, &r, err, sizeof err);
+        cli_progress_start(&progress, o.scenario);
+        rc = table_compute_progress(&spec, progress_tasks, &progress, &r, err,
+                                    sizeof err);
+        cli_progress_end(&progress);
         if (rc == TABLE_EINPUT) fprintf(stderr, "%s\n", err);
         else if (rc) fprintf(stderr, "dilosim table: %s\n", err);
         rc = rc == TABLE_EINPUT ? CLI_EXIT_INPUT : rc ? CLI_EXIT_RUNTIME : 0;

@@ -31,21 +31,42 @@
 
 /* ---- parallel for (models/pool.h) ------------------------------------- */
 
+/* Tasks finished over a whole table, for a progress callback. */
+typedef struct {
+    table_progress_fn fn;
+    void *ctx;
+    int64_t done, total;
+    pthread_mutex_t mu;
+} progress_count;
+
 typedef struct {
     int (*task)(void *ctx, int i, char *err, size_t errlen);
     void *ctx;
+    progress_count *pc;
 } int_task;
 
 static int run_int_task(void *ctx, int64_t i, char *err, size_t errlen) {
     const int_task *t = ctx;
-    return t->task(t->ctx, (int)i, err, errlen);
+    int rc = t->task(t->ctx, (int)i, err, errlen);
+    if (t->pc) {
+        pthread_mutex_lock(&t->pc->mu);
+        t->pc->fn(t->pc->ctx, ++t->pc->done, t->pc->total);
+        pthread_mutex_unlock(&t->pc->mu);
+    }
+    return rc;
+}
+
+static int parallel(int n, int jobs,
+                    int (*task)(void *ctx, int i, char *err, size_t errlen),
+                    void *ctx, progress_count *pc, char *err, size_t errlen) {
+    int_task t = {task, ctx, pc};
+    return pool_for(jobs, n, run_int_task, &t, err, errlen);
 }
 
 int table_parallel(int n, int jobs,
                    int (*task)(void *ctx, int i, char *err, size_t errlen),
                    void *ctx, char *err, size_t errlen) {
-    int_task t = {task, ctx};
-    return pool_for(jobs, n, run_int_task, &t, err, errlen);
+    return parallel(n, jobs, task, ctx, NULL, err, errlen);
 }
 
 /* ---- a scenario as a CU curve ------------------------------------------ */
@@ -281,10 +302,12 @@ static void free_blocks(table_block *blocks, int n) {
     }
 }
 
-int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
-              const double *grid, int npoints, const double *thresholds,
-              int nthresholds, int jobs, table_block *blocks, char *err,
-              size_t errlen) {
+/* table_run, counting its tasks in pc (or NULL). */
+static int run_counted(int nblocks, table_cu_fn fn, void *const *ctx,
+                       const double *grid, int npoints,
+                       const double *thresholds, int nthresholds, int jobs,
+                       table_block *blocks, progress_count *pc, char *err,
+                       size_t errlen) {
     if (npoints < 1 || npoints > TABLE_MAX_POINTS || nthresholds < 0 ||
         nthresholds > TABLE_MAX_THRESHOLDS)
         return msg_set(err, errlen, TABLE_EINPUT, "need 1..%d grid points "
@@ -309,15 +332,23 @@ int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
             return msg_set(err, errlen, -1, "out of memory");
         }
     }
-    int rc = table_parallel(nblocks * npoints, jobs, eval_task, &j, err,
-                            errlen);
+    int rc = parallel(nblocks * npoints, jobs, eval_task, &j, pc, err,
+                      errlen);
     for (int b = 0; b < nblocks && !rc; b++)
         blocks[b].dip = table_first_dip(blocks[b].cu, npoints, 1);
     if (!rc && nthresholds)
-        rc = table_parallel(nblocks * nthresholds, jobs, row_task, &j, err,
-                            errlen);
+        rc = parallel(nblocks * nthresholds, jobs, row_task, &j, pc, err,
+                      errlen);
     if (rc) free_blocks(blocks, nblocks);
     return rc;
+}
+
+int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
+              const double *grid, int npoints, const double *thresholds,
+              int nthresholds, int jobs, table_block *blocks, char *err,
+              size_t errlen) {
+    return run_counted(nblocks, fn, ctx, grid, npoints, thresholds,
+                       nthresholds, jobs, blocks, NULL, err, errlen);
 }
 
 int table_first_dip(const double *cu, int n, int rising) {
@@ -368,6 +399,12 @@ int table_scenario_name(const table_scenario *s, double v,
 
 int table_compute(const table_spec *spec, table_result *out, char *err,
                   size_t errlen) {
+    return table_compute_progress(spec, NULL, NULL, out, err, errlen);
+}
+
+int table_compute_progress(const table_spec *spec, table_progress_fn progress,
+                           void *pctx, table_result *out, char *err,
+                           size_t errlen) {
     memset(out, 0, sizeof *out);
     const char *names[SCN_MAX_VARIANTS];
     scn_meta meta;
@@ -392,9 +429,15 @@ int table_compute(const table_spec *spec, table_result *out, char *err,
             return rc;
         }
     }
-    int rc = table_run(n, table_scenario_cu, ctx, spec->grid, spec->npoints,
-                       spec->thresholds, spec->nthresholds, spec->jobs,
-                       blocks, err, errlen);
+    progress_count pc = {.fn = progress, .ctx = pctx,
+                         .total = (int64_t)n *
+                                  (spec->npoints + spec->nthresholds)};
+    pthread_mutex_init(&pc.mu, NULL);
+    int rc = run_counted(n, table_scenario_cu, ctx, spec->grid,
+                         spec->npoints, spec->thresholds, spec->nthresholds,
+                         spec->jobs, blocks, progress ? &pc : NULL, err,
+                         errlen);
+    pthread_mutex_destroy(&pc.mu);
     if (rc) {
         free(blocks);
         return rc;

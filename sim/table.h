@@ -29,6 +29,7 @@
 #define DILOSIM_TABLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "scenario.h"
 
@@ -72,6 +73,10 @@ int table_scenario_name(const table_scenario *s, double v,
 /* table_cu_fn over a table_scenario: loads, then run_simulate. */
 int table_scenario_cu(void *ctx, double v, double *cu, char *err,
                       size_t errlen);
+
+/* Progress: `done` of `total` tasks finished; called from one thread at
+ * a time. */
+typedef void (*table_progress_fn)(void *ctx, int64_t done, int64_t total);
 
 typedef enum {
     TABLE_FOUND,       /* crossing between two points */
@@ -171,6 +176,13 @@ typedef struct {
  * one-line message; on failure out holds nothing to free. */
 int table_compute(const table_spec *spec, table_result *out, char *err,
                   size_t errlen);
+
+/* table_compute, calling progress(ctx, done, total) (from one thread at
+ * a time) as its tasks finish: every variant's grid points, then one per
+ * variant and threshold. */
+int table_compute_progress(const table_spec *spec, table_progress_fn progress,
+                           void *ctx, table_result *out, char *err,
+                           size_t errlen);
 
 void table_result_free(table_result *r);
 

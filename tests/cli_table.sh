@@ -77,4 +77,12 @@ if command -v python3 >"$tmp/null"; then
 fi
 contains "$tmp/p.json" '"cheapest": {"name": "slow", "gbps": 10' "plan json cheapest"
 
+# Progress: nothing on stderr off a terminal; with --progress a last line
+# counting the table's tasks (9 grid points and 3 rows).
+expect 0 "table quiet" -- "$bin" table "$sc" --csv --thresholds 0.5,0.9,0.99 --grid logspace:-1:1:9
+if [ -s "$tmp/err" ]; then bad "table wrote to stderr off a terminal"; else ok; fi
+expect 0 "table --progress" -- \
+  "$bin" table "$sc" --csv --thresholds 0.5,0.9,0.99 --grid logspace:-1:1:9 --progress
+contains "$tmp/err" "one_layer_dp.json: 100.0% 12/12, .* elapsed, ETA " "table --progress"
+
 finish cli_table

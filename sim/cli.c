@@ -32,8 +32,13 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
  * between the two, as getopt keeps optind. */
 static int progress_mode = CLI_PROGRESS_AUTO;
 
-/* Option ids past the extra and flag ones. */
-enum { OPT_SET = 1000, OPT_OUT, OPT_QUIET, OPT_PROGRESS };
+/* getopt_long ids: all above 255, so that an optopt below 256 is an
+ * unknown short option's character. */
+enum {
+    OPT_EXTRA = 512,               /* + index in extra */
+    OPT_FLAG = OPT_EXTRA + 256,    /* + index in flags */
+    OPT_SET = OPT_FLAG + 256, OPT_OUT, OPT_QUIET, OPT_PROGRESS
+};
 
 int cli_parse(const char *cmd, const char *help, int argc, char **argv,
               const char *const *extra, const char *const *flags,
@@ -47,10 +52,11 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv,
     struct option opts[CLI_MAX_EXTRA + 6];
     int n = 0;
     for (int i = 0; i < nextra; i++)
-        opts[n++] = (struct option){extra[i] + 2, required_argument, NULL, i};
+        opts[n++] = (struct option){extra[i] + 2, required_argument, NULL,
+                                    OPT_EXTRA + i};
     for (int i = 0; i < nflags; i++)
         opts[n++] = (struct option){flags[i] + 2, no_argument, NULL,
-                                    CLI_MAX_EXTRA + i};
+                                    OPT_FLAG + i};
     opts[n++] = (struct option){"set", required_argument, NULL, OPT_SET};
     opts[n++] = (struct option){"out", required_argument, NULL, OPT_OUT};
     opts[n++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
@@ -70,9 +76,17 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv,
             fputs(help, stdout);
             return -1;
         } else if (c == '?') {
-            if (a[0] == '-' && a[1] != '-' && optopt > 0 && optopt < 128)
+            if (optopt > 0 && optopt < 256)
                 return cli_usage_error(cmd, "unknown option '-%c'", optopt);
-            return cli_usage_error(cmd, "unknown option '%s'", a);
+            if (optopt >= OPT_FLAG && optopt < OPT_FLAG + nflags)
+                return cli_usage_error(cmd, "%s takes no value",
+                                       flags[optopt - OPT_FLAG]);
+            if (optopt == OPT_QUIET || optopt == OPT_PROGRESS)
+                return cli_usage_error(cmd, "--%s takes no value",
+                                       optopt == OPT_QUIET ? "quiet"
+                                                           : "progress");
+            return cli_usage_error(cmd, "unknown or ambiguous option '%s'",
+                                   a);
         } else if (c == ':') {
             return cli_usage_error(cmd, "%s needs a value", a);
         } else if (c == OPT_SET) {
@@ -85,14 +99,14 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv,
             progress_mode = CLI_PROGRESS_OFF;
         } else if (c == OPT_PROGRESS) {
             progress_mode = CLI_PROGRESS_PLAIN;
-        } else if (c >= CLI_MAX_EXTRA) {
+        } else if (c >= OPT_FLAG) {
             if (o->nflags == CLI_MAX_EXTRA)
                 return cli_usage_error(cmd, "too many options");
-            o->flags_seen[o->nflags++] = flags[c - CLI_MAX_EXTRA];
+            o->flags_seen[o->nflags++] = flags[c - OPT_FLAG];
         } else {
             if (o->nextra == CLI_MAX_EXTRA)
                 return cli_usage_error(cmd, "too many options");
-            o->extra_name[o->nextra] = extra[c];
+            o->extra_name[o->nextra] = extra[c - OPT_EXTRA];
             o->extra_value[o->nextra++] = optarg;
         }
     }

@@ -155,6 +155,16 @@ expect 2 "unknown option after --" -- "$bin" run "$sc" -- --bogus
 contains "$tmp/err" "unexpected argument '--bogus'" "after --"
 expect 2 "unknown short option" -- "$bin" run "$sc" -x
 contains "$tmp/err" "unknown option '-x'" "unknown short option"
+expect 2 "unknown short option in a cluster" -- "$bin" run "$sc" -xy
+contains "$tmp/err" "unknown option '-x'" "unknown short option in a cluster"
+expect 2 "flag with a value" -- "$bin" table "$sc" --csv=1
+contains "$tmp/err" "dilosim table: --csv takes no value" "flag with a value"
+expect 2 "ambiguous prefix" -- "$bin" sweep "$sc" --v x
+contains "$tmp/err" "unknown or ambiguous option '--v'" "ambiguous prefix"
+# "-" is the scenario argument (stdin, once the loader reads it), never
+# an option.
+"$bin" run - <"$sc" >"$tmp/out" 2>"$tmp/err"
+if grep -q "option\|unexpected" "$tmp/err"; then bad "'-' taken for an option"; else ok; fi
 expect 0 "-h" -- "$bin" table -h
 contains "$tmp/out" "usage: dilosim table" "-h"
 expect 0 "--quiet" -- "$bin" run "$sc" --quiet

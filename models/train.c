@@ -215,6 +215,8 @@ struct train {
     int32_t *ex, *ey;   /* eval set: neval batches */
     float *eloss;       /* per eval batch */
     pool *pool;
+    void (*step_fn)(void *ctx, int64_t t, int64_t steps); /* or NULL */
+    void *step_ctx;
     uint64_t bytes;
     char err[256];
 };
@@ -873,6 +875,12 @@ static int report(train *tr, int64_t t, train_report_fn fn, void *ctx) {
     return fn && fn(&rep, ctx) ? TRAIN_STOPPED : TRAIN_OK;
 }
 
+void train_on_step(train *tr, void (*fn)(void *ctx, int64_t t,
+                                         int64_t steps), void *ctx) {
+    tr->step_fn = fn;
+    tr->step_ctx = ctx;
+}
+
 int train_run(train *tr, train_report_fn fn, void *ctx) {
     if (tokens_done(tr) != 0)
         return fail(tr, TRAIN_ESTATE, "train: run needs a fresh trainer");
@@ -880,6 +888,7 @@ int train_run(train *tr, train_report_fn fn, void *ctx) {
     for (int64_t t = 1; t <= T; t++) {
         int rc = train_step(tr);
         if (rc) return rc;
+        if (tr->step_fn) tr->step_fn(tr->step_ctx, t, T);
         if (t == T || (every > 0 && t % every == 0)) {
             rc = report(tr, t, fn, ctx);
             if (rc) return rc;

@@ -66,8 +66,6 @@ typedef struct {
     FILE *csv;
     unsigned eval;        /* SCN_EVAL_* bits */
     double floor;         /* entropy floor, NAN unless Markov data */
-    int64_t steps;
-    cli_progress *progress;
     train_report last;    /* the last report */
     double replica, average; /* its extra evaluations (NAN when not asked) */
     int rc;               /* TRAIN_OK, or the error of an extra evaluation */
@@ -126,8 +124,12 @@ static int on_report(const train_report *r, void *ctx) {
         c->write_errno = errno ? errno : EIO;
         return 1;
     }
-    cli_progress_update(c->progress, (double)r->step / (double)c->steps);
     return 0;
+}
+
+/* train_on_step's callback: progress after every step. */
+static void on_step(void *ctx, int64_t t, int64_t steps) {
+    cli_progress_count(ctx, (double)t, (double)steps);
 }
 
 /* Training FLOPs of one replica's inner step (nn_flops_per_step), from a
@@ -217,14 +219,14 @@ static int train_to(outfile *out, run_ctx *c, const char *label,
                     double *wall_s) {
     cli_progress progress;
     c->csv = out->f;
-    c->progress = &progress;
     csv_header(c);
     cli_progress_start(&progress, label);
+    train_on_step(c->tr, on_step, &progress);
     double t0 = cli_now_s();
     int rc = train_run(c->tr, on_report, c);
+    train_on_step(c->tr, NULL, NULL);
     *wall_s = cli_now_s() - t0;
     cli_progress_end(&progress);
-    c->progress = NULL; /* it lived on this stack frame */
     return rc == TRAIN_STOPPED && !c->write_failed ? c->rc : rc;
 }
 
@@ -252,7 +254,6 @@ int cli_train(int argc, char **argv) {
     }
     c.eval = cfg->train_eval;
     c.floor = train_entropy_floor(c.tr);
-    c.steps = cfg->train.steps;
     if ((rc = outfile_open(&out, o.out, err, sizeof err))) {
         fprintf(stderr, "dilosim train: %s\n", err);
         rc = msg_exit_status(rc);

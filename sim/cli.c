@@ -223,19 +223,19 @@ static void duration(double s, char *buf, size_t n) {
 
 /* Shows fraction f of the work, with "done/total" when total > 0. */
 static void show(cli_progress *p, double done, double total) {
+    p->done = done;
     if (p->mode == CLI_PROGRESS_OFF || !(total > 0)) return;
     double now = cli_now_s(), el = now - p->t0;
     if (p->mode == CLI_PROGRESS_TTY) {
         if ((!p->shown && el < 0.5) || (p->shown && now - p->last < 0.1 &&
                                         done < total))
             return;
-    } else if (now - p->last < CLI_PROGRESS_PERIOD_S && done < total) {
-        return;
+    } else if (now - p->last < CLI_PROGRESS_PERIOD_S) {
+        return; /* the last line is cli_progress_end's */
     }
     p->shown = 1;
     p->last = now;
     double f = done / total;
-    p->final = done >= total;
     char els[32], eta[32], cnt[64];
     duration(el, els, sizeof els);
     duration(f > 0 ? el * (1 - f) / f : INFINITY, eta, sizeof eta);
@@ -266,11 +266,13 @@ void cli_progress_update(void *ctx, double fraction) {
 }
 
 void cli_progress_end(cli_progress *p) {
-    if (p->mode == CLI_PROGRESS_PLAIN && !p->final) { /* a last line */
-        double el = cli_now_s() - p->t0;
-        char els[32];
-        duration(el, els, sizeof els);
-        fprintf(stderr, "%s: done, %s elapsed\n", p->label, els);
+    if (p->mode == CLI_PROGRESS_PLAIN) { /* the last line */
+        char els[32], cnt[64] = "";
+        duration(cli_now_s() - p->t0, els, sizeof els);
+        if (p->total > 0)
+            snprintf(cnt, sizeof cnt, " %.0f/%.0f,", floor(p->done),
+                     p->total);
+        fprintf(stderr, "%s: done,%s %s elapsed\n", p->label, cnt, els);
     }
     if (p->shown && p->mode == CLI_PROGRESS_TTY) fputs("\n", stderr);
     p->shown = 0;

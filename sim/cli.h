@@ -106,13 +106,14 @@ double cli_now_s(void);
 /* Progress on stderr: items done/total, percent, elapsed time and ETA.
  * On a terminal (no --quiet) one line redrawn at most ten times a second
  * once the work has lasted half a second; with --progress a plain line
- * every CLI_PROGRESS_PERIOD_S (for logs); else nothing. */
+ * every CLI_PROGRESS_PERIOD_S and a last one from cli_progress_end
+ * ("LABEL: done, D/T, Xs elapsed"), for logs; else nothing. */
 typedef struct {
     const char *label;
     double t0, last;
     double total;   /* items, for cli_progress_update (0: percent) */
+    double done;    /* the last count given */
     int shown, mode;
-    int final;      /* the last line shown was at 100% */
 } cli_progress;
 
 /* Starts the clock; the mode is the last cli_parse's.  Set p->total

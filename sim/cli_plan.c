@@ -316,6 +316,10 @@ static void write_output(FILE *f, const void *ctx) {
     else write_text(f, p->scenario, p->r);
 }
 
+static void progress_tasks(void *ctx, int64_t done, int64_t total) {
+    cli_progress_count(ctx, (double)done, (double)total);
+}
+
 int cli_plan(int argc, char **argv) {
     static const char *const extra[] = {"--target-cu", "--cost", "--variant",
                                         "--jobs", NULL};
@@ -329,7 +333,12 @@ int cli_plan(int argc, char **argv) {
                       a.target, a.has_cost ? &a.cost : NULL, a.jobs};
     plan_result *r = malloc(sizeof *r);
     char err[1024];
-    rc = r ? plan_compute(&spec, r, err, sizeof err) : -1;
+    cli_progress progress;
+    cli_progress_start(&progress, o.scenario);
+    rc = r ? plan_compute_progress(&spec, progress_tasks, &progress, r, err,
+                                   sizeof err)
+           : -1;
+    cli_progress_end(&progress);
     if (!r) snprintf(err, sizeof err, "out of memory");
     if (rc == TABLE_EINPUT) fprintf(stderr, "%s\n", err);
     else if (rc) fprintf(stderr, "dilosim plan: %s\n", err);

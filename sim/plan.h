@@ -123,4 +123,11 @@ typedef struct {
 int plan_compute(const plan_spec *spec, plan_result *out, char *err,
                  size_t errlen);
 
+/* plan_compute, calling progress(ctx, done, total) (one thread at a time)
+ * as its simulations finish; total grows as each search starts (the
+ * bandwidth scan, the latency scans, the priced bandwidths). */
+int plan_compute_progress(const plan_spec *spec, table_progress_fn progress,
+                          void *ctx, plan_result *out, char *err,
+                          size_t errlen);
+
 #endif

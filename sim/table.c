@@ -31,42 +31,41 @@
 
 /* ---- parallel for (models/pool.h) ------------------------------------- */
 
-/* Tasks finished over a whole table, for a progress callback. */
-typedef struct {
-    table_progress_fn fn;
-    void *ctx;
-    int64_t done, total;
-    pthread_mutex_t mu;
-} progress_count;
+/* Serializes the progress callbacks of every count (a count is used by
+ * one computation at a time; the lock only orders its calls). */
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct {
     int (*task)(void *ctx, int i, char *err, size_t errlen);
     void *ctx;
-    progress_count *pc;
+    table_progress *pr;
 } int_task;
 
 static int run_int_task(void *ctx, int64_t i, char *err, size_t errlen) {
     const int_task *t = ctx;
     int rc = t->task(t->ctx, (int)i, err, errlen);
-    if (t->pc) {
-        pthread_mutex_lock(&t->pc->mu);
-        t->pc->fn(t->pc->ctx, ++t->pc->done, t->pc->total);
-        pthread_mutex_unlock(&t->pc->mu);
+    if (t->pr && t->pr->fn) {
+        pthread_mutex_lock(&progress_lock);
+        t->pr->done++;
+        t->pr->fn(t->pr->ctx, t->pr->done, t->pr->total);
+        pthread_mutex_unlock(&progress_lock);
     }
     return rc;
 }
 
-static int parallel(int n, int jobs,
-                    int (*task)(void *ctx, int i, char *err, size_t errlen),
-                    void *ctx, progress_count *pc, char *err, size_t errlen) {
-    int_task t = {task, ctx, pc};
+int table_parallel_progress(int n, int jobs,
+                            int (*task)(void *ctx, int i, char *err,
+                                        size_t errlen),
+                            void *ctx, table_progress *pr, char *err,
+                            size_t errlen) {
+    int_task t = {task, ctx, pr};
     return pool_for(jobs, n, run_int_task, &t, err, errlen);
 }
 
 int table_parallel(int n, int jobs,
                    int (*task)(void *ctx, int i, char *err, size_t errlen),
                    void *ctx, char *err, size_t errlen) {
-    return parallel(n, jobs, task, ctx, NULL, err, errlen);
+    return table_parallel_progress(n, jobs, task, ctx, NULL, err, errlen);
 }
 
 /* ---- a scenario as a CU curve ------------------------------------------ */
@@ -302,11 +301,10 @@ static void free_blocks(table_block *blocks, int n) {
     }
 }
 
-/* table_run, counting its tasks in pc (or NULL). */
-static int run_counted(int nblocks, table_cu_fn fn, void *const *ctx,
+int table_run_progress(int nblocks, table_cu_fn fn, void *const *ctx,
                        const double *grid, int npoints,
                        const double *thresholds, int nthresholds, int jobs,
-                       table_block *blocks, progress_count *pc, char *err,
+                       table_progress *pr, table_block *blocks, char *err,
                        size_t errlen) {
     if (npoints < 1 || npoints > TABLE_MAX_POINTS || nthresholds < 0 ||
         nthresholds > TABLE_MAX_THRESHOLDS)
@@ -332,13 +330,13 @@ static int run_counted(int nblocks, table_cu_fn fn, void *const *ctx,
             return msg_set(err, errlen, -1, "out of memory");
         }
     }
-    int rc = parallel(nblocks * npoints, jobs, eval_task, &j, pc, err,
-                      errlen);
+    int rc = table_parallel_progress(nblocks * npoints, jobs, eval_task, &j,
+                                     pr, err, errlen);
     for (int b = 0; b < nblocks && !rc; b++)
         blocks[b].dip = table_first_dip(blocks[b].cu, npoints, 1);
     if (!rc && nthresholds)
-        rc = parallel(nblocks * nthresholds, jobs, row_task, &j, pc, err,
-                      errlen);
+        rc = table_parallel_progress(nblocks * nthresholds, jobs, row_task,
+                                     &j, pr, err, errlen);
     if (rc) free_blocks(blocks, nblocks);
     return rc;
 }
@@ -347,8 +345,8 @@ int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
               const double *grid, int npoints, const double *thresholds,
               int nthresholds, int jobs, table_block *blocks, char *err,
               size_t errlen) {
-    return run_counted(nblocks, fn, ctx, grid, npoints, thresholds,
-                       nthresholds, jobs, blocks, NULL, err, errlen);
+    return table_run_progress(nblocks, fn, ctx, grid, npoints, thresholds,
+                              nthresholds, jobs, NULL, blocks, err, errlen);
 }
 
 int table_first_dip(const double *cu, int n, int rising) {
@@ -429,15 +427,12 @@ int table_compute_progress(const table_spec *spec, table_progress_fn progress,
             return rc;
         }
     }
-    progress_count pc = {.fn = progress, .ctx = pctx,
-                         .total = (int64_t)n *
-                                  (spec->npoints + spec->nthresholds)};
-    pthread_mutex_init(&pc.mu, NULL);
-    int rc = run_counted(n, table_scenario_cu, ctx, spec->grid,
-                         spec->npoints, spec->thresholds, spec->nthresholds,
-                         spec->jobs, blocks, progress ? &pc : NULL, err,
-                         errlen);
-    pthread_mutex_destroy(&pc.mu);
+    table_progress pr = {progress, pctx, 0,
+                         (int64_t)n * (spec->npoints + spec->nthresholds)};
+    int rc = table_run_progress(n, table_scenario_cu, ctx, spec->grid,
+                                spec->npoints, spec->thresholds,
+                                spec->nthresholds, spec->jobs, &pr, blocks,
+                                err, errlen);
     if (rc) {
         free(blocks);
         return rc;

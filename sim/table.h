@@ -78,6 +78,16 @@ int table_scenario_cu(void *ctx, double v, double *cu, char *err,
  * a time. */
 typedef void (*table_progress_fn)(void *ctx, int64_t done, int64_t total);
 
+/* A count of finished tasks shared by the steps of one computation: each
+ * task of table_run_progress / table_parallel_progress adds one to done
+ * and calls fn(ctx, done, total) (fn NULL: nothing).  The caller sets
+ * total to the tasks it expects and may raise it as it learns more. */
+typedef struct {
+    table_progress_fn fn;
+    void *ctx;
+    int64_t done, total;
+} table_progress;
+
 typedef enum {
     TABLE_FOUND,       /* crossing between two points */
     TABLE_AT_START,    /* the first point already reaches the threshold */
@@ -210,5 +220,19 @@ int table_parse_numbers(const char *label, const char *spec, int max,
 int table_parallel(int n, int jobs,
                    int (*task)(void *ctx, int i, char *err, size_t errlen),
                    void *ctx, char *err, size_t errlen);
+
+/* table_run and table_parallel counting their tasks in pr (NULL: not):
+ * table_run's are nblocks x npoints evaluations, then nblocks x
+ * nthresholds solves. */
+int table_run_progress(int nblocks, table_cu_fn fn, void *const *ctx,
+                       const double *grid, int npoints,
+                       const double *thresholds, int nthresholds, int jobs,
+                       table_progress *pr, table_block *blocks, char *err,
+                       size_t errlen);
+int table_parallel_progress(int n, int jobs,
+                            int (*task)(void *ctx, int i, char *err,
+                                        size_t errlen),
+                            void *ctx, table_progress *pr, char *err,
+                            size_t errlen);
 
 #endif

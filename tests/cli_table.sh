@@ -83,6 +83,11 @@ expect 0 "table quiet" -- "$bin" table "$sc" --csv --thresholds 0.5,0.9,0.99 --g
 if [ -s "$tmp/err" ]; then bad "table wrote to stderr off a terminal"; else ok; fi
 expect 0 "table --progress" -- \
   "$bin" table "$sc" --csv --thresholds 0.5,0.9,0.99 --grid logspace:-1:1:9 --progress
-contains "$tmp/err" "one_layer_dp.json: 100.0% 12/12, .* elapsed, ETA " "table --progress"
+contains "$tmp/err" "one_layer_dp.json: done, 12/12, .* elapsed$" "table --progress"
+lines "$tmp/err" 1 "table --progress: one line"
+expect 0 "plan --progress" -- "$bin" plan "$var" --target-cu 0.9 --progress
+contains "$tmp/err" "variants.json: done, \([0-9]*\)/\1, .* elapsed$" "plan --progress"
+expect 0 "plan quiet" -- "$bin" plan "$var" --target-cu 0.9
+if [ -s "$tmp/err" ]; then bad "plan wrote to stderr off a terminal"; else ok; fi
 
 finish cli_table

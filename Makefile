@@ -35,7 +35,7 @@ TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
-.PHONY: all deps demo test check asan bench plots reproduce experiments clean help
+.PHONY: all deps demo test check asan bench plots reproduce experiments clean help FORCE
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
@@ -61,9 +61,24 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS) >/dev/null; \
 	fi
 
-bin/dilosim: $(B)/obj/sim/main.o $(B)/libdilosim.a
+bin/dilosim $(B)/dilosim: $(B)/obj/sim/main.o $(B)/libdilosim.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# The git revision, for `dilosim --version`: $(B)/version_rev.h is
+# rewritten only when the revision changes, and only main.o includes it,
+# so a new commit rebuilds one object.  Without git: "unknown".
+REVISION := $(shell git -C "$(CURDIR)" describe --always --dirty 2>/dev/null)
+ifeq ($(REVISION),)
+REVISION := unknown
+endif
+$(B)/version_rev.h: FORCE
+	@mkdir -p $(@D)
+	@printf '#define DILOSIM_REVISION "%s"\n' '$(REVISION)' >$@.new; \
+	  if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+$(B)/obj/sim/main.o: $(B)/version_rev.h
+$(B)/obj/sim/main.o: CFLAGS += -include $(B)/version_rev.h
+FORCE:
 
 $(B)/libdilosim.a: $(LIB_OBJ)
 	@rm -f $@
@@ -99,9 +114,13 @@ check: bin/dilosim $(TEST_BIN)
 	  tests/cli.sh bin/dilosim || fail=1; \
 	  exit $$fail
 
-asan: $(TEST_BIN)
+# The sanitizer pass runs the command-line scripts too, on its own binary
+# ($(B)/dilosim), with CLI_QUICK=1 to skip their slowest parts.
+asan: $(TEST_BIN) $(B)/dilosim
 	@echo "sanitizer build:"; fail=0; for t in $(TEST_BIN); do \
-	  CK_FORK=no $$t || fail=1; done; exit $$fail
+	  CK_FORK=no $$t || fail=1; done; \
+	  CLI_QUICK=1 tests/cli.sh $(B)/dilosim || fail=1; \
+	  exit $$fail
 
 bench: bin/dilosim $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done

@@ -7,7 +7,7 @@
  *     of the inner optimizers' ranges;
  *   - fragments: their units (from the schedule and the unit mapping),
  *     their tensors, and each tensor's byte offset in the payload;
- *   - a small thread pool that runs one job per replica (inner steps,
+ *   - the worker pool (pool.h) runs one job per replica (inner steps,
  *     encoding, DP updates) or per model (evaluation); everything that
  *     combines replicas runs afterwards on the calling thread, in replica
  *     order, which is what makes results independent of the thread count.
@@ -15,111 +15,39 @@
  * flight hold wire buffers.
  */
 #include "train.h"
+#include "pool.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- thread pool --------------------------------------------------------- */
+/* ---- the worker pool (models/pool.h) ------------------------------------- */
 
-typedef void (*pool_fn)(void *ctx, int job);
+typedef void (*job_fn)(void *ctx, int job);
 
 typedef struct {
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    pthread_t *th;
-    int nth;           /* extra threads; the caller works too */
-    int started;       /* threads actually created */
-    pool_fn fn;
+    job_fn fn;
     void *ctx;
-    int njobs, next, finished;
-    unsigned gen;
-    int quit;
-} pool;
+} job_batch;
 
-/* Takes and runs jobs of the current batch; called with mu held, returns
- * with mu held. */
-static void pool_work(pool *p) {
-    while (p->next < p->njobs) {
-        int j = p->next++;
-        pthread_mutex_unlock(&p->mu);
-        p->fn(p->ctx, j);
-        pthread_mutex_lock(&p->mu);
-        if (++p->finished == p->njobs) pthread_cond_broadcast(&p->done);
-    }
-}
-
-static void *pool_main(void *arg) {
-    pool *p = arg;
-    pthread_mutex_lock(&p->mu);
-    unsigned seen = p->gen;
-    for (;;) {
-        while (!p->quit && p->gen == seen) pthread_cond_wait(&p->go, &p->mu);
-        if (p->quit) break;
-        seen = p->gen;
-        pool_work(p);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
-}
-
-static void pool_free(pool *p) {
-    if (!p) return;
-    pthread_mutex_lock(&p->mu);
-    p->quit = 1;
-    pthread_cond_broadcast(&p->go);
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 0; i < p->started; i++) pthread_join(p->th[i], NULL);
-    pthread_cond_destroy(&p->go);
-    pthread_cond_destroy(&p->done);
-    pthread_mutex_destroy(&p->mu);
-    free(p->th);
-    free(p);
-}
-
-/* A pool of `threads` workers in all (threads - 1 new ones). */
-static pool *pool_new(int threads) {
-    pool *p = calloc(1, sizeof *p);
-    if (!p) return NULL;
-    p->nth = threads > 1 ? threads - 1 : 0;
-    p->th = calloc((size_t)p->nth + 1, sizeof *p->th);
-    if (!p->th || pthread_mutex_init(&p->mu, NULL)) {
-        free(p->th);
-        free(p);
-        return NULL;
-    }
-    pthread_cond_init(&p->go, NULL);
-    pthread_cond_init(&p->done, NULL);
-    for (int i = 0; i < p->nth; i++) {
-        if (pthread_create(&p->th[i], NULL, pool_main, p)) {
-            pool_free(p);
-            return NULL;
-        }
-        p->started++;
-    }
-    return p;
+static int run_job(void *ctx, int64_t i, char *err, size_t errlen) {
+    (void)err, (void)errlen;
+    const job_batch *b = ctx;
+    b->fn(b->ctx, (int)i);
+    return 0;
 }
 
 /* Runs fn(ctx, j) for j = 0..njobs-1 on the pool and the caller; returns
  * when all are done. */
-static void pool_run(pool *p, int njobs, pool_fn fn, void *ctx) {
-    if (p->nth == 0 || njobs <= 1) {
+static void run_jobs(pool *p, int njobs, job_fn fn, void *ctx) {
+    if (pool_threads(p) == 1 || njobs <= 1) {
         for (int j = 0; j < njobs; j++) fn(ctx, j);
         return;
     }
-    pthread_mutex_lock(&p->mu);
-    p->fn = fn;
-    p->ctx = ctx;
-    p->njobs = njobs;
-    p->next = p->finished = 0;
-    p->gen++;
-    pthread_cond_broadcast(&p->go);
-    pool_work(p);
-    while (p->finished < p->njobs) pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+    job_batch b = {fn, ctx};
+    pool_run(p, njobs, run_job, &b, NULL, 0);
 }
 
 /* ---- the two built-in models --------------------------------------------- */
@@ -287,6 +215,8 @@ struct train {
     int32_t *ex, *ey;   /* eval set: neval batches */
     float *eloss;       /* per eval batch */
     pool *pool;
+    void (*step_fn)(void *ctx, int64_t t, int64_t steps); /* or NULL */
+    void *step_ctx;
     uint64_t bytes;
     char err[256];
 };
@@ -809,7 +739,7 @@ int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
         }
     }
     sync_job j = {tr, fr, participants};
-    pool_run(tr->pool, tr->M, encode_job, &j);
+    run_jobs(tr->pool, tr->M, encode_job, &j);
     for (int r = 0; r < tr->M; r++) {
         int in = participants >> r & 1;
         if (in && tr->rep[r].rc) {
@@ -899,7 +829,7 @@ int train_apply(train *tr, int f, uint64_t participants) {
             merge(tr->sp.alpha, tr->rep[r].p + t->off, o, t->n);
     }
     free_payloads(tr, fr);
-    if (tr->dp) pool_run(tr->pool, tr->M, dp_update_job, tr);
+    if (tr->dp) run_jobs(tr->pool, tr->M, dp_update_job, tr);
     return TRAIN_OK;
 }
 
@@ -913,7 +843,7 @@ static void inner_job(void *ctx, int r) {
 int train_step(train *tr) {
     int64_t t = train_steps_done(tr) + 1;
     uint64_t all = tr->M == 64 ? ~0ull : (1ull << tr->M) - 1;
-    pool_run(tr->pool, tr->M, inner_job, tr);
+    run_jobs(tr->pool, tr->M, inner_job, tr);
     for (int r = 0; r < tr->M; r++)
         if (tr->rep[r].rc) return step_failed(tr, r, tr->rep[r].rc);
     if (tr->dp) {
@@ -945,6 +875,12 @@ static int report(train *tr, int64_t t, train_report_fn fn, void *ctx) {
     return fn && fn(&rep, ctx) ? TRAIN_STOPPED : TRAIN_OK;
 }
 
+void train_on_step(train *tr, void (*fn)(void *ctx, int64_t t,
+                                         int64_t steps), void *ctx) {
+    tr->step_fn = fn;
+    tr->step_ctx = ctx;
+}
+
 int train_run(train *tr, train_report_fn fn, void *ctx) {
     if (tokens_done(tr) != 0)
         return fail(tr, TRAIN_ESTATE, "train: run needs a fresh trainer");
@@ -952,6 +888,7 @@ int train_run(train *tr, train_report_fn fn, void *ctx) {
     for (int64_t t = 1; t <= T; t++) {
         int rc = train_step(tr);
         if (rc) return rc;
+        if (tr->step_fn) tr->step_fn(tr->step_ctx, t, T);
         if (t == T || (every > 0 && t % every == 0)) {
             rc = report(tr, t, fn, ctx);
             if (rc) return rc;
@@ -981,7 +918,7 @@ static void eval_batches_job(void *ctx, int j) {
 
 static double eval_params(train *tr, const float *params) {
     eval_job e = {tr, params, tr->M < tr->neval ? tr->M : tr->neval};
-    pool_run(tr->pool, e.nmodels, eval_batches_job, &e);
+    run_jobs(tr->pool, e.nmodels, eval_batches_job, &e);
     double s = 0;
     for (int i = 0; i < tr->neval; i++) s += tr->eloss[i];
     return s / tr->neval;

@@ -270,6 +270,11 @@ int train_step(train *tr);
  * error.  TRAIN_ESTATE when any replica has already stepped. */
 int train_run(train *tr, train_report_fn fn, void *ctx);
 
+/* Makes train_run call fn(ctx, t, steps) after every step t (for
+ * progress; it must not call into the trainer).  fn NULL: none. */
+void train_on_step(train *tr, void (*fn)(void *ctx, int64_t t,
+                                         int64_t steps), void *ctx);
+
 /* ---- evaluation ---------------------------------------------------------- */
 
 /* Mean loss over the fixed eval set (the same for every method and

@@ -4,19 +4,18 @@
  */
 #include "cli.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "report.h"
-
-static int in_list(const char *const *list, const char *s) {
-    for (; list && *list; list++)
-        if (!strcmp(*list, s)) return 1;
-    return 0;
-}
+#include "../models/msg.h"
+#include "../models/pool.h"
+#include "outfile.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
@@ -28,47 +27,95 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
     return CLI_EXIT_INPUT;
 }
 
+/* How progress is shown: set by cli_parse (--quiet, --progress), read by
+ * cli_progress_start.  The one piece of state the command line keeps
+ * between the two, as getopt keeps optind. */
+static int progress_mode = CLI_PROGRESS_AUTO;
+
+/* getopt_long ids: all above 255, so that an optopt below 256 is an
+ * unknown short option's character. */
+enum {
+    OPT_EXTRA = 512,               /* + index in extra */
+    OPT_FLAG = OPT_EXTRA + 256,    /* + index in flags */
+    OPT_SET = OPT_FLAG + 256, OPT_OUT, OPT_QUIET, OPT_PROGRESS
+};
+
 int cli_parse(const char *cmd, const char *help, int argc, char **argv,
               const char *const *extra, const char *const *flags,
               cli_options *o) {
     memset(o, 0, sizeof *o);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    int nextra = 0, nflags = 0;
+    while (extra && extra[nextra]) nextra++;
+    while (flags && flags[nflags]) nflags++;
+    if (nextra + nflags > CLI_MAX_EXTRA)
+        return cli_usage_error(cmd, "too many options declared");
+    struct option opts[CLI_MAX_EXTRA + 6];
+    int n = 0;
+    for (int i = 0; i < nextra; i++)
+        opts[n++] = (struct option){extra[i] + 2, required_argument, NULL,
+                                    OPT_EXTRA + i};
+    for (int i = 0; i < nflags; i++)
+        opts[n++] = (struct option){flags[i] + 2, no_argument, NULL,
+                                    OPT_FLAG + i};
+    opts[n++] = (struct option){"set", required_argument, NULL, OPT_SET};
+    opts[n++] = (struct option){"out", required_argument, NULL, OPT_OUT};
+    opts[n++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
+    opts[n++] = (struct option){"progress", no_argument, NULL, OPT_PROGRESS};
+    opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
+    opts[n] = (struct option){NULL, 0, NULL, 0};
+
+    /* getopt wants the program's name first: argv[-1] is the command's. */
+    int gargc = argc + 1;
+    char **gargv = argv - 1;
+    optind = 0; /* a full re-initialisation (GNU): cli_parse may run twice */
+    opterr = 0;
+    progress_mode = CLI_PROGRESS_AUTO;
+    for (int c; (c = getopt_long(gargc, gargv, ":h", opts, NULL)) != -1;) {
+        const char *a = gargv[optind - 1];
+        if (c == 'h') {
             fputs(help, stdout);
             return -1;
-        }
-        if (in_list(flags, a)) {
-            if (o->nflags == CLI_MAX_EXTRA)
-                return cli_usage_error(cmd, "too many options");
-            o->flags_seen[o->nflags++] = a;
-            continue;
-        }
-        int is_set = !strcmp(a, "--set"), is_out = !strcmp(a, "--out");
-        int is_extra = in_list(extra, a);
-        if (!is_set && !is_out && !is_extra) {
-            if (a[0] == '-' && a[1])
-                return cli_usage_error(cmd, "unknown option '%s'", a);
-            if (o->scenario)
-                return cli_usage_error(cmd, "unexpected argument '%s'", a);
-            o->scenario = a;
-            continue;
-        }
-        if (i + 1 >= argc) return cli_usage_error(cmd, "%s needs a value", a);
-        const char *v = argv[++i];
-        if (is_out) {
-            o->out = v;
-        } else if (is_set) {
+        } else if (c == '?') {
+            if (optopt > 0 && optopt < 256)
+                return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+            if (optopt >= OPT_FLAG && optopt < OPT_FLAG + nflags)
+                return cli_usage_error(cmd, "%s takes no value",
+                                       flags[optopt - OPT_FLAG]);
+            if (optopt == OPT_QUIET || optopt == OPT_PROGRESS)
+                return cli_usage_error(cmd, "--%s takes no value",
+                                       optopt == OPT_QUIET ? "quiet"
+                                                           : "progress");
+            return cli_usage_error(cmd, "unknown or ambiguous option '%s'",
+                                   a);
+        } else if (c == ':') {
+            return cli_usage_error(cmd, "%s needs a value", a);
+        } else if (c == OPT_SET) {
             if (o->nset == CLI_MAX_SETS)
                 return cli_usage_error(cmd, "too many --set options");
-            o->sets[o->nset++] = v;
+            o->sets[o->nset++] = optarg;
+        } else if (c == OPT_OUT) {
+            o->out = optarg;
+        } else if (c == OPT_QUIET) {
+            progress_mode = CLI_PROGRESS_OFF;
+        } else if (c == OPT_PROGRESS) {
+            progress_mode = CLI_PROGRESS_PLAIN;
+        } else if (c >= OPT_FLAG) {
+            if (o->nflags == CLI_MAX_EXTRA)
+                return cli_usage_error(cmd, "too many options");
+            o->flags_seen[o->nflags++] = flags[c - OPT_FLAG];
         } else {
             if (o->nextra == CLI_MAX_EXTRA)
                 return cli_usage_error(cmd, "too many options");
-            o->extra_name[o->nextra] = a;
-            o->extra_value[o->nextra++] = v;
+            o->extra_name[o->nextra] = extra[c - OPT_EXTRA];
+            o->extra_value[o->nextra++] = optarg;
         }
     }
+    for (int i = optind; i < gargc; i++) {
+        if (o->scenario)
+            return cli_usage_error(cmd, "unexpected argument '%s'", gargv[i]);
+        o->scenario = gargv[i];
+    }
+    o->progress = progress_mode;
     if (!o->scenario) return cli_usage_error(cmd, "no scenario file given");
     return 0;
 }
@@ -101,8 +148,8 @@ int cli_values(const cli_options *o, const char *cmd, const char *name,
 int cli_jobs(const cli_options *o, const char *cmd, int *jobs) {
     const char *s = cli_value(o, "--jobs");
     if (!s) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        *jobs = n < 1 ? 1 : n > CLI_MAX_JOBS ? CLI_MAX_JOBS : (int)n;
+        int n = pool_cpu_count();
+        *jobs = n > CLI_MAX_JOBS ? CLI_MAX_JOBS : n;
         return 0;
     }
     char *end;
@@ -116,15 +163,15 @@ int cli_jobs(const cli_options *o, const char *cmd, int *jobs) {
 
 int cli_write(const cli_options *o, const char *cmd,
               void (*write)(FILE *f, const void *ctx), const void *ctx) {
-    char err[1024];
-    report_file out;
-    int rc = report_file_open(&out, o->out, err, sizeof err);
+    char err[CLI_ERR_MAX];
+    outfile out;
+    int rc = outfile_open(&out, o->out, err, sizeof err);
     if (!rc) {
         write(out.f, ctx);
-        rc = report_file_commit(&out, err, sizeof err);
+        rc = outfile_commit(&out, err, sizeof err);
     }
     if (rc) fprintf(stderr, "dilosim %s: %s\n", cmd, err);
-    return rc ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
+    return msg_exit_status(rc);
 }
 
 int cli_load(const cli_options *o, const char *const *more, int nmore,
@@ -143,6 +190,11 @@ int cli_load(const cli_options *o, const char *const *more, int nmore,
     return 0;
 }
 
+void cli_csv_number(FILE *f, double x) {
+    char buf[MSG_NUM_MAX];
+    if (!isnan(x)) fputs(msg_number(x, buf), f);
+}
+
 double cli_now_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -150,23 +202,78 @@ double cli_now_s(void) {
 }
 
 void cli_progress_start(cli_progress *p, const char *label) {
+    memset(p, 0, sizeof *p);
     p->label = label;
-    p->t0 = cli_now_s();
-    p->shown = 0;
-    p->enabled = isatty(STDERR_FILENO);
+    p->t0 = p->last = cli_now_s();
+    p->mode = progress_mode;
+    if (p->mode == CLI_PROGRESS_AUTO)
+        p->mode = isatty(STDERR_FILENO) ? CLI_PROGRESS_TTY : CLI_PROGRESS_OFF;
+}
+
+/* "1h02m", "3m07s", "12s", "3.2d" */
+static void duration(double s, char *buf, size_t n) {
+    if (!(s < 1e9)) snprintf(buf, n, "?");
+    else if (s >= 86400 * 3) snprintf(buf, n, "%.1fd", s / 86400);
+    else if (s >= 3600)
+        snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s, 3600) / 60);
+    else if (s >= 60) snprintf(buf, n, "%dm%02ds", (int)(s / 60),
+                               (int)fmod(s, 60));
+    else snprintf(buf, n, "%.0fs", s);
+}
+
+/* Shows fraction f of the work, with "done/total" when total > 0. */
+static void show(cli_progress *p, double done, double total) {
+    p->done = done;
+    if (p->mode == CLI_PROGRESS_OFF || !(total > 0)) return;
+    double now = cli_now_s(), el = now - p->t0;
+    if (p->mode == CLI_PROGRESS_TTY) {
+        if ((!p->shown && el < 0.5) || (p->shown && now - p->last < 0.1 &&
+                                        done < total))
+            return;
+    } else if (now - p->last < CLI_PROGRESS_PERIOD_S) {
+        return; /* the last line is cli_progress_end's */
+    }
+    p->shown = 1;
+    p->last = now;
+    double f = done / total;
+    char els[32], eta[32], cnt[64];
+    duration(el, els, sizeof els);
+    duration(f > 0 ? el * (1 - f) / f : INFINITY, eta, sizeof eta);
+    cnt[0] = 0;
+    if (p->total > 0)
+        snprintf(cnt, sizeof cnt, " %.0f/%.0f,", floor(done), total);
+    if (p->mode == CLI_PROGRESS_TTY) {
+        int bar = (int)(f * 20 + 0.5);
+        fprintf(stderr, "\r%s [%.*s%*s] %3.0f%%%s %s elapsed, ETA %s\033[K",
+                p->label, bar, "====================", 20 - bar, "", 100 * f,
+                cnt, els, eta);
+    } else {
+        fprintf(stderr, "%s: %.1f%%%s %s elapsed, ETA %s\n", p->label,
+                100 * f, cnt, els, eta);
+    }
+    fflush(stderr);
+}
+
+void cli_progress_count(cli_progress *p, double done, double total) {
+    p->total = total;
+    show(p, done, total);
 }
 
 void cli_progress_update(void *ctx, double fraction) {
     cli_progress *p = ctx;
-    if (!p->enabled || (!p->shown && cli_now_s() - p->t0 < 0.5)) return;
-    p->shown = 1;
-    int bar = (int)(fraction * 30 + 0.5);
-    fprintf(stderr, "\r%s [%.*s%*s] %3.0f%%", p->label, bar,
-            "==============================", 30 - bar, "", 100 * fraction);
-    fflush(stderr);
+    if (p->total > 0) show(p, fraction * p->total, p->total);
+    else show(p, fraction, 1);
 }
 
 void cli_progress_end(cli_progress *p) {
-    if (p->shown) fputs("\n", stderr);
+    if (p->mode == CLI_PROGRESS_PLAIN) { /* the last line */
+        char els[32], cnt[64] = "";
+        duration(cli_now_s() - p->t0, els, sizeof els);
+        if (p->total > 0)
+            snprintf(cnt, sizeof cnt, " %.0f/%.0f,", floor(p->done),
+                     p->total);
+        fprintf(stderr, "%s: done,%s %s elapsed\n", p->label, cnt, els);
+    }
+    if (p->shown && p->mode == CLI_PROGRESS_TTY) fputs("\n", stderr);
     p->shown = 0;
 }

@@ -18,15 +18,27 @@
 #define CLI_EXIT_INPUT 2
 #define CLI_MAX_SETS 256
 #define CLI_MAX_EXTRA 64
+#define CLI_ERR_MAX 8192 /* a message buffer: room for a path of PATH_MAX */
 
-/* The options every scenario-driven command understands, plus any the
- * command declares in `extra` (long names like "--vary"; each takes one
- * value; repeated ones are collected in order). */
+/* How progress is shown (cli_options.progress). */
+enum {
+    CLI_PROGRESS_AUTO,  /* on a terminal only (no option) */
+    CLI_PROGRESS_OFF,   /* --quiet, or stderr is no terminal */
+    CLI_PROGRESS_TTY,   /* one line redrawn with \r */
+    CLI_PROGRESS_PLAIN  /* --progress: a plain line every ~10 s */
+};
+#define CLI_PROGRESS_PERIOD_S 10.0
+
+/* The options every scenario-driven command understands (--set, --out,
+ * --quiet, --progress, -h/--help), plus any the command declares in
+ * `extra` (long names like "--vary"; each takes one value; repeated ones
+ * are collected in order). */
 typedef struct {
     const char *scenario;
     const char *out;
     const char *sets[CLI_MAX_SETS];
     int nset;
+    int progress;                          /* CLI_PROGRESS_AUTO/OFF/PLAIN */
     /* extra options: values found, in order */
     const char *flags_seen[CLI_MAX_EXTRA]; /* flag options (no value) */
     int nflags;
@@ -35,10 +47,15 @@ typedef struct {
     int nextra;
 } cli_options;
 
-/* Parses argv for command `cmd`.  `extra` lists further options that take
- * a value, `flags` further options that take none (both NULL-terminated,
+/* Parses argv (the arguments after the command's name, which must be
+ * argv[-1]) for command `cmd`, with getopt_long: options and the one
+ * scenario argument in any order, "--opt VALUE" or "--opt=VALUE", a
+ * unique prefix of a long name, "--" ending the options, "-" an argument
+ * (stdin).  `extra` lists further options that take a value, `flags`
+ * further options that take none (both NULL-terminated "--name" strings,
  * may be NULL).  Prints `help` to stdout for -h/--help and returns -1;
- * returns 0 on success, or CLI_EXIT_INPUT after printing a usage error. */
+ * returns 0 on success, or CLI_EXIT_INPUT after printing a usage error.
+ * Sets the progress mode cli_progress_start uses. */
 int cli_parse(const char *cmd, const char *help, int argc, char **argv,
               const char *const *extra, const char *const *flags,
               cli_options *o);
@@ -55,14 +72,17 @@ int cli_flag(const cli_options *o, const char *name);
 int cli_values(const cli_options *o, const char *cmd, const char *name,
                const char **out, int max, int *n);
 
-/* --jobs N, an integer in 1..CLI_MAX_JOBS; absent: one per online core.
+/* --jobs N, an integer in 1..CLI_MAX_JOBS; absent: pool_cpu_count(), the
+ * CPUs of the affinity mask (taskset, cgroups), not the online count.
  * Returns 0, or CLI_EXIT_INPUT after a usage error. */
 #define CLI_MAX_JOBS 1024
 int cli_jobs(const cli_options *o, const char *cmd, int *jobs);
 
-/* Writes the command's output to --out (whole or not at all) or stdout
- * through write(f, ctx).  Returns 0, or CLI_EXIT_RUNTIME after printing
- * "dilosim CMD: <why>". */
+/* Writes the command's output to --out (outfile.h: whole or not at all,
+ * devices and FIFOs written through) or stdout through write(f, ctx).
+ * Returns 0, or the exit status (1; 2 for a path too long) after printing
+ * "dilosim CMD: <why>" ("dilosim CMD: write error: <strerror>" when
+ * stdout fails). */
 int cli_write(const cli_options *o, const char *cmd,
               void (*write)(FILE *f, const void *ctx), const void *ctx);
 
@@ -76,18 +96,30 @@ int cli_usage_error(const char *cmd, const char *fmt, ...);
 int cli_load(const cli_options *o, const char *const *more, int nmore,
              scn_config *cfg);
 
+/* A CSV number: msg_number's shortest exact decimal ("inf", "-inf"), an
+ * empty field for NaN (a value that does not apply). */
+void cli_csv_number(FILE *f, double x);
+
 /* Seconds on a monotonic clock (for wall-clock figures). */
 double cli_now_s(void);
 
-/* A progress line on stderr, shown only when stderr is a terminal and
- * the work has lasted more than half a second. */
+/* Progress on stderr: items done/total, percent, elapsed time and ETA.
+ * On a terminal (no --quiet) one line redrawn at most ten times a second
+ * once the work has lasted half a second; with --progress a plain line
+ * every CLI_PROGRESS_PERIOD_S and a last one from cli_progress_end
+ * ("LABEL: done, D/T, Xs elapsed"), for logs; else nothing. */
 typedef struct {
     const char *label;
-    double t0;
-    int shown, enabled;
+    double t0, last;
+    double total;   /* items, for cli_progress_update (0: percent) */
+    double done;    /* the last count given */
+    int shown, mode;
 } cli_progress;
 
+/* Starts the clock; the mode is the last cli_parse's.  Set p->total
+ * afterwards to count items with cli_progress_update. */
 void cli_progress_start(cli_progress *p, const char *label);
+void cli_progress_count(cli_progress *p, double done, double total);
 void cli_progress_update(void *p, double fraction); /* a run_hooks hook */
 void cli_progress_end(cli_progress *p);
 

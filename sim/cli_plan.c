@@ -38,8 +38,12 @@ static const char help[] =
     "  --set KEY=VALUE   override a scenario key (repeatable)\n"
     "  --variant NAME    only this variant (repeatable; default: all)\n"
     "  --out FILE        write to FILE instead of stdout\n"
-    "  --jobs N          threads (default: one per online core); the results\n"
-    "                    do not depend on N\n"
+    "  --jobs N          threads (default: the CPUs this process may use,\n"
+    "                    its affinity mask); the results do not depend\n"
+    "                    on N\n"
+    "  --quiet           no progress line on a terminal\n"
+    "  --progress        a plain progress line every ~10 s, even off a\n"
+    "                    terminal (for logs)\n"
     "  -h, --help        show this help\n"
     "\n"
     "cost file: a JSON object with the keys\n"
@@ -312,6 +316,10 @@ static void write_output(FILE *f, const void *ctx) {
     else write_text(f, p->scenario, p->r);
 }
 
+static void progress_tasks(void *ctx, int64_t done, int64_t total) {
+    cli_progress_count(ctx, (double)done, (double)total);
+}
+
 int cli_plan(int argc, char **argv) {
     static const char *const extra[] = {"--target-cu", "--cost", "--variant",
                                         "--jobs", NULL};
@@ -325,7 +333,12 @@ int cli_plan(int argc, char **argv) {
                       a.target, a.has_cost ? &a.cost : NULL, a.jobs};
     plan_result *r = malloc(sizeof *r);
     char err[1024];
-    rc = r ? plan_compute(&spec, r, err, sizeof err) : -1;
+    cli_progress progress;
+    cli_progress_start(&progress, o.scenario);
+    rc = r ? plan_compute_progress(&spec, progress_tasks, &progress, r, err,
+                                   sizeof err)
+           : -1;
+    cli_progress_end(&progress);
     if (!r) snprintf(err, sizeof err, "out of memory");
     if (rc == TABLE_EINPUT) fprintf(stderr, "%s\n", err);
     else if (rc) fprintf(stderr, "dilosim plan: %s\n", err);

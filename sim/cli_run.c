@@ -5,10 +5,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../models/msg.h"
 #include "cli.h"
+#include "outfile.h"
 #include "report.h"
 #include "run.h"
-#include "../models/msg.h"
 
 static const char help[] =
     "usage: dilosim run SCENARIO.json [--variant NAME] [--set KEY=VALUE]...\n"
@@ -36,11 +37,11 @@ static const char help[] =
     "exit status: 0 success (finished or not), 1 runtime failure, 2 usage or\n"
     "input error\n";
 
-static int fail(int rc, const char *err, report_file *a, report_file *b) {
+static int fail(int rc, const char *err, outfile *a, outfile *b) {
     fprintf(stderr, "dilosim run: %s\n", err);
-    if (a) report_file_abort(a);
-    if (b) report_file_abort(b);
-    return rc == MSG_EINPUT ? CLI_EXIT_INPUT : CLI_EXIT_RUNTIME;
+    if (a) outfile_abort(a);
+    if (b) outfile_abort(b);
+    return rc ? msg_exit_status(rc) : CLI_EXIT_RUNTIME;
 }
 
 /* One step number of --trace-steps: an integer >= 1; -1 if it is not. */
@@ -82,15 +83,15 @@ int cli_run(int argc, char **argv) {
     scn_config cfg;
     if ((rc = cli_load(&o, NULL, 0, &cfg))) return rc;
 
-    char err[1024];
-    report_file out, trace;
+    char err[CLI_ERR_MAX];
+    outfile out, trace;
     report_trace tw;
-    if (report_file_open(&out, o.out, err, sizeof err))
-        return fail(MSG_EIO, err, NULL, NULL);
+    if ((rc = outfile_open(&out, o.out, err, sizeof err)))
+        return fail(rc, err, NULL, NULL);
     run_hooks hooks = {0};
     if (trace_path) {
-        if (report_file_open(&trace, trace_path, err, sizeof err))
-            return fail(MSG_EIO, err, &out, NULL);
+        if ((rc = outfile_open(&trace, trace_path, err, sizeof err)))
+            return fail(rc, err, &out, NULL);
         report_trace_begin(&tw, trace.f, cfg.workers, first, last);
         hooks.span = report_trace_span;
         hooks.span_ctx = &tw;
@@ -106,12 +107,12 @@ int cli_run(int argc, char **argv) {
     if (rc) return fail(rc, err, &out, trace_path ? &trace : NULL);
     if (trace_path) {
         report_trace_end(&tw);
-        if (report_file_commit(&trace, err, sizeof err))
-            return fail(MSG_EIO, err, &out, NULL);
+        if ((rc = outfile_commit(&trace, err, sizeof err)))
+            return fail(rc, err, &out, NULL);
     }
     report_run_json(out.f, &cfg, &res);
-    if (report_file_commit(&out, err, sizeof err))
-        return fail(MSG_EIO, err, NULL, NULL);
+    if ((rc = outfile_commit(&out, err, sizeof err)))
+        return fail(rc, err, NULL, NULL);
     if (!res.finished)
         fprintf(stderr, "dilosim run: not finished: %s\n", res.stop_reason);
     return CLI_EXIT_OK;

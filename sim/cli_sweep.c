@@ -44,14 +44,22 @@ static const char help[] =
     "                    varied key)\n"
     "  --variant NAME    run only this variant (repeatable, in this order)\n"
     "  --jobs N          worker threads, N >= 1 (default: the number of\n"
-    "                    online cores)\n"
+    "                    CPUs this process may use, its affinity mask)\n"
     "  --out FILE        write the CSV to FILE: rows go to FILE.partial as\n"
     "                    they finish, and FILE.partial becomes FILE once\n"
-    "                    complete (FILE never exists half-written)\n"
+    "                    complete (FILE never exists half-written); its\n"
+    "                    first line is '# dilosim sweep digest HEX', a\n"
+    "                    digest of every point's scenario.  A link is\n"
+    "                    followed (and kept); a FIFO or device is written\n"
+    "                    directly\n"
     "  --resume          continue an interrupted sweep: keep the complete\n"
-    "                    rows of FILE.partial (its header must match) and\n"
-    "                    run only the others; do nothing when FILE is\n"
-    "                    already complete (needs --out)\n"
+    "                    rows of FILE.partial (its digest and header must\n"
+    "                    match) and run only the others; do nothing when\n"
+    "                    FILE is already complete; refuse (exit 2) a FILE\n"
+    "                    or FILE.partial of another scenario (needs --out)\n"
+    "  --quiet           no progress line on a terminal\n"
+    "  --progress        a plain progress line every ~10 s, even off a\n"
+    "                    terminal (for logs)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Every point is loaded before any runs: a bad value stops the sweep at\n"
@@ -59,6 +67,10 @@ static const char help[] =
     "error FILE.partial is removed, unless --resume was given.\n"
     "\n"
     "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
+
+static void progress_points(void *ctx, int64_t done, int64_t total) {
+    cli_progress_count(ctx, (double)done, (double)total);
+}
 
 int cli_sweep(int argc, char **argv) {
     static const char *const extra[] = {"--vary", "--variant", "--jobs",
@@ -86,9 +98,9 @@ int cli_sweep(int argc, char **argv) {
 
     cli_progress progress;
     cli_progress_start(&progress, o.scenario);
-    s.progress = cli_progress_update;
+    s.progress = progress_points;
     s.progress_ctx = &progress;
-    char err[2048];
+    char err[CLI_ERR_MAX];
     rc = sweep_run(&s, err, sizeof err);
     cli_progress_end(&progress);
     if (rc == SWEEP_EINPUT) fprintf(stderr, "%s\n", err);

@@ -44,8 +44,12 @@ static const char help[] =
     "  --variant NAME     only this variant (repeatable; default: all)\n"
     "  --csv              CSV instead of tables (below)\n"
     "  --out FILE         write to FILE instead of stdout\n"
-    "  --jobs N           threads (default: one per online core); the\n"
+    "  --jobs N           threads (default: the CPUs this process may use,\n"
+    "                     its affinity mask); the\n"
     "                     results do not depend on N\n"
+    "  --quiet            no progress line on a terminal\n"
+    "  --progress         a plain progress line every ~10 s, even off a\n"
+    "                     terminal (for logs)\n"
     "  -h, --help         show this help\n"
     "\n"
     "CSV columns: variant,threshold,grid_gbps,exact_gbps,cu_at_exact,method\n"
@@ -66,14 +70,6 @@ static const char *method_name(const table_crossing *x) {
     case TABLE_NOT_REACHED: return "not_reached";
     default: return x->method == TABLE_BRENT ? "brent" : "bisection";
     }
-}
-
-/* A CSV number: shortest exact decimal, empty for NaN. */
-static void csv_number(FILE *f, double x) {
-    char buf[GRID_NUM_MAX];
-    if (isnan(x)) return;
-    msg_number(x, buf);
-    fputs(buf, f);
 }
 
 /* A CSV field, quoted (RFC 4180) when it holds a comma, quote or break. */
@@ -97,13 +93,13 @@ static void write_csv(FILE *f, const table_result *r) {
             const table_row *row = &r->block[b].row[i];
             csv_text(f, r->block[b].name);
             fputc(',', f);
-            csv_number(f, row->threshold);
+            cli_csv_number(f, row->threshold);
             fputc(',', f);
-            csv_number(f, row->grid_value);
+            cli_csv_number(f, row->grid_value);
             fputc(',', f);
-            csv_number(f, row->exact.v);
+            cli_csv_number(f, row->exact.v);
             fputc(',', f);
-            csv_number(f, row->exact.cu);
+            cli_csv_number(f, row->exact.cu);
             fprintf(f, ",%s\n", method_name(&row->exact));
         }
 }
@@ -201,6 +197,10 @@ static void write_output(FILE *f, const void *ctx) {
     else write_blocks(f, t->a, t->r);
 }
 
+static void progress_tasks(void *ctx, int64_t done, int64_t total) {
+    cli_progress_count(ctx, (double)done, (double)total);
+}
+
 int cli_table(int argc, char **argv) {
     static const char *const extra[] = {"--thresholds", "--grid", "--key",
                                         "--variant", "--jobs", NULL};
@@ -211,11 +211,15 @@ int cli_table(int argc, char **argv) {
     table_args a = {0};
     table_result r = {0};
     if (!(rc = parse_args(&o, &a))) {
+        cli_progress progress;
         table_spec spec = {o.scenario, a.variants, a.nvariants, o.sets, o.nset,
                            a.key, a.grid, a.npoints, a.thresholds,
                            a.nthresholds, a.jobs};
         char err[1024];
-        rc = table_compute(&spec, &r, err, sizeof err);
+        cli_progress_start(&progress, o.scenario);
+        rc = table_compute_progress(&spec, progress_tasks, &progress, &r, err,
+                                    sizeof err);
+        cli_progress_end(&progress);
         if (rc == TABLE_EINPUT) fprintf(stderr, "%s\n", err);
         else if (rc) fprintf(stderr, "dilosim table: %s\n", err);
         rc = rc == TABLE_EINPUT ? CLI_EXIT_INPUT : rc ? CLI_EXIT_RUNTIME : 0;

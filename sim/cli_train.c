@@ -8,13 +8,16 @@
  * the machine's load): two runs give the same bytes.  The summary adds
  * wall-clock figures, which do not repeat.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "../models/msg.h"
 #include "cli.h"
+#include "outfile.h"
 #include "report.h"
 
 static const char help[] =
@@ -48,6 +51,9 @@ static const char help[] =
     "  --out FILE.csv   write the CSV to FILE.csv (whole, or not at all)\n"
     "  --threads N      threads stepping replicas (overrides train.threads;\n"
     "                   the results do not depend on it)\n"
+    "  --quiet          no progress line on a terminal\n"
+    "  --progress       a plain progress line every ~10 s, even off a\n"
+    "                   terminal (for logs)\n"
     "  -h, --help       show this help\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (a diverged loss, an output\n"
@@ -60,20 +66,12 @@ typedef struct {
     FILE *csv;
     unsigned eval;        /* SCN_EVAL_* bits */
     double floor;         /* entropy floor, NAN unless Markov data */
-    int64_t steps;
-    cli_progress *progress;
     train_report last;    /* the last report */
     double replica, average; /* its extra evaluations (NAN when not asked) */
     int rc;               /* TRAIN_OK, or the error of an extra evaluation */
+    int write_failed;     /* a row could not be written: stopped; */
+    int write_errno;      /*   why */
 } run_ctx;
-
-/* A CSV number: the shortest decimal that reads back exactly; non-finite
- * values as nan / inf (never expected: the trainer stops on them). */
-static void csv_number(FILE *f, double x) {
-    if (isnan(x)) fputs("nan", f);
-    else if (isinf(x)) fputs(x > 0 ? "inf" : "-inf", f);
-    else report_number(f, x);
-}
 
 static void csv_header(const run_ctx *c) {
     fputs("step,tokens,train_loss_nats,eval_loss_outer_nats", c->csv);
@@ -84,28 +82,30 @@ static void csv_header(const run_ctx *c) {
     fputc('\n', c->csv);
 }
 
-static void csv_row(const run_ctx *c) {
+/* One row; -1 when the stream has failed (a full disk, a closed pipe). */
+static int csv_row(const run_ctx *c) {
     const train_report *r = &c->last;
     fprintf(c->csv, "%lld,%llu,", (long long)r->step,
             (unsigned long long)r->tokens);
-    csv_number(c->csv, r->train_loss);
+    cli_csv_number(c->csv, r->train_loss);
     fputc(',', c->csv);
-    csv_number(c->csv, r->eval_loss);
+    cli_csv_number(c->csv, r->eval_loss);
     if (c->eval & SCN_EVAL_REPLICA) {
         fputc(',', c->csv);
-        csv_number(c->csv, c->replica);
+        cli_csv_number(c->csv, c->replica);
     }
     if (c->eval & SCN_EVAL_AVERAGE) {
         fputc(',', c->csv);
-        csv_number(c->csv, c->average);
+        cli_csv_number(c->csv, c->average);
     }
     fprintf(c->csv, ",%llu", (unsigned long long)r->bytes);
     if (!isnan(c->floor)) {
         fputc(',', c->csv);
-        csv_number(c->csv, c->floor);
+        cli_csv_number(c->csv, c->floor);
     }
     fputc('\n', c->csv);
-    fflush(c->csv); /* a row at a time, for whoever follows the output */
+    /* a row at a time, for whoever follows the output */
+    return fflush(c->csv) || ferror(c->csv) ? -1 : 0;
 }
 
 /* train_run's report callback: the extra evaluations, a row, progress.
@@ -119,9 +119,17 @@ static int on_report(const train_report *r, void *ctx) {
     if (!c->rc && (c->eval & SCN_EVAL_AVERAGE))
         c->rc = train_eval_average(c->tr, &c->average);
     if (c->rc) return 1;
-    csv_row(c);
-    cli_progress_update(c->progress, (double)r->step / (double)c->steps);
+    if (csv_row(c)) {
+        c->write_failed = 1;
+        c->write_errno = errno ? errno : EIO;
+        return 1;
+    }
     return 0;
+}
+
+/* train_on_step's callback: progress after every step. */
+static void on_step(void *ctx, int64_t t, int64_t steps) {
+    cli_progress_count(ctx, (double)t, (double)steps);
 }
 
 /* Training FLOPs of one replica's inner step (nn_flops_per_step), from a
@@ -207,19 +215,19 @@ static int load(const cli_options *o, scn_config *cfg) {
 }
 
 /* Runs the trainer, writing the CSV to out; fills c and *wall_s. */
-static int train_to(report_file *out, run_ctx *c, const char *label,
+static int train_to(outfile *out, run_ctx *c, const char *label,
                     double *wall_s) {
     cli_progress progress;
     c->csv = out->f;
-    c->progress = &progress;
     csv_header(c);
     cli_progress_start(&progress, label);
+    train_on_step(c->tr, on_step, &progress);
     double t0 = cli_now_s();
     int rc = train_run(c->tr, on_report, c);
+    train_on_step(c->tr, NULL, NULL);
     *wall_s = cli_now_s() - t0;
     cli_progress_end(&progress);
-    c->progress = NULL; /* it lived on this stack frame */
-    return rc == TRAIN_STOPPED ? c->rc : rc;
+    return rc == TRAIN_STOPPED && !c->write_failed ? c->rc : rc;
 }
 
 int cli_train(int argc, char **argv) {
@@ -232,9 +240,9 @@ int cli_train(int argc, char **argv) {
         fprintf(stderr, "dilosim train: out of memory\n");
         return CLI_EXIT_RUNTIME;
     }
-    char err[1024];
+    char err[CLI_ERR_MAX];
     run_ctx c = {.floor = NAN};
-    report_file out;
+    outfile out;
     int to_stdout = !o.out || !strcmp(o.out, "-");
     double wall_s = 0, flops = 0;
     if ((rc = load(&o, cfg))) goto done;
@@ -246,21 +254,28 @@ int cli_train(int argc, char **argv) {
     }
     c.eval = cfg->train_eval;
     c.floor = train_entropy_floor(c.tr);
-    c.steps = cfg->train.steps;
-    if (report_file_open(&out, o.out, err, sizeof err)) {
+    if ((rc = outfile_open(&out, o.out, err, sizeof err))) {
         fprintf(stderr, "dilosim train: %s\n", err);
-        rc = CLI_EXIT_RUNTIME;
+        rc = msg_exit_status(rc);
         goto done;
     }
-    if ((rc = train_to(&out, &c, o.scenario, &wall_s))) {
+    if ((rc = train_to(&out, &c, o.scenario, &wall_s)) && !c.write_failed) {
         fprintf(stderr, "%s: %s\n", o.scenario, train_error(c.tr));
-        report_file_abort(&out);
+        outfile_abort(&out);
         rc = CLI_EXIT_RUNTIME;
         goto done;
     }
-    if (report_file_commit(&out, err, sizeof err)) {
-        fprintf(stderr, "dilosim train: %s\n", err);
+    if (c.write_failed) {
+        fprintf(stderr, "dilosim train: %s%swrite error: %s\n",
+                to_stdout ? "" : o.out, to_stdout ? "" : ": ",
+                strerror(c.write_errno));
+        outfile_abort(&out);
         rc = CLI_EXIT_RUNTIME;
+        goto done;
+    }
+    if ((rc = outfile_commit(&out, err, sizeof err))) {
+        fprintf(stderr, "dilosim train: %s\n", err);
+        rc = msg_exit_status(rc);
         goto done;
     }
     summary(to_stdout ? stderr : stdout, cfg, &c, wall_s, flops);

@@ -5,10 +5,13 @@
  * Results go to stdout or --out (written whole or not at all); progress
  * goes to stderr, only when stderr is a terminal.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "outfile.h"
+#include "version.h"
 
 static const char usage[] =
     "usage: dilosim <command> [options]\n"
@@ -23,6 +26,11 @@ static const char usage[] =
     "  plan SCENARIO.json   least bandwidth, latency limit and costs per method\n"
     "  train SCENARIO.json  train the scenario's small model for real: loss CSV\n"
     "\n"
+    "  version              print the version (also --version)\n"
+    "\n"
+    "Every command takes --quiet (no progress line on a terminal) and\n"
+    "--progress (a plain progress line every ~10 s, for logs).\n"
+    "\n"
     "Run 'dilosim <command> --help' for the options of a command.\n";
 
 static const struct {
@@ -36,19 +44,40 @@ static const struct {
     {"train", cli_train},
 };
 
+/* Flushes and closes stdout: what was lost in its buffer is reported
+ * (e.g. a summary written to a full disk) and the status becomes 1. */
+static int close_stdout(const char *cmd, int rc) {
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    bad |= fclose(stdout) != 0;
+    if (!e) e = errno ? errno : EIO;
+    if (bad && rc == CLI_EXIT_OK) {
+        fprintf(stderr, "dilosim%s%s: write error: %s\n", *cmd ? " " : "",
+                cmd, strerror(e));
+        rc = CLI_EXIT_RUNTIME;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fputs(usage, stderr);
         return CLI_EXIT_INPUT;
     }
+    outfile_catch_signals();
     const char *cmd = argv[1];
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
         fputs(usage, stdout);
-        return CLI_EXIT_OK;
+        return close_stdout("", CLI_EXIT_OK);
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+        printf("dilosim %s (%s)\n", DILOSIM_VERSION, DILOSIM_REVISION);
+        return close_stdout("", CLI_EXIT_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(cmd, commands[i].name))
-            return commands[i].fn(argc - 2, argv + 2);
+            return close_stdout(cmd, commands[i].fn(argc - 2, argv + 2));
     fprintf(stderr, "dilosim: unknown command '%s' (see 'dilosim --help')\n",
             cmd);
     return CLI_EXIT_INPUT;

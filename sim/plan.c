@@ -226,6 +226,7 @@ typedef struct {
     int nlat_grid;
     double target;
     plan_result *out;
+    table_progress *pr;    /* tasks done, or NULL */
 } work;
 
 /* A scan grid into x (n values). */
@@ -246,9 +247,10 @@ static int find_least(work *w, const plan_spec *spec, plan_result *out,
     void *ctx[SCN_MAX_VARIANTS];
     if (scan_grid(BANDWIDTH_SCAN, grid, &n, err, errlen)) return -1;
     for (int m = 0; m < w->n; m++) ctx[m] = &w->bw[m];
-    int rc = table_run(w->n, table_scenario_cu, ctx, grid, n,
-                       &spec->target_cu, 1, spec->jobs, w->blocks, err,
-                       errlen);
+    if (w->pr) w->pr->total += (int64_t)w->n * (n + 1);
+    int rc = table_run_progress(w->n, table_scenario_cu, ctx, grid, n,
+                                &spec->target_cu, 1, spec->jobs, w->pr,
+                                w->blocks, err, errlen);
     if (rc) return rc;
     for (int m = 0; m < w->n; m++) {
         table_crossing x = w->blocks[m].row[0].exact;
@@ -320,11 +322,13 @@ static int find_latency(work *w, const plan_spec *spec, plan_result *out,
     if (scan_grid(LATENCY_SCAN, w->lat_grid + 1, &w->nlat_grid, err, errlen))
         return -1;
     w->nlat_grid++;
-    int rc = table_run(w->nlat, table_scenario_cu, ctx, w->lat_grid,
-                       w->nlat_grid, NULL, 0, spec->jobs, w->blocks, err,
-                       errlen);
+    if (w->pr) w->pr->total += (int64_t)w->nlat * (w->nlat_grid + 1);
+    int rc = table_run_progress(w->nlat, table_scenario_cu, ctx, w->lat_grid,
+                                w->nlat_grid, NULL, 0, spec->jobs, w->pr,
+                                w->blocks, err, errlen);
     if (rc) return rc;
-    rc = table_parallel(w->nlat, spec->jobs, latency_task, w, err, errlen);
+    rc = table_parallel_progress(w->nlat, spec->jobs, latency_task, w, w->pr,
+                                 err, errlen);
     for (int i = 0; i < w->nlat; i++) free(w->blocks[i].cu);
     return rc;
 }
@@ -381,8 +385,11 @@ static int find_costs(work *w, const plan_spec *spec, plan_result *out,
     if (nb) {
         void *ctx[SCN_MAX_VARIANTS];
         for (int m = 0; m < w->n; m++) ctx[m] = &w->bw[m];
-        int rc = table_run(w->n, table_scenario_cu, ctx, c->bandwidths_gbps,
-                           nb, NULL, 0, spec->jobs, w->blocks, err, errlen);
+        if (w->pr) w->pr->total += (int64_t)w->n * nb;
+        int rc = table_run_progress(w->n, table_scenario_cu, ctx,
+                                    c->bandwidths_gbps, nb, NULL, 0,
+                                    spec->jobs, w->pr, w->blocks, err,
+                                    errlen);
         if (rc) return rc;
     }
     for (int m = 0; m < w->n; m++) {
@@ -429,6 +436,13 @@ static int setup(work *w, const plan_spec *spec, plan_result *out, char *err,
 
 int plan_compute(const plan_spec *spec, plan_result *out, char *err,
                  size_t errlen) {
+    return plan_compute_progress(spec, NULL, NULL, out, err, errlen);
+}
+
+int plan_compute_progress(const plan_spec *spec, table_progress_fn progress,
+                          void *ctx, plan_result *out, char *err,
+                          size_t errlen) {
+    table_progress pr = {progress, ctx, 0, 0};
     memset(out, 0, sizeof *out);
     out->target_cu = spec->target_cu;
     out->best_method = out->best_option = -1;
@@ -440,6 +454,7 @@ int plan_compute(const plan_spec *spec, plan_result *out, char *err,
     if (!w) return msg_set(err, errlen, -1, "out of memory");
     w->target = spec->target_cu;
     w->out = out;
+    w->pr = progress ? &pr : NULL;
     int rc = setup(w, spec, out, err, errlen);
     if (!rc) rc = find_least(w, spec, out, err, errlen);
     if (!rc) rc = find_latency(w, spec, out, err, errlen);

@@ -113,7 +113,7 @@ typedef struct {
     int nset;
     double target_cu;                /* (0, 1] */
     const plan_cost *cost;           /* NULL: no prices */
-    int jobs;                        /* threads; <= 0: online cores */
+    int jobs;                        /* threads; <= 0: pool_cpu_count() */
 } plan_spec;
 
 typedef struct {
@@ -129,5 +129,12 @@ typedef struct {
  * one-line message. */
 int plan_compute(const plan_spec *spec, plan_result *out, char *err,
                  size_t errlen);
+
+/* plan_compute, calling progress(ctx, done, total) (one thread at a time)
+ * as its simulations finish; total grows as each search starts (the
+ * bandwidth scan, the latency scans, the priced bandwidths). */
+int plan_compute_progress(const plan_spec *spec, table_progress_fn progress,
+                          void *ctx, plan_result *out, char *err,
+                          size_t errlen);
 
 #endif

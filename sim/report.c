@@ -1,5 +1,5 @@
 /*
- * report.c -- JSON results, Chrome trace timelines, atomic output files.
+ * report.c -- JSON results, Chrome trace timelines.
  *
  * Numbers are printed exactly: times from their integer ns (the decimal
  * of the ns count in seconds), bytes and counts as integers, ratios and
@@ -18,53 +18,6 @@
 
 #include "../models/msg.h"
 #include "version.h"
-
-int report_file_open(report_file *rf, const char *path, char *err,
-                     size_t errlen) {
-    memset(rf, 0, sizeof *rf);
-    if (!path || strcmp(path, "-") == 0) {
-        rf->f = stdout;
-        return 0;
-    }
-    snprintf(rf->path, sizeof rf->path, "%s", path);
-    snprintf(rf->tmp, sizeof rf->tmp, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(rf->tmp);
-    /* mkstemp makes the file 0600; give it the mode open(2) would. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fd >= 0) fchmod(fd, 0666 & ~mask);
-    if (fd < 0 || !(rf->f = fdopen(fd, "w"))) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        if (fd >= 0) close(fd), unlink(rf->tmp);
-        return -1;
-    }
-    return 0;
-}
-
-int report_file_commit(report_file *rf, char *err, size_t errlen) {
-    if (rf->f == stdout) return fflush(stdout) ? -1 : 0;
-    int bad = ferror(rf->f);
-    bad |= fclose(rf->f) != 0;
-    rf->f = NULL;
-    if (bad || rename(rf->tmp, rf->path)) {
-        snprintf(err, errlen, "%s: cannot write: %s", rf->path,
-                 strerror(errno));
-        unlink(rf->tmp);
-        return -1;
-    }
-    return 0;
-}
-
-void report_file_abort(report_file *rf) {
-    if (!rf->f) return;
-    if (rf->f == stdout) {
-        fflush(stdout);
-        return;
-    }
-    fclose(rf->f);
-    unlink(rf->tmp);
-    rf->f = NULL;
-}
 
 void report_number(FILE *f, double x) {
     if (isinf(x)) {

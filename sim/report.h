@@ -1,6 +1,6 @@
 /*
- * report.h -- what a run prints: JSON results, Chrome trace timelines,
- * and output files that appear whole or not at all.
+ * report.h -- what a run prints: JSON results, Chrome trace timelines
+ * (the files they go to: outfile.h).
  */
 #ifndef DILOSIM_REPORT_H
 #define DILOSIM_REPORT_H
@@ -13,20 +13,6 @@
 
 #include "run.h"
 #include "scenario.h"
-
-/* An output file written under a temporary name in the same directory and
- * renamed into place by report_file_commit; abort removes it.  With path
- * NULL or "-" the stream is stdout and commit/abort only flush. */
-typedef struct {
-    FILE *f;
-    char path[SCN_PATH_MAX];
-    char tmp[SCN_PATH_MAX + 16];
-} report_file;
-
-int report_file_open(report_file *rf, const char *path, char *err,
-                     size_t errlen);
-int report_file_commit(report_file *rf, char *err, size_t errlen);
-void report_file_abort(report_file *rf);
 
 /* Writes x as the shortest decimal that reads back as the same double
  * ("inf" is written as the string "inf", as scenarios spell it). */

@@ -9,16 +9,19 @@
  *             stops the sweep before anything runs;
  *   output    OUT.partial created (or, resuming, checked and cut after its
  *             last complete row) and locked against a second sweep;
- *   run       workers take points from a counter; a finished point's row
+ *   run       the worker pool (models/pool.h) takes points in order; a finished point's row
  *             waits in a reorder buffer until every earlier row is
  *             written, then the worker holding the lock writes it;
  *   commit    OUT.partial renamed to OUT.
  */
 #include "sweep.h"
 #include "../models/msg.h"
+#include "../models/pool.h"
+#include "../models/rng.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,10 +29,13 @@
 #include <unistd.h>
 
 #include "grid.h"
+#include "outfile.h"
 #include "run.h"
 #include "scenario.h"
 
 #define MSG_MAX 1024
+#define ERR_MAX 8192 /* a failure's message: room for a path of PATH_MAX */
+#define DIGEST_PREFIX "# dilosim sweep digest "
 
 static const char result_columns[] =
     "compute_utilization,wall_time_s,compute_time_s,bytes_sent_total,"
@@ -55,14 +61,17 @@ typedef struct {
     int size[SWEEP_MAX_DIMS + 1];      /*   then one axis per dimension */
     int64_t npoints;
     char *header;                      /* with its newline */
+    uint64_t digest;                   /* of every point's config */
+    char digest_line[64];              /* "# dilosim sweep digest X\n" */
 
     FILE *f;                           /* the rows' stream */
-    char partial[SCN_PATH_MAX + 16];   /* OUT.partial, or "" for stream */
+    char *target;                      /* OUT, its links followed */
+    char *partial;                     /* TARGET.partial, or NULL */
+    int through;                       /* OUT is a device or FIFO */
     int own_partial;                   /* 1: we hold it (remove on error) */
 
     /* Shared by the workers, under mu. */
     pthread_mutex_t mu;
-    int64_t next;                      /* the next point to take */
     int64_t written;                   /* rows written (kept ones too) */
     int64_t kept;                      /* rows kept from OUT.partial */
     int64_t done;                      /* points run by this process */
@@ -70,7 +79,7 @@ typedef struct {
     int failed;                        /* stop taking points */
     int64_t fail_point;                /* the lowest failed point */
     int fail_rc;
-    char fail_msg[MSG_MAX];
+    char fail_msg[ERR_MAX];
 } sweep;
 
 /* ---------------------------------------------------------------------
@@ -369,9 +378,14 @@ static int validate(sweep *sw, char *err, size_t errlen) {
     scn_config *cfg = malloc(sizeof *cfg);
     if (!cfg) return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
     int rc = SWEEP_OK;
-    for (int64_t p = 0; p < sw->npoints && !rc; p++)
+    sw->digest = rng_mix((uint64_t)sw->npoints);
+    for (int64_t p = 0; p < sw->npoints && !rc; p++) {
         rc = point_load(sw, p, cfg, err, errlen);
+        sw->digest = rng_mix(sw->digest ^ cfg->digest);
+    }
     free(cfg);
+    snprintf(sw->digest_line, sizeof sw->digest_line, "%s%016" PRIx64 "\n",
+             DIGEST_PREFIX, sw->digest);
     return rc;
 }
 
@@ -381,15 +395,19 @@ static int validate(sweep *sw, char *err, size_t errlen) {
 
 /* What a CSV file of this sweep holds. */
 typedef struct {
+    int digest;             /* 1 ours, -1 another, 0 no digest line */
+    char found[24];         /* the other digest, in hex */
     int header;             /* 1 ours, -1 another, 0 none (or cut short) */
     int64_t rows;           /* complete rows after it, each checked */
     long end;               /* offset after the last of them */
     int trailing;           /* bytes follow: a line without its newline */
+    int nonempty;           /* the file holds at least one byte */
+    int first_cut;          /* its first line has no newline */
     int64_t bad_line;       /* > 0: this line is not its point's row */
 } scan;
 
-/* Reads path as a CSV of this sweep.  Returns 0 (see *sc), or -1 when it
- * cannot be read (errno). */
+/* Reads path as a CSV file of this sweep: the digest line, the header,
+ * rows.  Returns 0 (see *sc), or -1 when it cannot be read (errno). */
 static int scan_file(const sweep *sw, const char *path, scan *sc) {
     memset(sc, 0, sizeof *sc);
     FILE *f = fopen(path, "rb");
@@ -398,12 +416,22 @@ static int scan_file(const sweep *sw, const char *path, scan *sc) {
     size_t cap = 0;
     ssize_t n;
     str want = {0};
-    for (int64_t k = -1; (n = getline(&line, &cap, f)) > 0; k++) {
+    const size_t np = strlen(DIGEST_PREFIX);
+    for (int64_t k = -2; (n = getline(&line, &cap, f)) > 0; k++) {
+        sc->nonempty = 1;
         if (line[n - 1] != '\n') {
             sc->trailing = 1;
+            sc->first_cut = k == -2 && !strncmp(line, sw->digest_line,
+                                                (size_t)n);
             break;
         }
-        if (k < 0) {
+        if (k == -2) {
+            if (strncmp(line, DIGEST_PREFIX, np)) break; /* no digest */
+            sc->digest = strcmp(line, sw->digest_line) ? -1 : 1;
+            snprintf(sc->found, sizeof sc->found, "%.*s",
+                     (int)(n - 1 - (ssize_t)np), line + np);
+            if (sc->digest < 0) break;
+        } else if (k == -1) {
             sc->header = strcmp(line, sw->header) ? -1 : 1;
             if (sc->header < 0) break;
         } else {
@@ -411,13 +439,14 @@ static int scan_file(const sweep *sw, const char *path, scan *sc) {
             if (k < sw->npoints) point_prefix(sw, k, &want);
             if (k >= sw->npoints || want.oom ||
                 (want.n && strncmp(line, want.s, want.n))) {
-                sc->bad_line = k + 2;
+                sc->bad_line = k + 3;
                 break;
             }
             sc->rows++;
         }
         sc->end += (long)n;
     }
+    if (sc->header <= 0) sc->end = 0; /* nothing worth keeping */
     int bad = ferror(f);
     free(line);
     free(want.s);
@@ -425,13 +454,49 @@ static int scan_file(const sweep *sw, const char *path, scan *sc) {
     return bad ? -1 : 0;
 }
 
-/* Opens OUT.partial for writing, without truncating, and locks it
+/* 1 if the scanned file holds something and is not this sweep's: another
+ * digest, or a complete first line that is no digest (a file cut inside
+ * its digest line, or empty, is not foreign: it is started afresh). */
+static int foreign(const scan *sc) {
+    return sc->digest < 0 || (sc->digest == 0 && sc->nonempty &&
+                              !(sc->trailing && sc->header == 0 &&
+                                sc->first_cut));
+}
+
+/* "PATH: write error: why" for the rows' output ("write error: why" for
+ * the stream). */
+static int out_error(const sweep *sw, int e, char *err, size_t errlen) {
+    if (!sw->spec->out)
+        return msg_set(err, errlen, SWEEP_ERUNTIME, "write error: %s",
+                       strerror(e));
+    return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: write error: %s",
+                   sw->partial ? sw->partial : sw->spec->out, strerror(e));
+}
+
+/* The input error of a file written by another sweep (or none). */
+static int other_sweep(const sweep *sw, const char *path, const scan *sc,
+                       char *err, size_t errlen) {
+    if (!sc->digest)
+        return msg_set(err, errlen, SWEEP_EINPUT, "%s: no sweep digest "
+                       "(expected a first line %s%016" PRIx64 ")", path,
+                       DIGEST_PREFIX, sw->digest);
+    return msg_set(err, errlen, SWEEP_EINPUT, "%s: written by another "
+                   "scenario or sweep (digest %s in the file, %016" PRIx64
+                   " for this sweep)", path, sc->found, sw->digest);
+}
+
+/* "PATH: cannot write: why", an input error for a name too long. */
+static int write_error(const char *path, int e, char *err, size_t errlen) {
+    return msg_set(err, errlen, e == ENAMETOOLONG ? SWEEP_EINPUT
+                   : SWEEP_ERUNTIME, "%s: cannot write: %s", path,
+                   strerror(e));
+}
+
+/* Opens TARGET.partial for writing, without truncating, and locks it
  * against another sweep. */
 static int open_partial(sweep *sw, char *err, size_t errlen) {
-    int fd = open(sw->partial, O_WRONLY | O_CREAT, 0666);
-    if (fd < 0)
-        return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
-                      sw->partial, strerror(errno));
+    int fd = open(sw->partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) return write_error(sw->partial, errno, err, errlen);
     struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     if (fcntl(fd, F_SETLK, &lk)) {
         close(fd);
@@ -441,20 +506,20 @@ static int open_partial(sweep *sw, char *err, size_t errlen) {
     sw->own_partial = 1;
     if (!(sw->f = fdopen(fd, "w"))) {
         close(fd);
-        return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
-                      sw->partial, strerror(errno));
+        return write_error(sw->partial, errno, err, errlen);
     }
     return SWEEP_OK;
 }
 
-/* What OUT.partial holds that a resumed sweep keeps: *keep bytes (0:
- * start afresh, header included) making sw->kept rows. */
+/* What TARGET.partial holds that a resumed sweep keeps: *keep bytes (0:
+ * start afresh, digest and header included) making sw->kept rows. */
 static int check_partial(sweep *sw, long *keep, char *err, size_t errlen) {
     scan sc;
     *keep = 0;
     if (scan_file(sw, sw->partial, &sc))
         return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot read: %s",
                       sw->partial, strerror(errno));
+    if (foreign(&sc)) return other_sweep(sw, sw->partial, &sc, err, errlen);
     if (sc.header < 0)
         return msg_set(err, errlen, SWEEP_EINPUT, "%s: header differs from "
                       "this sweep", sw->partial);
@@ -477,30 +542,49 @@ static int open_output(sweep *sw, char *err, size_t errlen) {
                           "output file");
         sw->f = s->stream;
     } else {
-        scan sc;
-        if (s->resume && !scan_file(sw, s->out, &sc) && sc.header > 0 &&
-            sc.rows == sw->npoints && !sc.trailing)
-            return -1;
-        if (strlen(s->out) >= SCN_PATH_MAX)
-            return msg_set(err, errlen, SWEEP_EINPUT, "%s: path too long",
-                          s->out);
-        snprintf(sw->partial, sizeof sw->partial, "%s.partial", s->out);
-        /* Read before locking: closing any descriptor of the file would
-         * drop our lock. */
-        long keep = 0;
-        if ((s->resume && (rc = check_partial(sw, &keep, err, errlen))) ||
-            (rc = open_partial(sw, err, errlen)))
-            return rc;
-        if (ftruncate(fileno(sw->f), keep) || fseek(sw->f, keep, SEEK_SET))
-            return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: "
-                          "%s", sw->partial, strerror(errno));
-        fresh = keep == 0;
+        outfile_mode mode;
+        if ((rc = outfile_resolve(s->out, &sw->target, &mode, err, errlen)))
+            return rc == MSG_EINPUT ? SWEEP_EINPUT : SWEEP_ERUNTIME;
+        if (mode == OUTFILE_THROUGH) { /* a device or FIFO: no partial */
+            if (s->resume)
+                return msg_set(err, errlen, SWEEP_EINPUT, "%s: not a "
+                               "regular file: nothing to resume", s->out);
+            int fd = open(sw->target, O_WRONLY | O_CLOEXEC);
+            if (fd < 0 || !(sw->f = fdopen(fd, "w"))) {
+                int e = errno;
+                if (fd >= 0) close(fd);
+                return write_error(s->out, e, err, errlen);
+            }
+            sw->through = 1;
+        } else {
+            scan sc;
+            if (s->resume && !scan_file(sw, sw->target, &sc)) {
+                if (foreign(&sc))
+                    return other_sweep(sw, s->out, &sc, err, errlen);
+                if (sc.header > 0 && sc.rows == sw->npoints && !sc.trailing)
+                    return -1;
+            }
+            size_t n = strlen(sw->target);
+            if (!(sw->partial = malloc(n + sizeof ".partial")))
+                return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
+            memcpy(sw->partial, sw->target, n);
+            memcpy(sw->partial + n, ".partial", sizeof ".partial");
+            /* Read before locking: closing any descriptor of the file
+             * would drop our lock. */
+            long keep = 0;
+            if ((s->resume && (rc = check_partial(sw, &keep, err, errlen))) ||
+                (rc = open_partial(sw, err, errlen)))
+                return rc;
+            if (ftruncate(fileno(sw->f), keep) || fseek(sw->f, keep, SEEK_SET))
+                return write_error(sw->partial, errno, err, errlen);
+            fresh = keep == 0;
+        }
     }
-    sw->written = sw->next = sw->kept;
+    sw->written = sw->kept;
+    if (fresh && s->out) fputs(sw->digest_line, sw->f);
     if (fresh) fputs(sw->header, sw->f);
     if (fflush(sw->f))
-        return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
-                      s->out ? sw->partial : "output", strerror(errno));
+        return out_error(sw, errno, err, errlen);
     return SWEEP_OK;
 }
 
@@ -526,10 +610,8 @@ static void drain(sweep *sw) {
         if (!sw->failed || sw->written < sw->fail_point) {
             fputs(row, sw->f);
             if (fflush(sw->f)) {
-                char msg[MSG_MAX];
-                msg_set(msg, sizeof msg, 0, "%s: cannot write: %s",
-                       *sw->partial ? sw->partial : "output",
-                       strerror(errno));
+                char msg[ERR_MAX];
+                out_error(sw, errno, msg, sizeof msg);
                 record_failure(sw, sw->written, SWEEP_ERUNTIME, msg);
             }
         }
@@ -550,73 +632,72 @@ static char *run_point(sweep *sw, int64_t p, const scn_config *cfg,
     return row;
 }
 
-static void *worker(void *arg) {
-    sweep *sw = arg;
+/* A pool task: point kept + i, loaded under the lock (cJSON keeps a
+ * global error pointer), run outside it, its row stored and every row
+ * now next in order written. */
+static int point_task(void *ctx, int64_t i, char *err, size_t errlen) {
+    sweep *sw = ctx;
+    int64_t p = sw->kept + i;
     scn_config *cfg = malloc(sizeof *cfg);
-    char msg[MSG_MAX];
-    pthread_mutex_lock(&sw->mu);
-    if (!cfg) record_failure(sw, sw->next, SWEEP_ERUNTIME, "out of memory");
-    while (!sw->failed && sw->next < sw->npoints) {
-        int64_t p = sw->next++;
-        int rc = point_load(sw, p, cfg, msg, sizeof msg);
-        pthread_mutex_unlock(&sw->mu);
-        char *row = rc ? NULL : run_point(sw, p, cfg, msg, sizeof msg);
+    int rc = cfg ? SWEEP_OK : msg_set(err, errlen, SWEEP_ERUNTIME,
+                                      "out of memory");
+    if (!rc) {
         pthread_mutex_lock(&sw->mu);
-        if (!row) {
-            record_failure(sw, p, rc ? rc : SWEEP_ERUNTIME, msg);
-            continue;
-        }
+        rc = point_load(sw, p, cfg, err, errlen);
+        pthread_mutex_unlock(&sw->mu);
+    }
+    char *row = rc ? NULL : run_point(sw, p, cfg, err, errlen);
+    free(cfg);
+    pthread_mutex_lock(&sw->mu);
+    if (!row) {
+        record_failure(sw, p, rc ? rc : SWEEP_ERUNTIME, err);
+    } else {
         sw->rows[p] = row;
         sw->done++;
         drain(sw);
         if (sw->spec->progress)
-            sw->spec->progress(sw->spec->progress_ctx,
-                               (double)(sw->kept + sw->done) /
-                                   (double)sw->npoints);
+            sw->spec->progress(sw->spec->progress_ctx, sw->kept + sw->done,
+                               sw->npoints);
     }
+    rc = sw->failed ? sw->fail_rc : SWEEP_OK;
     pthread_mutex_unlock(&sw->mu);
-    free(cfg);
-    return NULL;
+    return rc;
 }
 
-/* Runs the remaining points on min(jobs, remaining) threads, this one
- * included; fewer if threads cannot be made. */
+/* Runs the remaining points on the worker pool: min(jobs, remaining)
+ * threads, this one included. */
 static int run_all(sweep *sw, char *err, size_t errlen) {
-    int64_t left = sw->npoints - sw->kept;
-    int jobs = sw->spec->jobs < 1 ? 1 : sw->spec->jobs;
-    if (left < jobs) jobs = (int)left;
-    pthread_t *tid = calloc((size_t)(jobs > 1 ? jobs : 1), sizeof *tid);
     sw->rows = calloc((size_t)sw->npoints, sizeof *sw->rows);
-    if (!tid || !sw->rows) {
-        free(tid);
+    if (!sw->rows)
         return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
-    }
-    int started = 0;
-    while (started < jobs - 1 &&
-           !pthread_create(&tid[started], NULL, worker, sw))
-        started++;
-    worker(sw);
-    for (int i = 0; i < started; i++) pthread_join(tid[i], NULL);
-    free(tid);
+    int jobs = sw->spec->jobs < 1 ? 1 : sw->spec->jobs;
+    char msg[MSG_MAX];
+    pool_for(jobs, sw->npoints - sw->kept, point_task, sw, msg, sizeof msg);
     for (int64_t p = 0; p < sw->npoints; p++) free(sw->rows[p]);
     if (sw->failed)
         return msg_set(err, errlen, sw->fail_rc, "%s", sw->fail_msg);
     return SWEEP_OK;
 }
 
-/* Closes the output; renames OUT.partial to OUT on success, removes it
- * on failure unless resuming. */
+/* Closes the output; fsyncs TARGET.partial and renames it to TARGET on
+ * success, removes it on failure unless resuming. */
 static int finish(sweep *sw, int rc, char *err, size_t errlen) {
     const sweep_spec *s = sw->spec;
-    if (!sw->f || sw->f == s->stream) return rc;
-    int bad = fclose(sw->f) != 0;
+    if (!sw->f) return rc;
+    if (sw->f == s->stream) {
+        if (!rc && (fflush(sw->f) || ferror(sw->f)))
+            rc = out_error(sw, errno ? errno : EIO, err, errlen);
+        return rc;
+    }
+    errno = 0;
+    int bad = fflush(sw->f) != 0 || ferror(sw->f);
+    if (!bad && sw->partial && fsync(fileno(sw->f))) bad = 1;
+    int e = errno ? errno : EIO;
+    if (fclose(sw->f) && !bad) bad = 1, e = errno;
     sw->f = NULL;
-    if (!rc && bad)
-        rc = msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
-                    sw->partial, strerror(errno));
-    if (!rc && rename(sw->partial, s->out))
-        rc = msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot write: %s",
-                    s->out, strerror(errno));
+    if (!rc && bad) rc = out_error(sw, e, err, errlen);
+    if (!rc && sw->partial && rename(sw->partial, sw->target))
+        rc = write_error(s->out, errno, err, errlen);
     if (rc && sw->own_partial && !s->resume) unlink(sw->partial);
     return rc;
 }
@@ -625,6 +706,8 @@ static void sweep_free(sweep *sw) {
     for (int k = 0; k < sw->ndim; k++) grid_free(&sw->dim[k].vals);
     free(sw->header);
     free(sw->rows);
+    free(sw->target);
+    free(sw->partial);
     pthread_mutex_destroy(&sw->mu);
     free(sw);
 }

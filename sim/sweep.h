@@ -36,21 +36,38 @@
  * Fields holding a comma, a quote or a line break are quoted as in
  * RFC 4180.
  *
- * With an output path OUT, rows go to OUT.partial (flushed row by row)
- * and OUT.partial is renamed to OUT once every row is written: OUT never
- * exists half-written.  With resume:
- *   - when OUT exists with this sweep's header and all its rows (each
+ * With an output path OUT, its symbolic links are followed to the file
+ * TARGET they name (OUT itself when it is no link), and the file starts
+ * with a comment line before the header:
+ *
+ *     # dilosim sweep digest 0123456789abcdef
+ *
+ * a 64-bit digest (hex) of every point's resolved configuration
+ * (scn_config.digest, folded in point order): another scenario, variant,
+ * --set or grid gives another digest.  (The stream gets no such line.)
+ * Rows go to TARGET.partial (flushed row by row); once every row is
+ * written it is fsync'ed and renamed to TARGET: TARGET never exists
+ * half-written.  When TARGET is a device or a FIFO the rows are written
+ * straight to it (no partial file, no resume).  With resume:
+ *   - when TARGET holds another digest, or something that is not a sweep
+ *     file (no digest line), an input error:
+ *     "OUT: written by another scenario or sweep (digest X in the file,
+ *     Y for this sweep)" or "OUT: no sweep digest (...)";
+ *   - when it has this sweep's digest, header and all its rows (each
  *     starting with its point's values), nothing runs and a note goes to
  *     the log;
- *   - else when OUT.partial exists, its header must be this sweep's (else
- *     an input error, "OUT.partial: header differs from this sweep"); its
- *     complete rows are kept (each must start with its point's values; a
- *     last line without its newline is dropped) and only the other points
- *     run.
- * On any error OUT.partial is removed, unless resume was asked for: then
- * it is kept with the rows finished so far, to resume from.
+ *   - else when TARGET.partial exists, the same digest check, then its
+ *     header must be this sweep's (else "TARGET.partial: header differs
+ *     from this sweep"); its complete rows are kept (each must start with
+ *     its point's values; a last line without its newline is dropped) and
+ *     only the other points run.
+ * On any error TARGET.partial is removed, unless resume was asked for:
+ * then it is kept with the rows finished so far, to resume from (a signal
+ * keeps it too).  A name the system refuses as too long is an input
+ * error.  A write error is "PATH: write error: why" (the stream: "write
+ * error: why").
  *
- * Threads: `jobs` workers take the next point from a shared counter; the
+ * Threads: the worker pool (models/pool.h) hands points out in order; the
  * worker that finishes a point writes every row that is now next in
  * order.  Loading is serialized (cJSON keeps a global error pointer);
  * running is not.
@@ -58,6 +75,7 @@
 #ifndef DILOSIM_SWEEP_H
 #define DILOSIM_SWEEP_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #define SWEEP_MAX_DIMS 32             /* dimensions, section and --vary */
@@ -79,8 +97,10 @@ typedef struct {
     int resume;                        /* needs out */
     FILE *stream;                      /* where rows go without out */
     FILE *log;                         /* notes (nothing to do); or NULL */
-    void (*progress)(void *ctx, double fraction); /* or NULL; called */
-    void *progress_ctx;                /*   from one thread at a time */
+    /* points done (kept ones included) of total, or NULL; called from
+     * one thread at a time */
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
 } sweep_spec;
 
 /* Runs the sweep.  Returns SWEEP_OK, or SWEEP_EINPUT (a bad spec, key,

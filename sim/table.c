@@ -2,13 +2,14 @@
  * table.c -- compute utilization on a grid, first grid points and exact
  * crossings per threshold (see table.h).
  *
- * Three layers: table_parallel hands indices to a few threads;
+ * Three layers: table_parallel hands indices to the worker pool;
  * table_solve finds one crossing (Brent, with a bisection fallback),
  * remembering every CU it computed so that no point is simulated twice;
  * table_run and table_compute put a whole table together.
  */
 #include "table.h"
 #include "../models/msg.h"
+#include "../models/pool.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -28,70 +29,43 @@
 #define MEMO_MAX (2 * MAX_ITER + 4)
 #define REACH_EPS 1e-12     /* f >= this where CU >= c: see excess() */
 
-/* ---- parallel for ------------------------------------------------------ */
+/* ---- parallel for (models/pool.h) ------------------------------------- */
+
+/* Serializes the progress callbacks of every count (a count is used by
+ * one computation at a time; the lock only orders its calls). */
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct {
-    int n, next, failed_i, failed_rc;
     int (*task)(void *ctx, int i, char *err, size_t errlen);
     void *ctx;
-    char *err;
-    size_t errlen;
-    pthread_mutex_t lock;
-} pool;
+    table_progress *pr;
+} int_task;
 
-/* The next index to run, or -1 when all are handed out or one failed. */
-static int pool_take(pool *p) {
-    pthread_mutex_lock(&p->lock);
-    int i = p->failed_i < p->n || p->next >= p->n ? -1 : p->next++;
-    pthread_mutex_unlock(&p->lock);
-    return i;
-}
-
-static void pool_fail(pool *p, int i, int rc, const char *msg) {
-    pthread_mutex_lock(&p->lock);
-    if (i < p->failed_i) {
-        p->failed_i = i;
-        p->failed_rc = rc;
-        snprintf(p->err, p->errlen, "%s", msg);
+static int run_int_task(void *ctx, int64_t i, char *err, size_t errlen) {
+    const int_task *t = ctx;
+    int rc = t->task(t->ctx, (int)i, err, errlen);
+    if (t->pr && t->pr->fn) {
+        pthread_mutex_lock(&progress_lock);
+        t->pr->done++;
+        t->pr->fn(t->pr->ctx, t->pr->done, t->pr->total);
+        pthread_mutex_unlock(&progress_lock);
     }
-    pthread_mutex_unlock(&p->lock);
+    return rc;
 }
 
-static void *pool_worker(void *arg) {
-    pool *p = arg;
-    char msg[1024];
-    for (int i; (i = pool_take(p)) >= 0;) {
-        msg[0] = 0;
-        int rc = p->task(p->ctx, i, msg, sizeof msg);
-        if (rc) pool_fail(p, i, rc, msg);
-    }
-    return NULL;
-}
-
-static int online_cores(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+int table_parallel_progress(int n, int jobs,
+                            int (*task)(void *ctx, int i, char *err,
+                                        size_t errlen),
+                            void *ctx, table_progress *pr, char *err,
+                            size_t errlen) {
+    int_task t = {task, ctx, pr};
+    return pool_for(jobs, n, run_int_task, &t, err, errlen);
 }
 
 int table_parallel(int n, int jobs,
                    int (*task)(void *ctx, int i, char *err, size_t errlen),
                    void *ctx, char *err, size_t errlen) {
-    pool p = {.n = n, .failed_i = n, .task = task, .ctx = ctx, .err = err,
-              .errlen = errlen};
-    if (jobs <= 0) jobs = online_cores();
-    if (jobs > n) jobs = n;
-    pthread_t *th = jobs > 1 ? calloc((size_t)jobs - 1, sizeof *th) : NULL;
-    if (jobs > 1 && !th) jobs = 1; /* no memory for threads: run inline */
-    pthread_mutex_init(&p.lock, NULL);
-    int started = 0;
-    while (started < jobs - 1 &&
-           !pthread_create(&th[started], NULL, pool_worker, &p))
-        started++;
-    pool_worker(&p);
-    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-    pthread_mutex_destroy(&p.lock);
-    free(th);
-    return p.failed_i < n ? p.failed_rc : 0;
+    return table_parallel_progress(n, jobs, task, ctx, NULL, err, errlen);
 }
 
 /* ---- a scenario as a CU curve ------------------------------------------ */
@@ -321,10 +295,11 @@ static void free_blocks(table_block *blocks, int n) {
     }
 }
 
-int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
-              const double *grid, int npoints, const double *thresholds,
-              int nthresholds, int jobs, table_block *blocks, char *err,
-              size_t errlen) {
+int table_run_progress(int nblocks, table_cu_fn fn, void *const *ctx,
+                       const double *grid, int npoints,
+                       const double *thresholds, int nthresholds, int jobs,
+                       table_progress *pr, table_block *blocks, char *err,
+                       size_t errlen) {
     if (npoints < 1 || npoints > TABLE_MAX_POINTS || nthresholds < 0 ||
         nthresholds > TABLE_MAX_THRESHOLDS)
         return msg_set(err, errlen, TABLE_EINPUT, "need 1..%d grid points "
@@ -349,15 +324,23 @@ int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
             return msg_set(err, errlen, -1, "out of memory");
         }
     }
-    int rc = table_parallel(nblocks * npoints, jobs, eval_task, &j, err,
-                            errlen);
+    int rc = table_parallel_progress(nblocks * npoints, jobs, eval_task, &j,
+                                     pr, err, errlen);
     for (int b = 0; b < nblocks && !rc; b++)
         blocks[b].dip = table_first_dip(blocks[b].cu, npoints, 1);
     if (!rc && nthresholds)
-        rc = table_parallel(nblocks * nthresholds, jobs, row_task, &j, err,
-                            errlen);
+        rc = table_parallel_progress(nblocks * nthresholds, jobs, row_task,
+                                     &j, pr, err, errlen);
     if (rc) free_blocks(blocks, nblocks);
     return rc;
+}
+
+int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
+              const double *grid, int npoints, const double *thresholds,
+              int nthresholds, int jobs, table_block *blocks, char *err,
+              size_t errlen) {
+    return table_run_progress(nblocks, fn, ctx, grid, npoints, thresholds,
+                              nthresholds, jobs, NULL, blocks, err, errlen);
 }
 
 int table_first_dip(const double *cu, int n, int rising) {
@@ -408,6 +391,12 @@ int table_scenario_name(const table_scenario *s, double v,
 
 int table_compute(const table_spec *spec, table_result *out, char *err,
                   size_t errlen) {
+    return table_compute_progress(spec, NULL, NULL, out, err, errlen);
+}
+
+int table_compute_progress(const table_spec *spec, table_progress_fn progress,
+                           void *pctx, table_result *out, char *err,
+                           size_t errlen) {
     memset(out, 0, sizeof *out);
     const char *names[SCN_MAX_VARIANTS];
     scn_meta meta;
@@ -432,9 +421,12 @@ int table_compute(const table_spec *spec, table_result *out, char *err,
             return rc;
         }
     }
-    int rc = table_run(n, table_scenario_cu, ctx, spec->grid, spec->npoints,
-                       spec->thresholds, spec->nthresholds, spec->jobs,
-                       blocks, err, errlen);
+    table_progress pr = {progress, pctx, 0,
+                         (int64_t)n * (spec->npoints + spec->nthresholds)};
+    int rc = table_run_progress(n, table_scenario_cu, ctx, spec->grid,
+                                spec->npoints, spec->thresholds,
+                                spec->nthresholds, spec->jobs, &pr, blocks,
+                                err, errlen);
     if (rc) {
         free(blocks);
         return rc;

@@ -29,6 +29,7 @@
 #define DILOSIM_TABLE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "scenario.h"
 
@@ -72,6 +73,20 @@ int table_scenario_name(const table_scenario *s, double v,
 /* table_cu_fn over a table_scenario: loads, then run_simulate. */
 int table_scenario_cu(void *ctx, double v, double *cu, char *err,
                       size_t errlen);
+
+/* Progress: `done` of `total` tasks finished; called from one thread at
+ * a time. */
+typedef void (*table_progress_fn)(void *ctx, int64_t done, int64_t total);
+
+/* A count of finished tasks shared by the steps of one computation: each
+ * task of table_run_progress / table_parallel_progress adds one to done
+ * and calls fn(ctx, done, total) (fn NULL: nothing).  The caller sets
+ * total to the tasks it expects and may raise it as it learns more. */
+typedef struct {
+    table_progress_fn fn;
+    void *ctx;
+    int64_t done, total;
+} table_progress;
 
 typedef enum {
     TABLE_FOUND,       /* crossing between two points */
@@ -157,7 +172,7 @@ typedef struct {
     int npoints;
     const double *thresholds;        /* each in (0, 1] */
     int nthresholds;
-    int jobs;                        /* threads; <= 0: online cores */
+    int jobs;                        /* threads; <= 0: pool_cpu_count() */
 } table_spec;
 
 typedef struct {
@@ -171,6 +186,13 @@ typedef struct {
  * one-line message; on failure out holds nothing to free. */
 int table_compute(const table_spec *spec, table_result *out, char *err,
                   size_t errlen);
+
+/* table_compute, calling progress(ctx, done, total) (from one thread at
+ * a time) as its tasks finish: every variant's grid points, then one per
+ * variant and threshold. */
+int table_compute_progress(const table_spec *spec, table_progress_fn progress,
+                           void *ctx, table_result *out, char *err,
+                           size_t errlen);
 
 void table_result_free(table_result *r);
 
@@ -189,13 +211,28 @@ int table_variants(const char *path, const char *const *wanted, int nwanted,
 int table_parse_numbers(const char *label, const char *spec, int max,
                         double **out, int *n, char *err, size_t errlen);
 
-/* Runs task(ctx, i, ...) for i = 0..n-1 on min(jobs, n) threads (jobs <=
- * 0: one per online core), handing out i in increasing order.  After a
+/* Runs task(ctx, i, ...) for i = 0..n-1 on min(jobs, n) threads of the
+ * worker pool (models/pool.h; jobs <= 0: pool_cpu_count()), handing out
+ * i in increasing order.  After a
  * failure no new task starts; since every lower i has started by then,
  * the return is deterministic: 0, or the code and message of the failing
  * task of lowest i. */
 int table_parallel(int n, int jobs,
                    int (*task)(void *ctx, int i, char *err, size_t errlen),
                    void *ctx, char *err, size_t errlen);
+
+/* table_run and table_parallel counting their tasks in pr (NULL: not):
+ * table_run's are nblocks x npoints evaluations, then nblocks x
+ * nthresholds solves. */
+int table_run_progress(int nblocks, table_cu_fn fn, void *const *ctx,
+                       const double *grid, int npoints,
+                       const double *thresholds, int nthresholds, int jobs,
+                       table_progress *pr, table_block *blocks, char *err,
+                       size_t errlen);
+int table_parallel_progress(int n, int jobs,
+                            int (*task)(void *ctx, int i, char *err,
+                                        size_t errlen),
+                            void *ctx, table_progress *pr, char *err,
+                            size_t errlen);
 
 #endif

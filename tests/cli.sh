@@ -54,13 +54,141 @@ if cmp -s "$tmp/first" "$tmp/out"; then bad "--set had no effect"; else ok; fi
 expect 0 "trace" -- "$bin" run "$sc" --set steps=30 --trace "$tmp/trace.json"
 contains "$tmp/trace.json" '"forward L0"' "trace"
 contains "$tmp/trace.json" '"allreduce L' "trace"
-if command -v python3 >/dev/null; then
-  if python3 -m json.tool "$tmp/trace.json" >/dev/null; then ok; else bad "trace is not JSON"; fi
-  if python3 -m json.tool "$tmp/first" >/dev/null; then ok; else bad "result is not JSON"; fi
+if command -v python3 >"$tmp/null"; then
+  if python3 -m json.tool "$tmp/trace.json" >"$tmp/null"; then ok; else bad "trace is not JSON"; fi
+  if python3 -m json.tool "$tmp/first" >"$tmp/null"; then ok; else bad "result is not JSON"; fi
 fi
 
-# Every shipped scenario loads and runs (shortened).
-for f in "$root"/scenarios/*.json "$root"/scenarios/*/*.json; do
+# --- Output files -----------------------------------------------------
+# Defect 1: --out and --trace replaced whatever was at the path (a FIFO,
+# a symbolic link, as root even /dev/null) with a regular file.  A FIFO
+# receives the data and stays a FIFO; a link is followed, its target
+# replaced, and it stays a link.  (No test touches a system file.)
+mkdir "$tmp/o"
+mkfifo "$tmp/o/fifo"
+cat "$tmp/o/fifo" >"$tmp/o/from_fifo" &
+reader=$!
+expect 0 "out to a FIFO" -- "$bin" run "$sc" --out "$tmp/o/fifo"
+reap "$reader"
+if [ -p "$tmp/o/fifo" ]; then ok; else bad "FIFO replaced"; fi
+same "$tmp/o/from_fifo" "$tmp/first" "data through the FIFO"
+mkfifo "$tmp/o/tfifo"
+cat "$tmp/o/tfifo" >"$tmp/o/trace_from_fifo" &
+reader=$!
+expect 0 "trace to a FIFO" -- "$bin" run "$sc" --set steps=5 --trace "$tmp/o/tfifo"
+reap "$reader"
+if [ -p "$tmp/o/tfifo" ]; then ok; else bad "trace FIFO replaced"; fi
+contains "$tmp/o/trace_from_fifo" '"traceEvents"' "trace through the FIFO"
+echo old >"$tmp/o/real.json"
+chmod 640 "$tmp/o/real.json"
+ln -s real.json "$tmp/o/link.json"
+expect 0 "out to a link" -- "$bin" run "$sc" --out "$tmp/o/link.json"
+if [ -L "$tmp/o/link.json" ]; then ok; else bad "link replaced"; fi
+same "$tmp/o/real.json" "$tmp/first" "link target written"
+case $(ls -l "$tmp/o/real.json") in -rw-r-----*) ok ;; *) bad "mode not kept" ;; esac
+if ls "$tmp/o" | grep -q tmp; then bad "temporary file left"; else ok; fi
+
+# Defect 4: a path of 1024..1029 bytes was written to its 1023-byte
+# prefix.  A path of 1100 bytes in a deep directory is written exactly
+# there; a name the system cannot take is exit 2 with one line.
+deep=$tmp/o
+seg=dddddddddddddddddddddddddddddddddddddddddddddddddd
+while [ $((${#deep} + 51)) -lt 1000 ]; do deep=$deep/$seg; done
+mkdir -p "$deep"
+long=$deep/
+while [ ${#long} -lt 1100 ]; do long=${long}f; done
+expect 0 "1100-byte --out" -- "$bin" run "$sc" --out "$long"
+same "$long" "$tmp/first" "1100-byte path"
+for n in 1024 1027 1029; do
+  p=$deep/
+  while [ ${#p} -lt $n ]; do p=${p}g; done
+  expect 0 "$n-byte --out" -- "$bin" run "$sc" --out "$p"
+  same "$p" "$tmp/first" "$n-byte path"
+  pre=$(printf %s "$p" | cut -c1-1023)
+  absent "$pre" "$n-byte path: 1023-byte prefix"
+done
+name=$(printf '%300s' | tr ' ' n)
+expect 2 "name too long" -- "$bin" run "$sc" --out "$tmp/o/$name"
+contains "$tmp/err" "File name too long" "name too long message"
+lines "$tmp/err" 1 "name too long: one line"
+
+# Defect 6: a stdout that fails (a full disk) gave exit 0 (train) or a
+# message with garbage (run, table, plan).  Now: exit 1 and
+# "dilosim CMD: write error: <why>".  /dev/full is opened, never replaced.
+if [ -c /dev/full ]; then
+  for cmd in run table plan; do
+    case $cmd in plan) more="--target-cu 0.5" ;; table) more="--grid 1,10" ;; *) more= ;; esac
+    "$bin" $cmd "$sc" $more >/dev/full 2>"$tmp/err"; got=$?
+    if [ "$got" = 1 ]; then ok; else bad "$cmd >/dev/full: exit $got"; fi
+    contains "$tmp/err" "^dilosim $cmd: write error: No space left on device$" "$cmd >/dev/full"
+    lines "$tmp/err" 1 "$cmd >/dev/full: one line"
+  done
+  if [ -c /dev/full ]; then ok; else bad "/dev/full is no longer a device"; fi
+fi
+
+# Defect 11: SIGTERM during a long run left FILE.tmpXXXXXX behind.
+mkdir "$tmp/sig"
+"$bin" run "$sc" --set steps=100000000 --trace "$tmp/sig/trace.json" >"$tmp/sig.out" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 100 ] && ! ls "$tmp/sig" | grep -q tmp; do sleep 0.05; i=$((i + 1)); done
+if ls "$tmp/sig" | grep -q tmp; then ok; else bad "no temporary file while running"; fi
+sleep 0.2
+kill -TERM "$pid"
+wait "$pid"; got=$?
+if [ "$got" = 143 ]; then ok; else bad "SIGTERM: exit $got, expected 143"; fi
+if [ -z "$(ls "$tmp/sig")" ]; then ok; else bad "SIGTERM left: $(ls "$tmp/sig")"; fi
+
+# --- Options (getopt_long) --------------------------------------------
+expect 0 "--out=FILE --set=K=V" -- \
+  "$bin" run "$sc" --out="$tmp/eq.json" --set=network.bandwidth_gbps=0.5
+"$bin" run "$sc" --set network.bandwidth_gbps=0.5 >"$tmp/sp.json"
+same "$tmp/eq.json" "$tmp/sp.json" "--opt=VALUE forms"
+expect 0 "options before the scenario" -- "$bin" run --out "$tmp/before.json" "$sc"
+same "$tmp/before.json" "$tmp/first" "options before the scenario"
+cp "$sc" "$tmp/-dash.json"
+abs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+(cd "$tmp" && "$abs" run -- -dash.json >"$tmp/dash.out" 2>"$tmp/err"); got=$?
+if [ "$got" = 0 ]; then ok; else bad "-- ends options: exit $got"; cat "$tmp/err"; fi
+same "$tmp/dash.out" "$tmp/first" "-- ends options"
+expect 2 "unknown option after --" -- "$bin" run "$sc" -- --bogus
+contains "$tmp/err" "unexpected argument '--bogus'" "after --"
+expect 2 "unknown short option" -- "$bin" run "$sc" -x
+contains "$tmp/err" "unknown option '-x'" "unknown short option"
+expect 2 "unknown short option in a cluster" -- "$bin" run "$sc" -xy
+contains "$tmp/err" "unknown option '-x'" "unknown short option in a cluster"
+expect 2 "flag with a value" -- "$bin" table "$sc" --csv=1
+contains "$tmp/err" "dilosim table: --csv takes no value" "flag with a value"
+expect 2 "ambiguous prefix" -- "$bin" sweep "$sc" --v x
+contains "$tmp/err" "unknown or ambiguous option '--v'" "ambiguous prefix"
+# "-" is the scenario argument (stdin, once the loader reads it), never
+# an option.
+"$bin" run - <"$sc" >"$tmp/out" 2>"$tmp/err"
+if grep -q "option\|unexpected" "$tmp/err"; then bad "'-' taken for an option"; else ok; fi
+expect 0 "-h" -- "$bin" table -h
+contains "$tmp/out" "usage: dilosim table" "-h"
+expect 0 "--quiet" -- "$bin" run "$sc" --quiet
+if [ -s "$tmp/err" ]; then bad "--quiet wrote to stderr"; else ok; fi
+expect 0 "--progress" -- "$bin" run "$sc" --progress
+contains "$tmp/err" "default.json: " "--progress line"
+if grep -q "$(printf '\r')" "$tmp/err"; then bad "--progress wrote a carriage return"; else ok; fi
+expect 0 "--version" -- "$bin" --version
+contains "$tmp/out" "^dilosim 0\.7\.0 (.*)$" "--version"
+cp "$tmp/out" "$tmp/version"
+expect 0 "version" -- "$bin" version
+same "$tmp/out" "$tmp/version" "version and --version"
+if command -v taskset >"$tmp/which" && taskset -c 0 true 2>"$tmp/which"; then
+  # --jobs defaults to the CPUs of the affinity mask: same bytes, and a
+  # sweep on one allowed CPU runs one thread (its CPU time <= wall time).
+  expect 0 "taskset sweep" -- taskset -c 0 "$bin" sweep "$root/tests/data/sweep/tiny.json"
+  "$bin" sweep "$root/tests/data/sweep/tiny.json" --jobs 1 >"$tmp/j1.csv"
+  same "$tmp/out" "$tmp/j1.csv" "taskset sweep"
+fi
+
+# Every shipped scenario loads and runs (shortened; skipped under the
+# sanitizers, CLI_QUICK=1).
+
+[ -n "$CLI_QUICK" ] || for f in "$root"/scenarios/*.json "$root"/scenarios/*/*.json; do
   expect 0 "scenario $f" -- "$bin" run "$f" --set steps=300
 done
 

@@ -21,4 +21,11 @@ absent()   { if [ -e "$1" ]; then bad "$2: $1 exists"; else ok; fi; }
 same()     { if cmp -s "$1" "$2"; then ok; else bad "$3: $1 and $2 differ"; fi; }
 lines()    { n=$(wc -l <"$1"); if [ "$n" = "$2" ]; then ok; else bad "$3: $n lines, expected $2"; fi; }
 no_temp()  { if ls "$tmp" | grep -q tmp; then bad "$1: temporary file left"; else ok; fi; }
+# reap PID: waits for a background reader (of a FIFO) for up to 5 s, then
+# kills it, so that a FIFO nobody writes to cannot hang the tests.
+reap()     { i=0
+             while kill -0 "$1" 2>"$tmp/reap" && [ $i -lt 100 ]; do
+               sleep 0.05; i=$((i + 1))
+             done
+             kill "$1" 2>"$tmp/reap"; wait "$1" 2>"$tmp/reap"; }
 finish()   { echo "$1: $pass passed, $fail failed"; [ "$fail" = 0 ]; }

@@ -9,6 +9,10 @@ data=$root/tests/data/sweep
 . "$root/tests/cli_lib.sh"
 
 tiny=$data/tiny.json slow=$data/slow.json
+# Under the sanitizers (CLI_QUICK=1, several times slower) the slow sweep
+# runs fewer steps, so that it lasts about as long.
+q=
+[ -z "$CLI_QUICK" ] || q="--set steps=250"
 
 # Help.
 expect 0 "sweep help" -- "$bin" sweep --help
@@ -36,27 +40,31 @@ contains "$tmp/err" "^point 2 (variant=dp, network.bandwidth_gbps=-1): " "bad po
 absent "$tmp/e.csv" "input error"
 absent "$tmp/e.csv.partial" "input error"
 
-# stdout and --out agree, whatever --jobs is; no progress off a terminal.
+# stdout and --out agree (the file has the digest line first), whatever
+# --jobs is; no progress off a terminal.
 expect 0 "jobs 1" -- "$bin" sweep "$tiny" --jobs 1
 cp "$tmp/out" "$tmp/one.csv"
 if [ -s "$tmp/err" ]; then bad "stderr not empty off a terminal"; else ok; fi
 expect 0 "jobs 2" -- "$bin" sweep "$tiny" --jobs 2 --out "$tmp/two.csv"
-same "$tmp/one.csv" "$tmp/two.csv" "jobs 1 vs 2"
+grep -v '^#' "$tmp/two.csv" >"$tmp/two.rows"
+same "$tmp/one.csv" "$tmp/two.rows" "jobs 1 vs 2"
 absent "$tmp/two.csv.partial" "after success"
-if [ "$(wc -l <"$tmp/two.csv")" -eq 13 ]; then ok; else bad "tiny: not 13 lines"; fi
+if [ "$(wc -l <"$tmp/two.csv")" -eq 14 ]; then ok; else bad "tiny: not 14 lines"; fi
+if head -1 "$tmp/two.csv" | grep -q '^# dilosim sweep digest [0-9a-f]\{16\}$'; then ok
+else bad "no digest line first"; fi
 contains "$tmp/two.csv" "^variant,network.bandwidth_gbps,compute_utilization,wall_time_s," "header"
 contains "$tmp/two.csv" "^streaming,10,1," "last row"
 expect 0 "variant and vary" -- "$bin" sweep "$tiny" --variant streaming --vary network.bandwidth_gbps=1,2 --set steps=20
 if [ "$(wc -l <"$tmp/out")" -eq 3 ]; then ok; else bad "--variant --vary: not 3 lines"; fi
 
 # The reference: an uninterrupted sweep.
-expect 0 "reference" -- "$bin" sweep "$slow" --jobs 2 --out "$tmp/ref.csv"
+expect 0 "reference" -- "$bin" sweep "$slow" $q --jobs 2 --out "$tmp/ref.csv"
 
 # OUT is absent until the rename: watch a running sweep.
-"$bin" sweep "$slow" --jobs 1 --out "$tmp/w.csv" 2>/dev/null &
+"$bin" sweep "$slow" $q --jobs 1 --out "$tmp/w.csv" 2>"$tmp/w.err" &
 pid=$!
 early=0
-while kill -0 "$pid" 2>/dev/null; do
+while kill -0 "$pid" 2>"$tmp/null"; do
   if [ -e "$tmp/w.csv" ] && ! cmp -s "$tmp/w.csv" "$tmp/ref.csv"; then early=1; fi
   sleep 0.05
 done
@@ -66,27 +74,73 @@ same "$tmp/w.csv" "$tmp/ref.csv" "watched sweep"
 
 # A sweep killed midway leaves no OUT; --resume completes it to the same
 # bytes, and a second --resume has nothing to do.
-"$bin" sweep "$slow" --jobs 1 --out "$tmp/k.csv" 2>/dev/null &
+"$bin" sweep "$slow" $q --jobs 1 --out "$tmp/k.csv" 2>"$tmp/k.err" &
 pid=$!
 sleep 0.3
-kill -9 "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
+kill -9 "$pid" 2>"$tmp/null"
+wait "$pid" 2>"$tmp/null"
 absent "$tmp/k.csv" "killed sweep"
 if [ -e "$tmp/k.csv.partial" ]; then ok; else bad "killed sweep: no partial file"; fi
 kept=$(wc -l <"$tmp/k.csv.partial")
 if [ "$kept" -lt "$(wc -l <"$tmp/ref.csv")" ]; then ok; else bad "killed sweep finished ($kept lines)"; fi
-expect 0 "resume" -- "$bin" sweep "$slow" --jobs 2 --out "$tmp/k.csv" --resume
+expect 0 "resume" -- "$bin" sweep "$slow" $q --jobs 2 --out "$tmp/k.csv" --resume
 same "$tmp/k.csv" "$tmp/ref.csv" "resumed sweep"
 absent "$tmp/k.csv.partial" "resumed sweep"
-expect 0 "resume again" -- "$bin" sweep "$slow" --out "$tmp/k.csv" --resume
+expect 0 "resume again" -- "$bin" sweep "$slow" $q --out "$tmp/k.csv" --resume
 contains "$tmp/err" "already complete" "resume again"
 same "$tmp/k.csv" "$tmp/ref.csv" "resume again"
 
 # A partial file of another sweep is refused, and kept.
 printf 'variant,steps\n' >"$tmp/o.csv.partial"
 expect 2 "other partial" -- "$bin" sweep "$tiny" --out "$tmp/o.csv" --resume
-contains "$tmp/err" "o.csv.partial: header differs from this sweep" "other partial"
+contains "$tmp/err" "o.csv.partial: no sweep digest" "other partial"
 if [ -e "$tmp/o.csv.partial" ]; then ok; else bad "other partial removed"; fi
 absent "$tmp/o.csv" "other partial"
+
+# Defect 3: --resume kept the rows of another scenario when the header
+# and the varied values matched.  The file's digest line now refuses it
+# (exit 2, one line naming the file and both digests), and keeps it.
+expect 0 "digest base" -- "$bin" sweep "$tiny" --out "$tmp/d.csv"
+cp "$tmp/d.csv" "$tmp/d.keep"
+expect 2 "resume of another scenario" -- \
+  "$bin" sweep "$tiny" --set steps=7 --out "$tmp/d.csv" --resume
+hex='[0-9a-f]\{16\}'
+contains "$tmp/err" \
+  "d.csv: written by another scenario or sweep (digest $hex in the file, $hex for this sweep)$" \
+  "another scenario"
+lines "$tmp/err" 1 "another scenario: one line"
+same "$tmp/d.csv" "$tmp/d.keep" "another scenario: file kept"
+head -5 "$tmp/d.csv" >"$tmp/d.csv.partial"
+rm "$tmp/d.csv"
+expect 2 "resume of another scenario's partial" -- \
+  "$bin" sweep "$tiny" --set steps=7 --out "$tmp/d.csv" --resume
+contains "$tmp/err" "d.csv.partial: written by another scenario or sweep" "another partial"
+if [ -e "$tmp/d.csv.partial" ]; then ok; else bad "another scenario's partial removed"; fi
+expect 0 "resume of its own partial" -- "$bin" sweep "$tiny" --out "$tmp/d.csv" --resume
+same "$tmp/d.csv" "$tmp/d.keep" "resumed partial"
+
+# Output: stdout errors (defect 6), FIFOs and links (defect 1).
+if [ -c /dev/full ]; then
+  "$bin" sweep "$tiny" >/dev/full 2>"$tmp/err"; got=$?
+  if [ "$got" = 1 ]; then ok; else bad "sweep >/dev/full: exit $got"; fi
+  contains "$tmp/err" "^dilosim sweep: write error: No space left on device$" "sweep >/dev/full"
+fi
+mkfifo "$tmp/sfifo"
+cat "$tmp/sfifo" >"$tmp/from_sfifo" &
+reader=$!
+expect 0 "sweep to a FIFO" -- "$bin" sweep "$tiny" --out "$tmp/sfifo"
+reap "$reader"
+if [ -p "$tmp/sfifo" ]; then ok; else bad "sweep replaced the FIFO"; fi
+same "$tmp/from_sfifo" "$tmp/d.keep" "sweep through the FIFO"
+absent "$tmp/sfifo.partial" "sweep to a FIFO"
+expect 2 "resume into a FIFO" -- "$bin" sweep "$tiny" --out "$tmp/sfifo" --resume
+ln -s d.csv "$tmp/dlink.csv"
+expect 0 "sweep to a link" -- "$bin" sweep "$tiny" --out "$tmp/dlink.csv" --resume
+if [ -L "$tmp/dlink.csv" ]; then ok; else bad "sweep replaced the link"; fi
+contains "$tmp/err" "already complete" "resume through a link"
+rm "$tmp/d.csv"
+expect 0 "sweep to a dangling link" -- "$bin" sweep "$tiny" --out "$tmp/dlink.csv"
+if [ -L "$tmp/dlink.csv" ]; then ok; else bad "sweep replaced the link"; fi
+same "$tmp/d.csv" "$tmp/d.keep" "sweep through a link"
 
 finish cli_sweep

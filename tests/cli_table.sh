@@ -72,9 +72,22 @@ expect 0 "plan cost" -- "$bin" plan "$var" --target-cu 0.95 --cost "$cost"
 contains "$tmp/out" "cheapest overall" "plan cheapest"
 contains "$tmp/out" "^cheapest: slow at 10 " "plan cheapest line"
 expect 0 "plan json" -- "$bin" plan "$var" --target-cu 0.95 --cost "$cost" --json --out "$tmp/p.json"
-if command -v python3 >/dev/null; then
-  if python3 -m json.tool "$tmp/p.json" >/dev/null; then ok; else bad "plan --json is not JSON"; fi
+if command -v python3 >"$tmp/null"; then
+  if python3 -m json.tool "$tmp/p.json" >"$tmp/null"; then ok; else bad "plan --json is not JSON"; fi
 fi
 contains "$tmp/p.json" '"cheapest": {"name": "slow", "gbps": 10' "plan json cheapest"
+
+# Progress: nothing on stderr off a terminal; with --progress a last line
+# counting the table's tasks (9 grid points and 3 rows).
+expect 0 "table quiet" -- "$bin" table "$sc" --csv --thresholds 0.5,0.9,0.99 --grid logspace:-1:1:9
+if [ -s "$tmp/err" ]; then bad "table wrote to stderr off a terminal"; else ok; fi
+expect 0 "table --progress" -- \
+  "$bin" table "$sc" --csv --thresholds 0.5,0.9,0.99 --grid logspace:-1:1:9 --progress
+contains "$tmp/err" "one_layer_dp.json: done, 12/12, .* elapsed$" "table --progress"
+lines "$tmp/err" 1 "table --progress: one line"
+expect 0 "plan --progress" -- "$bin" plan "$var" --target-cu 0.9 --progress
+contains "$tmp/err" "variants.json: done, \([0-9]*\)/\1, .* elapsed$" "plan --progress"
+expect 0 "plan quiet" -- "$bin" plan "$var" --target-cu 0.9
+if [ -s "$tmp/err" ]; then bad "plan wrote to stderr off a terminal"; else ok; fi
 
 finish cli_table

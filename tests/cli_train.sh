@@ -34,11 +34,11 @@ tail -1 "$tmp/stdout.csv" | grep -q '^60,15360,' && ok || bad "last row: step 60
 expect 0 "smoke --out" -- "$bin" train "$smoke" --out "$tmp/a.csv"
 same "$tmp/a.csv" "$tmp/stdout.csv" "--out vs stdout"
 contains "$tmp/out" '"bytes_per_step"' "summary on stdout"
-if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" 2>/dev/null; then ok; else bad "summary is not JSON"; fi
-"$bin" train "$smoke" --out "$tmp/b.csv" >/dev/null
+if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" 2>"$tmp/null"; then ok; else bad "summary is not JSON"; fi
+"$bin" train "$smoke" --out "$tmp/b.csv" >"$tmp/null"
 same "$tmp/a.csv" "$tmp/b.csv" "two runs"
-"$bin" train "$smoke" --threads 1 --out "$tmp/t1.csv" >/dev/null
-"$bin" train "$smoke" --threads 2 --out "$tmp/t2.csv" >/dev/null
+"$bin" train "$smoke" --threads 1 --out "$tmp/t1.csv" >"$tmp/null"
+"$bin" train "$smoke" --threads 2 --out "$tmp/t2.csv" >"$tmp/null"
 same "$tmp/t1.csv" "$tmp/t2.csv" "--threads 1 vs 2"
 same "$tmp/t1.csv" "$tmp/a.csv" "--threads 1 vs the default"
 
@@ -74,5 +74,24 @@ for f in "$root"/scenarios/train/*.json; do
   expect 0 "example $f" -- "$bin" train "$f" --set steps=2 --set train.eval_batches=1 --set train.eval_interval=0
   lines "$tmp/out" 2 "example $f"
 done
+
+# Defect 6: `train > /dev/full` exited 0 with the CSV lost.
+if [ -c /dev/full ]; then
+  "$bin" train "$smoke" >/dev/full 2>"$tmp/err"; got=$?
+  if [ "$got" = 1 ]; then ok; else bad "train >/dev/full: exit $got"; fi
+  contains "$tmp/err" "^dilosim train: write error: No space left on device$" "train >/dev/full"
+  lines "$tmp/err" 1 "train >/dev/full: one line"
+  # With --out the summary goes to stdout: its loss is reported too.
+  "$bin" train "$smoke" --out "$tmp/full.csv" >/dev/full 2>"$tmp/err"; got=$?
+  if [ "$got" = 1 ]; then ok; else bad "train --out >/dev/full: exit $got"; fi
+  contains "$tmp/err" "^dilosim train: write error: No space left on device$" \
+    "train --out >/dev/full"
+fi
+
+# Progress counts steps (60), not evaluations (6); none off a terminal.
+expect 0 "train --progress" -- "$bin" train "$smoke" --out "$tmp/p.csv" --progress
+contains "$tmp/err" "mlp_smoke.json: done, 60/60, .* elapsed$" "train --progress"
+expect 0 "train quiet" -- "$bin" train "$smoke" --out "$tmp/p.csv"
+if [ -s "$tmp/err" ]; then bad "train wrote to stderr off a terminal"; else ok; fi
 
 finish cli_train

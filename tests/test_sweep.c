@@ -88,6 +88,19 @@ static char *sweep_expect(const sweep_spec *s, int rc) {
     return rc ? NULL : slurp(s->out);
 }
 
+/* Checks that text starts with the digest line of a sweep file and
+ * removes it: what is left is what the stream gets. */
+static char *rows_of(char *text) {
+    static const char prefix[] = "# dilosim sweep digest ";
+    ck_assert_ptr_nonnull(text);
+    size_t n = strlen(prefix);
+    ck_assert_msg(!strncmp(text, prefix, n), "no digest line: %.60s", text);
+    ck_assert_uint_eq(strspn(text + n, "0123456789abcdef"), 16);
+    ck_assert_int_eq(text[n + 16], '\n');
+    memmove(text, text + n + 17, strlen(text + n + 17) + 1);
+    return text;
+}
+
 /* The sweep runs tiny.json with its two variants and its section. */
 static char *tiny_sweep(int jobs) {
     sweep_spec s = spec_for(TINY, out, jobs);
@@ -141,7 +154,7 @@ START_TEST(test_jobs_give_the_same_bytes) {
 END_TEST
 
 START_TEST(test_rows_in_point_order) {
-    char *text = tiny_sweep(2), line[1024], want[1024];
+    char *text = rows_of(tiny_sweep(2)), line[1024], want[1024];
     header_is(text, "variant,network.bandwidth_gbps,");
     ck_assert_int_eq(count_lines(text), 13);
     /* The variant (document order) slowest, then the bandwidths. */
@@ -158,7 +171,7 @@ START_TEST(test_rows_in_point_order) {
 END_TEST
 
 START_TEST(test_row_equals_a_direct_run) {
-    char *text = tiny_sweep(2), line[1024];
+    char *text = rows_of(tiny_sweep(2)), line[1024];
     /* Row 9: streaming at 10^-1.4 Gbit/s. */
     line_of(text, 9, line, sizeof line);
     char set[128];
@@ -198,7 +211,7 @@ START_TEST(test_vary_and_the_sweep_section) {
     sweep_spec s = spec_for(TINY, out, 2);
     s.vary = vary;
     s.nvary = 1;
-    char *text = sweep_expect(&s, SWEEP_OK);
+    char *text = rows_of(sweep_expect(&s, SWEEP_OK));
     ck_assert_int_eq(count_lines(text), 5);
     header_is(text, "variant,network.bandwidth_gbps,");
     ck_assert(!strncmp(line_of(text, 2, line, sizeof line), "dp,2,", 5));
@@ -213,7 +226,7 @@ START_TEST(test_vary_and_the_sweep_section) {
     s.vary = vary2;
     s.variants = only;
     s.nvariants = 2;
-    text = sweep_expect(&s, SWEEP_OK);
+    text = rows_of(sweep_expect(&s, SWEEP_OK));
     ck_assert_int_eq(count_lines(text), 1 + 2 * 6 * 3);
     header_is(text, "variant,network.bandwidth_gbps,steps,");
     ck_assert(!strncmp(line_of(text, 1, line, sizeof line),
@@ -232,14 +245,14 @@ START_TEST(test_vary_and_the_sweep_section) {
     s = spec_for(PLAIN, out, 2);
     s.vary = vary3;
     s.nvary = 2;
-    text = sweep_expect(&s, SWEEP_OK);
+    text = rows_of(sweep_expect(&s, SWEEP_OK));
     ck_assert_int_eq(count_lines(text), 5);
     header_is(text, "workers.count,network.latency_ms,");
     ck_assert(!strncmp(line_of(text, 2, line, sizeof line), "2,5,", 4));
     ck_assert(!strncmp(line_of(text, 3, line, sizeof line), "3,0,", 4));
     free(text);
     s.nvary = 0;
-    text = sweep_expect(&s, SWEEP_OK);
+    text = rows_of(sweep_expect(&s, SWEEP_OK));
     ck_assert_int_eq(count_lines(text), 2);
     header_is(text, "");
     free(text);
@@ -256,7 +269,7 @@ START_TEST(test_csv_quoting_and_sets) {
     s.nvary = 1;
     s.sets = sets;
     s.nset = 1;
-    char *text = sweep_expect(&s, SWEEP_OK);
+    char *text = rows_of(sweep_expect(&s, SWEEP_OK));
     ck_assert(!strncmp(line_of(text, 1, line, sizeof line), "\"[1,10]\",", 9));
     /* An infinite bandwidth (the string "inf"): full utilization. */
     ck_assert(!strncmp(line_of(text, 2, line, sizeof line),
@@ -270,9 +283,11 @@ typedef struct {
     double last;
 } progress_seen;
 
-static void progress_hook(void *ctx, double fraction) {
+static void progress_hook(void *ctx, int64_t done, int64_t total) {
     progress_seen *seen = ctx;
     seen->calls++;
+    ck_assert_int_eq(total, 12);
+    double fraction = (double)done / (double)total;
     ck_assert(fraction >= seen->last);
     seen->last = fraction;
 }
@@ -290,7 +305,7 @@ START_TEST(test_stream_and_progress) {
     s.progress_ctx = &seen;
     ck_assert_int_eq(sweep_run(&s, err, sizeof err), SWEEP_OK);
     fclose(m);
-    char *file = tiny_sweep(1);
+    char *file = rows_of(tiny_sweep(1));
     ck_assert_str_eq(buf, file);
     ck_assert_int_eq(seen.calls, 12);
     ck_assert(seen.last == 1);
@@ -302,9 +317,10 @@ END_TEST
 START_TEST(test_resume) {
     char *whole = tiny_sweep(2);
     unlink(out);
-    /* Header, 5 rows, and half of the 6th, as a killed sweep leaves. */
+    /* Digest, header, 5 rows, and half of the 6th, as a killed sweep
+     * leaves. */
     const char *cut = whole;
-    for (int k = 0; k < 6; k++) cut = strchr(cut, '\n') + 1;
+    for (int k = 0; k < 7; k++) cut = strchr(cut, '\n') + 1;
     size_t n = (size_t)(cut - whole) + strcspn(cut, "\n") / 2;
     spit(partial, whole, n);
     sweep_spec s = spec_for(TINY, out, 2);
@@ -333,9 +349,15 @@ START_TEST(test_resume) {
     ck_assert_str_eq(text, whole);
     free(text);
 
-    /* A partial file cut inside its header, or empty: start afresh. */
+    /* A partial file cut inside its digest line or its header, or empty:
+     * start afresh. */
     unlink(out);
     spit(partial, whole, 10);
+    text = sweep_expect(&s, SWEEP_OK);
+    ck_assert_str_eq(text, whole);
+    free(text);
+    unlink(out);
+    spit(partial, whole, (size_t)(strchr(whole, '\n') - whole) + 20);
     text = sweep_expect(&s, SWEEP_OK);
     ck_assert_str_eq(text, whole);
     free(text);
@@ -345,10 +367,15 @@ START_TEST(test_resume) {
     ck_assert_str_eq(text, whole);
     free(text);
 
-    /* An OUT of another sweep is not complete: it is recomputed. */
+    /* An OUT that is no sweep file is refused, and left alone (defect 3:
+     * resume replaced or mixed files of other sweeps). */
     spit(out, "x\n", 2);
-    text = sweep_expect(&s, SWEEP_OK);
-    ck_assert_str_eq(text, whole);
+    sweep_expect(&s, SWEEP_EINPUT);
+    snprintf(want, sizeof want, "%s: no sweep digest (expected a first "
+             "line # dilosim sweep digest ", out);
+    ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
+    text = slurp(out);
+    ck_assert_str_eq(text, "x\n");
     free(text);
     free(whole);
 }
@@ -359,34 +386,84 @@ START_TEST(test_resume_of_another_sweep) {
     unlink(out);
     sweep_spec s = spec_for(TINY, out, 2);
     s.resume = 1;
-    /* Another header. */
-    spit(partial, "variant,steps,compute_utilization\n", 34);
+    /* This sweep's digest line, but another header. */
+    size_t nd = (size_t)(strchr(whole, '\n') - whole) + 1;
+    char *other = malloc(nd + 64);
+    memcpy(other, whole, nd);
+    strcpy(other + nd, "variant,steps,compute_utilization\n");
+    spit(partial, other, strlen(other));
+    free(other);
     sweep_expect(&s, SWEEP_EINPUT);
     snprintf(want, sizeof want, "%s: header differs from this sweep",
              partial);
     ck_assert_str_eq(err, want);
     ck_assert(exists(partial) && !exists(out));
-    /* The right header but a row of another point (line 3). */
-    const char *row2 = strchr(strchr(whole, '\n') + 1, '\n') + 1;
+    /* The right header but a row of another point (line 4). */
+    const char *row1 = strchr(strchr(whole, '\n') + 1, '\n') + 1;
+    const char *row2 = strchr(row1, '\n') + 1;
     char *bad = strdup(whole);
     bad[row2 - whole] = 'X';
     spit(partial, bad, strlen(bad));
     sweep_expect(&s, SWEEP_EINPUT);
-    snprintf(want, sizeof want, "%s:3: row differs from this sweep",
+    snprintf(want, sizeof want, "%s:4: row differs from this sweep",
              partial);
     ck_assert_str_eq(err, want);
     /* More rows than points. */
     char *more = malloc(strlen(whole) * 2);
     strcpy(more, whole);
-    strcat(more, strchr(whole, '\n') + 1);
+    strcat(more, row1);
     spit(partial, more, strlen(more));
     sweep_expect(&s, SWEEP_EINPUT);
-    snprintf(want, sizeof want, "%s:14: row differs from this sweep",
+    snprintf(want, sizeof want, "%s:15: row differs from this sweep",
              partial);
     ck_assert_str_eq(err, want);
     ck_assert(exists(partial) && !exists(out));
     free(more);
     free(bad);
+    free(whole);
+}
+END_TEST
+
+/* Defect 3: resuming checked only the header and each row's values, so
+ * a partial (or complete) file of another scenario with the same grid was
+ * silently kept.  The digest line of every point's config now refuses
+ * it, naming the file and both digests, and leaves the file alone. */
+START_TEST(test_resume_of_another_scenario) {
+    char *whole = tiny_sweep(1), want[512];
+    const char *sets[] = {"steps=7"};
+    sweep_spec s = spec_for(TINY, out, 1);
+    s.resume = 1;
+    s.sets = sets;
+    s.nset = 1;
+    char file_digest[17];
+    memcpy(file_digest, whole + strlen("# dilosim sweep digest "), 16);
+    file_digest[16] = 0;
+    /* The complete file of the base scenario. */
+    sweep_expect(&s, SWEEP_EINPUT);
+    snprintf(want, sizeof want, "%s: written by another scenario or sweep "
+             "(digest %s in the file, ", out, file_digest);
+    ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
+    ck_assert(strlen(err) == strlen(want) + 16 + strlen(" for this sweep)"));
+    const char *mine = err + strlen(want);
+    ck_assert(strncmp(mine, file_digest, 16) != 0);
+    char *text = slurp(out);
+    ck_assert_str_eq(text, whole);
+    free(text);
+    /* Its partial file, cut after three rows. */
+    ck_assert_int_eq(rename(out, partial), 0);
+    const char *cut = whole;
+    for (int k = 0; k < 5; k++) cut = strchr(cut, '\n') + 1;
+    spit(partial, whole, (size_t)(cut - whole));
+    sweep_expect(&s, SWEEP_EINPUT);
+    snprintf(want, sizeof want, "%s: written by another scenario or sweep "
+             "(digest %s in the file, ", partial, file_digest);
+    ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
+    ck_assert(exists(partial) && !exists(out));
+    /* The same scenario resumes it. */
+    s.nset = 0;
+    text = sweep_expect(&s, SWEEP_OK);
+    ck_assert_str_eq(text, whole);
+    free(text);
     free(whole);
 }
 END_TEST
@@ -423,7 +500,7 @@ START_TEST(test_bad_point_leaves_nothing) {
 }
 END_TEST
 
-START_TEST(test_runtime_failure) {
+START_TEST(test_missing_trace_at_a_point) {
     /* broken.json's second variant names a missing trace: the loader reads
      * the trace, so this is an input error at point 4 (no longer a runtime
      * failure of the run), and nothing is written. */
@@ -546,8 +623,9 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_stream_and_progress);
     tcase_add_test(tc, test_resume);
     tcase_add_test(tc, test_resume_of_another_sweep);
+    tcase_add_test(tc, test_resume_of_another_scenario);
     tcase_add_test(tc, test_bad_point_leaves_nothing);
-    tcase_add_test(tc, test_runtime_failure);
+    tcase_add_test(tc, test_missing_trace_at_a_point);
     tcase_add_test(tc, test_input_errors);
     tcase_add_test(tc, test_partial_in_use);
     suite_add_tcase(s, tc);

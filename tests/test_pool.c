@@ -1,0 +1,111 @@
+/*
+ * test_pool.c -- the worker pool: every index run once whatever the
+ * thread count, the lowest failure reported, batches on a kept pool, and
+ * the core count taken from the affinity mask.
+ */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../models/pool.h"
+#include "check_main.h"
+
+typedef struct {
+    int *hits;
+    int64_t fail_from; /* indices >= this fail (their index as message) */
+} job;
+
+static int task(void *ctx, int64_t i, char *err, size_t errlen) {
+    job *j = ctx;
+    __atomic_add_fetch(&j->hits[i], 1, __ATOMIC_RELAXED);
+    if (i >= j->fail_from) {
+        snprintf(err, errlen, "index %lld", (long long)i);
+        return 7;
+    }
+    return 0;
+}
+
+START_TEST(test_every_index_once) {
+    for (int threads = 1; threads <= 8; threads *= 2) {
+        int hits[1000] = {0};
+        job j = {hits, 1000};
+        char err[64] = "";
+        ck_assert_int_eq(pool_for(threads, 1000, task, &j, err, sizeof err),
+                         0);
+        for (int i = 0; i < 1000; i++) ck_assert_int_eq(hits[i], 1);
+        ck_assert_str_eq(err, "");
+    }
+}
+END_TEST
+
+START_TEST(test_lowest_failure_wins) {
+    for (int threads = 1; threads <= 8; threads *= 2) {
+        int hits[500] = {0};
+        job j = {hits, 123};
+        char err[64] = "";
+        ck_assert_int_eq(pool_for(threads, 500, task, &j, err, sizeof err),
+                         7);
+        ck_assert_str_eq(err, "index 123");
+        for (int i = 0; i <= 123; i++) ck_assert_int_eq(hits[i], 1);
+    }
+}
+END_TEST
+
+START_TEST(test_kept_pool_runs_batches) {
+    pool *p = pool_new(4);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_ge(pool_threads(p), 1);
+    ck_assert_int_le(pool_threads(p), 4);
+    for (int b = 0; b < 200; b++) {
+        int hits[17] = {0};
+        job j = {hits, 17};
+        ck_assert_int_eq(pool_run(p, 1 + b % 17, task, &j, NULL, 0), 0);
+        for (int i = 0; i < 17; i++)
+            ck_assert_int_eq(hits[i], i < 1 + b % 17);
+    }
+    ck_assert_int_eq(pool_run(p, 0, task, NULL, NULL, 0), 0);
+    pool_free(p);
+    pool_free(NULL);
+}
+END_TEST
+
+/* --jobs defaulted to the online core count, not the CPUs this process
+ * may use (taskset -c 0 ran as many threads as the machine has). */
+START_TEST(test_cpu_count_from_affinity) {
+    cpu_set_t set;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof set, &set), 0);
+    ck_assert_int_eq(pool_cpu_count(), CPU_COUNT(&set));
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int first = 0;
+        while (!CPU_ISSET(first, &set)) first++;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(first, &one);
+        if (sched_setaffinity(0, sizeof one, &one)) _exit(3);
+        _exit(pool_cpu_count() == 1 ? 0 : 1);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
+static Suite *make_suite(void) {
+    Suite *s = suite_create("pool");
+    TCase *tc = tcase_create("pool");
+    tcase_add_test(tc, test_every_index_once);
+    tcase_add_test(tc, test_lowest_failure_wins);
+    tcase_add_test(tc, test_kept_pool_runs_batches);
+    tcase_add_test(tc, test_cpu_count_from_affinity);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CHECK_MAIN(make_suite)

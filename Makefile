@@ -112,6 +112,7 @@ check: bin/dilosim $(TEST_BIN)
 	@fail=0; for t in $(TEST_BIN); do \
 	  $$t || fail=1; done; \
 	  tests/cli.sh bin/dilosim || fail=1; \
+	  tests/style.sh || fail=1; \
 	  exit $$fail
 
 # The sanitizer pass runs the command-line scripts too, on its own binary

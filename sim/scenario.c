@@ -62,18 +62,6 @@
 #define PATH_LEN SCN__PATH_LEN
 #define EXACT_INT 9007199254740992.0 /* 2^53: doubles are exact up to it */
 
-typedef scn__ctx ctx;
-typedef scn__pos pos;
-typedef scn__range range;
-typedef scn__field field;
-typedef scn__enum enum_def;
-
-/* Short names for the loader's shared helpers, inside this file. */
-#define fail scn__fail
-#define vfail scn__vfail
-#define get scn__get
-#define is_later scn__is_later
-#define join_key scn__join_key
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static int is_word(char c) {

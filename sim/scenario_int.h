@@ -150,4 +150,17 @@ int scn__resolve_path(scn__ctx *c, const cJSON *v, const char *p,
 extern const scn__field scn__train_fields[];
 int scn__check_train(scn__ctx *c, const cJSON *root, scn_config *cfg);
 
+/* Short names for the types and helpers above, for the loader's own .c
+ * files (the only ones that include this header). */
+typedef scn__ctx ctx;
+typedef scn__pos pos;
+typedef scn__range range;
+typedef scn__field field;
+typedef scn__enum enum_def;
+#define fail scn__fail
+#define vfail scn__vfail
+#define get scn__get
+#define is_later scn__is_later
+#define join_key scn__join_key
+
 #endif

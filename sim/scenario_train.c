@@ -16,16 +16,6 @@
 
 #include "../models/msg.h"
 
-typedef scn__ctx ctx;
-typedef scn__field field;
-typedef scn__enum enum_def;
-
-/* Short names for the loader's shared helpers, inside this file. */
-#define fail scn__fail
-#define vfail scn__vfail
-#define get scn__get
-#define is_later scn__is_later
-#define join_key scn__join_key
 #define PATH_LEN SCN__PATH_LEN
 
 /* The train section's enums. */

@@ -62,7 +62,6 @@
 #define PATH_LEN SCN__PATH_LEN
 #define EXACT_INT 9007199254740992.0 /* 2^53: doubles are exact up to it */
 
-
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static int is_word(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

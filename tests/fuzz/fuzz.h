@@ -1,0 +1,116 @@
+/*
+ * fuzz.h -- what the libFuzzer targets of tests/fuzz/ share: cutting an
+ * input into NUL-separated parts, a temporary file per iteration for the
+ * entry points that read a path, and the checks every target makes of an
+ * error message.  Header only (static functions): each target is one .c
+ * file linked with the library objects of build-fuzz/.
+ *
+ * A failed check prints what went wrong to stderr and calls abort(), which
+ * libFuzzer reports as a crash and saves as a reproducer.
+ */
+#ifndef DILOSIM_FUZZ_H
+#define DILOSIM_FUZZ_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FUZZ_MAX_PARTS 10   /* document, variant, up to 8 overrides */
+#define FUZZ_ERRLEN 512
+
+/* The input cut at its NUL bytes: part[0] is everything before the first
+ * NUL (len[0] bytes), part[1] what follows up to the next, and so on; at
+ * most FUZZ_MAX_PARTS parts (the last one ends at the next NUL or at the
+ * end).  Every part is NUL-terminated; buf owns them. */
+typedef struct {
+    char *buf;
+    int n;
+    const char *part[FUZZ_MAX_PARTS];
+    size_t len[FUZZ_MAX_PARTS];
+} fuzz_parts;
+
+/* Cuts data[0..size) into p.  Returns 0, or -1 when out of memory (the
+ * caller then skips the input). */
+static inline int fuzz_split(const uint8_t *data, size_t size,
+                             fuzz_parts *p) {
+    memset(p, 0, sizeof *p);
+    p->buf = malloc(size + 1);
+    if (!p->buf) return -1;
+    if (size) memcpy(p->buf, data, size);
+    p->buf[size] = '\0';
+    size_t i = 0;
+    for (;;) {
+        p->part[p->n] = p->buf + i;
+        size_t start = i;
+        while (i < size && p->buf[i] != '\0') i++;
+        p->len[p->n++] = i - start;
+        if (i >= size || p->n == FUZZ_MAX_PARTS) break;
+        i++; /* past the NUL */
+    }
+    return 0;
+}
+
+static inline void fuzz_parts_free(fuzz_parts *p) {
+    free(p->buf);
+    p->buf = NULL;
+}
+
+/* Writes len bytes of text to a new file /tmp/dilosim-fuzz-XXXXXX and
+ * puts its name in path.  Returns 0, or -1 (nothing left behind).  The
+ * caller unlinks the file in the same iteration. */
+static inline int fuzz_temp(const char *text, size_t len, char path[64]) {
+    strcpy(path, "/tmp/dilosim-fuzz-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t k = write(fd, text + done, len - done);
+        if (k <= 0) {
+            close(fd);
+            unlink(path);
+            return -1;
+        }
+        done += (size_t)k;
+    }
+    if (close(fd) != 0) {
+        unlink(path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether known defects (tests/fuzz/pending/) count as failures: set
+ * DILOSIM_FUZZ_STRICT=1 for that (make fuzz-pending does).  Otherwise a
+ * target tolerates them, so that the smoke run passes and long runs look
+ * for other defects. */
+static inline int fuzz_strict(void) {
+    const char *s = getenv("DILOSIM_FUZZ_STRICT");
+    return s && *s && strcmp(s, "0") != 0;
+}
+
+/* Reports a broken invariant and aborts (a libFuzzer crash). */
+static inline void fuzz_fail(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("fuzz invariant broken: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    abort();
+}
+
+/* The contract of every failing entry point: a negative code and one
+ * non-empty line in err. */
+static inline void fuzz_check_error(const char *what, int rc,
+                                    const char *err) {
+    if (rc >= 0) fuzz_fail("%s: failure code %d is not negative", what, rc);
+    if (!err[0]) fuzz_fail("%s: failed (%d) without a message", what, rc);
+    if (strpbrk(err, "\n\r"))
+        fuzz_fail("%s: message is not one line: %s", what, err);
+}
+
+#endif

@@ -21,8 +21,10 @@
 /* The glue to the loader under test (the one place to change when its
  * entry points change): loads the document with the variant (NULL: base)
  * and the overrides, and reads its variants and sweep section, both from
- * one temporary file named in path.  Returns the loader's code, or 1 when
- * the input cannot be tried (no temporary file). */
+ * one temporary file named in path; without a variant, loads the text
+ * itself too (scn_load_string: no slack after it, unlike the file
+ * reader's buffer).  Returns the file loader's code, or 1 when the input
+ * cannot be tried (no temporary file). */
 static int load(const char *doc, size_t len, const char *variant,
                 const char *const *sets, int nset, scn_config *cfg,
                 char *err, int *meta_rc, char *meta_err, char path[64]) {
@@ -37,6 +39,13 @@ static int load(const char *doc, size_t len, const char *variant,
         fuzz_fail("scn_meta_load: %d variants, %d sweep keys",
                   meta.nvariants, meta.nsweep);
     unlink(path);
+    if (!variant) {
+        static scn_config again;
+        char e2[FUZZ_ERRLEN] = "";
+        int rc2 = scn_load_string(doc, "fuzz.json", sets, nset, &again, e2,
+                                  FUZZ_ERRLEN);
+        if (rc2) fuzz_check_error("scn_load_string", rc2, e2);
+    }
     return rc;
 }
 

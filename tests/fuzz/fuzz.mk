@@ -101,7 +101,7 @@ FUZZ_ONE = t=$$1; lim=$$2; work=$$3; \
   rc=$$?; \
   execs=$$(grep -h 'stat::number_of_executed_units' $$log | \
            awk '{s += $$2} END {print s + 0}'); \
-  [ "$$execs" != 0 ] || execs=$$(sed -n 's/^#\([0-9]*\):.*/\1/p' $$log | \
+  [ "$$execs" != 0 ] || execs=$$(sed -n 's/^.\([0-9][0-9]*\): cov.*/\1/p' $$log | \
                                 tail -n 1); \
   found=$$(( $$(ls $(FUZZ_B)/crashes | wc -l) - before )); \
   echo "fuzz $$t: $$execs executions, $$found finding(s), exit $$rc \

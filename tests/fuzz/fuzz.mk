@@ -129,7 +129,7 @@ fuzz-smoke: fuzz-deps
 	fail=0; for t in $(FUZZ_TARGETS); do \
 	  reg=$$(ls tests/fuzz/regress/$$t/* 2>/dev/null); \
 	  if [ -n "$$reg" ]; then \
-	    $(FUZZ_B)/fuzz_$$t $$reg >$(FUZZ_B)/$$t-regress.log 2>&1 || \
+	    $(FUZZ_B)/fuzz_$$t -timeout=10 $$reg >$(FUZZ_B)/$$t-regress.log 2>&1 || \
 	    { echo "fuzz $$t: a regression input fails (see \
 $(FUZZ_B)/$$t-regress.log)"; fail=1; }; fi; \
 	  rm -rf $(FUZZ_B)/smoke/$$t; \
@@ -148,7 +148,7 @@ $(FUZZ_B)/$$t-regress.log)"; fail=1; }; fi; \
 fuzz-pending: fuzz-build
 	@for f in tests/fuzz/pending/*/*; do [ -f "$$f" ] || continue; \
 	  t=$$(basename $$(dirname $$f)); \
-	  if DILOSIM_FUZZ_STRICT=1 $(FUZZ_B)/fuzz_$$t $$f >/dev/null 2>&1; then \
+	  if DILOSIM_FUZZ_STRICT=1 $(FUZZ_B)/fuzz_$$t -timeout=10 $$f >/dev/null 2>&1; then \
 	    echo "pending $$f: passes now (move it to tests/fuzz/regress/$$t/)"; \
 	  else echo "pending $$f: still fails"; fi; done
 

@@ -13,7 +13,9 @@
  * Checks: no crash, leak or undefined behaviour; the run succeeds (a
  * valid config without a trace only fails when out of memory); 0 <=
  * utilization <= 1 overall and per worker; times >= 0; bytes finite and
- * >= 0; the same config run twice gives the same result.
+ * >= 0; the same config run twice (the second time with a timeline and
+ * progress hooks, whose spans and fractions are checked) gives the same
+ * result.
  */
 #include "../../sim/run.h"
 #include "fuzz.h"
@@ -161,6 +163,31 @@ static void check_same(const run_result *a, const run_result *b) {
     if (!eq) fuzz_fail("two runs of one config differ");
 }
 
+/* The timeline and progress hooks of the second run: every span lies in
+ * [0, INT64_MAX) with start <= end, on a worker and track that exist;
+ * progress never goes back and stays in [0, 1]. */
+typedef struct {
+    int workers;
+    double progress;
+} hook_ctx;
+
+static void on_span(void *ctx, const run_span *sp) {
+    const hook_ctx *h = ctx;
+    if (sp->worker < 0 || sp->worker >= h->workers || sp->track < 0 ||
+        sp->track > 1 || !sp->name || sp->start_ns < 0 ||
+        sp->end_ns < sp->start_ns)
+        fuzz_fail("span %s of worker %d track %d: %lld..%lld ns",
+                  sp->name ? sp->name : "(null)", sp->worker, sp->track,
+                  (long long)sp->start_ns, (long long)sp->end_ns);
+}
+
+static void on_progress(void *ctx, double fraction) {
+    hook_ctx *h = ctx;
+    if (!(fraction >= h->progress) || !(fraction <= 1))
+        fuzz_fail("progress %g after %g", fraction, h->progress);
+    h->progress = fraction;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_parts p;
     if (fuzz_split(data, size, &p)) return 0;
@@ -179,7 +206,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (run_simulate(&cfg, NULL, &r1, err, sizeof err) != 0)
         fuzz_fail("run_simulate failed: %s", err);
     check_result(&r1, &cfg);
-    if (run_simulate(&cfg, NULL, &r2, err, sizeof err) != 0)
+    hook_ctx h = {cfg.workers, 0};
+    run_hooks hooks = {on_span, &h, on_progress, &h};
+    if (run_simulate(&cfg, &hooks, &r2, err, sizeof err) != 0)
         fuzz_fail("second run_simulate failed: %s", err);
     check_same(&r1, &r2);
     return 0;

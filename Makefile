@@ -46,6 +46,7 @@ help:
 	@echo "make demo       install what is missing, build, run the 1B demo"
 	@echo "make test       install what is missing, build, run every test"
 	@echo "                (once plainly, once under ASan+UBSan)"
+	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/)"
 	@echo "make bench      build with -O2 and print the benchmarks"
 	@echo "make plots      run the paper sweeps and draw the figures (plots/out/)"
 	@echo "make reproduce  make plots, then Table 4 next to the paper's"
@@ -107,6 +108,7 @@ demo: deps
 test: deps
 	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory B=build-asan OPT=-O1 SAN="$(SAN_FLAGS)" asan
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 check: bin/dilosim $(TEST_BIN)
 	@fail=0; for t in $(TEST_BIN); do \
@@ -153,3 +155,5 @@ reproduce: plots
 
 clean:
 	rm -rf build build-asan bin plots/out
+
+include tests/fuzz/fuzz.mk

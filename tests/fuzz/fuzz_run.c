@@ -1,0 +1,215 @@
+/*
+ * fuzz_run.c -- libFuzzer target: a small bounded run_simulate
+ * (sim/run.h) of a fuzzed scenario.
+ *
+ * Input: as fuzz_scenario.c, document \0 variant \0 override ...  A
+ * scenario that loads is clamped to a tiny world so that one run takes
+ * milliseconds: at most 50 steps, 8 workers and 8 layers (the schedule
+ * cut down to match and normalised again), unbounded bandwidths made
+ * 100 Gbit/s, random failures no more often than every 10 steps, no
+ * trace file.  Everything else (step time, latency, codecs, stragglers,
+ * the schedule) is run as loaded.
+ *
+ * Checks: no crash, leak or undefined behaviour; the run succeeds (a
+ * valid config without a trace only fails when out of memory); 0 <=
+ * utilization <= 1 overall and per worker; times >= 0; bytes finite and
+ * >= 0; the same config run twice (the second time with a timeline and
+ * progress hooks, whose spans and fractions are checked) gives the same
+ * result.
+ */
+#include "../../sim/run.h"
+#include "fuzz.h"
+
+#include <math.h>
+
+#define MAX_STEPS 50
+#define MAX_WORKERS 8
+#define MAX_LAYERS 8
+
+/* The glue to the loader (the one place to change when its entry points
+ * change): the document with the variant (NULL: base) and the overrides,
+ * through a temporary file.  Returns the loader's code, or 1 when the
+ * input cannot be tried. */
+static int load(const char *doc, size_t len, const char *variant,
+                const char *const *sets, int nset, scn_config *cfg) {
+    char path[64], err[FUZZ_ERRLEN];
+    if (fuzz_temp(doc, len, path)) return 1;
+    int rc = scn_load_variant(path, variant, sets, nset, cfg, err,
+                              sizeof err);
+    unlink(path);
+    return rc;
+}
+
+/* Cuts a loaded config down to the tiny world above.  Returns 0, or -1
+ * when the schedule cannot be cut down (the input is skipped). */
+static int clamp(scn_config *c) {
+    if (c->steps > MAX_STEPS) c->steps = MAX_STEPS;
+    if (c->workers > MAX_WORKERS) c->workers = MAX_WORKERS;
+    if (c->layers > MAX_LAYERS) {
+        c->layers = MAX_LAYERS;
+        sched_spec *s = &c->sched;
+        s->layers = MAX_LAYERS;
+        if (s->P > s->layers) s->P = s->layers;
+        if (s->tau >= s->H / s->P) s->tau = s->H / s->P - 1;
+        char err[256];
+        if (sched_normalize(s, err, sizeof err)) return -1;
+    }
+    for (int w = 0; w < c->workers; w++) {
+        if (!isfinite(c->up_gbps[w])) c->up_gbps[w] = 100;
+        if (!isfinite(c->down_gbps[w])) c->down_gbps[w] = 100;
+    }
+    /* Pending defects run-2 and run-3 (tests/fuzz/pending/run/): times
+     * are converted to int64 nanoseconds with llround and no range
+     * check, so a valid but huge step time (or straggler slowdown) makes
+     * the event times overflow (undefined behaviour in try_advance), and
+     * a huge latency becomes negative and fails the run as "out of
+     * memory".  Unless strict, they are cut to what fits. */
+    if (!fuzz_strict()) {
+        double t = scn_step_time_s(c);
+        if (!(t > 0) || !(t <= 1e4)) {
+            c->step_time_s = t > 0 ? 1e4 : 1e-3;
+            c->tokens_per_step = 0;
+        }
+        c->straggler_slowdown = fmin(c->straggler_slowdown, 1e3);
+        for (int w = 0; w < c->workers; w++)
+            c->latency_ms[w] = fmin(c->latency_ms[w], 1e6);
+        c->faults.mttr_s = fmin(c->faults.mttr_s, 1e6);
+    }
+    double st = scn_step_time_s(c), floor_s = 10 * st;
+    /* Pending defect run-1 (tests/fuzz/pending/run/): under DP, a worker
+     * that fails again before its recovery download ends keeps the
+     * outage going, and nothing bounds an outage (MAX_ROLLBACKS counts
+     * outages), so with an MTBF far below the download time the run does
+     * not end and its memory grows.  Unless strict, random failures are
+     * kept 10 download times apart as well. */
+    if (!fuzz_strict() && c->sched.method == SCHED_DP) {
+        double gbit = c->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
+        double bits = 8 * c->params * c->recovery_bytes_per_param;
+        for (int w = 0; w < c->workers; w++) {
+            double g = fmin(c->up_gbps[w], c->down_gbps[w]) * gbit;
+            double dl = bits / g + 2e-3 * c->latency_ms[w];
+            if (10 * dl > floor_s) floor_s = 10 * dl;
+        }
+    }
+    if (c->faults.mtbf_s > 0 && c->faults.mtbf_s < floor_s)
+        c->faults.mtbf_s = floor_s;
+    c->trace_path[0] = '\0';
+    c->faults.trace = NULL;
+    return 0;
+}
+
+static int finite_ge0(double x) { return isfinite(x) && x >= 0; }
+static int unit(double x) { return x >= 0 && x <= 1; }
+
+/* Equal, or both NaN (bit-for-bit determinism of the doubles). */
+static int same(double a, double b) {
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void check_result(const run_result *r, const scn_config *c) {
+    if (r->workers != c->workers || r->steps != c->steps)
+        fuzz_fail("result has %d workers, %lld steps", r->workers,
+                  (long long)r->steps);
+    if (!unit(r->compute_utilization))
+        fuzz_fail("compute_utilization %.17g", r->compute_utilization);
+    if (!finite_ge0(r->wall_time_s)) fuzz_fail("wall_time_s %g", r->wall_time_s);
+    if (!finite_ge0(r->compute_time_s))
+        fuzz_fail("compute_time_s %g", r->compute_time_s);
+    if (!finite_ge0(r->bytes_sent_total))
+        fuzz_fail("bytes_sent_total %g", r->bytes_sent_total);
+    if (!finite_ge0(r->recovery_bytes))
+        fuzz_fail("recovery_bytes %g", r->recovery_bytes);
+    if (!finite_ge0(r->lost_compute_s))
+        fuzz_fail("lost_compute_s %g", r->lost_compute_s);
+    if (!(r->peak_link_gbps >= 0) || !(r->avg_link_gbps >= 0))
+        fuzz_fail("link rates %g peak, %g average", r->peak_link_gbps,
+                  r->avg_link_gbps);
+    if (r->syncs < 0 || r->failures < 0)
+        fuzz_fail("%lld syncs, %lld failures", (long long)r->syncs,
+                  (long long)r->failures);
+    for (int w = 0; w < r->workers; w++) {
+        const run_worker *p = &r->per_worker[w];
+        if (!unit(p->utilization))
+            fuzz_fail("worker %d utilization %.17g", w, p->utilization);
+        if (!finite_ge0(p->compute_time_s) || !finite_ge0(p->bytes_sent) ||
+            !finite_ge0(p->bytes_received) || !finite_ge0(p->lost_compute_s))
+            fuzz_fail("worker %d: compute %g s, bytes %g up %g down, lost "
+                      "%g s", w, p->compute_time_s, p->bytes_sent,
+                      p->bytes_received, p->lost_compute_s);
+    }
+}
+
+static void check_same(const run_result *a, const run_result *b) {
+    int eq = a->workers == b->workers && a->steps == b->steps &&
+             a->finished == b->finished && a->syncs == b->syncs &&
+             a->failures == b->failures && a->events == b->events &&
+             same(a->wall_time_s, b->wall_time_s) &&
+             same(a->compute_time_s, b->compute_time_s) &&
+             same(a->compute_utilization, b->compute_utilization) &&
+             same(a->bytes_sent_total, b->bytes_sent_total) &&
+             same(a->peak_link_gbps, b->peak_link_gbps) &&
+             same(a->avg_link_gbps, b->avg_link_gbps) &&
+             same(a->lost_compute_s, b->lost_compute_s) &&
+             same(a->recovery_bytes, b->recovery_bytes);
+    for (int w = 0; eq && w < a->workers; w++) {
+        const run_worker *p = &a->per_worker[w], *q = &b->per_worker[w];
+        eq = same(p->utilization, q->utilization) &&
+             same(p->compute_time_s, q->compute_time_s) &&
+             same(p->bytes_sent, q->bytes_sent) &&
+             same(p->bytes_received, q->bytes_received) &&
+             same(p->lost_compute_s, q->lost_compute_s) &&
+             p->failures == q->failures;
+    }
+    if (!eq) fuzz_fail("two runs of one config differ");
+}
+
+/* The timeline and progress hooks of the second run: every span lies in
+ * [0, INT64_MAX) with start <= end, on a worker and track that exist;
+ * progress never goes back and stays in [0, 1]. */
+typedef struct {
+    int workers;
+    double progress;
+} hook_ctx;
+
+static void on_span(void *ctx, const run_span *sp) {
+    const hook_ctx *h = ctx;
+    if (sp->worker < 0 || sp->worker >= h->workers || sp->track < 0 ||
+        sp->track > 1 || !sp->name || sp->start_ns < 0 ||
+        sp->end_ns < sp->start_ns)
+        fuzz_fail("span %s of worker %d track %d: %lld..%lld ns",
+                  sp->name ? sp->name : "(null)", sp->worker, sp->track,
+                  (long long)sp->start_ns, (long long)sp->end_ns);
+}
+
+static void on_progress(void *ctx, double fraction) {
+    hook_ctx *h = ctx;
+    if (!(fraction >= h->progress) || !(fraction <= 1))
+        fuzz_fail("progress %g after %g", fraction, h->progress);
+    h->progress = fraction;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_parts p;
+    if (fuzz_split(data, size, &p)) return 0;
+    const char *variant = p.n > 1 && p.part[1][0] ? p.part[1] : NULL;
+    const char *sets[FUZZ_MAX_PARTS];
+    int nset = 0;
+    for (int i = 2; i < p.n; i++) sets[nset++] = p.part[i];
+
+    static scn_config cfg;       /* large: not on the stack */
+    static run_result r1, r2;
+    int rc = load(p.part[0], p.len[0], variant, sets, nset, &cfg);
+    fuzz_parts_free(&p);
+    if (rc != 0 || clamp(&cfg) != 0) return 0;
+
+    char err[FUZZ_ERRLEN] = "";
+    if (run_simulate(&cfg, NULL, &r1, err, sizeof err) != 0)
+        fuzz_fail("run_simulate failed: %s", err);
+    check_result(&r1, &cfg);
+    hook_ctx h = {cfg.workers, 0};
+    run_hooks hooks = {on_span, &h, on_progress, &h};
+    if (run_simulate(&cfg, &hooks, &r2, err, sizeof err) != 0)
+        fuzz_fail("second run_simulate failed: %s", err);
+    check_same(&r1, &r2);
+    return 0;
+}

@@ -1,0 +1,30 @@
+#!/bin/sh
+# mkdict.sh -- prints the libFuzzer dictionary of a target to stdout:
+# the committed token list, then the names read from the sources so that
+# new keys and enum values reach the fuzzer without editing a list.
+# usage: tests/fuzz/mkdict.sh scenario|faults|cost|run  (from the top)
+set -e
+words() { # quoted lowercase words and comma lists of them, one a line
+  grep -oh '"[a-z][a-z0-9_]*\(, [a-z][a-z0-9_]*\)*"' "$@" |
+    tr -d '"' | tr ',' '\n' | tr -d ' ' | sort -u
+}
+case "$1" in
+scenario|run)
+  cat tests/fuzz/json.dict
+  words sim/scenario.c models/codec.c models/schedule.c sim/collective.c \
+        sim/faults.c | sed 's/.*/"&"\n"\\"&\\""/'
+  # dotted keys for --set overrides
+  for k in model.layers model.params model.step_time_s workers.count \
+           workers.speed network.bandwidth_gbps network.up_gbps \
+           network.latency_ms method.name method.H method.fragments \
+           method.tau faults.mtbf_hours faults.trace steps seed; do
+    echo "\"$k=\""
+  done
+  ;;
+faults) cat tests/fuzz/faults.dict ;;
+cost)
+  cat tests/fuzz/json.dict
+  words sim/plan.c | sed 's/.*/"\\"&\\""/'
+  ;;
+*) echo "usage: mkdict.sh scenario|faults|cost|run" >&2; exit 2 ;;
+esac

@@ -9,13 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+int msg_vset(char *err, size_t errlen, int rc, const char *fmt,
+             va_list ap) {
+    if (!err || !errlen) return rc;
+    vsnprintf(err, errlen, fmt, ap);
+    for (char *s = err; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
+    return rc;
+}
+
 int msg_set(char *err, size_t errlen, int rc, const char *fmt, ...) {
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    msg_vset(err, errlen, rc, fmt, ap);
+    va_end(ap);
     return rc;
 }
 

@@ -17,6 +17,7 @@
 #ifndef DILOSIM_MSG_H
 #define DILOSIM_MSG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 enum {
@@ -29,9 +30,14 @@ enum {
 };
 
 /* Formats fmt into err (at most errlen bytes, always terminated when
- * errlen > 0) and returns rc. */
+ * errlen > 0) and returns rc.  The message is one line: control
+ * characters (a key "\n" quoted from a file, say) become '?'. */
 int msg_set(char *err, size_t errlen, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* msg_set with a va_list. */
+int msg_vset(char *err, size_t errlen, int rc, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 /* The code's name ("EINPUT"), and a short description of it ("bad
  * input"); "EUNKNOWN" / "unknown error" for a code not listed above. */

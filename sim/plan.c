@@ -48,7 +48,7 @@ static int cost_fail(const cost_ctx *c, const cJSON *at, int at_key,
     char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    msg_vset(msg, sizeof msg, 0, fmt, ap);
     va_end(ap);
     size_t off = 0;
     for (size_t i = 0; i < c->doc->npos; i++)

@@ -72,16 +72,10 @@ static int is_word(char c) {
  * Messages
  */
 
-/* Messages are one line: control characters (from keys, values, names)
- * become '?'. */
-static void one_line(char *s) {
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f) *s = '?';
-}
-
+/* Messages are one line (msg_vset makes control characters from keys,
+ * values and names '?'). */
 static int set_err_code(ctx *c, int rc, const char *fmt, va_list ap) {
-    if (c->errlen) vsnprintf(c->err, c->errlen, fmt, ap);
-    if (c->errlen) one_line(c->err);
+    msg_vset(c->err, c->errlen, rc, fmt, ap);
     if (!c->rc) c->rc = rc;
     return c->rc;
 }

@@ -197,6 +197,14 @@ START_TEST(cost_file_schema) {
 }
 END_TEST
 
+/* Fuzz finding cost-1: a key with a control character ("\n") was quoted
+ * as it is, so the message was two lines. */
+START_TEST(cost_message_is_one_line) {
+    bad_cost("{\"\\n\": 1}", "c.json:1:2: ?: unknown key");
+    bad_cost("{\"a\\tb\": 1}", "c.json:1:2: a?b: unknown key");
+}
+END_TEST
+
 static Suite *make_suite(void) {
     Suite *s = suite_create("plan");
     TCase *tc = tcase_create("plan");
@@ -208,6 +216,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, cheapest_option_by_hand);
     tcase_add_test(tc, cheapest_method_by_hand);
     tcase_add_test(tc, cost_file_schema);
+    tcase_add_test(tc, cost_message_is_one_line);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -27,28 +27,12 @@
  * most FUZZ_MAX_PARTS parts (the last one ends at the next NUL or at the
  * end).  Each part is a NUL-terminated string in its own allocation of
  * exactly len + 1 bytes, so that AddressSanitizer sees a read past its
- * end, except for the known over-read below. */
+ * end. */
 typedef struct {
     int n;
     char *part[FUZZ_MAX_PARTS];
     size_t len[FUZZ_MAX_PARTS];
 } fuzz_parts;
-
-/* Pending defect scenario-1 (tests/fuzz/pending/scenario/): the JSON
- * scanner of sim/scenario.c (scan_literal) reads up to 5 bytes past the
- * end of a string that ends inside a literal ("n", "tru").  Unless strict,
- * each part gets this many NUL bytes of slack so that the fuzzer goes on
- * to other defects. */
-#define FUZZ_SLACK 8
-
-/* Whether known defects (tests/fuzz/pending/) count as failures: set
- * DILOSIM_FUZZ_STRICT=1 for that (make fuzz-pending does).  Otherwise a
- * target tolerates them, so that the smoke run passes and long runs look
- * for other defects. */
-static inline int fuzz_strict(void) {
-    const char *s = getenv("DILOSIM_FUZZ_STRICT");
-    return s && *s && strcmp(s, "0") != 0;
-}
 
 static inline void fuzz_parts_free(fuzz_parts *p) {
     for (int i = 0; i < p->n; i++) free(p->part[i]);
@@ -59,14 +43,13 @@ static inline void fuzz_parts_free(fuzz_parts *p) {
  * caller then skips the input). */
 static inline int fuzz_split(const uint8_t *data, size_t size,
                              fuzz_parts *p) {
-    size_t slack = fuzz_strict() ? 0 : FUZZ_SLACK;
     memset(p, 0, sizeof *p);
     size_t i = 0;
     for (;;) {
         size_t start = i;
         while (i < size && data[i] != '\0') i++;
         size_t len = i - start;
-        char *s = calloc(len + 1 + slack, 1);
+        char *s = calloc(len + 1, 1);
         if (!s) {
             fuzz_parts_free(p);
             return -1;

@@ -8,8 +8,6 @@
 #                    corpus; fails on any crash; skipped (with a note)
 #                    when clang or libFuzzer is missing
 #                    (FUZZ_FLAGS: more libFuzzer options for both)
-#   make fuzz-pending  replay tests/fuzz/pending/ (known crashes, not yet
-#                    fixed: expected to fail)
 #
 # Everything is built in build-fuzz/ with clang: the library sources are
 # compiled again there with coverage and ASan+UBSan (build/ is not used).
@@ -43,7 +41,7 @@ FUZZ_PROBE = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\
 {(void)d;(void)n;return 0;}\n' | $(FUZZ_CC) -x c -fsanitize=fuzzer - \
   -o $(FUZZ_B)/probe >/dev/null 2>&1
 
-.PHONY: fuzz fuzz-build fuzz-smoke fuzz-pending fuzz-deps fuzz-clean
+.PHONY: fuzz fuzz-build fuzz-smoke fuzz-deps fuzz-clean
 
 fuzz-clean:
 	rm -rf $(FUZZ_B)
@@ -144,12 +142,5 @@ $(FUZZ_B)/$$t-regress.log)"; fail=1; }; fi; \
 	             $(FUZZ_LEN_cost);; esac; \
 	  ( nice=; opts=-seed=1; $(FUZZ_ONE) ) || fail=1; \
 	done; exit $$fail
-
-fuzz-pending: fuzz-build
-	@for f in tests/fuzz/pending/*/*; do [ -f "$$f" ] || continue; \
-	  t=$$(basename $$(dirname $$f)); \
-	  if DILOSIM_FUZZ_STRICT=1 $(FUZZ_B)/fuzz_$$t -timeout=10 $$f >/dev/null 2>&1; then \
-	    echo "pending $$f: passes now (move it to tests/fuzz/regress/$$t/)"; \
-	  else echo "pending $$f: still fails"; fi; done
 
 -include $(FUZZ_LIB_OBJ:.o=.d)

@@ -4,10 +4,12 @@
  *
  * Input: one byte, then the trace text.  The byte picks the number of
  * workers, 1 + byte % 8, so that worker fields are in and out of range.
- * The text goes through a temporary file (faults_new takes a path).
+ * The text goes to faults_trace_parse as it is (exact allocation, any
+ * bytes); a trace that parses goes through a temporary file to faults_new
+ * too, whose periods are checked.
  *
- * Checks: no crash, leak or undefined behaviour; a failure returns NULL
- * with one line that starts with the file's name; a success yields, per
+ * Checks: no crash, leak or undefined behaviour; a failure returns a
+ * negative code with one line that starts with the name; a success yields, per
  * worker, down periods with 0 <= fail < repair, each failing after the
  * previous repair (times per worker strictly increase), and at most one
  * period per trace line.
@@ -15,37 +17,52 @@
 #include "../../sim/faults.h"
 #include "fuzz.h"
 
-/* The glue to the parser under test (the one place to change when it
- * gets a text entry point): the trace text for nworkers workers, through
- * a temporary file named in path.  Returns the faults, or NULL with the
- * message in err; *skip is set when the input cannot be tried. */
-static faults *parse(const char *text, size_t len, int nworkers, char *err,
-                     char path[64], int *skip) {
-    *skip = fuzz_temp(text, len, path) != 0;
-    if (*skip) return NULL;
+#define NAME "trace.txt"
+
+/* The glue to the parser under test (the one place to change when its
+ * entry points change): parses the trace text for nworkers workers, and
+ * when it parses builds the failure processes from it through a temporary
+ * file.  Returns the parser's code (err: its message); *f gets the
+ * processes (NULL on a parse error, or when no temporary file could be
+ * made, or faults_new failed, which is then reported in err). */
+static int parse(const char *text, size_t len, int nworkers, char *err,
+                 faults **f) {
+    faults_trace *t;
+    *f = NULL;
+    int rc = faults_trace_parse(text, len, NAME, nworkers, &t, err,
+                                FUZZ_ERRLEN);
+    if (rc) return rc;
+    faults_trace_free(t);
+    char path[64];
+    if (fuzz_temp(text, len, path)) return 0;
     faults_spec spec = {.mtbf_s = 0, .mttr_s = 0, .trace = path};
-    faults *f = faults_new(&spec, nworkers, 1, err, FUZZ_ERRLEN);
+    *f = faults_new(&spec, nworkers, 1, err, FUZZ_ERRLEN);
     unlink(path);
-    return f;
+    if (!*f) fuzz_fail("faults_new refused a trace that parsed: %s", err);
+    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
     int nworkers = 1 + data[0] % 8;
-    const char *text = (const char *)data + 1;
     size_t len = size - 1, lines = 1;
+    char *text = malloc(len + 1);
+    if (!text) return 0;
+    if (len) memcpy(text, data + 1, len);
+    text[len] = 0;
     for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
 
-    char err[FUZZ_ERRLEN] = "", path[64];
-    int skip;
-    faults *f = parse(text, len, nworkers, err, path, &skip);
-    if (skip) return 0;
-    if (!f) {
-        fuzz_check_error("faults_new", -1, err);
-        if (strncmp(err, path, strlen(path)) != 0)
-            fuzz_fail("message does not start with the file: %s", err);
+    char err[FUZZ_ERRLEN] = "";
+    faults *f;
+    int rc = parse(text, len, nworkers, err, &f);
+    free(text);
+    if (rc) {
+        fuzz_check_error("faults_trace_parse", rc, err);
+        if (strncmp(err, NAME ":", strlen(NAME ":")) != 0)
+            fuzz_fail("message does not start with the name: %s", err);
         return 0;
     }
+    if (!f) return 0;
     size_t periods = 0;
     for (int w = 0; w < nworkers; w++) {
         int64_t fail, repair, last = -1;

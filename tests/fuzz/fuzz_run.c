@@ -58,39 +58,8 @@ static int clamp(scn_config *c) {
         if (!isfinite(c->up_gbps[w])) c->up_gbps[w] = 100;
         if (!isfinite(c->down_gbps[w])) c->down_gbps[w] = 100;
     }
-    /* Pending defects run-2 and run-3 (tests/fuzz/pending/run/): times
-     * are converted to int64 nanoseconds with llround and no range
-     * check, so a valid but huge step time (or straggler slowdown) makes
-     * the event times overflow (undefined behaviour in try_advance), and
-     * a huge latency becomes negative and fails the run as "out of
-     * memory".  Unless strict, they are cut to what fits. */
-    if (!fuzz_strict()) {
-        double t = scn_step_time_s(c);
-        if (!(t > 0) || !(t <= 1e4)) {
-            c->step_time_s = t > 0 ? 1e4 : 1e-3;
-            c->tokens_per_step = 0;
-        }
-        c->straggler_slowdown = fmin(c->straggler_slowdown, 1e3);
-        for (int w = 0; w < c->workers; w++)
-            c->latency_ms[w] = fmin(c->latency_ms[w], 1e6);
-        c->faults.mttr_s = fmin(c->faults.mttr_s, 1e6);
-    }
-    double st = scn_step_time_s(c), floor_s = 10 * st;
-    /* Pending defect run-1 (tests/fuzz/pending/run/): under DP, a worker
-     * that fails again before its recovery download ends keeps the
-     * outage going, and nothing bounds an outage (MAX_ROLLBACKS counts
-     * outages), so with an MTBF far below the download time the run does
-     * not end and its memory grows.  Unless strict, random failures are
-     * kept 10 download times apart as well. */
-    if (!fuzz_strict() && c->sched.method == SCHED_DP) {
-        double gbit = c->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
-        double bits = 8 * c->params * c->recovery_bytes_per_param;
-        for (int w = 0; w < c->workers; w++) {
-            double g = fmin(c->up_gbps[w], c->down_gbps[w]) * gbit;
-            double dl = bits / g + 2e-3 * c->latency_ms[w];
-            if (10 * dl > floor_s) floor_s = 10 * dl;
-        }
-    }
+    /* random failures at most every 10 steps */
+    double floor_s = 10 * scn_step_time_s(c);
     if (c->faults.mtbf_s > 0 && c->faults.mtbf_s < floor_s)
         c->faults.mtbf_s = floor_s;
     c->trace_path[0] = '\0';

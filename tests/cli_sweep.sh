@@ -52,7 +52,7 @@ absent "$tmp/two.csv.partial" "after success"
 if [ "$(wc -l <"$tmp/two.csv")" -eq 14 ]; then ok; else bad "tiny: not 14 lines"; fi
 if head -1 "$tmp/two.csv" | grep -q '^# dilosim sweep digest [0-9a-f]\{16\}$'; then ok
 else bad "no digest line first"; fi
-contains "$tmp/two.csv" "^variant,network.bandwidth_gbps,compute_utilization,wall_time_s," "header"
+contains "$tmp/two.csv" "^variant,network.bandwidth_gbps,compute_utilization,goodput,wall_time_s," "header"
 contains "$tmp/two.csv" "^streaming,10,1," "last row"
 expect 0 "variant and vary" -- "$bin" sweep "$tiny" --variant streaming --vary network.bandwidth_gbps=1,2 --set steps=20
 if [ "$(wc -l <"$tmp/out")" -eq 3 ]; then ok; else bad "--variant --vary: not 3 lines"; fi

@@ -168,11 +168,11 @@ START_TEST(bad_scenario_input_is_an_input_error) {
     table_spec spec = {DATA "variants.json", nope, 1, NULL, 0,
                        "network.bandwidth_gbps", grid, 2, thr, 1, 1};
     table_result r;
-    ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), TABLE_EINPUT);
+    ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), MSG_EINPUT);
     ck_assert_msg(strstr(err, "nope"), "%s", err);
     spec.nvariants = 0;
     spec.key = "network.bandwith_gbps";
-    ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), TABLE_EINPUT);
+    ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), MSG_EINPUT);
     ck_assert_msg(strstr(err, "bandwith"), "%s", err);
     ck_assert_ptr_null(r.block);
 }

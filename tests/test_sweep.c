@@ -21,6 +21,7 @@
 #include "../sim/run.h"
 #include "../sim/sweep.h"
 #include "check_main.h"
+#include "fifo_feeder.h"
 
 #define DATA "tests/data/sweep/"
 #define TINY DATA "tiny.json"
@@ -556,6 +557,103 @@ START_TEST(test_missing_trace_at_a_point) {
 }
 END_TEST
 
+/* The whole file of path (at most 64 KiB, for scenarios). */
+static void read_text(const char *path, char *buf, size_t len) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = 0;
+    fclose(f);
+}
+
+/* The scenario is read and parsed once per sweep (it used to be read to
+ * plan the sweep and again at every point's load): from a FIFO, which
+ * can be read once, 6 points on 2 threads run and its writer saw one
+ * reader; the rows are those of the same sweep of the file.  A scenario
+ * with variants is read once per variant, so from standard input only
+ * with one --variant (read once too); else an input error. */
+START_TEST(test_scenario_read_once) {
+    static char text[65536];
+    read_text(PLAIN, text, sizeof text);
+    const char *texts[] = {text};
+    const char *vary[] = {"network.bandwidth_gbps=1,2,4",
+                          "method.H=5,10"};
+    feeder f;
+    feeder_start(&f, "plain.json", texts, 1);
+    sweep_spec s = spec_for(f.path, out, 2);
+    s.vary = vary;
+    s.nvary = 2;
+    char *fifo_rows = sweep_expect(&s, MSG_OK);
+    ck_assert_int_eq(feeder_stop(&f), 1);
+    s.scenario = PLAIN;
+    char *file_rows = sweep_expect(&s, MSG_OK);
+    ck_assert_int_eq(count_lines(file_rows), 8); /* digest, header, 6 */
+    ck_assert_str_eq(fifo_rows, file_rows);
+    free(fifo_rows);
+    free(file_rows);
+
+    read_text(TINY, text, sizeof text);
+    const char *dp[] = {"dp"};
+    feeder_start(&f, "tiny.json", texts, 1);
+    ck_assert_ptr_nonnull(freopen(f.path, "rb", stdin));
+    s = spec_for("-", out, 2);
+    s.variants = dp;
+    s.nvariants = 1;
+    char *rows = rows_of(sweep_expect(&s, MSG_OK));
+    ck_assert_int_eq(feeder_stop(&f), 1);
+    ck_assert_int_eq(count_lines(rows), 7); /* header, 6 bandwidths */
+    free(rows);
+}
+END_TEST
+
+START_TEST(test_stdin_needs_one_variant) {
+    /* "-" with variants and no --variant: read once, it cannot serve two. */
+    FILE *in = freopen(TINY, "rb", stdin);
+    ck_assert_ptr_nonnull(in);
+    sweep_spec s = spec_for("-", out, 1);
+    sweep_expect(&s, MSG_EINPUT);
+    ck_assert_str_eq(err, "<stdin>: read once, it serves one variant only "
+                     "(expected a file for its 2 variants, or one "
+                     "--variant)");
+    ck_assert(!exists(out) && !exists(partial));
+}
+END_TEST
+
+/* Defect (error codes): a point whose run failed was always a runtime
+ * failure (SWEEP_ERUNTIME, exit 1), though run_simulate can fail on the
+ * user's input: a fault trace valid when the points loaded and garbage
+ * when the run reads it is MSG_EINPUT, and stays so (exit 2). */
+START_TEST(test_run_input_error_is_an_input_error) {
+    const char *texts[] = {"30 1 down\n90 1 up\n", "30 1 down\n90 1 up\n",
+                           "1.5x up\n"};
+    feeder f;
+    feeder_start(&f, "trace.txt", texts, 3);
+    char scenario[160];
+    snprintf(scenario, sizeof scenario, "%s/s.json", f.dir);
+    static const char text[] =
+        "{\"model\": {\"params\": 4e6, \"layers\": 4, \"step_time_s\": "
+        "0.01}, \"workers\": {\"count\": 2}, \"method\": {\"name\": "
+        "\"diloco\", \"H\": 10}, \"faults\": {\"trace\": \"trace.txt\"}, "
+        "\"steps\": 40}";
+    spit(scenario, text, strlen(text));
+    const char *vary[] = {"network.bandwidth_gbps=1"};
+    sweep_spec s = spec_for(scenario, out, 1);
+    s.vary = vary;
+    s.nvary = 1;
+    sweep_expect(&s, MSG_EINPUT);
+    int served = feeder_stop(&f);
+    unlink(scenario);
+    rmdir(f.dir);
+    ck_assert_int_eq(served, 3); /* validation, the point's load, its run */
+    ck_assert_int_eq(msg_exit_status(MSG_EINPUT), 2);
+    char want[256];
+    snprintf(want, sizeof want, "point 1 (network.bandwidth_gbps=1): "
+             "%s/trace.txt:1: bad time '1.5x'", f.dir);
+    ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
+    ck_assert(!exists(out) && !exists(partial));
+}
+END_TEST
+
 START_TEST(test_input_errors) {
     static const struct {
         const char *scenario, *vary, *variant, *set, *msg;
@@ -667,6 +765,9 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_bad_point_leaves_nothing);
     tcase_add_test(tc, test_missing_trace_at_a_point);
     tcase_add_test(tc, test_input_errors);
+    tcase_add_test(tc, test_scenario_read_once);
+    tcase_add_test(tc, test_stdin_needs_one_variant);
+    tcase_add_test(tc, test_run_input_error_is_an_input_error);
     tcase_add_test(tc, test_partial_in_use);
     suite_add_tcase(s, tc);
     return s;

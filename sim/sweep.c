@@ -335,7 +335,8 @@ static int plan_dims(sweep *sw, char *err, size_t errlen) {
         strcpy(d->key, m->sweep_key[i]);
         d->spec = m->sweep_spec[i];
         msg_set(d->label, sizeof d->label, 0, "%s: sweep: %s=%s",
-               s->scenario, d->key, d->spec);
+                strcmp(s->scenario, "-") ? s->scenario : "<stdin>", d->key,
+                d->spec);
     }
     for (int i = 0; i < s->nvary; i++) {
         int rc = plan_vary(sw, s->vary[i], err, errlen);

@@ -56,7 +56,7 @@ do for [fmt in "png svg"] {
   set xtics rotate by -20 nomirror
   unset grid; set grid ytics lt 1 lc rgb "#dddddd"
   meths = "data_parallel diloco streaming streaming_overlap streaming_overlap_fp4"
-  tb(s, v) = real(system(sprintf("awk -F, '$1 == \"%s\" { print $6 / 1e12; exit }' %s/sweep_%s.csv", v, dir, s)))
+  tb(s, v) = real(system(sprintf("awk -F, '$1 == \"%s\" { print $7 / 1e12; exit }' %s/sweep_%s.csv", v, dir, s)))
   set print dir."/bytes.dat"
   array names[5] = ["DP (bf16)", "DiLoCo (bf16)", "Streaming (bf16)", \
                      "Streaming, overlap (bf16)", "Streaming, overlap, E3M0"]

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/msg.h"
 #include "cli.h"
 #include "plan.h"
 #include "report.h"
@@ -337,16 +338,16 @@ int cli_plan(int argc, char **argv) {
     cli_progress_start(&progress, o.scenario);
     rc = r ? plan_compute_progress(&spec, progress_tasks, &progress, r, err,
                                    sizeof err)
-           : -1;
+           : MSG_ENOMEM;
     cli_progress_end(&progress);
     if (!r) snprintf(err, sizeof err, "out of memory");
-    if (rc == TABLE_EINPUT) fprintf(stderr, "%s\n", err);
+    if (rc == MSG_EINPUT) fprintf(stderr, "%s\n", err);
     else if (rc) fprintf(stderr, "dilosim plan: %s\n", err);
     if (!rc) {
         plan_output out = {o.scenario, r, cli_flag(&o, "--json")};
         rc = cli_write(&o, "plan", write_output, &out);
     }
-    else rc = rc == TABLE_EINPUT ? CLI_EXIT_INPUT : CLI_EXIT_RUNTIME;
+    else rc = msg_exit_status(rc);
     free(r);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../models/msg.h"
 #include "cli.h"
 #include "sweep.h"
 
@@ -34,7 +35,7 @@ static const char help[] =
     "Each value is used as in --set KEY=VALUE (JSON, or else a string).\n"
     "\n"
     "Columns: variant (when the scenario has variants), the varied keys as\n"
-    "given, then compute_utilization, wall_time_s, compute_time_s,\n"
+    "given, then compute_utilization, goodput, wall_time_s, compute_time_s,\n"
     "bytes_sent_total, peak_link_gbps, avg_link_gbps, syncs, failures,\n"
     "lost_compute_s, recovery_bytes, finished, events (units in README.md).\n"
     "\n"
@@ -103,8 +104,7 @@ int cli_sweep(int argc, char **argv) {
     char err[CLI_ERR_MAX];
     rc = sweep_run(&s, err, sizeof err);
     cli_progress_end(&progress);
-    if (rc == SWEEP_EINPUT) fprintf(stderr, "%s\n", err);
+    if (rc == MSG_EINPUT) fprintf(stderr, "%s\n", err);
     else if (rc) fprintf(stderr, "dilosim sweep: %s\n", err);
-    return rc == SWEEP_OK ? CLI_EXIT_OK
-           : rc == SWEEP_EINPUT ? CLI_EXIT_INPUT : CLI_EXIT_RUNTIME;
+    return msg_exit_status(rc);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/msg.h"
 #include "cli.h"
 #include "grid.h"
 #include "report.h"
@@ -220,9 +221,9 @@ int cli_table(int argc, char **argv) {
         rc = table_compute_progress(&spec, progress_tasks, &progress, &r, err,
                                     sizeof err);
         cli_progress_end(&progress);
-        if (rc == TABLE_EINPUT) fprintf(stderr, "%s\n", err);
+        if (rc == MSG_EINPUT) fprintf(stderr, "%s\n", err);
         else if (rc) fprintf(stderr, "dilosim table: %s\n", err);
-        rc = rc == TABLE_EINPUT ? CLI_EXIT_INPUT : rc ? CLI_EXIT_RUNTIME : 0;
+        rc = msg_exit_status(rc);
     }
     if (!rc) {
         table_output t = {&a, &r, cli_flag(&o, "--csv")};

@@ -217,6 +217,8 @@ int plan_cost_load(const char *path, plan_cost *out, char *err,
 typedef struct {
     int n;
     const char *names[SCN_MAX_VARIANTS];
+    scn_meta meta;                         /* names[] may point here */
+    scn_doc *docs[SCN_MAX_VARIANTS];       /* each method parsed once */
     table_scenario bw[SCN_MAX_VARIANTS], lat[SCN_MAX_VARIANTS];
     const char *lat_sets[SCN_MAX_VARIANTS][MAX_SETS];
     char lat_bw[SCN_MAX_VARIANTS][64];
@@ -233,8 +235,9 @@ typedef struct {
 static int scan_grid(const char *spec, double *x, int *n, char *err,
                      size_t errlen) {
     double *v;
-    if (table_parse_numbers("plan", spec, MAX_SCAN - 1, &v, n, err, errlen))
-        return -1;
+    int rc = table_parse_numbers("plan", spec, MAX_SCAN - 1, &v, n, err,
+                                 errlen);
+    if (rc) return rc;
     memcpy(x, v, (size_t)*n * sizeof *x);
     free(v);
     return 0;
@@ -245,10 +248,11 @@ static int find_least(work *w, const plan_spec *spec, plan_result *out,
     double grid[MAX_SCAN];
     int n;
     void *ctx[SCN_MAX_VARIANTS];
-    if (scan_grid(BANDWIDTH_SCAN, grid, &n, err, errlen)) return -1;
+    int rc = scan_grid(BANDWIDTH_SCAN, grid, &n, err, errlen);
+    if (rc) return rc;
     for (int m = 0; m < w->n; m++) ctx[m] = &w->bw[m];
     if (w->pr) w->pr->total += (int64_t)w->n * (n + 1);
-    int rc = table_run_progress(w->n, table_scenario_cu, ctx, grid, n,
+    rc = table_run_progress(w->n, table_scenario_cu, ctx, grid, n,
                                 &spec->target_cu, 1, spec->jobs, w->pr,
                                 w->blocks, err, errlen);
     if (rc) return rc;
@@ -268,8 +272,9 @@ static int find_least(work *w, const plan_spec *spec, plan_result *out,
 /* The latency context of method m: its overrides, then the bandwidth. */
 static void latency_context(work *w, const plan_spec *spec, int m,
                             double gbps) {
-    snprintf(w->lat_bw[m], sizeof w->lat_bw[m], BANDWIDTH_KEY "=%.17g",
-             gbps);
+    char num[MSG_NUM_MAX];
+    snprintf(w->lat_bw[m], sizeof w->lat_bw[m], BANDWIDTH_KEY "=%s",
+             msg_number(gbps, num));
     for (int i = 0; i < spec->nset; i++) w->lat_sets[m][i] = spec->sets[i];
     w->lat_sets[m][spec->nset] = w->lat_bw[m];
     w->lat[m] = w->bw[m];
@@ -319,11 +324,12 @@ static int find_latency(work *w, const plan_spec *spec, plan_result *out,
     }
     if (!w->nlat) return 0;
     w->lat_grid[0] = 0;
-    if (scan_grid(LATENCY_SCAN, w->lat_grid + 1, &w->nlat_grid, err, errlen))
-        return -1;
+    int rc = scan_grid(LATENCY_SCAN, w->lat_grid + 1, &w->nlat_grid, err,
+                       errlen);
+    if (rc) return rc;
     w->nlat_grid++;
     if (w->pr) w->pr->total += (int64_t)w->nlat * (w->nlat_grid + 1);
-    int rc = table_run_progress(w->nlat, table_scenario_cu, ctx, w->lat_grid,
+    rc = table_run_progress(w->nlat, table_scenario_cu, ctx, w->lat_grid,
                                 w->nlat_grid, NULL, 0, spec->jobs, w->pr,
                                 w->blocks, err, errlen);
     if (rc) return rc;
@@ -410,21 +416,22 @@ static int find_costs(work *w, const plan_spec *spec, plan_result *out,
 
 /* ---- the plan ---------------------------------------------------------- */
 
-/* Sets up the bandwidth contexts; loads every method once (input errors
- * show here) for its name and worker count. */
+/* Sets up the bandwidth contexts, each method's file parsed once (w->docs,
+ * freed by the caller); loads every method once (input errors show here)
+ * for its name and worker count. */
 static int setup(work *w, const plan_spec *spec, plan_result *out, char *err,
                  size_t errlen) {
-    scn_meta meta;
-    w->n = table_variants(spec->path, spec->variants, spec->nvariants,
-                          w->names, &meta, err, errlen);
-    if (w->n < 0) return w->n;
+    int n = table_docs_open(spec->path, spec->variants, spec->nvariants,
+                            w->names, &w->meta, w->docs, err, errlen);
+    if (n < 0) return n;
+    w->n = n;
     if (spec->nset + 1 >= MAX_SETS)
-        return msg_set(err, errlen, TABLE_EINPUT,
-                         "%s: too many --set overrides", spec->path);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: too many --set overrides", spec->path);
     out->nmethods = w->n;
     for (int m = 0; m < w->n; m++) {
         w->bw[m] = (table_scenario){spec->path, w->names[m], spec->sets,
-                                    spec->nset, BANDWIDTH_KEY};
+                                    spec->nset, BANDWIDTH_KEY, w->docs[m]};
         scn_config cfg;
         int rc = table_scenario_name(&w->bw[m], PLAN_MIN_GBPS,
                                      out->method[m].name, &cfg, err, errlen);
@@ -447,11 +454,11 @@ int plan_compute_progress(const plan_spec *spec, table_progress_fn progress,
     out->target_cu = spec->target_cu;
     out->best_method = out->best_option = -1;
     if (!(spec->target_cu > 0 && spec->target_cu <= 1))
-        return msg_set(err, errlen, TABLE_EINPUT,
-                         "target CU must be in (0, 1] (got %g)",
-                         spec->target_cu);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "target CU must be in (0, 1] (got %g)",
+                       spec->target_cu);
     work *w = calloc(1, sizeof *w);
-    if (!w) return msg_set(err, errlen, -1, "out of memory");
+    if (!w) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     w->target = spec->target_cu;
     w->out = out;
     w->pr = progress ? &pr : NULL;
@@ -463,6 +470,7 @@ int plan_compute_progress(const plan_spec *spec, table_progress_fn progress,
         out->cost = *spec->cost;
         rc = find_costs(w, spec, out, err, errlen);
     }
+    table_docs_free(w->docs, w->n);
     free(w);
     return rc;
 }

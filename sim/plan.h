@@ -125,8 +125,10 @@ typedef struct {
     int best_method, best_option;    /* cheapest overall; -1 without */
 } plan_result;
 
-/* Plans every method.  Returns 0, or -1 (runtime) or TABLE_EINPUT with a
- * one-line message. */
+/* Plans every method, the scenario read and parsed once per method
+ * (table_docs_open: "-" is standard input, for one method).  Returns 0,
+ * or a MSG_E* code (MSG_EINPUT: the input; others: runtime, passed
+ * through from the loader and run_simulate) with a one-line message. */
 int plan_compute(const plan_spec *spec, plan_result *out, char *err,
                  size_t errlen);
 

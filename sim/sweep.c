@@ -30,6 +30,7 @@
 
 #include "grid.h"
 #include "outfile.h"
+#include "report.h"
 #include "run.h"
 #include "scenario.h"
 
@@ -38,7 +39,7 @@
 #define DIGEST_PREFIX "# dilosim sweep digest "
 
 static const char result_columns[] =
-    "compute_utilization,wall_time_s,compute_time_s,bytes_sent_total,"
+    "compute_utilization,goodput,wall_time_s,compute_time_s,bytes_sent_total,"
     "peak_link_gbps,avg_link_gbps,syncs,failures,lost_compute_s,"
     "recovery_bytes,finished,events";
 
@@ -55,6 +56,8 @@ typedef struct {
     scn_meta meta;
     int nvar;                          /* variants run; 0: the base */
     const char *var[SCN_MAX_VARIANTS];
+    scn_doc *doc[SCN_MAX_VARIANTS];    /* the file parsed once per variant
+                                          (doc[0]: the base when nvar 0) */
     int ndim;
     dim dim[SWEEP_MAX_DIMS];
     int naxis;                         /* the variant axis (when nvar), */
@@ -135,21 +138,23 @@ static char *str_take(str *b) {
  * Points
  */
 
-/* The variant (or NULL) and per-dimension values of point p. */
+/* The variant (or NULL) and per-dimension values of point p; its
+ * variant's index (0 for the base) in *vi when vi is not NULL. */
 static const char *point_values(const sweep *sw, int64_t p,
-                                const char *vals[SWEEP_MAX_DIMS]) {
+                                const char *vals[SWEEP_MAX_DIMS], int *vi) {
     int idx[SWEEP_MAX_DIMS + 1];
     grid_unrank(sw->naxis, sw->size, p, idx);
     int off = sw->nvar ? 1 : 0;
     for (int k = 0; k < sw->ndim; k++)
         vals[k] = sw->dim[k].vals.v[idx[off + k]];
+    if (vi) *vi = sw->nvar ? idx[0] : 0;
     return sw->nvar ? sw->var[idx[0]] : NULL;
 }
 
 /* "variant=dp, network.bandwidth_gbps=-1" */
 static void point_desc(const sweep *sw, int64_t p, char *buf, size_t len) {
     const char *vals[SWEEP_MAX_DIMS];
-    const char *v = point_values(sw, p, vals);
+    const char *v = point_values(sw, p, vals, NULL);
     size_t n = 0;
     buf[0] = 0;
     if (v) n += (size_t)snprintf(buf, len, "variant=%s", v);
@@ -161,7 +166,7 @@ static void point_desc(const sweep *sw, int64_t p, char *buf, size_t len) {
 /* The CSV fields of point p's values, each followed by a comma. */
 static void point_prefix(const sweep *sw, int64_t p, str *b) {
     const char *vals[SWEEP_MAX_DIMS];
-    const char *v = point_values(sw, p, vals);
+    const char *v = point_values(sw, p, vals, NULL);
     if (v) {
         str_csv(b, v);
         str_puts(b, ",");
@@ -181,14 +186,15 @@ static int point_error(const sweep *sw, int64_t p, int rc, const char *msg,
                   *desc ? " (" : "", desc, *desc ? ")" : "", msg);
 }
 
-/* Loads point p into *cfg: the scenario, its variant, the --set
- * overrides, then KEY=VALUE per dimension.  Returns 0, or SWEEP_EINPUT
- * (SWEEP_ERUNTIME when out of memory) with "point K (...): message". */
+/* Loads point p into *cfg: its variant's doc, the --set overrides, then
+ * KEY=VALUE per dimension.  Thread-safe.  Returns 0, or the loader's
+ * code (MSG_EINPUT, MSG_ENOMEM) with "point K (...): message". */
 static int point_load(const sweep *sw, int64_t p, scn_config *cfg,
                       char *err, size_t errlen) {
     const sweep_spec *s = sw->spec;
     const char *vals[SWEEP_MAX_DIMS];
-    const char *variant = point_values(sw, p, vals);
+    int vi;
+    point_values(sw, p, vals, &vi);
     int nset = s->nset + sw->ndim;
     const char **sets = malloc((size_t)(nset + 1) * sizeof *sets);
     str kv = {0};
@@ -200,42 +206,50 @@ static int point_load(const sweep *sw, int64_t p, scn_config *cfg,
         str_add(&kv, vals[k], strlen(vals[k]) + 1); /* with its NUL */
     }
     char msg[MSG_MAX];
-    int rc = SWEEP_ERUNTIME;
+    int rc = MSG_ENOMEM;
     if (!sets || kv.oom) {
         snprintf(msg, sizeof msg, "out of memory");
     } else {
         for (int i = 0; i < s->nset; i++) sets[i] = s->sets[i];
         for (int k = 0; k < sw->ndim; k++) sets[s->nset + k] = kv.s + at[k];
-        rc = scn_load_variant(s->scenario, variant, sets, nset, cfg, msg,
-                              sizeof msg) ? SWEEP_EINPUT : SWEEP_OK;
+        rc = scn_doc_load(sw->doc[vi], sets, nset, cfg, msg, sizeof msg);
     }
     free(sets);
     free(kv.s);
     return rc ? point_error(sw, p, rc, msg, err, errlen) : rc;
 }
 
-/* The CSV row of point p: its values, then the result. */
+/* Appends the exact seconds of ns and a comma. */
+static void str_seconds(str *b, int64_t ns) {
+    char buf[REPORT_SECONDS_MAX];
+    str_puts(b, report_seconds(ns, buf));
+    str_puts(b, ",");
+}
+
+/* The CSV row of point p: its values, then the result.  Times are the
+ * exact decimals of the run's ns counts, bytes whole numbers; ratios and
+ * rates the shortest decimal that reads back. */
 static char *point_row(const sweep *sw, int64_t p, const run_result *r) {
-    const double nums[] = {r->compute_utilization, r->wall_time_s,
-                           r->compute_time_s, r->bytes_sent_total,
-                           r->peak_link_gbps, r->avg_link_gbps};
     str b = {0};
     char buf[64];
     point_prefix(sw, p, &b);
-    for (size_t i = 0; i < sizeof nums / sizeof *nums; i++) {
-        msg_number(nums[i], buf);
-        str_puts(&b, buf);
-        str_puts(&b, ",");
-    }
-    snprintf(buf, sizeof buf, "%lld,%lld,", (long long)r->syncs,
+    str_puts(&b, msg_number(r->compute_utilization, buf));
+    str_puts(&b, ",");
+    str_puts(&b, msg_number(r->goodput, buf));
+    str_puts(&b, ",");
+    str_seconds(&b, r->wall_ns);
+    str_seconds(&b, r->compute_ns);
+    snprintf(buf, sizeof buf, "%llu,", (unsigned long long)r->bytes_sent_total);
+    str_puts(&b, buf);
+    str_puts(&b, msg_number(r->peak_link_gbps, buf));
+    str_puts(&b, ",");
+    str_puts(&b, msg_number(r->avg_link_gbps, buf));
+    snprintf(buf, sizeof buf, ",%lld,%lld,", (long long)r->syncs,
              (long long)r->failures);
     str_puts(&b, buf);
-    msg_number(r->lost_compute_s, buf);
-    str_puts(&b, buf);
-    str_puts(&b, ",");
-    msg_number(r->recovery_bytes, buf);
-    str_puts(&b, buf);
-    snprintf(buf, sizeof buf, ",%d,%llu\n", r->finished,
+    str_seconds(&b, r->lost_ns);
+    snprintf(buf, sizeof buf, "%llu,%d,%llu\n",
+             (unsigned long long)r->recovery_bytes, r->finished,
              (unsigned long long)r->events);
     str_puts(&b, buf);
     return str_take(&b);
@@ -251,7 +265,7 @@ static int plan_variants(sweep *sw, char *err, size_t errlen) {
     if (s->nvariants == 0) {
         for (int i = 0; i < m->nvariants; i++) sw->var[i] = m->variant[i];
         sw->nvar = m->nvariants;
-        return SWEEP_OK;
+        return MSG_OK;
     }
     char names[SCN_MAX_VARIANTS * (SCN_NAME_MAX + 2)] = "";
     size_t n = 0;
@@ -263,18 +277,18 @@ static int plan_variants(sweep *sw, char *err, size_t errlen) {
         int i = 0;
         while (i < m->nvariants && strcmp(m->variant[i], v)) i++;
         if (i == m->nvariants && !m->nvariants)
-            return msg_set(err, errlen, SWEEP_EINPUT, "--variant %s: unknown "
+            return msg_set(err, errlen, MSG_EINPUT, "--variant %s: unknown "
                           "variant (%s has no variants)", v, s->scenario);
         if (i == m->nvariants)
-            return msg_set(err, errlen, SWEEP_EINPUT, "--variant %s: unknown "
+            return msg_set(err, errlen, MSG_EINPUT, "--variant %s: unknown "
                           "variant (expected one of: %s)", v, names);
         for (int j = 0; j < sw->nvar; j++)
             if (sw->var[j] == m->variant[i])
-                return msg_set(err, errlen, SWEEP_EINPUT, "--variant %s: "
+                return msg_set(err, errlen, MSG_EINPUT, "--variant %s: "
                               "given twice", v);
         sw->var[sw->nvar++] = m->variant[i];
     }
-    return SWEEP_OK;
+    return MSG_OK;
 }
 
 static dim *find_dim(sweep *sw, const char *key, size_t n) {
@@ -288,18 +302,18 @@ static dim *find_dim(sweep *sw, const char *key, size_t n) {
 static int plan_vary(sweep *sw, const char *v, char *err, size_t errlen) {
     const char *eq = strchr(v, '=');
     if (!eq || eq == v)
-        return msg_set(err, errlen, SWEEP_EINPUT, "--vary %s: expected "
+        return msg_set(err, errlen, MSG_EINPUT, "--vary %s: expected "
                       "KEY=SPEC", v);
     size_t n = (size_t)(eq - v);
     if (n >= sizeof sw->dim[0].key)
-        return msg_set(err, errlen, SWEEP_EINPUT, "--vary %s: key longer than "
+        return msg_set(err, errlen, MSG_EINPUT, "--vary %s: key longer than "
                       "%d bytes", v, (int)sizeof sw->dim[0].key - 1);
     dim *d = find_dim(sw, v, n);
     if (d && d->from_vary)
-        return msg_set(err, errlen, SWEEP_EINPUT, "--vary %s: %.*s is varied "
+        return msg_set(err, errlen, MSG_EINPUT, "--vary %s: %.*s is varied "
                       "twice", v, (int)n, v);
     if (!d && sw->ndim == SWEEP_MAX_DIMS)
-        return msg_set(err, errlen, SWEEP_EINPUT, "--vary %s: more than %d "
+        return msg_set(err, errlen, MSG_EINPUT, "--vary %s: more than %d "
                       "dimensions", v, SWEEP_MAX_DIMS);
     if (!d) {
         d = &sw->dim[sw->ndim++];
@@ -309,7 +323,7 @@ static int plan_vary(sweep *sw, const char *v, char *err, size_t errlen) {
     d->spec = eq + 1;
     d->from_vary = 1;
     msg_set(d->label, sizeof d->label, 0, "--vary %s", v);
-    return SWEEP_OK;
+    return MSG_OK;
 }
 
 /* The dimensions: the sweep section, then --vary; their values. */
@@ -321,7 +335,8 @@ static int plan_dims(sweep *sw, char *err, size_t errlen) {
         strcpy(d->key, m->sweep_key[i]);
         d->spec = m->sweep_spec[i];
         msg_set(d->label, sizeof d->label, 0, "%s: sweep: %s=%s",
-               s->scenario, d->key, d->spec);
+                strcmp(s->scenario, "-") ? s->scenario : "<stdin>", d->key,
+                d->spec);
     }
     for (int i = 0; i < s->nvary; i++) {
         int rc = plan_vary(sw, s->vary[i], err, errlen);
@@ -330,34 +345,65 @@ static int plan_dims(sweep *sw, char *err, size_t errlen) {
     for (int k = 0; k < sw->ndim; k++) {
         dim *d = &sw->dim[k];
         if (grid_parse(d->label, d->spec, &d->vals, err, errlen))
-            return SWEEP_EINPUT;
+            return MSG_EINPUT;
     }
     /* A --set of a swept key would be overridden by every point. */
     for (int i = 0; i < s->nset; i++) {
         const char *eq = strchr(s->sets[i], '=');
         size_t n = eq ? (size_t)(eq - s->sets[i]) : 0;
         if (n && find_dim(sw, s->sets[i], n))
-            return msg_set(err, errlen, SWEEP_EINPUT, "--set %s: %.*s is "
+            return msg_set(err, errlen, MSG_EINPUT, "--set %s: %.*s is "
                           "swept (drop the --set, or give it as --vary %s)",
                           s->sets[i], (int)n, s->sets[i], s->sets[i]);
     }
-    return SWEEP_OK;
+    return MSG_OK;
+}
+
+/* The code of a failed scn_doc_open, which returns only NULL and the
+ * message: out of memory, or else the input. */
+static int open_code(const char *err) {
+    return strstr(err, "out of memory") ? MSG_ENOMEM : MSG_EINPUT;
+}
+
+/* The file read and parsed once: doc[0] is the base (whose sections plan
+ * the sweep), later replaced by one doc per variant run.  Standard input
+ * ("-") is read once, so it serves the base of a scenario without
+ * variants, or exactly one --variant (opened at once: its doc's sections
+ * are the file's). */
+static int open_docs(sweep *sw, char *err, size_t errlen) {
+    const sweep_spec *s = sw->spec;
+    int in = !strcmp(s->scenario, "-");
+    const char *first = in && s->nvariants == 1 ? s->variants[0] : NULL;
+    if (!(sw->doc[0] = scn_doc_open(s->scenario, first, NULL, 0, err,
+                                    errlen)))
+        return open_code(err);
+    int rc = scn_doc_meta(sw->doc[0], &sw->meta, err, errlen);
+    if (rc || !in || first || !sw->meta.nvariants) return rc;
+    return msg_set(err, errlen, MSG_EINPUT, "<stdin>: read once, it serves "
+                   "one variant only (expected a file for its %d variants, "
+                   "or one --variant)", sw->meta.nvariants);
 }
 
 static int plan(sweep *sw, char *err, size_t errlen) {
     const sweep_spec *s = sw->spec;
     int rc;
-    if (scn_meta_load(s->scenario, &sw->meta, err, errlen))
-        return SWEEP_EINPUT;
-    if ((rc = plan_variants(sw, err, errlen)) ||
+    if ((rc = open_docs(sw, err, errlen)) ||
+        (rc = plan_variants(sw, err, errlen)) ||
         (rc = plan_dims(sw, err, errlen)))
         return rc;
+    if (sw->nvar && strcmp(s->scenario, "-")) {
+        scn_doc_free(sw->doc[0]); /* the base: no point uses it */
+        for (int v = 0; v < sw->nvar; v++)
+            if (!(sw->doc[v] = scn_doc_open(s->scenario, sw->var[v], NULL,
+                                            0, err, errlen)))
+                return open_code(err);
+    }
     if (sw->nvar) sw->size[sw->naxis++] = sw->nvar;
     for (int k = 0; k < sw->ndim; k++)
         sw->size[sw->naxis++] = sw->dim[k].vals.n;
     sw->npoints = grid_count(sw->naxis, sw->size, SWEEP_MAX_POINTS);
     if (sw->npoints < 0)
-        return msg_set(err, errlen, SWEEP_EINPUT, "more than %d points",
+        return msg_set(err, errlen, MSG_EINPUT, "more than %d points",
                       SWEEP_MAX_POINTS);
 
     str h = {0};
@@ -369,15 +415,15 @@ static int plan(sweep *sw, char *err, size_t errlen) {
     str_puts(&h, result_columns);
     str_puts(&h, "\n");
     if (!(sw->header = str_take(&h)))
-        return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
-    return SWEEP_OK;
+        return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    return MSG_OK;
 }
 
 /* Loads every point once: input errors before anything runs. */
 static int validate(sweep *sw, char *err, size_t errlen) {
     scn_config *cfg = malloc(sizeof *cfg);
-    if (!cfg) return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
-    int rc = SWEEP_OK;
+    if (!cfg) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    int rc = MSG_OK;
     sw->digest = rng_mix((uint64_t)sw->npoints);
     for (int64_t p = 0; p < sw->npoints && !rc; p++) {
         rc = point_load(sw, p, cfg, err, errlen);
@@ -467,9 +513,9 @@ static int foreign(const scan *sc) {
  * the stream). */
 static int out_error(const sweep *sw, int e, char *err, size_t errlen) {
     if (!sw->spec->out)
-        return msg_set(err, errlen, SWEEP_ERUNTIME, "write error: %s",
+        return msg_set(err, errlen, MSG_EIO, "write error: %s",
                        strerror(e));
-    return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: write error: %s",
+    return msg_set(err, errlen, MSG_EIO, "%s: write error: %s",
                    sw->partial ? sw->partial : sw->spec->out, strerror(e));
 }
 
@@ -477,18 +523,18 @@ static int out_error(const sweep *sw, int e, char *err, size_t errlen) {
 static int other_sweep(const sweep *sw, const char *path, const scan *sc,
                        char *err, size_t errlen) {
     if (!sc->digest)
-        return msg_set(err, errlen, SWEEP_EINPUT, "%s: no sweep digest "
+        return msg_set(err, errlen, MSG_EINPUT, "%s: no sweep digest "
                        "(expected a first line %s%016" PRIx64 ")", path,
                        DIGEST_PREFIX, sw->digest);
-    return msg_set(err, errlen, SWEEP_EINPUT, "%s: written by another "
+    return msg_set(err, errlen, MSG_EINPUT, "%s: written by another "
                    "scenario or sweep (digest %s in the file, %016" PRIx64
                    " for this sweep)", path, sc->found, sw->digest);
 }
 
 /* "PATH: cannot write: why", an input error for a name too long. */
 static int write_error(const char *path, int e, char *err, size_t errlen) {
-    return msg_set(err, errlen, e == ENAMETOOLONG ? SWEEP_EINPUT
-                   : SWEEP_ERUNTIME, "%s: cannot write: %s", path,
+    return msg_set(err, errlen, e == ENAMETOOLONG ? MSG_EINPUT
+                   : MSG_EIO, "%s: cannot write: %s", path,
                    strerror(e));
 }
 
@@ -500,7 +546,7 @@ static int open_partial(sweep *sw, char *err, size_t errlen) {
     struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     if (fcntl(fd, F_SETLK, &lk)) {
         close(fd);
-        return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: in use by another "
+        return msg_set(err, errlen, MSG_EFAIL, "%s: in use by another "
                       "sweep", sw->partial);
     }
     sw->own_partial = 1;
@@ -508,7 +554,7 @@ static int open_partial(sweep *sw, char *err, size_t errlen) {
         close(fd);
         return write_error(sw->partial, errno, err, errlen);
     }
-    return SWEEP_OK;
+    return MSG_OK;
 }
 
 /* What TARGET.partial holds that a resumed sweep keeps: *keep bytes (0:
@@ -517,37 +563,37 @@ static int check_partial(sweep *sw, long *keep, char *err, size_t errlen) {
     scan sc;
     *keep = 0;
     if (scan_file(sw, sw->partial, &sc))
-        return msg_set(err, errlen, SWEEP_ERUNTIME, "%s: cannot read: %s",
+        return msg_set(err, errlen, MSG_EIO, "%s: cannot read: %s",
                       sw->partial, strerror(errno));
     if (foreign(&sc)) return other_sweep(sw, sw->partial, &sc, err, errlen);
     if (sc.header < 0)
-        return msg_set(err, errlen, SWEEP_EINPUT, "%s: header differs from "
+        return msg_set(err, errlen, MSG_EINPUT, "%s: header differs from "
                       "this sweep", sw->partial);
     if (sc.bad_line)
-        return msg_set(err, errlen, SWEEP_EINPUT, "%s:%lld: row differs from "
+        return msg_set(err, errlen, MSG_EINPUT, "%s:%lld: row differs from "
                       "this sweep", sw->partial, (long long)sc.bad_line);
     *keep = sc.end; /* 0 when missing, empty or cut inside the header */
     sw->kept = sc.rows;
-    return SWEEP_OK;
+    return MSG_OK;
 }
 
-/* Sets up sw->f.  Returns SWEEP_OK, or -1 when OUT is already complete
+/* Sets up sw->f.  Returns MSG_OK, or 1 when OUT is already complete
  * (resume: nothing to do), or an error. */
 static int open_output(sweep *sw, char *err, size_t errlen) {
     const sweep_spec *s = sw->spec;
     int rc, fresh = 1;
     if (!s->out) {
         if (s->resume)
-            return msg_set(err, errlen, SWEEP_EINPUT, "resuming needs an "
+            return msg_set(err, errlen, MSG_EINPUT, "resuming needs an "
                           "output file");
         sw->f = s->stream;
     } else {
         outfile_mode mode;
         if ((rc = outfile_resolve(s->out, &sw->target, &mode, err, errlen)))
-            return rc == MSG_EINPUT ? SWEEP_EINPUT : SWEEP_ERUNTIME;
+            return rc;
         if (mode == OUTFILE_THROUGH) { /* a device or FIFO: no partial */
             if (s->resume)
-                return msg_set(err, errlen, SWEEP_EINPUT, "%s: not a "
+                return msg_set(err, errlen, MSG_EINPUT, "%s: not a "
                                "regular file: nothing to resume", s->out);
             int fd = open(sw->target, O_WRONLY | O_CLOEXEC);
             if (fd < 0 || !(sw->f = fdopen(fd, "w"))) {
@@ -562,11 +608,11 @@ static int open_output(sweep *sw, char *err, size_t errlen) {
                 if (foreign(&sc))
                     return other_sweep(sw, s->out, &sc, err, errlen);
                 if (sc.header > 0 && sc.rows == sw->npoints && !sc.trailing)
-                    return -1;
+                    return 1;
             }
             size_t n = strlen(sw->target);
             if (!(sw->partial = malloc(n + sizeof ".partial")))
-                return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
+                return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
             memcpy(sw->partial, sw->target, n);
             memcpy(sw->partial + n, ".partial", sizeof ".partial");
             /* Read before locking: closing any descriptor of the file
@@ -585,7 +631,7 @@ static int open_output(sweep *sw, char *err, size_t errlen) {
     if (fresh) fputs(sw->header, sw->f);
     if (fflush(sw->f))
         return out_error(sw, errno, err, errlen);
-    return SWEEP_OK;
+    return MSG_OK;
 }
 
 /* ---------------------------------------------------------------------
@@ -612,7 +658,7 @@ static void drain(sweep *sw) {
             if (fflush(sw->f)) {
                 char msg[ERR_MAX];
                 out_error(sw, errno, msg, sizeof msg);
-                record_failure(sw, sw->written, SWEEP_ERUNTIME, msg);
+                record_failure(sw, sw->written, MSG_EIO, msg);
             }
         }
         free(row);
@@ -620,37 +666,38 @@ static void drain(sweep *sw) {
     }
 }
 
-/* Runs point p outside the lock; returns its row or NULL with err. */
-static char *run_point(sweep *sw, int64_t p, const scn_config *cfg,
+/* Runs point p outside the lock; returns its row, or NULL with the code
+ * in *rc (run_simulate's, unchanged, or MSG_ENOMEM) and the message in
+ * err. */
+static char *run_point(sweep *sw, int64_t p, const scn_config *cfg, int *rc,
                        char *err, size_t errlen) {
     run_result *r = malloc(sizeof *r);
     char msg[MSG_MAX] = "out of memory", *row = NULL;
-    if (r && !run_simulate(cfg, NULL, r, msg, sizeof msg))
-        row = point_row(sw, p, r);
+    *rc = r ? run_simulate(cfg, NULL, r, msg, sizeof msg) : MSG_ENOMEM;
+    if (!*rc && !(row = point_row(sw, p, r))) {
+        *rc = MSG_ENOMEM;
+        snprintf(msg, sizeof msg, "out of memory");
+    }
     free(r);
-    if (!row) point_error(sw, p, SWEEP_ERUNTIME, msg, err, errlen);
+    if (!row) point_error(sw, p, *rc, msg, err, errlen);
     return row;
 }
 
-/* A pool task: point kept + i, loaded under the lock (cJSON keeps a
- * global error pointer), run outside it, its row stored and every row
- * now next in order written. */
+/* A pool task: point kept + i, loaded from its variant's doc and run
+ * outside the lock (scn_doc_load is thread-safe), its row stored and
+ * every row now next in order written. */
 static int point_task(void *ctx, int64_t i, char *err, size_t errlen) {
     sweep *sw = ctx;
     int64_t p = sw->kept + i;
     scn_config *cfg = malloc(sizeof *cfg);
-    int rc = cfg ? SWEEP_OK : msg_set(err, errlen, SWEEP_ERUNTIME,
-                                      "out of memory");
-    if (!rc) {
-        pthread_mutex_lock(&sw->mu);
-        rc = point_load(sw, p, cfg, err, errlen);
-        pthread_mutex_unlock(&sw->mu);
-    }
-    char *row = rc ? NULL : run_point(sw, p, cfg, err, errlen);
+    int rc = cfg ? MSG_OK : msg_set(err, errlen, MSG_ENOMEM,
+                                    "out of memory");
+    if (!rc) rc = point_load(sw, p, cfg, err, errlen);
+    char *row = rc ? NULL : run_point(sw, p, cfg, &rc, err, errlen);
     free(cfg);
     pthread_mutex_lock(&sw->mu);
     if (!row) {
-        record_failure(sw, p, rc ? rc : SWEEP_ERUNTIME, err);
+        record_failure(sw, p, rc, err);
     } else {
         sw->rows[p] = row;
         sw->done++;
@@ -659,7 +706,7 @@ static int point_task(void *ctx, int64_t i, char *err, size_t errlen) {
             sw->spec->progress(sw->spec->progress_ctx, sw->kept + sw->done,
                                sw->npoints);
     }
-    rc = sw->failed ? sw->fail_rc : SWEEP_OK;
+    rc = sw->failed ? sw->fail_rc : MSG_OK;
     pthread_mutex_unlock(&sw->mu);
     return rc;
 }
@@ -669,14 +716,14 @@ static int point_task(void *ctx, int64_t i, char *err, size_t errlen) {
 static int run_all(sweep *sw, char *err, size_t errlen) {
     sw->rows = calloc((size_t)sw->npoints, sizeof *sw->rows);
     if (!sw->rows)
-        return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
+        return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     int jobs = sw->spec->jobs < 1 ? 1 : sw->spec->jobs;
     char msg[MSG_MAX];
     pool_for(jobs, sw->npoints - sw->kept, point_task, sw, msg, sizeof msg);
     for (int64_t p = 0; p < sw->npoints; p++) free(sw->rows[p]);
     if (sw->failed)
         return msg_set(err, errlen, sw->fail_rc, "%s", sw->fail_msg);
-    return SWEEP_OK;
+    return MSG_OK;
 }
 
 /* Closes the output; fsyncs TARGET.partial and renames it to TARGET on
@@ -704,6 +751,7 @@ static int finish(sweep *sw, int rc, char *err, size_t errlen) {
 
 static void sweep_free(sweep *sw) {
     for (int k = 0; k < sw->ndim; k++) grid_free(&sw->dim[k].vals);
+    for (int v = 0; v < SCN_MAX_VARIANTS; v++) scn_doc_free(sw->doc[v]);
     free(sw->header);
     free(sw->rows);
     free(sw->target);
@@ -714,17 +762,17 @@ static void sweep_free(sweep *sw) {
 
 int sweep_run(const sweep_spec *s, char *err, size_t errlen) {
     sweep *sw = calloc(1, sizeof *sw);
-    if (!sw) return msg_set(err, errlen, SWEEP_ERUNTIME, "out of memory");
+    if (!sw) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     sw->spec = s;
     pthread_mutex_init(&sw->mu, NULL);
     int rc = plan(sw, err, errlen);
     if (!rc) rc = validate(sw, err, errlen);
     if (!rc) rc = open_output(sw, err, errlen);
-    if (rc < 0) {
+    if (rc > 0) {
         if (s->log)
             fprintf(s->log, "%s: already complete (%lld rows); nothing to "
                     "do\n", s->out, (long long)sw->npoints);
-        rc = SWEEP_OK;
+        rc = MSG_OK;
     } else {
         if (!rc) rc = run_all(sw, err, errlen);
         rc = finish(sw, rc, err, errlen);

@@ -26,13 +26,15 @@
  * The output is CSV: a header, then one row per point in point order,
  * whatever the number of threads (same input, same bytes):
  *
- *     variant,KEY1,...,KEYK,compute_utilization,wall_time_s,
+ *     variant,KEY1,...,KEYK,compute_utilization,goodput,wall_time_s,
  *     compute_time_s,bytes_sent_total,peak_link_gbps,avg_link_gbps,syncs,
  *     failures,lost_compute_s,recovery_bytes,finished,events
  *
  * (the variant column only when the scenario has variants; the KEY columns
- * as given, holding the values as the grid wrote them; numbers as the
- * shortest decimal that reads back exactly, "inf" for an infinite one).
+ * as given, holding the values as the grid wrote them; times (*_s) the
+ * exact decimal seconds of the run's integer ns (report_seconds), bytes
+ * and counts whole numbers, the other numbers as the shortest decimal
+ * that reads back exactly, "inf" for an infinite one).
  * Fields holding a comma, a quote or a line break are quoted as in
  * RFC 4180.
  *
@@ -67,10 +69,13 @@
  * error.  A write error is "PATH: write error: why" (the stream: "write
  * error: why").
  *
+ * The scenario file is read and parsed once per variant (scn_doc_open);
+ * each point copies that document (scn_doc_load), so "-" (standard input)
+ * works for a scenario without variants or with exactly one --variant.
+ *
  * Threads: the worker pool (models/pool.h) hands points out in order; the
  * worker that finishes a point writes every row that is now next in
- * order.  Loading is serialized (cJSON keeps a global error pointer);
- * running is not.
+ * order.  Points load and run in parallel.
  */
 #ifndef DILOSIM_SWEEP_H
 #define DILOSIM_SWEEP_H
@@ -80,9 +85,6 @@
 
 #define SWEEP_MAX_DIMS 32             /* dimensions, section and --vary */
 #define SWEEP_MAX_POINTS 10000000     /* points of one sweep */
-
-/* Return values, equal to the command's exit statuses. */
-enum { SWEEP_OK = 0, SWEEP_ERUNTIME = 1, SWEEP_EINPUT = 2 };
 
 typedef struct {
     const char *scenario;              /* the scenario file */
@@ -103,10 +105,13 @@ typedef struct {
     void *progress_ctx;
 } sweep_spec;
 
-/* Runs the sweep.  Returns SWEEP_OK, or SWEEP_EINPUT (a bad spec, key,
- * variant, point value, a resume file of another sweep) or
- * SWEEP_ERUNTIME (out of memory, a run or a write that failed) with one
- * line in err. */
+/* Runs the sweep.  Returns 0, or a MSG_E* code (models/msg.h) with one
+ * line in err: MSG_EINPUT for a bad spec, key, variant, point value or
+ * scenario, a resume file of another sweep, a name too long; MSG_ENOMEM,
+ * MSG_EIO (a file that cannot be read or written), MSG_EFAIL (OUT.partial
+ * in use by another sweep); a point's load or run fails with the
+ * loader's or run_simulate's code, unchanged.  msg_exit_status gives the
+ * command's exit status (2 for MSG_EINPUT, else 1). */
 int sweep_run(const sweep_spec *s, char *err, size_t errlen);
 
 #endif

@@ -73,19 +73,21 @@ int table_parallel(int n, int jobs,
 int table_scenario_load(const table_scenario *s, double v, scn_config *cfg,
                         char *err, size_t errlen) {
     if (s->nset >= MAX_SETS)
-        return msg_set(err, errlen, TABLE_EINPUT,
-                         "%s: too many --set overrides", s->path);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: too many --set overrides", s->path);
     const char *sets[MAX_SETS];
-    char kv[512];
+    char kv[512], num[MSG_NUM_MAX];
     if (strlen(s->key) > sizeof kv - 32)
-        return msg_set(err, errlen, TABLE_EINPUT, "%.40s...: key too long",
-                         s->key);
+        return msg_set(err, errlen, MSG_EINPUT, "%.40s...: key too long",
+                       s->key);
     for (int i = 0; i < s->nset; i++) sets[i] = s->sets[i];
-    snprintf(kv, sizeof kv, "%s=%.17g", s->key, v);
+    /* the shortest decimal that reads back as v: the point loaded is v */
+    snprintf(kv, sizeof kv, "%s=%s", s->key, msg_number(v, num));
     sets[s->nset] = kv;
-    int rc = scn_load_variant(s->path, s->variant, sets, s->nset + 1, cfg,
-                              err, errlen); /* thread-safe */
-    return rc ? TABLE_EINPUT : 0;
+    if (s->doc) /* thread-safe on a shared doc */
+        return scn_doc_load(s->doc, sets, s->nset + 1, cfg, err, errlen);
+    return scn_load_variant(s->path, s->variant, sets, s->nset + 1, cfg,
+                            err, errlen); /* thread-safe */
 }
 
 int table_scenario_cu(void *ctx, double v, double *cu, char *err,
@@ -94,7 +96,7 @@ int table_scenario_cu(void *ctx, double v, double *cu, char *err,
     int rc = table_scenario_load(ctx, v, &cfg, err, errlen);
     if (rc) return rc;
     run_result r;
-    if (run_simulate(&cfg, NULL, &r, err, errlen)) return -1;
+    if ((rc = run_simulate(&cfg, NULL, &r, err, errlen))) return rc;
     *cu = r.compute_utilization;
     return 0;
 }
@@ -136,8 +138,8 @@ static int point_at(solve *s, double x, double *v, double *cu) {
     s->evals++;
     int rc = s->fn(s->ctx, *v, cu, s->err, s->errlen);
     if (!rc && !isfinite(*cu))
-        rc = msg_set(s->err, s->errlen, -1,
-                       "compute utilization is not finite at %g", *v);
+        rc = msg_set(s->err, s->errlen, MSG_EFAIL,
+                     "compute utilization is not finite at %g", *v);
     if (rc) return s->rc = rc;
     remember(s, x, *v, *cu);
     return 0;
@@ -168,7 +170,7 @@ static int converged(const solve *s, double a, double b) {
  * bracket, 0 when bisection should take over, < 0 on error. */
 static int solve_brent(solve *s, double xb, double xr, table_crossing *out) {
     gsl_root_fsolver *so = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    if (!so) return msg_set(s->err, s->errlen, -1, "out of memory");
+    if (!so) return msg_set(s->err, s->errlen, MSG_ENOMEM, "out of memory");
     gsl_function F = {gsl_f, s};
     double lo = fmin(xb, xr), hi = fmax(xb, xr);
     gsl_root_fsolver_set(so, &F, lo, hi); /* both ends are remembered */
@@ -221,11 +223,11 @@ int table_solve(table_cu_fn fn, void *ctx, double threshold,
                 table_crossing *out, char *err, size_t errlen) {
     if (!(below.cu < threshold && reach.cu >= threshold) ||
         (log_scale && !(below.v > 0 && reach.v > 0)))
-        return msg_set(err, errlen, TABLE_EINPUT, "no crossing of %g "
-                         "between %g (CU %g) and %g (CU %g)", threshold,
-                         below.v, below.cu, reach.v, reach.cu);
+        return msg_set(err, errlen, MSG_EINPUT, "no crossing of %g "
+                       "between %g (CU %g) and %g (CU %g)", threshold,
+                       below.v, below.cu, reach.v, reach.cu);
     solve *s = calloc(1, sizeof *s);
-    if (!s) return msg_set(err, errlen, -1, "out of memory");
+    if (!s) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     *s = (solve){.fn = fn, .ctx = ctx, .c = threshold,
                  .log_scale = log_scale, .err = err, .errlen = errlen};
     if (log_scale) {
@@ -302,17 +304,17 @@ int table_run_progress(int nblocks, table_cu_fn fn, void *const *ctx,
                        size_t errlen) {
     if (npoints < 1 || npoints > TABLE_MAX_POINTS || nthresholds < 0 ||
         nthresholds > TABLE_MAX_THRESHOLDS)
-        return msg_set(err, errlen, TABLE_EINPUT, "need 1..%d grid points "
-                         "and at most %d thresholds", TABLE_MAX_POINTS,
-                         TABLE_MAX_THRESHOLDS);
+        return msg_set(err, errlen, MSG_EINPUT, "need 1..%d grid points "
+                       "and at most %d thresholds", TABLE_MAX_POINTS,
+                       TABLE_MAX_THRESHOLDS);
     run_job j = {.nblocks = nblocks, .npoints = npoints,
                  .nthresholds = nthresholds, .log_scale = 1, .fn = fn,
                  .ctx = ctx, .grid = grid, .thresholds = thresholds,
                  .blocks = blocks};
     for (int p = 0; p < npoints; p++) {
         if (!isfinite(grid[p]))
-            return msg_set(err, errlen, TABLE_EINPUT,
-                             "grid value %g is not finite", grid[p]);
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "grid value %g is not finite", grid[p]);
         if (grid[p] <= 0) j.log_scale = 0;
     }
     for (int b = 0; b < nblocks; b++) {
@@ -321,7 +323,7 @@ int table_run_progress(int nblocks, table_cu_fn fn, void *const *ctx,
         blocks[b].cu = calloc((size_t)npoints, sizeof *blocks[b].cu);
         if (!blocks[b].cu) {
             free_blocks(blocks, b);
-            return msg_set(err, errlen, -1, "out of memory");
+            return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
         }
     }
     int rc = table_parallel_progress(nblocks * npoints, jobs, eval_task, &j,
@@ -351,25 +353,65 @@ int table_first_dip(const double *cu, int n, int rising) {
     return -1;
 }
 
-int table_variants(const char *path, const char *const *wanted, int nwanted,
-                   const char **names, scn_meta *meta, char *err,
-                   size_t errlen) {
+void table_docs_free(scn_doc **docs, int n) {
+    for (int i = 0; i < n; i++) {
+        scn_doc_free(docs[i]);
+        docs[i] = NULL;
+    }
+}
+
+/* The code of a failed scn_doc_open, which returns only NULL and the
+ * message: out of memory, or else the input. */
+static int open_code(const char *err) {
+    return strstr(err, "out of memory") ? MSG_ENOMEM : MSG_EINPUT;
+}
+
+/* docs[i] for names[0..n-1]; standard input serves one only. */
+static int open_each(const char *path, const char **names, int n,
+                     scn_doc **docs, char *err, size_t errlen) {
+    if (n > 1 && !strcmp(path, "-"))
+        return msg_set(err, errlen, MSG_EINPUT, "<stdin>: read once, it "
+                       "serves one variant only (expected a file for %d "
+                       "variants, or one --variant)", n);
+    for (int i = 0; i < n; i++)
+        if (!(docs[i] = scn_doc_open(path, names[i], NULL, 0, err,
+                                     errlen))) {
+            table_docs_free(docs, i);
+            return open_code(err);
+        }
+    return n;
+}
+
+int table_docs_open(const char *path, const char *const *wanted, int nwanted,
+                    const char **names, scn_meta *meta, scn_doc **docs,
+                    char *err, size_t errlen) {
     if (nwanted > SCN_MAX_VARIANTS)
-        return msg_set(err, errlen, TABLE_EINPUT, "at most %d variants",
-                         SCN_MAX_VARIANTS);
+        return msg_set(err, errlen, MSG_EINPUT, "at most %d variants",
+                       SCN_MAX_VARIANTS);
     for (int i = 0; i < nwanted; i++) {
         for (int j = 0; j < i; j++)
             if (!strcmp(wanted[i], wanted[j]))
-                return msg_set(err, errlen, TABLE_EINPUT,
-                                 "--variant %s: given twice", wanted[i]);
+                return msg_set(err, errlen, MSG_EINPUT,
+                               "--variant %s: given twice", wanted[i]);
         names[i] = wanted[i];
     }
-    if (nwanted) return nwanted;
-    if (scn_meta_load(path, meta, err, errlen)) return TABLE_EINPUT;
+    if (nwanted) return open_each(path, names, nwanted, docs, err, errlen);
+    scn_doc *base = scn_doc_open(path, NULL, NULL, 0, err, errlen);
+    if (!base) return open_code(err);
+    int rc = scn_doc_meta(base, meta, err, errlen);
+    if (rc || !meta->nvariants) {
+        if (rc) scn_doc_free(base);
+        names[0] = NULL;
+        docs[0] = rc ? NULL : base;
+        return rc ? rc : 1;
+    }
+    scn_doc_free(base);
+    if (!strcmp(path, "-"))
+        return msg_set(err, errlen, MSG_EINPUT, "<stdin>: read once, it "
+                       "serves one variant only (expected a file for its "
+                       "%d variants, or one --variant)", meta->nvariants);
     for (int i = 0; i < meta->nvariants; i++) names[i] = meta->variant[i];
-    if (meta->nvariants) return meta->nvariants;
-    names[0] = NULL;
-    return 1;
+    return open_each(path, names, meta->nvariants, docs, err, errlen);
 }
 
 void table_result_free(table_result *r) {
@@ -399,34 +441,40 @@ int table_compute_progress(const table_spec *spec, table_progress_fn progress,
                            size_t errlen) {
     memset(out, 0, sizeof *out);
     const char *names[SCN_MAX_VARIANTS];
-    scn_meta meta;
-    int n = table_variants(spec->path, spec->variants, spec->nvariants, names,
-                           &meta, err, errlen);
-    if (n < 0) return n;
-    if (spec->npoints < 1)
-        return msg_set(err, errlen, TABLE_EINPUT, "the grid is empty");
+    scn_doc *docs[SCN_MAX_VARIANTS];
+    scn_meta *meta = malloc(sizeof *meta);
+    if (!meta) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    int n = table_docs_open(spec->path, spec->variants, spec->nvariants,
+                            names, meta, docs, err, errlen);
+    if (n < 0) {
+        free(meta);
+        return n;
+    }
     table_scenario sc[SCN_MAX_VARIANTS];
     void *ctx[SCN_MAX_VARIANTS];
-    table_block *blocks = calloc((size_t)n, sizeof *blocks);
-    if (!blocks) return msg_set(err, errlen, -1, "out of memory");
-    for (int b = 0; b < n; b++) {
+    table_block *blocks = NULL;
+    int rc = 0;
+    if (spec->npoints < 1)
+        rc = msg_set(err, errlen, MSG_EINPUT, "the grid is empty");
+    else if (!(blocks = calloc((size_t)n, sizeof *blocks)))
+        rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    for (int b = 0; b < n && !rc; b++) {
         sc[b] = (table_scenario){spec->path, names[b], spec->sets,
-                                 spec->nset, spec->key};
+                                 spec->nset, spec->key, docs[b]};
         ctx[b] = &sc[b];
         scn_config cfg;
-        int rc = table_scenario_name(&sc[b], spec->grid[0], blocks[b].name,
-                                     &cfg, err, errlen);
-        if (rc) {
-            free(blocks);
-            return rc;
-        }
+        rc = table_scenario_name(&sc[b], spec->grid[0], blocks[b].name, &cfg,
+                                 err, errlen);
     }
     table_progress pr = {progress, pctx, 0,
                          (int64_t)n * (spec->npoints + spec->nthresholds)};
-    int rc = table_run_progress(n, table_scenario_cu, ctx, spec->grid,
+    if (!rc)
+        rc = table_run_progress(n, table_scenario_cu, ctx, spec->grid,
                                 spec->npoints, spec->thresholds,
                                 spec->nthresholds, spec->jobs, &pr, blocks,
                                 err, errlen);
+    table_docs_free(docs, n);
+    free(meta);
     if (rc) {
         free(blocks);
         return rc;
@@ -443,11 +491,12 @@ static int grid_numbers(const char *label, const grid_list *l, double *x,
         char *end;
         x[i] = strtod(l->v[i], &end);
         if (*end || !isfinite(x[i]))
-            return msg_set(err, errlen, -1, "%s: '%s' is not a finite "
-                             "number", label, l->v[i]);
+            return msg_set(err, errlen, MSG_EINPUT, "%s: '%s' is not a "
+                           "finite number", label, l->v[i]);
         if (i > 0 && x[i] <= x[i - 1])
-            return msg_set(err, errlen, -1, "%s: values must increase (%s "
-                             "after %s)", label, l->v[i], l->v[i - 1]);
+            return msg_set(err, errlen, MSG_EINPUT, "%s: values must "
+                           "increase (%s after %s)", label, l->v[i],
+                           l->v[i - 1]);
     }
     return 0;
 }
@@ -457,13 +506,14 @@ int table_parse_numbers(const char *label, const char *spec, int max,
     grid_list l;
     *out = NULL;
     *n = 0;
-    if (grid_parse(label, spec, &l, err, errlen)) return -1;
+    if (grid_parse(label, spec, &l, err, errlen)) return MSG_EINPUT;
+    int rc = 0;
     double *x = NULL;
-    int rc = -1;
     if (l.n > max)
-        msg_set(err, errlen, -1, "%s: more than %d values", label, max);
+        rc = msg_set(err, errlen, MSG_EINPUT, "%s: more than %d values",
+                     label, max);
     else if (!(x = malloc((size_t)l.n * sizeof *x)))
-        msg_set(err, errlen, -1, "%s: out of memory", label);
+        rc = msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", label);
     else
         rc = grid_numbers(label, &l, x, err, errlen);
     if (!rc) {

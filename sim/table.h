@@ -40,27 +40,38 @@
                                 converged bracket is a discontinuity */
 #define TABLE_DIP_TOL 1e-6   /* a fall of CU larger than this between two
                                 grid points makes the curve non-monotone */
-#define TABLE_EINPUT (-2)    /* return code: bad input (exit status 2) */
+
+/*
+ * Errors: every function below returns 0 or a negative MSG_E* code
+ * (models/msg.h) with a one-line message, and passes the codes of the
+ * loader, of run_simulate and of a table_cu_fn through unchanged:
+ * MSG_EINPUT is the user's input (exit 2), any other code a runtime
+ * failure (exit 1); msg_exit_status maps them.
+ */
 
 /* Compute utilization at value v of the swept quantity.  Called from
- * several threads at once.  Returns 0, or -1 (runtime failure) or
- * TABLE_EINPUT (the value or the scenario is invalid) with a one-line
- * message in err. */
+ * several threads at once.  Returns 0, or a MSG_E* code (MSG_EINPUT: the
+ * value or the scenario is invalid) with a one-line message in err. */
 typedef int (*table_cu_fn)(void *ctx, double v, double *cu, char *err,
                            size_t errlen);
 
 /* A table_cu_fn context that simulates a scenario file: the variant
- * (NULL: the base) with the overrides `sets`, then "key=v". */
+ * (NULL: the base) with the overrides `sets`, then "key=v".  With doc
+ * (opened by table_docs_open, or scn_doc_open(path, variant, NULL, 0))
+ * every load copies that parsed document instead of reading path again;
+ * the messages are the same. */
 typedef struct {
     const char *path;
     const char *variant;
     const char *const *sets;
     int nset;
     const char *key;
+    const scn_doc *doc;    /* NULL: read path at every load */
 } table_scenario;
 
-/* Loads the scenario with key = v.  Returns 0, or TABLE_EINPUT with the
- * loader's message. */
+/* Loads the scenario with key = v (v written by msg_number, so it reads
+ * back as the same double).  Returns 0, or the loader's code (MSG_EINPUT,
+ * MSG_ENOMEM) and message. */
 int table_scenario_load(const table_scenario *s, double v, scn_config *cfg,
                         char *err, size_t errlen);
 
@@ -70,7 +81,8 @@ int table_scenario_name(const table_scenario *s, double v,
                         char name[SCN_NAME_MAX], scn_config *cfg, char *err,
                         size_t errlen);
 
-/* table_cu_fn over a table_scenario: loads, then run_simulate. */
+/* table_cu_fn over a table_scenario: loads, then run_simulate; either's
+ * code is returned unchanged. */
 int table_scenario_cu(void *ctx, double v, double *cu, char *err,
                       size_t errlen);
 
@@ -116,7 +128,7 @@ typedef struct {
  * solve over log10 v (both values > 0).  Tolerance TABLE_REL_TOL relative
  * in v, and on a linear scale also 1e-9 * max(|below.v|, |reach.v|)
  * absolute.  Fills out (status TABLE_FOUND).  Returns 0, fn's error, or
- * TABLE_EINPUT when the two points do not bracket a crossing. */
+ * MSG_EINPUT when the two points do not bracket a crossing. */
 int table_solve(table_cu_fn fn, void *ctx, double threshold,
                 table_point below, table_point reach, int log_scale,
                 table_crossing *out, char *err, size_t errlen);
@@ -146,8 +158,9 @@ typedef struct {
  * point on `jobs` threads (<= 0: one per online core), then solves every
  * threshold (any count up to TABLE_MAX_THRESHOLDS; 0 only evaluates).
  * Fills blocks[b].npoints, cu (allocated), dip and rows; names are left
- * alone.  Returns 0, or -1 / TABLE_EINPUT with the message of the failing
- * evaluation of lowest index.  On failure nothing is left allocated. */
+ * alone.  Returns 0, or the code and message of the failing evaluation
+ * of lowest index (MSG_EINPUT for a bad grid or threshold count).  On
+ * failure nothing is left allocated. */
 int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
               const double *grid, int npoints, const double *thresholds,
               int nthresholds, int jobs, table_block *blocks, char *err,
@@ -180,10 +193,11 @@ typedef struct {
     table_block *block;
 } table_result;
 
-/* The whole table of a scenario: every variant (loaded once at the first
- * grid value to check it, which also names the base after its method),
- * then table_run.  Returns 0, or -1 (runtime) or TABLE_EINPUT with a
- * one-line message; on failure out holds nothing to free. */
+/* The whole table of a scenario: the file is read and parsed once per
+ * variant (table_docs_open), every variant loaded at the first grid value
+ * to check it (which also names the base after its method), then
+ * table_run.  Returns 0, or a MSG_E* code with a one-line message; on
+ * failure out holds nothing to free. */
 int table_compute(const table_spec *spec, table_result *out, char *err,
                   size_t errlen);
 
@@ -196,18 +210,26 @@ int table_compute_progress(const table_spec *spec, table_progress_fn progress,
 
 void table_result_free(table_result *r);
 
-/* The variant names a command should visit: `wanted` (count nwanted) when
- * given, else every variant of the scenario, else one NULL (the base).
- * names must hold SCN_MAX_VARIANTS.  Returns the count, or TABLE_EINPUT
- * with a message. */
-int table_variants(const char *path, const char *const *wanted, int nwanted,
-                   const char **names, scn_meta *meta, char *err,
-                   size_t errlen);
+/* The variants a command should visit, each opened once: `wanted` (count
+ * nwanted) when given, else every variant of the scenario, else one NULL
+ * (the base).  names and docs must hold SCN_MAX_VARIANTS; names[i] is
+ * wanted[i] or points into *meta; docs[i] is scn_doc_open(path, names[i],
+ * NULL, 0) (the overrides are applied at each load).  path "-" reads
+ * standard input, once: it then serves one doc only (the base of a
+ * scenario without variants, or one --variant), and a second is an input
+ * error.  Returns the count, or a MSG_E* code with a message (nothing left
+ * open). */
+int table_docs_open(const char *path, const char *const *wanted, int nwanted,
+                    const char **names, scn_meta *meta, scn_doc **docs,
+                    char *err, size_t errlen);
+
+/* Frees docs[0..n-1] (NULL entries allowed). */
+void table_docs_free(scn_doc **docs, int n);
 
 /* Parses a grid spec (see grid.h: a comma list, logspace:A:B:N or
  * linspace:A:B:N) into *n finite numbers, strictly increasing, at most
  * max of them, in *out (allocated; free it).  Messages start with label.
- * Returns 0, or -1 with a one-line message. */
+ * Returns 0, or MSG_EINPUT (MSG_ENOMEM) with a one-line message. */
 int table_parse_numbers(const char *label, const char *spec, int max,
                         double **out, int *n, char *err, size_t errlen);
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # cli_sweep.sh -- command-line tests of `dilosim sweep`: help, exit codes,
 # the same bytes whatever --jobs is, an output file that appears whole,
-# and a killed sweep that --resume completes to the same bytes.
+# and a killed sweep that --resume completes to the same bytes; "-".
 # usage: tests/cli_sweep.sh [path/to/dilosim]   (run by tests/cli.sh)
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,7 +52,7 @@ absent "$tmp/two.csv.partial" "after success"
 if [ "$(wc -l <"$tmp/two.csv")" -eq 14 ]; then ok; else bad "tiny: not 14 lines"; fi
 if head -1 "$tmp/two.csv" | grep -q '^# dilosim sweep digest [0-9a-f]\{16\}$'; then ok
 else bad "no digest line first"; fi
-contains "$tmp/two.csv" "^variant,network.bandwidth_gbps,compute_utilization,wall_time_s," "header"
+contains "$tmp/two.csv" "^variant,network.bandwidth_gbps,compute_utilization,goodput,wall_time_s," "header"
 contains "$tmp/two.csv" "^streaming,10,1," "last row"
 expect 0 "variant and vary" -- "$bin" sweep "$tiny" --variant streaming --vary network.bandwidth_gbps=1,2 --set steps=20
 if [ "$(wc -l <"$tmp/out")" -eq 3 ]; then ok; else bad "--variant --vary: not 3 lines"; fi
@@ -142,5 +142,21 @@ rm "$tmp/d.csv"
 expect 0 "sweep to a dangling link" -- "$bin" sweep "$tiny" --out "$tmp/dlink.csv"
 if [ -L "$tmp/dlink.csv" ]; then ok; else bad "sweep replaced the link"; fi
 same "$tmp/d.csv" "$tmp/d.keep" "sweep through a link"
+
+# Standard input: "-" is read once (it used to be read again for every
+# point), so it sweeps a scenario without variants, or one --variant; the
+# rows are those of the file.  Several variants from "-": exit 2.
+plain=$data/plain.json
+expect 0 "sweep -" -- sh -c '"$1" sweep - --vary steps=20,40 <"$2"' sh "$bin" "$plain"
+cp "$tmp/out" "$tmp/stdin.csv"
+expect 0 "sweep file" -- "$bin" sweep "$plain" --vary steps=20,40
+same "$tmp/stdin.csv" "$tmp/out" "sweep - equals sweep FILE"
+lines "$tmp/out" 3 "sweep -: header and 2 rows"
+expect 0 "sweep - --variant" -- sh -c '"$1" sweep - --variant dp <"$2"' sh "$bin" "$tiny"
+cp "$tmp/out" "$tmp/stdin.csv"
+expect 0 "sweep file --variant" -- "$bin" sweep "$tiny" --variant dp
+same "$tmp/stdin.csv" "$tmp/out" "sweep - --variant equals sweep FILE --variant"
+expect 2 "sweep - with variants" -- sh -c '"$1" sweep - <"$2"' sh "$bin" "$tiny"
+contains "$tmp/err" "^<stdin>: read once, it serves one variant only" "sweep - with variants"
 
 finish cli_sweep

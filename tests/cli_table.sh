@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli_table.sh -- command-line tests of `dilosim table` and `dilosim plan`:
 # help, exit codes of bad thresholds, grids and cost files, the exact CSV
-# header, --out, JSON output.  Run by tests/cli.sh.
+# header, --out, JSON output, standard input, and the exit status of a
+# run's input error (table, plan and sweep).  Run by tests/cli.sh.
 # usage: tests/cli_table.sh [path/to/dilosim]
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -89,5 +90,70 @@ expect 0 "plan --progress" -- "$bin" plan "$var" --target-cu 0.9 --progress
 contains "$tmp/err" "variants.json: done, \([0-9]*\)/\1, .* elapsed$" "plan --progress"
 expect 0 "plan quiet" -- "$bin" plan "$var" --target-cu 0.9
 if [ -s "$tmp/err" ]; then bad "plan wrote to stderr off a terminal"; else ok; fi
+
+# Parse once: "-" reads the scenario from standard input, once, for table,
+# plan and sweep (they used to read the file again at every point).
+expect 0 "table -" -- sh -c '"$1" table - --csv --grid 1,4,16 <"$2"' sh "$bin" "$sc"
+cp "$tmp/out" "$tmp/stdin.csv"
+expect 0 "table file" -- "$bin" table "$sc" --csv --grid 1,4,16
+same "$tmp/stdin.csv" "$tmp/out" "table - equals table FILE"
+expect 0 "plan -" -- sh -c '"$1" plan - --target-cu 0.9 <"$2"' sh "$bin" "$sc"
+sed 1d "$tmp/out" >"$tmp/stdin.txt"
+contains "$tmp/out" "^plan for -: compute utilization >= 0.9" "plan - title"
+expect 0 "plan file" -- "$bin" plan "$sc" --target-cu 0.9
+sed 1d "$tmp/out" >"$tmp/file.txt"
+same "$tmp/stdin.txt" "$tmp/file.txt" "plan - equals plan FILE"
+expect 0 "table - --variant" -- sh -c '"$1" table - --variant slow --grid 1,4 <"$2"' sh "$bin" "$var"
+contains "$tmp/out" "^slow: compute utilization" "table - --variant"
+expect 2 "table - with variants" -- sh -c '"$1" table - --grid 1,4 <"$2"' sh "$bin" "$var"
+contains "$tmp/err" "^<stdin>: read once, it serves one variant only (expected a file for its 2 variants, or one --variant)$" "table - with variants"
+expect 2 "plan - with two --variant" -- sh -c '"$1" plan - --target-cu 0.9 --variant slow --variant fast <"$2"' sh "$bin" "$var"
+contains "$tmp/err" "^<stdin>: read once, it serves one variant only (expected a file for 2 variants, or one --variant)$" "plan - with two --variant"
+
+# Error codes: a run's input error is exit 2, as the loader's (table and
+# plan made every run_simulate failure a runtime one, exit 1; sweep too).
+# The fault trace is a FIFO that hands one text to each reading: valid to
+# the loads (a method's check, then the point's), garbage to the run.
+# feed PID FIFO TEXT...: each TEXT to one opening of FIFO by process PID
+# (held open until PID has it open, so one opening gets one TEXT; each
+# wait gives up after 5 s or when PID is gone).
+feed() {
+  pid=$1 fifo=$2; shift 2
+  for text in "$@"; do
+    exec 3<>"$fifo"   # never blocks; the reader's open then returns
+    printf '%s' "$text" >&3
+    i=0; until ls -l "/proc/$pid/fd" 2>"$tmp/reap" | grep -q -- "$fifo" ||
+               ! kill -0 "$pid" 2>"$tmp/reap" || [ $i -ge 500 ]; do
+      sleep 0.01; i=$((i + 1)); done
+    exec 3>&-         # the end of the text for the reader
+    i=0; while ls -l "/proc/$pid/fd" 2>"$tmp/reap" | grep -q -- "$fifo" &&
+               [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+  done
+}
+mkdir "$tmp/fifo"
+mkfifo "$tmp/fifo/trace.txt"
+printf '%s\n' '{"model": {"params": 1e6, "layers": 1, "step_time_s": 0.1},' \
+  '"workers": {"count": 2}, "method": {"name": "dp"},' \
+  '"faults": {"trace": "trace.txt"}, "steps": 20}' >"$tmp/fifo/s.json"
+good='30 1 down
+90 1 up
+'
+for cmd in table plan sweep; do
+  case $cmd in
+    table) more="--grid 1" ;;
+    plan) more="--target-cu 0.9" ;;
+    sweep) more="--vary network.bandwidth_gbps=1" ;;
+  esac
+  "$bin" $cmd "$tmp/fifo/s.json" $more --jobs 1 >"$tmp/out" 2>"$tmp/err" &
+  pid=$!
+  feed "$pid" "$tmp/fifo/trace.txt" "$good" "$good" "1.5x up"
+  i=0; while kill -0 "$pid" 2>"$tmp/reap" && [ $i -lt 500 ]; do
+    sleep 0.01; i=$((i + 1)); done
+  kill "$pid" 2>"$tmp/reap"   # a reader left waiting (a bug): no hang
+  wait "$pid"; got=$?
+  if [ "$got" = 2 ]; then ok; else bad "$cmd: a run's input error: exit $got, expected 2"; cat "$tmp/err"; fi
+  contains "$tmp/err" "trace.txt:1: bad time '1.5x'" "$cmd: a run's input error: message"
+  lines "$tmp/err" 1 "$cmd: a run's input error: one line"
+done
 
 finish cli_table

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "fifo_feeder.h"
 #include "../models/msg.h"
 #include "../sim/plan.h"
 
@@ -162,6 +163,70 @@ static void bad_cost(const char *text, const char *want) {
     ck_assert_msg(strstr(err, want), "'%s' not in '%s'", want, err);
 }
 
+/* The whole file of path in buf. */
+static void read_text(const char *path, char *buf, size_t len) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = 0;
+    fclose(f);
+}
+
+/* The scenario is read and parsed once per method (it used to be read at
+ * every one of the plan's ~140 simulations): from a FIFO, which can be
+ * read once, the plan is the plan of the file and its writer saw one
+ * reader. */
+START_TEST(scenario_read_once) {
+    static char text[65536];
+    read_text(DATA "one_layer_dp.json", text, sizeof text);
+    const char *texts[] = {text};
+    feeder f;
+    feeder_start(&f, "one_layer_dp.json", texts, 1);
+    plan_result *from_fifo = plan(f.path, 0.95, NULL);
+    ck_assert_int_eq(feeder_stop(&f), 1);
+    plan_result *from_file = plan(DATA "one_layer_dp.json", 0.95, NULL);
+    ck_assert_int_eq(from_fifo->method[0].least.status, TABLE_FOUND);
+    ck_assert_double_eq(from_fifo->method[0].least.v_hi,
+                        from_file->method[0].least.v_hi);
+    ck_assert_double_eq(from_fifo->method[0].latency.v_hi,
+                        from_file->method[0].latency.v_hi);
+    free(from_fifo);
+    free(from_file);
+}
+END_TEST
+
+/* Defect (error codes): the plan's simulations turned every run_simulate
+ * error into -1 (exit 1); a fault trace valid when the method loaded and
+ * garbage when a run reads it is the user's input, MSG_EINPUT (exit 2). */
+START_TEST(run_input_error_is_an_input_error) {
+    const char *texts[] = {"30 1 down\n90 1 up\n", "30 1 down\n90 1 up\n",
+                           "1.5x up\n"};
+    feeder f;
+    feeder_start(&f, "trace.txt", texts, 3);
+    char scenario[160], err[1024];
+    snprintf(scenario, sizeof scenario, "%s/s.json", f.dir);
+    FILE *sf = fopen(scenario, "w");
+    ck_assert_ptr_nonnull(sf);
+    fputs("{\"model\": {\"params\": 1e6, \"layers\": 1, \"step_time_s\": "
+          "0.1}, \"workers\": {\"count\": 2}, \"method\": {\"name\": "
+          "\"dp\"}, \"faults\": {\"trace\": \"trace.txt\"}, \"steps\": 20}",
+          sf);
+    fclose(sf);
+    plan_spec spec = {scenario, NULL, 0, NULL, 0, 0.9, NULL, 1};
+    plan_result *r = malloc(sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    int rc = plan_compute(&spec, r, err, sizeof err);
+    int served = feeder_stop(&f);
+    unlink(scenario);
+    rmdir(f.dir);
+    free(r);
+    ck_assert_int_eq(served, 3); /* the method's check, a point, its run */
+    ck_assert_msg(rc == MSG_EINPUT, "rc %d: %s", rc, err);
+    ck_assert_msg(strstr(err, "bad time '1.5x'") &&
+                  !strstr(err, "faults.trace:"), "%s", err);
+}
+END_TEST
+
 START_TEST(cost_file_schema) {
     plan_cost c;
     char err[512];
@@ -217,6 +282,8 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, cheapest_method_by_hand);
     tcase_add_test(tc, cost_file_schema);
     tcase_add_test(tc, cost_message_is_one_line);
+    tcase_add_test(tc, scenario_read_once);
+    tcase_add_test(tc, run_input_error_is_an_input_error);
     suite_add_tcase(s, tc);
     return s;
 }

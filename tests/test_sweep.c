@@ -17,9 +17,11 @@
 #include <unistd.h>
 
 #include "../sim/grid.h"
+#include "../sim/report.h"
 #include "../sim/run.h"
 #include "../sim/sweep.h"
 #include "check_main.h"
+#include "fifo_feeder.h"
 
 #define DATA "tests/data/sweep/"
 #define TINY DATA "tiny.json"
@@ -27,7 +29,7 @@
 #define BROKEN DATA "broken.json"
 
 static const char header_tail[] =
-    "compute_utilization,wall_time_s,compute_time_s,bytes_sent_total,"
+    "compute_utilization,goodput,wall_time_s,compute_time_s,bytes_sent_total,"
     "peak_link_gbps,avg_link_gbps,syncs,failures,lost_compute_s,"
     "recovery_bytes,finished,events\n";
 
@@ -104,7 +106,7 @@ static char *rows_of(char *text) {
 /* The sweep runs tiny.json with its two variants and its section. */
 static char *tiny_sweep(int jobs) {
     sweep_spec s = spec_for(TINY, out, jobs);
-    return sweep_expect(&s, SWEEP_OK);
+    return sweep_expect(&s, MSG_OK);
 }
 
 /* Line k (0: the header) of text, without its newline, in buf. */
@@ -170,6 +172,26 @@ START_TEST(test_rows_in_point_order) {
 }
 END_TEST
 
+/* The fields a sweep row holds for r, after its point's values: ratios
+ * and rates as shortest decimals, times the exact seconds of the ns
+ * counts, bytes whole numbers. */
+static void row_fields(const run_result *r, char f[13][48]) {
+    char buf[REPORT_SECONDS_MAX];
+    snprintf(f[0], 48, "%s", msg_number(r->compute_utilization, buf));
+    snprintf(f[1], 48, "%s", msg_number(r->goodput, buf));
+    snprintf(f[2], 48, "%s", report_seconds(r->wall_ns, buf));
+    snprintf(f[3], 48, "%s", report_seconds(r->compute_ns, buf));
+    snprintf(f[4], 48, "%llu", (unsigned long long)r->bytes_sent_total);
+    snprintf(f[5], 48, "%s", msg_number(r->peak_link_gbps, buf));
+    snprintf(f[6], 48, "%s", msg_number(r->avg_link_gbps, buf));
+    snprintf(f[7], 48, "%lld", (long long)r->syncs);
+    snprintf(f[8], 48, "%lld", (long long)r->failures);
+    snprintf(f[9], 48, "%s", report_seconds(r->lost_ns, buf));
+    snprintf(f[10], 48, "%llu", (unsigned long long)r->recovery_bytes);
+    snprintf(f[11], 48, "%d", r->finished);
+    snprintf(f[12], 48, "%llu", (unsigned long long)r->events);
+}
+
 START_TEST(test_row_equals_a_direct_run) {
     char *text = rows_of(tiny_sweep(2)), line[1024];
     /* Row 9: streaming at 10^-1.4 Gbit/s. */
@@ -182,24 +204,42 @@ START_TEST(test_row_equals_a_direct_run) {
     ck_assert_int_eq(scn_load_variant(TINY, "streaming", sets, 1, &cfg, err,
                                       sizeof err), 0);
     ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
-    const double want[12] = {r.compute_utilization, r.wall_time_s,
-                             r.compute_time_s, r.bytes_sent_total,
-                             r.peak_link_gbps, r.avg_link_gbps,
-                             (double)r.syncs, (double)r.failures,
-                             r.lost_compute_s, r.recovery_bytes, r.finished,
-                             (double)r.events};
+    char want[13][48];
+    row_fields(&r, want);
     char *save;
     ck_assert_str_eq(strtok_r(line, ",", &save), "streaming");
     ck_assert_str_eq(strtok_r(NULL, ",", &save), tiny_bw[2]);
-    for (int i = 0; i < 12; i++) {
+    for (int i = 0; i < 13; i++) {
         const char *field = strtok_r(NULL, ",", &save);
         ck_assert_ptr_nonnull(field);
-        /* Shortest decimals read back exactly. */
-        ck_assert_msg(strtod(field, NULL) == want[i], "column %d: %s", i + 2,
-                      field);
+        ck_assert_msg(!strcmp(field, want[i]), "column %d: %s (expected %s)",
+                      i + 3, field, want[i]);
     }
     ck_assert_ptr_null(strtok_r(NULL, ",", &save));
     ck_assert(r.compute_utilization > 0.2 && r.compute_utilization < 1);
+    free(text);
+}
+END_TEST
+
+/* Exact numbers: DP at 10 Gbit/s on the demo scenario runs 1636.111127 s
+ * (an exact ns count), whose double wall_time_s printed as
+ * "1636.1111270000001"; the row must say 1636.111127.  bytes_sent_total
+ * is 4e12: a whole number, never an exponent.  goodput sits beside
+ * compute_utilization. */
+START_TEST(test_times_exact_from_ns) {
+    const char *vary[] = {"method.name=dp"};
+    const char *sets[] = {"network.bandwidth_gbps=10"};
+    sweep_spec s = spec_for("scenarios/default.json", out, 1);
+    s.vary = vary;
+    s.nvary = 1;
+    s.sets = sets;
+    s.nset = 1;
+    char *text = rows_of(sweep_expect(&s, MSG_OK)), line[1024];
+    header_is(text, "method.name,");
+    ck_assert_str_eq(line_of(text, 1, line, sizeof line),
+                     "dp,0.06112054270015364,0.06112054270015364,1636.111127,"
+                     "200,4000000000000,10,9.779286832024582,1000,0,0,0,1,"
+                     "193000");
     free(text);
 }
 END_TEST
@@ -211,7 +251,7 @@ START_TEST(test_vary_and_the_sweep_section) {
     sweep_spec s = spec_for(TINY, out, 2);
     s.vary = vary;
     s.nvary = 1;
-    char *text = rows_of(sweep_expect(&s, SWEEP_OK));
+    char *text = rows_of(sweep_expect(&s, MSG_OK));
     ck_assert_int_eq(count_lines(text), 5);
     header_is(text, "variant,network.bandwidth_gbps,");
     ck_assert(!strncmp(line_of(text, 2, line, sizeof line), "dp,2,", 5));
@@ -226,7 +266,7 @@ START_TEST(test_vary_and_the_sweep_section) {
     s.vary = vary2;
     s.variants = only;
     s.nvariants = 2;
-    text = rows_of(sweep_expect(&s, SWEEP_OK));
+    text = rows_of(sweep_expect(&s, MSG_OK));
     ck_assert_int_eq(count_lines(text), 1 + 2 * 6 * 3);
     header_is(text, "variant,network.bandwidth_gbps,steps,");
     ck_assert(!strncmp(line_of(text, 1, line, sizeof line),
@@ -245,14 +285,14 @@ START_TEST(test_vary_and_the_sweep_section) {
     s = spec_for(PLAIN, out, 2);
     s.vary = vary3;
     s.nvary = 2;
-    text = rows_of(sweep_expect(&s, SWEEP_OK));
+    text = rows_of(sweep_expect(&s, MSG_OK));
     ck_assert_int_eq(count_lines(text), 5);
     header_is(text, "workers.count,network.latency_ms,");
     ck_assert(!strncmp(line_of(text, 2, line, sizeof line), "2,5,", 4));
     ck_assert(!strncmp(line_of(text, 3, line, sizeof line), "3,0,", 4));
     free(text);
     s.nvary = 0;
-    text = rows_of(sweep_expect(&s, SWEEP_OK));
+    text = rows_of(sweep_expect(&s, MSG_OK));
     ck_assert_int_eq(count_lines(text), 2);
     header_is(text, "");
     free(text);
@@ -269,7 +309,7 @@ START_TEST(test_csv_quoting_and_sets) {
     s.nvary = 1;
     s.sets = sets;
     s.nset = 1;
-    char *text = rows_of(sweep_expect(&s, SWEEP_OK));
+    char *text = rows_of(sweep_expect(&s, MSG_OK));
     ck_assert(!strncmp(line_of(text, 1, line, sizeof line), "\"[1,10]\",", 9));
     /* An infinite bandwidth (the string "inf"): full utilization. */
     ck_assert(!strncmp(line_of(text, 2, line, sizeof line),
@@ -303,7 +343,7 @@ START_TEST(test_stream_and_progress) {
     s.stream = m;
     s.progress = progress_hook;
     s.progress_ctx = &seen;
-    ck_assert_int_eq(sweep_run(&s, err, sizeof err), SWEEP_OK);
+    ck_assert_int_eq(sweep_run(&s, err, sizeof err), MSG_OK);
     fclose(m);
     char *file = rows_of(tiny_sweep(1));
     ck_assert_str_eq(buf, file);
@@ -325,7 +365,7 @@ START_TEST(test_resume) {
     spit(partial, whole, n);
     sweep_spec s = spec_for(TINY, out, 2);
     s.resume = 1;
-    char *text = sweep_expect(&s, SWEEP_OK);
+    char *text = sweep_expect(&s, MSG_OK);
     ck_assert_str_eq(text, whole);
     ck_assert(!exists(partial));
     free(text);
@@ -334,7 +374,7 @@ START_TEST(test_resume) {
     char *note = NULL;
     size_t nlen = 0;
     s.log = open_memstream(&note, &nlen);
-    ck_assert_int_eq(sweep_run(&s, err, sizeof err), SWEEP_OK);
+    ck_assert_int_eq(sweep_run(&s, err, sizeof err), MSG_OK);
     fclose(s.log);
     char want[256];
     snprintf(want, sizeof want, "%s: already complete (12 rows); nothing to "
@@ -345,7 +385,7 @@ START_TEST(test_resume) {
 
     /* A partial file with every row: only the rename is left to do. */
     ck_assert_int_eq(rename(out, partial), 0);
-    text = sweep_expect(&s, SWEEP_OK);
+    text = sweep_expect(&s, MSG_OK);
     ck_assert_str_eq(text, whole);
     free(text);
 
@@ -353,24 +393,24 @@ START_TEST(test_resume) {
      * start afresh. */
     unlink(out);
     spit(partial, whole, 10);
-    text = sweep_expect(&s, SWEEP_OK);
+    text = sweep_expect(&s, MSG_OK);
     ck_assert_str_eq(text, whole);
     free(text);
     unlink(out);
     spit(partial, whole, (size_t)(strchr(whole, '\n') - whole) + 20);
-    text = sweep_expect(&s, SWEEP_OK);
+    text = sweep_expect(&s, MSG_OK);
     ck_assert_str_eq(text, whole);
     free(text);
     unlink(out);
     spit(partial, "", 0);
-    text = sweep_expect(&s, SWEEP_OK);
+    text = sweep_expect(&s, MSG_OK);
     ck_assert_str_eq(text, whole);
     free(text);
 
     /* An OUT that is no sweep file is refused, and left alone (defect 3:
      * resume replaced or mixed files of other sweeps). */
     spit(out, "x\n", 2);
-    sweep_expect(&s, SWEEP_EINPUT);
+    sweep_expect(&s, MSG_EINPUT);
     snprintf(want, sizeof want, "%s: no sweep digest (expected a first "
              "line # dilosim sweep digest ", out);
     ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
@@ -393,7 +433,7 @@ START_TEST(test_resume_of_another_sweep) {
     strcpy(other + nd, "variant,steps,compute_utilization\n");
     spit(partial, other, strlen(other));
     free(other);
-    sweep_expect(&s, SWEEP_EINPUT);
+    sweep_expect(&s, MSG_EINPUT);
     snprintf(want, sizeof want, "%s: header differs from this sweep",
              partial);
     ck_assert_str_eq(err, want);
@@ -404,7 +444,7 @@ START_TEST(test_resume_of_another_sweep) {
     char *bad = strdup(whole);
     bad[row2 - whole] = 'X';
     spit(partial, bad, strlen(bad));
-    sweep_expect(&s, SWEEP_EINPUT);
+    sweep_expect(&s, MSG_EINPUT);
     snprintf(want, sizeof want, "%s:4: row differs from this sweep",
              partial);
     ck_assert_str_eq(err, want);
@@ -413,7 +453,7 @@ START_TEST(test_resume_of_another_sweep) {
     strcpy(more, whole);
     strcat(more, row1);
     spit(partial, more, strlen(more));
-    sweep_expect(&s, SWEEP_EINPUT);
+    sweep_expect(&s, MSG_EINPUT);
     snprintf(want, sizeof want, "%s:15: row differs from this sweep",
              partial);
     ck_assert_str_eq(err, want);
@@ -439,7 +479,7 @@ START_TEST(test_resume_of_another_scenario) {
     memcpy(file_digest, whole + strlen("# dilosim sweep digest "), 16);
     file_digest[16] = 0;
     /* The complete file of the base scenario. */
-    sweep_expect(&s, SWEEP_EINPUT);
+    sweep_expect(&s, MSG_EINPUT);
     snprintf(want, sizeof want, "%s: written by another scenario or sweep "
              "(digest %s in the file, ", out, file_digest);
     ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
@@ -454,14 +494,14 @@ START_TEST(test_resume_of_another_scenario) {
     const char *cut = whole;
     for (int k = 0; k < 5; k++) cut = strchr(cut, '\n') + 1;
     spit(partial, whole, (size_t)(cut - whole));
-    sweep_expect(&s, SWEEP_EINPUT);
+    sweep_expect(&s, MSG_EINPUT);
     snprintf(want, sizeof want, "%s: written by another scenario or sweep "
              "(digest %s in the file, ", partial, file_digest);
     ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
     ck_assert(exists(partial) && !exists(out));
     /* The same scenario resumes it. */
     s.nset = 0;
-    text = sweep_expect(&s, SWEEP_OK);
+    text = sweep_expect(&s, MSG_OK);
     ck_assert_str_eq(text, whole);
     free(text);
     free(whole);
@@ -478,7 +518,7 @@ START_TEST(test_bad_point_leaves_nothing) {
             s.vary = vary;
             s.nvary = 1;
             s.resume = resume;
-            sweep_expect(&s, SWEEP_EINPUT);
+            sweep_expect(&s, MSG_EINPUT);
             ck_assert_str_eq(err, "point 2 (variant=dp, "
                              "network.bandwidth_gbps=-1): --set "
                              "network.bandwidth_gbps=-1: "
@@ -493,7 +533,7 @@ START_TEST(test_bad_point_leaves_nothing) {
     sweep_spec s = spec_for(PLAIN, out, 1);
     s.sets = sets;
     s.nset = 1;
-    sweep_expect(&s, SWEEP_EINPUT);
+    sweep_expect(&s, MSG_EINPUT);
     ck_assert_str_eq(err, "point 1: --set steps=0: steps: 0 is out of range "
                      "(expected an integer in 1..1000000000000)");
     ck_assert(!exists(out) && !exists(partial));
@@ -506,7 +546,7 @@ START_TEST(test_missing_trace_at_a_point) {
      * failure of the run), and nothing is written. */
     for (int jobs = 1; jobs <= 3; jobs++) {
         sweep_spec s = spec_for(BROKEN, out, jobs);
-        sweep_expect(&s, SWEEP_EINPUT);
+        sweep_expect(&s, MSG_EINPUT);
         ck_assert_str_eq(err, "point 4 (variant=broken, "
                          "network.bandwidth_gbps=0.1): tests/data/sweep/"
                          "broken.json:9:36: variants.broken.faults.trace: "
@@ -514,6 +554,103 @@ START_TEST(test_missing_trace_at_a_point) {
                          "such file or directory");
         ck_assert(!exists(out) && !exists(partial));
     }
+}
+END_TEST
+
+/* The whole file of path (at most 64 KiB, for scenarios). */
+static void read_text(const char *path, char *buf, size_t len) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = 0;
+    fclose(f);
+}
+
+/* The scenario is read and parsed once per sweep (it used to be read to
+ * plan the sweep and again at every point's load): from a FIFO, which
+ * can be read once, 6 points on 2 threads run and its writer saw one
+ * reader; the rows are those of the same sweep of the file.  A scenario
+ * with variants is read once per variant, so from standard input only
+ * with one --variant (read once too); else an input error. */
+START_TEST(test_scenario_read_once) {
+    static char text[65536];
+    read_text(PLAIN, text, sizeof text);
+    const char *texts[] = {text};
+    const char *vary[] = {"network.bandwidth_gbps=1,2,4",
+                          "method.H=5,10"};
+    feeder f;
+    feeder_start(&f, "plain.json", texts, 1);
+    sweep_spec s = spec_for(f.path, out, 2);
+    s.vary = vary;
+    s.nvary = 2;
+    char *fifo_rows = sweep_expect(&s, MSG_OK);
+    ck_assert_int_eq(feeder_stop(&f), 1);
+    s.scenario = PLAIN;
+    char *file_rows = sweep_expect(&s, MSG_OK);
+    ck_assert_int_eq(count_lines(file_rows), 8); /* digest, header, 6 */
+    ck_assert_str_eq(fifo_rows, file_rows);
+    free(fifo_rows);
+    free(file_rows);
+
+    read_text(TINY, text, sizeof text);
+    const char *dp[] = {"dp"};
+    feeder_start(&f, "tiny.json", texts, 1);
+    ck_assert_ptr_nonnull(freopen(f.path, "rb", stdin));
+    s = spec_for("-", out, 2);
+    s.variants = dp;
+    s.nvariants = 1;
+    char *rows = rows_of(sweep_expect(&s, MSG_OK));
+    ck_assert_int_eq(feeder_stop(&f), 1);
+    ck_assert_int_eq(count_lines(rows), 7); /* header, 6 bandwidths */
+    free(rows);
+}
+END_TEST
+
+START_TEST(test_stdin_needs_one_variant) {
+    /* "-" with variants and no --variant: read once, it cannot serve two. */
+    FILE *in = freopen(TINY, "rb", stdin);
+    ck_assert_ptr_nonnull(in);
+    sweep_spec s = spec_for("-", out, 1);
+    sweep_expect(&s, MSG_EINPUT);
+    ck_assert_str_eq(err, "<stdin>: read once, it serves one variant only "
+                     "(expected a file for its 2 variants, or one "
+                     "--variant)");
+    ck_assert(!exists(out) && !exists(partial));
+}
+END_TEST
+
+/* Defect (error codes): a point whose run failed was always a runtime
+ * failure (SWEEP_ERUNTIME, exit 1), though run_simulate can fail on the
+ * user's input: a fault trace valid when the points loaded and garbage
+ * when the run reads it is MSG_EINPUT, and stays so (exit 2). */
+START_TEST(test_run_input_error_is_an_input_error) {
+    const char *texts[] = {"30 1 down\n90 1 up\n", "30 1 down\n90 1 up\n",
+                           "1.5x up\n"};
+    feeder f;
+    feeder_start(&f, "trace.txt", texts, 3);
+    char scenario[160];
+    snprintf(scenario, sizeof scenario, "%s/s.json", f.dir);
+    static const char text[] =
+        "{\"model\": {\"params\": 4e6, \"layers\": 4, \"step_time_s\": "
+        "0.01}, \"workers\": {\"count\": 2}, \"method\": {\"name\": "
+        "\"diloco\", \"H\": 10}, \"faults\": {\"trace\": \"trace.txt\"}, "
+        "\"steps\": 40}";
+    spit(scenario, text, strlen(text));
+    const char *vary[] = {"network.bandwidth_gbps=1"};
+    sweep_spec s = spec_for(scenario, out, 1);
+    s.vary = vary;
+    s.nvary = 1;
+    sweep_expect(&s, MSG_EINPUT);
+    int served = feeder_stop(&f);
+    unlink(scenario);
+    rmdir(f.dir);
+    ck_assert_int_eq(served, 3); /* validation, the point's load, its run */
+    ck_assert_int_eq(msg_exit_status(MSG_EINPUT), 2);
+    char want[256];
+    snprintf(want, sizeof want, "point 1 (network.bandwidth_gbps=1): "
+             "%s/trace.txt:1: bad time '1.5x'", f.dir);
+    ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
+    ck_assert(!exists(out) && !exists(partial));
 }
 END_TEST
 
@@ -553,7 +690,7 @@ START_TEST(test_input_errors) {
         s.nvariants = cases[i].variant != NULL;
         s.sets = &cases[i].set;
         s.nset = cases[i].set != NULL;
-        sweep_expect(&s, SWEEP_EINPUT);
+        sweep_expect(&s, MSG_EINPUT);
         ck_assert_str_eq(err, cases[i].msg);
         ck_assert(!exists(out) && !exists(partial));
     }
@@ -562,18 +699,18 @@ START_TEST(test_input_errors) {
     sweep_spec s = spec_for(TINY, out, 1);
     s.vary = vary;
     s.nvary = 2;
-    sweep_expect(&s, SWEEP_EINPUT);
+    sweep_expect(&s, MSG_EINPUT);
     ck_assert_str_eq(err, "--vary steps=3: steps is varied twice");
     const char *twice[] = {"dp", "dp"};
     s = spec_for(TINY, out, 1);
     s.variants = twice;
     s.nvariants = 2;
-    sweep_expect(&s, SWEEP_EINPUT);
+    sweep_expect(&s, MSG_EINPUT);
     ck_assert_str_eq(err, "--variant dp: given twice");
     /* Resuming without an output file. */
     s = spec_for(TINY, NULL, 1);
     s.resume = 1;
-    sweep_expect(&s, SWEEP_EINPUT);
+    sweep_expect(&s, MSG_EINPUT);
     ck_assert_str_eq(err, "resuming needs an output file");
 }
 END_TEST
@@ -600,7 +737,7 @@ START_TEST(test_partial_in_use) {
     close(ready[0]);
     close(ready[1]);
     sweep_spec s = spec_for(TINY, out, 1);
-    sweep_expect(&s, SWEEP_ERUNTIME);
+    sweep_expect(&s, MSG_EFAIL);
     char want[256];
     snprintf(want, sizeof want, "%s: in use by another sweep", partial);
     ck_assert_str_eq(err, want);
@@ -618,6 +755,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_jobs_give_the_same_bytes);
     tcase_add_test(tc, test_rows_in_point_order);
     tcase_add_test(tc, test_row_equals_a_direct_run);
+    tcase_add_test(tc, test_times_exact_from_ns);
     tcase_add_test(tc, test_vary_and_the_sweep_section);
     tcase_add_test(tc, test_csv_quoting_and_sets);
     tcase_add_test(tc, test_stream_and_progress);
@@ -627,6 +765,9 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_bad_point_leaves_nothing);
     tcase_add_test(tc, test_missing_trace_at_a_point);
     tcase_add_test(tc, test_input_errors);
+    tcase_add_test(tc, test_scenario_read_once);
+    tcase_add_test(tc, test_stdin_needs_one_variant);
+    tcase_add_test(tc, test_run_input_error_is_an_input_error);
     tcase_add_test(tc, test_partial_in_use);
     suite_add_tcase(s, tc);
     return s;

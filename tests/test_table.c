@@ -17,8 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_main.h"
+#include "fifo_feeder.h"
+#include "../models/msg.h"
+#include "../sim/run.h"
 #include "../sim/table.h"
 
 #define DATA "tests/data/table/"
@@ -168,11 +172,11 @@ START_TEST(bad_scenario_input_is_an_input_error) {
     table_spec spec = {DATA "variants.json", nope, 1, NULL, 0,
                        "network.bandwidth_gbps", grid, 2, thr, 1, 1};
     table_result r;
-    ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), TABLE_EINPUT);
+    ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), MSG_EINPUT);
     ck_assert_msg(strstr(err, "nope"), "%s", err);
     spec.nvariants = 0;
     spec.key = "network.bandwith_gbps";
-    ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), TABLE_EINPUT);
+    ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), MSG_EINPUT);
     ck_assert_msg(strstr(err, "bandwith"), "%s", err);
     ck_assert_ptr_null(r.block);
 }
@@ -330,6 +334,130 @@ START_TEST(grid_and_threshold_lists) {
 }
 END_TEST
 
+
+static const char one_layer_text[] =
+    "{\"model\": {\"params\": 1e6, \"layers\": 1, \"step_time_s\": 0.1},\n"
+    " \"workers\": {\"count\": 2}, \"method\": {\"name\": \"dp\"},\n"
+    " \"network\": {\"bandwidth_gbps\": 10, \"latency_ms\": 0},\n"
+    " \"steps\": 20, \"seed\": 1}\n";
+
+/* The scenario is read and parsed once for a whole table (it used to be
+ * read again at every point): a FIFO, which can be read once, tabulates,
+ * and its writer saw one reader. */
+START_TEST(the_scenario_is_read_once) {
+    const char *texts[] = {one_layer_text};
+    feeder f;
+    feeder_start(&f, "scenario.json", texts, 1);
+    double grid[] = {0.1, 0.4, 1.6, 6.4}, thr[] = {0.5, 0.9};
+    table_spec spec = {f.path, NULL, 0, NULL, 0, "network.bandwidth_gbps",
+                       grid, 4, thr, 2, 2};
+    table_result r;
+    char err[1024];
+    int rc = table_compute(&spec, &r, err, sizeof err);
+    int served = feeder_stop(&f);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(served, 1);
+    ck_assert_int_eq(r.nblocks, 1);
+    ck_assert_str_eq(r.block[0].name, "dp");
+    ck_assert_int_eq(r.block[0].row[0].exact.status, TABLE_FOUND);
+    ck_assert_double_eq_tol(r.block[0].row[0].exact.v, b_star(0.5, 0.1),
+                            1e-5 * b_star(0.5, 0.1));
+    table_result_free(&r);
+}
+END_TEST
+
+/* Defect (error codes): table_scenario_cu turned every run_simulate error
+ * into -1, a runtime failure (exit 1), though the run can fail on the
+ * user's input: a fault trace valid when the scenario loaded and garbage
+ * when the run reads it again is MSG_EINPUT from run_simulate, and must
+ * come back as MSG_EINPUT. */
+START_TEST(a_run_input_error_stays_an_input_error) {
+    const char *texts[] = {"30 1 down\n90 1 up\n", "1.5x up\n"};
+    feeder f;
+    feeder_start(&f, "trace.txt", texts, 2);
+    char scenario[160], text[1024], err[1024];
+    snprintf(scenario, sizeof scenario, "%s/s.json", f.dir);
+    snprintf(text, sizeof text, "{\"model\": {\"params\": 1e6, \"layers\": 1, "
+             "\"step_time_s\": 0.1}, \"workers\": {\"count\": 2}, "
+             "\"method\": {\"name\": \"dp\"}, \"faults\": {\"trace\": "
+             "\"trace.txt\"}, \"steps\": 20}");
+    FILE *sf = fopen(scenario, "w");
+    ck_assert_ptr_nonnull(sf);
+    fputs(text, sf);
+    fclose(sf);
+    scn_doc *doc = scn_doc_open(scenario, NULL, NULL, 0, err, sizeof err);
+    ck_assert_msg(doc != NULL, "%s", err);
+    table_scenario sc = {scenario, NULL, NULL, 0, "network.bandwidth_gbps",
+                         doc};
+    double cu = -1;
+    int rc = table_scenario_cu(&sc, 10, &cu, err, sizeof err);
+    int served = feeder_stop(&f);
+    unlink(scenario);
+    rmdir(f.dir);
+    scn_doc_free(doc);
+    ck_assert_int_eq(served, 2); /* the load, then the run */
+    ck_assert_msg(rc == MSG_EINPUT, "rc %d: %s", rc, err);
+    ck_assert_int_eq(msg_exit_status(rc), 2);
+    ck_assert_msg(strstr(err, "bad time") && !strstr(err, "faults.trace:"),
+                  "%s", err);
+    ck_assert_double_eq(cu, -1);
+}
+END_TEST
+
+/* Other codes of a curve pass through table_run unchanged too. */
+static int cu_fails_io(void *ctx, double v, double *cu, char *err,
+                       size_t errlen) {
+    (void)ctx;
+    *cu = 0;
+    return v > 2 ? msg_set(err, errlen, MSG_EIO, "cannot read at %g", v) : 0;
+}
+
+START_TEST(curve_codes_pass_through) {
+    double grid[] = {1, 2, 3, 4}, thr[] = {0.5};
+    table_block b[1];
+    void *ctx[1] = {NULL};
+    char err[256];
+    ck_assert_int_eq(table_run(1, cu_fails_io, ctx, grid, 4, thr, 1, 1, b, err,
+                               sizeof err), MSG_EIO);
+    ck_assert_str_eq(err, "cannot read at 3");
+    ck_assert_int_eq(table_run(1, cu_fails_io, ctx, grid, 0, thr, 1, 1, b, err,
+                               sizeof err), MSG_EINPUT);
+}
+END_TEST
+
+/* Defect (exact numbers): the "key=value" override was written with
+ * %.17g, so a message about the point said "=0.10000000000000001" for the
+ * grid value 0.1; msg_number writes the shortest decimal that reads back
+ * as the same double, so the point loaded is exactly v and its message
+ * says 0.1. */
+START_TEST(override_is_the_shortest_round_trip) {
+    char err[1024];
+    table_scenario sc = {DATA "one_layer_dp.json", NULL, NULL, 0,
+                         "network.latency_ms", NULL};
+    scn_config cfg;
+    ck_assert_int_eq(table_scenario_load(&sc, -0.1, &cfg, err, sizeof err),
+                     MSG_EINPUT);
+    ck_assert_msg(strstr(err, "network.latency_ms=-0.1:"), "%s", err);
+    /* Values of every kind load as themselves. */
+    double *grid;
+    int n;
+    ck_assert(!table_parse_numbers("grid", "logspace:-3:5:97", 100, &grid, &n,
+                                   err, sizeof err));
+    const double odd[] = {0.1, 1.0 / 3, 2.0 / 3 * 1e-5, 123456789.01234567,
+                          1e9 - 1e-7, 1e9, 0.30000000000000004};
+    sc.key = "network.bandwidth_gbps";
+    for (int i = 0; i < n + 7; i++) {
+        double v = i < n ? grid[i] : odd[i - n];
+        ck_assert_msg(!table_scenario_load(&sc, v, &cfg, err, sizeof err),
+                      "%s", err);
+        ck_assert_msg(cfg.up_gbps[0] == v && cfg.down_gbps[1] == v,
+                      "%.17g loaded as %.17g", v,
+                      cfg.up_gbps[0]);
+    }
+    free(grid);
+}
+END_TEST
+
 static Suite *make_suite(void) {
     Suite *s = suite_create("table");
     TCase *tc = tcase_create("table");
@@ -345,6 +473,10 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, a_linear_grid);
     tcase_add_test(tc, a_failure_reports_the_lowest_point);
     tcase_add_test(tc, grid_and_threshold_lists);
+    tcase_add_test(tc, the_scenario_is_read_once);
+    tcase_add_test(tc, a_run_input_error_stays_an_input_error);
+    tcase_add_test(tc, curve_codes_pass_through);
+    tcase_add_test(tc, override_is_the_shortest_round_trip);
     suite_add_tcase(s, tc);
     return s;
 }

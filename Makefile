@@ -67,8 +67,8 @@ bin/dilosim $(B)/dilosim: $(B)/obj/sim/main.o $(B)/libdilosim.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The git revision, for `dilosim --version`: $(B)/version_rev.h is
-# rewritten only when the revision changes, and only main.o includes it,
-# so a new commit rebuilds one object.  Without git: "unknown".
+# rewritten only when the revision changes, and only version.o includes
+# it, so a new commit rebuilds one object.  Without git: "unknown".
 REVISION := $(shell git -C "$(CURDIR)" describe --always --dirty 2>/dev/null)
 ifeq ($(REVISION),)
 REVISION := unknown
@@ -77,8 +77,8 @@ $(B)/version_rev.h: FORCE
 	@mkdir -p $(@D)
 	@printf '#define DILOSIM_REVISION "%s"\n' '$(REVISION)' >$@.new; \
 	  if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
-$(B)/obj/sim/main.o: $(B)/version_rev.h
-$(B)/obj/sim/main.o: CFLAGS += -include $(B)/version_rev.h
+$(B)/obj/sim/version.o: $(B)/version_rev.h
+$(B)/obj/sim/version.o: CFLAGS += -include $(B)/version_rev.h
 FORCE:
 
 $(B)/libdilosim.a: $(LIB_OBJ)

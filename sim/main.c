@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
         return close_stdout("", CLI_EXIT_OK);
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-        printf("dilosim %s (%s)\n", DILOSIM_VERSION, DILOSIM_REVISION);
+        printf("dilosim %s (%s)\n", DILOSIM_VERSION, version_revision());
         return close_stdout("", CLI_EXIT_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

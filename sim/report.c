@@ -117,7 +117,7 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     static const char *const orders[] = {"fifo", "forward_first"};
     fputs("{\n", f);
     field_str(f, "version", DILOSIM_VERSION);
-    field_str(f, "revision", DILOSIM_REVISION);
+    field_str(f, "revision", version_revision());
     char digest[24];
     snprintf(digest, sizeof digest, "%016" PRIx64, c->digest);
     field_str(f, "scenario_digest", digest);

@@ -177,6 +177,10 @@ contains "$tmp/out" "^dilosim 0\.7\.0 (.*)$" "--version"
 cp "$tmp/out" "$tmp/version"
 expect 0 "version" -- "$bin" version
 same "$tmp/out" "$tmp/version" "version and --version"
+# The result names the same revision as --version (it once said "unknown").
+rev=$(sed -n 's/^dilosim 0\.7\.0 (\(.*\))$/\1/p' "$tmp/version")
+expect 0 "run for its revision" -- "$bin" run "$sc" --set steps=10
+contains "$tmp/out" "\"revision\": \"$rev\"" "run revision is --version's"
 if command -v taskset >"$tmp/which" && taskset -c 0 true 2>"$tmp/which"; then
   # --jobs defaults to the CPUs of the affinity mask: same bytes, and a
   # sweep on one allowed CPU runs one thread (its CPU time <= wall time).

@@ -47,7 +47,7 @@ do for [i = 1:n] {
     print sprintf("loss.gp: cannot read %s", f)
     exit status 1
   }
-  header = system(sprintf("head -1 '%s'", f))
+  header = system(sprintf("grep -v '^#' '%s' | head -1", f))
   if (strstrt(header, col(i)) == 0) {
     print sprintf("loss.gp: %s has no column %s", f, col(i))
     exit status 1

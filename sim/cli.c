@@ -16,6 +16,7 @@
 #include "../models/msg.h"
 #include "../models/pool.h"
 #include "outfile.h"
+#include "version.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
@@ -188,6 +189,10 @@ int cli_load(const cli_options *o, const char *const *more, int nmore,
         return CLI_EXIT_INPUT;
     }
     return 0;
+}
+
+void cli_csv_comment(FILE *f) {
+    fprintf(f, "# dilosim %s (%s)\n", DILOSIM_VERSION, version_revision());
 }
 
 void cli_csv_number(FILE *f, double x) {

@@ -100,6 +100,10 @@ int cli_load(const cli_options *o, const char *const *more, int nmore,
  * empty field for NaN (a value that does not apply). */
 void cli_csv_number(FILE *f, double x);
 
+/* The first line of every CSV a command writes: "# dilosim VERSION
+ * (REVISION)".  CSV readers skip it as a comment (gnuplot does). */
+void cli_csv_comment(FILE *f);
+
 /* Seconds on a monotonic clock (for wall-clock figures). */
 double cli_now_s(void);
 

@@ -88,6 +88,7 @@ static void csv_text(FILE *f, const char *s) {
 }
 
 static void write_csv(FILE *f, const table_result *r) {
+    cli_csv_comment(f);
     fputs("variant,threshold,grid_gbps,exact_gbps,cu_at_exact,method\n", f);
     for (int b = 0; b < r->nblocks; b++)
         for (int i = 0; i < r->block[b].nrows; i++) {

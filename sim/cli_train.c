@@ -74,6 +74,7 @@ typedef struct {
 } run_ctx;
 
 static void csv_header(const run_ctx *c) {
+    cli_csv_comment(c->csv);
     fputs("step,tokens,train_loss_nats,eval_loss_outer_nats", c->csv);
     if (c->eval & SCN_EVAL_REPLICA) fputs(",eval_loss_replica_nats", c->csv);
     if (c->eval & SCN_EVAL_AVERAGE) fputs(",eval_loss_average_nats", c->csv);

@@ -33,6 +33,7 @@
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
+#include "version.h"
 
 #define MSG_MAX 1024
 #define ERR_MAX 8192 /* a failure's message: room for a path of PATH_MAX */
@@ -65,7 +66,7 @@ typedef struct {
     int64_t npoints;
     char *header;                      /* with its newline */
     uint64_t digest;                   /* of every point's config */
-    char digest_line[64];              /* "# dilosim sweep digest X\n" */
+    char digest_line[192];  /* "# dilosim sweep digest X (dilosim V, R)\n" */
 
     FILE *f;                           /* the rows' stream */
     char *target;                      /* OUT, its links followed */
@@ -430,8 +431,9 @@ static int validate(sweep *sw, char *err, size_t errlen) {
         sw->digest = rng_mix(sw->digest ^ cfg->digest);
     }
     free(cfg);
-    snprintf(sw->digest_line, sizeof sw->digest_line, "%s%016" PRIx64 "\n",
-             DIGEST_PREFIX, sw->digest);
+    snprintf(sw->digest_line, sizeof sw->digest_line,
+             "%s%016" PRIx64 " (dilosim %s, %s)\n", DIGEST_PREFIX, sw->digest,
+             DILOSIM_VERSION, version_revision());
     return rc;
 }
 
@@ -462,20 +464,26 @@ static int scan_file(const sweep *sw, const char *path, scan *sc) {
     size_t cap = 0;
     ssize_t n;
     str want = {0};
-    const size_t np = strlen(DIGEST_PREFIX);
+    /* The digest line is compared up to its digest: the version after it
+     * says who wrote the file, and a rebuilt dilosim may resume it. */
+    const size_t np = strlen(DIGEST_PREFIX), nd = np + 16;
     for (int64_t k = -2; (n = getline(&line, &cap, f)) > 0; k++) {
         sc->nonempty = 1;
         if (line[n - 1] != '\n') {
             sc->trailing = 1;
             sc->first_cut = k == -2 && !strncmp(line, sw->digest_line,
-                                                (size_t)n);
+                                                (size_t)n < nd ? (size_t)n
+                                                               : nd);
             break;
         }
         if (k == -2) {
             if (strncmp(line, DIGEST_PREFIX, np)) break; /* no digest */
-            sc->digest = strcmp(line, sw->digest_line) ? -1 : 1;
+            int ours = (size_t)n > nd && !strncmp(line, sw->digest_line, nd) &&
+                       (line[nd] == ' ' || line[nd] == '\n');
+            sc->digest = ours ? 1 : -1;
+            size_t nf = strcspn(line + np, " \n");
             snprintf(sc->found, sizeof sc->found, "%.*s",
-                     (int)(n - 1 - (ssize_t)np), line + np);
+                     (int)(nf < 20 ? nf : 20), line + np);
             if (sc->digest < 0) break;
         } else if (k == -1) {
             sc->header = strcmp(line, sw->header) ? -1 : 1;

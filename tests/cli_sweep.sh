@@ -50,7 +50,8 @@ grep -v '^#' "$tmp/two.csv" >"$tmp/two.rows"
 same "$tmp/one.csv" "$tmp/two.rows" "jobs 1 vs 2"
 absent "$tmp/two.csv.partial" "after success"
 if [ "$(wc -l <"$tmp/two.csv")" -eq 14 ]; then ok; else bad "tiny: not 14 lines"; fi
-if head -1 "$tmp/two.csv" | grep -q '^# dilosim sweep digest [0-9a-f]\{16\}$'; then ok
+if head -1 "$tmp/two.csv" |
+   grep -q '^# dilosim sweep digest [0-9a-f]\{16\} (dilosim 0\.7\.0, .*)$'; then ok
 else bad "no digest line first"; fi
 contains "$tmp/two.csv" "^variant,network.bandwidth_gbps,compute_utilization,goodput,wall_time_s," "header"
 contains "$tmp/two.csv" "^streaming,10,1," "last row"

@@ -37,11 +37,12 @@ expect 2 "table no scenario" -- "$bin" table
 
 # table: CSV header, rows, --out
 expect 0 "table csv" -- "$bin" table "$sc" --csv --thresholds 0.5,0.99,1 --grid logspace:-1:1:9
-if [ "$(head -n 1 "$tmp/out")" = "variant,threshold,grid_gbps,exact_gbps,cu_at_exact,method" ]
-then ok; else bad "csv header: $(head -n 1 "$tmp/out")"; fi
+contains "$tmp/out" "^# dilosim 0\.7\.0 (.*)$" "csv version comment"
+if [ "$(sed -n 2p "$tmp/out")" = "variant,threshold,grid_gbps,exact_gbps,cu_at_exact,method" ]
+then ok; else bad "csv header: $(sed -n 2p "$tmp/out")"; fi
 contains "$tmp/out" "^dp,0.5,0.1778279410038923,0.1[56][0-9]*,0.[45][0-9]*,brent$" "csv row"
 contains "$tmp/out" "^dp,0.99,,,,not_reached$" "csv row not reached"
-lines "$tmp/out" 4 "csv rows"
+lines "$tmp/out" 5 "csv rows"
 expect 0 "table below grid" -- "$bin" table "$sc" --csv --thresholds 0.5 --grid 1,10
 contains "$tmp/out" "^dp,0.5,1,,,below_grid$" "csv row below grid"
 expect 0 "table text" -- "$bin" table "$var" --grid logspace:-1:1:9 --jobs 2

@@ -17,12 +17,15 @@ contains "$tmp/out" "--threads N" "train help"
 expect 0 "help lists train" -- "$bin" --help
 contains "$tmp/out" "train SCENARIO.json" "help lists train"
 
-# A tiny MLP run: 60 steps, a row every 10 -> header + 6 rows.  Without
+# A tiny MLP run: 60 steps, a row every 10 -> the version comment, the
+# header and 6 rows.  Without
 # --out the CSV goes to stdout and the summary to stderr.
 expect 0 "smoke to stdout" -- "$bin" train "$smoke"
 cp "$tmp/out" "$tmp/stdout.csv"
-lines "$tmp/stdout.csv" 7 "smoke rows"
-head -1 "$tmp/stdout.csv" >"$tmp/header"
+lines "$tmp/stdout.csv" 8 "smoke rows"
+contains "$tmp/stdout.csv" "^# dilosim 0\.7\.0 (.*)$" "version comment"
+head -1 "$tmp/stdout.csv" | grep -q '^# dilosim ' && ok || bad "version comment first"
+sed -n 2p "$tmp/stdout.csv" >"$tmp/header"
 echo "step,tokens,train_loss_nats,eval_loss_outer_nats,eval_loss_replica_nats,eval_loss_average_nats,bytes_sent,entropy_floor_nats" >"$tmp/want"
 same "$tmp/header" "$tmp/want" "CSV header"
 contains "$tmp/err" '"eval_loss_outer_nats"' "summary on stderr"
@@ -44,10 +47,10 @@ same "$tmp/t1.csv" "$tmp/a.csv" "--threads 1 vs the default"
 
 # Options: --set, fewer columns, eval every step, DP.
 expect 0 "set" -- "$bin" train "$smoke" --set 'train.eval=["outer"]' --set steps=5 --set train.eval_interval=1
-lines "$tmp/out" 6 "eval every step"
+lines "$tmp/out" 7 "eval every step"
 contains "$tmp/out" "^step,tokens,train_loss_nats,eval_loss_outer_nats,bytes_sent,entropy_floor_nats$" "outer-only header"
 expect 0 "dp" -- "$bin" train "$smoke" --set method.name=dp --set steps=4 --set train.eval_interval=0
-lines "$tmp/out" 2 "eval_interval 0: the last step only"
+lines "$tmp/out" 3 "eval_interval 0: the last step only"
 
 # Input errors: exit 2, one line, no output file, no temporary left.
 expect 2 "no train section" -- "$bin" train "$root/scenarios/default.json" --out "$tmp/none.csv"
@@ -72,7 +75,7 @@ expect 1 "unwritable --out" -- "$bin" train "$smoke" --out "$tmp/no/such/dir.csv
 # Every shipped example trains (two steps, one small eval).
 for f in "$root"/scenarios/train/*.json; do
   expect 0 "example $f" -- "$bin" train "$f" --set steps=2 --set train.eval_batches=1 --set train.eval_interval=0
-  lines "$tmp/out" 2 "example $f"
+  lines "$tmp/out" 3 "example $f"
 done
 
 # Defect 6: `train > /dev/full` exited 0 with the CSV lost.

@@ -1482,9 +1482,9 @@ static int doc_resolve(scn_doc *d, const char *variant,
 }
 
 /* Opens path ("-": standard input) into *out: 0 or the code. */
-static int doc_open(const char *path, const char *variant,
-                    const char *const *sets, int nset, scn_doc **out,
-                    char *err, size_t errlen) {
+int scn_doc_open(const char *path, const char *variant,
+                 const char *const *sets, int nset, scn_doc **out, char *err,
+                 size_t errlen) {
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
     char *buf;
@@ -1501,14 +1501,6 @@ static int doc_open(const char *path, const char *variant,
     }
     *out = d;
     return 0;
-}
-
-scn_doc *scn_doc_open(const char *path, const char *variant,
-                      const char *const *sets, int nset, char *err,
-                      size_t errlen) {
-    scn_doc *d;
-    doc_open(path, variant, sets, nset, &d, err, errlen);
-    return d;
 }
 
 /* The same from a string: relative paths from the working directory. */
@@ -1593,7 +1585,7 @@ int scn_load_variant(const char *path, const char *variant,
                      const char *const *sets, int nset, scn_config *out,
                      char *err, size_t errlen) {
     scn_doc *d;
-    int rc = doc_open(path, variant, sets, nset, &d, err, errlen);
+    int rc = scn_doc_open(path, variant, sets, nset, &d, err, errlen);
     if (rc) return rc;
     rc = scn_doc_load(d, NULL, 0, out, err, errlen);
     scn_doc_free(d);

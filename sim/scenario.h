@@ -215,10 +215,11 @@ int scn_load_variant(const char *path, const char *variant,
  */
 typedef struct scn_doc scn_doc;
 
-/* Returns the doc, or NULL with the message in err. */
-scn_doc *scn_doc_open(const char *path, const char *variant,
-                      const char *const *sets, int nset, char *err,
-                      size_t errlen);
+/* *out gets the doc.  Returns 0, or MSG_EINPUT / MSG_ENOMEM with the
+ * message in err (*out is then NULL). */
+int scn_doc_open(const char *path, const char *variant,
+                 const char *const *sets, int nset, scn_doc **out, char *err,
+                 size_t errlen);
 /* Returns 0, or MSG_EINPUT / MSG_ENOMEM with the message in err. */
 int scn_doc_load(const scn_doc *doc, const char *const *more, int nmore,
                  scn_config *out, char *err, size_t errlen);

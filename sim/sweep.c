@@ -360,12 +360,6 @@ static int plan_dims(sweep *sw, char *err, size_t errlen) {
     return MSG_OK;
 }
 
-/* The code of a failed scn_doc_open, which returns only NULL and the
- * message: out of memory, or else the input. */
-static int open_code(const char *err) {
-    return strstr(err, "out of memory") ? MSG_ENOMEM : MSG_EINPUT;
-}
-
 /* The file read and parsed once: doc[0] is the base (whose sections plan
  * the sweep), later replaced by one doc per variant run.  Standard input
  * ("-") is read once, so it serves the base of a scenario without
@@ -375,10 +369,10 @@ static int open_docs(sweep *sw, char *err, size_t errlen) {
     const sweep_spec *s = sw->spec;
     int in = !strcmp(s->scenario, "-");
     const char *first = in && s->nvariants == 1 ? s->variants[0] : NULL;
-    if (!(sw->doc[0] = scn_doc_open(s->scenario, first, NULL, 0, err,
-                                    errlen)))
-        return open_code(err);
-    int rc = scn_doc_meta(sw->doc[0], &sw->meta, err, errlen);
+    int rc = scn_doc_open(s->scenario, first, NULL, 0, &sw->doc[0], err,
+                          errlen);
+    if (rc) return rc;
+    rc = scn_doc_meta(sw->doc[0], &sw->meta, err, errlen);
     if (rc || !in || first || !sw->meta.nvariants) return rc;
     return msg_set(err, errlen, MSG_EINPUT, "<stdin>: read once, it serves "
                    "one variant only (expected a file for its %d variants, "
@@ -394,10 +388,11 @@ static int plan(sweep *sw, char *err, size_t errlen) {
         return rc;
     if (sw->nvar && strcmp(s->scenario, "-")) {
         scn_doc_free(sw->doc[0]); /* the base: no point uses it */
+        sw->doc[0] = NULL;
         for (int v = 0; v < sw->nvar; v++)
-            if (!(sw->doc[v] = scn_doc_open(s->scenario, sw->var[v], NULL,
-                                            0, err, errlen)))
-                return open_code(err);
+            if ((rc = scn_doc_open(s->scenario, sw->var[v], NULL, 0,
+                                   &sw->doc[v], err, errlen)))
+                return rc;
     }
     if (sw->nvar) sw->size[sw->naxis++] = sw->nvar;
     for (int k = 0; k < sw->ndim; k++)

@@ -360,12 +360,6 @@ void table_docs_free(scn_doc **docs, int n) {
     }
 }
 
-/* The code of a failed scn_doc_open, which returns only NULL and the
- * message: out of memory, or else the input. */
-static int open_code(const char *err) {
-    return strstr(err, "out of memory") ? MSG_ENOMEM : MSG_EINPUT;
-}
-
 /* docs[i] for names[0..n-1]; standard input serves one only. */
 static int open_each(const char *path, const char **names, int n,
                      scn_doc **docs, char *err, size_t errlen) {
@@ -373,12 +367,13 @@ static int open_each(const char *path, const char **names, int n,
         return msg_set(err, errlen, MSG_EINPUT, "<stdin>: read once, it "
                        "serves one variant only (expected a file for %d "
                        "variants, or one --variant)", n);
-    for (int i = 0; i < n; i++)
-        if (!(docs[i] = scn_doc_open(path, names[i], NULL, 0, err,
-                                     errlen))) {
+    for (int i = 0; i < n; i++) {
+        int rc = scn_doc_open(path, names[i], NULL, 0, &docs[i], err, errlen);
+        if (rc) {
             table_docs_free(docs, i);
-            return open_code(err);
+            return rc;
         }
+    }
     return n;
 }
 
@@ -396,9 +391,10 @@ int table_docs_open(const char *path, const char *const *wanted, int nwanted,
         names[i] = wanted[i];
     }
     if (nwanted) return open_each(path, names, nwanted, docs, err, errlen);
-    scn_doc *base = scn_doc_open(path, NULL, NULL, 0, err, errlen);
-    if (!base) return open_code(err);
-    int rc = scn_doc_meta(base, meta, err, errlen);
+    scn_doc *base;
+    int rc = scn_doc_open(path, NULL, NULL, 0, &base, err, errlen);
+    if (rc) return rc;
+    rc = scn_doc_meta(base, meta, err, errlen);
     if (rc || !meta->nvariants) {
         if (rc) scn_doc_free(base);
         names[0] = NULL;

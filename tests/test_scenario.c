@@ -2343,7 +2343,9 @@ START_TEST(test_doc) {
         "{\"workers\": {\"count\": 2}, \"steps\": 10,\n"
         " \"variants\": {\"three\": {\"workers\": {\"count\": 3}}}}");
     const char *sets[] = {"seed=5"};
-    scn_doc *d = scn_doc_open(path, "three", sets, 1, err, sizeof err);
+    scn_doc *d;
+    ck_assert_int_eq(scn_doc_open(path, "three", sets, 1, &d, err, sizeof err),
+                     0);
     ck_assert_msg(d != NULL, "%s", err);
     const char *more[] = {"steps=20"};
     ck_assert_int_eq(scn_doc_load(d, more, 1, &cfg, err, sizeof err), 0);
@@ -2379,7 +2381,9 @@ START_TEST(test_doc) {
     }
     scn_doc_free(d);
     /* Errors of the open: syntax, variant, overrides. */
-    ck_assert_ptr_null(scn_doc_open(path, "four", NULL, 0, err, sizeof err));
+    ck_assert_int_eq(scn_doc_open(path, "four", NULL, 0, &d, err, sizeof err),
+                     MSG_EINPUT);
+    ck_assert_ptr_null(d);
     ck_assert_msg(strstr(err, "variants: unknown variant \"four\" (expected "
                   "one of: three)"), "%s", err);
 }

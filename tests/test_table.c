@@ -385,7 +385,9 @@ START_TEST(a_run_input_error_stays_an_input_error) {
     ck_assert_ptr_nonnull(sf);
     fputs(text, sf);
     fclose(sf);
-    scn_doc *doc = scn_doc_open(scenario, NULL, NULL, 0, err, sizeof err);
+    scn_doc *doc;
+    ck_assert_int_eq(scn_doc_open(scenario, NULL, NULL, 0, &doc, err,
+                                  sizeof err), 0);
     ck_assert_msg(doc != NULL, "%s", err);
     table_scenario sc = {scenario, NULL, NULL, 0, "network.bandwidth_gbps",
                          doc};

@@ -32,6 +32,16 @@ typedef struct {
     pthread_t th;
 } feeder;
 
+/* The whole file of path (at most len - 1 bytes) in buf: the text a test
+ * then feeds through the FIFO. */
+static inline void feeder_read_text(const char *path, char *buf, size_t len) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = 0;
+    fclose(f);
+}
+
 static int feeder_stopped(feeder *f) {
     pthread_mutex_lock(&f->mu);
     int stop = f->stop;

@@ -163,22 +163,13 @@ static void bad_cost(const char *text, const char *want) {
     ck_assert_msg(strstr(err, want), "'%s' not in '%s'", want, err);
 }
 
-/* The whole file of path in buf. */
-static void read_text(const char *path, char *buf, size_t len) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(buf, 1, len - 1, f);
-    buf[n] = 0;
-    fclose(f);
-}
-
 /* The scenario is read and parsed once per method (it used to be read at
  * every one of the plan's ~140 simulations): from a FIFO, which can be
  * read once, the plan is the plan of the file and its writer saw one
  * reader. */
 START_TEST(scenario_read_once) {
     static char text[65536];
-    read_text(DATA "one_layer_dp.json", text, sizeof text);
+    feeder_read_text(DATA "one_layer_dp.json", text, sizeof text);
     const char *texts[] = {text};
     feeder f;
     feeder_start(&f, "one_layer_dp.json", texts, 1);

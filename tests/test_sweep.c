@@ -574,15 +574,6 @@ START_TEST(test_missing_trace_at_a_point) {
 }
 END_TEST
 
-/* The whole file of path (at most 64 KiB, for scenarios). */
-static void read_text(const char *path, char *buf, size_t len) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(buf, 1, len - 1, f);
-    buf[n] = 0;
-    fclose(f);
-}
-
 /* The scenario is read and parsed once per sweep (it used to be read to
  * plan the sweep and again at every point's load): from a FIFO, which
  * can be read once, 6 points on 2 threads run and its writer saw one
@@ -591,7 +582,7 @@ static void read_text(const char *path, char *buf, size_t len) {
  * with one --variant (read once too); else an input error. */
 START_TEST(test_scenario_read_once) {
     static char text[65536];
-    read_text(PLAIN, text, sizeof text);
+    feeder_read_text(PLAIN, text, sizeof text);
     const char *texts[] = {text};
     const char *vary[] = {"network.bandwidth_gbps=1,2,4",
                           "method.H=5,10"};
@@ -609,7 +600,7 @@ START_TEST(test_scenario_read_once) {
     free(fifo_rows);
     free(file_rows);
 
-    read_text(TINY, text, sizeof text);
+    feeder_read_text(TINY, text, sizeof text);
     const char *dp[] = {"dp"};
     feeder_start(&f, "tiny.json", texts, 1);
     ck_assert_ptr_nonnull(freopen(f.path, "rb", stdin));

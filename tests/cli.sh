@@ -12,6 +12,11 @@ expect 0 "help" -- "$bin" --help
 contains "$tmp/out" "usage: dilosim" "help"
 expect 0 "run help" -- "$bin" run --help
 contains "$tmp/out" "--set KEY=VALUE" "run help"
+for c in run sweep table plan train; do
+  expect 0 "$c help" -- "$bin" $c --help
+  contains "$tmp/out" "--quiet" "$c help lists --quiet"
+  contains "$tmp/out" "--progress" "$c help lists --progress"
+done
 expect 2 "no command" -- "$bin"
 expect 2 "unknown command" -- "$bin" frobnicate
 contains "$tmp/err" "unknown command 'frobnicate'" "unknown command"

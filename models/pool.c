@@ -65,7 +65,9 @@ static void work(pool *p) {
 static void *thread_main(void *arg) {
     pool *p = arg;
     pthread_mutex_lock(&p->mu);
-    unsigned seen = p->gen;
+    /* Threads are made by pool_new, before any batch (gen 0): a batch
+     * started before this thread first runs is still one to join. */
+    unsigned seen = 0;
     for (;;) {
         while (!p->quit && p->gen == seen) pthread_cond_wait(&p->go, &p->mu);
         if (p->quit) break;

@@ -4,10 +4,12 @@
  * the core count taken from the affinity mask.
  */
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -75,6 +77,47 @@ END_TEST
 
 /* --jobs defaulted to the online core count, not the CPUs this process
  * may use (taskset -c 0 ran as many threads as the machine has). */
+/* Two tasks that each wait (up to 2 s) for the other to start: they pass
+ * only when two threads run them at once. */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int arrived;
+} meet;
+
+static int meet_task(void *ctx, int64_t i, char *err, size_t errlen) {
+    (void)i;
+    meet *m = ctx;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 2;
+    pthread_mutex_lock(&m->mu);
+    m->arrived++;
+    pthread_cond_broadcast(&m->cv);
+    int rc = 0;
+    while (m->arrived < 2 && rc == 0)
+        rc = pthread_cond_timedwait(&m->cv, &m->mu, &until);
+    int ok = m->arrived >= 2;
+    pthread_mutex_unlock(&m->mu);
+    if (ok) return 0;
+    snprintf(err, errlen, "alone after 2 s");
+    return 1;
+}
+
+/* A new pool's threads take part in its first batch.  They used to read
+ * the batch generation only once they ran, so a batch started at once
+ * (pool_for) could bump it first: they then waited for the next batch,
+ * and the caller ran every task alone (sweeps ran on one core). */
+START_TEST(test_new_threads_join_the_first_batch) {
+    for (int k = 0; k < 20; k++) {
+        meet m = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+        char err[64] = "";
+        ck_assert_msg(pool_for(2, 2, meet_task, &m, err, sizeof err) == 0,
+                      "round %d: %s", k, err);
+    }
+}
+END_TEST
+
 START_TEST(test_cpu_count_from_affinity) {
     cpu_set_t set;
     ck_assert_int_eq(sched_getaffinity(0, sizeof set, &set), 0);
@@ -104,6 +147,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, test_lowest_failure_wins);
     tcase_add_test(tc, test_kept_pool_runs_batches);
     tcase_add_test(tc, test_cpu_count_from_affinity);
+    tcase_add_test(tc, test_new_threads_join_the_first_batch);
     suite_add_tcase(s, tc);
     return s;
 }

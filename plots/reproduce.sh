@@ -16,7 +16,7 @@ for s in 1b:1B:24:0.1 10b:10B:48:0.8 100b:100B:108:4.9; do
 $s
 EOF2
   awk -F, -v model="$model" -v layers="$layers" -v step="$step" '
-    /^#/ { next }            # the sweep's digest line
+    /^#/ { next }            # comment lines (the digest line of a sweep)
     !header++ { next }
     {
       v = $1; b = $2 + 0; cu = $3 + 0

@@ -1,7 +1,9 @@
 #!/bin/sh
 # style.sh -- the mechanical part of the house style on every C source:
-# no line over 100 columns, no tab, no trailing blank.  The rest of the
-# style is .clang-format's.
+# no line over 100 columns, no tab, no trailing blank; and every shell
+# script of the tree parses (`sh -n`: a quote in an awk comment once broke
+# plots/reproduce.sh, which no test runs).  The rest of the style is
+# .clang-format's.
 # usage: tests/style.sh [root]
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 1
@@ -9,6 +11,11 @@ bad=$(awk 'length > 100 { print FILENAME ":" FNR ": line of " length " columns" 
            /\t/         { print FILENAME ":" FNR ": tab" }
            /[ ]+$/      { print FILENAME ":" FNR ": trailing blank" }' \
       sim/*.[ch] models/*.[ch] tests/*.[ch] bench/*.c $(ls tests/fuzz/*.c 2>/dev/null))
+for f in $(git ls-files '*.sh' 2>/dev/null || ls tests/*.sh plots/*.sh bench/*.sh \
+           scenarios/*.sh scenarios/*/*.sh tests/fuzz/*.sh); do
+  out=$(sh -n "$f" 2>&1) || bad="$bad${bad:+
+}$f: does not parse: $out"
+done
 if [ -n "$bad" ]; then
   printf '%s\n' "$bad"
   echo "style: $(printf '%s\n' "$bad" | wc -l) problems"

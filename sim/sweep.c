@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "grid.h"
@@ -453,8 +454,20 @@ typedef struct {
  * rows.  Returns 0 (see *sc), or -1 when it cannot be read (errno). */
 static int scan_file(const sweep *sw, const char *path, scan *sc) {
     memset(sc, 0, sizeof *sc);
-    FILE *f = fopen(path, "rb");
-    if (!f) return errno == ENOENT ? 0 : -1;
+    /* Not through a link, and without waiting on a FIFO (a partial file
+     * that is not a regular file is refused when it is opened). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0) return errno == ENOENT || errno == ELOOP ? 0 : -1;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return 0;
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return -1;
+    }
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
@@ -534,6 +547,13 @@ static int other_sweep(const sweep *sw, const char *path, const scan *sc,
                    " for this sweep)", path, sc->found, sw->digest);
 }
 
+/* The input error of a partial file that is not a regular file. */
+static int not_regular(const char *path, char *err, size_t errlen) {
+    return msg_set(err, errlen, MSG_EINPUT, "%s: not a regular file (a "
+                   "symbolic link, FIFO or device there is never written "
+                   "through; remove it)", path);
+}
+
 /* "PATH: cannot write: why", an input error for a name too long. */
 static int write_error(const char *path, int e, char *err, size_t errlen) {
     return msg_set(err, errlen, e == ENAMETOOLONG ? MSG_EINPUT
@@ -544,8 +564,20 @@ static int write_error(const char *path, int e, char *err, size_t errlen) {
 /* Opens TARGET.partial for writing, without truncating, and locks it
  * against another sweep. */
 static int open_partial(sweep *sw, char *err, size_t errlen) {
-    int fd = open(sw->partial, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    /* Never through a link, a FIFO or a device: the file is truncated,
+     * rewritten and renamed over OUT (O_NONBLOCK: a FIFO does not hang the
+     * open; it is refused just below). */
+    int fd = open(sw->partial, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+                  O_NONBLOCK, 0666);
+    struct stat st;
+    if (fd < 0 && (errno == ELOOP || errno == ENXIO)) /* link; FIFO */
+        return not_regular(sw->partial, err, errlen);
     if (fd < 0) return write_error(sw->partial, errno, err, errlen);
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+        close(fd);
+        return not_regular(sw->partial, err, errlen);
+    }
     struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     if (fcntl(fd, F_SETLK, &lk)) {
         close(fd);
@@ -743,11 +775,13 @@ static int finish(sweep *sw, int rc, char *err, size_t errlen) {
     int bad = fflush(sw->f) != 0 || ferror(sw->f);
     if (!bad && sw->partial && fsync(fileno(sw->f))) bad = 1;
     int e = errno ? errno : EIO;
-    if (fclose(sw->f) && !bad) bad = 1, e = errno;
-    sw->f = NULL;
     if (!rc && bad) rc = out_error(sw, e, err, errlen);
+    /* Renamed while the descriptor still holds the lock: closing first
+     * would let another sweep take the file between close and rename. */
     if (!rc && sw->partial && rename(sw->partial, sw->target))
         rc = write_error(s->out, errno, err, errlen);
+    if (fclose(sw->f) && !rc) rc = out_error(sw, errno, err, errlen);
+    sw->f = NULL;
     if (rc && sw->own_partial && !s->resume) unlink(sw->partial);
     return rc;
 }

@@ -160,4 +160,18 @@ same "$tmp/stdin.csv" "$tmp/out" "sweep - --variant equals sweep FILE --variant"
 expect 2 "sweep - with variants" -- sh -c '"$1" sweep - <"$2"' sh "$bin" "$tiny"
 contains "$tmp/err" "^<stdin>: read once, it serves one variant only" "sweep - with variants"
 
+# OUT.partial is never written through: a link planted there once made a
+# sweep truncate and overwrite the link's target, a FIFO made it hang.
+mkdir "$tmp/plant"
+echo precious >"$tmp/plant/victim"
+ln -s "$tmp/plant/victim" "$tmp/plant/o.csv.partial"
+expect 2 "partial: a link" -- "$bin" sweep "$tiny" --out "$tmp/plant/o.csv"
+contains "$tmp/err" "o.csv.partial: not a regular file" "partial: a link"
+if [ "$(cat "$tmp/plant/victim")" = precious ]; then ok; else bad "partial link: target written"; fi
+absent "$tmp/plant/o.csv" "partial: a link"
+rm "$tmp/plant/o.csv.partial"
+mkfifo "$tmp/plant/o.csv.partial"
+expect 2 "partial: a FIFO" -- timeout 20 "$bin" sweep "$tiny" --out "$tmp/plant/o.csv" --resume
+contains "$tmp/err" "o.csv.partial: not a regular file" "partial: a FIFO"
+
 finish cli_sweep

@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,9 +94,19 @@ pool *pool_new(int threads) {
     }
     pthread_cond_init(&p->go, NULL);
     pthread_cond_init(&p->done, NULL);
+    /* Workers inherit a mask that blocks the termination signals, so a
+     * handler (sim/outfile's temp-file cleanup) runs on the threads that
+     * own the state it reads, never on a worker. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
     while (p->started < threads - 1 &&
            !pthread_create(&p->th[p->started], NULL, thread_main, p))
         p->started++;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return p;
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../models/msg.h"
 #include "cli.h"
@@ -81,6 +82,10 @@ int cli_run(int argc, char **argv) {
     const char *steps = cli_value(&o, "--trace-steps");
     if (steps && !trace_path)
         return cli_usage_error("run", "--trace-steps needs --trace");
+    int out_stdout = !o.out || !strcmp(o.out, "-");
+    if (trace_path && !strcmp(trace_path, "-") && out_stdout)
+        return cli_usage_error("run", "--trace - and the result both on "
+                               "stdout (give --out FILE)");
     int64_t first, last;
     if ((rc = trace_steps(steps, &first, &last))) return rc;
     scn_config cfg;

@@ -48,7 +48,6 @@
  *    free the stream.
  */
 #include "collective.h"
-#include "../models/msg.h"
 
 #include <math.h>
 #include <stdlib.h>

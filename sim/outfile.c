@@ -247,7 +247,9 @@ int outfile_open(outfile *of, const char *path, char *err, size_t errlen) {
             unlink(of->tmp);
             return open_error(of, path, e, err, errlen);
         }
-        if (exists) (void)fchmod(fd, st.st_mode & 07777);
+        /* The permission bits only: a setuid or setgid bit would pass to
+         * a file now owned by whoever runs dilosim (root, say). */
+        if (exists) (void)fchmod(fd, st.st_mode & 0777);
     }
     if (!(of->f = fdopen(fd, "w"))) {
         int e = errno;

@@ -55,6 +55,10 @@ contains "$tmp/err" "network.bandwith_gbps" "unknown key message"
 expect 0 "set" -- "$bin" run "$sc" --set network.bandwidth_gbps=0.5
 if cmp -s "$tmp/first" "$tmp/out"; then bad "--set had no effect"; else ok; fi
 
+# The trace and the result cannot share stdout (two JSON documents).
+expect 2 "trace and result on stdout" -- "$bin" run "$sc" --trace -
+contains "$tmp/err" "both on stdout" "trace and result on stdout"
+
 # --trace writes a valid Chrome trace.
 expect 0 "trace" -- "$bin" run "$sc" --set steps=30 --trace "$tmp/trace.json"
 contains "$tmp/trace.json" '"forward L0"' "trace"

@@ -266,6 +266,12 @@ START_TEST(test_modes) {
     write_file(p, "y\n");
     ck_assert_int_eq(stat(p, &st), 0);
     ck_assert_int_eq(st.st_mode & 07777, 0604); /* kept */
+    /* Setuid and setgid bits are not: the new file belongs to whoever
+     * runs dilosim (root, say), not to the old file's owner. */
+    ck_assert_int_eq(chmod(p, 06755), 0);
+    write_file(p, "z\n");
+    ck_assert_int_eq(stat(p, &st), 0);
+    ck_assert_int_eq(st.st_mode & 07777, 0755);
     umask(old);
     free(p);
 }

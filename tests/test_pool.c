@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,38 @@ START_TEST(test_new_threads_join_the_first_batch) {
 }
 END_TEST
 
+/* Records whether its thread blocks SIGTERM, then meets the other task
+ * (so the two run on two threads: the caller and a worker). */
+typedef struct {
+    meet m;
+    int blocked[2];
+} mask_meet;
+
+static int mask_task(void *ctx, int64_t i, char *err, size_t errlen) {
+    mask_meet *mm = ctx;
+    sigset_t cur;
+    pthread_sigmask(SIG_BLOCK, NULL, &cur);
+    mm->blocked[i] = sigismember(&cur, SIGTERM);
+    return meet_task(&mm->m, i, err, errlen);
+}
+
+/* Workers block the termination signals, so the output files' cleanup
+ * handler runs on the caller's thread, and the caller's mask is left as
+ * it was: of two tasks met on two threads, exactly one (the worker's)
+ * runs with SIGTERM blocked. */
+START_TEST(test_workers_block_termination_signals) {
+    mask_meet mm = {{PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0},
+                    {-1, -1}};
+    char err[64] = "";
+    ck_assert_msg(pool_for(2, 2, mask_task, &mm, err, sizeof err) == 0, "%s",
+                  err);
+    ck_assert_int_eq(mm.blocked[0] + mm.blocked[1], 1);
+    sigset_t cur;
+    pthread_sigmask(SIG_BLOCK, NULL, &cur);
+    ck_assert(!sigismember(&cur, SIGTERM));
+}
+END_TEST
+
 START_TEST(test_cpu_count_from_affinity) {
     cpu_set_t set;
     ck_assert_int_eq(sched_getaffinity(0, sizeof set, &set), 0);
@@ -148,6 +181,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, test_kept_pool_runs_batches);
     tcase_add_test(tc, test_cpu_count_from_affinity);
     tcase_add_test(tc, test_new_threads_join_the_first_batch);
+    tcase_add_test(tc, test_workers_block_termination_signals);
     suite_add_tcase(s, tc);
     return s;
 }

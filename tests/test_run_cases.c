@@ -804,6 +804,7 @@ START_TEST(defect_lost_dropped_allreduce) {
                        t.set);
     trace_remove(&t);
     ck_assert_int_eq(NS(r.per_worker[2].lost_compute_s), NS(5.0));
+    ck_assert_int_eq(r.per_worker[2].useful_ns, 0);
 }
 END_TEST
 
@@ -853,6 +854,8 @@ START_TEST(defect_dp_checkpoint_before_allreduce) {
     trace_remove(&t);
     ck_assert_int_eq(NS(r.lost_compute_s), NS(2 * 2.0));
     ck_assert_int_eq(NS(r.wall_time_s), NS(7.6));
+    ck_assert_int_eq(r.syncs, 4 + 1); /* step 1's sync, then steps 1..4 */
+    ck_assert_int_eq(r.useful_ns, 2 * 4 * 1000000000ll);
 }
 END_TEST
 

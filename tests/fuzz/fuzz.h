@@ -63,6 +63,17 @@ static inline int fuzz_split(const uint8_t *data, size_t size,
     return 0;
 }
 
+/* The scenario targets' reading of the parts: part[0] the document,
+ * part[1] the variant (NULL when absent or empty), the rest overrides
+ * into sets[FUZZ_MAX_PARTS]; returns their count. */
+static inline int fuzz_scenario_args(const fuzz_parts *p, const char **variant,
+                                     const char **sets) {
+    *variant = p->n > 1 && p->part[1][0] ? p->part[1] : NULL;
+    int nset = 0;
+    for (int i = 2; i < p->n; i++) sets[nset++] = p->part[i];
+    return nset;
+}
+
 /* Writes len bytes of text to a new file /tmp/dilosim-fuzz-XXXXXX and
  * puts its name in path.  Returns 0, or -1 (nothing left behind).  The
  * caller unlinks the file in the same iteration. */

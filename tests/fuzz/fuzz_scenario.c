@@ -111,10 +111,8 @@ static void check_config(const scn_config *c) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_parts p;
     if (fuzz_split(data, size, &p)) return 0;
-    const char *variant = p.n > 1 && p.part[1][0] ? p.part[1] : NULL;
-    const char *sets[FUZZ_MAX_PARTS];
-    int nset = 0;
-    for (int i = 2; i < p.n; i++) sets[nset++] = p.part[i];
+    const char *variant, *sets[FUZZ_MAX_PARTS];
+    int nset = fuzz_scenario_args(&p, &variant, sets);
 
     static scn_config cfg; /* large: not on the stack */
     char err[FUZZ_ERRLEN] = "", meta_err[FUZZ_ERRLEN] = "", path[64];

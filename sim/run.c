@@ -79,12 +79,15 @@
 #include "../models/rng.h"
 
 enum { CLS_NET, CLS_FAULT, CLS_COMPUTE };              /* tie order */
-enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR };
+enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT };
 enum { OP_FWD, OP_BACT, OP_BPAR };
 enum {
     W_READY,      /* can start its next op */
     W_BUSY,       /* an op is running */
-    W_BLOCKED,    /* waiting for a reduction of layer `wait_layer` */
+    W_BLOCKED,    /* waiting on list `wait_on`: the reduction of layer
+                     wait_on (wait), or, wait_on = L + f, the previous
+                     sync of fragment f before arriving for the next
+                     (continue) */
     W_STALLED,    /* DP: waiting for the others to recover */
     W_DOWN,       /* failed */
     W_RECOVERING, /* downloading the parameters */
@@ -115,7 +118,7 @@ typedef struct {
     int64_t nom;       /* ns of completed ops at speed 1 */
     int64_t nom_lost;  /* ns of nom declared lost */
     uint32_t epoch;    /* bumps cancel the running op's event */
-    int wait_layer;
+    int wait_on;       /* W_BLOCKED: the wait list */
     int joined;        /* takes part in syncs (alive and caught up) */
     int64_t *dur;      /* ns of each op of the current step */
     double factor;     /* step-time factor of the current step */
@@ -144,9 +147,27 @@ typedef struct {       /* the outstanding reduction of one layer */
     int64_t started;   /* ns, handed to the communication stream */
 } reduction;
 
+/* A fragment's sync in flight: from the first arrival for any of its
+ * layers until every layer has been reduced (or dropped). */
+typedef struct {
+    int64_t take;      /* step after which it was taken; -1: none */
+    int64_t first;     /* ns of its first arrival */
+    int done;          /* layers reduced or dropped so far */
+    int frozen;        /* its timeout expired: the members are closed */
+    uint32_t epoch;    /* bumps cancel its timeout event */
+    uint8_t *arrived;  /* per worker: arrived for one of its layers */
+} fsync;
+
 typedef struct {
     const scn_config *cfg;
     const run_hooks *hooks;
+    char *err;          /* run_simulate's message buffer (observer) */
+    size_t errlen;
+    int blocking;       /* late syncs block the forward: wait, or DP */
+    int64_t timeout_ns; /* sync_timeout_s; 0: none */
+    int64_t *merge_step; /* per worker: scratch of RUN_EV_SYNCED */
+    uint8_t *member;    /* per worker: scratch of RUN_EV_SYNCED */
+    run_delays delays;
     int M, L, P;
     int64_t T;
     sched_spec sch;
@@ -160,9 +181,10 @@ typedef struct {
     int64_t *last_take; /* per layer: step of the newest reduction */
     int *frag;          /* per layer: fragment */
     int *frag_size;     /* per fragment: layers */
-    int *frag_done;     /* per fragment: layers reduced in current sync */
+    fsync *fs;          /* per fragment: its sync in flight */
     uint64_t *bytes;    /* per layer: payload bytes of a sync */
-    int *waiters;       /* per layer: first blocked worker, -1 for none */
+    int *waiters;       /* per wait list (L layers, then P fragments):
+                           first blocked worker, -1 for none */
     int *wait_next;     /* per worker: next blocked on the same layer */
     int64_t *lat;       /* M x M one-way latencies, ns */
     double flow_cap;    /* bytes/s cap of every flow (TCP window) */
@@ -190,6 +212,9 @@ typedef struct {
     uint64_t recovery_bytes;
     int64_t progress_done, progress_next;
     int rc;             /* first runtime error (MSG_E*), 0 for none */
+    int observer_failed; /* rc is the observer's, its message in err */
+    int64_t now;        /* instant of the event being processed */
+    int64_t timeouts;   /* syncs whose timeout left a worker out */
     int stopped;        /* the run cannot go on: see reason */
     char reason[RUN_REASON_MAX];
 } world;
@@ -208,6 +233,30 @@ static void stop(world *W, const char *fmt, ...) {
 /* A runtime failure (out of memory): the run ends with an error. */
 static void fail_rc(world *W, int rc) {
     if (rc < 0 && !W->rc) W->rc = rc;
+}
+
+/* a + b for the totals over workers (each below RUN_TIME_MAX_NS, their
+ * sum may not be): saturates at INT64_MAX. */
+static int64_t sum_ns(int64_t a, int64_t b) {
+    return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
+/* Tells the observer what happened; the error it returns (with its
+ * message in W->err) ends the run. */
+static void observe(world *W, run_event_kind kind, int wi, int f,
+                    int64_t step, int src, int64_t now) {
+    if (!W->hooks || !W->hooks->observe || W->rc) return;
+    run_event e = {kind, now, wi, f, src, step, W->member, W->merge_step,
+                   0, 0, &W->delays};
+    for (int i = 0; i < W->M; i++) {
+        e.compute_ns = sum_ns(e.compute_ns, W->w[i].busy);
+        e.wan_bytes += net_link_bytes(W->net, 2 * i);
+    }
+    int rc = W->hooks->observe(W->hooks->observe_ctx, &e, W->err, W->errlen);
+    if (rc) {
+        W->rc = rc < 0 ? rc : MSG_EFAIL;
+        W->observer_failed = 1;
+    }
 }
 
 /* ---- ops of a step ---------------------------------------------------- */
@@ -356,29 +405,52 @@ static void reduction_submit(world *W, int l, int64_t now) {
     stream_kick(W, now);
 }
 
-/* Participants of a new reduction: the joined workers. */
+/* Participants of a new reduction: the joined workers (once the
+ * fragment's sync has timed out, only those that arrived for it). */
 static void reduction_open(world *W, int l, int64_t take) {
     reduction *r = &W->red[l];
+    const fsync *fs = &W->fs[W->frag[l]];
     r->state = RED_COLLECTING;
     r->take = take;
     r->need = r->arrived = 0;
     for (int i = 0; i < W->M; i++) {
-        r->member[i] = (uint8_t)W->w[i].joined;
+        int in = W->w[i].joined && (!fs->frozen || fs->arrived[i]);
+        r->member[i] = (uint8_t)in;
         r->came[i] = 0;
-        r->need += W->w[i].joined;
+        r->need += in;
     }
     W->gate[l] = take + 1 + W->sch.tau;
 }
 
-/* Wakes the workers blocked on layer l. */
-static void wake(world *W, int l, int64_t now) {
-    int wi = W->waiters[l];
-    W->waiters[l] = -1;
+/* Worker wi goes on wait list `list` (a layer, or L + a fragment). */
+static void block(world *W, int wi, int list) {
+    W->w[wi].state = W_BLOCKED;
+    W->w[wi].wait_on = list;
+    W->wait_next[wi] = W->waiters[list];
+    W->waiters[list] = wi;
+}
+
+static void arrive(world *W, int wi, int l, int64_t t, int64_t now);
+static void op_next(world *W, int wi, int64_t now);
+
+/* Wakes the workers on wait list `list`: a layer's blocked forwards go
+ * on; a fragment's held arrivals (continue) are made now. */
+static void wake(world *W, int list, int64_t now) {
+    int wi = W->waiters[list];
+    W->waiters[list] = -1;
     while (wi >= 0) {
         int next = W->wait_next[wi];
-        if (W->w[wi].state == W_BLOCKED) {
-            W->w[wi].state = W_READY;
-            try_advance(W, wi, now);
+        worker *w = &W->w[wi];
+        if (w->state == W_BLOCKED) {
+            w->state = W_READY;
+            if (list < W->L) {
+                try_advance(W, wi, now);
+            } else {
+                int layer, kind;
+                op_of(W, w->op, &layer, &kind);
+                arrive(W, wi, layer, w->step, now);
+                op_next(W, wi, now);
+            }
         }
         wi = next;
     }
@@ -386,6 +458,98 @@ static void wake(world *W, int l, int64_t now) {
 
 static void rejoin_waiting(world *W, int64_t step, int64_t now);
 static void dp_commit(world *W);
+
+/* Opens fragment f's sync taken after t at its first arrival, and its
+ * timeout. */
+static void fsync_open(world *W, int f, int64_t t, int64_t now) {
+    fsync *fs = &W->fs[f];
+    fs->take = t;
+    fs->first = now;
+    fs->done = 0;
+    fs->frozen = 0;
+    memset(fs->arrived, 0, (size_t)W->M);
+    fs->epoch++;
+    if (W->timeout_ns > 0) {
+        int64_t at = now + W->timeout_ns; /* both below 2^62 */
+        if (at <= RUN_TIME_MAX_NS)
+            push(W, at, CLS_FAULT, EV_TIMEOUT, f, fs->epoch, 0);
+    }
+}
+
+/* The first step of worker i that sees the result of a sync taken after
+ * `take` that completes now; -1 when i is not in the group.  Blocking:
+ * take + tau + 1, where its forward waits.  Continue: its first step
+ * boundary from now on (the step it has not started yet), but never
+ * before take + tau + 1. */
+static int64_t merge_step_of(const world *W, int i, int64_t take,
+                             int64_t now) {
+    const worker *w = &W->w[i];
+    if (!w->joined) return -1;
+    int64_t first = take + W->sch.tau + 1;
+    if (W->blocking) return first;
+    int fresh = w->op == 0 && (w->state != W_BUSY || w->op_start >= now);
+    int64_t m = fresh ? w->step : w->step + 1;
+    return m > first ? m : first;
+}
+
+static void count_delay(run_delays *d, int64_t steps) {
+    d->count++;
+    d->sum += steps;
+    if (steps > d->max) d->max = steps;
+    d->hist[steps < RUN_DELAY_BINS - 1 ? steps : RUN_DELAY_BINS - 1]++;
+}
+
+/* A layer of fragment f is over (reduced, or dropped with nobody left).
+ * When it was the fragment's last: the sync is complete (members: the
+ * workers that took part in every layer; none: abandoned), the observer
+ * hears it, and 1 is returned (*synced: it had members). */
+static int fsync_layer_done(world *W, int f, int64_t now, int *synced) {
+    fsync *fs = &W->fs[f];
+    *synced = 0;
+    if (++fs->done < W->frag_size[f]) return 0;
+    int64_t take = fs->take;
+    fs->take = -1;
+    fs->epoch++; /* its timeout, if pending, is void */
+    for (int i = 0; i < W->M; i++) {
+        worker *w = &W->w[i];
+        W->member[i] = w->pend_layers[f] == W->frag_size[f];
+        *synced |= W->member[i];
+        w->pend_layers[f] = 0;
+        W->merge_step[i] = -1;
+    }
+    if (*synced) {
+        W->syncs++;
+        W->resume_step = take + W->sch.tau + 1;
+        /* what reached the outer parameters: the work of the members */
+        for (int i = 0; i < W->M; i++) {
+            worker *w = &W->w[i];
+            if (W->member[i]) {
+                w->contrib[f] = w->pend[f];
+                w->nom_contrib[f] = w->nom_pend[f];
+            }
+            W->merge_step[i] = merge_step_of(W, i, take, now);
+            if (W->merge_step[i] >= 0)
+                count_delay(&W->delays, W->merge_step[i] - 1 - take);
+        }
+    }
+    observe(W, RUN_EV_SYNCED, -1, f, take, -1, now);
+    if (*synced && W->sch.method == SCHED_DP) {
+        W->dp_synced = take;
+        dp_commit(W);
+    }
+    return 1;
+}
+
+/* Layer l's reduction is over (its state and gate already reset): the
+ * fragment's bookkeeping, then whoever waited on it. */
+static void layer_closed(world *W, int l, int64_t now) {
+    int f = W->frag[l], synced;
+    int closed = fsync_layer_done(W, f, now, &synced);
+    wake(W, l, now);
+    if (!closed) return;
+    wake(W, W->L + f, now);
+    if (synced) rejoin_waiting(W, W->resume_step, now);
+}
 
 static void reduction_done(world *W, int l, int64_t now) {
     reduction *r = &W->red[l];
@@ -399,66 +563,76 @@ static void reduction_done(world *W, int l, int64_t now) {
     int f = W->frag[l];
     for (int i = 0; i < W->M; i++)
         if (r->came[i]) W->w[i].pend_layers[f]++;
-    int synced = ++W->frag_done[f] == W->frag_size[f];
-    if (synced) {
-        W->frag_done[f] = 0;
-        W->syncs++;
-        W->resume_step = r->take + W->sch.tau + 1;
-        /* what reached the outer parameters: the work of the workers that
-         * took part in every layer of the fragment's sync */
-        for (int i = 0; i < W->M; i++) {
-            worker *w = &W->w[i];
-            if (w->pend_layers[f] == W->frag_size[f]) {
-                w->contrib[f] = w->pend[f];
-                w->nom_contrib[f] = w->nom_pend[f];
-            }
-            w->pend_layers[f] = 0;
-        }
-        if (W->sch.method == SCHED_DP) {
-            W->dp_synced = r->take;
-            dp_commit(W);
-        }
-    }
     if (now > W->end) W->end = now;
     W->check_done = 1;
-    wake(W, l, now);
-    if (synced) rejoin_waiting(W, W->resume_step, now);
+    layer_closed(W, l, now);
 }
 
 /* Worker wi finished the parameter backward of layer l after step t. */
 static void arrive(world *W, int wi, int l, int64_t t, int64_t now) {
     reduction *r = &W->red[l];
+    int f = W->frag[l];
     if (r->state == RED_IDLE) {
         if (t <= W->last_take[l]) return; /* that sync is already done */
+        if (W->fs[f].take != t) fsync_open(W, f, t, now);
         reduction_open(W, l, t);
         W->last_take[l] = t;
     }
     if (r->state != RED_COLLECTING || r->take != t || !r->member[wi] ||
         r->came[wi])
-        return; /* a catching-up worker that is not part of this sync */
+        return; /* a catching-up or late worker: not part of this sync */
     r->came[wi] = 1;
     r->arrived++;
-    W->w[wi].pend[W->frag[l]] = W->w[wi].busy;
-    W->w[wi].nom_pend[W->frag[l]] = W->w[wi].nom;
+    W->w[wi].pend[f] = W->w[wi].busy;
+    W->w[wi].nom_pend[f] = W->w[wi].nom;
+    if (!W->fs[f].arrived[wi]) {
+        W->fs[f].arrived[wi] = 1;
+        observe(W, RUN_EV_CONTRIBUTE, wi, f, t, -1, now);
+    }
     if (r->arrived == r->need) reduction_submit(W, l, now);
 }
 
-/* A participant is gone: the reductions still collecting go on without
- * it; one left with nobody ends at once. */
+/* Worker wi leaves layer l's reduction still collecting: it goes on
+ * without it; one left with nobody is over at once. */
+static void reduction_leave(world *W, int l, int wi, int64_t now) {
+    reduction *r = &W->red[l];
+    r->member[wi] = 0;
+    r->need--;
+    if (r->came[wi]) r->came[wi] = 0, r->arrived--;
+    if (r->need == 0) {
+        r->state = RED_IDLE;
+        W->gate[l] = NO_GATE;
+        layer_closed(W, l, now);
+    } else if (r->arrived == r->need) {
+        reduction_submit(W, l, now);
+    }
+}
+
+/* A participant is gone: it leaves every reduction still collecting. */
 static void reductions_drop(world *W, int wi, int64_t now) {
-    for (int l = 0; l < W->L; l++) {
+    for (int l = 0; l < W->L; l++)
+        if (W->red[l].state == RED_COLLECTING && W->red[l].member[wi])
+            reduction_leave(W, l, wi, now);
+}
+
+/* Fragment f's sync timed out: the workers that have not arrived for
+ * any of its layers are left out of it (they merge its result). */
+static void on_timeout(world *W, int f, uint32_t epoch, int64_t now) {
+    fsync *fs = &W->fs[f];
+    if (fs->take < 0 || fs->epoch != epoch) return;
+    fs->frozen = 1;
+    int left = 0;
+    for (int i = 0; i < W->M; i++)
+        left |= W->w[i].joined && !fs->arrived[i];
+    if (left) W->timeouts++;
+    int64_t take = fs->take;
+    for (int l = 0; l < W->L && fs->epoch == epoch; l++) {
         reduction *r = &W->red[l];
-        if (r->state != RED_COLLECTING || !r->member[wi]) continue;
-        r->member[wi] = 0;
-        r->need--;
-        if (r->came[wi]) r->came[wi] = 0, r->arrived--;
-        if (r->need == 0) {
-            r->state = RED_IDLE;
-            W->gate[l] = NO_GATE;
-            wake(W, l, now);
-        } else if (r->arrived == r->need) {
-            reduction_submit(W, l, now);
-        }
+        if (W->frag[l] != f) continue;
+        for (int i = 0; i < W->M; i++)
+            if (r->state == RED_COLLECTING && r->take == take &&
+                r->member[i] && !fs->arrived[i])
+                reduction_leave(W, l, i, now);
     }
 }
 
@@ -476,6 +650,7 @@ static void dp_commit(world *W) {
         W->w[i].ckpt_busy = W->w[i].ckpt_cand_busy;
         W->w[i].ckpt_nom = W->w[i].ckpt_cand_nom;
     }
+    observe(W, RUN_EV_CHECKPOINT, -1, -1, W->ckpt_step, -1, W->now);
 }
 
 /* DP: worker wi has finished every op of step `step`. */
@@ -510,11 +685,8 @@ static void try_advance(world *W, int wi, int64_t now) {
     }
     int layer, kind;
     op_of(W, w->op, &layer, &kind);
-    if (kind == OP_FWD && W->gate[layer] <= w->step) {
-        w->state = W_BLOCKED;
-        w->wait_layer = layer;
-        W->wait_next[wi] = W->waiters[layer];
-        W->waiters[layer] = wi;
+    if (W->blocking && kind == OP_FWD && W->gate[layer] <= w->step) {
+        block(W, wi, layer);
         return;
     }
     w->state = W_BUSY;
@@ -533,12 +705,29 @@ static void on_op_done(world *W, int wi, int64_t now) {
     w->busy += now - w->op_start;
     w->nom += W->nom_dur[w->op];
     span(W, wi, 0, op_names[kind], layer, w->step, w->op_start, now, 0);
-    if (kind == OP_BPAR && w->joined &&
-        sched_taken_after(&W->sch, w->step, W->T) == W->frag[layer])
-        arrive(W, wi, layer, w->step, now);
     w->state = W_READY;
+    if (kind == OP_FWD && layer == W->L - 1)
+        observe(W, RUN_EV_STEP, wi, -1, w->step, -1, now);
+    int f = W->frag[layer];
+    if (kind == OP_BPAR && w->joined &&
+        sched_taken_after(&W->sch, w->step, W->T) == f) {
+        /* continue: one sync of a fragment in flight at a time */
+        if (!W->blocking && W->fs[f].take >= 0 && W->fs[f].take < w->step) {
+            block(W, wi, W->L + f);
+            return;
+        }
+        arrive(W, wi, layer, w->step, now);
+    }
+    op_next(W, wi, now);
+}
+
+/* Worker wi is done with its current op: on to the next, or the next
+ * step. */
+static void op_next(world *W, int wi, int64_t now) {
+    worker *w = &W->w[wi];
     if (++w->op == 3 * W->L) {
         w->op = 0;
+        observe(W, RUN_EV_STEP_END, wi, -1, w->step, -1, now);
         if (W->sch.method == SCHED_DP) dp_checkpoint(W, w, w->step);
         w->step++;
         W->idle_failures = 0;
@@ -568,7 +757,7 @@ static void cancel_op(world *W, worker *w, int64_t now) {
 static void unwait(world *W, int wi) {
     worker *w = &W->w[wi];
     if (w->state != W_BLOCKED) return;
-    int *p = &W->waiters[w->wait_layer];
+    int *p = &W->waiters[w->wait_on];
     while (*p >= 0 && *p != wi) p = &W->wait_next[*p];
     if (*p == wi) *p = W->wait_next[wi];
 }
@@ -615,6 +804,10 @@ static void start_download(world *W, int wi, int64_t now) {
  * completed, whose outer parameters it now holds. */
 static void rejoin(world *W, int wi, int64_t step, int64_t now) {
     worker *w = &W->w[wi];
+    int src = -1;
+    for (int i = 0; i < W->M && src < 0; i++)
+        if (i != wi && W->w[i].joined) src = i;
+    observe(W, RUN_EV_REJOINED, wi, -1, step, src, now);
     w->step = step;
     w->op = 0;
     w->joined = 1;
@@ -660,13 +853,16 @@ static void dp_outage(world *W, int64_t now) {
         W->gate[l] = NO_GATE;
         W->waiters[l] = -1;
     }
+    for (int l = W->L; l < W->L + W->P; l++) W->waiters[l] = -1;
     for (int p = 0; p < W->P; p++) {
-        W->frag_done[p] = 0;
+        W->fs[p].take = -1;
+        W->fs[p].epoch++;
         for (int i = 0; i < W->M; i++) W->w[i].pend_layers[p] = 0;
     }
     W->nready = 0;
     W->stream_busy = 0;
     coll_clear(W->coll, now);
+    observe(W, RUN_EV_ROLLBACK, -1, -1, W->ckpt_step, -1, now);
 }
 
 /* DP: training resumes once nobody is down or downloading. */
@@ -689,6 +885,7 @@ static void on_fail(world *W, int wi, int64_t now, int64_t repair) {
     if (w->state == W_DONE) return; /* its part of the run is over */
     W->failures++;
     w->failures++;
+    observe(W, RUN_EV_FAILED, wi, -1, w->step, -1, now);
     if (++W->idle_failures >= (int64_t)MAX_IDLE_FAILURES * W->M)
         stop(W, "%lld failures in a row without any worker finishing a step "
              "(failures come faster than recovery or a step)",
@@ -847,6 +1044,8 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     check_inputs(W);
     W->net_at = INT64_MAX;
     W->forward_first = c->reduce_order == SCN_FORWARD_FIRST;
+    W->blocking = c->late == SCN_LATE_WAIT || c->sched.method == SCHED_DP;
+    W->timeout_ns = llround(c->sync_timeout_s * 1e9); /* <= 1e18 (loader) */
     W->progress_next = 1;
     W->resume_step = 1;
     int M = W->M, L = W->L, P = W->P;
@@ -860,10 +1059,12 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     ALLOC(W->ready, L);
     ALLOC(W->frag, L);
     ALLOC(W->bytes, L);
-    ALLOC(W->waiters, L);
+    ALLOC(W->waiters, L + P);
+    ALLOC(W->fs, P);
+    ALLOC(W->member, M);
+    ALLOC(W->merge_step, M);
     ALLOC(W->wait_next, M);
     ALLOC(W->frag_size, P);
-    ALLOC(W->frag_done, P);
     ALLOC(W->lat, (size_t)M * M);
     ALLOC(W->nom_dur, 3 * L);
 
@@ -876,6 +1077,11 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         W->frag[l] = sched_layer_fragment(&W->sch, l);
         W->frag_size[W->frag[l]]++;
         W->bytes[l] = run_layer_bytes(c, codec, l);
+    }
+    for (int p = 0; p < P; p++) {
+        ALLOC(W->fs[p].arrived, M);
+        W->fs[p].take = -1;
+        W->waiters[L + p] = -1;
     }
 
     int64_t prev = 0; /* the op durations of a step at speed 1 */
@@ -956,7 +1162,10 @@ static void world_free(world *W) {
     free(W->w), free(W->red), free(W->gate), free(W->last_take), free(W->ready);
     free(W->frag);
     free(W->bytes), free(W->waiters), free(W->wait_next);
-    free(W->frag_size), free(W->frag_done), free(W->lat), free(W->nom_dur);
+    if (W->fs)
+        for (int p = 0; p < W->P; p++) free(W->fs[p].arrived);
+    free(W->fs), free(W->member), free(W->merge_step);
+    free(W->frag_size), free(W->lat), free(W->nom_dur);
     if (W->coll) coll_free(W->coll);
     if (W->net) net_free(W->net);
     if (W->faults) faults_free(W->faults);
@@ -1004,12 +1213,6 @@ static void close_spans(world *W) {
     }
 }
 
-/* a + b for the totals over workers (each below RUN_TIME_MAX_NS, their
- * sum may not be): saturates at INT64_MAX. */
-static int64_t sum_ns(int64_t a, int64_t b) {
-    return b > INT64_MAX - a ? INT64_MAX : a + b;
-}
-
 static void fill_result(const world *W, int done, uint64_t events,
                         run_result *out) {
     memset(out, 0, sizeof *out);
@@ -1028,6 +1231,8 @@ static void fill_result(const world *W, int done, uint64_t events,
     out->failures = W->failures;
     out->recovery_bytes = W->recovery_bytes;
     out->events = events;
+    out->delays = W->delays;
+    out->timeouts = W->timeouts;
     double peak = 0;
     for (int i = 0; i < W->M; i++) {
         const worker *w = &W->w[i];
@@ -1068,6 +1273,8 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
                  run_result *out, char *err, size_t errlen) {
     world W;
     int rc = world_init(&W, cfg, hooks, err, errlen);
+    W.err = err;
+    W.errlen = errlen;
     if (rc == MSG_ENOMEM) msg_set(err, errlen, rc, "out of memory");
     if (rc) {
         world_free(&W);
@@ -1090,6 +1297,7 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
             break;
         }
         int64_t now = ev.time;
+        W.now = now;
         worker *w = ev.kind == EV_NET ? NULL : &W.w[ev.a];
         switch (ev.kind) {
         case EV_NET:
@@ -1107,6 +1315,9 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
         case EV_REPAIR:
             on_repair(&W, ev.a, now);
             break;
+        case EV_TIMEOUT:
+            on_timeout(&W, ev.a, ev.b, now);
+            break;
         }
         events++;
         last = now;
@@ -1117,8 +1328,9 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
         }
     }
     if (W.rc) {
-        rc = msg_set(err, errlen, W.rc, "%s", W.rc == MSG_ENOMEM
-                     ? "out of memory" : "internal error in the event loop");
+        rc = W.observer_failed ? W.rc
+             : msg_set(err, errlen, W.rc, "%s", W.rc == MSG_ENOMEM
+                       ? "out of memory" : "internal error in the event loop");
         world_free(&W);
         return rc;
     }

@@ -24,6 +24,18 @@
 /* The last instant a run may reach: 2^62 ns, about 146 years. */
 #define RUN_TIME_MAX_NS ((int64_t)1 << 62)
 
+/* Effective delays of the syncs, in steps: for every completed sync and
+ * every worker in the group, the steps between the take and the step
+ * before the first one that sees the result (merge step - 1 - take).
+ * With `late: wait` that is tau; with `late: continue` it grows when the
+ * sync ends after the worker has gone on.  DP: always 0. */
+#define RUN_DELAY_BINS 17
+typedef struct {
+    int64_t count, sum, max;       /* samples, their sum and maximum */
+    int64_t hist[RUN_DELAY_BINS];  /* hist[d]: samples of d steps; the last
+                                      bin: RUN_DELAY_BINS - 1 or more */
+} run_delays;
+
 typedef struct {
     double utilization;     /* compute-busy time / wall time, 0..1 */
     double goodput;         /* useful_ns / wall, 0..1 */
@@ -66,6 +78,8 @@ typedef struct {
     int64_t step_ns;            /* compute time of one step at speed 1 */
     double step_time_s;         /* the same in s */
     uint64_t events;            /* events processed by the queue */
+    run_delays delays;          /* effective sync delays, steps */
+    int64_t timeouts;           /* syncs whose timeout left workers out */
     run_worker per_worker[SCN_MAX_WORKERS];
 } run_result;
 
@@ -91,12 +105,70 @@ typedef struct {
     uint64_t bytes;
 } run_span;
 
+/* What the observer hears: the instants at which a coupled run calls the
+ * trainer (DESIGN.md, "Coupled runs").  Every event carries its instant
+ * and the run's figures so far; the other fields say what happened:
+ *
+ *   RUN_EV_STEP        worker has passed every gate of `step` (the
+ *                      forward of its last layer ended): replica `worker`
+ *                      computes that inner step now.
+ *   RUN_EV_STEP_END    worker finished every op of `step`.
+ *   RUN_EV_CONTRIBUTE  worker first arrived for fragment's sync taken
+ *                      after step `step`: it encodes its payload now.
+ *   RUN_EV_SYNCED      every layer of fragment's sync taken after `step`
+ *                      has been all-reduced; member[i] = 1 for the workers
+ *                      that took part in all of them (none: the sync was
+ *                      abandoned, every member failed).  merge_step[i] is
+ *                      the first step of worker i whose compute sees the
+ *                      result (-1: worker i is not in the group).
+ *   RUN_EV_FAILED      worker failed (its local work since its last
+ *                      contribution is lost; DP: a rollback follows).
+ *   RUN_EV_REJOINED    worker, repaired and up to date, rejoins the group
+ *                      at `step` (the step after the sync that just
+ *                      completed); src is the lowest other joined worker
+ *                      (-1: none), whose state a healing replica copies.
+ *   RUN_EV_CHECKPOINT  DP: the checkpoint of `step` is committed.
+ *   RUN_EV_ROLLBACK    DP: every worker goes back to the checkpoint of
+ *                      `step` and computes from step + 1 on.
+ */
+typedef enum {
+    RUN_EV_STEP,
+    RUN_EV_STEP_END,
+    RUN_EV_CONTRIBUTE,
+    RUN_EV_SYNCED,
+    RUN_EV_FAILED,
+    RUN_EV_REJOINED,
+    RUN_EV_CHECKPOINT,
+    RUN_EV_ROLLBACK
+} run_event_kind;
+
+typedef struct {
+    run_event_kind kind;
+    int64_t now;               /* ns */
+    int worker;                /* -1 where it does not apply */
+    int fragment;              /* CONTRIBUTE, SYNCED; -1 otherwise */
+    int src;                   /* REJOINED */
+    int64_t step;              /* see above */
+    const uint8_t *member;     /* SYNCED: per worker */
+    const int64_t *merge_step; /* SYNCED: per worker */
+    int64_t compute_ns;        /* compute of the ops completed so far, all
+                                  workers */
+    uint64_t wan_bytes;        /* bytes put on the WAN so far (as of the
+                                  last network update) */
+    const run_delays *delays;  /* so far */
+} run_event;
+
 typedef struct {
     void (*span)(void *ctx, const run_span *s);      /* NULL: no timeline */
     void *span_ctx;
     void (*progress)(void *ctx, double fraction);    /* NULL: none; called
                                                         about 100 times */
     void *progress_ctx;
+    /* NULL: none.  Returns 0 to go on, or a negative code of models/msg.h
+     * with a one-line message in err: the run stops and run_simulate
+     * returns that code and message. */
+    int (*observe)(void *ctx, const run_event *e, char *err, size_t errlen);
+    void *observe_ctx;
 } run_hooks;
 
 /* Runs a validated scenario.  hooks may be NULL.  Returns 0 with *out
@@ -107,7 +179,8 @@ typedef struct {
  * through unchanged from where it arose:
  *   MSG_EINPUT  the config cannot be run (a method schedule it cannot
  *               follow, a bad fault trace file)
- *   MSG_ENOMEM  out of memory */
+ *   MSG_ENOMEM  out of memory
+ *   any code    the observer's, with its message */
 int run_simulate(const scn_config *cfg, const run_hooks *hooks,
                  run_result *out, char *err, size_t errlen);
 

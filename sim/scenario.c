@@ -259,7 +259,12 @@ static int p_gbit(const char *s, void *o) {
     static const char *const n[] = {"si", "binary"};
     return scn__parse_index(s, o, n, 2);
 }
+static int p_late(const char *s, void *o) {
+    static const char *const n[] = {"wait", "continue"};
+    return scn__parse_index(s, o, n, 2);
+}
 static const enum_def E_REDUCE = {"fifo, forward_first", p_reduce};
+static const enum_def E_LATE = {"wait, continue", p_late};
 static const enum_def E_GBIT = {"si, binary", p_gbit};
 
 
@@ -322,6 +327,8 @@ static const field method_fields[] = {
     K_ENUM("codec", codec.kind, E_CODEC),
     K_U64("codec_block", codec.block, 0, 1e15),
     K_ENUM("dp_codec", dp_codec.kind, E_CODEC),
+    K_ENUM("late", late, E_LATE),
+    K_NUM("sync_timeout_s", sync_timeout_s, IN(0, 1e9)),
     K_END};
 
 /* trace is resolved and checked against mtbf_hours in check_faults. */
@@ -1231,6 +1238,8 @@ void scn_defaults(scn_config *c) {
                             .order = SCHED_ASCENDING};
     c->codec = (codec_spec){CODEC_BF16, 0};
     c->dp_codec = (codec_spec){CODEC_BF16, 0};
+    c->late = SCN_LATE_WAIT;
+    c->sync_timeout_s = 0;
 
     c->faults = (faults_spec){.mtbf_s = 0, .mttr_s = 3600,
                               .dist = FAULTS_EXPONENTIAL,
@@ -1246,6 +1255,7 @@ void scn_defaults(scn_config *c) {
     train_config_default(&c->train);
     c->train_data_path[0] = 0;
     c->train_eval = SCN_EVAL_OUTER;
+    c->target_loss = NAN;
 }
 
 double scn_step_time_s(const scn_config *c) {

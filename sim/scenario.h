@@ -46,6 +46,11 @@ typedef enum { SCN_ACT_FIRST, SCN_PARAM_FIRST } scn_bwd_order;
  * gate step, then lowest layer; a running transfer is never preempted). */
 typedef enum { SCN_FIFO, SCN_FORWARD_FIRST } scn_reduce_order;
 
+/* What a worker does when its next step needs a sync that has not
+ * completed: wait for it (the forward waits), or continue and merge the
+ * result at its first step boundary after the sync completes. */
+typedef enum { SCN_LATE_WAIT, SCN_LATE_CONTINUE } scn_late;
+
 /* What "Gbit" means in bandwidth keys: 1e9 bits (si) or 2^30 (binary). */
 typedef enum { SCN_GBIT_SI, SCN_GBIT_BINARY } scn_gbit;
 
@@ -92,6 +97,9 @@ typedef struct {
     sched_spec sched;        /* method, H, P, tau, alpha, layout, order */
     codec_spec codec;        /* payload of DiLoCo / streaming syncs */
     codec_spec dp_codec;     /* payload of DP gradient all-reduces */
+    scn_late late;           /* DiLoCo, streaming (DP always waits) */
+    double sync_timeout_s;   /* a sync waits at most this long after its
+                                first arrival; 0: for every member */
 
     /* faults */
     faults_spec faults;      /* faults.trace is always NULL (a pointer
@@ -130,6 +138,8 @@ typedef struct {
                                            file long enough for the
                                            shards, eval tail and seq */
     unsigned train_eval;     /* SCN_EVAL_* bits; OUTER always set */
+    double target_loss;      /* train.target_loss: the outer eval loss to
+                                reach, nats; NAN: none */
 
     /* A 64-bit digest of the resolved document (after the variant and
      * the overrides, without its "variants" and "sweep" sections, keys in

@@ -106,6 +106,7 @@ const field scn__train_fields[] = {
     K_FLAGS("eval", train_eval, E_EVAL),
     K_INT("threads", train.threads, 1, 256),
     K_BOOL("fedpart", train.fedpart),
+    K_NUM("target_loss", target_loss, IN(0, 1e6)),
     K_END};
 
 /* ---------------------------------------------------------------------

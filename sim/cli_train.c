@@ -1,8 +1,10 @@
 /*
- * cli_train.c -- `dilosim train`: the numerics of a scenario's "train"
- * section.  Real data-parallel, DiLoCo or Streaming DiLoCo training of M
- * small replicas (models/train.h, driven in lockstep by train_run), one
- * CSV row of losses and bytes per report, and a JSON summary.
+ * cli_train.c -- `dilosim train`: a coupled run (sim/coupled.h).  The
+ * scenario's timing world runs on the event engine and decides when each
+ * replica of the "train" section steps, sends and merges; the small model
+ * trains for real at those instants.  One CSV row of losses, bytes and
+ * simulated time per report, and a JSON summary.  --lockstep runs the
+ * same training without a clock (the reference).
  *
  * The CSV depends only on the scenario (not on the thread count, not on
  * the machine's load): two runs give the same bytes.  The summary adds
@@ -13,36 +15,50 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../models/msg.h"
+#include "../models/nn.h"
 #include "cli.h"
+#include "coupled.h"
 #include "outfile.h"
 #include "report.h"
 
 static const char help[] =
     "usage: dilosim train SCENARIO.json [--variant NAME] [--set KEY=VALUE]...\n"
-    "                     [--out FILE.csv] [--threads N]\n"
+    "                     [--out FILE.csv] [--threads N] [--lockstep]\n"
     "\n"
     "Trains the scenario's \"train\" section for real (FP32 on the CPU): M =\n"
     "workers.count replicas of a small transformer or MLP, the method and\n"
-    "codecs of the \"method\" section, `steps` inner steps.  After every\n"
-    "train.eval_interval steps and after the last it writes one CSV row:\n"
+    "codecs of the \"method\" section, `steps` inner steps, driven by the\n"
+    "event engine: the scenario's timing world (model, workers, network,\n"
+    "faults, method.late, method.sync_timeout_s) decides when each replica\n"
+    "steps, sends and merges, and who takes part in each sync.  The clock\n"
+    "is the simulated model's; the loss is the small trained model's.\n"
+    "After every train.eval_interval steps and after the last it writes one\n"
+    "CSV row:\n"
     "\n"
-    "  step                    inner steps done by every replica\n"
+    "  step                    inner steps done by the group\n"
     "  tokens                  training tokens consumed, all replicas\n"
-    "  train_loss_nats         mean over replicas of their last step's loss\n"
+    "  train_loss_nats         mean over replicas of their loss at step\n"
     "  eval_loss_outer_nats    eval loss of the outer parameters\n"
     "  eval_loss_replica_nats  of replica 0 (when train.eval lists \"replica\")\n"
     "  eval_loss_average_nats  of the replicas' average (\"average\")\n"
-    "  bytes_sent              bytes all replicas have sent so far\n"
+    "  bytes_sent              bytes the trained replicas have sent so far\n"
     "  entropy_floor_nats      the eval chain's entropy rate (Markov data)\n"
+    "  sim_time_s              simulated wall clock of the row\n"
+    "  sim_compute_utilization compute so far / (workers x sim_time_s)\n"
+    "  sync_delay_mean_steps   effective sync delay so far, mean\n"
+    "  sync_delay_max_steps    ... and maximum (tau with late: wait)\n"
+    "  wan_bytes               bytes the simulated model has sent so far\n"
     "\n"
     "With --out the CSV goes to FILE.csv and a JSON summary goes to stdout;\n"
     "without --out the CSV goes to stdout and the summary to stderr.  The\n"
     "summary: method, codec, replicas, schedule, steps, tokens, final\n"
-    "losses, entropy floor, bytes sent in total and per step, wall_time_s,\n"
-    "steps_per_s, tokens_per_s, gflops_per_s (training FLOPs, see nn.h).\n"
+    "losses, entropy floor, bytes, the simulated run (sim_time_s, compute\n"
+    "utilization, goodput, failures, sync delay histogram), the target\n"
+    "(train.target_loss: time_to_target_s and target_step, or\n"
+    "target_reached false), and this machine's wall_time_s, steps_per_s,\n"
+    "tokens_per_s, gflops_per_s (training FLOPs, see nn.h).\n"
     "\n"
     "options:\n"
     "  --variant NAME   train one of the scenario's variants\n"
@@ -51,6 +67,10 @@ static const char help[] =
     "  --out FILE.csv   write the CSV to FILE.csv (whole, or not at all)\n"
     "  --threads N      threads stepping replicas (overrides train.threads;\n"
     "                   the results do not depend on it)\n"
+    "  --lockstep       no clock: every replica steps together, syncs\n"
+    "                   block, no failures (the reference the coupled run\n"
+    "                   equals with late: wait and no faults); the sim_*\n"
+    "                   columns are left out\n"
     "  --quiet          no progress line on a terminal\n"
     "  --progress       a plain progress line every ~10 s, even off a\n"
     "                   terminal (for logs)\n"
@@ -60,77 +80,63 @@ static const char help[] =
     "file that cannot be written), 2 usage or input error (including a\n"
     "scenario without a \"train\" section)\n";
 
-/* What the report callback needs and keeps. */
 typedef struct {
-    train *tr;
     FILE *csv;
     unsigned eval;        /* SCN_EVAL_* bits */
     double floor;         /* entropy floor, NAN unless Markov data */
-    train_report last;    /* the last report */
-    double replica, average; /* its extra evaluations (NAN when not asked) */
-    int rc;               /* TRAIN_OK, or the error of an extra evaluation */
-    int write_failed;     /* a row could not be written: stopped; */
-    int write_errno;      /*   why */
-} run_ctx;
+    int sim;              /* the sim_* columns (not --lockstep) */
+    int rows;             /* rows written */
+} csv_ctx;
 
-static void csv_header(const run_ctx *c) {
+/* The header, written with the first row (which knows the floor). */
+static void csv_header(const csv_ctx *c) {
     cli_csv_comment(c->csv);
     fputs("step,tokens,train_loss_nats,eval_loss_outer_nats", c->csv);
     if (c->eval & SCN_EVAL_REPLICA) fputs(",eval_loss_replica_nats", c->csv);
     if (c->eval & SCN_EVAL_AVERAGE) fputs(",eval_loss_average_nats", c->csv);
     fputs(",bytes_sent", c->csv);
     if (!isnan(c->floor)) fputs(",entropy_floor_nats", c->csv);
+    if (c->sim)
+        fputs(",sim_time_s,sim_compute_utilization,sync_delay_mean_steps,"
+              "sync_delay_max_steps,wan_bytes", c->csv);
     fputc('\n', c->csv);
 }
 
-/* One row; -1 when the stream has failed (a full disk, a closed pipe). */
-static int csv_row(const run_ctx *c) {
-    const train_report *r = &c->last;
-    fprintf(c->csv, "%lld,%llu,", (long long)r->step,
-            (unsigned long long)r->tokens);
-    cli_csv_number(c->csv, r->train_loss);
-    fputc(',', c->csv);
-    cli_csv_number(c->csv, r->eval_loss);
-    if (c->eval & SCN_EVAL_REPLICA) {
-        fputc(',', c->csv);
-        cli_csv_number(c->csv, c->replica);
+static void csv_field(FILE *f, double x) {
+    fputc(',', f);
+    cli_csv_number(f, x);
+}
+
+/* One row (a cpl_row_fn); non-zero when the stream has failed (a full
+ * disk, a closed pipe), with errno set. */
+static int csv_row(const cpl_row *r, void *ctx) {
+    csv_ctx *c = ctx;
+    FILE *f = c->csv;
+    if (c->rows++ == 0) {
+        c->floor = r->entropy_floor;
+        csv_header(c);
     }
-    if (c->eval & SCN_EVAL_AVERAGE) {
-        fputc(',', c->csv);
-        cli_csv_number(c->csv, c->average);
+    fprintf(f, "%lld,%llu", (long long)r->step, (unsigned long long)r->tokens);
+    csv_field(f, r->train_loss);
+    csv_field(f, r->eval_loss);
+    if (c->eval & SCN_EVAL_REPLICA) csv_field(f, r->replica_loss);
+    if (c->eval & SCN_EVAL_AVERAGE) csv_field(f, r->average_loss);
+    fprintf(f, ",%llu", (unsigned long long)r->bytes_sent);
+    if (!isnan(c->floor)) csv_field(f, c->floor);
+    if (c->sim) {
+        csv_field(f, r->sim_time_s);
+        csv_field(f, r->sim_utilization);
+        csv_field(f, r->delay_mean_steps);
+        fprintf(f, ",%lld,%llu", (long long)r->delay_max_steps,
+                (unsigned long long)r->wan_bytes);
     }
-    fprintf(c->csv, ",%llu", (unsigned long long)r->bytes);
-    if (!isnan(c->floor)) {
-        fputc(',', c->csv);
-        cli_csv_number(c->csv, c->floor);
-    }
-    fputc('\n', c->csv);
+    fputc('\n', f);
     /* a row at a time, for whoever follows the output */
-    return fflush(c->csv) || ferror(c->csv) ? -1 : 0;
-}
-
-/* train_run's report callback: the extra evaluations, a row, progress.
- * Stops the run (non-zero) when an evaluation fails. */
-static int on_report(const train_report *r, void *ctx) {
-    run_ctx *c = ctx;
-    c->last = *r;
-    c->replica = c->average = NAN;
-    if (c->eval & SCN_EVAL_REPLICA)
-        c->rc = train_eval_replica(c->tr, 0, &c->replica);
-    if (!c->rc && (c->eval & SCN_EVAL_AVERAGE))
-        c->rc = train_eval_average(c->tr, &c->average);
-    if (c->rc) return 1;
-    if (csv_row(c)) {
-        c->write_failed = 1;
-        c->write_errno = errno ? errno : EIO;
-        return 1;
+    if (fflush(f) || ferror(f)) {
+        if (!errno) errno = EIO;
+        return -1;
     }
     return 0;
-}
-
-/* train_on_step's callback: progress after every step. */
-static void on_step(void *ctx, int64_t t, int64_t steps) {
-    cli_progress_count(ctx, (double)t, (double)steps);
 }
 
 /* Training FLOPs of one replica's inner step (nn_flops_per_step), from a
@@ -148,16 +154,50 @@ static void json_num(FILE *f, const char *key, double x, int last) {
     fputs(last ? "\n" : ",\n", f);
 }
 
-/* The summary: what ran, the final losses, bytes, speed. */
-static void summary(FILE *f, const scn_config *cfg, const run_ctx *c,
-                    double wall_s, double flops) {
+/* The simulated run and the target, in the summary. */
+static void summary_sim(FILE *f, const cpl_summary *s) {
+    const run_result *r = &s->sim;
+    fprintf(f, "  \"sim_finished\": %s,\n", r->finished ? "true" : "false");
+    if (!r->finished) {
+        fputs("  \"sim_stop_reason\": ", f);
+        report_string(f, r->stop_reason);
+        fputs(",\n", f);
+    }
+    json_num(f, "sim_time_s", r->wall_time_s, 0);
+    json_num(f, "sim_compute_utilization", r->compute_utilization, 0);
+    json_num(f, "sim_goodput", r->goodput, 0);
+    json_num(f, "sim_syncs", (double)r->syncs, 0);
+    json_num(f, "sim_failures", (double)r->failures, 0);
+    json_num(f, "sim_sync_timeouts", (double)r->timeouts, 0);
+    json_num(f, "wan_bytes", (double)r->bytes_sent_total, 0);
+    json_num(f, "sync_delay_mean_steps", s->last.delay_mean_steps, 0);
+    json_num(f, "sync_delay_max_steps", (double)r->delays.max, 0);
+    fputs("  \"sync_delay_histogram_steps\": [", f);
+    for (int d = 0; d < RUN_DELAY_BINS; d++)
+        fprintf(f, "%s%lld", d ? ", " : "", (long long)r->delays.hist[d]);
+    fputs("],\n", f);
+    if (isnan(s->target_loss)) return;
+    json_num(f, "target_loss_nats", s->target_loss, 0);
+    fprintf(f, "  \"target_reached\": %s,\n",
+            s->target_step >= 0 ? "true" : "false");
+    if (s->target_step < 0) return;
+    json_num(f, "target_step", (double)s->target_step, 0);
+    json_num(f, "time_to_target_s", s->target_time_s, 0);
+}
+
+/* The summary: what ran, the final losses, bytes, the simulated run,
+ * speed. */
+static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
+                    unsigned eval, int sim, double wall_s, double flops) {
     const train_config *t = &cfg->train;
-    const train_report *r = &c->last;
+    const cpl_row *r = &s->last;
     double steps = (double)r->step;
     fprintf(f, "{\n  \"method\": \"%s\",\n  \"codec\": \"%s\",\n",
             sched_method_name(t->sched.method),
             codec_name(t->sched.method == SCHED_DP ? t->dp_codec.kind
                                                    : t->codec.kind));
+    fprintf(f, "  \"late\": \"%s\",\n", cfg->late == SCN_LATE_CONTINUE
+                                            ? "continue" : "wait");
     json_num(f, "replicas", t->replicas, 0);
     json_num(f, "H", t->sched.H, 0);
     json_num(f, "fragments", t->sched.P, 0);
@@ -166,19 +206,20 @@ static void summary(FILE *f, const scn_config *cfg, const run_ctx *c,
     json_num(f, "fedpart", t->fedpart, 0);
     json_num(f, "batch", t->batch, 0);
     json_num(f, "seq", t->seq, 0);
-    json_num(f, "params", (double)train_num_params(c->tr), 0);
+    json_num(f, "params", (double)s->params, 0);
     json_num(f, "steps", steps, 0);
     json_num(f, "tokens", (double)r->tokens, 0);
     json_num(f, "train_loss_nats", r->train_loss, 0);
     json_num(f, "eval_loss_outer_nats", r->eval_loss, 0);
-    if (c->eval & SCN_EVAL_REPLICA)
-        json_num(f, "eval_loss_replica_nats", c->replica, 0);
-    if (c->eval & SCN_EVAL_AVERAGE)
-        json_num(f, "eval_loss_average_nats", c->average, 0);
-    json_num(f, "entropy_floor_nats", c->floor, 0);
-    json_num(f, "gap_to_floor_nats", r->eval_loss - c->floor, 0);
-    json_num(f, "bytes_sent_total", (double)r->bytes, 0);
-    json_num(f, "bytes_per_step", (double)r->bytes / steps, 0);
+    if (eval & SCN_EVAL_REPLICA)
+        json_num(f, "eval_loss_replica_nats", r->replica_loss, 0);
+    if (eval & SCN_EVAL_AVERAGE)
+        json_num(f, "eval_loss_average_nats", r->average_loss, 0);
+    json_num(f, "entropy_floor_nats", s->entropy_floor, 0);
+    json_num(f, "gap_to_floor_nats", r->eval_loss - s->entropy_floor, 0);
+    json_num(f, "bytes_sent_total", (double)r->bytes_sent, 0);
+    json_num(f, "bytes_per_step", (double)r->bytes_sent / steps, 0);
+    if (sim) summary_sim(f, s);
     json_num(f, "wall_time_s", wall_s, 0);
     json_num(f, "steps_per_s", steps / wall_s, 0);
     json_num(f, "tokens_per_s", (double)r->tokens / wall_s, 0);
@@ -211,67 +252,60 @@ static int load(const cli_options *o, scn_config *cfg) {
     }
     if (threads && (rc = parse_threads(threads, &cfg->train.threads)))
         return rc;
-    if (cfg->train_data_path[0]) cfg->train.data.path = cfg->train_data_path;
     return 0;
 }
 
-/* Runs the trainer, writing the CSV to out; fills c and *wall_s. */
-static int train_to(outfile *out, run_ctx *c, const char *label,
-                    double *wall_s) {
+/* Runs the training, writing the CSV to out; fills *s and *wall_s. */
+static int train_to(outfile *out, const scn_config *cfg, csv_ctx *c,
+                    const char *label, cpl_summary *s, double *wall_s,
+                    char *err, size_t errlen) {
     cli_progress progress;
     c->csv = out->f;
-    csv_header(c);
     cli_progress_start(&progress, label);
-    train_on_step(c->tr, on_step, &progress);
+    cpl_options o = {cfg, c->eval, csv_row, c, cli_progress_update,
+                     &progress};
     double t0 = cli_now_s();
-    int rc = train_run(c->tr, on_report, c);
-    train_on_step(c->tr, NULL, NULL);
+    int rc = c->sim ? cpl_run(&o, s, err, errlen)
+                    : cpl_lockstep(&o, s, err, errlen);
     *wall_s = cli_now_s() - t0;
     cli_progress_end(&progress);
-    return rc == TRAIN_STOPPED && !c->write_failed ? c->rc : rc;
+    return rc;
 }
 
 int cli_train(int argc, char **argv) {
     static const char *const extra[] = {"--variant", "--threads", NULL};
+    static const char *const flags[] = {"--lockstep", NULL};
     cli_options o;
-    int rc = cli_parse("train", help, argc, argv, extra, NULL, &o);
+    int rc = cli_parse("train", help, argc, argv, extra, flags, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
     scn_config *cfg = malloc(sizeof *cfg);
-    if (!cfg) {
+    cpl_summary *s = malloc(sizeof *s);
+    if (!cfg || !s) {
+        free(cfg), free(s);
         fprintf(stderr, "dilosim train: out of memory\n");
         return CLI_EXIT_RUNTIME;
     }
     char err[CLI_ERR_MAX];
-    run_ctx c = {.floor = NAN};
+    csv_ctx c = {.floor = NAN, .sim = !cli_flag(&o, "--lockstep")};
     outfile out;
     int to_stdout = !o.out || !strcmp(o.out, "-");
-    double wall_s = 0, flops = 0;
+    double wall_s = 0;
     if ((rc = load(&o, cfg))) goto done;
-    flops = flops_per_step(&cfg->train);
-    if ((rc = train_new(&cfg->train, &c.tr, err, sizeof err))) {
-        fprintf(stderr, "%s: %s\n", o.scenario, err);
-        rc = rc == TRAIN_EINVAL ? CLI_EXIT_INPUT : CLI_EXIT_RUNTIME;
-        goto done;
-    }
     c.eval = cfg->train_eval;
-    c.floor = train_entropy_floor(c.tr);
     if ((rc = outfile_open(&out, o.out, err, sizeof err))) {
         fprintf(stderr, "dilosim train: %s\n", err);
         rc = msg_exit_status(rc);
         goto done;
     }
-    if ((rc = train_to(&out, &c, o.scenario, &wall_s)) && !c.write_failed) {
-        fprintf(stderr, "%s: %s\n", o.scenario, train_error(c.tr));
+    rc = train_to(&out, cfg, &c, o.scenario, s, &wall_s, err, sizeof err);
+    if (rc) {
+        if (rc == MSG_EIO)
+            fprintf(stderr, "dilosim train: %s%s%s\n", to_stdout ? "" : o.out,
+                    to_stdout ? "" : ": ", err);
+        else
+            fprintf(stderr, "%s: %s\n", o.scenario, err);
         outfile_abort(&out);
-        rc = CLI_EXIT_RUNTIME;
-        goto done;
-    }
-    if (c.write_failed) {
-        fprintf(stderr, "dilosim train: %s%swrite error: %s\n",
-                to_stdout ? "" : o.out, to_stdout ? "" : ": ",
-                strerror(c.write_errno));
-        outfile_abort(&out);
-        rc = CLI_EXIT_RUNTIME;
+        rc = msg_exit_status(rc);
         goto done;
     }
     if ((rc = outfile_commit(&out, err, sizeof err))) {
@@ -279,9 +313,10 @@ int cli_train(int argc, char **argv) {
         rc = msg_exit_status(rc);
         goto done;
     }
-    summary(to_stdout ? stderr : stdout, cfg, &c, wall_s, flops);
+    summary(to_stdout ? stderr : stdout, cfg, s, c.eval, c.sim, wall_s,
+            flops_per_step(&cfg->train));
 done:
-    train_free(c.tr);
+    free(s);
     free(cfg);
     return rc;
 }

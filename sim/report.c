@@ -74,8 +74,7 @@ static void field_s(FILE *f, const char *k, int64_t ns) {
     fprintf(f, "  \"%s\": %s,\n", k, report_seconds(ns, b));
 }
 
-/* A JSON string (quotes and backslashes escaped, control bytes dropped). */
-static void string(FILE *f, const char *s) {
+void report_string(FILE *f, const char *s) {
     fputc('"', f);
     for (; *s; s++) {
         if (*s == '"' || *s == '\\') fputc('\\', f);
@@ -86,7 +85,7 @@ static void string(FILE *f, const char *s) {
 
 static void field_str(FILE *f, const char *k, const char *s) {
     key(f, k);
-    string(f, s);
+    report_string(f, s);
     fputs(",\n", f);
 }
 
@@ -133,6 +132,8 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     field_int(f, "fragments", s.P);
     field_int(f, "tau", s.tau);
     field(f, "alpha", s.alpha);
+    field_str(f, "late", c->late == SCN_LATE_CONTINUE ? "continue" : "wait");
+    field(f, "sync_timeout_s", c->sync_timeout_s);
     field_str(f, "codec", codec_name(codec.kind));
     field_bytes(f, "codec_block", codec.block);
     field_str(f, "collective", coll_algo_name(c->collective));
@@ -159,6 +160,10 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     field(f, "peak_link_gbps", r->peak_link_gbps);
     field(f, "avg_link_gbps", r->avg_link_gbps);
     field_int(f, "syncs", (long long)r->syncs);
+    field(f, "sync_delay_mean_steps", r->delays.count ? (double)r->delays.sum /
+                                      (double)r->delays.count : 0);
+    field_int(f, "sync_delay_max_steps", (long long)r->delays.max);
+    field_int(f, "sync_timeouts", (long long)r->timeouts);
     field_int(f, "failures", (long long)r->failures);
     field_s(f, "lost_compute_s", r->lost_ns);
     field_bytes(f, "recovery_bytes", r->recovery_bytes);

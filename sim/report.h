@@ -18,6 +18,10 @@
  * ("inf" is written as the string "inf", as scenarios spell it). */
 void report_number(FILE *f, double x);
 
+/* Writes s as a JSON string (quotes and backslashes escaped, control
+ * bytes dropped). */
+void report_string(FILE *f, const char *s);
+
 /* Bytes of report_seconds' text, with the NUL. */
 #define REPORT_SECONDS_MAX 32
 

@@ -1,0 +1,412 @@
+/*
+ * coupled.c -- the adapter of a coupled run (coupled.h): the engine's
+ * observer makes the trainer calls and assembles the report rows.
+ *
+ * A row of step t waits in `pending` from the first replica that computes
+ * step t until the row is complete (coupled.h); several can wait at once,
+ * since replicas run at different speeds.  What each needs of the past is
+ * kept as it happens: each replica's loss and gradient count at its step
+ * t, the bytes of contributions taken after t (subtracted from the
+ * trainer's total), and the outer parameters' loss, evaluated at the
+ * latest just before a sync applied after t changes them.
+ */
+#include "coupled.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../models/msg.h"
+#include "../models/train.h"
+
+typedef struct {        /* a row waiting for its step to complete */
+    int64_t step;
+    uint8_t *have;      /* per replica: it has computed `step` */
+    double *loss;       /*   its loss there */
+    uint64_t *grads;    /*   and the gradients it had computed */
+    uint64_t bytes_ahead; /* bytes of contributions taken after `step` */
+    int outer_done;     /* the outer parameters' loss is in `outer` */
+    double outer;
+} pending;
+
+typedef struct {
+    const cpl_options *o;
+    cpl_summary *out;
+    train *tr;
+    int M, tau, dp;
+    int64_t T, every, ckpt_every;
+    uint64_t batch_tokens; /* tokens of one gradient */
+    uint8_t *joined;    /* per replica: in the group */
+    int64_t *ended;     /* per replica: the last step it finished */
+    uint64_t *grads;    /* per replica: gradients computed */
+    pending *pend;      /* rows waiting, by increasing step */
+    int npend, cap;
+    int64_t emitted;    /* step of the last row written */
+    train_snapshot *ckpt, *cand; /* DP: committed and candidate state */
+    int64_t ckpt_step, cand_step;
+} cpl;
+
+/* A trainer call failed: its message, as a msg.h code. */
+static int trainer_failed(const cpl *c, int rc, char *err, size_t errlen) {
+    int code = rc == TRAIN_ENOMEM ? MSG_ENOMEM : MSG_EFAIL;
+    return msg_set(err, errlen, code, "%s", train_error(c->tr));
+}
+
+static int is_report(const cpl *c, int64_t t) {
+    return t == c->T || (c->every > 0 && t % c->every == 0);
+}
+
+/* The pending row of step t, made when `make` (NULL when out of memory
+ * or, without `make`, when there is none). */
+static pending *pending_at(cpl *c, int64_t t, int make) {
+    for (int i = 0; i < c->npend; i++)
+        if (c->pend[i].step == t) return &c->pend[i];
+    if (!make) return NULL;
+    if (c->npend == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 4;
+        pending *p = realloc(c->pend, (size_t)cap * sizeof *p);
+        if (!p) return NULL;
+        memset(p + c->cap, 0, (size_t)(cap - c->cap) * sizeof *p);
+        c->pend = p;
+        c->cap = cap;
+    }
+    pending *p = &c->pend[c->npend];
+    size_t M = (size_t)c->M;
+    if (!p->have) {
+        p->have = calloc(M, 1);
+        p->loss = calloc(M, sizeof *p->loss);
+        p->grads = calloc(M, sizeof *p->grads);
+        if (!p->have || !p->loss || !p->grads) return NULL;
+    }
+    c->npend++;
+    p->step = t;
+    memset(p->have, 0, M);
+    p->bytes_ahead = 0;
+    p->outer_done = 0;
+    return p;
+}
+
+/* Drops the first pending row, keeping its buffers for reuse. */
+static void pending_pop(cpl *c) {
+    pending first = c->pend[0];
+    memmove(c->pend, c->pend + 1, (size_t)(c->npend - 1) * sizeof first);
+    c->pend[--c->npend] = first;
+}
+
+/* The loss of the replica or average evaluations a row asks for. */
+static int extra_evals(cpl *c, cpl_row *r) {
+    int rc = 0;
+    r->replica_loss = r->average_loss = NAN;
+    if (c->o->eval & SCN_EVAL_REPLICA)
+        rc = train_eval_replica(c->tr, 0, &r->replica_loss);
+    if (!rc && (c->o->eval & SCN_EVAL_AVERAGE))
+        rc = train_eval_average(c->tr, &r->average_loss);
+    return rc;
+}
+
+/* Records a finished row: the target, the summary, the callback. */
+static int deliver(cpl *c, const cpl_row *r, char *err, size_t errlen) {
+    cpl_summary *out = c->out;
+    if (out->target_step < 0 && r->eval_loss <= out->target_loss) {
+        out->target_step = r->step;
+        out->target_time_s = r->sim_time_s;
+    }
+    out->last = *r;
+    c->emitted = r->step;
+    if (c->o->row && c->o->row(r, c->o->row_ctx))
+        return msg_set(err, errlen, MSG_EIO, "write error: %s",
+                       strerror(errno ? errno : EIO));
+    return 0;
+}
+
+/* Complete: every replica in the group has finished the step and every
+ * sync applied by then has been reduced. */
+static int complete(const cpl *c, const pending *p) {
+    for (int r = 0; r < c->M; r++)
+        if (c->joined[r] && c->ended[r] < p->step) return 0;
+    int P = train_schedule(c->tr)->P;
+    for (int f = 0; f < P; f++) {
+        int64_t take = train_sync_take(c->tr, f);
+        if (take >= 0 && take + c->tau <= p->step) return 0;
+    }
+    return 1;
+}
+
+/* Writes the rows that are complete, oldest first. */
+static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
+    while (c->npend > 0 && complete(c, &c->pend[0])) {
+        pending *p = &c->pend[0];
+        cpl_row r = {.step = p->step};
+        int n = 0, rc = 0;
+        for (int i = 0; i < c->M; i++) {
+            r.tokens += (p->have[i] ? p->grads[i] : c->grads[i]) *
+                        c->batch_tokens;
+            if (p->have[i]) r.train_loss += p->loss[i], n++;
+        }
+        r.train_loss = n ? r.train_loss / n : NAN;
+        if (!p->outer_done) rc = train_eval_outer(c->tr, &p->outer);
+        for (int i = 0; i < c->M && !rc; i++) rc = train_land(c->tr, i);
+        if (!rc) rc = extra_evals(c, &r);
+        if (rc) return trainer_failed(c, rc, err, errlen);
+        r.eval_loss = p->outer;
+        r.bytes_sent = train_bytes(c->tr) - p->bytes_ahead;
+        r.entropy_floor = c->out->entropy_floor;
+        r.sim_time_s = (double)e->now * 1e-9;
+        r.sim_utilization = e->now > 0 ? (double)e->compute_ns /
+                                             ((double)e->now * c->M) : 0;
+        r.delay_mean_steps = e->delays->count
+            ? (double)e->delays->sum / (double)e->delays->count : 0;
+        r.delay_max_steps = e->delays->max;
+        r.wan_bytes = e->wan_bytes;
+        pending_pop(c);
+        if ((rc = deliver(c, &r, err, errlen))) return rc;
+    }
+    return 0;
+}
+
+static int on_step(cpl *c, int r, int64_t t, char *err, size_t errlen) {
+    int rc = train_inner_step(c->tr, r);
+    if (rc) return trainer_failed(c, rc, err, errlen);
+    c->grads[r]++;
+    if (!is_report(c, t) || t <= c->emitted) return 0;
+    pending *p = pending_at(c, t, 1);
+    if (!p) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    p->have[r] = 1;
+    p->loss[r] = train_last_loss(c->tr, r);
+    p->grads[r] = c->grads[r];
+    return 0;
+}
+
+static int on_contribute(cpl *c, const run_event *e, char *err,
+                         size_t errlen) {
+    uint64_t bytes = 0;
+    int rc = train_contribute(c->tr, e->worker, e->fragment, e->step,
+                              &bytes);
+    if (rc) return trainer_failed(c, rc, err, errlen);
+    for (int i = 0; i < c->npend; i++)
+        if (c->pend[i].step < e->step) c->pend[i].bytes_ahead += bytes;
+    return 0;
+}
+
+/* The first report step after t. */
+static int64_t next_report(const cpl *c, int64_t t) {
+    int64_t n = c->every > 0 ? (t / c->every + 1) * c->every : c->T;
+    return n < c->T ? n : c->T;
+}
+
+static int on_synced(cpl *c, const run_event *e, char *err, size_t errlen) {
+    int rc = 0;
+    /* the rows before this sync's apply step see the outer parameters as
+     * they are now, also those no replica has reached yet */
+    int64_t apply = e->step + c->tau;
+    for (int64_t t = next_report(c, c->emitted); t < apply && !rc;) {
+        pending *p = pending_at(c, t, 1);
+        if (!p) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+        if (!p->outer_done) rc = train_eval_outer(c->tr, &p->outer);
+        p->outer_done = 1;
+        if (t == c->T) break;
+        t = next_report(c, t);
+    }
+    uint64_t members = 0;
+    for (int i = 0; i < c->M; i++)
+        if (e->member[i]) members |= 1ull << i;
+    if (!rc) rc = train_reduce(c->tr, e->fragment, members, e->merge_step);
+    if (!rc && c->dp && members && e->step % c->ckpt_every == 0) {
+        rc = train_snapshot_take(c->tr, c->cand);
+        c->cand_step = e->step;
+    }
+    return rc ? trainer_failed(c, rc, err, errlen) : 0;
+}
+
+/* DP: back to the committed checkpoint of step `step`. */
+static int on_rollback(cpl *c, int64_t step, char *err, size_t errlen) {
+    if (step != c->ckpt_step)
+        return msg_set(err, errlen, MSG_EFAIL, "internal error: a rollback "
+                       "to step %lld, but the checkpoint is of step %lld",
+                       (long long)step, (long long)c->ckpt_step);
+    int rc = train_snapshot_restore(c->tr, c->ckpt);
+    if (rc) return trainer_failed(c, rc, err, errlen);
+    c->npend = 0;
+    c->cand_step = -1;
+    if (c->emitted > step) c->emitted = step;
+    for (int r = 0; r < c->M; r++) c->ended[r] = step;
+    return 0;
+}
+
+static int on_event(void *ctx, const run_event *e, char *err,
+                    size_t errlen) {
+    cpl *c = ctx;
+    int rc = 0, w = e->worker;
+    switch (e->kind) {
+    case RUN_EV_STEP:
+        rc = on_step(c, w, e->step, err, errlen);
+        break;
+    case RUN_EV_STEP_END:
+        c->ended[w] = e->step;
+        break;
+    case RUN_EV_CONTRIBUTE:
+        rc = on_contribute(c, e, err, errlen);
+        break;
+    case RUN_EV_SYNCED:
+        rc = on_synced(c, e, err, errlen);
+        break;
+    case RUN_EV_FAILED:
+        if (!c->dp) c->joined[w] = 0; /* DP: everybody waits for it */
+        break;
+    case RUN_EV_REJOINED:
+        if ((rc = train_rejoin(c->tr, w, e->src, e->step - 1)))
+            return trainer_failed(c, rc, err, errlen);
+        c->joined[w] = 1;
+        c->ended[w] = e->step - 1;
+        break;
+    case RUN_EV_CHECKPOINT: {
+        if (e->step != c->cand_step)
+            return msg_set(err, errlen, MSG_EFAIL, "internal error: the "
+                           "checkpoint of step %lld was not taken",
+                           (long long)e->step);
+        train_snapshot *t = c->ckpt;
+        c->ckpt = c->cand, c->cand = t;
+        c->ckpt_step = e->step;
+        c->cand_step = -1;
+        break;
+    }
+    case RUN_EV_ROLLBACK:
+        rc = on_rollback(c, e->step, err, errlen);
+        break;
+    }
+    return rc ? rc : rows_due(c, e, err, errlen);
+}
+
+/* ---- life cycle ---------------------------------------------------------- */
+
+static void summary_init(cpl_summary *out, const scn_config *cfg) {
+    memset(out, 0, sizeof *out);
+    out->target_loss = cfg->target_loss;
+    out->target_step = -1;
+    out->target_time_s = NAN;
+    out->entropy_floor = NAN;
+}
+
+/* The trainer of a scenario's train section (late follows the method's,
+ * which DP ignores). */
+static int trainer_new(const scn_config *cfg, train **tr, char *err,
+                       size_t errlen) {
+    train_config t = cfg->train;
+    if (cfg->train_data_path[0]) t.data.path = cfg->train_data_path;
+    t.late = cfg->late == SCN_LATE_CONTINUE && t.sched.method != SCHED_DP
+                 ? TRAIN_LATE_CONTINUE : TRAIN_LATE_WAIT;
+    int rc = train_new(&t, tr, err, errlen);
+    if (rc == TRAIN_EINVAL) return MSG_EINPUT;
+    return rc ? MSG_ENOMEM : 0;
+}
+
+static void cpl_free(cpl *c) {
+    for (int i = 0; i < c->cap; i++) {
+        free(c->pend[i].have);
+        free(c->pend[i].loss);
+        free(c->pend[i].grads);
+    }
+    free(c->pend);
+    free(c->joined);
+    free(c->ended);
+    free(c->grads);
+    train_snapshot_free(c->ckpt);
+    train_snapshot_free(c->cand);
+    train_free(c->tr);
+}
+
+static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
+                    char *err, size_t errlen) {
+    const scn_config *cfg = o->cfg;
+    memset(c, 0, sizeof *c);
+    c->o = o;
+    c->out = out;
+    int rc = trainer_new(cfg, &c->tr, err, errlen);
+    if (rc) return rc;
+    const sched_spec *s = train_schedule(c->tr);
+    c->M = train_replicas(c->tr);
+    c->tau = s->tau;
+    c->dp = s->method == SCHED_DP;
+    c->T = cfg->steps;
+    c->every = cfg->train.eval_interval;
+    c->ckpt_every = cfg->checkpoint_steps;
+    c->batch_tokens = (uint64_t)cfg->train.batch * (uint64_t)cfg->train.seq;
+    c->cand_step = -1;
+    size_t M = (size_t)c->M;
+    c->joined = malloc(M);
+    c->ended = calloc(M, sizeof *c->ended);
+    c->grads = calloc(M, sizeof *c->grads);
+    if (!c->joined || !c->ended || !c->grads)
+        return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    memset(c->joined, 1, M);
+    if (c->dp) { /* a rollback before the first checkpoint goes to 0 */
+        c->ckpt = train_snapshot_new(c->tr);
+        c->cand = train_snapshot_new(c->tr);
+        if (!c->ckpt || !c->cand || train_snapshot_take(c->tr, c->ckpt))
+            return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    }
+    out->params = train_num_params(c->tr);
+    out->entropy_floor = train_entropy_floor(c->tr);
+    return 0;
+}
+
+int cpl_run(const cpl_options *o, cpl_summary *out, char *err,
+            size_t errlen) {
+    cpl c;
+    summary_init(out, o->cfg);
+    int rc = cpl_init(&c, o, out, err, errlen);
+    if (!rc) {
+        run_hooks h = {0};
+        h.observe = on_event;
+        h.observe_ctx = &c;
+        h.progress = o->progress;
+        h.progress_ctx = o->progress_ctx;
+        rc = run_simulate(o->cfg, &h, &out->sim, err, errlen);
+    }
+    cpl_free(&c);
+    return rc;
+}
+
+/* ---- the lockstep reference ---------------------------------------------- */
+
+typedef struct {
+    cpl *c;
+    char *err;
+    size_t errlen;
+    int rc;             /* why the report callback stopped the run */
+} lockstep_ctx;
+
+static int lockstep_report(const train_report *tr, void *ctx) {
+    lockstep_ctx *l = ctx;
+    cpl_row r = {tr->step, tr->tokens, tr->train_loss, tr->eval_loss,
+                 NAN, NAN, tr->bytes, l->c->out->entropy_floor, NAN, NAN,
+                 NAN, 0, 0};
+    int rc = extra_evals(l->c, &r);
+    if (rc) {
+        l->rc = trainer_failed(l->c, rc, l->err, l->errlen);
+        return 1;
+    }
+    return (l->rc = deliver(l->c, &r, l->err, l->errlen)) != 0;
+}
+
+static void lockstep_progress(void *ctx, int64_t t, int64_t steps) {
+    const cpl_options *o = ctx;
+    o->progress(o->progress_ctx, (double)t / (double)steps);
+}
+
+int cpl_lockstep(const cpl_options *o, cpl_summary *out, char *err,
+                 size_t errlen) {
+    cpl c;
+    summary_init(out, o->cfg);
+    int rc = cpl_init(&c, o, out, err, errlen);
+    if (!rc) {
+        lockstep_ctx l = {&c, err, errlen, 0};
+        if (o->progress) train_on_step(c.tr, lockstep_progress, (void *)o);
+        rc = train_run(c.tr, lockstep_report, &l);
+        if (rc == TRAIN_STOPPED) rc = l.rc;
+        else if (rc) rc = trainer_failed(&c, rc, err, errlen);
+    }
+    cpl_free(&c);
+    return rc;
+}

@@ -1,0 +1,461 @@
+/*
+ * test_coupled.c -- coupled runs: the event engine drives the trainer.
+ *
+ *   - with blocking syncs and no faults a coupled run equals the lockstep
+ *     trainer bit for bit (every row's losses, tokens and bytes), for dp,
+ *     diloco and streaming, tau 0..2, bandwidths from hopeless to
+ *     infinite, heterogeneous speeds and stragglers;
+ *   - late: continue at infinite bandwidth equals wait; at finite
+ *     bandwidth the effective delays and the wall time equal a case
+ *     worked out by hand (one layer, closed-form transfers);
+ *   - a DiLoCo and a streaming failure from a trace equal the trainer
+ *     calls written out by hand; a DP failure restores its checkpoint
+ *     exactly (the run ends where one without the failure ends);
+ *   - sync_timeout_s leaves exactly the late worker out;
+ *   - a non-finite loss stops the run with MSG_EFAIL and one line.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "../models/msg.h"
+#include "../models/train.h"
+#include "../sim/coupled.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Two replicas of a 2-block transformer on a Markov chain; the timing
+ * world: 2 layers of a 1M-parameter model, 1 s steps, 1 Gbit/s. */
+static const char *const base =
+    "{\"model\": {\"params\": 1e6, \"layers\": 2, \"step_time_s\": 1},"
+    " \"workers\": {\"count\": 2},"
+    " \"network\": {\"bandwidth_gbps\": 1},"
+    " \"method\": {\"name\": \"streaming\", \"H\": 6, \"fragments\": 2,"
+    "   \"tau\": 1, \"alpha\": 0.5, \"codec\": \"e3m0\", \"dp_codec\": \"fp32\"},"
+    " \"steps\": 24, \"seed\": 3,"
+    " \"train\": {\"model\": {\"kind\": \"transformer\", \"vocab\": 16,"
+    "   \"d\": 16, \"heads\": 2, \"layers\": 2, \"ctx\": 8},"
+    "   \"data\": {\"kind\": \"markov\", \"successors\": 3},"
+    "   \"batch\": 2, \"seq\": 8, \"inner\": {\"lr\": 3e-3},"
+    "   \"eval_interval\": 3, \"eval_batches\": 2, \"threads\": 1,"
+    "   \"eval\": [\"outer\", \"replica\", \"average\"]}}";
+
+#define MAX_ROWS 64
+
+typedef struct {
+    cpl_row row[MAX_ROWS];
+    int n;
+} rows;
+
+static int keep(const cpl_row *r, void *ctx) {
+    rows *rs = ctx;
+    ck_assert_int_lt(rs->n, MAX_ROWS);
+    rs->row[rs->n++] = *r;
+    return 0;
+}
+
+/* Loads base (or json) with overrides, NULL-terminated. */
+static void load(scn_config *cfg, const char *json, va_list ap) {
+    const char *sets[32];
+    int n = 0;
+    for (const char *s; (s = va_arg(ap, const char *));) sets[n++] = s;
+    char err[512];
+    int rc = scn_load_string(json ? json : base, "case.json", sets, n, cfg,
+                             err, sizeof err);
+    ck_assert_msg(rc == 0, "%s", err);
+}
+
+/* Runs coupled (lockstep 0) or lockstep (1); checks it succeeded. */
+static void run(rows *rs, cpl_summary *s, int lockstep, const char *json,
+                ...) {
+    scn_config *cfg = malloc(sizeof *cfg);
+    ck_assert_ptr_nonnull(cfg);
+    va_list ap;
+    va_start(ap, json);
+    load(cfg, json, ap);
+    va_end(ap);
+    rs->n = 0;
+    cpl_options o = {cfg, cfg->train_eval, keep, rs, NULL, NULL};
+    char err[512];
+    int rc = lockstep ? cpl_lockstep(&o, s, err, sizeof err)
+                      : cpl_run(&o, s, err, sizeof err);
+    ck_assert_msg(rc == 0, "%s", err);
+    free(cfg);
+}
+
+/* The numerics of two runs' rows are the same bits.  `all`: the replica
+ * and average evaluations too (not only the last row's). */
+static void same_rows(const rows *a, const rows *b, int all) {
+    ck_assert_int_eq(a->n, b->n);
+    for (int i = 0; i < a->n; i++) {
+        const cpl_row *x = &a->row[i], *y = &b->row[i];
+        ck_assert_int_eq(x->step, y->step);
+        ck_assert_uint_eq(x->tokens, y->tokens);
+        ck_assert_uint_eq(x->bytes_sent, y->bytes_sent);
+        ck_assert_msg(x->train_loss == y->train_loss, "row %d train %.17g "
+                      "%.17g", i, x->train_loss, y->train_loss);
+        ck_assert_msg(x->eval_loss == y->eval_loss, "row %d (step %lld) "
+                      "outer %.17g %.17g", i, (long long)x->step,
+                      x->eval_loss, y->eval_loss);
+        if (all || i == a->n - 1) {
+            ck_assert(x->replica_loss == y->replica_loss);
+            ck_assert(x->average_loss == y->average_loss);
+        }
+    }
+}
+
+/* ---- coupled = lockstep ------------------------------------------------- */
+
+/* Every method and tau, at hopeless, modest and infinite bandwidth, with
+ * heterogeneous speeds and stragglers: the rows equal the lockstep ones. */
+START_TEST(test_equals_lockstep) {
+    static const char *const methods[][3] = {
+        {"method.name=\"dp\"", "method.tau=0", "steps=12"},
+        {"method.name=\"diloco\"", "method.tau=0", "method.alpha=0"},
+        {"method.name=\"streaming\"", "method.tau=0", "method.alpha=0.5"},
+        {"method.name=\"streaming\"", "method.tau=1", "method.alpha=0.5"},
+        {"method.name=\"streaming\"", "method.tau=2", "method.alpha=0"},
+    };
+    static const char *const nets[] = {
+        "network.bandwidth_gbps=0.001", "network.bandwidth_gbps=1",
+        "network.bandwidth_gbps=\"inf\""};
+    static const char *const worlds[][2] = {
+        {"workers.speed=1", "workers.stragglers.probability=0"},
+        {"workers.speed=[1, 1.7]", "workers.stragglers.probability=0.3"},
+    };
+    rows ref, got;
+    cpl_summary s;
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+        run(&ref, &s, 1, NULL, methods[m][0], methods[m][1], methods[m][2],
+            NULL);
+        for (size_t n = 0; n < sizeof nets / sizeof *nets; n++)
+            for (size_t w = 0; w < 2; w++) {
+                run(&got, &s, 0, NULL, methods[m][0], methods[m][1],
+                    methods[m][2], nets[n], worlds[w][0], worlds[w][1],
+                    NULL);
+                ck_assert_int_eq(s.sim.finished, 1);
+                same_rows(&got, &ref, w == 0);
+                /* the clock moved: a hopeless link takes longer */
+                ck_assert(got.row[got.n - 1].sim_time_s > 0);
+            }
+    }
+}
+END_TEST
+
+/* The bandwidth reaches the clock but not the loss (with wait). */
+START_TEST(test_time_grows_with_slower_links) {
+    rows fast, slow;
+    cpl_summary s;
+    run(&fast, &s, 0, NULL, "network.bandwidth_gbps=100", NULL);
+    run(&slow, &s, 0, NULL, "network.bandwidth_gbps=0.01", NULL);
+    same_rows(&fast, &slow, 1);
+    ck_assert(slow.row[slow.n - 1].sim_time_s >
+              fast.row[fast.n - 1].sim_time_s);
+    ck_assert(slow.row[slow.n - 1].sim_utilization <
+              fast.row[fast.n - 1].sim_utilization);
+    ck_assert_uint_eq(slow.row[slow.n - 1].wan_bytes,
+                      fast.row[fast.n - 1].wan_bytes);
+}
+END_TEST
+
+/* ---- late: continue ------------------------------------------------------ */
+
+START_TEST(test_continue_at_infinite_bandwidth_is_wait) {
+    static const char *const taus[] = {"method.tau=0", "method.tau=1",
+                                       "method.tau=2"};
+    rows w, c;
+    cpl_summary sw, sc;
+    for (int i = 0; i < 3; i++) {
+        run(&w, &sw, 0, NULL, taus[i], "network.bandwidth_gbps=\"inf\"",
+            NULL);
+        run(&c, &sc, 0, NULL, taus[i], "network.bandwidth_gbps=\"inf\"",
+            "method.late=\"continue\"", NULL);
+        same_rows(&c, &w, 1);
+        ck_assert_int_eq(sc.sim.wall_ns, sw.sim.wall_ns);
+        ck_assert_int_eq(sc.sim.delays.max, i);
+        ck_assert_int_eq(sc.sim.delays.sum, (int64_t)i * sc.sim.delays.count);
+    }
+}
+END_TEST
+
+/* One layer, DiLoCo H 2, 2 workers, 1 s steps (thirds: the parameter
+ * backward ends at the step's end), 8 steps.  A ring all-reduce of S
+ * bytes between 2 workers is 2 transfers of S/2 at B: S / B.  Syncs are
+ * taken after steps 2, 4, 6, 8.
+ *
+ * transfer 1.5 s: take 2 at 2 s, done at 3.5 s, inside step 4 (3..4 s,
+ * its forward over): the merge lands before step 5, delay 5 - 1 - 2 = 2.
+ * Likewise takes 4 and 6 (done 5.5, 7.5 s): delay 2.  Take 8 at 8 s,
+ * done at 9.5 s, after the last step: the workers are at their boundary,
+ * merge step 9, delay 0.  Nobody waits: wall 9.5 s, compute 8 s each.
+ * Delays: 6 samples of 2 and 2 of 0: sum 12, max 2.
+ *
+ * transfer 2.5 s: take 2 done at 4.5 s; at the take after step 4 (4 s)
+ * the previous sync of the fragment is in flight: the worker waits until
+ * 4.5 s (merge step 5: it is inside step 4), then sends; steps 5 and 6
+ * run 4.5..6.5 s, the sync of take 4 ends at 7 s: the take after step 6
+ * waits 0.5 s again (merge step 7); steps 7, 8 run 7..9 s, take 6 ends
+ * at 9.5 s: take 8 waits (merge step 9 of a worker inside step 8... it
+ * has finished step 8's ops but not its last arrival: merge step 9,
+ * delay 2), then sends: done at 12 s, the workers are done: merge step
+ * 9, delay 0.  Wall 12 s; delays as before: sum 12, max 2. */
+static void continue_case(double transfer_s, int64_t wall_ns) {
+    scn_config *cfg = malloc(sizeof *cfg);
+    ck_assert_ptr_nonnull(cfg);
+    char bw[64];
+    /* S = 1e6 params fp32 = 4e6 bytes; S / B = transfer: B in Gbit/s */
+    snprintf(bw, sizeof bw, "network.bandwidth_gbps=%.17g",
+             4e6 * 8 / transfer_s / 1e9);
+    const char *sets[] = {"model.layers=1", "method.name=\"diloco\"",
+                          "method.H=2", "method.codec=\"fp32\"",
+                          "method.late=\"continue\"", "steps=8", bw,
+                          "train.model.layers=1"};
+    char err[512];
+    int rc = scn_load_string(base, "case.json", sets, 8, cfg, err,
+                             sizeof err);
+    ck_assert_msg(rc == 0, "%s", err);
+    run_result r;
+    ck_assert_int_eq(run_simulate(cfg, NULL, &r, err, sizeof err), 0);
+    ck_assert_int_eq(r.finished, 1);
+    ck_assert_int_eq(r.wall_ns, wall_ns);
+    ck_assert_int_eq(r.delays.count, 8);
+    ck_assert_int_eq(r.delays.sum, 12);
+    ck_assert_int_eq(r.delays.max, 2);
+    ck_assert_int_eq(r.delays.hist[2], 6);
+    ck_assert_int_eq(r.delays.hist[0], 2);
+    /* and the trainer follows: every merge lands where the engine says */
+    rows rs;
+    cpl_summary s;
+    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
+    rs.n = 0;
+    ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(s.last.delay_max_steps, 2);
+    ck_assert(s.last.delay_mean_steps == 1.5);
+    free(cfg);
+}
+
+START_TEST(test_continue_delays_by_hand) {
+    continue_case(1.5, 9500000000);
+    continue_case(2.5, 12000000000);
+}
+END_TEST
+
+/* ---- failures ------------------------------------------------------------ */
+
+/* Writes a fault trace to a temporary file; returns its path (static). */
+static const char *trace_file(const char *text) {
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/dilosim-coupled-%d.txt", (int)getpid());
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* The trainer of a scenario's train section, for hand-written calls. */
+static train *trainer_of(const char *const *sets, int n) {
+    scn_config *cfg = malloc(sizeof *cfg);
+    ck_assert_ptr_nonnull(cfg);
+    char err[512];
+    ck_assert_msg(scn_load_string(base, "case.json", sets, n, cfg, err,
+                                  sizeof err) == 0, "%s", err);
+    train *tr;
+    ck_assert_int_eq(train_new(&cfg->train, &tr, err, sizeof err), 0);
+    free(cfg);
+    return tr;
+}
+
+static void ok(train *tr, int rc) {
+    ck_assert_msg(rc == 0, "%s", train_error(tr));
+}
+
+/* DiLoCo, H 2, 6 steps, one layer, infinite links: every sync ends at
+ * its take's instant.  Worker 1 fails at 2.5 s (inside step 3, whose
+ * forward ended at 2.33 s, so replica 1 computed step 3) and is repaired
+ * at 3 s; its download is instant and it waits for the next sync, taken
+ * after step 4 by worker 0 alone at 4 s, and rejoins at step 5. */
+START_TEST(test_diloco_failure_by_hand) {
+    char tr_set[128];
+    snprintf(tr_set, sizeof tr_set, "faults.trace=\"%s\"",
+             trace_file("2.5 1 down\n3 1 up\n"));
+    const char *sets[] = {"model.layers=1", "method.name=\"diloco\"",
+                          "method.H=2", "method.alpha=0", "steps=6",
+                          "network.bandwidth_gbps=\"inf\"",
+                          "train.eval_interval=0", tr_set};
+    rows rs;
+    cpl_summary s;
+    scn_config *cfg = malloc(sizeof *cfg);
+    char err[512];
+    ck_assert_msg(scn_load_string(base, "/tmp/case.json", sets, 8, cfg, err,
+                                  sizeof err) == 0, "%s", err);
+    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
+    rs.n = 0;
+    ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(s.sim.failures, 1);
+    ck_assert_int_eq(rs.n, 1);
+
+    train *tr = trainer_of(sets, 7); /* the same, without the trace */
+    for (int t = 1; t <= 2; t++) ok(tr, train_inner_step(tr, 0)),
+                                 ok(tr, train_inner_step(tr, 1));
+    ok(tr, train_contribute(tr, 0, 0, 2, NULL));
+    ok(tr, train_contribute(tr, 1, 0, 2, NULL));
+    ok(tr, train_reduce(tr, 0, 3, NULL));
+    ok(tr, train_inner_step(tr, 0)); /* step 3 */
+    ok(tr, train_inner_step(tr, 1)); /* step 3 of replica 1, then lost */
+    ok(tr, train_inner_step(tr, 0)); /* step 4 */
+    ok(tr, train_contribute(tr, 0, 0, 4, NULL));
+    int64_t ms[2] = {5, -1};
+    ok(tr, train_reduce(tr, 0, 1, ms));
+    ok(tr, train_rejoin(tr, 1, 0, 4));
+    for (int t = 5; t <= 6; t++) ok(tr, train_inner_step(tr, 0)),
+                                 ok(tr, train_inner_step(tr, 1));
+    ok(tr, train_contribute(tr, 0, 0, 6, NULL));
+    ok(tr, train_contribute(tr, 1, 0, 6, NULL));
+    ok(tr, train_reduce(tr, 0, 3, NULL));
+    double outer, r1;
+    ok(tr, train_eval_outer(tr, &outer));
+    ok(tr, train_land(tr, 1));
+    ok(tr, train_eval_replica(tr, 0, &r1));
+    ck_assert(rs.row[0].eval_loss == outer);
+    ck_assert(rs.row[0].replica_loss == r1);
+    ck_assert_uint_eq(rs.row[0].bytes_sent, train_bytes(tr));
+    train_free(tr);
+    free(cfg);
+    unlink(trace_file(""));
+}
+END_TEST
+
+/* DP with a checkpoint every 2 steps; worker 0 fails at 3.5 s (inside
+ * step 4) and is back at 4 s: everybody redoes steps 3 and 4 from the
+ * checkpoint of step 2.  The numerics end exactly where a run without
+ * the failure ends; the clock and the tokens (work done) do not. */
+START_TEST(test_dp_failure_restores_checkpoint) {
+    char tr_set[128];
+    snprintf(tr_set, sizeof tr_set, "faults.trace=\"%s\"",
+             trace_file("3.5 0 down\n4 0 up\n"));
+    rows a, b;
+    cpl_summary sa, sb;
+    run(&a, &sa, 0, NULL, "method.name=\"dp\"", "steps=9",
+        "faults.checkpoint_steps=2", "network.bandwidth_gbps=\"inf\"",
+        NULL);
+    scn_config *cfg = malloc(sizeof *cfg);
+    const char *sets[] = {"method.name=\"dp\"", "steps=9",
+                          "faults.checkpoint_steps=2",
+                          "network.bandwidth_gbps=\"inf\"", tr_set};
+    char err[512];
+    ck_assert_msg(scn_load_string(base, "/tmp/case.json", sets, 5, cfg, err,
+                                  sizeof err) == 0, "%s", err);
+    cpl_options o = {cfg, cfg->train_eval, keep, &b, NULL, NULL};
+    b.n = 0;
+    ck_assert_msg(cpl_run(&o, &sb, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(sb.sim.failures, 1);
+    /* the row of step 3 was written before the failure and again after */
+    ck_assert_int_eq(b.n, a.n + 1);
+    const cpl_row *x = &a.row[a.n - 1], *y = &b.row[b.n - 1];
+    ck_assert_int_eq(y->step, 9);
+    ck_assert(x->eval_loss == y->eval_loss);
+    ck_assert(x->train_loss == y->train_loss);
+    ck_assert(x->replica_loss == y->replica_loss);
+    ck_assert(y->tokens > x->tokens);
+    ck_assert(y->sim_time_s > x->sim_time_s);
+    free(cfg);
+    unlink(trace_file(""));
+}
+END_TEST
+
+/* ---- sync timeout ----------------------------------------------------------
+ * DiLoCo H 2, three workers, worker 2 at half speed, timeout 0.5 s: at
+ * the take after step 2 workers 0 and 1 arrive at 2 s, worker 2 would at
+ * 4 s; at 2.5 s the sync goes on without it (infinite links), and every
+ * later one too (it never catches up). */
+typedef struct {
+    uint8_t member[8][4];
+    int n;
+} syncs_seen;
+
+static int see(void *ctx, const run_event *e, char *err, size_t errlen) {
+    (void)err, (void)errlen;
+    syncs_seen *s = ctx;
+    if (e->kind == RUN_EV_SYNCED && s->n < 8) {
+        memcpy(s->member[s->n], e->member, 3);
+        s->n++;
+    }
+    return 0;
+}
+
+START_TEST(test_sync_timeout_drops_the_late_worker) {
+    scn_config *cfg = malloc(sizeof *cfg);
+    const char *sets[] = {"model.layers=1", "method.name=\"diloco\"",
+                          "method.H=2", "steps=4", "workers.count=3",
+                          "workers.speed=[1, 1, 0.5]",
+                          "network.bandwidth_gbps=\"inf\"",
+                          "method.sync_timeout_s=0.5"};
+    char err[512];
+    ck_assert_msg(scn_load_string(base, "case.json", sets, 8, cfg, err,
+                                  sizeof err) == 0, "%s", err);
+    syncs_seen seen = {0};
+    run_hooks h = {0};
+    h.observe = see;
+    h.observe_ctx = &seen;
+    run_result r;
+    ck_assert_int_eq(run_simulate(cfg, &h, &r, err, sizeof err), 0);
+    ck_assert_int_eq(seen.n, 2);
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(seen.member[k][0], 1);
+        ck_assert_int_eq(seen.member[k][1], 1);
+        ck_assert_int_eq(seen.member[k][2], 0);
+    }
+    ck_assert_int_eq(r.timeouts, 2);
+    /* the coupled run accepts it: the late replica merges the results */
+    rows rs;
+    cpl_summary s;
+    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
+    rs.n = 0;
+    ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s", err);
+    free(cfg);
+}
+END_TEST
+
+/* ---- errors -------------------------------------------------------------- */
+
+START_TEST(test_nonfinite_loss_stops) {
+    scn_config *cfg = malloc(sizeof *cfg);
+    const char *sets[] = {"train.inner.lr=1e6", "train.inner.clip=0",
+                          "steps=60"};
+    char err[512];
+    ck_assert_msg(scn_load_string(base, "case.json", sets, 3, cfg, err,
+                                  sizeof err) == 0, "%s", err);
+    rows rs;
+    cpl_summary s;
+    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
+    rs.n = 0;
+    int rc = cpl_run(&o, &s, err, sizeof err);
+    ck_assert_int_eq(rc, MSG_EFAIL);
+    ck_assert_ptr_null(strchr(err, '\n'));
+    ck_assert_ptr_nonnull(strstr(err, "loss"));
+    free(cfg);
+}
+END_TEST
+
+Suite *make_suite(void) {
+    Suite *s = suite_create("coupled");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_equals_lockstep);
+    tcase_add_test(tc, test_time_grows_with_slower_links);
+    tcase_add_test(tc, test_continue_at_infinite_bandwidth_is_wait);
+    tcase_add_test(tc, test_continue_delays_by_hand);
+    tcase_add_test(tc, test_diloco_failure_by_hand);
+    tcase_add_test(tc, test_dp_failure_restores_checkpoint);
+    tcase_add_test(tc, test_sync_timeout_drops_the_late_worker);
+    tcase_add_test(tc, test_nonfinite_loss_stops);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CHECK_MAIN(make_suite)

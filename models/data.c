@@ -442,6 +442,17 @@ void data_stream_free(data_stream *st) {
     free(st);
 }
 
+int data_stream_copy(data_stream *dst, const data_stream *src) {
+    if (dst->src != src->src || dst->rng->type != src->rng->type)
+        return DATA_EINVAL;
+    gsl_rng_memcpy(dst->rng, src->rng);
+    dst->chain = src->chain;
+    dst->state = src->state;
+    dst->lo = src->lo;
+    dst->hi = src->hi;
+    return DATA_OK;
+}
+
 /* The current state, then one transition. */
 static int32_t markov_next(data_stream *st) {
     const data_chain *c = st->chain;

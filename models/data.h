@@ -131,6 +131,13 @@ data_stream *data_stream_new(const data_source *s, int replica);
 
 void data_stream_free(data_stream *st);
 
+/* Makes dst a copy of src: its generator state, chain and position
+ * (Markov: the next token; text: the region), so both then yield the same
+ * batches, whichever replica each was made for.  Both must be streams of
+ * the same source: DATA_EINVAL otherwise, dst unchanged.  No allocation;
+ * src is not touched. */
+int data_stream_copy(data_stream *dst, const data_stream *src);
+
 /* The next batch of B sequences of T+1 tokens: x and y each B*T.
  * DATA_OK, or DATA_EINVAL when B or T < 1 or a text region is shorter
  * than T+1 bytes. */

@@ -229,6 +229,31 @@ double optim_step(optim_state *o, float *p, const float *g, const int *sel,
     return lr;
 }
 
+/* 1 when a and b hold every field alike. */
+static int same_config(const optim_config *a, const optim_config *b) {
+    return a->kind == b->kind && a->lr == b->lr && a->lr_min == b->lr_min &&
+           a->warmup == b->warmup && a->total == b->total &&
+           a->cosine == b->cosine && a->beta1 == b->beta1 &&
+           a->beta2 == b->beta2 && a->eps == b->eps &&
+           a->weight_decay == b->weight_decay &&
+           a->momentum == b->momentum && a->clip == b->clip;
+}
+
+int optim_copy(optim_state *dst, const optim_state *src) {
+    if (!same_config(&dst->cfg, &src->cfg) || dst->nranges != src->nranges)
+        return OPTIM_EINVAL;
+    for (int i = 0; i < src->nranges; i++) {
+        const optim_range *a = &dst->ranges[i], *b = &src->ranges[i];
+        if (a->offset != b->offset || a->len != b->len || a->decay != b->decay)
+            return OPTIM_EINVAL;
+    }
+    if (src->nranges)
+        memcpy(dst->steps, src->steps, (size_t)src->nranges * sizeof *dst->steps);
+    if (src->m) memcpy(dst->m, src->m, src->n * sizeof *dst->m);
+    if (src->v) memcpy(dst->v, src->v, src->n * sizeof *dst->v);
+    return OPTIM_OK;
+}
+
 int64_t optim_range_steps(const optim_state *o, int i) {
     return i >= 0 && i < o->nranges ? o->steps[i] : 0;
 }

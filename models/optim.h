@@ -136,6 +136,14 @@ void optim_free(optim_state *o);
 double optim_step(optim_state *o, float *p, const float *g, const int *sel,
                   int nsel, int64_t t);
 
+/* Makes dst a copy of src: the update counts and the moment buffers (m,
+ * v, or the momentum buffer), so both then take the same steps from the
+ * same parameters and gradients.  Both must have the same configuration
+ * (every optim_config field) and the same ranges (offsets, lengths and
+ * decay flags, in order): OPTIM_EINVAL otherwise, dst unchanged.  No
+ * allocation. */
+int optim_copy(optim_state *dst, const optim_state *src);
+
 /* The update count of range i (AdamW's bias-correction step). */
 int64_t optim_range_steps(const optim_state *o, int i);
 

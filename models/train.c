@@ -10,9 +10,16 @@
  *   - the worker pool (pool.h) runs one job per replica (inner steps,
  *     encoding, DP updates) or per model (evaluation); everything that
  *     combines replicas runs afterwards on the calling thread, in replica
- *     order, which is what makes results independent of the thread count.
- * Payloads are allocated at prepare and freed at apply, so only syncs in
- * flight hold wire buffers.
+ *     order, which is what makes results independent of the thread count;
+ *   - one sync in flight per fragment (its take step, its contributors and
+ *     their payloads) and, per replica and fragment, the step before which
+ *     the last reduce of the fragment merges into the replica.
+ * Every path to the numbers is one of: encode a replica's payload
+ * (encode_job), reduce a sync (reduce_sync: average, outer step or DP
+ * update), merge a fragment into a replica (land_fragment).  The lockstep
+ * calls, prepare / apply, are these with every merge landing at once.
+ * Payloads are allocated when encoded and freed when reduced (or
+ * withdrawn), so only syncs in flight hold wire buffers.
  */
 #include "train.h"
 #include "pool.h"
@@ -178,7 +185,8 @@ typedef struct {
     int *tens;         /* indices into the tensor table, in order */
     uint64_t *boff;    /* byte offset of each tensor in a payload */
     uint64_t wire;     /* payload bytes per replica */
-    uint64_t pending;  /* replicas prepared; 0: no sync in flight */
+    int64_t take;      /* take step of the sync in flight; -1: none */
+    uint64_t contrib;  /* replicas whose payload the sync holds */
     uint8_t **buf;     /* [M] payloads of the sync in flight */
 } fragment;
 
@@ -195,6 +203,23 @@ typedef struct {
     int rc;           /* of the last job run for this replica */
 } replica;
 
+/* What train_checkpoint keeps of a replica. */
+typedef struct {
+    float *p, *g;      /* one block; g: DP only (a gradient may await
+                          its reduce) */
+    optim_state *opt;
+    data_stream *data; /* NULL with DATA_NONE */
+    int64_t steps;
+    int grad_ready;
+    float loss;
+} replica_snap;
+
+typedef struct {
+    replica_snap *rep;  /* [M] */
+    float *outer, *mom; /* one block, as the trainer's (NULL where those
+                           are) */
+} snapshot;
+
 struct train {
     train_config cfg;
     sched_spec sp;
@@ -208,6 +233,10 @@ struct train {
     int *unit_frag;
     fragment *frag;
     replica *rep;
+    int64_t *due;       /* [M * P]: replica r merges fragment f's last
+                           reduce just before its step due[r * P + f];
+                           -1: no merge pending */
+    snapshot *snap;     /* NULL before the first checkpoint */
     float *outer, *mom; /* NULL for DP; mom NULL when mu == 0 */
     float *acc, *scratch;
     data_source *data;
@@ -257,6 +286,7 @@ void train_config_default(train_config *c) {
     c->outer_momentum = 0.9;
     c->eval_interval = 100;
     c->eval_batches = 4;
+    c->late = TRAIN_LATE_WAIT;
 }
 
 /* ---- building ------------------------------------------------------------ */
@@ -291,6 +321,9 @@ static int check_config(train *tr) {
     if (!(c->outer_momentum >= 0 && c->outer_momentum < 1))
         return fail(tr, TRAIN_EINVAL, "train: outer_momentum %g (expected "
                     "[0, 1))", c->outer_momentum);
+    if (c->late != TRAIN_LATE_WAIT && c->late != TRAIN_LATE_CONTINUE)
+        return fail(tr, TRAIN_EINVAL, "train: late %d (expected wait or "
+                    "continue)", (int)c->late);
     if (c->eval_interval < 0 || c->eval_batches < 1)
         return fail(tr, TRAIN_EINVAL, "train: eval_interval %lld, "
                     "eval_batches %d (expected >= 0, >= 1)",
@@ -400,11 +433,14 @@ static int build_fragments(train *tr) {
     tr->codec = tr->dp ? tr->cfg.dp_codec : tr->cfg.codec;
     tr->unit_frag = calloc((size_t)tr->U, sizeof *tr->unit_frag);
     tr->frag = calloc((size_t)tr->P, sizeof *tr->frag);
-    if (!tr->unit_frag || !tr->frag)
+    tr->due = malloc((size_t)tr->M * (size_t)tr->P * sizeof *tr->due);
+    if (!tr->unit_frag || !tr->frag || !tr->due)
         return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    for (int i = 0; i < tr->M * tr->P; i++) tr->due[i] = -1;
     for (int u = 0; u < tr->U; u++) tr->unit_frag[u] = unit_fragment(tr, u);
     for (int f = 0; f < tr->P; f++) {
         fragment *fr = &tr->frag[f];
+        fr->take = -1;
         fr->units = calloc((size_t)tr->U, sizeof *fr->units);
         fr->tens = calloc((size_t)tr->ntens, sizeof *fr->tens);
         fr->boff = calloc((size_t)tr->ntens, sizeof *fr->boff);
@@ -441,24 +477,34 @@ static int build_replicas(train *tr) {
     return TRAIN_OK;
 }
 
-static int build_optimizers(train *tr) {
+/* A fresh inner optimizer over the tensor table (the one every replica
+ * has); NULL with a reason in e. */
+static optim_state *inner_optimizer(const train *tr, char *e, size_t elen) {
     optim_config oc = tr->cfg.inner;
     if (oc.total == 0) oc.total = tr->cfg.steps;
     optim_range *rg = calloc((size_t)tr->ntens, sizeof *rg);
-    if (!rg) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    if (!rg) {
+        snprintf(e, elen, "optim: out of memory");
+        return NULL;
+    }
     for (int k = 0; k < tr->ntens; k++) {
         rg[k].offset = tr->tens[k].off;
         rg[k].len = tr->tens[k].n;
         rg[k].decay = tr->tens[k].decay;
     }
-    char e[200] = "";
-    int rc = TRAIN_OK;
-    for (int r = 0; r < tr->M && rc == TRAIN_OK; r++) {
-        tr->rep[r].opt = optim_new(&oc, rg, tr->ntens, e, sizeof e);
-        if (!tr->rep[r].opt) rc = fail(tr, TRAIN_EINVAL, "train: inner %s", e);
-    }
+    optim_state *o = optim_new(&oc, rg, tr->ntens, e, elen);
     free(rg);
-    return rc;
+    return o;
+}
+
+static int build_optimizers(train *tr) {
+    char e[200] = "";
+    for (int r = 0; r < tr->M; r++) {
+        tr->rep[r].opt = inner_optimizer(tr, e, sizeof e);
+        if (!tr->rep[r].opt)
+            return fail(tr, TRAIN_EINVAL, "train: inner %s", e);
+    }
+    return TRAIN_OK;
 }
 
 /* Data streams, batch buffers and the fixed eval set. */
@@ -569,20 +615,38 @@ int train_new(const train_config *c, train **out, char *err, size_t errlen) {
     return TRAIN_OK;
 }
 
-static void free_payloads(train *tr, fragment *fr) {
-    for (int r = 0; r < tr->M; r++) {
-        free(fr->buf[r]);
-        fr->buf[r] = NULL;
+/* Frees replica r's payload of fragment fr's sync and clears its bit. */
+static void drop_payload(fragment *fr, int r) {
+    free(fr->buf[r]);
+    fr->buf[r] = NULL;
+    fr->contrib &= ~(1ull << r);
+}
+
+/* Ends fragment fr's sync in flight (if any): every payload freed. */
+static void close_sync(train *tr, fragment *fr) {
+    for (int r = 0; r < tr->M; r++) drop_payload(fr, r);
+    fr->take = -1;
+}
+
+static void snapshot_free(train *tr, snapshot *s) {
+    if (!s) return;
+    for (int r = 0; s->rep && r < tr->M; r++) {
+        free(s->rep[r].p);
+        optim_free(s->rep[r].opt);
+        data_stream_free(s->rep[r].data);
     }
-    fr->pending = 0;
+    free(s->rep);
+    free(s->outer);
+    free(s);
 }
 
 void train_free(train *tr) {
     if (!tr) return;
     pool_free(tr->pool);
+    snapshot_free(tr, tr->snap);
     for (int f = 0; tr->frag && f < tr->P; f++) {
         fragment *fr = &tr->frag[f];
-        if (fr->buf) free_payloads(tr, fr);
+        if (fr->buf) close_sync(tr, fr);
         free(fr->units);
         free(fr->tens);
         free(fr->boff);
@@ -601,6 +665,7 @@ void train_free(train *tr) {
     data_source_free(tr->data);
     free(tr->tens);
     free(tr->unit_frag);
+    free(tr->due);
     free(tr->outer);
     free(tr->mom);
     free(tr->acc);
@@ -609,6 +674,70 @@ void train_free(train *tr) {
     free(tr->ey);
     free(tr->eloss);
     free(tr);
+}
+
+/* ---- checks -------------------------------------------------------------- */
+
+static int check_replica(train *tr, int r) {
+    if (r < 0 || r >= tr->M)
+        return fail(tr, TRAIN_EINVAL, "train: replica %d (expected 0..%d)",
+                    r, tr->M - 1);
+    return TRAIN_OK;
+}
+
+static int check_fragment_id(train *tr, int f) {
+    if (f < 0 || f >= tr->P)
+        return fail(tr, TRAIN_EINVAL, "train: fragment %d (expected 0..%d)",
+                    f, tr->P - 1);
+    return TRAIN_OK;
+}
+
+static int check_fragment(train *tr, int f, uint64_t mask) {
+    int rc = check_fragment_id(tr, f);
+    if (rc) return rc;
+    uint64_t all = tr->M == 64 ? ~0ull : (1ull << tr->M) - 1;
+    if (mask == 0 || (mask & ~all))
+        return fail(tr, TRAIN_EINVAL, "train: participants 0x%llx (expected "
+                    "a non-empty subset of 0x%llx)", (unsigned long long)mask,
+                    (unsigned long long)all);
+    return TRAIN_OK;
+}
+
+/* ---- merges -------------------------------------------------------------- */
+
+/* theta = alpha * local + (1 - alpha) * outer on n values. */
+static void merge(double alpha, float *local, const float *outer, size_t n) {
+    if (alpha == 1.0) return;
+    if (alpha == 0.0) {
+        memcpy(local, outer, n * sizeof *local);
+        return;
+    }
+    const float a = (float)alpha, b = (float)(1.0 - alpha);
+    for (size_t k = 0; k < n; k++) local[k] = a * local[k] + b * outer[k];
+}
+
+static int64_t *due_of(const train *tr, int r, int f) {
+    return &tr->due[(size_t)r * (size_t)tr->P + (size_t)f];
+}
+
+/* Merges fragment f's current outer values into replica r (not DP) and
+ * drops r's pending merge of f.  Touches replica r only: a pool job may
+ * call it. */
+static void land_fragment(train *tr, int r, int f) {
+    const fragment *fr = &tr->frag[f];
+    for (int i = 0; i < fr->ntens; i++) {
+        const tensor_info *t = &tr->tens[fr->tens[i]];
+        merge(tr->sp.alpha, tr->rep[r].p + t->off, tr->outer + t->off, t->n);
+    }
+    *due_of(tr, r, f) = -1;
+}
+
+/* Lands replica r's pending merges due at or before its next step. */
+static void land_due(train *tr, int r) {
+    for (int f = 0; f < tr->P; f++) {
+        int64_t d = *due_of(tr, r, f);
+        if (d >= 0 && d <= tr->rep[r].steps + 1) land_fragment(tr, r, f);
+    }
 }
 
 /* ---- inner steps --------------------------------------------------------- */
@@ -648,10 +777,26 @@ static int inner_step(train *tr, int r) {
     return TRAIN_OK;
 }
 
-static int check_replica(train *tr, int r) {
-    if (r < 0 || r >= tr->M)
-        return fail(tr, TRAIN_EINVAL, "train: replica %d (expected 0..%d)",
-                    r, tr->M - 1);
+/* TRAIN_ESTATE (with the message) when replica r may not compute its next
+ * step now: DP, while r's gradient is in fragment 0's sync in flight;
+ * with `wait`, while a sync in flight was taken tau + 1 or more steps
+ * before that step. */
+static int step_refused(train *tr, int r, int wait) {
+    const replica *rp = &tr->rep[r];
+    const int64_t next = rp->steps + 1;
+    for (int f = 0; f < tr->P; f++) {
+        const fragment *fr = &tr->frag[f];
+        if (fr->take < 0) continue;
+        if (tr->dp && (fr->contrib >> r & 1))
+            return fail(tr, TRAIN_ESTATE, "train: dp: replica %d would "
+                        "compute a gradient while its gradient of step %lld "
+                        "is in flight", r, (long long)fr->take);
+        if (!tr->dp && wait && fr->take + tr->sp.tau + 1 <= next)
+            return fail(tr, TRAIN_ESTATE, "train: replica %d would compute "
+                        "step %lld before fragment %d's sync taken after "
+                        "step %lld is reduced", r, (long long)next, f,
+                        (long long)fr->take);
+    }
     return TRAIN_OK;
 }
 
@@ -664,28 +809,46 @@ static int step_failed(train *tr, int r, int rc) {
                 "of sequences of %d", r, tr->cfg.seq + 1);
 }
 
+/* The merges due, then the step (a pool job). */
+static void inner_job(void *ctx, int r) {
+    train *tr = ctx;
+    land_due(tr, r);
+    tr->rep[r].rc = inner_step(tr, r);
+}
+
 int train_inner_step(train *tr, int r) {
     int rc = check_replica(tr, r);
+    if (!rc) rc = step_refused(tr, r, tr->cfg.late == TRAIN_LATE_WAIT);
     if (rc) return rc;
-    rc = inner_step(tr, r);
+    inner_job(tr, r);
+    rc = tr->rep[r].rc;
     return rc ? step_failed(tr, r, rc) : TRAIN_OK;
 }
 
-/* ---- prepare ------------------------------------------------------------- */
+int train_land(train *tr, int r) {
+    int rc = check_replica(tr, r);
+    if (rc) return rc;
+    land_due(tr, r);
+    return TRAIN_OK;
+}
+
+/* ---- encoding ------------------------------------------------------------ */
 
 typedef struct {
     train *tr;
-    const fragment *fr;
+    int f;
     uint64_t mask;
 } sync_job;
 
-/* Encodes replica r's payload of the sync in flight (a pool job). */
+/* Encodes replica r's payload of fragment f's sync in flight, after
+ * landing r's pending merge of f (a pool job). */
 static void encode_job(void *ctx, int r) {
     const sync_job *j = ctx;
     train *tr = j->tr;
-    const fragment *fr = j->fr;
+    const fragment *fr = &tr->frag[j->f];
     replica *rp = &tr->rep[r];
     if (!(j->mask >> r & 1)) return;
+    if (*due_of(tr, r, j->f) >= 0) land_fragment(tr, r, j->f);
     uint64_t written = 0;
     for (int i = 0; i < fr->ntens; i++) {
         const tensor_info *t = &tr->tens[fr->tens[i]];
@@ -706,15 +869,39 @@ static void encode_job(void *ctx, int r) {
     rp->rc = written == fr->wire ? TRAIN_OK : TRAIN_EINVAL;
 }
 
-static int check_fragment(train *tr, int f, uint64_t mask) {
-    if (f < 0 || f >= tr->P)
-        return fail(tr, TRAIN_EINVAL, "train: fragment %d (expected 0..%d)",
-                    f, tr->P - 1);
-    uint64_t all = tr->M == 64 ? ~0ull : (1ull << tr->M) - 1;
-    if (mask == 0 || (mask & ~all))
-        return fail(tr, TRAIN_EINVAL, "train: participants 0x%llx (expected "
-                    "a non-empty subset of 0x%llx)", (unsigned long long)mask,
-                    (unsigned long long)all);
+/* Adds the payloads of the replicas in `mask` (none of them a contributor
+ * yet) to fragment f's sync taken after step `take`, opening it when none
+ * is in flight: allocates, encodes (on the pool when several replicas,
+ * else on the calling thread), counts the bytes.  On failure the replicas
+ * of mask hold no payload and the sync is as it was. */
+static int contribute(train *tr, int f, uint64_t mask, int64_t take) {
+    fragment *fr = &tr->frag[f];
+    for (int r = 0; r < tr->M; r++) {
+        if (!(mask >> r & 1)) continue;
+        fr->buf[r] = malloc(fr->wire);
+        if (!fr->buf[r]) {
+            for (int q = 0; q <= r; q++)
+                if (mask >> q & 1) drop_payload(fr, q);
+            return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+        }
+    }
+    sync_job j = {tr, f, mask};
+    if (mask & (mask - 1))
+        run_jobs(tr->pool, tr->M, encode_job, &j);
+    else
+        for (int r = 0; r < tr->M; r++) encode_job(&j, r);
+    int bad = 0;
+    for (int r = 0; r < tr->M; r++) bad |= (mask >> r & 1) && tr->rep[r].rc;
+    if (bad) {
+        for (int r = 0; r < tr->M; r++)
+            if (mask >> r & 1) drop_payload(fr, r);
+        return fail(tr, TRAIN_EINVAL, "train: codec wrote an unexpected "
+                    "size");
+    }
+    for (int r = 0; r < tr->M; r++)
+        if (mask >> r & 1) tr->bytes += fr->wire;
+    fr->contrib |= mask;
+    fr->take = take;
     return TRAIN_OK;
 }
 
@@ -722,39 +909,52 @@ int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
     int rc = check_fragment(tr, f, participants);
     if (rc) return rc;
     fragment *fr = &tr->frag[f];
-    if (fr->pending)
+    if (fr->take >= 0)
         return fail(tr, TRAIN_ESTATE, "train: fragment %d already has a "
                     "sync in flight", f);
+    int64_t take = INT64_MAX; /* the least step among the participants */
     for (int r = 0; r < tr->M; r++) {
         if (!(participants >> r & 1)) continue;
-        if (tr->dp && !tr->rep[r].grad_ready) {
-            free_payloads(tr, fr);
+        if (tr->dp && !tr->rep[r].grad_ready)
             return fail(tr, TRAIN_ESTATE, "train: dp: replica %d has no "
                         "gradient to send", r);
-        }
-        fr->buf[r] = malloc(fr->wire);
-        if (!fr->buf[r]) {
-            free_payloads(tr, fr);
-            return fail(tr, TRAIN_ENOMEM, "train: out of memory");
-        }
+        if (tr->rep[r].steps + tr->dp < take) take = tr->rep[r].steps + tr->dp;
     }
-    sync_job j = {tr, fr, participants};
-    run_jobs(tr->pool, tr->M, encode_job, &j);
-    for (int r = 0; r < tr->M; r++) {
-        int in = participants >> r & 1;
-        if (in && tr->rep[r].rc) {
-            free_payloads(tr, fr);
-            return fail(tr, TRAIN_EINVAL, "train: codec wrote an unexpected "
-                        "size");
-        }
-        if (bytes) bytes[r] = in ? fr->wire : 0;
-        if (in) tr->bytes += fr->wire;
-    }
-    fr->pending = participants;
+    rc = contribute(tr, f, participants, take);
+    if (rc) return rc;
+    for (int r = 0; bytes && r < tr->M; r++)
+        bytes[r] = participants >> r & 1 ? fr->wire : 0;
     return TRAIN_OK;
 }
 
-/* ---- apply --------------------------------------------------------------- */
+int train_contribute(train *tr, int r, int f, int64_t take,
+                     uint64_t *bytes) {
+    int rc = check_replica(tr, r);
+    if (!rc) rc = check_fragment_id(tr, f);
+    if (rc) return rc;
+    const replica *rp = &tr->rep[r];
+    fragment *fr = &tr->frag[f];
+    if (tr->dp && !rp->grad_ready)
+        return fail(tr, TRAIN_ESTATE, "train: dp: replica %d has no "
+                    "gradient to send", r);
+    if (rp->steps + tr->dp != take)
+        return fail(tr, TRAIN_ESTATE, "train: replica %d has done %lld "
+                    "steps, not the %lld of fragment %d's sync", r,
+                    (long long)rp->steps, (long long)(take - tr->dp), f);
+    if (fr->take >= 0 && fr->take != take)
+        return fail(tr, TRAIN_ESTATE, "train: fragment %d's sync in flight "
+                    "was taken after step %lld, not %lld", f,
+                    (long long)fr->take, (long long)take);
+    if (fr->contrib >> r & 1)
+        return fail(tr, TRAIN_ESTATE, "train: replica %d has already "
+                    "contributed to fragment %d's sync", r, f);
+    rc = contribute(tr, f, 1ull << r, take);
+    if (rc) return rc;
+    if (bytes) *bytes = fr->wire;
+    return TRAIN_OK;
+}
+
+/* ---- reduce -------------------------------------------------------------- */
 
 /* acc = FP32 mean of the participants' decoded tensor i, summed in
  * replica order. */
@@ -778,17 +978,6 @@ static void average_tensor(train *tr, const fragment *fr, int i,
     }
 }
 
-/* theta = alpha * local + (1 - alpha) * outer on n values. */
-static void merge(double alpha, float *local, const float *outer, size_t n) {
-    if (alpha == 1.0) return;
-    if (alpha == 0.0) {
-        memcpy(local, outer, n * sizeof *local);
-        return;
-    }
-    const float a = (float)alpha, b = (float)(1.0 - alpha);
-    for (size_t k = 0; k < n; k++) local[k] = a * local[k] + b * outer[k];
-}
-
 /* DP: one inner step of replica r with the averaged gradient (a pool
  * job). */
 static void dp_update_job(void *ctx, int r) {
@@ -799,20 +988,16 @@ static void dp_update_job(void *ctx, int r) {
     rp->grad_ready = 0;
 }
 
-int train_apply(train *tr, int f, uint64_t participants) {
-    int rc = check_fragment(tr, f, participants);
-    if (rc) return rc;
+/* Completes fragment f's sync in flight with the payloads of `members`
+ * (a non-empty subset of its contributors): their average, then the
+ * outer step or the model-averaging copy (DP: one inner step of every
+ * replica with the average).  The sync is closed; merges are the
+ * caller's. */
+static void reduce_sync(train *tr, int f, uint64_t members) {
     fragment *fr = &tr->frag[f];
-    if (!fr->pending)
-        return fail(tr, TRAIN_ESTATE, "train: fragment %d has no sync in "
-                    "flight", f);
-    if (participants & ~fr->pending)
-        return fail(tr, TRAIN_EINVAL, "train: participants 0x%llx were not "
-                    "all prepared (0x%llx)", (unsigned long long)participants,
-                    (unsigned long long)fr->pending);
     for (int i = 0; i < fr->ntens; i++) {
         const tensor_info *t = &tr->tens[fr->tens[i]];
-        average_tensor(tr, fr, i, participants);
+        average_tensor(tr, fr, i, members);
         size_t bytes = t->n * sizeof(float);
         if (tr->dp) {
             for (int r = 0; r < tr->M; r++)
@@ -825,24 +1010,180 @@ int train_apply(train *tr, int f, uint64_t participants) {
         else
             optim_nesterov(tr->cfg.outer_lr, tr->cfg.outer_momentum, o,
                            tr->mom ? tr->mom + t->off : NULL, tr->acc, t->n);
-        for (int r = 0; r < tr->M; r++)
-            merge(tr->sp.alpha, tr->rep[r].p + t->off, o, t->n);
     }
-    free_payloads(tr, fr);
+    close_sync(tr, fr);
     if (tr->dp) run_jobs(tr->pool, tr->M, dp_update_job, tr);
+}
+
+/* ESTATE when fragment f has no sync in flight, EINVAL when `members`
+ * are not all contributors of it. */
+static int check_members(train *tr, int f, uint64_t members) {
+    const fragment *fr = &tr->frag[f];
+    if (fr->take < 0)
+        return fail(tr, TRAIN_ESTATE, "train: fragment %d has no sync in "
+                    "flight", f);
+    if (members & ~fr->contrib)
+        return fail(tr, TRAIN_EINVAL, "train: participants 0x%llx were not "
+                    "all prepared (0x%llx)", (unsigned long long)members,
+                    (unsigned long long)fr->contrib);
+    return TRAIN_OK;
+}
+
+int train_apply(train *tr, int f, uint64_t participants) {
+    int rc = check_fragment(tr, f, participants);
+    if (!rc) rc = check_members(tr, f, participants);
+    if (rc) return rc;
+    reduce_sync(tr, f, participants);
+    for (int r = 0; !tr->dp && r < tr->M; r++) land_fragment(tr, r, f);
+    return TRAIN_OK;
+}
+
+/* The step before which replica r merges the reduce of fragment fr's
+ * sync in flight (negative: no merge). */
+static int64_t merge_step_of(const train *tr, const fragment *fr,
+                             const int64_t *merge_step, int r) {
+    return merge_step ? merge_step[r] : fr->take + tr->sp.tau + 1;
+}
+
+int train_reduce(train *tr, int f, uint64_t members,
+                 const int64_t *merge_step) {
+    int rc = check_fragment_id(tr, f);
+    if (!rc) rc = check_members(tr, f, members);
+    if (rc) return rc;
+    fragment *fr = &tr->frag[f];
+    for (int r = 0; !tr->dp && members && r < tr->M; r++) {
+        int64_t m = merge_step_of(tr, fr, merge_step, r);
+        if (m >= 0 && tr->rep[r].steps >= m)
+            return fail(tr, TRAIN_ESTATE, "train: replica %d has computed "
+                        "step %lld, past the merge step %lld of fragment "
+                        "%d's sync", r, (long long)tr->rep[r].steps,
+                        (long long)m, f);
+    }
+    if (!members) {
+        close_sync(tr, fr);
+        return TRAIN_OK;
+    }
+    int64_t m[TRAIN_MAX_REPLICAS];
+    for (int r = 0; r < tr->M; r++) m[r] = merge_step_of(tr, fr, merge_step, r);
+    reduce_sync(tr, f, members);
+    for (int r = 0; !tr->dp && r < tr->M; r++) {
+        int64_t *d = due_of(tr, r, f);
+        if (m[r] >= 0 && (*d < 0 || m[r] < *d)) *d = m[r];
+    }
+    return TRAIN_OK;
+}
+
+/* ---- healing and snapshots ----------------------------------------------- */
+
+int train_rejoin(train *tr, int r, int src, int64_t steps) {
+    int rc = check_replica(tr, r);
+    if (rc) return rc;
+    if (tr->dp)
+        return fail(tr, TRAIN_EINVAL, "train: dp: no outer parameters to "
+                    "rejoin from");
+    if (src >= tr->M || steps < 0)
+        return fail(tr, TRAIN_EINVAL, "train: rejoin source %d, steps %lld "
+                    "(expected < %d, >= 0)", src, (long long)steps, tr->M);
+    replica *rp = &tr->rep[r];
+    if (src >= 0 && src != r && optim_copy(rp->opt, tr->rep[src].opt))
+        return fail(tr, TRAIN_EINVAL, "train: inner optimizers differ");
+    memcpy(rp->p, tr->outer, tr->N * sizeof *rp->p);
+    rp->steps = steps;
+    for (int f = 0; f < tr->P; f++) {
+        *due_of(tr, r, f) = -1;
+        drop_payload(&tr->frag[f], r);
+    }
+    return TRAIN_OK;
+}
+
+/* A snapshot's buffers for this trainer, or NULL. */
+static snapshot *snapshot_new(train *tr) {
+    snapshot *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->rep = calloc((size_t)tr->M, sizeof *s->rep);
+    int bad = !s->rep;
+    const size_t N = tr->N;
+    for (int r = 0; !bad && r < tr->M; r++) {
+        replica_snap *q = &s->rep[r];
+        char e[200];
+        q->p = malloc((size_t)(1 + tr->dp) * N * sizeof *q->p);
+        q->g = q->p && tr->dp ? q->p + N : NULL;
+        q->opt = inner_optimizer(tr, e, sizeof e);
+        q->data = tr->data ? data_stream_new(tr->data, r) : NULL;
+        bad = !q->p || !q->opt || (tr->data && !q->data);
+    }
+    if (!bad && tr->outer) {
+        s->outer = malloc((size_t)(1 + !!tr->mom) * N * sizeof *s->outer);
+        s->mom = s->outer && tr->mom ? s->outer + N : NULL;
+        bad = !s->outer;
+    }
+    if (bad) {
+        snapshot_free(tr, s);
+        return NULL;
+    }
+    return s;
+}
+
+/* n floats from the live buffer to the kept one, or back (restore). */
+static void transfer(int restore, float *live, float *kept, size_t n) {
+    if (!live) return;
+    if (restore)
+        memcpy(live, kept, n * sizeof *live);
+    else
+        memcpy(kept, live, n * sizeof *live);
+}
+
+/* Copies the state train_checkpoint keeps into the snapshot, or back. */
+static void snapshot_transfer(train *tr, int restore) {
+    snapshot *s = tr->snap;
+    for (int r = 0; r < tr->M; r++) {
+        replica *rp = &tr->rep[r];
+        replica_snap *q = &s->rep[r];
+        transfer(restore, rp->p, q->p, tr->N);
+        transfer(restore, q->g ? rp->g : NULL, q->g, tr->N);
+        optim_copy(restore ? rp->opt : q->opt, restore ? q->opt : rp->opt);
+        if (q->data)
+            data_stream_copy(restore ? rp->data : q->data,
+                             restore ? q->data : rp->data);
+        if (restore) {
+            rp->steps = q->steps;
+            rp->grad_ready = q->grad_ready;
+            rp->loss = q->loss;
+        } else {
+            q->steps = rp->steps;
+            q->grad_ready = rp->grad_ready;
+            q->loss = rp->loss;
+        }
+    }
+    transfer(restore, tr->outer, s->outer, tr->N);
+    transfer(restore, tr->mom, s->mom, tr->N);
+}
+
+int train_checkpoint(train *tr) {
+    if (!tr->snap && !(tr->snap = snapshot_new(tr)))
+        return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    snapshot_transfer(tr, 0);
+    return TRAIN_OK;
+}
+
+int train_restore(train *tr) {
+    if (!tr->snap)
+        return fail(tr, TRAIN_ESTATE, "train: restore without a checkpoint");
+    snapshot_transfer(tr, 1);
+    for (int f = 0; f < tr->P; f++) close_sync(tr, &tr->frag[f]);
+    for (int i = 0; i < tr->M * tr->P; i++) tr->due[i] = -1;
     return TRAIN_OK;
 }
 
 /* ---- the lockstep driver ------------------------------------------------- */
 
-static void inner_job(void *ctx, int r) {
-    train *tr = ctx;
-    tr->rep[r].rc = inner_step(tr, r);
-}
-
 int train_step(train *tr) {
     int64_t t = train_steps_done(tr) + 1;
     uint64_t all = tr->M == 64 ? ~0ull : (1ull << tr->M) - 1;
+    for (int r = 0; r < tr->M; r++) {
+        int rc = step_refused(tr, r, 0);
+        if (rc) return rc;
+    }
     run_jobs(tr->pool, tr->M, inner_job, tr);
     for (int r = 0; r < tr->M; r++)
         if (tr->rep[r].rc) return step_failed(tr, r, tr->rep[r].rc);
@@ -856,7 +1197,7 @@ int train_step(train *tr) {
         if (rc) return rc;
     }
     int g = sched_applied_after(&tr->sp, t);
-    if (g >= 0 && tr->frag[g].pending) return train_apply(tr, g, all);
+    if (g >= 0 && tr->frag[g].take >= 0) return train_apply(tr, g, all);
     return TRAIN_OK;
 }
 
@@ -998,4 +1339,12 @@ int train_fedpart_fragment(const train *tr, int r) {
 
 double train_entropy_floor(const train *tr) {
     return tr->data ? data_entropy_rate(tr->data, -1) : NAN;
+}
+
+int64_t train_sync_take(const train *tr, int f) {
+    return f >= 0 && f < tr->P ? tr->frag[f].take : -1;
+}
+
+uint64_t train_sync_contributors(const train *tr, int f) {
+    return f >= 0 && f < tr->P ? tr->frag[f].contrib : 0;
 }

@@ -60,6 +60,44 @@
  * same schedule.  So each fragment trains for H/P consecutive steps out
  * of every H, then is averaged.
  *
+ * Coupled runs.  An event loop may drive the replicas one by one (the
+ * calls of a coupled run, below), so they can be at different steps:
+ *   contribute  replica r encodes its payload of fragment f's sync taken
+ *               after step `take` when it has done `take` steps (DP: when
+ *               its gradient of step take is ready); the first contributor
+ *               opens the sync, which is the fragment's only one in flight.
+ *   reduce      averages the chosen contributors' payloads (as apply) and
+ *               runs the outer step, but merges lazily: each replica r
+ *               gets a pending merge of f due at a step m_r (default
+ *               take + tau + 1), which lands just before r computes step
+ *               m_r, with the fragment's outer values of that moment.  A
+ *               second reduce of f before r's merge of f has landed leaves
+ *               one pending merge due at the earlier step: a replica that
+ *               missed a landing merges only the newest outer values.  A
+ *               replica's pending merge of f also lands before it encodes
+ *               its next payload of f.  DP reduces update every replica
+ *               at once (as apply).
+ *   WAIT        (late = TRAIN_LATE_WAIT) a replica may not compute step
+ *               take + tau + 1 or later while a sync taken after step
+ *               `take` is in flight: the merge would come too late, so
+ *               the call is refused, which catches gating bugs of the
+ *               loop.  CONTINUE lets it compute on; the merge then lands
+ *               at whatever later step the loop names.  DP: a replica
+ *               whose gradient is in flight may not compute another one
+ *               (the reduce would overwrite it), whatever `late`.
+ *   rejoin      a replica that lost its state heals from the outer
+ *               parameters (each fragment as of its last reduce), with a
+ *               copy of a live replica's inner optimizer and that
+ *               replica's step count; what it had in flight is withdrawn.
+ *   checkpoint  one snapshot of every replica's parameters, inner
+ *               optimizer, step count, data position, and of the outer
+ *               state; restore rolls the trainer back to it, dropping the
+ *               syncs in flight and the pending merges (DP's recovery from
+ *               a failure; it works for every method).
+ * Lockstep prepare / apply are the same encode, reduce and merge, every
+ * merge landing at once.  Refused calls (an error code) leave the trainer
+ * unchanged.
+ *
  * Inner optimizer.  Each replica's optimizer ranges are the model's
  * tensors (decay flag from nn_tensor.decay); the learning-rate schedule
  * runs on the replica's count of completed inner steps (t = count + 1);
@@ -98,6 +136,10 @@ enum {
 #define TRAIN_MAX_REPLICAS 64 /* participant masks are uint64_t */
 
 typedef enum { TRAIN_MAP_JOIN = 0, TRAIN_MAP_OWN = 1 } train_map;
+
+/* What a coupled run refuses of a replica whose sync result is late (see
+ * "Coupled runs" above). */
+typedef enum { TRAIN_LATE_WAIT = 0, TRAIN_LATE_CONTINUE = 1 } train_late;
 
 typedef enum {
     TRAIN_MODEL_NN = 0,    /* nn.h, from train_config.nn */
@@ -198,6 +240,9 @@ typedef struct {
     int eval_batches;      /* batches of the fixed eval set, >= 1 (not
                               used with DATA_NONE, which evaluates once)
                               [4] */
+    train_late late;       /* which orders of the coupled calls are
+                              refused; train_step and train_run ignore it
+                              [TRAIN_LATE_WAIT] */
 } train_config;
 
 typedef struct train train;
@@ -234,27 +279,104 @@ const char *train_error(const train *tr);
 
 /* ---- the calls an event loop drives -------------------------------------- */
 
-/* One inner step of replica r on its next batch: forward, backward and
- * (not DP) the inner optimizer update (FedPart: the turn's fragment only).
- * DP: the gradient only; the update happens in train_apply.
- * TRAIN_ENUM on a non-finite loss. */
+/* One inner step of replica r on its next batch: first the landing of
+ * r's pending merges due at or before this step (train_steps + 1), then
+ * forward, backward and (not DP) the inner optimizer update (FedPart: the
+ * turn's fragment only).  DP: the gradient only; the update happens in
+ * train_apply / train_reduce.  TRAIN_ESTATE, before anything changes,
+ * when late is TRAIN_LATE_WAIT and some fragment's sync taken after step
+ * `take` is in flight with take + tau + 1 <= the step r would compute;
+ * DP: when r's gradient is in fragment 0's sync in flight (whatever
+ * late).  TRAIN_ENUM on a non-finite loss. */
 int train_inner_step(train *tr, int r);
 
 /* Takes fragment f's sync for the replicas in `participants` (bit r =
  * replica r; non-empty, within 0..M-1): encodes each one's payload into
- * its own buffer (DP: the gradients, which needs a train_inner_step of
- * each participant since the last apply).  bytes (M entries, or NULL)
- * receives each replica's encoded size (0 for the others).
- * TRAIN_ESTATE when f already has a sync in flight. */
+ * its own buffer, in parallel (DP: the gradients, which needs a
+ * train_inner_step of each participant since the last apply), each
+ * after landing the participant's pending merge of f.  The sync's take
+ * step is the least step count among the participants (DP: plus one).
+ * bytes (M entries, or NULL) receives each replica's encoded size (0 for
+ * the others).  TRAIN_ESTATE when f already has a sync in flight. */
 int train_prepare(train *tr, int f, uint64_t participants,
                   uint64_t *bytes);
 
 /* Completes fragment f's sync in flight: averages the payloads of the
  * replicas in `participants` (a non-empty subset of those prepared; the
  * others' payloads are dropped), then the outer step and the merge into
- * every replica (DP: one inner step of every replica with the average).
- * TRAIN_ESTATE when f has no sync in flight. */
+ * every replica now (DP: one inner step of every replica with the
+ * average); a pending merge of f is thereby done.  TRAIN_ESTATE when f
+ * has no sync in flight. */
 int train_apply(train *tr, int f, uint64_t participants);
+
+/* ---- the calls of a coupled run ------------------------------------------ */
+
+/* Replica r encodes its payload of fragment f's sync taken after step
+ * `take`, on the calling thread, exactly as train_prepare does for one
+ * participant, after landing r's pending merge of f whatever its due
+ * step.  Not DP: r must have done `take` steps; DP: r's gradient must be
+ * ready and r must have done take - 1 steps (the gradient is of step
+ * take).  When f has a sync in flight, this joins it: its take must be
+ * `take` and r not yet a contributor; else this contribution opens it.
+ * *bytes (bytes may be NULL) receives the payload's size, which
+ * train_bytes counts.  TRAIN_EINVAL for a bad r or f; TRAIN_ESTATE for
+ * the rest; either leaves the trainer unchanged. */
+int train_contribute(train *tr, int r, int f, int64_t take,
+                     uint64_t *bytes);
+
+/* Completes fragment f's sync in flight with the payloads of `members`
+ * (a subset of its contributors; the others' payloads are dropped).
+ * members 0 abandons it: no outer step, no merge.  Otherwise their FP32
+ * average in replica order, the outer step (or the model-averaging
+ * copy), then: DP, every replica's inner step with the average now (as
+ * train_apply); not DP, a pending merge of f into every replica r due at
+ * step merge_step[r] (merge_step NULL: take + tau + 1 for all; a
+ * negative entry: no merge for r, e.g. a failed replica that will
+ * rejoin), which lands as described under "Coupled runs".  TRAIN_ESTATE
+ * when f has no sync in flight or (not DP) a replica has already
+ * computed its merge step (train_replica_steps >= merge_step[r]: the
+ * result is too late for it); TRAIN_EINVAL for a bad f or members
+ * outside the contributors.  Every check comes first: on an error the
+ * trainer is unchanged. */
+int train_reduce(train *tr, int f, uint64_t members,
+                 const int64_t *merge_step);
+
+/* Lands replica r's pending merges due at or before its next step (as
+ * train_inner_step does first), e.g. to evaluate r between its steps.
+ * DP: nothing to land.  TRAIN_EINVAL for a bad r. */
+int train_land(train *tr, int r);
+
+/* Not DP (TRAIN_EINVAL).  Replica r heals: its parameters become the
+ * outer parameters (every fragment as of its last reduce), its inner
+ * optimizer state a copy of replica src's (src < 0 or src == r: it keeps
+ * its own), its step count `steps` (>= 0; the learning-rate schedule
+ * goes on from there); its pending merges are dropped and its
+ * contributions to syncs in flight withdrawn (payload freed).  A sync
+ * left without contributors stays open: a later contributor of the same
+ * take may join it, or train_reduce with members 0 abandons it.  Its
+ * data stream keeps its position (the batches of discarded work stay
+ * consumed) and its gradient count is not changed.  TRAIN_EINVAL for a
+ * bad r, src (>= M) or steps, trainer unchanged. */
+int train_rejoin(train *tr, int r, int src, int64_t steps);
+
+/* Takes the trainer's one snapshot (replacing the previous one): every
+ * replica's parameters, inner optimizer state, step count, DP gradient
+ * and whether it is ready, last loss and data-stream position; the outer
+ * parameters and outer momentum.  The first call allocates it
+ * (TRAIN_ENOMEM on failure, trainer unchanged). */
+int train_checkpoint(train *tr);
+
+/* Puts the snapshot back and drops every sync in flight (payloads freed)
+ * and every pending merge.  Gradient counts (tokens) and train_bytes are
+ * not rolled back: they count the work done.  The snapshot stays, for
+ * another restore.  TRAIN_ESTATE without a snapshot. */
+int train_restore(train *tr);
+
+/* The take step of fragment f's sync in flight, -1 when none (or a bad
+ * f), and the mask of the replicas whose payload it holds (0 when none).
+ * A sync whose contributors all withdrew is in flight with none. */
+int64_t train_sync_take(const train *tr, int f);
+uint64_t train_sync_contributors(const train *tr, int f);
 
 /* ---- the lockstep driver ------------------------------------------------- */
 
@@ -302,7 +424,8 @@ int train_fragment_units(const train *tr, int f, int *out);
 /* Bytes one replica's payload of fragment f takes (DP: f = 0, with
  * dp_codec): sum of codec_wire_bytes over the fragment's tensors. */
 uint64_t train_fragment_wire_bytes(const train *tr, int f);
-/* Cumulative bytes returned by train_prepare so far, all replicas. */
+/* Cumulative bytes returned by train_prepare and train_contribute so
+ * far, all replicas. */
 uint64_t train_bytes(const train *tr);
 /* Steps completed by replica r (DP: counted at apply), and by every
  * replica (the minimum). */

@@ -203,7 +203,7 @@ typedef struct {
     int rc;           /* of the last job run for this replica */
 } replica;
 
-/* What train_checkpoint keeps of a replica. */
+/* What a snapshot keeps of a replica. */
 typedef struct {
     float *p, *g;      /* one block; g: DP only (a gradient may await
                           its reduce) */
@@ -214,11 +214,14 @@ typedef struct {
     float loss;
 } replica_snap;
 
-typedef struct {
+struct train_snapshot {
+    const train *owner;
+    int M;
+    int taken;          /* holds a state */
     replica_snap *rep;  /* [M] */
     float *outer, *mom; /* one block, as the trainer's (NULL where those
                            are) */
-} snapshot;
+};
 
 struct train {
     train_config cfg;
@@ -236,7 +239,6 @@ struct train {
     int64_t *due;       /* [M * P]: replica r merges fragment f's last
                            reduce just before its step due[r * P + f];
                            -1: no merge pending */
-    snapshot *snap;     /* NULL before the first checkpoint */
     float *outer, *mom; /* NULL for DP; mom NULL when mu == 0 */
     float *acc, *scratch;
     data_source *data;
@@ -628,9 +630,9 @@ static void close_sync(train *tr, fragment *fr) {
     fr->take = -1;
 }
 
-static void snapshot_free(train *tr, snapshot *s) {
+void train_snapshot_free(train_snapshot *s) {
     if (!s) return;
-    for (int r = 0; s->rep && r < tr->M; r++) {
+    for (int r = 0; s->rep && r < s->M; r++) {
         free(s->rep[r].p);
         optim_free(s->rep[r].opt);
         data_stream_free(s->rep[r].data);
@@ -643,7 +645,6 @@ static void snapshot_free(train *tr, snapshot *s) {
 void train_free(train *tr) {
     if (!tr) return;
     pool_free(tr->pool);
-    snapshot_free(tr, tr->snap);
     for (int f = 0; tr->frag && f < tr->P; f++) {
         fragment *fr = &tr->frag[f];
         if (fr->buf) close_sync(tr, fr);
@@ -1096,10 +1097,11 @@ int train_rejoin(train *tr, int r, int src, int64_t steps) {
     return TRAIN_OK;
 }
 
-/* A snapshot's buffers for this trainer, or NULL. */
-static snapshot *snapshot_new(train *tr) {
-    snapshot *s = calloc(1, sizeof *s);
+train_snapshot *train_snapshot_new(train *tr) {
+    train_snapshot *s = calloc(1, sizeof *s);
     if (!s) return NULL;
+    s->owner = tr;
+    s->M = tr->M;
     s->rep = calloc((size_t)tr->M, sizeof *s->rep);
     int bad = !s->rep;
     const size_t N = tr->N;
@@ -1118,7 +1120,7 @@ static snapshot *snapshot_new(train *tr) {
         bad = !s->outer;
     }
     if (bad) {
-        snapshot_free(tr, s);
+        train_snapshot_free(s);
         return NULL;
     }
     return s;
@@ -1133,9 +1135,8 @@ static void transfer(int restore, float *live, float *kept, size_t n) {
         memcpy(kept, live, n * sizeof *live);
 }
 
-/* Copies the state train_checkpoint keeps into the snapshot, or back. */
-static void snapshot_transfer(train *tr, int restore) {
-    snapshot *s = tr->snap;
+/* Copies the state a snapshot keeps into s, or back. */
+static void snapshot_transfer(train *tr, train_snapshot *s, int restore) {
     for (int r = 0; r < tr->M; r++) {
         replica *rp = &tr->rep[r];
         replica_snap *q = &s->rep[r];
@@ -1159,17 +1160,27 @@ static void snapshot_transfer(train *tr, int restore) {
     transfer(restore, tr->mom, s->mom, tr->N);
 }
 
-int train_checkpoint(train *tr) {
-    if (!tr->snap && !(tr->snap = snapshot_new(tr)))
-        return fail(tr, TRAIN_ENOMEM, "train: out of memory");
-    snapshot_transfer(tr, 0);
+static int check_snapshot(train *tr, const train_snapshot *s) {
+    if (!s || s->owner != tr)
+        return fail(tr, TRAIN_EINVAL, "train: a snapshot of another trainer");
     return TRAIN_OK;
 }
 
-int train_restore(train *tr) {
-    if (!tr->snap)
-        return fail(tr, TRAIN_ESTATE, "train: restore without a checkpoint");
-    snapshot_transfer(tr, 1);
+int train_snapshot_take(train *tr, train_snapshot *s) {
+    int rc = check_snapshot(tr, s);
+    if (rc) return rc;
+    snapshot_transfer(tr, s, 0);
+    s->taken = 1;
+    return TRAIN_OK;
+}
+
+int train_snapshot_restore(train *tr, train_snapshot *s) {
+    int rc = check_snapshot(tr, s);
+    if (rc) return rc;
+    if (!s->taken)
+        return fail(tr, TRAIN_ESTATE, "train: restore of a snapshot never "
+                    "taken");
+    snapshot_transfer(tr, s, 1);
     for (int f = 0; f < tr->P; f++) close_sync(tr, &tr->frag[f]);
     for (int i = 0; i < tr->M * tr->P; i++) tr->due[i] = -1;
     return TRAIN_OK;

@@ -89,11 +89,11 @@
  *               parameters (each fragment as of its last reduce), with a
  *               copy of a live replica's inner optimizer and that
  *               replica's step count; what it had in flight is withdrawn.
- *   checkpoint  one snapshot of every replica's parameters, inner
- *               optimizer, step count, data position, and of the outer
- *               state; restore rolls the trainer back to it, dropping the
- *               syncs in flight and the pending merges (DP's recovery from
- *               a failure; it works for every method).
+ *   snapshot    a copy of every replica's parameters, inner optimizer,
+ *               step count, data position, and of the outer state;
+ *               restoring one rolls the trainer back to it, dropping the
+ *               syncs in flight and the pending merges (DP's recovery
+ *               from a failure; it works for every method).
  * Lockstep prepare / apply are the same encode, reduce and merge, every
  * merge landing at once.  Refused calls (an error code) leave the trainer
  * unchanged.
@@ -359,18 +359,29 @@ int train_land(train *tr, int r);
  * bad r, src (>= M) or steps, trainer unchanged. */
 int train_rejoin(train *tr, int r, int src, int64_t steps);
 
-/* Takes the trainer's one snapshot (replacing the previous one): every
- * replica's parameters, inner optimizer state, step count, DP gradient
- * and whether it is ready, last loss and data-stream position; the outer
- * parameters and outer momentum.  The first call allocates it
- * (TRAIN_ENOMEM on failure, trainer unchanged). */
-int train_checkpoint(train *tr);
+/* A snapshot of a trainer's state, to roll back to (DP's recovery from
+ * a failure; it works for every method): every replica's parameters,
+ * inner optimizer state, step count, DP gradient and whether it is ready,
+ * last loss and data-stream position; the outer parameters and outer
+ * momentum.  A trainer may have several (a committed checkpoint and the
+ * candidate that will replace it). */
+typedef struct train_snapshot train_snapshot;
 
-/* Puts the snapshot back and drops every sync in flight (payloads freed)
+/* The buffers of a snapshot of tr, holding nothing yet; NULL when out of
+ * memory.  Free it (before or after tr) with train_snapshot_free. */
+train_snapshot *train_snapshot_new(train *tr);
+void train_snapshot_free(train_snapshot *s); /* NULL is allowed */
+
+/* Copies tr's state into s (replacing what s held).  TRAIN_EINVAL when s
+ * is not a snapshot of tr. */
+int train_snapshot_take(train *tr, train_snapshot *s);
+
+/* Puts s's state back and drops every sync in flight (payloads freed)
  * and every pending merge.  Gradient counts (tokens) and train_bytes are
- * not rolled back: they count the work done.  The snapshot stays, for
- * another restore.  TRAIN_ESTATE without a snapshot. */
-int train_restore(train *tr);
+ * not rolled back: they count the work done.  s keeps its state, for
+ * another restore.  TRAIN_EINVAL when s is not tr's, TRAIN_ESTATE when it
+ * was never taken. */
+int train_snapshot_restore(train *tr, train_snapshot *s);
 
 /* The take step of fragment f's sync in flight, -1 when none (or a bad
  * f), and the mask of the replicas whose payload it holds (0 when none).

@@ -255,20 +255,31 @@ static int load(const cli_options *o, scn_config *cfg) {
     return 0;
 }
 
+/* Progress in steps (a cpl_options.progress). */
+typedef struct {
+    cli_progress bar;
+    double steps;
+} steps_progress;
+
+static void on_progress(void *ctx, double fraction) {
+    steps_progress *p = ctx;
+    cli_progress_count(&p->bar, floor(fraction * p->steps), p->steps);
+}
+
 /* Runs the training, writing the CSV to out; fills *s and *wall_s. */
 static int train_to(outfile *out, const scn_config *cfg, csv_ctx *c,
                     const char *label, cpl_summary *s, double *wall_s,
                     char *err, size_t errlen) {
-    cli_progress progress;
+    steps_progress progress = {.steps = (double)cfg->steps};
     c->csv = out->f;
-    cli_progress_start(&progress, label);
-    cpl_options o = {cfg, c->eval, csv_row, c, cli_progress_update,
-                     &progress};
+    cli_progress_start(&progress.bar, label);
+    cpl_options o = {cfg, c->eval, csv_row, c, on_progress, &progress};
     double t0 = cli_now_s();
     int rc = c->sim ? cpl_run(&o, s, err, errlen)
                     : cpl_lockstep(&o, s, err, errlen);
     *wall_s = cli_now_s() - t0;
-    cli_progress_end(&progress);
+    if (!rc) on_progress(&progress, 1); /* the last step, whatever was shown */
+    cli_progress_end(&progress.bar);
     return rc;
 }
 

@@ -26,7 +26,7 @@ lines "$tmp/stdout.csv" 8 "smoke rows"
 contains "$tmp/stdout.csv" "^# dilosim 0\.7\.0 (.*)$" "version comment"
 head -1 "$tmp/stdout.csv" | grep -q '^# dilosim ' && ok || bad "version comment first"
 sed -n 2p "$tmp/stdout.csv" >"$tmp/header"
-echo "step,tokens,train_loss_nats,eval_loss_outer_nats,eval_loss_replica_nats,eval_loss_average_nats,bytes_sent,entropy_floor_nats" >"$tmp/want"
+echo "step,tokens,train_loss_nats,eval_loss_outer_nats,eval_loss_replica_nats,eval_loss_average_nats,bytes_sent,entropy_floor_nats,sim_time_s,sim_compute_utilization,sync_delay_mean_steps,sync_delay_max_steps,wan_bytes" >"$tmp/want"
 same "$tmp/header" "$tmp/want" "CSV header"
 contains "$tmp/err" '"eval_loss_outer_nats"' "summary on stderr"
 contains "$tmp/err" '"gflops_per_s"' "summary on stderr"
@@ -48,7 +48,7 @@ same "$tmp/t1.csv" "$tmp/a.csv" "--threads 1 vs the default"
 # Options: --set, fewer columns, eval every step, DP.
 expect 0 "set" -- "$bin" train "$smoke" --set 'train.eval=["outer"]' --set steps=5 --set train.eval_interval=1
 lines "$tmp/out" 7 "eval every step"
-contains "$tmp/out" "^step,tokens,train_loss_nats,eval_loss_outer_nats,bytes_sent,entropy_floor_nats$" "outer-only header"
+contains "$tmp/out" "^step,tokens,train_loss_nats,eval_loss_outer_nats,bytes_sent,entropy_floor_nats,sim_time_s," "outer-only header"
 expect 0 "dp" -- "$bin" train "$smoke" --set method.name=dp --set steps=4 --set train.eval_interval=0
 lines "$tmp/out" 3 "eval_interval 0: the last step only"
 

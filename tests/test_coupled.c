@@ -41,7 +41,7 @@ static const char *const base =
     "   \"d\": 16, \"heads\": 2, \"layers\": 2, \"ctx\": 8},"
     "   \"data\": {\"kind\": \"markov\", \"successors\": 3},"
     "   \"batch\": 2, \"seq\": 8, \"inner\": {\"lr\": 3e-3},"
-    "   \"eval_interval\": 3, \"eval_batches\": 2, \"threads\": 1,"
+    "   \"eval_interval\": 2, \"eval_batches\": 2, \"threads\": 1,"
     "   \"eval\": [\"outer\", \"replica\", \"average\"]}}";
 
 #define MAX_ROWS 64
@@ -151,7 +151,7 @@ START_TEST(test_time_grows_with_slower_links) {
     rows fast, slow;
     cpl_summary s;
     run(&fast, &s, 0, NULL, "network.bandwidth_gbps=100", NULL);
-    run(&slow, &s, 0, NULL, "network.bandwidth_gbps=0.01", NULL);
+    run(&slow, &s, 0, NULL, "network.bandwidth_gbps=0.0001", NULL);
     same_rows(&fast, &slow, 1);
     ck_assert(slow.row[slow.n - 1].sim_time_s >
               fast.row[fast.n - 1].sim_time_s);
@@ -317,12 +317,12 @@ START_TEST(test_diloco_failure_by_hand) {
     ok(tr, train_contribute(tr, 0, 0, 6, NULL));
     ok(tr, train_contribute(tr, 1, 0, 6, NULL));
     ok(tr, train_reduce(tr, 0, 3, NULL));
-    double outer, r1;
+    double outer, r0;
     ok(tr, train_eval_outer(tr, &outer));
-    ok(tr, train_land(tr, 1));
-    ok(tr, train_eval_replica(tr, 0, &r1));
+    ok(tr, train_land(tr, 0));
+    ok(tr, train_eval_replica(tr, 0, &r0));
     ck_assert(rs.row[0].eval_loss == outer);
-    ck_assert(rs.row[0].replica_loss == r1);
+    ck_assert(rs.row[0].replica_loss == r0);
     ck_assert_uint_eq(rs.row[0].bytes_sent, train_bytes(tr));
     train_free(tr);
     free(cfg);
@@ -330,22 +330,22 @@ START_TEST(test_diloco_failure_by_hand) {
 }
 END_TEST
 
-/* DP with a checkpoint every 2 steps; worker 0 fails at 3.5 s (inside
- * step 4) and is back at 4 s: everybody redoes steps 3 and 4 from the
- * checkpoint of step 2.  The numerics end exactly where a run without
+/* DP with a checkpoint every 3 steps; worker 0 fails at 4.5 s (inside
+ * step 5) and is back at 5 s: everybody redoes steps 4 and 5 from the
+ * checkpoint of step 3.  The numerics end exactly where a run without
  * the failure ends; the clock and the tokens (work done) do not. */
 START_TEST(test_dp_failure_restores_checkpoint) {
     char tr_set[128];
     snprintf(tr_set, sizeof tr_set, "faults.trace=\"%s\"",
-             trace_file("3.5 0 down\n4 0 up\n"));
+             trace_file("4.5 0 down\n5 0 up\n"));
     rows a, b;
     cpl_summary sa, sb;
     run(&a, &sa, 0, NULL, "method.name=\"dp\"", "steps=9",
-        "faults.checkpoint_steps=2", "network.bandwidth_gbps=\"inf\"",
+        "faults.checkpoint_steps=3", "network.bandwidth_gbps=\"inf\"",
         NULL);
     scn_config *cfg = malloc(sizeof *cfg);
     const char *sets[] = {"method.name=\"dp\"", "steps=9",
-                          "faults.checkpoint_steps=2",
+                          "faults.checkpoint_steps=3",
                           "network.bandwidth_gbps=\"inf\"", tr_set};
     char err[512];
     ck_assert_msg(scn_load_string(base, "/tmp/case.json", sets, 5, cfg, err,
@@ -354,8 +354,12 @@ START_TEST(test_dp_failure_restores_checkpoint) {
     b.n = 0;
     ck_assert_msg(cpl_run(&o, &sb, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(sb.sim.failures, 1);
-    /* the row of step 3 was written before the failure and again after */
+    /* the row of step 4 was written before the failure and again after */
     ck_assert_int_eq(b.n, a.n + 1);
+    ck_assert_int_eq(b.row[1].step, 4);
+    ck_assert_int_eq(b.row[2].step, 4);
+    ck_assert(b.row[1].eval_loss == b.row[2].eval_loss); /* redone alike */
+    ck_assert(b.row[2].sim_time_s > b.row[1].sim_time_s);
     const cpl_row *x = &a.row[a.n - 1], *y = &b.row[b.n - 1];
     ck_assert_int_eq(y->step, 9);
     ck_assert(x->eval_loss == y->eval_loss);

@@ -640,7 +640,7 @@ static char *traced(const char *json, const char *set, capture *c,
     FILE *f = open_memstream(&text, &len);
     c->n = 0;
     report_trace_begin(&c->tw, f, cfg.workers, a, b);
-    run_hooks h = {capture_span, c, NULL, NULL};
+    run_hooks h = {.span = capture_span, .span_ctx = c};
     ck_assert_int_eq(run_simulate(&cfg, &h, &c->r, err, sizeof err), 0);
     report_trace_end(&c->tw);
     fclose(f);

@@ -708,7 +708,7 @@ START_TEST(test_unknown_keys) {
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
          "fragments, layout, order, tau, alpha, codec, codec_block, "
-         "dp_codec)");
+         "dp_codec, late, sync_timeout_s)");
     FAIL(IN("faults", "\"mtbf\": 4"),
          "s.json:3:5: faults.mtbf: unknown key (expected one of: mtbf_hours, "
          "mttr_hours, distribution, weibull_shape, trace, checkpoint_steps, "
@@ -1261,7 +1261,7 @@ START_TEST(test_variant_errors) {
            " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}", "v",
            ":2:32: variants.v.method.nmae: unknown key (expected one of: "
            "name, H, fragments, layout, order, tau, alpha, codec, "
-           "codec_block, dp_codec)");
+           "codec_block, dp_codec, late, sync_timeout_s)");
     V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}",
            "v",
            ":2:32: variants.v.network: wrong type: number (expected an "
@@ -1683,7 +1683,7 @@ START_TEST(test_train_errors) {
     FAIL(IN("train", "\"optimizer\": \"sgd\""),
          "s.json:3:5: train.optimizer: unknown key (expected one of: model, "
          "data, batch, seq, inner, outer, units, eval_interval, "
-         "eval_batches, eval, threads, fedpart)");
+         "eval_batches, eval, threads, fedpart, target_loss)");
     FAIL(IN("train", "\"model\": {\"width\": 4}"),
          "s.json:3:15: train.model.width: unknown key (expected one of: "
          "kind, vocab, d, heads, layers, ctx, mlp_ratio)");

@@ -463,16 +463,20 @@ START_TEST(checkpoint_restore_replays) {
                              sched_of(SCHED_STREAMING, 6, 2, 1, 0.5)};
     train_config c = tiny_cfg(s[_i], 2);
     train *a = new_trainer(&c), *b = new_trainer(&c);
-    REFUSED(a, train_restore(a), TRAIN_ESTATE, "without a checkpoint");
+    train_snapshot *snap = train_snapshot_new(a), *other = train_snapshot_new(b);
+    ck_assert_ptr_nonnull(snap);
+    ck_assert_ptr_nonnull(other);
+    REFUSED(a, train_snapshot_restore(a, snap), TRAIN_ESTATE, "never taken");
+    REFUSED(a, train_snapshot_take(a, other), TRAIN_EINVAL, "another trainer");
     lockstep(a, 4);
-    ok(a, train_checkpoint(a));
+    ok(a, train_snapshot_take(a, snap));
     lockstep(a, 2);
-    ok(a, train_checkpoint(a)); /* replaces the one of step 4 */
+    ok(a, train_snapshot_take(a, snap)); /* replaces the one of step 4 */
     uint64_t b6 = train_bytes(a);
     lockstep(a, 5);
     uint64_t b11 = train_bytes(a);
     if (_i == 2) ck_assert_int_eq(train_sync_take(a, 1), 11);
-    ok(a, train_restore(a));
+    ok(a, train_snapshot_restore(a, snap));
     ck_assert_int_eq(train_steps_done(a), 6);
     for (int f = 0; f < 2; f++) ck_assert_int_eq(train_sync_take(a, f), -1);
     lockstep(a, 6);
@@ -482,6 +486,8 @@ START_TEST(checkpoint_restore_replays) {
     lockstep(a, 1);
     lockstep(b, 1);
     same_trainers(a, b);
+    train_snapshot_free(snap);
+    train_snapshot_free(other);
     train_free(a);
     train_free(b);
 }
@@ -495,15 +501,18 @@ START_TEST(checkpoint_mid_dp_step) {
     lockstep(a, 3);
     step_n(a, 0, 1);
     step_n(a, 1, 1);
-    ok(a, train_checkpoint(a));
+    train_snapshot *snap = train_snapshot_new(a);
+    ck_assert_ptr_nonnull(snap);
+    ok(a, train_snapshot_take(a, snap));
     for (int pass = 0; pass < 2; pass++) {
         for (int r = 0; r < 2; r++) ok(a, train_contribute(a, r, 0, 4, NULL));
         ok(a, train_reduce(a, 0, 3, NULL));
         lockstep(a, 2);
-        if (pass == 0) ok(a, train_restore(a));
+        if (pass == 0) ok(a, train_snapshot_restore(a, snap));
     }
     lockstep(b, 6);
     same_trainers(a, b);
+    train_snapshot_free(snap);
     train_free(a);
     train_free(b);
 }

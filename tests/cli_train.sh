@@ -92,6 +92,28 @@ if [ -c /dev/full ]; then
 fi
 
 # Progress counts steps (60), not evaluations (6); none off a terminal.
+# A diverged loss stops the coupled run: exit 1, one line, no file.
+expect 1 "diverged loss" -- "$bin" train "$smoke" --set train.inner.lr=1e6 \
+  --set train.inner.clip=0 --out "$tmp/nan.csv"
+lines "$tmp/err" 1 "diverged loss: one line"
+contains "$tmp/err" "mlp_smoke.json: train: replica 0 step [0-9]*: loss nan$" \
+  "diverged loss message"
+if [ -e "$tmp/nan.csv" ]; then bad "diverged loss left a file"; else ok; fi
+# --lockstep: the reference, without the sim_* columns, the same numerics.
+expect 0 "lockstep" -- "$bin" train "$smoke" --lockstep --out "$tmp/lock.csv"
+expect 0 "coupled" -- "$bin" train "$smoke" --out "$tmp/coupled.csv"
+grep -v '^#' "$tmp/coupled.csv" | cut -d, -f1-8 >"$tmp/cut.csv"
+grep -v '^#' "$tmp/lock.csv" >"$tmp/lock_rows.csv"
+same "$tmp/cut.csv" "$tmp/lock_rows.csv" "lockstep = coupled (wait, no faults)"
+# A slow network reaches the clock, not the loss (late: wait).
+expect 0 "slow link" -- "$bin" train "$smoke" --set network.bandwidth_gbps=0.1 \
+  --out "$tmp/slow.csv"
+grep -v '^#' "$tmp/slow.csv" | cut -d, -f1-8 >"$tmp/slow_cut.csv"
+same "$tmp/slow_cut.csv" "$tmp/lock_rows.csv" "slow link: same loss with wait"
+t_fast=$(tail -1 "$tmp/coupled.csv" | cut -d, -f9)
+t_slow=$(tail -1 "$tmp/slow.csv" | cut -d, -f9)
+awk -v a="$t_slow" -v b="$t_fast" 'BEGIN { exit !(a > b) }' && ok ||
+  bad "slow link: sim_time_s $t_slow not above $t_fast"
 expect 0 "train --progress" -- "$bin" train "$smoke" --out "$tmp/p.csv" --progress
 contains "$tmp/err" "mlp_smoke.json: done, 60/60, .* elapsed$" "train --progress"
 expect 0 "train quiet" -- "$bin" train "$smoke" --out "$tmp/p.csv"

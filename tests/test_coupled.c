@@ -274,37 +274,71 @@ static void ok(train *tr, int rc) {
     ck_assert_msg(rc == 0, "%s", train_error(tr));
 }
 
+/* The one row (eval_interval 0) of a coupled run of base with sets[n]
+ * and a fault trace (its text); one failure happens. */
+static cpl_row failed_run(const char *const *sets, int n,
+                          const char *trace) {
+    char tr_set[128];
+    snprintf(tr_set, sizeof tr_set, "faults.trace=\"%s\"", trace_file(trace));
+    const char *all[16];
+    memcpy(all, sets, (size_t)n * sizeof *all);
+    all[n] = tr_set;
+    rows rs;
+    cpl_summary s;
+    scn_config *cfg = malloc(sizeof *cfg);
+    char err[512];
+    ck_assert_msg(scn_load_string(base, "/tmp/case.json", all, n + 1, cfg,
+                                  err, sizeof err) == 0, "%s", err);
+    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
+    rs.n = 0;
+    ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(s.sim.failures, 1);
+    ck_assert_int_eq(rs.n, 1);
+    free(cfg);
+    unlink(trace_file(""));
+    return rs.row[0];
+}
+
+/* The hand-driven trainer tr ended where the coupled run's row did. */
+static void same_as_row(train *tr, const cpl_row *row) {
+    double outer, r0;
+    ok(tr, train_eval_outer(tr, &outer));
+    for (int r = 0; r < train_replicas(tr); r++) ok(tr, train_land(tr, r));
+    ok(tr, train_eval_replica(tr, 0, &r0));
+    ck_assert(row->eval_loss == outer);
+    ck_assert(row->replica_loss == r0);
+    ck_assert_uint_eq(row->bytes_sent, train_bytes(tr));
+    train_free(tr);
+}
+
+/* Both replicas' inner steps from..to. */
+static void steps_both(train *tr, int from, int to) {
+    for (int t = from; t <= to; t++)
+        ok(tr, train_inner_step(tr, 0)), ok(tr, train_inner_step(tr, 1));
+}
+
+/* Both replicas contribute to fragment f's sync taken after `take`,
+ * which is reduced over both. */
+static void sync_both(train *tr, int f, int64_t take) {
+    ok(tr, train_contribute(tr, 0, f, take, NULL));
+    ok(tr, train_contribute(tr, 1, f, take, NULL));
+    ok(tr, train_reduce(tr, f, 3, NULL));
+}
+
 /* DiLoCo, H 2, 6 steps, one layer, infinite links: every sync ends at
  * its take's instant.  Worker 1 fails at 2.5 s (inside step 3, whose
  * forward ended at 2.33 s, so replica 1 computed step 3) and is repaired
  * at 3 s; its download is instant and it waits for the next sync, taken
  * after step 4 by worker 0 alone at 4 s, and rejoins at step 5. */
 START_TEST(test_diloco_failure_by_hand) {
-    char tr_set[128];
-    snprintf(tr_set, sizeof tr_set, "faults.trace=\"%s\"",
-             trace_file("2.5 1 down\n3 1 up\n"));
     const char *sets[] = {"model.layers=1", "method.name=\"diloco\"",
                           "method.H=2", "method.alpha=0", "steps=6",
                           "network.bandwidth_gbps=\"inf\"",
-                          "train.eval_interval=0", tr_set};
-    rows rs;
-    cpl_summary s;
-    scn_config *cfg = malloc(sizeof *cfg);
-    char err[512];
-    ck_assert_msg(scn_load_string(base, "/tmp/case.json", sets, 8, cfg, err,
-                                  sizeof err) == 0, "%s", err);
-    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
-    rs.n = 0;
-    ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s", err);
-    ck_assert_int_eq(s.sim.failures, 1);
-    ck_assert_int_eq(rs.n, 1);
-
+                          "train.eval_interval=0"};
+    cpl_row row = failed_run(sets, 7, "2.5 1 down\n3 1 up\n");
     train *tr = trainer_of(sets, 7); /* the same, without the trace */
-    for (int t = 1; t <= 2; t++) ok(tr, train_inner_step(tr, 0)),
-                                 ok(tr, train_inner_step(tr, 1));
-    ok(tr, train_contribute(tr, 0, 0, 2, NULL));
-    ok(tr, train_contribute(tr, 1, 0, 2, NULL));
-    ok(tr, train_reduce(tr, 0, 3, NULL));
+    steps_both(tr, 1, 2);
+    sync_both(tr, 0, 2);
     ok(tr, train_inner_step(tr, 0)); /* step 3 */
     ok(tr, train_inner_step(tr, 1)); /* step 3 of replica 1, then lost */
     ok(tr, train_inner_step(tr, 0)); /* step 4 */
@@ -312,21 +346,39 @@ START_TEST(test_diloco_failure_by_hand) {
     int64_t ms[2] = {5, -1};
     ok(tr, train_reduce(tr, 0, 1, ms));
     ok(tr, train_rejoin(tr, 1, 0, 4));
-    for (int t = 5; t <= 6; t++) ok(tr, train_inner_step(tr, 0)),
-                                 ok(tr, train_inner_step(tr, 1));
+    steps_both(tr, 5, 6);
+    sync_both(tr, 0, 6);
+    same_as_row(tr, &row);
+}
+END_TEST
+
+/* Streaming, 2 layers (strided: fragment f is layer f, timed and
+ * trained), H 4, P 2, tau 0, alpha 0.5, 8 steps of 1 s: a step's six ops
+ * last 1/6 s, its last forward ends at +1/3 s, the parameter backward of
+ * layer 1 at +2/3 s and of layer 0 at +1 s.  Fragment 0 is taken after
+ * steps 2 and 6, fragment 1 after 4 and 8; infinite links.  Worker 1
+ * fails at 4.5 s, inside step 5 (which replica 1 computed at 4.33 s),
+ * and is back at 5 s; it waits for the next fragment sync, fragment 0's
+ * taken after step 6 by worker 0 alone at 6 s, and rejoins at step 7. */
+START_TEST(test_streaming_failure_by_hand) {
+    const char *sets[] = {"method.H=4", "method.tau=0", "steps=8",
+                          "network.bandwidth_gbps=\"inf\"",
+                          "train.eval_interval=0"};
+    cpl_row row = failed_run(sets, 5, "4.5 1 down\n5 1 up\n");
+    train *tr = trainer_of(sets, 5);
+    steps_both(tr, 1, 2);
+    sync_both(tr, 0, 2);
+    steps_both(tr, 3, 4);
+    sync_both(tr, 1, 4);
+    steps_both(tr, 5, 5); /* replica 1's step 5 is lost */
+    ok(tr, train_inner_step(tr, 0)); /* step 6 */
     ok(tr, train_contribute(tr, 0, 0, 6, NULL));
-    ok(tr, train_contribute(tr, 1, 0, 6, NULL));
-    ok(tr, train_reduce(tr, 0, 3, NULL));
-    double outer, r0;
-    ok(tr, train_eval_outer(tr, &outer));
-    ok(tr, train_land(tr, 0));
-    ok(tr, train_eval_replica(tr, 0, &r0));
-    ck_assert(rs.row[0].eval_loss == outer);
-    ck_assert(rs.row[0].replica_loss == r0);
-    ck_assert_uint_eq(rs.row[0].bytes_sent, train_bytes(tr));
-    train_free(tr);
-    free(cfg);
-    unlink(trace_file(""));
+    int64_t ms[2] = {7, -1};
+    ok(tr, train_reduce(tr, 0, 1, ms));
+    ok(tr, train_rejoin(tr, 1, 0, 6));
+    steps_both(tr, 7, 8);
+    sync_both(tr, 1, 8);
+    same_as_row(tr, &row);
 }
 END_TEST
 
@@ -455,6 +507,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_continue_at_infinite_bandwidth_is_wait);
     tcase_add_test(tc, test_continue_delays_by_hand);
     tcase_add_test(tc, test_diloco_failure_by_hand);
+    tcase_add_test(tc, test_streaming_failure_by_hand);
     tcase_add_test(tc, test_dp_failure_restores_checkpoint);
     tcase_add_test(tc, test_sync_timeout_drops_the_late_worker);
     tcase_add_test(tc, test_nonfinite_loss_stops);

@@ -863,6 +863,15 @@ START_TEST(test_ranges) {
     FAIL(IN("method", "\"codec_block\": -1"),
          "s.json:3:20: method.codec_block: -1 is out of range (expected an "
          "integer in 0..1e+15)");
+    FAIL(IN("method", "\"late\": \"sometimes\""),
+         "s.json:3:13: method.late: unknown value \"sometimes\" (expected "
+         "one of: wait, continue)");
+    FAIL(IN("method", "\"sync_timeout_s\": -1"),
+         "s.json:3:23: method.sync_timeout_s: -1 is out of range (expected a "
+         "number in [0, 1000000000])");
+    FAIL(IN("train", "\"target_loss\": -0.5"),
+         "s.json:3:20: train.target_loss: -0.5 is out of range (expected a "
+         "number in [0, 1000000])");
     /* faults */
     FAIL(IN("faults", "\"mtbf_hours\": -1"),
          "s.json:3:19: faults.mtbf_hours: -1 is out of range (expected a "

@@ -17,7 +17,7 @@
 
 static const char scenario[] =
     "{\"model\": {\"params\": 1e9, \"layers\": 24, \"step_time_s\": 0.5},"
-    " \"workers\": {\"count\": 2, \"stragglers\": {\"probability\": 0.1}},"
+    " \"workers\": {\"count\": 2, \"stragglers\": {\"probability\": 0}},"
     " \"network\": {\"bandwidth_gbps\": 10},"
     " \"method\": {\"name\": \"streaming\", \"H\": 20, \"fragments\": 4,"
     "   \"tau\": 1, \"alpha\": 0.5, \"codec\": \"e3m0\"},"

@@ -778,13 +778,11 @@ static int inner_step(train *tr, int r) {
     return TRAIN_OK;
 }
 
-/* TRAIN_ESTATE (with the message) when replica r may not compute its next
- * step now: DP, while r's gradient is in fragment 0's sync in flight;
- * with `wait`, while a sync in flight was taken tau + 1 or more steps
- * before that step. */
-static int step_refused(train *tr, int r, int wait) {
-    const replica *rp = &tr->rep[r];
-    const int64_t next = rp->steps + 1;
+/* TRAIN_ESTATE (with the message) when replica r may not compute its
+ * step `next` now: DP, while r's gradient is in fragment 0's sync in
+ * flight; with `wait`, while a sync in flight was taken tau + 1 or more
+ * steps before that step. */
+static int step_refused(train *tr, int r, int64_t next, int wait) {
     for (int f = 0; f < tr->P; f++) {
         const fragment *fr = &tr->frag[f];
         if (fr->take < 0) continue;
@@ -819,11 +817,51 @@ static void inner_job(void *ctx, int r) {
 
 int train_inner_step(train *tr, int r) {
     int rc = check_replica(tr, r);
-    if (!rc) rc = step_refused(tr, r, tr->cfg.late == TRAIN_LATE_WAIT);
+    if (!rc) rc = step_refused(tr, r, tr->rep[r].steps + 1,
+                               tr->cfg.late == TRAIN_LATE_WAIT);
     if (rc) return rc;
     inner_job(tr, r);
     rc = tr->rep[r].rc;
     return rc ? step_failed(tr, r, rc) : TRAIN_OK;
+}
+
+typedef struct {
+    train *tr;
+    const int *counts;
+} steps_job;
+
+/* counts[r] steps of replica r, stopping at the first failure (a pool
+ * job). */
+static void steps_job_run(void *ctx, int r) {
+    const steps_job *j = ctx;
+    j->tr->rep[r].rc = TRAIN_OK;
+    for (int k = 0; k < j->counts[r] && !j->tr->rep[r].rc; k++)
+        inner_job(j->tr, r);
+}
+
+int train_inner_steps(train *tr, const int *counts) {
+    int wait = tr->cfg.late == TRAIN_LATE_WAIT, refused = 0;
+    for (int r = 0; r < tr->M; r++) {
+        if (counts[r] < 0)
+            return fail(tr, TRAIN_EINVAL, "train: %d steps of replica %d",
+                        counts[r], r);
+        /* the check only gets stricter with the step: the last decides */
+        int64_t last = tr->rep[r].steps + counts[r];
+        refused |= counts[r] > 0 && step_refused(tr, r, last, wait);
+    }
+    if (refused) { /* one at a time, for the error at its step */
+        for (int r = 0; r < tr->M; r++)
+            for (int k = 0; k < counts[r]; k++) {
+                int rc = train_inner_step(tr, r);
+                if (rc) return rc;
+            }
+        return TRAIN_OK;
+    }
+    steps_job j = {tr, counts};
+    run_jobs(tr->pool, tr->M, steps_job_run, &j);
+    for (int r = 0; r < tr->M; r++)
+        if (tr->rep[r].rc) return step_failed(tr, r, tr->rep[r].rc);
+    return TRAIN_OK;
 }
 
 int train_land(train *tr, int r) {
@@ -1192,7 +1230,7 @@ int train_step(train *tr) {
     int64_t t = train_steps_done(tr) + 1;
     uint64_t all = tr->M == 64 ? ~0ull : (1ull << tr->M) - 1;
     for (int r = 0; r < tr->M; r++) {
-        int rc = step_refused(tr, r, 0);
+        int rc = step_refused(tr, r, tr->rep[r].steps + 1, 0);
         if (rc) return rc;
     }
     run_jobs(tr->pool, tr->M, inner_job, tr);

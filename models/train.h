@@ -341,6 +341,13 @@ int train_contribute(train *tr, int r, int f, int64_t take,
 int train_reduce(train *tr, int f, uint64_t members,
                  const int64_t *merge_step);
 
+/* counts[r] (>= 0) inner steps of each replica r, as that many
+ * train_inner_step calls, replicas in parallel on the pool: the same
+ * bits as the calls one by one in any order, since replicas share no
+ * state.  The first failure in replica order is returned (that replica
+ * stops at its failing step; the others may have done all theirs). */
+int train_inner_steps(train *tr, const int *counts);
+
 /* Lands replica r's pending merges due at or before its next step (as
  * train_inner_step does first), e.g. to evaluate r between its steps.
  * DP: nothing to land.  TRAIN_EINVAL for a bad r. */

@@ -9,6 +9,13 @@
  * t, the bytes of contributions taken after t (subtracted from the
  * trainer's total), and the outer parameters' loss, evaluated at the
  * latest just before a sync applied after t changes them.
+ *
+ * Inner steps are deferred: the steps the engine reports are queued and
+ * run together (replicas in parallel, train_inner_steps) just before the
+ * next trainer call that could see them, or at a report step.  Replicas
+ * share no state, so that is the same arithmetic as running each step at
+ * its instant; it lets replicas that compute at nearby instants use the
+ * trainer's threads, as the lockstep driver does.
  */
 #include "coupled.h"
 
@@ -40,6 +47,8 @@ typedef struct {
     uint8_t *joined;    /* per replica: in the group */
     int64_t *ended;     /* per replica: the last step it finished */
     uint64_t *grads;    /* per replica: gradients computed */
+    int *queued;        /* per replica: inner steps deferred */
+    int nqueued;        /* their sum */
     pending *pend;      /* rows waiting, by increasing step */
     int npend, cap;
     int64_t emitted;    /* step of the last row written */
@@ -94,6 +103,20 @@ static void pending_pop(cpl *c) {
     c->pend[--c->npend] = first;
 }
 
+/* Forgets the deferred inner steps. */
+static void drop_queue(cpl *c) {
+    memset(c->queued, 0, (size_t)c->M * sizeof *c->queued);
+    c->nqueued = 0;
+}
+
+/* Runs the deferred inner steps. */
+static int flush(cpl *c, char *err, size_t errlen) {
+    if (!c->nqueued) return 0;
+    int rc = train_inner_steps(c->tr, c->queued);
+    drop_queue(c);
+    return rc ? trainer_failed(c, rc, err, errlen) : 0;
+}
+
 /* The loss of the replica or average evaluations a row asks for. */
 static int extra_evals(cpl *c, cpl_row *r) {
     int rc = 0;
@@ -138,7 +161,8 @@ static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
     while (c->npend > 0 && complete(c, &c->pend[0])) {
         pending *p = &c->pend[0];
         cpl_row r = {.step = p->step};
-        int n = 0, rc = 0;
+        int n = 0, rc = flush(c, err, errlen);
+        if (rc) return rc;
         for (int i = 0; i < c->M; i++) {
             r.tokens += (p->have[i] ? p->grads[i] : c->grads[i]) *
                         c->batch_tokens;
@@ -166,10 +190,12 @@ static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
 }
 
 static int on_step(cpl *c, int r, int64_t t, char *err, size_t errlen) {
-    int rc = train_inner_step(c->tr, r);
-    if (rc) return trainer_failed(c, rc, err, errlen);
+    c->queued[r]++;
+    c->nqueued++;
     c->grads[r]++;
     if (!is_report(c, t) || t <= c->emitted) return 0;
+    int rc = flush(c, err, errlen); /* its loss at t */
+    if (rc) return rc;
     pending *p = pending_at(c, t, 1);
     if (!p) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     p->have[r] = 1;
@@ -181,8 +207,9 @@ static int on_step(cpl *c, int r, int64_t t, char *err, size_t errlen) {
 static int on_contribute(cpl *c, const run_event *e, char *err,
                          size_t errlen) {
     uint64_t bytes = 0;
-    int rc = train_contribute(c->tr, e->worker, e->fragment, e->step,
-                              &bytes);
+    int rc = flush(c, err, errlen);
+    if (rc) return rc;
+    rc = train_contribute(c->tr, e->worker, e->fragment, e->step, &bytes);
     if (rc) return trainer_failed(c, rc, err, errlen);
     for (int i = 0; i < c->npend; i++)
         if (c->pend[i].step < e->step) c->pend[i].bytes_ahead += bytes;
@@ -196,7 +223,8 @@ static int64_t next_report(const cpl *c, int64_t t) {
 }
 
 static int on_synced(cpl *c, const run_event *e, char *err, size_t errlen) {
-    int rc = 0;
+    int rc = flush(c, err, errlen);
+    if (rc) return rc;
     /* the rows before this sync's apply step see the outer parameters as
      * they are now, also those no replica has reached yet */
     int64_t apply = e->step + c->tau;
@@ -225,6 +253,7 @@ static int on_rollback(cpl *c, int64_t step, char *err, size_t errlen) {
         return msg_set(err, errlen, MSG_EFAIL, "internal error: a rollback "
                        "to step %lld, but the checkpoint is of step %lld",
                        (long long)step, (long long)c->ckpt_step);
+    drop_queue(c); /* the deferred steps are undone anyway */
     int rc = train_snapshot_restore(c->tr, c->ckpt);
     if (rc) return trainer_failed(c, rc, err, errlen);
     c->npend = 0;
@@ -255,6 +284,7 @@ static int on_event(void *ctx, const run_event *e, char *err,
         if (!c->dp) c->joined[w] = 0; /* DP: everybody waits for it */
         break;
     case RUN_EV_REJOINED:
+        if ((rc = flush(c, err, errlen))) return rc;
         if ((rc = train_rejoin(c->tr, w, e->src, e->step - 1)))
             return trainer_failed(c, rc, err, errlen);
         c->joined[w] = 1;
@@ -311,6 +341,7 @@ static void cpl_free(cpl *c) {
     free(c->joined);
     free(c->ended);
     free(c->grads);
+    free(c->queued);
     train_snapshot_free(c->ckpt);
     train_snapshot_free(c->cand);
     train_free(c->tr);
@@ -337,7 +368,8 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
     c->joined = malloc(M);
     c->ended = calloc(M, sizeof *c->ended);
     c->grads = calloc(M, sizeof *c->grads);
-    if (!c->joined || !c->ended || !c->grads)
+    c->queued = calloc(M, sizeof *c->queued);
+    if (!c->joined || !c->ended || !c->grads || !c->queued)
         return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     memset(c->joined, 1, M);
     if (c->dp) { /* a rollback before the first checkpoint goes to 0 */

@@ -457,6 +457,31 @@ static void lockstep(train *tr, int n) {
     for (int i = 0; i < n; i++) ok(tr, train_step(tr));
 }
 
+/* train_inner_steps is the same calls one by one (replicas in parallel:
+ * the same bits), and refuses, at the step, what one by one refuses. */
+START_TEST(inner_steps_batch) {
+    train_config c = tiny_cfg(sched_of(SCHED_STREAMING, 6, 2, 1, 0.5), 3);
+    train *a = new_trainer(&c), *b = new_trainer(&c);
+    const int counts[3] = {3, 1, 2};
+    ok(a, train_inner_steps(a, counts));
+    step_n(b, 2, 2);
+    step_n(b, 0, 3);
+    step_n(b, 1, 1);
+    same_trainers(a, b);
+    /* a sync taken after step 1 of replica 1: with tau 1 nobody may
+     * compute step 3 before it is reduced; the batch stops there */
+    ok(a, train_contribute(a, 1, 0, 1, NULL));
+    const int more[3] = {0, 2, 0};
+    ck_assert_int_eq(train_inner_steps(a, more), TRAIN_ESTATE);
+    ck_assert_ptr_nonnull(strstr(train_error(a), "step 3 before"));
+    ck_assert_int_eq(train_replica_steps(a, 1), 2);
+    const int bad[3] = {0, -1, 0};
+    REFUSED(a, train_inner_steps(a, bad), TRAIN_EINVAL, "-1 steps");
+    train_free(a);
+    train_free(b);
+}
+END_TEST
+
 START_TEST(checkpoint_restore_replays) {
     const sched_spec s[3] = {sched_of(SCHED_DP, 1, 1, 0, 0),
                              sched_of(SCHED_DILOCO, 4, 1, 0, 0),
@@ -618,6 +643,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, rejoin_heals_from_outer);
     tcase_add_loop_test(tc, checkpoint_restore_replays, 0, 3);
     tcase_add_test(tc, checkpoint_mid_dp_step);
+    tcase_add_test(tc, inner_steps_batch);
     tcase_add_test(tc, optim_copy_copies_state);
     tcase_add_test(tc, data_stream_copy_copies_position);
     suite_add_tcase(s, tc);

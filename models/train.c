@@ -733,11 +733,11 @@ static void land_fragment(train *tr, int r, int f) {
     *due_of(tr, r, f) = -1;
 }
 
-/* Lands replica r's pending merges due at or before its next step. */
-static void land_due(train *tr, int r) {
+/* Lands replica r's pending merges due at or before its step t. */
+static void land_due(train *tr, int r, int64_t t) {
     for (int f = 0; f < tr->P; f++) {
         int64_t d = *due_of(tr, r, f);
-        if (d >= 0 && d <= tr->rep[r].steps + 1) land_fragment(tr, r, f);
+        if (d >= 0 && d <= t) land_fragment(tr, r, f);
     }
 }
 
@@ -754,7 +754,7 @@ static int turn_fragment(const train *tr, int64_t t) {
 
 /* One inner step of replica r: TRAIN_OK, TRAIN_EINVAL when the data
  * cannot fill a batch, TRAIN_ENUM on a non-finite loss. */
-static int inner_step(train *tr, int r) {
+static int inner_step(train *tr, int r, int64_t t) {
     replica *rp = &tr->rep[r];
     if (tr->data && data_next_batch(rp->data, tr->cfg.batch, tr->cfg.seq,
                                     rp->x, rp->y))
@@ -769,12 +769,11 @@ static int inner_step(train *tr, int r) {
     const int *sel = NULL;
     int nsel = 0;
     if (tr->cfg.fedpart) {
-        const fragment *fr = &tr->frag[turn_fragment(tr, rp->steps + 1)];
+        const fragment *fr = &tr->frag[turn_fragment(tr, t)];
         sel = fr->tens;
         nsel = fr->ntens;
     }
-    optim_step(rp->opt, rp->p, rp->g, sel, nsel, rp->steps + 1);
-    rp->steps++;
+    optim_step(rp->opt, rp->p, rp->g, sel, nsel, t);
     return TRAIN_OK;
 }
 
@@ -808,66 +807,20 @@ static int step_failed(train *tr, int r, int rc) {
                 "of sequences of %d", r, tr->cfg.seq + 1);
 }
 
-/* The merges due, then the step (a pool job). */
+/* Lockstep: the merges due, then the step, counted (a pool job). */
 static void inner_job(void *ctx, int r) {
     train *tr = ctx;
-    land_due(tr, r);
-    tr->rep[r].rc = inner_step(tr, r);
-}
-
-int train_inner_step(train *tr, int r) {
-    int rc = check_replica(tr, r);
-    if (!rc) rc = step_refused(tr, r, tr->rep[r].steps + 1,
-                               tr->cfg.late == TRAIN_LATE_WAIT);
-    if (rc) return rc;
-    inner_job(tr, r);
-    rc = tr->rep[r].rc;
-    return rc ? step_failed(tr, r, rc) : TRAIN_OK;
-}
-
-typedef struct {
-    train *tr;
-    const int *counts;
-} steps_job;
-
-/* counts[r] steps of replica r, stopping at the first failure (a pool
- * job). */
-static void steps_job_run(void *ctx, int r) {
-    const steps_job *j = ctx;
-    j->tr->rep[r].rc = TRAIN_OK;
-    for (int k = 0; k < j->counts[r] && !j->tr->rep[r].rc; k++)
-        inner_job(j->tr, r);
-}
-
-int train_inner_steps(train *tr, const int *counts) {
-    int wait = tr->cfg.late == TRAIN_LATE_WAIT, refused = 0;
-    for (int r = 0; r < tr->M; r++) {
-        if (counts[r] < 0)
-            return fail(tr, TRAIN_EINVAL, "train: %d steps of replica %d",
-                        counts[r], r);
-        /* the check only gets stricter with the step: the last decides */
-        int64_t last = tr->rep[r].steps + counts[r];
-        refused |= counts[r] > 0 && step_refused(tr, r, last, wait);
-    }
-    if (refused) { /* one at a time, for the error at its step */
-        for (int r = 0; r < tr->M; r++)
-            for (int k = 0; k < counts[r]; k++) {
-                int rc = train_inner_step(tr, r);
-                if (rc) return rc;
-            }
-        return TRAIN_OK;
-    }
-    steps_job j = {tr, counts};
-    run_jobs(tr->pool, tr->M, steps_job_run, &j);
-    for (int r = 0; r < tr->M; r++)
-        if (tr->rep[r].rc) return step_failed(tr, r, tr->rep[r].rc);
-    return TRAIN_OK;
+    replica *rp = &tr->rep[r];
+    int64_t t = rp->steps + 1;
+    land_due(tr, r, t);
+    rp->rc = inner_step(tr, r, t);
+    if (!rp->rc && !tr->dp) rp->steps++;
 }
 
 int train_land(train *tr, int r) {
     int rc = check_replica(tr, r);
     if (rc) return rc;
-    land_due(tr, r);
+    land_due(tr, r, tr->rep[r].steps + 1);
     return TRAIN_OK;
 }
 
@@ -908,71 +861,81 @@ static void encode_job(void *ctx, int r) {
     rp->rc = written == fr->wire ? TRAIN_OK : TRAIN_EINVAL;
 }
 
-/* Adds the payloads of the replicas in `mask` (none of them a contributor
- * yet) to fragment f's sync taken after step `take`, opening it when none
- * is in flight: allocates, encodes (on the pool when several replicas,
- * else on the calling thread), counts the bytes.  On failure the replicas
- * of mask hold no payload and the sync is as it was. */
-static int contribute(train *tr, int f, uint64_t mask, int64_t take) {
+/* Replica r's payload of fragment f's sync taken after `take`, in buf
+ * (wire bytes, owned by the sync from now on): the sync opened when none
+ * is in flight, r a contributor, its bytes counted.  The encoding comes
+ * later (encode_job). */
+static void payload_open(train *tr, int r, int f, int64_t take,
+                         uint8_t *buf) {
     fragment *fr = &tr->frag[f];
-    for (int r = 0; r < tr->M; r++) {
-        if (!(mask >> r & 1)) continue;
-        fr->buf[r] = malloc(fr->wire);
-        if (!fr->buf[r]) {
-            for (int q = 0; q <= r; q++)
-                if (mask >> q & 1) drop_payload(fr, q);
-            return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    fr->buf[r] = buf;
+    fr->contrib |= 1ull << r;
+    fr->take = take;
+    tr->bytes += fr->wire;
+}
+
+/* ---- batches --------------------------------------------------------------
+ * Every coupled call is a batch: first each op, in order, is checked
+ * against the state the ops before it left and takes its effect on the
+ * shared state (a step is counted; a payload is opened); then the
+ * arithmetic runs, each replica's ops in order, replicas in parallel
+ * (they share no state: the same bits as one op at a time). */
+
+enum { ENCODE_FAILED = 100 }; /* internal: a codec wrote another size */
+
+typedef struct {
+    train *tr;
+    const train_op *ops; /* accepted; a step's take is its step number */
+    int n;
+} batch_job;
+
+/* Replica r's arithmetic of the batch (a pool job). */
+static void batch_run(void *ctx, int r) {
+    const batch_job *j = ctx;
+    train *tr = j->tr;
+    int rc = TRAIN_OK;
+    for (int i = 0; i < j->n && !rc; i++) {
+        const train_op *o = &j->ops[i];
+        if (o->replica != r) continue;
+        if (o->fragment < 0) {
+            land_due(tr, r, o->take);
+            rc = inner_step(tr, r, o->take);
+        } else {
+            sync_job s = {tr, o->fragment, 1ull << r};
+            encode_job(&s, r);
+            if (tr->rep[r].rc) rc = ENCODE_FAILED;
         }
     }
-    sync_job j = {tr, f, mask};
-    if (mask & (mask - 1))
-        run_jobs(tr->pool, tr->M, encode_job, &j);
-    else
-        for (int r = 0; r < tr->M; r++) encode_job(&j, r);
-    int bad = 0;
-    for (int r = 0; r < tr->M; r++) bad |= (mask >> r & 1) && tr->rep[r].rc;
-    if (bad) {
-        for (int r = 0; r < tr->M; r++)
-            if (mask >> r & 1) drop_payload(fr, r);
-        return fail(tr, TRAIN_EINVAL, "train: codec wrote an unexpected "
-                    "size");
-    }
-    for (int r = 0; r < tr->M; r++)
-        if (mask >> r & 1) tr->bytes += fr->wire;
-    fr->contrib |= mask;
-    fr->take = take;
-    return TRAIN_OK;
+    tr->rep[r].rc = rc;
 }
 
-int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
-    int rc = check_fragment(tr, f, participants);
-    if (rc) return rc;
-    fragment *fr = &tr->frag[f];
-    if (fr->take >= 0)
-        return fail(tr, TRAIN_ESTATE, "train: fragment %d already has a "
-                    "sync in flight", f);
-    int64_t take = INT64_MAX; /* the least step among the participants */
+/* The arithmetic of n accepted ops; the first failure in replica order. */
+static int batch_arith(train *tr, const train_op *ops, int n) {
+    batch_job j = {tr, ops, n};
+    int one = 1;
+    for (int i = 1; i < n; i++) one &= ops[i].replica == ops[0].replica;
+    if (n == 0) return TRAIN_OK;
+    if (one) {
+        for (int r = 0; r < tr->M; r++) tr->rep[r].rc = TRAIN_OK;
+        batch_run(&j, ops[0].replica);
+    } else {
+        run_jobs(tr->pool, tr->M, batch_run, &j);
+    }
     for (int r = 0; r < tr->M; r++) {
-        if (!(participants >> r & 1)) continue;
-        if (tr->dp && !tr->rep[r].grad_ready)
-            return fail(tr, TRAIN_ESTATE, "train: dp: replica %d has no "
-                        "gradient to send", r);
-        if (tr->rep[r].steps + tr->dp < take) take = tr->rep[r].steps + tr->dp;
+        int rc = tr->rep[r].rc;
+        if (rc == ENCODE_FAILED)
+            return fail(tr, TRAIN_EINVAL, "train: codec wrote an unexpected "
+                        "size");
+        if (rc) return step_failed(tr, r, rc);
     }
-    rc = contribute(tr, f, participants, take);
-    if (rc) return rc;
-    for (int r = 0; bytes && r < tr->M; r++)
-        bytes[r] = participants >> r & 1 ? fr->wire : 0;
     return TRAIN_OK;
 }
 
-int train_contribute(train *tr, int r, int f, int64_t take,
-                     uint64_t *bytes) {
-    int rc = check_replica(tr, r);
-    if (!rc) rc = check_fragment_id(tr, f);
-    if (rc) return rc;
+/* TRAIN_ESTATE (with the message) when replica r may not contribute to
+ * fragment f's sync taken after `take` now. */
+static int contribute_refused(train *tr, int r, int f, int64_t take) {
     const replica *rp = &tr->rep[r];
-    fragment *fr = &tr->frag[f];
+    const fragment *fr = &tr->frag[f];
     if (tr->dp && !rp->grad_ready)
         return fail(tr, TRAIN_ESTATE, "train: dp: replica %d has no "
                     "gradient to send", r);
@@ -987,9 +950,95 @@ int train_contribute(train *tr, int r, int f, int64_t take,
     if (fr->contrib >> r & 1)
         return fail(tr, TRAIN_ESTATE, "train: replica %d has already "
                     "contributed to fragment %d's sync", r, f);
-    rc = contribute(tr, f, 1ull << r, take);
+    return TRAIN_OK;
+}
+
+/* Checks op o against the state so far and takes its shared effect; a
+ * step's take becomes its step number. */
+static int batch_accept(train *tr, train_op *o) {
+    int r = o->replica, rc = check_replica(tr, r);
     if (rc) return rc;
-    if (bytes) *bytes = fr->wire;
+    replica *rp = &tr->rep[r];
+    if (o->fragment < 0) {
+        int64_t t = rp->steps + 1;
+        rc = step_refused(tr, r, t, tr->cfg.late == TRAIN_LATE_WAIT);
+        if (rc) return rc;
+        o->take = t;
+        if (tr->dp)
+            rp->grad_ready = 1;
+        else
+            rp->steps++;
+        return TRAIN_OK;
+    }
+    if ((rc = check_fragment_id(tr, o->fragment)) ||
+        (rc = contribute_refused(tr, r, o->fragment, o->take)))
+        return rc;
+    uint8_t *buf = malloc(tr->frag[o->fragment].wire);
+    if (!buf) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    payload_open(tr, r, o->fragment, o->take, buf);
+    return TRAIN_OK;
+}
+
+int train_batch(train *tr, const train_op *ops, int n) {
+    if (n <= 0)
+        return n ? fail(tr, TRAIN_EINVAL, "train: a batch of %d ops", n)
+                 : TRAIN_OK;
+    train_op one, *v = n == 1 ? &one : malloc((size_t)n * sizeof *v);
+    if (!v) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    memcpy(v, ops, (size_t)n * sizeof *v);
+    int done = 0, rc = TRAIN_OK;
+    while (done < n && !(rc = batch_accept(tr, &v[done]))) done++;
+    /* the ops before a refused one are done; its message stays unless
+     * their arithmetic fails */
+    int arc = batch_arith(tr, v, done);
+    if (v != &one) free(v);
+    return arc ? arc : rc;
+}
+
+int train_inner_step(train *tr, int r) {
+    train_op o = {r, -1, 0};
+    return train_batch(tr, &o, 1);
+}
+
+int train_contribute(train *tr, int r, int f, int64_t take,
+                     uint64_t *bytes) {
+    train_op o = {r, f, take};
+    int rc = train_batch(tr, &o, 1);
+    if (!rc && bytes) *bytes = tr->frag[f].wire;
+    return rc;
+}
+
+int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
+    int rc = check_fragment(tr, f, participants);
+    if (rc) return rc;
+    fragment *fr = &tr->frag[f];
+    if (fr->take >= 0)
+        return fail(tr, TRAIN_ESTATE, "train: fragment %d already has a "
+                    "sync in flight", f);
+    int64_t take = INT64_MAX; /* the least step among the participants */
+    train_op ops[TRAIN_MAX_REPLICAS];
+    uint8_t *buf[TRAIN_MAX_REPLICAS] = {0};
+    int n = 0;
+    for (int r = 0; r < tr->M; r++) {
+        if (!(participants >> r & 1)) continue;
+        if (tr->dp && !tr->rep[r].grad_ready)
+            return fail(tr, TRAIN_ESTATE, "train: dp: replica %d has no "
+                        "gradient to send", r);
+        if (tr->rep[r].steps + tr->dp < take) take = tr->rep[r].steps + tr->dp;
+        ops[n++] = (train_op){r, f, 0};
+    }
+    for (int i = 0; i < n; i++)
+        if (!(buf[i] = malloc(fr->wire))) {
+            for (int k = 0; k < i; k++) free(buf[k]);
+            return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+        }
+    for (int i = 0; i < n; i++) {
+        ops[i].take = take;
+        payload_open(tr, ops[i].replica, f, take, buf[i]);
+    }
+    if ((rc = batch_arith(tr, ops, n))) return rc;
+    for (int r = 0; bytes && r < tr->M; r++)
+        bytes[r] = participants >> r & 1 ? fr->wire : 0;
     return TRAIN_OK;
 }
 

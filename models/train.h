@@ -341,12 +341,25 @@ int train_contribute(train *tr, int r, int f, int64_t take,
 int train_reduce(train *tr, int f, uint64_t members,
                  const int64_t *merge_step);
 
-/* counts[r] (>= 0) inner steps of each replica r, as that many
- * train_inner_step calls, replicas in parallel on the pool: the same
- * bits as the calls one by one in any order, since replicas share no
- * state.  The first failure in replica order is returned (that replica
- * stops at its failing step; the others may have done all theirs). */
-int train_inner_steps(train *tr, const int *counts);
+/* One call of a batch: replica's next inner step (fragment -1), or its
+ * contribution to fragment's sync taken after step `take`. */
+typedef struct {
+    int replica;
+    int fragment;
+    int64_t take;
+} train_op;
+
+/* Runs n ops as the same calls one by one in this order would
+ * (train_inner_step, train_contribute): each op is checked, in order,
+ * against the state the ops before it left, then the arithmetic runs,
+ * each replica's ops in order, replicas in parallel on the pool -- the
+ * same bits, since replicas share no state.  On a refused op the ops
+ * before it are done and its error is returned.  After a failure of the
+ * arithmetic (TRAIN_ENUM: a non-finite loss; a data error) the first in
+ * replica order is returned and the trainer is left as the ops' checks
+ * made it: free it.  This is how an event loop gives the trainer the
+ * steps of replicas that compute at nearby instants at once. */
+int train_batch(train *tr, const train_op *ops, int n);
 
 /* Lands replica r's pending merges due at or before its next step (as
  * train_inner_step does first), e.g. to evaluate r between its steps.

@@ -10,12 +10,13 @@
  * trainer's total), and the outer parameters' loss, evaluated at the
  * latest just before a sync applied after t changes them.
  *
- * Inner steps are deferred: the steps the engine reports are queued and
- * run together (replicas in parallel, train_inner_steps) just before the
- * next trainer call that could see them, or at a report step.  Replicas
- * share no state, so that is the same arithmetic as running each step at
- * its instant; it lets replicas that compute at nearby instants use the
- * trainer's threads, as the lockstep driver does.
+ * Inner steps and contributions are deferred: the engine's reports are
+ * queued in order and given to the trainer as one batch (train_batch:
+ * replicas in parallel) just before a call that needs their results (a
+ * reduce, a rejoin, an evaluation) or at a report step.  Replicas share
+ * no state, so that is the same arithmetic as each call at its instant;
+ * it lets replicas that compute at nearby instants use the trainer's
+ * threads, as the lockstep driver does.
  */
 #include "coupled.h"
 
@@ -47,8 +48,10 @@ typedef struct {
     uint8_t *joined;    /* per replica: in the group */
     int64_t *ended;     /* per replica: the last step it finished */
     uint64_t *grads;    /* per replica: gradients computed */
-    int *queued;        /* per replica: inner steps deferred */
-    int nqueued;        /* their sum */
+    int64_t *open;      /* per fragment: take of its sync in flight, -1 */
+    int P;
+    train_op *queue;    /* calls deferred, in order */
+    int nqueue, qcap;
     pending *pend;      /* rows waiting, by increasing step */
     int npend, cap;
     int64_t emitted;    /* step of the last row written */
@@ -103,17 +106,24 @@ static void pending_pop(cpl *c) {
     c->pend[--c->npend] = first;
 }
 
-/* Forgets the deferred inner steps. */
-static void drop_queue(cpl *c) {
-    memset(c->queued, 0, (size_t)c->M * sizeof *c->queued);
-    c->nqueued = 0;
+/* Defers a trainer call. */
+static int enqueue(cpl *c, int r, int f, int64_t take, char *err,
+                   size_t errlen) {
+    if (c->nqueue == c->qcap) {
+        int cap = c->qcap ? 2 * c->qcap : 64;
+        train_op *q = realloc(c->queue, (size_t)cap * sizeof *q);
+        if (!q) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+        c->queue = q;
+        c->qcap = cap;
+    }
+    c->queue[c->nqueue++] = (train_op){r, f, take};
+    return 0;
 }
 
-/* Runs the deferred inner steps. */
+/* Makes the deferred calls. */
 static int flush(cpl *c, char *err, size_t errlen) {
-    if (!c->nqueued) return 0;
-    int rc = train_inner_steps(c->tr, c->queued);
-    drop_queue(c);
+    int rc = train_batch(c->tr, c->queue, c->nqueue);
+    c->nqueue = 0;
     return rc ? trainer_failed(c, rc, err, errlen) : 0;
 }
 
@@ -148,11 +158,8 @@ static int deliver(cpl *c, const cpl_row *r, char *err, size_t errlen) {
 static int complete(const cpl *c, const pending *p) {
     for (int r = 0; r < c->M; r++)
         if (c->joined[r] && c->ended[r] < p->step) return 0;
-    int P = train_schedule(c->tr)->P;
-    for (int f = 0; f < P; f++) {
-        int64_t take = train_sync_take(c->tr, f);
-        if (take >= 0 && take + c->tau <= p->step) return 0;
-    }
+    for (int f = 0; f < c->P; f++)
+        if (c->open[f] >= 0 && c->open[f] + c->tau <= p->step) return 0;
     return 1;
 }
 
@@ -190,12 +197,11 @@ static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
 }
 
 static int on_step(cpl *c, int r, int64_t t, char *err, size_t errlen) {
-    c->queued[r]++;
-    c->nqueued++;
+    int rc = enqueue(c, r, -1, 0, err, errlen);
+    if (rc) return rc;
     c->grads[r]++;
     if (!is_report(c, t) || t <= c->emitted) return 0;
-    int rc = flush(c, err, errlen); /* its loss at t */
-    if (rc) return rc;
+    if ((rc = flush(c, err, errlen))) return rc; /* its loss at t */
     pending *p = pending_at(c, t, 1);
     if (!p) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     p->have[r] = 1;
@@ -206,11 +212,10 @@ static int on_step(cpl *c, int r, int64_t t, char *err, size_t errlen) {
 
 static int on_contribute(cpl *c, const run_event *e, char *err,
                          size_t errlen) {
-    uint64_t bytes = 0;
-    int rc = flush(c, err, errlen);
+    int rc = enqueue(c, e->worker, e->fragment, e->step, err, errlen);
     if (rc) return rc;
-    rc = train_contribute(c->tr, e->worker, e->fragment, e->step, &bytes);
-    if (rc) return trainer_failed(c, rc, err, errlen);
+    c->open[e->fragment] = e->step;
+    uint64_t bytes = train_fragment_wire_bytes(c->tr, e->fragment);
     for (int i = 0; i < c->npend; i++)
         if (c->pend[i].step < e->step) c->pend[i].bytes_ahead += bytes;
     return 0;
@@ -240,6 +245,7 @@ static int on_synced(cpl *c, const run_event *e, char *err, size_t errlen) {
     for (int i = 0; i < c->M; i++)
         if (e->member[i]) members |= 1ull << i;
     if (!rc) rc = train_reduce(c->tr, e->fragment, members, e->merge_step);
+    c->open[e->fragment] = -1;
     if (!rc && c->dp && members && e->step % c->ckpt_every == 0) {
         rc = train_snapshot_take(c->tr, c->cand);
         c->cand_step = e->step;
@@ -253,7 +259,8 @@ static int on_rollback(cpl *c, int64_t step, char *err, size_t errlen) {
         return msg_set(err, errlen, MSG_EFAIL, "internal error: a rollback "
                        "to step %lld, but the checkpoint is of step %lld",
                        (long long)step, (long long)c->ckpt_step);
-    drop_queue(c); /* the deferred steps are undone anyway */
+    c->nqueue = 0; /* the deferred calls would be undone anyway */
+    for (int f = 0; f < c->P; f++) c->open[f] = -1;
     int rc = train_snapshot_restore(c->tr, c->ckpt);
     if (rc) return trainer_failed(c, rc, err, errlen);
     c->npend = 0;
@@ -341,7 +348,8 @@ static void cpl_free(cpl *c) {
     free(c->joined);
     free(c->ended);
     free(c->grads);
-    free(c->queued);
+    free(c->queue);
+    free(c->open);
     train_snapshot_free(c->ckpt);
     train_snapshot_free(c->cand);
     train_free(c->tr);
@@ -358,6 +366,7 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
     const sched_spec *s = train_schedule(c->tr);
     c->M = train_replicas(c->tr);
     c->tau = s->tau;
+    c->P = s->P;
     c->dp = s->method == SCHED_DP;
     c->T = cfg->steps;
     c->every = cfg->train.eval_interval;
@@ -368,10 +377,11 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
     c->joined = malloc(M);
     c->ended = calloc(M, sizeof *c->ended);
     c->grads = calloc(M, sizeof *c->grads);
-    c->queued = calloc(M, sizeof *c->queued);
-    if (!c->joined || !c->ended || !c->grads || !c->queued)
+    c->open = malloc((size_t)c->P * sizeof *c->open);
+    if (!c->joined || !c->ended || !c->grads || !c->open)
         return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     memset(c->joined, 1, M);
+    for (int f = 0; f < c->P; f++) c->open[f] = -1;
     if (c->dp) { /* a rollback before the first checkpoint goes to 0 */
         c->ckpt = train_snapshot_new(c->tr);
         c->cand = train_snapshot_new(c->tr);

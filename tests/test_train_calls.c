@@ -457,26 +457,30 @@ static void lockstep(train *tr, int n) {
     for (int i = 0; i < n; i++) ok(tr, train_step(tr));
 }
 
-/* train_inner_steps is the same calls one by one (replicas in parallel:
- * the same bits), and refuses, at the step, what one by one refuses. */
-START_TEST(inner_steps_batch) {
+/* A batch is the same calls one by one (replicas in parallel: the same
+ * bits), and stops at a refused op with the ops before it done. */
+START_TEST(batch_is_the_calls) {
     train_config c = tiny_cfg(sched_of(SCHED_STREAMING, 6, 2, 1, 0.5), 3);
     train *a = new_trainer(&c), *b = new_trainer(&c);
-    const int counts[3] = {3, 1, 2};
-    ok(a, train_inner_steps(a, counts));
+    const train_op ops[] = {{0, -1, 0}, {2, -1, 0}, {0, -1, 0}, {1, -1, 0},
+                            {0, -1, 0}, {2, -1, 0}, {1, 0, 1}};
+    ok(a, train_batch(a, ops, 7));
     step_n(b, 2, 2);
     step_n(b, 0, 3);
     step_n(b, 1, 1);
+    ok(b, train_contribute(b, 1, 0, 1, NULL));
     same_trainers(a, b);
-    /* a sync taken after step 1 of replica 1: with tau 1 nobody may
-     * compute step 3 before it is reduced; the batch stops there */
-    ok(a, train_contribute(a, 1, 0, 1, NULL));
-    const int more[3] = {0, 2, 0};
-    ck_assert_int_eq(train_inner_steps(a, more), TRAIN_ESTATE);
+    ck_assert_uint_eq(train_bytes(a), train_bytes(b));
+    ck_assert_uint_eq(train_sync_contributors(a, 0), 2);
+    /* with tau 1 nobody may compute step 3 before that sync is reduced:
+     * replica 1's step 2 is done, its step 3 refused */
+    const train_op more[] = {{1, -1, 0}, {1, -1, 0}, {2, -1, 0}};
+    ck_assert_int_eq(train_batch(a, more, 3), TRAIN_ESTATE);
     ck_assert_ptr_nonnull(strstr(train_error(a), "step 3 before"));
     ck_assert_int_eq(train_replica_steps(a, 1), 2);
-    const int bad[3] = {0, -1, 0};
-    REFUSED(a, train_inner_steps(a, bad), TRAIN_EINVAL, "-1 steps");
+    ck_assert_int_eq(train_replica_steps(a, 2), 2);
+    ck_assert_int_eq(train_batch(a, more, -1), TRAIN_EINVAL);
+    ck_assert_int_eq(train_batch(a, more, 0), TRAIN_OK);
     train_free(a);
     train_free(b);
 }
@@ -643,7 +647,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, rejoin_heals_from_outer);
     tcase_add_loop_test(tc, checkpoint_restore_replays, 0, 3);
     tcase_add_test(tc, checkpoint_mid_dp_step);
-    tcase_add_test(tc, inner_steps_batch);
+    tcase_add_test(tc, batch_is_the_calls);
     tcase_add_test(tc, optim_copy_copies_state);
     tcase_add_test(tc, data_stream_copy_copies_position);
     suite_add_tcase(s, tc);

@@ -139,6 +139,7 @@ plots: deps
 	gnuplot -e "files='plots/out/loss_smoke.csv'" \
 	  -e "cols='eval_loss_outer_nats eval_loss_replica_nats eval_loss_average_nats'" \
 	  -e "out='plots/out/loss_smoke'" plots/loss.gp
+	@plots/coupled.sh bin/dilosim
 	@if [ -s plots/out/experiments/results.csv ]; then \
 	  PLOTS_ONLY=1 scenarios/experiments/run.sh bin/dilosim; fi
 	@echo "figures in plots/out/"

@@ -1,22 +1,46 @@
 # loss.gp -- loss curves from `dilosim train` CSV files: a loss column
-# against training tokens, one line per file (or per column), the entropy
-# floor of Markov data as a dashed line.  Writes OUT.png and OUT.svg.
+# against training tokens (or the simulated clock, or the inner step), one
+# line per file (or per column), the entropy floor of Markov data as a
+# dashed line.  Writes OUT.png and OUT.svg.
 #
 # usage: gnuplot -e "files='a.csv b.csv'" [-e "labels='\"DP\" \"DiLoCo\"'"] \
 #                [-e "out='plots/out/loss'"] [-e "title='...'"] \
 #                [-e "cols='eval_loss_outer_nats'"] [-e "ymin=1.6; ymax=2.5"] \
-#                [-e "logy=1"] plots/loss.gp
+#                [-e "x='hours'; logx=1"] [-e "logy=1"] \
+#                [-e "colors='#1f77b4 #1f77b4'; dashes='1 2'"] \
+#                [-e "keypos='top right'"] plots/loss.gp
 #   files   CSV files (space-separated; quote names with spaces)
 #   labels  legend entries, one per line (quoted words); default: the
 #           file names, or the column names when one file is given
 #   cols    the column(s) to plot [eval_loss_outer_nats]; with one file
 #           and several columns, one line per column (outer parameters
 #           against replica 0 against the average, say)
-#   ymin, ymax  loss axis range [automatic]; logy=1: log loss axis
-# Any error (an unreadable file, a missing column) exits non-zero.
+#   x       the x axis: tokens (all replicas, millions) [tokens], hours
+#           (column sim_time_s / 3600: the simulated wall clock of a
+#           coupled run) or step (inner steps).  A DP run with failures
+#           repeats the steps it redoes after a rollback: against step its
+#           line goes back over itself, against hours it does not
+#   ymin, ymax  loss axis range [automatic]; logy=1: log loss axis;
+#           logx=1: log x axis, from the first row to the last
+#   colors  one colour per line ("#rrggbb" words) [a ten-colour palette]
+#   dashes  one gnuplot dash type per line (1 solid, 2 dashed, ...) [1]
+#   keypos  where the legend goes [top right]
+# Any error (an unreadable file, a missing column, x='hours' on a CSV
+# without sim_time_s, a bad x) exits non-zero.
 if (!exists("files")) { print "loss.gp: set files='a.csv ...'"; exit status 2 }
 if (!exists("out")) out = "plots/out/loss"
-if (!exists("title")) title = "Eval loss against training tokens"
+# x is also gnuplot's dummy variable: keep the choice under another name.
+xsel = exists("x") ? x : "tokens"
+undefine x
+if (xsel ne "tokens" && xsel ne "hours" && xsel ne "step") {
+  print sprintf("loss.gp: x='%s': expected tokens, hours or step", xsel)
+  exit status 2
+}
+if (!exists("title")) title = "Eval loss against " . \
+  (xsel eq "tokens" ? "training tokens" : \
+   (xsel eq "hours" ? "the simulated wall clock" : "inner steps"))
+if (!exists("logx")) logx = 0
+if (!exists("keypos")) keypos = "top right"
 if (!exists("cols")) cols = "eval_loss_outer_nats"
 if (!exists("logy")) logy = 0
 
@@ -34,6 +58,14 @@ if (exists("labels") && words(labels) != n) {
   exit status 2
 }
 basename(f) = system(sprintf("basename '%s' .csv", f))
+if (exists("colors") && words(colors) != n) {
+  print sprintf("loss.gp: %d colors for %d lines", words(colors), n)
+  exit status 2
+}
+if (exists("dashes") && words(dashes) != n) {
+  print sprintf("loss.gp: %d dashes for %d lines", words(dashes), n)
+  exit status 2
+}
 label(i) = exists("labels") ? word(labels, i) : \
            (nf == 1 && nc > 1 ? col(i) : basename(file(i)))
 
@@ -47,9 +79,14 @@ do for [i = 1:n] {
     print sprintf("loss.gp: cannot read %s", f)
     exit status 1
   }
-  header = system(sprintf("grep -v '^#' '%s' | head -1", f))
+  header = system(sprintf("awk '!/^#/ { print; exit }' '%s'", f))
   if (strstrt(header, col(i)) == 0) {
     print sprintf("loss.gp: %s has no column %s", f, col(i))
+    exit status 1
+  }
+  if (xsel eq "hours" && strstrt(header, "sim_time_s") == 0) {
+    print sprintf("loss.gp: %s has no column sim_time_s (x='hours' needs " . \
+                  "a coupled run, not --lockstep)", f)
     exit status 1
   }
   if (floor != floor && strstrt(header, "entropy_floor_nats") > 0) {
@@ -59,18 +96,23 @@ do for [i = 1:n] {
 }
 
 palette = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf"
-color(i) = word(palette, (i - 1) % 10 + 1)
+color(i) = exists("colors") ? word(colors, i) : word(palette, (i - 1) % 10 + 1)
+dash(i) = exists("dashes") ? int(word(dashes, i)) : 1
+xval(dummy) = xsel eq "tokens" ? column("tokens") / 1e6 : \
+              (xsel eq "hours" ? column("sim_time_s") / 3600 : column("step"))
 
 set title title noenhanced
-set xlabel "training tokens, all replicas (millions)"
+set xlabel (xsel eq "tokens" ? "training tokens, all replicas (millions)" : \
+            (xsel eq "hours" ? "simulated wall clock (hours)" : "inner step")) . \
+           (logx ? ", log scale" : "")
 set ylabel "eval loss (nats per token)" . (logy ? ", log scale" : "")
 set grid xtics ytics lt 1 lw 1 lc rgb "#dcdcdc"
-set key top right noenhanced box opaque
+eval sprintf("set key %s noenhanced box opaque", keypos)
 if (logy) set logscale y
 if (exists("ymin") && exists("ymax")) set yrange [ymin:ymax]
 if (exists("ymin") && !exists("ymax")) set yrange [ymin:*]
 if (!exists("ymin") && exists("ymax")) set yrange [*:ymax]
-set xrange [0:*]
+if (logx) { set logscale x; set autoscale xfix } else { set xrange [0:*] }
 
 do for [fmt in "pngcairo svg"] {
   if (fmt eq "pngcairo") {
@@ -80,8 +122,9 @@ do for [fmt in "pngcairo svg"] {
     set terminal svg size 900,600 font "sans,11" dynamic
     set output out.".svg"
   }
-  plot for [i = 1:n] file(i) using (column("tokens") / 1e6):(column(col(i))) \
-         with linespoints lw 2 pt 7 ps 0.6 lc rgb color(i) title label(i), \
+  plot for [i = 1:n] file(i) using (xval(0)):(column(col(i))) \
+         with linespoints lw 2 dt dash(i) pt 7 ps 0.6 lc rgb color(i) \
+         title label(i), \
        (floor == floor ? floor : NaN) with lines dt 2 lw 2 lc rgb "black" \
          title (floor == floor ? sprintf("entropy floor (%.4f nats)", floor) : "")
   unset output

@@ -196,8 +196,8 @@ static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
             sched_method_name(t->sched.method),
             codec_name(t->sched.method == SCHED_DP ? t->dp_codec.kind
                                                    : t->codec.kind));
-    fprintf(f, "  \"late\": \"%s\",\n", cfg->late == SCN_LATE_CONTINUE
-                                            ? "continue" : "wait");
+    fprintf(f, "  \"late\": \"%s\",\n",
+            scn_late_continues(cfg) ? "continue" : "wait");
     json_num(f, "replicas", t->replicas, 0);
     json_num(f, "H", t->sched.H, 0);
     json_num(f, "fragments", t->sched.P, 0);

@@ -331,8 +331,7 @@ static int trainer_new(const scn_config *cfg, train **tr, char *err,
                        size_t errlen) {
     train_config t = cfg->train;
     if (cfg->train_data_path[0]) t.data.path = cfg->train_data_path;
-    t.late = cfg->late == SCN_LATE_CONTINUE && t.sched.method != SCHED_DP
-                 ? TRAIN_LATE_CONTINUE : TRAIN_LATE_WAIT;
+    t.late = scn_late_continues(cfg) ? TRAIN_LATE_CONTINUE : TRAIN_LATE_WAIT;
     int rc = train_new(&t, tr, err, errlen);
     if (rc == TRAIN_EINVAL) return MSG_EINPUT;
     return rc ? MSG_ENOMEM : 0;

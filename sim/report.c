@@ -132,7 +132,7 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     field_int(f, "fragments", s.P);
     field_int(f, "tau", s.tau);
     field(f, "alpha", s.alpha);
-    field_str(f, "late", c->late == SCN_LATE_CONTINUE ? "continue" : "wait");
+    field_str(f, "late", scn_late_continues(c) ? "continue" : "wait");
     field(f, "sync_timeout_s", c->sync_timeout_s);
     field_str(f, "codec", codec_name(codec.kind));
     field_bytes(f, "codec_block", codec.block);

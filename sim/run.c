@@ -1044,7 +1044,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     check_inputs(W);
     W->net_at = INT64_MAX;
     W->forward_first = c->reduce_order == SCN_FORWARD_FIRST;
-    W->blocking = c->late == SCN_LATE_WAIT || c->sched.method == SCHED_DP;
+    W->blocking = !scn_late_continues(c);
     W->timeout_ns = llround(c->sync_timeout_s * 1e9); /* <= 1e18 (loader) */
     W->progress_next = 1;
     W->resume_step = 1;

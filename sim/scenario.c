@@ -259,6 +259,10 @@ static int p_gbit(const char *s, void *o) {
     static const char *const n[] = {"si", "binary"};
     return scn__parse_index(s, o, n, 2);
 }
+int scn_late_continues(const scn_config *c) {
+    return c->late == SCN_LATE_CONTINUE && c->sched.method != SCHED_DP;
+}
+
 static int p_late(const char *s, void *o) {
     static const char *const n[] = {"wait", "continue"};
     return scn__parse_index(s, o, n, 2);

@@ -149,6 +149,10 @@ typedef struct {
     uint64_t digest;
 } scn_config;
 
+/* 1 when late syncs let the workers continue: `late: continue` and not
+ * DP (a DP step needs the previous step's update: it always waits). */
+int scn_late_continues(const scn_config *c);
+
 /* Fills c with the defaults (see README.md). */
 void scn_defaults(scn_config *c);
 

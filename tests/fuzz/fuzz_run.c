@@ -15,7 +15,10 @@
  * utilization <= 1 overall and per worker; times >= 0; bytes finite and
  * >= 0; the same config run twice (the second time with a timeline and
  * progress hooks, whose spans and fractions are checked) gives the same
- * result.
+ * result; in the second run the observer's events keep the protocol a
+ * coupled trainer relies on (a worker computes its steps in order and
+ * contributes after the step it computed; a sync's result never reaches
+ * a worker that has already computed its merge step; members contributed).
  */
 #include "../../sim/run.h"
 #include "fuzz.h"
@@ -157,6 +160,69 @@ static void on_progress(void *ctx, double fraction) {
     h->progress = fraction;
 }
 
+/* What the observer checks follow (see the header comment). */
+typedef struct {
+    int M, tau;
+    int64_t last[MAX_WORKERS];             /* last step computed */
+    int64_t take[MAX_LAYERS];              /* per fragment: open sync */
+    uint8_t came[MAX_LAYERS][MAX_WORKERS]; /*   its contributors */
+} protocol;
+
+static int observe(void *ctx, const run_event *e, char *err, size_t errlen) {
+    (void)err, (void)errlen;
+    protocol *p = ctx;
+    int w = e->worker, f = e->fragment;
+    switch (e->kind) {
+    case RUN_EV_STEP:
+        if (e->step != p->last[w] + 1)
+            fuzz_fail("worker %d computes step %lld after %lld", w,
+                      (long long)e->step, (long long)p->last[w]);
+        p->last[w] = e->step;
+        break;
+    case RUN_EV_STEP_END:
+        if (e->step != p->last[w])
+            fuzz_fail("worker %d ends step %lld, computed %lld", w,
+                      (long long)e->step, (long long)p->last[w]);
+        break;
+    case RUN_EV_CONTRIBUTE:
+        if (e->step != p->last[w] ||
+            (p->take[f] >= 0 && p->take[f] != e->step) || p->came[f][w])
+            fuzz_fail("worker %d contributes to fragment %d's sync of step "
+                      "%lld at step %lld (open: %lld)", w, f,
+                      (long long)e->step, (long long)p->last[w],
+                      (long long)p->take[f]);
+        p->take[f] = e->step;
+        p->came[f][w] = 1;
+        break;
+    case RUN_EV_SYNCED:
+        for (int i = 0; i < p->M; i++) {
+            int64_t m = e->merge_step[i];
+            if ((e->member[i] && !p->came[f][i]) ||
+                (m >= 0 && (m <= p->last[i] || m < e->step + p->tau + 1)))
+                fuzz_fail("fragment %d's sync of step %lld: worker %d "
+                          "member %d, merge step %lld, at step %lld", f,
+                          (long long)e->step, i, e->member[i], (long long)m,
+                          (long long)p->last[i]);
+        }
+        p->take[f] = -1;
+        memset(p->came[f], 0, sizeof p->came[f]);
+        break;
+    case RUN_EV_REJOINED:
+        p->last[w] = e->step - 1;
+        break;
+    case RUN_EV_ROLLBACK:
+        for (int i = 0; i < p->M; i++) p->last[i] = e->step;
+        for (int k = 0; k < MAX_LAYERS; k++) {
+            p->take[k] = -1;
+            memset(p->came[k], 0, sizeof p->came[k]);
+        }
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_parts p;
     if (fuzz_split(data, size, &p)) return 0;
@@ -174,7 +240,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_fail("run_simulate failed: %s", err);
     check_result(&r1, &cfg);
     hook_ctx h = {cfg.workers, 0};
-    run_hooks hooks = {on_span, &h, on_progress, &h};
+    static protocol pr;
+    memset(&pr, 0, sizeof pr);
+    pr.M = cfg.workers;
+    sched_spec s = cfg.sched;
+    s.layers = cfg.layers;
+    char e2[256];
+    pr.tau = sched_normalize(&s, e2, sizeof e2) ? 0 : s.tau;
+    for (int k = 0; k < MAX_LAYERS; k++) pr.take[k] = -1;
+    run_hooks hooks = {.span = on_span, .span_ctx = &h, .progress = on_progress,
+                       .progress_ctx = &h, .observe = observe,
+                       .observe_ctx = &pr};
     if (run_simulate(&cfg, &hooks, &r2, err, sizeof err) != 0)
         fuzz_fail("second run_simulate failed: %s", err);
     check_same(&r1, &r2);

@@ -17,7 +17,8 @@ scenario|run)
   for k in model.layers model.params model.step_time_s workers.count \
            workers.speed network.bandwidth_gbps network.up_gbps \
            network.latency_ms method.name method.H method.fragments \
-           method.tau faults.mtbf_hours faults.trace steps seed; do
+           method.tau method.late method.sync_timeout_s faults.mtbf_hours \
+           faults.trace steps seed; do
     echo "\"$k=\""
   done
   ;;

@@ -885,7 +885,7 @@ enum { ENCODE_FAILED = 100 }; /* internal: a codec wrote another size */
 
 typedef struct {
     train *tr;
-    const train_op *ops; /* accepted; a step's take is its step number */
+    train_op *ops;      /* accepted; a step's take is its step number */
     int n;
 } batch_job;
 
@@ -895,11 +895,12 @@ static void batch_run(void *ctx, int r) {
     train *tr = j->tr;
     int rc = TRAIN_OK;
     for (int i = 0; i < j->n && !rc; i++) {
-        const train_op *o = &j->ops[i];
+        train_op *o = &j->ops[i];
         if (o->replica != r) continue;
         if (o->fragment < 0) {
             land_due(tr, r, o->take);
             rc = inner_step(tr, r, o->take);
+            o->loss = tr->rep[r].loss;
         } else {
             sync_job s = {tr, o->fragment, 1ull << r};
             encode_job(&s, r);
@@ -910,7 +911,7 @@ static void batch_run(void *ctx, int r) {
 }
 
 /* The arithmetic of n accepted ops; the first failure in replica order. */
-static int batch_arith(train *tr, const train_op *ops, int n) {
+static int batch_arith(train *tr, train_op *ops, int n) {
     batch_job j = {tr, ops, n};
     int one = 1;
     for (int i = 1; i < n; i++) one &= ops[i].replica == ops[0].replica;
@@ -979,30 +980,26 @@ static int batch_accept(train *tr, train_op *o) {
     return TRAIN_OK;
 }
 
-int train_batch(train *tr, const train_op *ops, int n) {
+int train_batch(train *tr, train_op *ops, int n) {
     if (n <= 0)
         return n ? fail(tr, TRAIN_EINVAL, "train: a batch of %d ops", n)
                  : TRAIN_OK;
-    train_op one, *v = n == 1 ? &one : malloc((size_t)n * sizeof *v);
-    if (!v) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
-    memcpy(v, ops, (size_t)n * sizeof *v);
     int done = 0, rc = TRAIN_OK;
-    while (done < n && !(rc = batch_accept(tr, &v[done]))) done++;
+    while (done < n && !(rc = batch_accept(tr, &ops[done]))) done++;
     /* the ops before a refused one are done; its message stays unless
      * their arithmetic fails */
-    int arc = batch_arith(tr, v, done);
-    if (v != &one) free(v);
+    int arc = batch_arith(tr, ops, done);
     return arc ? arc : rc;
 }
 
 int train_inner_step(train *tr, int r) {
-    train_op o = {r, -1, 0};
+    train_op o = {r, -1, 0, 0};
     return train_batch(tr, &o, 1);
 }
 
 int train_contribute(train *tr, int r, int f, int64_t take,
                      uint64_t *bytes) {
-    train_op o = {r, f, take};
+    train_op o = {r, f, take, 0};
     int rc = train_batch(tr, &o, 1);
     if (!rc && bytes) *bytes = tr->frag[f].wire;
     return rc;
@@ -1025,7 +1022,7 @@ int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
             return fail(tr, TRAIN_ESTATE, "train: dp: replica %d has no "
                         "gradient to send", r);
         if (tr->rep[r].steps + tr->dp < take) take = tr->rep[r].steps + tr->dp;
-        ops[n++] = (train_op){r, f, 0};
+        ops[n++] = (train_op){r, f, 0, 0};
     }
     for (int i = 0; i < n; i++)
         if (!(buf[i] = malloc(fr->wire))) {

@@ -342,11 +342,13 @@ int train_reduce(train *tr, int f, uint64_t members,
                  const int64_t *merge_step);
 
 /* One call of a batch: replica's next inner step (fragment -1), or its
- * contribution to fragment's sync taken after step `take`. */
+ * contribution to fragment's sync taken after step `take`.  train_batch
+ * fills in a step's number (take) and loss. */
 typedef struct {
     int replica;
     int fragment;
     int64_t take;
+    float loss;
 } train_op;
 
 /* Runs n ops as the same calls one by one in this order would
@@ -359,7 +361,7 @@ typedef struct {
  * replica order is returned and the trainer is left as the ops' checks
  * made it: free it.  This is how an event loop gives the trainer the
  * steps of replicas that compute at nearby instants at once. */
-int train_batch(train *tr, const train_op *ops, int n);
+int train_batch(train *tr, train_op *ops, int n);
 
 /* Lands replica r's pending merges due at or before its next step (as
  * train_inner_step does first), e.g. to evaluate r between its steps.

@@ -176,13 +176,18 @@ static void summary_sim(FILE *f, const cpl_summary *s) {
     for (int d = 0; d < RUN_DELAY_BINS; d++)
         fprintf(f, "%s%lld", d ? ", " : "", (long long)r->delays.hist[d]);
     fputs("],\n", f);
+}
+
+/* train.target_loss, when set: whether a row reached it, at which step
+ * and (coupled) simulated time. */
+static void summary_target(FILE *f, const cpl_summary *s, int sim) {
     if (isnan(s->target_loss)) return;
     json_num(f, "target_loss_nats", s->target_loss, 0);
     fprintf(f, "  \"target_reached\": %s,\n",
             s->target_step >= 0 ? "true" : "false");
     if (s->target_step < 0) return;
     json_num(f, "target_step", (double)s->target_step, 0);
-    json_num(f, "time_to_target_s", s->target_time_s, 0);
+    if (sim) json_num(f, "time_to_target_s", s->target_time_s, 0);
 }
 
 /* The summary: what ran, the final losses, bytes, the simulated run,
@@ -196,8 +201,9 @@ static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
             sched_method_name(t->sched.method),
             codec_name(t->sched.method == SCHED_DP ? t->dp_codec.kind
                                                    : t->codec.kind));
-    fprintf(f, "  \"late\": \"%s\",\n",
-            scn_late_continues(cfg) ? "continue" : "wait");
+    if (sim)
+        fprintf(f, "  \"late\": \"%s\",\n",
+                scn_late_continues(cfg) ? "continue" : "wait");
     json_num(f, "replicas", t->replicas, 0);
     json_num(f, "H", t->sched.H, 0);
     json_num(f, "fragments", t->sched.P, 0);
@@ -220,6 +226,7 @@ static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
     json_num(f, "bytes_sent_total", (double)r->bytes_sent, 0);
     json_num(f, "bytes_per_step", (double)r->bytes_sent / steps, 0);
     if (sim) summary_sim(f, s);
+    summary_target(f, s, sim);
     json_num(f, "wall_time_s", wall_s, 0);
     json_num(f, "steps_per_s", steps / wall_s, 0);
     json_num(f, "tokens_per_s", (double)r->tokens / wall_s, 0);

@@ -30,9 +30,10 @@
 
 typedef struct {        /* a row waiting for its step to complete */
     int64_t step;
-    uint8_t *have;      /* per replica: it has computed `step` */
+    uint8_t *have;      /* per replica: it has computed `step` (and the
+                           trainer too: its loss is known) */
     double *loss;       /*   its loss there */
-    uint64_t *grads;    /*   and the gradients it had computed */
+    uint64_t *grads;    /*   the gradients it had computed (0: none) */
     uint64_t bytes_ahead; /* bytes of contributions taken after `step` */
     int outer_done;     /* the outer parameters' loss is in `outer` */
     double outer;
@@ -51,6 +52,7 @@ typedef struct {
     int64_t *open;      /* per fragment: take of its sync in flight, -1 */
     int P;
     train_op *queue;    /* calls deferred, in order */
+    int64_t *qstep;     /*   the engine's step of each (steps) */
     int nqueue, qcap;
     pending *pend;      /* rows waiting, by increasing step */
     int npend, cap;
@@ -89,11 +91,16 @@ static pending *pending_at(cpl *c, int64_t t, int make) {
         p->have = calloc(M, 1);
         p->loss = calloc(M, sizeof *p->loss);
         p->grads = calloc(M, sizeof *p->grads);
-        if (!p->have || !p->loss || !p->grads) return NULL;
+        if (!p->have || !p->loss || !p->grads) {
+            free(p->have), free(p->loss), free(p->grads);
+            p->have = NULL, p->loss = NULL, p->grads = NULL;
+            return NULL;
+        }
     }
     c->npend++;
     p->step = t;
     memset(p->have, 0, M);
+    memset(p->grads, 0, M * sizeof *p->grads);
     p->bytes_ahead = 0;
     p->outer_done = 0;
     return p;
@@ -112,25 +119,49 @@ static int enqueue(cpl *c, int r, int f, int64_t take, char *err,
     if (c->nqueue == c->qcap) {
         int cap = c->qcap ? 2 * c->qcap : 64;
         train_op *q = realloc(c->queue, (size_t)cap * sizeof *q);
-        if (!q) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-        c->queue = q;
+        if (q) c->queue = q;
+        int64_t *t = q ? realloc(c->qstep, (size_t)cap * sizeof *t) : NULL;
+        if (!t) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+        c->qstep = t;
         c->qcap = cap;
     }
-    c->queue[c->nqueue++] = (train_op){r, f, take};
+    c->qstep[c->nqueue] = take;
+    c->queue[c->nqueue++] = (train_op){r, f, take, 0};
     return 0;
 }
 
-/* Makes the deferred calls. */
-static int flush(cpl *c, char *err, size_t errlen) {
-    int rc = train_batch(c->tr, c->queue, c->nqueue);
-    c->nqueue = 0;
+static pending *pending_at(cpl *c, int64_t t, int make);
+
+/* Makes the first n deferred calls; the others stay queued.  The losses
+ * of report steps go to their rows. */
+static int flush_first(cpl *c, int n, char *err, size_t errlen) {
+    int rc = train_batch(c->tr, c->queue, n);
+    for (int i = 0; i < n && !rc; i++) {
+        const train_op *o = &c->queue[i];
+        pending *p = o->fragment < 0 ? pending_at(c, c->qstep[i], 0) : NULL;
+        if (p && p->grads[o->replica]) {
+            p->have[o->replica] = 1;
+            p->loss[o->replica] = o->loss;
+        }
+    }
+    c->nqueue -= n;
+    memmove(c->queue, c->queue + n, (size_t)c->nqueue * sizeof *c->queue);
+    memmove(c->qstep, c->qstep + n, (size_t)c->nqueue * sizeof *c->qstep);
     return rc ? trainer_failed(c, rc, err, errlen) : 0;
 }
 
-/* The loss of the replica or average evaluations a row asks for. */
+/* Makes every deferred call. */
+static int flush(cpl *c, char *err, size_t errlen) {
+    return flush_first(c, c->nqueue, err, errlen);
+}
+
+/* The loss of the replica or average evaluations a row asks for (the
+ * merges due landed first). */
 static int extra_evals(cpl *c, cpl_row *r) {
     int rc = 0;
     r->replica_loss = r->average_loss = NAN;
+    if (c->o->eval & (SCN_EVAL_REPLICA | SCN_EVAL_AVERAGE))
+        for (int i = 0; i < c->M && !rc; i++) rc = train_land(c->tr, i);
     if (c->o->eval & SCN_EVAL_REPLICA)
         rc = train_eval_replica(c->tr, 0, &r->replica_loss);
     if (!rc && (c->o->eval & SCN_EVAL_AVERAGE))
@@ -166,18 +197,18 @@ static int complete(const cpl *c, const pending *p) {
 /* Writes the rows that are complete, oldest first. */
 static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
     while (c->npend > 0 && complete(c, &c->pend[0])) {
-        pending *p = &c->pend[0];
-        cpl_row r = {.step = p->step};
+        /* the losses at the row's step, and the replicas as they are */
         int n = 0, rc = flush(c, err, errlen);
         if (rc) return rc;
+        pending *p = &c->pend[0];
+        cpl_row r = {.step = p->step};
         for (int i = 0; i < c->M; i++) {
-            r.tokens += (p->have[i] ? p->grads[i] : c->grads[i]) *
+            r.tokens += (p->grads[i] ? p->grads[i] : c->grads[i]) *
                         c->batch_tokens;
             if (p->have[i]) r.train_loss += p->loss[i], n++;
         }
         r.train_loss = n ? r.train_loss / n : NAN;
         if (!p->outer_done) rc = train_eval_outer(c->tr, &p->outer);
-        for (int i = 0; i < c->M && !rc; i++) rc = train_land(c->tr, i);
         if (!rc) rc = extra_evals(c, &r);
         if (rc) return trainer_failed(c, rc, err, errlen);
         r.eval_loss = p->outer;
@@ -197,15 +228,12 @@ static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
 }
 
 static int on_step(cpl *c, int r, int64_t t, char *err, size_t errlen) {
-    int rc = enqueue(c, r, -1, 0, err, errlen);
+    int rc = enqueue(c, r, -1, t, err, errlen);
     if (rc) return rc;
     c->grads[r]++;
     if (!is_report(c, t) || t <= c->emitted) return 0;
-    if ((rc = flush(c, err, errlen))) return rc; /* its loss at t */
-    pending *p = pending_at(c, t, 1);
+    pending *p = pending_at(c, t, 1); /* its loss comes with the flush */
     if (!p) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-    p->have[r] = 1;
-    p->loss[r] = train_last_loss(c->tr, r);
     p->grads[r] = c->grads[r];
     return 0;
 }
@@ -227,8 +255,20 @@ static int64_t next_report(const cpl *c, int64_t t) {
     return n < c->T ? n : c->T;
 }
 
+/* The deferred calls a reduce of fragment f needs: DP, all (its update
+ * reaches every replica at once); otherwise up to the last contribution
+ * to f.  The steps after it stay queued: they come before the steps the
+ * result merges into (the engine's merge steps), so they may run later. */
+static int needed_by_reduce(const cpl *c, int f) {
+    if (c->dp) return c->nqueue;
+    int n = 0;
+    for (int i = 0; i < c->nqueue; i++)
+        if (c->queue[i].fragment == f) n = i + 1;
+    return n;
+}
+
 static int on_synced(cpl *c, const run_event *e, char *err, size_t errlen) {
-    int rc = flush(c, err, errlen);
+    int rc = flush_first(c, needed_by_reduce(c, e->fragment), err, errlen);
     if (rc) return rc;
     /* the rows before this sync's apply step see the outer parameters as
      * they are now, also those no replica has reached yet */
@@ -348,6 +388,7 @@ static void cpl_free(cpl *c) {
     free(c->ended);
     free(c->grads);
     free(c->queue);
+    free(c->qstep);
     free(c->open);
     train_snapshot_free(c->ckpt);
     train_snapshot_free(c->cand);

@@ -462,9 +462,13 @@ static void lockstep(train *tr, int n) {
 START_TEST(batch_is_the_calls) {
     train_config c = tiny_cfg(sched_of(SCHED_STREAMING, 6, 2, 1, 0.5), 3);
     train *a = new_trainer(&c), *b = new_trainer(&c);
-    const train_op ops[] = {{0, -1, 0}, {2, -1, 0}, {0, -1, 0}, {1, -1, 0},
-                            {0, -1, 0}, {2, -1, 0}, {1, 0, 1}};
+    train_op ops[] = {{0, -1, 0, 0}, {2, -1, 0, 0}, {0, -1, 0, 0},
+                      {1, -1, 0, 0}, {0, -1, 0, 0}, {2, -1, 0, 0},
+                      {1, 0, 1, 0}};
     ok(a, train_batch(a, ops, 7));
+    ck_assert_int_eq(ops[4].take, 3); /* replica 0's third step */
+    ck_assert(ops[4].loss == train_last_loss(a, 0));
+    ck_assert(ops[0].loss != ops[4].loss);
     step_n(b, 2, 2);
     step_n(b, 0, 3);
     step_n(b, 1, 1);
@@ -474,7 +478,7 @@ START_TEST(batch_is_the_calls) {
     ck_assert_uint_eq(train_sync_contributors(a, 0), 2);
     /* with tau 1 nobody may compute step 3 before that sync is reduced:
      * replica 1's step 2 is done, its step 3 refused */
-    const train_op more[] = {{1, -1, 0}, {1, -1, 0}, {2, -1, 0}};
+    train_op more[] = {{1, -1, 0, 0}, {1, -1, 0, 0}, {2, -1, 0, 0}};
     ck_assert_int_eq(train_batch(a, more, 3), TRAIN_ESTATE);
     ck_assert_ptr_nonnull(strstr(train_error(a), "step 3 before"));
     ck_assert_int_eq(train_replica_steps(a, 1), 2);

@@ -31,7 +31,7 @@
 
 #include "../models/codec.h"
 #include "../models/schedule.h"
-#include "../models/train.h"
+#include "../models/train_config.h"
 #include "collective.h"
 #include "faults.h"
 

@@ -38,7 +38,7 @@ static int progress_mode = CLI_PROGRESS_AUTO;
 enum {
     OPT_EXTRA = 512,               /* + index in extra */
     OPT_FLAG = OPT_EXTRA + 256,    /* + index in flags */
-    OPT_SET = OPT_FLAG + 256, OPT_OUT, OPT_QUIET, OPT_PROGRESS
+    OPT_SET = OPT_FLAG + 256, OPT_OUT, OPT_QUIET, OPT_PROGRESS, OPT_FULL
 };
 
 int cli_parse(const char *cmd, const char *help, int argc, char **argv,
@@ -50,7 +50,7 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv,
     while (flags && flags[nflags]) nflags++;
     if (nextra + nflags > CLI_MAX_EXTRA)
         return cli_usage_error(cmd, "too many options declared");
-    struct option opts[CLI_MAX_EXTRA + 6];
+    struct option opts[CLI_MAX_EXTRA + 7];
     int n = 0;
     for (int i = 0; i < nextra; i++)
         opts[n++] = (struct option){extra[i] + 2, required_argument, NULL,
@@ -62,6 +62,7 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv,
     opts[n++] = (struct option){"out", required_argument, NULL, OPT_OUT};
     opts[n++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
     opts[n++] = (struct option){"progress", no_argument, NULL, OPT_PROGRESS};
+    opts[n++] = (struct option){"full", no_argument, NULL, OPT_FULL};
     opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
     opts[n] = (struct option){NULL, 0, NULL, 0};
 
@@ -82,10 +83,11 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv,
             if (optopt >= OPT_FLAG && optopt < OPT_FLAG + nflags)
                 return cli_usage_error(cmd, "%s takes no value",
                                        flags[optopt - OPT_FLAG]);
-            if (optopt == OPT_QUIET || optopt == OPT_PROGRESS)
+            if (optopt >= OPT_QUIET && optopt <= OPT_FULL)
                 return cli_usage_error(cmd, "--%s takes no value",
-                                       optopt == OPT_QUIET ? "quiet"
-                                                           : "progress");
+                                       optopt == OPT_QUIET      ? "quiet"
+                                       : optopt == OPT_PROGRESS ? "progress"
+                                                                : "full");
             return cli_usage_error(cmd, "unknown or ambiguous option '%s'",
                                    a);
         } else if (c == ':') {
@@ -100,6 +102,8 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv,
             progress_mode = CLI_PROGRESS_OFF;
         } else if (c == OPT_PROGRESS) {
             progress_mode = CLI_PROGRESS_PLAIN;
+        } else if (c == OPT_FULL) {
+            o->full = 1;
         } else if (c >= OPT_FLAG) {
             if (o->nflags == CLI_MAX_EXTRA)
                 return cli_usage_error(cmd, "too many options");
@@ -188,6 +192,7 @@ int cli_load(const cli_options *o, const char *const *more, int nmore,
         fprintf(stderr, "%s\n", err);
         return CLI_EXIT_INPUT;
     }
+    cfg->full = o->full;
     return 0;
 }
 

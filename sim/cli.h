@@ -30,7 +30,7 @@ enum {
 #define CLI_PROGRESS_PERIOD_S 10.0
 
 /* The options every scenario-driven command understands (--set, --out,
- * --quiet, --progress, -h/--help), plus any the command declares in
+ * --quiet, --progress, --full, -h/--help), plus any the command declares in
  * `extra` (long names like "--vary"; each takes one value; repeated ones
  * are collected in order). */
 typedef struct {
@@ -39,6 +39,7 @@ typedef struct {
     const char *sets[CLI_MAX_SETS];
     int nset;
     int progress;                          /* CLI_PROGRESS_AUTO/OFF/PLAIN */
+    int full;                              /* --full: no fast-forward */
     /* extra options: values found, in order */
     const char *flags_seen[CLI_MAX_EXTRA]; /* flag options (no value) */
     int nflags;

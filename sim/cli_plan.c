@@ -42,6 +42,8 @@ static const char help[] =
     "  --jobs N          threads (default: the CPUs this process may use,\n"
     "                    its affinity mask); the results do not depend\n"
     "                    on N\n"
+    "  --full            simulate every op and period (no fast-forward;\n"
+    "                    the results are the same)\n"
     "  --quiet           no progress line on a terminal\n"
     "  --progress        a plain progress line every ~10 s, even off a\n"
     "                    terminal (for logs)\n"
@@ -331,7 +333,7 @@ int cli_plan(int argc, char **argv) {
     plan_args a = {0};
     if ((rc = parse_args(&o, &a))) return rc;
     plan_spec spec = {o.scenario, a.variants, a.nvariants, o.sets, o.nset,
-                      a.target, a.has_cost ? &a.cost : NULL, a.jobs};
+                      a.target, a.has_cost ? &a.cost : NULL, a.jobs, o.full};
     plan_result *r = malloc(sizeof *r);
     char err[1024];
     cli_progress progress;

@@ -33,6 +33,8 @@ static const char help[] =
     "                   https://ui.perfetto.dev)\n"
     "  --trace-steps A:B  put only steps A..B in the timeline (1 <= A <= B;\n"
     "                   \"A\" alone is A:A)\n"
+    "  --full           simulate every op and period (no fast-forward;\n"
+    "                   the results are the same)\n"
     "  --quiet          no progress line on a terminal\n"
     "  --progress       a plain progress line every ~10 s, even off a\n"
     "                   terminal (for logs)\n"

@@ -58,6 +58,8 @@ static const char help[] =
     "                    match) and run only the others; do nothing when\n"
     "                    FILE is already complete; refuse (exit 2) a FILE\n"
     "                    or FILE.partial of another scenario (needs --out)\n"
+    "  --full            simulate every op and period (no fast-forward;\n"
+    "                    the results are the same)\n"
     "  --quiet           no progress line on a terminal\n"
     "  --progress        a plain progress line every ~10 s, even off a\n"
     "                    terminal (for logs)\n"
@@ -86,7 +88,7 @@ int cli_sweep(int argc, char **argv) {
                     .variants = variants, .sets = o.sets, .nset = o.nset,
                     .out = o.out,
                     .resume = cli_flag(&o, "--resume"), .stream = stdout,
-                    .log = stderr};
+                    .log = stderr, .full = o.full};
     if ((rc = cli_values(&o, "sweep", "--vary", vary, CLI_MAX_EXTRA,
                          &s.nvary)) ||
         (rc = cli_values(&o, "sweep", "--variant", variants, CLI_MAX_EXTRA,

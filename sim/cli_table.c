@@ -48,6 +48,8 @@ static const char help[] =
     "  --jobs N           threads (default: the CPUs this process may use,\n"
     "                     its affinity mask); the\n"
     "                     results do not depend on N\n"
+    "  --full             simulate every op and period (no fast-forward;\n"
+    "                     the results are the same)\n"
     "  --quiet            no progress line on a terminal\n"
     "  --progress         a plain progress line every ~10 s, even off a\n"
     "                     terminal (for logs)\n"
@@ -216,7 +218,7 @@ int cli_table(int argc, char **argv) {
         cli_progress progress;
         table_spec spec = {o.scenario, a.variants, a.nvariants, o.sets, o.nset,
                            a.key, a.grid, a.npoints, a.thresholds,
-                           a.nthresholds, a.jobs};
+                           a.nthresholds, a.jobs, o.full};
         char err[1024];
         cli_progress_start(&progress, o.scenario);
         rc = table_compute_progress(&spec, progress_tasks, &progress, &r, err,

@@ -71,6 +71,8 @@ static const char help[] =
     "                   block, no failures (the reference the coupled run\n"
     "                   equals with late: wait and no faults); the sim_*\n"
     "                   columns are left out\n"
+    "  --full           simulate every op and period (no fast-forward;\n"
+    "                   the results are the same)\n"
     "  --quiet          no progress line on a terminal\n"
     "  --progress       a plain progress line every ~10 s, even off a\n"
     "                   terminal (for logs)\n"

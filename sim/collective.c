@@ -90,7 +90,7 @@ static const char *const algo_names[] = {"ring", "all_to_all", "star"};
 
 /* ---- the queue --------------------------------------------------------- */
 
-static uint8_t *mask_of(coll *c, int slot) {
+static uint8_t *mask_of(const coll *c, int slot) {
     return c->qmask + (size_t)slot * (size_t)c->nw;
 }
 
@@ -358,4 +358,19 @@ int coll_parse_algo(const char *name, coll_algo *out) {
 
 const char *coll_algo_name(coll_algo a) {
     return a >= COLL_RING && a <= COLL_STAR ? algo_names[a] : "unknown";
+}
+
+void coll_signature(const coll *c, sig_buf *b) {
+    sig_i64(b, c->len);
+    for (int k = 0; k < c->len; k++) {
+        sig_put(b, &c->q[c->head + k], sizeof c->q[0]);
+        sig_put(b, mask_of(c, c->head + k), (size_t)c->nw);
+    }
+    sig_i64(b, c->running);
+    if (!c->running) return;
+    sig_put(b, c->mem, (size_t)c->m * sizeof *c->mem);
+    int64_t v[4] = {c->m, c->step, c->nsteps, c->left};
+    sig_put(b, v, sizeof v);
+    sig_i64(b, c->nflows);
+    sig_put(b, c->flows, (size_t)c->nflows * sizeof *c->flows);
 }

@@ -30,6 +30,7 @@
 
 #include <stdint.h>
 #include "net.h"
+#include "sig.h"
 
 typedef enum { COLL_RING, COLL_ALL_TO_ALL, COLL_STAR } coll_algo;
 
@@ -72,6 +73,11 @@ void coll_clear(coll *c, int64_t now);
 
 /* Collectives queued or running. */
 int coll_pending(const coll *c);
+
+/* Appends the stream's state (sig.h): the queued jobs with their members,
+ * the running collective's members, step and flow ids.  It holds no
+ * instants (the net does). */
+void coll_signature(const coll *c, sig_buf *b);
 
 /* Parses "ring" | "all_to_all" | "star"; returns 0 or -1. */
 int coll_parse_algo(const char *name, coll_algo *out);

@@ -620,3 +620,39 @@ double net_link_peak(const net *n, int link) {
 int net_active_flows(const net *n) {
     return n->nlive;
 }
+
+/* ---- fast-forward -------------------------------------------------------- */
+
+void net_signature(const net *n, int64_t now, sig_buf *b) {
+    sig_i64(b, now - n->now);
+    sig_i64(b, n->next == INT64_MAX ? INT64_MIN : n->next - now);
+    sig_i64(b, n->nflows);
+    sig_i64(b, n->nlive);
+    for (int i = 0; i < n->nlive; i++) {
+        const flow *f = &n->flows[n->live[i]];
+        int64_t v[9] = {n->live[i], f->state, f->link[0], f->link[1],
+                        (int64_t)f->bytes, (int64_t)f->counted,
+                        (int64_t)f->tag,
+                        f->t_act == INT64_MAX ? INT64_MIN : f->t_act - now,
+                        f->t_done == INT64_MAX ? INT64_MIN : f->t_done - now};
+        sig_put(b, v, sizeof v);
+        double d[3] = {f->remaining, f->rate, f->cap};
+        sig_put(b, d, sizeof d);
+    }
+    sig_i64(b, n->nfree);
+    sig_put(b, n->freeids, (size_t)n->nfree * sizeof *n->freeids);
+}
+
+void net_shift(net *n, int64_t dt) {
+    n->now += dt;
+    if (n->next != INT64_MAX) n->next += dt;
+    for (int i = 0; i < n->nlive; i++) {
+        flow *f = &n->flows[n->live[i]];
+        if (f->t_act != INT64_MAX) f->t_act += dt;
+        if (f->t_done != INT64_MAX) f->t_done += dt;
+    }
+}
+
+void net_link_bytes_add(net *n, int link, uint64_t bytes) {
+    n->links[link].bytes += bytes;
+}

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "../models/msg.h"
+#include "sig.h"
 
 typedef struct net net;
 
@@ -68,5 +69,18 @@ double net_link_peak(const net *n, int link);
 
 /* Number of flows not yet completed or cancelled. */
 int net_active_flows(const net *n);
+
+/* Appends to b (sig.h) what decides the net's future, relative to `now`:
+ * every live flow in live order (id, state, links, bytes, counted, the
+ * bits of remaining, rate and cap, tag, its instants), the free ids,
+ * the slots used.  Byte counters and peaks are left out: they add up. */
+void net_signature(const net *n, int64_t now, sig_buf *b);
+
+/* Moves every instant of the net forward by dt ns (dt >= 0; the caller
+ * makes sure nothing overflows). */
+void net_shift(net *n, int64_t dt);
+
+/* Adds bytes to link's byte counter (the traffic of a skipped stretch). */
+void net_link_bytes_add(net *n, int link, uint64_t bytes);
 
 #endif

@@ -431,7 +431,8 @@ static int setup(work *w, const plan_spec *spec, plan_result *out, char *err,
     out->nmethods = w->n;
     for (int m = 0; m < w->n; m++) {
         w->bw[m] = (table_scenario){spec->path, w->names[m], spec->sets,
-                                    spec->nset, BANDWIDTH_KEY, w->docs[m]};
+                                    spec->nset, BANDWIDTH_KEY, w->docs[m],
+                                    spec->full};
         scn_config cfg;
         int rc = table_scenario_name(&w->bw[m], PLAN_MIN_GBPS,
                                      out->method[m].name, &cfg, err, errlen);

@@ -114,6 +114,7 @@ typedef struct {
     double target_cu;                /* (0, 1] */
     const plan_cost *cost;           /* NULL: no prices */
     int jobs;                        /* threads; <= 0: pool_cpu_count() */
+    int full;                        /* --full: no fast-forward */
 } plan_spec;
 
 typedef struct {

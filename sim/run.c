@@ -75,6 +75,7 @@
 #include "eventq.h"
 #include "faults.h"
 #include "net.h"
+#include "sig.h"
 #include "../models/msg.h"
 #include "../models/rng.h"
 
@@ -120,8 +121,11 @@ typedef struct {
     uint32_t epoch;    /* bumps cancel the running op's event */
     int wait_on;       /* W_BLOCKED: the wait list */
     int joined;        /* takes part in syncs (alive and caught up) */
-    int64_t *dur;      /* ns of each op of the current step */
+    int64_t *cum;      /* ns from the step's start to the end of each op
+                          of the current step */
     double factor;     /* step-time factor of the current step */
+    int run_last;      /* the running event ends ops op..run_last (fast:
+                          several at once; else run_last = op) */
     int64_t *contrib;  /* busy at the last contribution that reached a
                           completed sync, per fragment */
     int64_t *nom_contrib; /* nom at the same instants */
@@ -147,6 +151,19 @@ typedef struct {       /* the outstanding reduction of one layer */
     int64_t started;   /* ns, handed to the communication stream */
 } reduction;
 
+/* The start of a period, for the fast-forward: the world's signature and
+ * the figures that add up. */
+#define FF_MARKS 4
+typedef struct {
+    sig_buf sig;
+    int64_t now, step;  /* its instant; worker 0's step */
+    int64_t *busy, *nom; /* per worker */
+    uint64_t *bytes;    /* per link */
+    int64_t syncs, timeouts, progress;
+    uint64_t events;
+    run_delays delays;
+} ff_mark;
+
 /* A fragment's sync in flight: from the first arrival for any of its
  * layers until every layer has been reduced (or dropped). */
 typedef struct {
@@ -168,6 +185,16 @@ typedef struct {
     int64_t *merge_step; /* per worker: scratch of RUN_EV_SYNCED */
     uint8_t *member;    /* per worker: scratch of RUN_EV_SYNCED */
     run_delays delays;
+    /* fast paths (see "Fast-forward" below) */
+    int fast;           /* pure steps in one event */
+    int jumps;          /* whole periods skipped */
+    int64_t period;     /* steps of a period: H */
+    int ff_check;       /* worker 0 has just begun a period */
+    sig_buf sig;        /* the state now */
+    ff_mark mark[FF_MARKS]; /* the last period starts, newest at nmark-1 */
+    int nmark;
+    uint64_t events;    /* events processed (and skipped by jumps) */
+    int64_t *nom_cum;   /* per op: ns at speed 1 of ops 0..o of a step */
     int M, L, P;
     int64_t T;
     sched_spec sch;
@@ -189,7 +216,6 @@ typedef struct {
     int64_t *lat;       /* M x M one-way latencies, ns */
     double flow_cap;    /* bytes/s cap of every flow (TCP window) */
     int64_t base_ns;    /* step time at speed 1 */
-    int64_t *nom_dur;   /* per op: ns at speed 1 (they sum to base_ns) */
     uint64_t dl_bytes;  /* bytes of one recovery download (UINT64_MAX: too
                            many to represent) */
     int64_t net_at;     /* instant of the scheduled net event */
@@ -288,8 +314,8 @@ static double op_cum(const world *W, int o) {
     return done;
 }
 
-/* Fills the op durations of a worker for a step-time factor.  Durations
- * are differences of rounded cumulative instants, so a step lasts exactly
+/* Fills the op ends of a worker for a step-time factor.  Durations are
+ * differences of rounded cumulative instants, so a step lasts exactly
  * round(base * factor) ns whatever L is. */
 static void set_factor(world *W, worker *w, double factor) {
     if (factor == w->factor) return;
@@ -301,12 +327,13 @@ static void set_factor(world *W, worker *w, double factor) {
         return;
     }
     w->factor = factor;
-    int64_t prev = 0;
-    for (int o = 0; o < 3 * W->L; o++) {
-        int64_t at = llround(step * op_cum(W, o + 1));
-        w->dur[o] = at - prev;
-        prev = at;
-    }
+    for (int o = 0; o < 3 * W->L; o++)
+        w->cum[o] = llround(step * op_cum(W, o + 1));
+}
+
+/* ns of ops a..b (inclusive) from the cumulative ends c[]. */
+static int64_t ops_ns(const int64_t *c, int a, int b) {
+    return c[b] - (a ? c[a - 1] : 0);
 }
 
 /* Draws the factor of the step a worker is about to start. */
@@ -673,7 +700,28 @@ static void report_progress(world *W) {
                        (double)W->progress_done / ((double)W->T * W->M));
 }
 
-/* Starts ops on worker wi until it blocks, runs one, or is done. */
+/* The last op of the run that can start at op o of worker w's step: ops
+ * run back to back while none of them is an arrival (the parameter
+ * backward of a layer whose fragment is taken after this step) and the
+ * next is not a gated forward.  (A gate for this step can only come from
+ * a sync taken at an earlier step, which exists already: none appears
+ * during the run.)  Without the fast paths every op is its own run. */
+static int run_end(const world *W, const worker *w) {
+    int o = w->op;
+    if (!W->fast) return o;
+    int taken = w->joined ? sched_taken_after(&W->sch, w->step, W->T) : -1;
+    for (;; o++) {
+        int layer, kind;
+        op_of(W, o, &layer, &kind);
+        if (o + 1 == 3 * W->L || (kind == OP_BPAR && W->frag[layer] == taken))
+            return o;
+        op_of(W, o + 1, &layer, &kind);
+        if (W->blocking && kind == OP_FWD && W->gate[layer] <= w->step)
+            return o;
+    }
+}
+
+/* Starts ops on worker wi until it blocks, runs some, or is done. */
 static void try_advance(world *W, int wi, int64_t now) {
     worker *w = &W->w[wi];
     if (w->state != W_READY) return;
@@ -691,8 +739,11 @@ static void try_advance(world *W, int wi, int64_t now) {
     }
     w->state = W_BUSY;
     w->op_start = now;
-    int64_t t = later(W, now, w->dur[w->op], "a compute op");
-    if (!W->stopped) push(W, t, CLS_COMPUTE, EV_OP, wi, w->epoch, 0);
+    w->run_last = run_end(W, w);
+    int64_t t = later(W, now, ops_ns(w->cum, w->op, w->run_last),
+                      "a compute op");
+    if (!W->stopped)
+        push(W, t, CLS_COMPUTE + (uint32_t)wi, EV_OP, wi, w->epoch, 0);
 }
 
 static const char *const op_names[] = {"forward", "backward_act",
@@ -700,10 +751,13 @@ static const char *const op_names[] = {"forward", "backward_act",
 
 static void on_op_done(world *W, int wi, int64_t now) {
     worker *w = &W->w[wi];
+    int first = w->op;
+    W->events += (uint64_t)(w->run_last - first); /* a run: as its ops */
+    w->op = w->run_last;
     int layer, kind;
     op_of(W, w->op, &layer, &kind);
     w->busy += now - w->op_start;
-    w->nom += W->nom_dur[w->op];
+    w->nom += ops_ns(W->nom_cum, first, w->op);
     span(W, wi, 0, op_names[kind], layer, w->step, w->op_start, now, 0);
     w->state = W_READY;
     if (kind == OP_FWD && layer == W->L - 1)
@@ -728,6 +782,7 @@ static void op_next(world *W, int wi, int64_t now) {
     if (++w->op == 3 * W->L) {
         w->op = 0;
         observe(W, RUN_EV_STEP_END, wi, -1, w->step, -1, now);
+        if (wi == 0 && W->jumps && w->step % W->period == 0) W->ff_check = 1;
         if (W->sch.method == SCHED_DP) dp_checkpoint(W, w, w->step);
         w->step++;
         W->idle_failures = 0;
@@ -970,6 +1025,220 @@ static void on_flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
         on_download_done(W, (int)(tag - TAG_RECOVERY), now);
 }
 
+/* ---- fast-forward ---------------------------------------------------------
+ *
+ * Two exact shortcuts, on unless the config asks for `full`, a timeline or
+ * an observer listens, or failures can happen (their draws and instants
+ * are not periodic):
+ *   runs        ops with no side effect between them run as one event
+ *               (run_end): a step with no gate and no take is one;
+ *   periods     when worker 0 begins a period (H steps; DP: every step),
+ *               the state of the whole world is written as a signature:
+ *               instants relative to now, steps relative to worker 0's.
+ *               When it equals the signature one period earlier, the
+ *               world repeats that period exactly; whole periods are
+ *               skipped at once (jump): instants move by the period's
+ *               length, steps by its steps, and every figure that adds up
+ *               (compute, bytes, syncs, delays, events) by what one
+ *               period added.  Not with stragglers (their draws differ).
+ * Left out of the signature: what only a failure reads (checkpoint
+ * baselines, contribution baselines, recovery state), span-only instants,
+ * and the counters the jump adds up. */
+
+static int64_t rel_step(int64_t x, int64_t s0) { return x - s0; }
+
+/* The pending events in pop order, relative to now (epochs and versions
+ * relative to the current ones). */
+static int by_key(const void *a, const void *b) {
+    const eq_event *x = a, *y = b;
+    if (x->time != y->time) return x->time < y->time ? -1 : 1;
+    if (x->cls != y->cls) return x->cls < y->cls ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void events_signature(const world *W, int64_t now, sig_buf *b) {
+    uint32_t n = W->q.len;
+    eq_event *v = malloc((size_t)n * sizeof *v + 1);
+    if (!v) {
+        b->oom = 1;
+        return;
+    }
+    memcpy(v, W->q.heap, (size_t)n * sizeof *v);
+    qsort(v, n, sizeof *v, by_key);
+    sig_i64(b, n);
+    for (uint32_t i = 0; i < n; i++) {
+        const eq_event *e = &v[i];
+        int64_t rb = e->b, rc = (int64_t)e->c;
+        if (e->kind == EV_OP) rb = (int32_t)(e->b - W->w[e->a].epoch);
+        if (e->kind == EV_TIMEOUT) rb = (int32_t)(e->b - W->fs[e->a].epoch);
+        if (e->kind == EV_NET) rc = (int64_t)(e->c - W->net_version);
+        int64_t x[6] = {e->time - now, e->cls, e->kind, e->a, rb, rc};
+        sig_put(b, x, sizeof x);
+    }
+    free(v);
+}
+
+/* What decides the world's future from now, worker 0 at step s0. */
+static void world_signature(const world *W, int64_t now, int64_t s0,
+                            sig_buf *b) {
+    int M = W->M, L = W->L, P = W->P;
+    for (int i = 0; i < M; i++) {
+        const worker *w = &W->w[i];
+        int64_t v[8] = {w->state, rel_step(w->step, s0), w->op,
+                        w->state == W_BUSY ? w->op_start - now : 0,
+                        w->state == W_BLOCKED ? w->wait_on : -1, w->joined,
+                        w->run_last - w->op, W->wait_next[i]};
+        sig_put(b, v, sizeof v);
+        sig_put(b, &w->factor, sizeof w->factor);
+        sig_put(b, w->pend_layers, (size_t)P * sizeof *w->pend_layers);
+    }
+    for (int l = 0; l < L; l++) {
+        const reduction *r = &W->red[l];
+        int64_t v[6] = {r->state,
+                        r->state == RED_IDLE ? 0 : rel_step(r->take, s0),
+                        r->need, r->arrived,
+                        W->gate[l] == NO_GATE ? INT64_MIN
+                                              : rel_step(W->gate[l], s0),
+                        rel_step(W->last_take[l], s0)};
+        sig_put(b, v, sizeof v);
+        sig_put(b, r->member, (size_t)M);
+        sig_put(b, r->came, (size_t)M);
+    }
+    sig_put(b, W->waiters, (size_t)(L + P) * sizeof *W->waiters);
+    for (int p = 0; p < P; p++) {
+        const fsync *f = &W->fs[p];
+        int64_t v[3] = {f->take < 0 ? INT64_MIN : rel_step(f->take, s0),
+                        f->done, f->frozen};
+        sig_put(b, v, sizeof v);
+        sig_put(b, f->arrived, (size_t)M);
+    }
+    sig_i64(b, W->nready);
+    sig_put(b, W->ready, (size_t)W->nready * sizeof *W->ready);
+    int64_t g[3] = {W->stream_busy, now - W->end,
+                    W->net_at == INT64_MAX ? INT64_MIN : W->net_at - now};
+    sig_put(b, g, sizeof g);
+    events_signature(W, now, b);
+    net_signature(W->net, now, b);
+    coll_signature(W->coll, b);
+}
+
+/* Records the start of a period (the current signature) as the newest
+ * mark, dropping the oldest when all are used. */
+static void remember_period(world *W, int64_t now, int64_t s0) {
+    if (W->nmark == FF_MARKS) {
+        ff_mark oldest = W->mark[0];
+        memmove(W->mark, W->mark + 1, (FF_MARKS - 1) * sizeof oldest);
+        W->mark[--W->nmark] = oldest;
+    }
+    ff_mark *m = &W->mark[W->nmark++];
+    sig_buf t = m->sig;
+    m->sig = W->sig;
+    W->sig = t;
+    m->now = now;
+    m->step = s0;
+    for (int i = 0; i < W->M; i++) {
+        m->busy[i] = W->w[i].busy;
+        m->nom[i] = W->w[i].nom;
+    }
+    for (int k = 0; k < 2 * W->M; k++) m->bytes[k] = net_link_bytes(W->net, k);
+    m->syncs = W->syncs;
+    m->timeouts = W->timeouts;
+    m->progress = W->progress_done;
+    m->events = W->events;
+    m->delays = W->delays;
+}
+
+/* Skips n periods of dt ns and ds steps, each adding what the one since
+ * mark m added. */
+static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
+                 int64_t ds) {
+    int64_t D = n * dt, K = n * ds;
+    for (int i = 0; i < W->M; i++) {
+        worker *w = &W->w[i];
+        int64_t db = n * (w->busy - m->busy[i]);
+        int64_t dn = n * (w->nom - m->nom[i]);
+        w->busy += db;
+        w->nom += dn;
+        for (int p = 0; p < W->P; p++) { /* baselines a failure would read */
+            w->contrib[p] += db, w->pend[p] += db;
+            w->nom_contrib[p] += dn, w->nom_pend[p] += dn;
+        }
+        w->ckpt_busy += db, w->ckpt_cand_busy += db;
+        w->ckpt_nom += dn, w->ckpt_cand_nom += dn;
+        if (w->state == W_BUSY) w->op_start += D;
+        w->idle_start += D;
+        w->step += K;
+    }
+    for (int l = 0; l < W->L; l++) {
+        reduction *r = &W->red[l];
+        if (r->state != RED_IDLE) {
+            r->take += K;
+            r->submitted += D;
+            r->started += D;
+        }
+        if (W->gate[l] != NO_GATE) W->gate[l] += K;
+        W->last_take[l] += K;
+    }
+    for (int p = 0; p < W->P; p++)
+        if (W->fs[p].take >= 0) W->fs[p].take += K, W->fs[p].first += D;
+    W->resume_step += K;
+    W->dp_synced += K;
+    if (W->ckpt_step) W->ckpt_step += K;
+    if (W->ckpt_cand) W->ckpt_cand += K;
+    W->end += D;
+    if (W->net_at != INT64_MAX) W->net_at += D;
+    for (uint32_t i = 0; i < W->q.len; i++) W->q.heap[i].time += D;
+    net_shift(W->net, D);
+    for (int k = 0; k < 2 * W->M; k++)
+        net_link_bytes_add(W->net, k, (uint64_t)n * (net_link_bytes(W->net, k) -
+                                                     m->bytes[k]));
+    W->syncs += n * (W->syncs - m->syncs);
+    W->timeouts += n * (W->timeouts - m->timeouts);
+    W->progress_done += n * (W->progress_done - m->progress);
+    W->events += (uint64_t)n * (W->events - m->events);
+    run_delays *d = &W->delays;
+    const run_delays *p = &m->delays;
+    d->count += n * (d->count - p->count);
+    d->sum += n * (d->sum - p->sum);
+    for (int k = 0; k < RUN_DELAY_BINS; k++)
+        d->hist[k] += n * (d->hist[k] - p->hist[k]);
+}
+
+/* Worker 0 has begun a period at `now`: compares the world with the last
+ * period starts (a state may repeat only every few periods: flow ids
+ * alternate, say) and skips what repeats. */
+static void fast_forward(world *W, int64_t now) {
+    int64_t s0 = W->w[0].step;
+    W->sig.len = 0;
+    world_signature(W, now, s0, &W->sig);
+    if (W->sig.oom) {
+        W->jumps = 0;
+        return;
+    }
+    const ff_mark *m = NULL;
+    for (int j = W->nmark - 1; j >= 0 && !m; j--)
+        if (W->mark[j].sig.len == W->sig.len &&
+            !memcmp(W->mark[j].sig.p, W->sig.p, W->sig.len))
+            m = &W->mark[j];
+    if (!m) {
+        remember_period(W, now, s0);
+        return;
+    }
+    int64_t dt = now - m->now, ds = s0 - m->step, top = 0, tmax = now;
+    for (int i = 0; i < W->M; i++)
+        if (W->w[i].step > top) top = W->w[i].step;
+    for (uint32_t i = 0; i < W->q.len; i++)
+        if (W->q.heap[i].time > tmax) tmax = W->q.heap[i].time;
+    /* the skipped periods stay clear of the end (a step whose sync would
+     * apply after the last step takes none; a worker past it stops) and
+     * of the clock's limit: the last one processes steps up to top + n ds */
+    int64_t n = (W->T - W->sch.tau - top) / ds;
+    if (dt > 0 && (RUN_TIME_MAX_NS / 2 - tmax) / dt - 1 < n)
+        n = (RUN_TIME_MAX_NS / 2 - tmax) / dt - 1;
+    if (n >= 1 && dt > 0) jump(W, m, n, dt, ds);
+    W->nmark = 0; /* marks of the skipped past no longer describe it */
+}
+
 /* ---- building and tearing down the world -------------------------------- */
 
 uint64_t run_layer_bytes(const scn_config *cfg, codec_spec codec, int l) {
@@ -1045,6 +1314,10 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     W->net_at = INT64_MAX;
     W->forward_first = c->reduce_order == SCN_FORWARD_FIRST;
     W->blocking = !scn_late_continues(c);
+    W->fast = !c->full && !(h && (h->span || h->observe)) &&
+              c->faults.mtbf_s == 0 && !c->trace_path[0];
+    W->jumps = W->fast && c->straggler_prob == 0;
+    W->period = W->sch.H;
     W->timeout_ns = llround(c->sync_timeout_s * 1e9); /* <= 1e18 (loader) */
     W->progress_next = 1;
     W->resume_step = 1;
@@ -1066,7 +1339,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     ALLOC(W->wait_next, M);
     ALLOC(W->frag_size, P);
     ALLOC(W->lat, (size_t)M * M);
-    ALLOC(W->nom_dur, 3 * L);
+    ALLOC(W->nom_cum, 3 * L);
 
     codec_spec codec = c->sched.method == SCHED_DP ? c->dp_codec : c->codec;
     for (int l = 0; l < L; l++) {
@@ -1084,11 +1357,12 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         W->waiters[L + p] = -1;
     }
 
-    int64_t prev = 0; /* the op durations of a step at speed 1 */
-    for (int o = 0; o < 3 * L; o++) {
-        int64_t at = llround((double)W->base_ns * op_cum(W, o + 1));
-        W->nom_dur[o] = at - prev;
-        prev = at;
+    for (int o = 0; o < 3 * L; o++) /* the op ends of a step at speed 1 */
+        W->nom_cum[o] = llround((double)W->base_ns * op_cum(W, o + 1));
+    for (int k = 0; k < FF_MARKS; k++) {
+        ALLOC(W->mark[k].busy, M);
+        ALLOC(W->mark[k].nom, M);
+        ALLOC(W->mark[k].bytes, 2 * M);
     }
 
     double max_lat = 0;
@@ -1124,7 +1398,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
 
     for (int i = 0; i < M; i++) {
         worker *w = &W->w[i];
-        ALLOC(w->dur, 3 * L);
+        ALLOC(w->cum, 3 * L);
         ALLOC(w->contrib, P);
         ALLOC(w->nom_contrib, P);
         ALLOC(w->pend, P);
@@ -1146,7 +1420,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
 static void world_free(world *W) {
     if (W->w)
         for (int i = 0; i < W->M; i++) {
-            free(W->w[i].dur);
+            free(W->w[i].cum);
             free(W->w[i].contrib);
             free(W->w[i].nom_contrib);
             free(W->w[i].pend);
@@ -1165,7 +1439,12 @@ static void world_free(world *W) {
     if (W->fs)
         for (int p = 0; p < W->P; p++) free(W->fs[p].arrived);
     free(W->fs), free(W->member), free(W->merge_step);
-    free(W->frag_size), free(W->lat), free(W->nom_dur);
+    for (int k = 0; k < FF_MARKS; k++) {
+        free(W->mark[k].busy), free(W->mark[k].nom), free(W->mark[k].bytes);
+        free(W->mark[k].sig.p);
+    }
+    free(W->sig.p);
+    free(W->frag_size), free(W->lat), free(W->nom_cum);
     if (W->coll) coll_free(W->coll);
     if (W->net) net_free(W->net);
     if (W->faults) faults_free(W->faults);
@@ -1282,7 +1561,6 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
     }
     for (int i = 0; i < W.M && !W.stopped; i++) try_advance(&W, i, 0);
 
-    uint64_t events = 0;
     int64_t last = 0; /* instant of the last event processed */
     int done = 0;
     eq_event ev;
@@ -1319,12 +1597,16 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
             on_timeout(&W, ev.a, ev.b, now);
             break;
         }
-        events++;
+        W.events++;
         last = now;
         net_resched(&W);
         if (W.check_done) {
             W.check_done = 0;
             if ((done = finished(&W))) break;
+        }
+        if (W.ff_check) {
+            W.ff_check = 0;
+            fast_forward(&W, now);
         }
     }
     if (W.rc) {
@@ -1337,7 +1619,7 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
     /* the wall of an unfinished run: until it stopped */
     if (!done && last > W.end) W.end = last;
     close_spans(&W);
-    fill_result(&W, done, events, out);
+    fill_result(&W, done, W.events, out);
     world_free(&W);
     return 0;
 }

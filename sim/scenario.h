@@ -147,6 +147,11 @@ typedef struct {
      * the same effective scenario.  Written as 16 hex digits where a file
      * must remember what it was computed from (sweep --resume). */
     uint64_t digest;
+
+    /* Not a scenario key: 1 makes the engine simulate every op and every
+     * period (the `--full` option), 0 lets it fast-forward where the result
+     * is the same (run.h).  The loader sets 0; not in the digest. */
+    int full;
 } scn_config;
 
 /* 1 when late syncs let the workers continue: `late: continue` and not

@@ -215,6 +215,7 @@ static int point_load(const sweep *sw, int64_t p, scn_config *cfg,
         for (int i = 0; i < s->nset; i++) sets[i] = s->sets[i];
         for (int k = 0; k < sw->ndim; k++) sets[s->nset + k] = kv.s + at[k];
         rc = scn_doc_load(sw->doc[vi], sets, nset, cfg, msg, sizeof msg);
+        cfg->full = sw->spec->full;
     }
     free(sets);
     free(kv.s);

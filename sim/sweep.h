@@ -95,6 +95,7 @@ typedef struct {
     const char *const *sets;           /* "KEY=VALUE" overrides of every */
     int nset;                          /*   point; none may be a swept key */
     int jobs;                          /* worker threads, >= 1 */
+    int full;                          /* --full: no fast-forward */
     const char *out;                   /* OUT, or NULL: rows to `stream` */
     int resume;                        /* needs out */
     FILE *stream;                      /* where rows go without out */

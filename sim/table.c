@@ -84,10 +84,12 @@ int table_scenario_load(const table_scenario *s, double v, scn_config *cfg,
     /* the shortest decimal that reads back as v: the point loaded is v */
     snprintf(kv, sizeof kv, "%s=%s", s->key, msg_number(v, num));
     sets[s->nset] = kv;
-    if (s->doc) /* thread-safe on a shared doc */
-        return scn_doc_load(s->doc, sets, s->nset + 1, cfg, err, errlen);
-    return scn_load_variant(s->path, s->variant, sets, s->nset + 1, cfg,
-                            err, errlen); /* thread-safe */
+    int rc = s->doc /* thread-safe on a shared doc */
+        ? scn_doc_load(s->doc, sets, s->nset + 1, cfg, err, errlen)
+        : scn_load_variant(s->path, s->variant, sets, s->nset + 1, cfg, err,
+                           errlen); /* thread-safe */
+    cfg->full = s->full;
+    return rc;
 }
 
 int table_scenario_cu(void *ctx, double v, double *cu, char *err,
@@ -456,7 +458,7 @@ int table_compute_progress(const table_spec *spec, table_progress_fn progress,
         rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     for (int b = 0; b < n && !rc; b++) {
         sc[b] = (table_scenario){spec->path, names[b], spec->sets,
-                                 spec->nset, spec->key, docs[b]};
+                                 spec->nset, spec->key, docs[b], spec->full};
         ctx[b] = &sc[b];
         scn_config cfg;
         rc = table_scenario_name(&sc[b], spec->grid[0], blocks[b].name, &cfg,

@@ -67,6 +67,7 @@ typedef struct {
     int nset;
     const char *key;
     const scn_doc *doc;    /* NULL: read path at every load */
+    int full;              /* the loaded configs' `full` (--full) */
 } table_scenario;
 
 /* Loads the scenario with key = v (v written by msg_number, so it reads
@@ -186,6 +187,7 @@ typedef struct {
     const double *thresholds;        /* each in (0, 1] */
     int nthresholds;
     int jobs;                        /* threads; <= 0: pool_cpu_count() */
+    int full;                        /* --full: no fast-forward */
 } table_spec;
 
 typedef struct {

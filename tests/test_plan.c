@@ -31,7 +31,7 @@ static plan_result *plan(const char *path, double target, const char *cost) {
     char err[1024];
     if (cost)
         ck_assert_msg(!plan_cost_load(cost, &c, err, sizeof err), "%s", err);
-    plan_spec spec = {path, NULL, 0, NULL, 0, target, cost ? &c : NULL, 2};
+    plan_spec spec = {path, NULL, 0, NULL, 0, target, cost ? &c : NULL, 2, 0};
     plan_result *r = malloc(sizeof *r);
     ck_assert_ptr_nonnull(r);
     int rc = plan_compute(&spec, r, err, sizeof err);
@@ -203,7 +203,7 @@ START_TEST(run_input_error_is_an_input_error) {
           "\"dp\"}, \"faults\": {\"trace\": \"trace.txt\"}, \"steps\": 20}",
           sf);
     fclose(sf);
-    plan_spec spec = {scenario, NULL, 0, NULL, 0, 0.9, NULL, 1};
+    plan_spec spec = {scenario, NULL, 0, NULL, 0, 0.9, NULL, 1, 0};
     plan_result *r = malloc(sizeof *r);
     ck_assert_ptr_nonnull(r);
     int rc = plan_compute(&spec, r, err, sizeof err);

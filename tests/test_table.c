@@ -46,7 +46,7 @@ static table_result tabulate(const char *path, const char *grid_spec,
                   "%s", err);
     table_spec spec = {path, variants, nvariants, NULL, 0,
                        "network.bandwidth_gbps", *grid, *npoints,
-                       paper_thresholds, NTHR, jobs};
+                       paper_thresholds, NTHR, jobs, 0};
     table_result r;
     int rc = table_compute(&spec, &r, err, sizeof err);
     ck_assert_msg(rc == 0, "table: %s", err);
@@ -170,7 +170,7 @@ START_TEST(bad_scenario_input_is_an_input_error) {
     char err[1024];
     const char *nope[] = {"nope"};
     table_spec spec = {DATA "variants.json", nope, 1, NULL, 0,
-                       "network.bandwidth_gbps", grid, 2, thr, 1, 1};
+                       "network.bandwidth_gbps", grid, 2, thr, 1, 1, 0};
     table_result r;
     ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), MSG_EINPUT);
     ck_assert_msg(strstr(err, "nope"), "%s", err);
@@ -350,7 +350,7 @@ START_TEST(the_scenario_is_read_once) {
     feeder_start(&f, "scenario.json", texts, 1);
     double grid[] = {0.1, 0.4, 1.6, 6.4}, thr[] = {0.5, 0.9};
     table_spec spec = {f.path, NULL, 0, NULL, 0, "network.bandwidth_gbps",
-                       grid, 4, thr, 2, 2};
+                       grid, 4, thr, 2, 2, 0};
     table_result r;
     char err[1024];
     int rc = table_compute(&spec, &r, err, sizeof err);
@@ -390,7 +390,7 @@ START_TEST(a_run_input_error_stays_an_input_error) {
                                   sizeof err), 0);
     ck_assert_msg(doc != NULL, "%s", err);
     table_scenario sc = {scenario, NULL, NULL, 0, "network.bandwidth_gbps",
-                         doc};
+                         doc, 0};
     double cu = -1;
     int rc = table_scenario_cu(&sc, 10, &cu, err, sizeof err);
     int served = feeder_stop(&f);
@@ -435,7 +435,7 @@ END_TEST
 START_TEST(override_is_the_shortest_round_trip) {
     char err[1024];
     table_scenario sc = {DATA "one_layer_dp.json", NULL, NULL, 0,
-                         "network.latency_ms", NULL};
+                         "network.latency_ms", NULL, 0};
     scn_config cfg;
     ck_assert_int_eq(table_scenario_load(&sc, -0.1, &cfg, err, sizeof err),
                      MSG_EINPUT);

@@ -8,9 +8,11 @@
  *
  * Speed: these run on millions of values per sync, so the per-value paths
  * use integer operations on the FP32 bits (via memcpy) instead of libm
- * calls; libm (frexpf, ldexpf) is used once per group only.  The 4-bit
- * encoders compute codes into a small stack chunk and then pack them, so
- * the code loop has no parity branch.
+ * calls; libm (frexpf, ldexpf) is used once per group (e3m0: per change
+ * of a block's running scale) only.  The hot loops have constant trip
+ * counts so that GCC vectorizes them at -O2.  The e3m0 encoder reads its
+ * input from memory once, by L1-sized spans (e3m0_block()); the 4-bit
+ * decoders copy two values a code byte from a table (pair_table()).
  */
 #include "codec.h"
 #include "msg.h"
@@ -103,18 +105,36 @@ static inline float get_f32(const uint8_t *p) { return u2f(get_u32(p)); }
 enum {
     ABS_MASK = 0x7fffffffu,
     F32_INF = 0x7f800000u,
-    CHUNK = 64 /* codes computed per pass before packing; even */
+    CHUNK = 64,  /* values per loop of constant trip count; even */
+    SPAN = 4096, /* values per L1-resident span of the e3m0 encoder */
+    PAIRS = 256, /* byte values of a code byte (two 4-bit codes) */
+    AMAX_LANES = 16 /* running maxima of finite_amax() */
 };
 
-/* Largest finite |x| of x[0..m) (0 when there is none), compared as bits:
- * non-negative FP32 order like their bit patterns. */
+/* |v| if finite, else 0. */
+static inline float finite_abs(float v) {
+    uint32_t a = f2u(v) & ABS_MASK;
+    return u2f(a < F32_INF ? a : 0);
+}
+
+/* Largest finite |x| of x[0..m) (0 when there is none).  The maximum of
+ * non-negative, non-NaN floats is one of them, whatever the order, so full
+ * chunks keep AMAX_LANES running maxima (independent vector chains) in a
+ * loop of constant trip count, which GCC vectorizes even at -O2. */
 static float finite_amax(const float *x, uint64_t m) {
-    uint32_t best = 0;
-    for (uint64_t i = 0; i < m; i++) {
-        uint32_t a = f2u(x[i]) & ABS_MASK;
-        best = (a < F32_INF && a > best) ? a : best;
+    float lane[AMAX_LANES] = {0}, best = 0.0f;
+    uint64_t i = 0;
+    for (; m - i >= AMAX_LANES; i += AMAX_LANES)
+        for (size_t k = 0; k < AMAX_LANES; k++) {
+            float a = finite_abs(x[i + k]);
+            lane[k] = a > lane[k] ? a : lane[k];
+        }
+    for (; i < m; i++) {
+        float a = finite_abs(x[i]);
+        best = a > best ? a : best;
     }
-    return u2f(best);
+    for (size_t k = 0; k < AMAX_LANES; k++) best = lane[k] > best ? lane[k] : best;
+    return best;
 }
 
 /* Rounds a non-negative finite FP32 (bits a) to nearest even in a small
@@ -142,12 +162,14 @@ static inline uint32_t round_small(uint32_t a, int mb, int bias) {
 
 /* Writes codes c[0..m) at nibble positions i, i+1, ... of data.  Nibbles
  * are written in increasing order: an even position writes its whole byte
- * (high nibble 0), an odd one ORs into the byte its predecessor wrote. */
+ * (high nibble 0), an odd one replaces the high nibble of the byte its
+ * predecessor wrote (so a range may be written again, provided it does not
+ * end on an even position whose successor is already written). */
 static void pack_nibbles(uint8_t *data, uint64_t i, const uint8_t *c,
                          size_t m) {
     size_t k = 0;
     if ((i & 1) && m > 0) {
-        data[i >> 1] |= (uint8_t)(c[0] << 4);
+        data[i >> 1] = (uint8_t)((data[i >> 1] & 15u) | (uint32_t)c[0] << 4);
         k = 1;
         i++;
     }
@@ -156,20 +178,29 @@ static void pack_nibbles(uint8_t *data, uint64_t i, const uint8_t *c,
     if (k < m) *p = c[k];
 }
 
-/* out[i] = lut[code i] * s for nibble positions i in [lo, hi). */
+/* The decoded values of every code byte b at scale s: pair[b] holds
+ * lut[b & 15] * s and lut[b >> 4] * s (the same products as one code at a
+ * time, so the same bits). */
+static void pair_table(const float lut[16], float s, float pair[PAIRS][2]) {
+    float v[16];
+    for (int c = 0; c < 16; c++) v[c] = lut[c] * s;
+    for (int b = 0; b < PAIRS; b++) {
+        pair[b][0] = v[b & 15];
+        pair[b][1] = v[b >> 4];
+    }
+}
+
+/* out[i] = lut[code i] * s for nibble positions i in [lo, hi), with pair
+ * the pair_table() of (lut, s): a whole byte is one 8-byte copy. */
 static void decode_nibbles(const uint8_t *data, uint64_t lo, uint64_t hi,
-                           const float lut[16], float s, float *out) {
+                           const float pair[PAIRS][2], float *out) {
     uint64_t i = lo;
     if ((i & 1) && i < hi) {
-        out[i] = lut[data[i >> 1] >> 4] * s;
+        out[i] = pair[data[i >> 1]][1];
         i++;
     }
-    for (; i + 1 < hi; i += 2) {
-        uint8_t b = data[i >> 1];
-        out[i] = lut[b & 15] * s;
-        out[i + 1] = lut[b >> 4] * s;
-    }
-    if (i < hi) out[i] = lut[data[i >> 1] & 15] * s;
+    for (; i + 1 < hi; i += 2) memcpy(out + i, pair[data[i >> 1]], sizeof pair[0]);
+    if (i < hi) out[i] = pair[data[i >> 1]][0];
 }
 
 /* ---- fp32, bf16, fp16 --------------------------------------------------- */
@@ -304,35 +335,82 @@ static float e3m0_scale(float amax, int32_t *base, float *pre) {
     return ldexpf(1.0f, E);
 }
 
-/* Code of a value with FP32 bits b.  er is the exponent field e before
- * rounding (negative: |x| < s*2^-7, zero); adding half an exponent step
- * (0x400000, mantissa 0.5) rounds to the nearest power of two in the value
- * domain, ties away from zero, since the midpoint of 2^k and 2^(k+1) is
- * 1.5 * 2^k.  The clamp to >= 1 sends [s*2^-7, s*2^-6) to the smallest
- * magnitude; the clamp to <= 7 only matters for saturation. */
-static inline uint8_t e3m0_code(uint32_t b, int32_t base) {
-    uint32_t a = b & ABS_MASK;
-    int32_t er = (int32_t)(a >> 23) - base;
-    int32_t e = (int32_t)((a + 0x400000u) >> 23) - base;
+/* Code of a value v, pre-multiplied by pre, for a block's base.  On the
+ * FP32 bits b: er is the exponent field e before rounding (negative: |x| <
+ * s*2^-7, zero); adding half an exponent step (0x400000, mantissa 0.5)
+ * rounds to the nearest power of two in the value domain, ties away from
+ * zero, since the midpoint of 2^k and 2^(k+1) is 1.5 * 2^k.  The clamp to
+ * >= 1 sends [s*2^-7, s*2^-6) to the smallest magnitude; the clamp to <= 7
+ * only matters for saturation.  Only the top 16 bits h = b >> 16 matter
+ * (0x400000 is 0x40 << 16, so no carry comes up from the low half), and
+ * every quantity fits an int16, so GCC vectorizes 8 values a vector. */
+static inline uint8_t e3m0_code(float v, float pre, int16_t base) {
+    uint16_t h = (uint16_t)(f2u(v * pre) >> 16);
+    int16_t a = (int16_t)(h & 0x7fff);
+    int16_t er = (int16_t)((a >> 7) - base);
+    int16_t e = (int16_t)(((a + 0x40) >> 7) - base);
     e = e < 1 ? 1 : e > 7 ? 7 : e;
     e = er < 0 ? 0 : e;
-    return (uint8_t)((b >> 28 & 8u) | (uint32_t)e);
+    return (uint8_t)((h >> 12 & 8) | e);
 }
 
-/* Codes of x[lo..hi) into the nibble stream.  Full chunks run a loop of
- * constant trip count, which GCC vectorizes even at -O2. */
-static void e3m0_block(const float *x, uint64_t lo, uint64_t hi,
+/* Codes of x[lo..hi) into the nibble stream, for (base, pre) of
+ * e3m0_scale().  Full chunks
+ * from an even position compute their codes and pack them in one loop of
+ * constant trip count, which GCC vectorizes even at -O2; a leading odd
+ * position and the tail go through pack_nibbles(). */
+static void e3m0_codes(const float *x, uint64_t lo, uint64_t hi,
                        int32_t base, float pre, uint8_t *data) {
+    int16_t b = (int16_t)base;
     uint8_t c[CHUNK];
     uint64_t i = lo;
+    if ((i & 1) && i < hi) {
+        c[0] = e3m0_code(x[i], pre, b);
+        pack_nibbles(data, i, c, 1);
+        i++;
+    }
     for (; hi - i >= CHUNK; i += CHUNK) {
-        for (size_t k = 0; k < CHUNK; k++)
-            c[k] = e3m0_code(f2u(x[i + k] * pre), base);
-        pack_nibbles(data, i, c, CHUNK);
+        const float *v = x + i;
+        for (size_t k = 0; k < CHUNK / 2; k++)
+            c[k] = (uint8_t)(e3m0_code(v[2 * k], pre, b) |
+                             e3m0_code(v[2 * k + 1], pre, b) << 4);
+        memcpy(data + (i >> 1), c, CHUNK / 2);
     }
     size_t m = (size_t)(hi - i);
-    for (size_t k = 0; k < m; k++) c[k] = e3m0_code(f2u(x[i + k] * pre), base);
+    for (size_t k = 0; k < m; k++) c[k] = e3m0_code(x[i + k], pre, b);
     pack_nibbles(data, i, c, m);
+}
+
+/* Encodes the block x[lo..hi) and returns its scale, reading the input
+ * from memory once: the block goes by spans of at most SPAN values (their
+ * ends on multiples of SPAN in the stream, so every span but the first
+ * starts on a code byte), each read twice while it is in L1: its max |x|,
+ * then its codes in the state of the running block max.  The state is a
+ * function of the scale, which only grows with the running max, so the
+ * spans coded in a state other than the final one are those before the
+ * last change of scale: that prefix [lo, redo) is coded again (it ends on
+ * a span start, an even position, so pack_nibbles() may rewrite it).  The
+ * codes are then those of the block's max, as if it had been known first;
+ * the prefix is short unless the block's magnitudes keep growing. */
+static float e3m0_block(const float *x, uint64_t lo, uint64_t hi,
+                        uint8_t *data) {
+    int32_t base;
+    float pre, amax = 0.0f, s = e3m0_scale(amax, &base, &pre);
+    uint64_t redo = lo;
+    for (uint64_t a = lo, b; a < hi; a = b) {
+        b = (a / SPAN + 1) * SPAN;
+        b = b < hi ? b : hi;
+        float m = finite_amax(x + a, b - a);
+        if (m > amax) {
+            amax = m;
+            float t = e3m0_scale(amax, &base, &pre);
+            redo = t != s ? a : redo;
+            s = t;
+        }
+        e3m0_codes(x, a, b, base, pre, data);
+    }
+    if (redo > lo) e3m0_codes(x, lo, redo, base, pre, data);
+    return s;
 }
 
 static void e3m0_encode(const float *x, uint64_t n, uint64_t block,
@@ -341,10 +419,7 @@ static void e3m0_encode(const float *x, uint64_t n, uint64_t block,
     uint8_t *data = out + 4 * g;
     for (uint64_t k = 0, lo = 0; k < g; k++, lo += len) {
         uint64_t hi = n - lo < len ? n : lo + len;
-        int32_t base;
-        float pre, s = e3m0_scale(finite_amax(x + lo, hi - lo), &base, &pre);
-        put_f32(out + 4 * k, s);
-        e3m0_block(x, lo, hi, base, pre, data);
+        put_f32(out + 4 * k, e3m0_block(x, lo, hi, data));
     }
 }
 
@@ -406,14 +481,21 @@ static void e2m1_table(float lut[16]) {
     for (int c = 0; c < 16; c++) lut[c] = (c & 8) ? -mag[c & 7] : mag[c & 7];
 }
 
-/* Shared decoder of the two 4-bit codecs: one FP32 scale per block. */
+/* Shared decoder of the two 4-bit codecs: one FP32 scale per block.  The
+ * pair table is rebuilt only when a block's scale bits differ from the
+ * previous block's (neighbouring e3m0 scales, powers of two, often agree). */
 static void nibble_decode(const uint8_t *in, uint64_t n, uint64_t block,
                           const float lut[16], float *out) {
     uint64_t len = group_len(n, block), g = groups(n, block);
     const uint8_t *data = in + 4 * g;
+    float pair[PAIRS][2];
+    uint32_t built = 0;
     for (uint64_t k = 0, lo = 0; k < g; k++, lo += len) {
         uint64_t hi = n - lo < len ? n : lo + len;
-        decode_nibbles(data, lo, hi, lut, get_f32(in + 4 * k), out);
+        uint32_t sb = get_u32(in + 4 * k);
+        if (k == 0 || sb != built) pair_table(lut, u2f(sb), pair);
+        built = sb;
+        decode_nibbles(data, lo, hi, (const float (*)[2])pair, out);
     }
 }
 

@@ -6,6 +6,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -695,6 +696,212 @@ START_TEST(test_extremes) {
 }
 END_TEST
 
+/* ---- bit-exactness against a reference ---------------------------------- */
+
+/* REFERENCE: the e3m0 and e2m1 encoders and the 4-bit decoder as first
+ * written (a max-abs pass, then one code at a time), kept small and plain
+ * here so that a faster codec.c is held to the same bytes and floats. */
+static float ref_amax(const float *x, uint64_t m) {
+    uint32_t best = 0;
+    for (uint64_t i = 0; i < m; i++) {
+        uint32_t a = f2u(x[i]) & 0x7fffffffu;
+        best = (a < 0x7f800000u && a > best) ? a : best;
+    }
+    return u2f(best);
+}
+
+static uint8_t ref_e3m0_code(float x, float amax) {
+    int32_t base = 256;
+    float pre = 1.0f;
+    if (amax != 0.0f) {
+        int ex;
+        float f = frexpf(amax, &ex);
+        int E = f == 0.5f ? ex - 1 : ex;
+        E = E > 127 ? 127 : E;
+        base = 120 + E;
+        if (E < -119) pre = 0x1p64f, base += 64;
+    }
+    uint32_t b = f2u(x * pre), a = b & 0x7fffffffu;
+    int32_t er = (int32_t)(a >> 23) - base;
+    int32_t e = (int32_t)((a + 0x400000u) >> 23) - base;
+    e = e < 1 ? 1 : e > 7 ? 7 : e;
+    e = er < 0 ? 0 : e;
+    return (uint8_t)((b >> 28 & 8u) | (uint32_t)e);
+}
+
+static float ref_e3m0_scale(float amax) {
+    if (amax == 0.0f) return 0.0f;
+    int ex;
+    float f = frexpf(amax, &ex);
+    int E = f == 0.5f ? ex - 1 : ex;
+    return ldexpf(1.0f, E > 127 ? 127 : E);
+}
+
+static uint8_t ref_e2m1_code(float x, double inv) {
+    uint32_t b = f2u(x);
+    float q = (float)((double)u2f(b & 0x7fffffffu) * inv);
+    uint32_t m = (uint32_t)(q > 0.25f) + (uint32_t)(q >= 0.75f) + (uint32_t)(q > 1.25f) +
+                 (uint32_t)(q >= 1.75f) + (uint32_t)(q > 2.5f) + (uint32_t)(q >= 3.5f) +
+                 (uint32_t)(q > 5.0f);
+    return (uint8_t)((b >> 28 & 8u) | m);
+}
+
+/* Encodes x[0..n) in e3m0 or e2m1 into out (wire layout of codec.h) and
+ * decodes it into y, the reference way. */
+static void ref_nibble_codec(codec_kind k, const float *x, uint64_t n, uint64_t block,
+                             uint8_t *out, float *y) {
+    static const float mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+    uint64_t len = (block == 0 || block >= n) ? n : block;
+    uint64_t g = n == 0 ? 0 : (n + len - 1) / len;
+    uint8_t *data = out + 4 * g;
+    memset(data, 0, (n + 1) / 2);
+    for (uint64_t j = 0, lo = 0; j < g; j++, lo += len) {
+        uint64_t hi = n - lo < len ? n : lo + len;
+        float amax = ref_amax(x + lo, hi - lo);
+        float s = k == CODEC_E3M0 ? ref_e3m0_scale(amax) : amax / 6.0f;
+        double inv = s > 0.0f ? 1.0 / (double)s : 0.0;
+        uint32_t sb = f2u(s);
+        for (int q = 0; q < 4; q++) out[4 * j + (uint64_t)q] = (uint8_t)(sb >> (8 * q));
+        for (uint64_t i = lo; i < hi; i++) {
+            unsigned c = k == CODEC_E3M0 ? ref_e3m0_code(x[i], amax) : ref_e2m1_code(x[i], inv);
+            data[i / 2] |= (uint8_t)((i & 1) ? c << 4 : c);
+            float v = k == CODEC_E3M0 ? ((c & 7) ? u2f((120 + (c & 7)) << 23) : 0.0f)
+                                      : mag[c & 7];
+            y[i] = ((c & 8) ? -v : v) * s;
+        }
+    }
+}
+
+/* codec.c against the reference on x[0..n): the same bytes, the same
+ * float bits.  Returns 0, or 1 after printing the first difference. */
+static int vs_ref(codec_kind k, const float *x, uint64_t n, uint64_t block) {
+    codec_spec c = spec(k, block);
+    uint64_t w = codec_wire_bytes(c, n, 0);
+    uint8_t *a = malloc(w + 1), *b = malloc(w + 1);
+    float *ya = malloc((n + 1) * sizeof *ya), *yb = malloc((n + 1) * sizeof *yb);
+    ck_assert(a && b && ya && yb);
+    memset(a, 0xa5, w + 1); /* the encoder must write every byte */
+    codec_encode(c, x, n, 0, a);
+    codec_decode(c, a, n, 0, ya);
+    ref_nibble_codec(k, x, n, block, b, yb);
+    int bad = 0;
+    for (uint64_t i = 0; i < w && !bad; i++)
+        if (a[i] != b[i]) {
+            printf("%s n %llu block %llu: byte %llu is %#x, reference %#x\n", codec_name(k),
+                   (unsigned long long)n, (unsigned long long)block, (unsigned long long)i,
+                   a[i], b[i]);
+            bad = 1;
+        }
+    for (uint64_t i = 0; i < n && !bad; i++)
+        if (f2u(ya[i]) != f2u(yb[i])) {
+            printf("%s n %llu block %llu: value %llu decodes to %a, reference %a\n",
+                   codec_name(k), (unsigned long long)n, (unsigned long long)block,
+                   (unsigned long long)i, (double)ya[i], (double)yb[i]);
+            bad = 1;
+        }
+    free(a);
+    free(b);
+    free(ya);
+    free(yb);
+    return bad;
+}
+
+/* Specials and values near every e3m0 threshold of a few scales. */
+static uint64_t fill_specials(float *x) {
+    static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, FLT_MAX,
+                               -FLT_MAX, FLT_MIN, -FLT_MIN, 0x1p-149f, -0x1p-149f,
+                               0x1p-127f, 0x1.8p-140f, 1.0f, -1.0f, 0x1p127f, 3e38f};
+    uint64_t n = 0;
+    for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) x[n++] = sp[i];
+    x[n++] = u2f(0x7f800001u); /* a signalling NaN */
+    x[n++] = u2f(0xffc00001u);
+    for (int E = -150; E <= 128; E += 7)
+        for (int e = 0; e <= 9; e++) {
+            float t = ldexpf(1.5f, E + e - 8), p = ldexpf(1.0f, E + e - 7);
+            x[n++] = t;
+            x[n++] = -nextafterf(t, 0.0f);
+            x[n++] = nextafterf(p, 0.0f);
+            x[n++] = -p;
+        }
+    return n;
+}
+
+START_TEST(test_nibble_codecs_specials_vs_reference) {
+    float x[2000];
+    uint64_t n = fill_specials(x);
+    for (int kk = 0; kk < 2; kk++) {
+        codec_kind k = kk ? CODEC_E2M1 : CODEC_E3M0;
+        for (uint64_t blk = 0; blk <= 70; blk++) ck_assert(!vs_ref(k, x, n, blk));
+        /* the specials alone and each threshold run of one scale */
+        for (uint64_t i = 0; i + 40 <= n; i += 40) ck_assert(!vs_ref(k, x + i, 40, 0));
+    }
+}
+END_TEST
+
+/* Random values whose magnitudes change by up to 1e+-30 between runs of
+ * random length, with zeros, subnormals and non-finite values sprinkled. */
+static void fill_wild(float *x, uint64_t n, uint64_t seed) {
+    uint64_t s = seed | 1;
+    double scale = 1.0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (uni(&s) < 0.002) scale = pow(10.0, -30.0 + 60.0 * uni(&s));
+        double u = uni(&s) + uni(&s) + uni(&s) - 1.5, r = uni(&s);
+        x[i] = (float)(u * scale);
+        if (r < 0.002) x[i] = r < 0.001 ? 0.0f : -0.0f;
+        else if (r < 0.003) x[i] = (float)(u * 1e-40);
+        else if (r < 0.0031) x[i] = r < 0.00305 ? INFINITY : NAN;
+    }
+}
+
+START_TEST(test_nibble_codecs_random_vs_reference) {
+    enum { N = 1000000 };
+    float *x = malloc(N * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    fill_wild(x, N, 12345);
+    static const uint64_t big[] = {0, 127, 128, 1000, 4095, 4096, 4097, 5001, 65536, N};
+    for (int kk = 0; kk < 2; kk++) {
+        codec_kind k = kk ? CODEC_E2M1 : CODEC_E3M0;
+        for (size_t b = 0; b < sizeof big / sizeof big[0]; b++)
+            ck_assert(!vs_ref(k, x, N, big[b]));
+        for (uint64_t n = 0; n <= 200; n++)
+            for (uint64_t blk = 0; blk <= 70; blk += n % 7 + 1)
+                ck_assert(!vs_ref(k, x + 3 * n, n, blk));
+        for (uint64_t n = 201; n < 20000; n = n * 3 + 1)
+            for (uint64_t blk = 1; blk <= 70; blk++) ck_assert(!vs_ref(k, x + n, n, blk));
+    }
+    free(x);
+}
+END_TEST
+
+/* Magnitudes that keep growing (the running block max changes scale late
+ * and often), an outlier at every position class, odd starts, long blocks
+ * spanning many L1 spans of the encoder. */
+START_TEST(test_e3m0_growing_vs_reference) {
+    enum { N = 3 * 4096 + 77 };
+    float *x = malloc(N * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    for (uint64_t i = 0; i < N; i++)
+        x[i] = ((i & 1) ? -1.0f : 1.0f) *
+               ldexpf(1.0f + (float)(i % 5) / 8, (int)(i / 97) - 60);
+    static const uint64_t blk[] = {0, 1, 3, 4095, 4096, 4097, 5001, 8191, 9000};
+    for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++) {
+        ck_assert(!vs_ref(CODEC_E3M0, x, N, blk[b]));
+        ck_assert(!vs_ref(CODEC_E3M0, x + 1, N - 1, blk[b]));
+    }
+    fill_wild(x, N, 777);
+    for (uint64_t at = 0; at < N; at += 1531) {
+        float keep = x[at];
+        x[at] = 1e35f;
+        for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++) {
+            ck_assert(!vs_ref(CODEC_E3M0, x, N, blk[b]));
+            ck_assert(!vs_ref(CODEC_E3M0, x + 1, N - 2, blk[b]));
+        }
+        x[at] = keep;
+    }
+    free(x);
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("codec");
     TCase *t = tcase_create("core");
@@ -725,6 +932,9 @@ Suite *make_suite(void) {
     tcase_add_test(t, test_zeros);
     tcase_add_test(t, test_nonfinite);
     tcase_add_test(t, test_extremes);
+    tcase_add_test(t, test_nibble_codecs_specials_vs_reference);
+    tcase_add_test(t, test_nibble_codecs_random_vs_reference);
+    tcase_add_test(t, test_e3m0_growing_vs_reference);
     suite_add_tcase(s, t);
     return s;
 }

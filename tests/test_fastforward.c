@@ -1,0 +1,194 @@
+/*
+ * test_fastforward.c -- the engine's fast paths change nothing.
+ *
+ * Every shipped scenario and each of its variants (the paper's at a
+ * hopeless, a middling and a fast link; those with failures run --full
+ * anyway and are left out), then a randomized set (methods,
+ * tau, fragments, layouts, orders, codecs, collectives, latencies,
+ * heterogeneous links and speeds, late: continue, sync timeouts, TCP
+ * windows, stragglers, failures), run twice: with the fast-forward and
+ * with `full`.  The two run_results must be the same bytes: every time to
+ * the nanosecond, every byte count, every counter.  Then the fast paths
+ * must actually have done something on the paper's scenarios (a
+ * regression that turned them off would pass the comparison).
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check_main.h"
+#include "../sim/run.h"
+
+static run_result fast, full;
+
+/* Runs cfg both ways and compares; returns the CPU seconds of each. */
+static void both_ways(scn_config *cfg, const char *what, double *t_fast,
+                      double *t_full) {
+    char err[512];
+    struct timespec a, b, c;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    cfg->full = 0;
+    ck_assert_msg(run_simulate(cfg, NULL, &fast, err, sizeof err) == 0,
+                  "%s: %s", what, err);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    cfg->full = 1;
+    ck_assert_msg(run_simulate(cfg, NULL, &full, err, sizeof err) == 0,
+                  "%s: %s", what, err);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+    ck_assert_msg(memcmp(&fast, &full, sizeof fast) == 0,
+                  "%s: fast-forward and --full differ (wall %lld vs %lld ns, "
+                  "bytes %llu vs %llu, events %llu vs %llu)", what,
+                  (long long)fast.wall_ns, (long long)full.wall_ns,
+                  (unsigned long long)fast.bytes_sent_total,
+                  (unsigned long long)full.bytes_sent_total,
+                  (unsigned long long)fast.events,
+                  (unsigned long long)full.events);
+    if (t_fast) *t_fast += (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
+    if (t_full) *t_full += (c.tv_sec - b.tv_sec) + 1e-9 * (c.tv_nsec - b.tv_nsec);
+}
+
+/* Each variant of a scenario file (and its base), with one extra set. */
+static void scenario_file(const char *path, const char *set, double *tf,
+                          double *tu) {
+    static scn_config cfg;
+    scn_meta meta;
+    char err[512];
+    ck_assert_msg(scn_meta_load(path, &meta, err, sizeof err) == 0, "%s",
+                  err);
+    const char *sets[1] = {set};
+    for (int v = -1; v < meta.nvariants; v++) {
+        const char *variant = v < 0 ? NULL : meta.variant[v];
+        ck_assert_msg(scn_load_variant(path, variant, sets, set ? 1 : 0, &cfg,
+                                       err, sizeof err) == 0, "%s", err);
+        if (cfg.faults.mtbf_s > 0 || cfg.trace_path[0])
+            continue; /* the fast paths are off: both runs are --full */
+        char what[600];
+        snprintf(what, sizeof what, "%s %s %s", path,
+                 variant ? variant : "(base)", set ? set : "");
+        both_ways(&cfg, what, tf, tu);
+    }
+}
+
+/* Every .json scenario in dir (not cost files). */
+static void scenario_dir(const char *dir) {
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".json")) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        scenario_file(path, NULL, NULL, NULL);
+    }
+    closedir(d);
+}
+
+START_TEST(test_shipped_scenarios) {
+    scenario_file("scenarios/default.json", NULL, NULL, NULL);
+    scenario_dir("scenarios/examples");
+    scenario_dir("scenarios/train");
+    scenario_file("scenarios/experiments/markov.json", NULL, NULL, NULL);
+}
+END_TEST
+
+/* The paper's setups, five methods each, at 0.5, 10 and 400 Gbit/s; and
+ * the fast paths must have paid: at least 10x less CPU overall. */
+START_TEST(test_paper_scenarios) {
+    static const char *const bw[] = {"network.bandwidth_gbps=0.5",
+                                     "network.bandwidth_gbps=10",
+                                     "network.bandwidth_gbps=400"};
+    static const char *const files[] = {"scenarios/paper/1b.json",
+                                        "scenarios/paper/10b.json",
+                                        "scenarios/paper/100b.json"};
+    double tf = 0, tu = 0;
+    for (int f = 0; f < 3; f++)
+        for (int b = 0; b < 3; b++) scenario_file(files[f], bw[b], &tf, &tu);
+    ck_assert_msg(tu > 10 * tf, "fast-forward %.3f s against --full %.3f s",
+                  tf, tu);
+}
+END_TEST
+
+/* A small xorshift: the randomized set is the same on every machine. */
+static uint64_t rnd_state = 88172645463325252ull;
+static uint64_t rnd(void) {
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return rnd_state;
+}
+static int pick(int n) { return (int)(rnd() % (uint64_t)n); }
+
+/* A per-worker array of M values chosen from v[n]. */
+static void workers_array(char *buf, size_t len, const char *key, int M,
+                          const double *v, int n) {
+    int k = snprintf(buf, len, "%s=[", key);
+    for (int i = 0; i < M; i++)
+        k += snprintf(buf + k, len - (size_t)k, "%s%g", i ? ", " : "",
+                      v[pick(n)]);
+    snprintf(buf + k, len - (size_t)k, "]");
+}
+
+START_TEST(test_randomized) {
+    static const char *const methods[] = {"dp", "diloco", "streaming"};
+    static const char *const colls[] = {"ring", "all_to_all", "star"};
+    static const char *const codecs[] = {"fp32", "bf16", "e3m0", "fp8_e4m3"};
+    static const double gbps[] = {0.3, 1, 10, 50, 100, 1e9};
+    static const double lat[] = {0, 1, 5, 30};
+    static const double speed[] = {1, 1, 2, 0.5, 1.3};
+    static scn_config cfg;
+    for (int k = 0; k < 160; k++) {
+        char s[16][256];
+        int n = 0, M = 2 + pick(6), L = 1 + pick(8), H = 2 + pick(18);
+        int P = 1 + pick(4);
+        if (P > L) P = L;
+        if (P > H) P = H;
+        int tau = pick(H / P);
+        snprintf(s[n++], 256, "method.name=\"%s\"", methods[pick(3)]);
+        snprintf(s[n++], 256, "workers.count=%d", M);
+        snprintf(s[n++], 256, "model.layers=%d", L);
+        snprintf(s[n++], 256, "method.H=%d", H);
+        snprintf(s[n++], 256, "method.fragments=%d", P);
+        snprintf(s[n++], 256, "method.tau=%d", tau);
+        snprintf(s[n++], 256, "steps=%d", 10 + pick(80));
+        snprintf(s[n++], 256, "method.layout=\"%s\"",
+                 pick(2) ? "strided" : "sequential");
+        workers_array(s[n++], 256, "network.up_gbps", M, gbps, 6);
+        workers_array(s[n++], 256, "workers.speed", M, speed, pick(3) ? 2 : 5);
+        if (pick(2)) workers_array(s[n++], 256, "network.latency_ms", M, lat, 4);
+        snprintf(s[n++], 256, "network.collective=\"%s\"", colls[pick(3)]);
+        snprintf(s[n++], 256, "method.codec=\"%s\"", codecs[pick(4)]);
+        if (pick(4) == 0) snprintf(s[n++], 256, "method.late=\"continue\"");
+        if (pick(5) == 0) snprintf(s[n++], 256, "method.sync_timeout_s=0.05");
+        if (pick(4) == 0)
+            snprintf(s[n++], 256, "network.reduce_order=\"forward_first\"");
+        const char *sets[16];
+        for (int i = 0; i < n; i++) sets[i] = s[i];
+        char err[512];
+        int rc = scn_load_string("{\"model\": {\"params\": 1e8, "
+                                 "\"step_time_s\": 0.3}}", "random.json",
+                                 sets, n, &cfg, err, sizeof err);
+        ck_assert_msg(rc == 0, "case %d: %s", k, err);
+        if (pick(5) == 0) cfg.straggler_prob = 0.2;
+        if (pick(6) == 0) cfg.faults.mtbf_s = 20, cfg.faults.mttr_s = 3;
+        if (pick(5) == 0) cfg.tcp_window_mb = 4;
+        char what[64];
+        snprintf(what, sizeof what, "random case %d", k);
+        both_ways(&cfg, what, NULL, NULL);
+    }
+}
+END_TEST
+
+Suite *make_suite(void) {
+    Suite *s = suite_create("fastforward");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, test_shipped_scenarios);
+    tcase_add_test(tc, test_paper_scenarios);
+    tcase_add_test(tc, test_randomized);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+CHECK_MAIN(make_suite)

@@ -220,8 +220,11 @@ typedef struct {
                            many to represent) */
     int64_t net_at;     /* instant of the scheduled net event */
     uint64_t net_version;
-    int *ready;         /* reductions ready but not yet on the stream */
-    int nready;
+    int *ready;         /* reductions ready but not yet on the stream:
+                           fifo, ready[head..nready) in the order they
+                           became ready; forward_first, ready[0..nready)
+                           a binary heap by needed_sooner */
+    int nready, head;
     int stream_busy;    /* a reduction is on the stream */
     int forward_first;  /* reduce_order: 1 forward_first, 0 fifo */
     int64_t end;        /* instant of the last useful event */
@@ -404,18 +407,45 @@ static int needed_sooner(const world *W, int a, int b) {
     return W->gate[a] != W->gate[b] ? W->gate[a] < W->gate[b] : a < b;
 }
 
-/* Starts the next ready reduction when the stream is free: the oldest
- * (fifo: ready[] is kept in the order they became ready) or the one the
- * next forward needs first (forward_first). */
-static void stream_kick(world *W, int64_t now) {
-    if (W->stream_busy || W->nready == 0) return;
-    int best = 0;
+/* Adds ready layer l: at the tail (fifo) or into the heap. */
+static void ready_push(world *W, int l) {
+    if (W->nready == W->L && W->head > 0) { /* fifo: slide to the front */
+        memmove(W->ready, W->ready + W->head,
+                (size_t)(W->nready - W->head) * sizeof *W->ready);
+        W->nready -= W->head;
+        W->head = 0;
+    }
+    int i = W->nready++;
     if (W->forward_first)
-        for (int i = 1; i < W->nready; i++)
-            if (needed_sooner(W, W->ready[i], W->ready[best])) best = i;
-    int l = W->ready[best];
-    memmove(&W->ready[best], &W->ready[best + 1],
-            (size_t)(--W->nready - best) * sizeof *W->ready);
+        for (; i > 0 && needed_sooner(W, l, W->ready[(i - 1) / 2]);
+             i = (i - 1) / 2)
+            W->ready[i] = W->ready[(i - 1) / 2];
+    W->ready[i] = l;
+}
+
+/* Takes the next ready layer: the oldest (fifo) or the one the next
+ * forward needs first (forward_first, the heap's top). */
+static int ready_pop(world *W) {
+    if (!W->forward_first) {
+        int l = W->ready[W->head++];
+        if (W->head == W->nready) W->head = W->nready = 0;
+        return l;
+    }
+    int top = W->ready[0], last = W->ready[--W->nready], i = 0;
+    for (int c; (c = 2 * i + 1) < W->nready; i = c) {
+        if (c + 1 < W->nready && needed_sooner(W, W->ready[c + 1], W->ready[c]))
+            c++;
+        if (!needed_sooner(W, W->ready[c], last)) break;
+        W->ready[i] = W->ready[c];
+    }
+    W->ready[i] = last;
+    return top;
+}
+
+/* Starts the next ready reduction when the stream is free. */
+static void stream_kick(world *W, int64_t now) {
+    if (W->stream_busy || W->nready == W->head) return;
+    int l = ready_pop(W);
     W->stream_busy = 1;
     W->red[l].state = RED_SENDING;
     W->red[l].started = now;
@@ -428,7 +458,7 @@ static void reduction_submit(world *W, int l, int64_t now) {
     reduction *r = &W->red[l];
     r->state = RED_READY;
     r->submitted = now;
-    W->ready[W->nready++] = l;
+    ready_push(W, l);
     stream_kick(W, now);
 }
 
@@ -914,7 +944,7 @@ static void dp_outage(world *W, int64_t now) {
         W->fs[p].epoch++;
         for (int i = 0; i < W->M; i++) W->w[i].pend_layers[p] = 0;
     }
-    W->nready = 0;
+    W->nready = W->head = 0;
     W->stream_busy = 0;
     coll_clear(W->coll, now);
     observe(W, RUN_EV_ROLLBACK, -1, -1, W->ckpt_step, -1, now);
@@ -1112,8 +1142,9 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
         sig_put(b, v, sizeof v);
         sig_put(b, f->arrived, (size_t)M);
     }
-    sig_i64(b, W->nready);
-    sig_put(b, W->ready, (size_t)W->nready * sizeof *W->ready);
+    sig_i64(b, W->nready - W->head);
+    sig_put(b, W->ready + W->head,
+            (size_t)(W->nready - W->head) * sizeof *W->ready);
     int64_t g[3] = {W->stream_busy, now - W->end,
                     W->net_at == INT64_MAX ? INT64_MIN : W->net_at - now};
     sig_put(b, g, sizeof g);

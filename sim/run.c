@@ -124,6 +124,7 @@ typedef struct {
     int64_t *cum;      /* ns from the step's start to the end of each op
                           of the current step */
     double factor;     /* step-time factor of the current step */
+    int taken;         /* fragment taken after the current step, or -1 */
     int run_last;      /* the running event ends ops op..run_last (fast:
                           several at once; else run_last = op) */
     int64_t *contrib;  /* busy at the last contribution that reached a
@@ -339,9 +340,11 @@ static int64_t ops_ns(const int64_t *c, int a, int b) {
     return c[b] - (a ? c[a - 1] : 0);
 }
 
-/* Draws the factor of the step a worker is about to start. */
+/* Draws the factor of the step a worker is about to start, and notes the
+ * fragment taken after it. */
 static void begin_step(world *W, worker *w, int wi) {
     const scn_config *c = W->cfg;
+    w->taken = sched_taken_after(&W->sch, w->step, W->T);
     double f = 1.0 / c->speed[wi];
     if (c->straggler_prob > 0 &&
         gsl_rng_uniform(w->straggle) < c->straggler_prob)
@@ -739,7 +742,7 @@ static void report_progress(world *W) {
 static int run_end(const world *W, const worker *w) {
     int o = w->op;
     if (!W->fast) return o;
-    int taken = w->joined ? sched_taken_after(&W->sch, w->step, W->T) : -1;
+    int taken = w->joined ? w->taken : -1;
     for (;; o++) {
         int layer, kind;
         op_of(W, o, &layer, &kind);
@@ -793,8 +796,7 @@ static void on_op_done(world *W, int wi, int64_t now) {
     if (kind == OP_FWD && layer == W->L - 1)
         observe(W, RUN_EV_STEP, wi, -1, w->step, -1, now);
     int f = W->frag[layer];
-    if (kind == OP_BPAR && w->joined &&
-        sched_taken_after(&W->sch, w->step, W->T) == f) {
+    if (kind == OP_BPAR && w->joined && w->taken == f) {
         /* continue: one sync of a fragment in flight at a time */
         if (!W->blocking && W->fs[f].take >= 0 && W->fs[f].take < w->step) {
             block(W, wi, W->L + f);

@@ -77,7 +77,8 @@ typedef struct {
     uint64_t recovery_bytes;    /* bytes downloaded by repaired workers */
     int64_t step_ns;            /* compute time of one step at speed 1 */
     double step_time_s;         /* the same in s */
-    uint64_t events;            /* events processed by the queue */
+    uint64_t events;            /* events a full simulation processes
+                                   (--full or not: the same count) */
     run_delays delays;          /* effective sync delays, steps */
     int64_t timeouts;           /* syncs whose timeout left workers out */
     run_worker per_worker[SCN_MAX_WORKERS];

@@ -5,7 +5,8 @@
  * DAG, WAN links, the collective stream, failure processes, the method's
  * schedule), runs the event loop to the end of the last inner step and of
  * every sync that step needs, and fills a run_result.  Same config, same
- * result, bit for bit.
+ * result, bit for bit; with cfg->full or without (the engine then
+ * fast-forwards where that gives the same result: run.c).
  *
  * Units: times are integer nanoseconds (the *_ns fields; the *_s fields
  * are the same values in seconds, for arithmetic), bytes are whole bytes.

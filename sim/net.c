@@ -12,6 +12,26 @@
  * share() recomputes the rates (progressive filling) and, from them, each
  * flow's completion instant; next_time is cached after every change.
  *
+ * Rates are recomputed per connected component: the active flows joined
+ * through the bounded links they share.  Each link lists its active flows,
+ * and an event seeds share() with the flows whose component it changed (a
+ * flow that activates, the flows left on the links of one that ends); the
+ * other components keep their rates.  The result is bit for bit the one a
+ * filling of all flows at once gives: a component's levels come from its
+ * own caps and links only, and its events are taken in order of level,
+ * caps before links on a tie, in both.  What the global filling leaves to
+ * its heap's layout -- which of two links of a component saturating at
+ * the same level goes first, or a fair share that rounding lowered -- can
+ * change rounding, so a filling that meets it marks its component `tied`;
+ * while any active flow is tied, share() refills every flow globally, as
+ * the global filling would.  Ring flows on disjoint links, and equal
+ * links saturating together with one flow each, are never tied.
+ * Completion instants, byte counts and next_time are still brought up to
+ * date for every live flow at every event (a flow's remaining bytes and its
+ * rounded completion instant depend on the instants at which it was last
+ * stepped, so skipping a flow would change rounding); peaks are updated on
+ * the links whose load or order of summation may have changed.
+ *
  * Choices the header leaves open (what a simulation user would expect):
  *  - net_link_set() on a busy net takes effect at the instant the net was
  *    last brought to (its last advance/add/cancel): rates are recomputed
@@ -48,6 +68,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../models/msg.h"
 
@@ -62,25 +83,36 @@ typedef struct {
     int64_t t_act;     /* instant it becomes active */
     int64_t t_done;    /* completion instant at the current rate */
     uint64_t tag;
+    uint64_t seen;     /* share(): epoch of the pass that reached it */
     int link[2];       /* -1 for none; link[1] != link[0] */
+    int lpos[2];       /* its index in links[link[k]].act while active */
     int state;         /* FLOW_* */
     int pos;           /* index in net.live while live */
+    int tied;          /* its component's last filling was tied */
+    int seeded;        /* in net.seeds */
 } flow;
 
 typedef struct {
     double cap;        /* bytes/s, 0 until set, may be INFINITY */
     uint64_t bytes;    /* whole bytes that crossed the link */
     double peak;       /* highest total rate carried */
-    double load;       /* total rate at the last share() */
-    /* scratch for share(), meaningful only for links in net.heap */
+    double load;       /* total rate at the last update_peaks() */
+    int *act;          /* active flows crossing it, in no order */
+    int nact;
+    int nref;          /* live flows crossing it (act has room for them) */
+    int cact;          /* allocated entries of act */
+    int dirty;         /* in net.dirty */
+    uint64_t seen;     /* share(): epoch of the pass that reached it */
+    /* scratch for the filling, meaningful only for links in net.heap */
     double rem;        /* capacity not yet handed out */
     int nflows;        /* unfrozen flows crossing it */
     int first, nlist;  /* its flows: net.lflows[first .. first+nlist) */
     int hpos;          /* its index in the heap net.heap */
 } link_state;
 
-/* A bounded link in share()'s heap, keyed by its fair share rem/nflows:
- * the fill level at which it saturates (INFINITY once it has no flows). */
+/* A bounded link in the filling's heap, keyed by its fair share
+ * rem/nflows: the fill level at which it saturates (INFINITY once it has
+ * no flows). */
 typedef struct {
     double fair;
     int link;
@@ -96,7 +128,9 @@ struct net {
     int64_t next;      /* cached net_next_time() */
     int nlinks;
     link_state *links;
-    heap_entry *heap;  /* share(): bounded links crossed by active flows */
+    heap_entry *heap;  /* filling: bounded links crossed by its flows */
+    int *dirty;        /* links whose peak needs updating */
+    int ndirty;
 
     flow *flows;
     int nflows;        /* slots ever used: ids are < nflows */
@@ -105,10 +139,16 @@ struct net {
     int nlive;
     int *freeids;      /* stack of reusable ids */
     int nfree;
-    int *lflows;       /* share(): flows of each link (2 * fcap) */
-    capped_flow *capped; /* share(): flows with a finite cap, by cap */
+    int *lflows;       /* filling: flows of each link (2 * fcap) */
+    capped_flow *capped; /* filling: flows with a finite cap, by cap */
     int *batch;        /* flows completed at the instant being processed */
     int nbatch;
+    int *seeds;        /* active flows whose component changed */
+    int nseeds;
+    int *comp;         /* share(): the flows of one component, or all */
+    int *order;        /* share(): positions in live, to sort */
+    int ntied;         /* active flows with tied set */
+    uint64_t epoch;    /* share() passes so far */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -157,11 +197,40 @@ static void count_moved(net *n, flow *f) {
     }
 }
 
+/* Queues link l for update_peaks(). */
+static void mark_dirty(net *n, int l) {
+    if (l >= 0 && !n->links[l].dirty) {
+        n->links[l].dirty = 1;
+        n->dirty[n->ndirty++] = l;
+    }
+}
+
+static void mark_links_dirty(net *n, const flow *f) {
+    mark_dirty(n, f->link[0]);
+    mark_dirty(n, f->link[1]);
+}
+
+/* Queues active flow id for share(): its component changed. */
+static void seed(net *n, int id) {
+    flow *f = &n->flows[id];
+    if (!f->seeded) {
+        f->seeded = 1;
+        n->seeds[n->nseeds++] = id;
+    }
+}
+
 static void live_remove(net *n, int id) {
-    int pos = n->flows[id].pos;
+    flow *f = &n->flows[id];
+    for (int k = 0; k < 2; k++)
+        if (f->link[k] >= 0)
+            n->links[f->link[k]].nref--;
+    int pos = f->pos;
     int last = n->live[--n->nlive];
     n->live[pos] = last;
     n->flows[last].pos = pos;
+    /* the order of summation on the moved flow's links changed */
+    if (last != id && n->flows[last].state == FLOW_ACTIVE)
+        mark_links_dirty(n, &n->flows[last]);
 }
 
 static void release_id(net *n, int id) {
@@ -169,17 +238,58 @@ static void release_id(net *n, int id) {
     n->freeids[n->nfree++] = id;
 }
 
+/* An active flow joins the lists of its links and seeds share(). */
+static void links_join(net *n, int id) {
+    flow *f = &n->flows[id];
+    for (int k = 0; k < 2; k++) {
+        if (f->link[k] < 0)
+            continue;
+        link_state *L = &n->links[f->link[k]];
+        f->lpos[k] = L->nact;
+        L->act[L->nact++] = id;
+    }
+    f->tied = 0;
+    seed(n, id);
+}
+
+/* An active flow leaves the lists of its links; the flows left on its
+ * bounded links seed share(). */
+static void links_leave(net *n, int id) {
+    flow *f = &n->flows[id];
+    n->ntied -= f->tied;
+    f->tied = 0;
+    for (int k = 0; k < 2; k++) {
+        int l = f->link[k];
+        if (l < 0)
+            continue;
+        link_state *L = &n->links[l];
+        int last = L->act[--L->nact];
+        L->act[f->lpos[k]] = last;
+        flow *g = &n->flows[last];
+        g->lpos[g->link[0] == l ? 0 : 1] = f->lpos[k];
+        mark_dirty(n, l);
+        if (isfinite(L->cap))
+            for (int j = 0; j < L->nact; j++)
+                seed(n, L->act[j]);
+    }
+}
+
+/* Twice an allocated count (`first` when none yet), or -1 past INT32_MAX. */
+static int doubled(int count, int first) {
+    return count > INT32_MAX / 2 ? -1 : count ? 2 * count : first;
+}
+
 /* Doubles every per-flow array.  On failure nothing the net relies on has
  * changed (arrays that did grow are simply larger than needed). */
 static int grow(net *n) {
-    if (n->fcap > INT32_MAX / 2)
+    int cap = doubled(n->fcap, 16);
+    if (cap < 0)
         return -1;
-    int cap = n->fcap ? 2 * n->fcap : 16;
     flow *f = realloc(n->flows, (size_t)cap * sizeof *f);
     if (!f)
         return -1;
     n->flows = f;
-    int **arrays[] = {&n->live, &n->freeids, &n->batch};
+    int **arrays[] = {&n->live, &n->freeids, &n->batch, &n->seeds, &n->comp, &n->order};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
         int *p = realloc(*arrays[i], (size_t)cap * sizeof *p);
         if (!p)
@@ -198,6 +308,20 @@ static int grow(net *n) {
     return 0;
 }
 
+/* Makes room in link l's list for one more live flow.  Returns 0 or -1. */
+static int reserve_link(net *n, int l) {
+    link_state *L = &n->links[l];
+    int cap = L->nref < L->cact ? 0 : doubled(L->cact, 4);
+    if (cap <= 0)
+        return cap;
+    int *p = realloc(L->act, (size_t)cap * sizeof *p);
+    if (!p)
+        return -1;
+    L->act = p;
+    L->cact = cap;
+    return 0;
+}
+
 /* A free flow id, or -1 when out of memory. */
 static int new_id(net *n) {
     if (n->nfree > 0)
@@ -205,6 +329,22 @@ static int new_id(net *n) {
     if (n->nflows == n->fcap && grow(n) < 0)
         return -1;
     return n->nflows++;
+}
+
+static int by_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts ids[0..cnt) (live flows) into live order. */
+static void sort_live(net *n, int *ids, int cnt) {
+    if (cnt < 2)
+        return;
+    for (int i = 0; i < cnt; i++)
+        n->order[i] = n->flows[ids[i]].pos;
+    qsort(n->order, (size_t)cnt, sizeof *n->order, by_int);
+    for (int i = 0; i < cnt; i++)
+        ids[i] = n->live[n->order[i]];
 }
 
 /* ---- time and rates ---------------------------------------------------- */
@@ -265,7 +405,7 @@ static void update_next(net *n) {
  * is the smaller of the least unfrozen cap (a sorted list) and the least
  * fair share rem/nflows over the links (a min-heap).  Freezing a
  * flow at level lam takes lam from its links and never lowers their fair
- * share, so the heap only needs sifting down.  A recompute costs
+ * share, so the heap only needs sifting down.  A filling costs
  * O((flows + links) log), whatever the number of distinct levels. */
 
 static void heap_sift_down(net *n, int nt, int i) {
@@ -293,19 +433,18 @@ static int by_cap(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Marks every active flow unfrozen (rate -1), lists the bounded links they
- * cross in n->heap (heapified on fair share) with each link's flows in
- * n->lflows, and the capped flows, sorted, in n->capped.  Returns the
- * number of links; *ncapped gets the number of capped flows. */
-static int fill_setup(net *n, int *ncapped) {
+/* Marks the active flows ids[0..cnt) (in live order) unfrozen (rate -1),
+ * lists the bounded links they cross in n->heap (heapified on fair share)
+ * with each link's flows in n->lflows, and the capped flows, sorted, in
+ * n->capped.  Returns the number of links; *ncapped gets the number of
+ * capped flows. */
+static int fill_setup(net *n, const int *ids, int cnt, int *ncapped) {
     int nt = 0, nc = 0, ls[2];
-    for (int i = 0; i < n->nlive; i++) {
-        flow *f = &n->flows[n->live[i]];
-        if (f->state != FLOW_ACTIVE)
-            continue;
+    for (int i = 0; i < cnt; i++) {
+        flow *f = &n->flows[ids[i]];
         f->rate = -1;
         if (isfinite(f->cap))
-            n->capped[nc++] = (capped_flow){f->cap, n->live[i]};
+            n->capped[nc++] = (capped_flow){f->cap, ids[i]};
         for (int k = bounded_links(n, f, ls); k-- > 0;) {
             link_state *L = &n->links[ls[k]];
             if (L->nflows++ == 0)
@@ -321,13 +460,11 @@ static int fill_setup(net *n, int *ncapped) {
         L->nlist = 0;
         off += L->nflows;
     }
-    for (int i = 0; i < n->nlive; i++) {
-        const flow *f = &n->flows[n->live[i]];
-        if (f->state != FLOW_ACTIVE)
-            continue;
+    for (int i = 0; i < cnt; i++) {
+        const flow *f = &n->flows[ids[i]];
         for (int k = bounded_links(n, f, ls); k-- > 0;) {
             link_state *L = &n->links[ls[k]];
-            n->lflows[L->first + L->nlist++] = n->live[i];
+            n->lflows[L->first + L->nlist++] = ids[i];
         }
     }
     for (int i = nt / 2 - 1; i >= 0; i--)
@@ -340,9 +477,11 @@ static int fill_setup(net *n, int *ncapped) {
     return nt;
 }
 
-/* Freezes flow f at rate lam and updates its links' fair shares. */
-static void fill_freeze(net *n, int nt, flow *f, double lam) {
-    int ls[2];
+/* Freezes flow f at rate lam and updates its links' fair shares.  Returns
+ * 1 if rounding lowered a fair share (the heap may then be out of order),
+ * else 0. */
+static int fill_freeze(net *n, int nt, flow *f, double lam) {
+    int ls[2], lowered = 0;
     f->rate = lam;
     for (int k = bounded_links(n, f, ls); k-- > 0;) {
         link_state *L = &n->links[ls[k]];
@@ -350,15 +489,51 @@ static void fill_freeze(net *n, int nt, flow *f, double lam) {
         L->nflows--;
         /* never below the level just reached (rounding could say so) */
         double fair = L->nflows > 0 ? L->rem / L->nflows : INFINITY;
-        n->heap[L->hpos].fair = fair > lam ? fair : lam;
+        fair = fair > lam ? fair : lam;
+        lowered |= fair < n->heap[L->hpos].fair;
+        n->heap[L->hpos].fair = fair;
         heap_sift_down(n, nt, L->hpos);
     }
+    return lowered;
 }
 
-/* Sets every active flow's rate: max-min fair with per-flow caps. */
-static void fill_rates(net *n) {
-    int nc, ci = 0;
-    int nt = fill_setup(n, &nc);
+/* The one unfrozen flow of a link in the filling (nflows == 1). */
+static int unfrozen(const net *n, const link_state *L) {
+    for (int j = L->first; j < L->first + L->nlist; j++)
+        if (n->flows[n->lflows[j]].rate < 0)
+            return n->lflows[j];
+    return -1;
+}
+
+/* Whether another link of the heap ties with the root at its level, in a
+ * way whose order could matter: anything but two links whose only
+ * unfrozen flow is the same flow.  Ties form a subtree at the root. */
+static int root_tied(const net *n, int nt) {
+    const heap_entry *h = n->heap;
+    int c = 0, ties = 0;
+    for (int i = 1; i <= 2 && i < nt; i++)
+        if (h[i].fair == h[0].fair) {
+            ties++;
+            c = i;
+        }
+    if (ties != 1)
+        return ties > 1;
+    for (int i = 2 * c + 1; i <= 2 * c + 2 && i < nt; i++)
+        if (h[i].fair == h[0].fair)
+            return 1;
+    const link_state *R = &n->links[h[0].link], *T = &n->links[h[c].link];
+    return R->nflows != 1 || T->nflows != 1 || unfrozen(n, R) != unfrozen(n, T);
+}
+
+/* Sets the rates of the active flows ids[0..cnt) (in live order, no
+ * bounded link shared with a flow outside them): max-min fair with
+ * per-flow caps.  With `watch`, returns 1 if the filling met something
+ * whose outcome the order of equal levels could change (see the file
+ * comment), else 0. */
+static int fill_rates(net *n, const int *ids, int cnt, int watch) {
+    int nc, ci = 0, tied = 0, linked = 0;
+    double last = 0;
+    int nt = fill_setup(n, ids, cnt, &nc);
     for (;;) {
         while (ci < nc && n->flows[n->capped[ci].id].rate >= 0)
             ci++; /* already frozen by a link */
@@ -367,61 +542,118 @@ static void fill_rates(net *n) {
         if (isinf(lc) && isinf(ll))
             break;
         if (lc <= ll) {
-            fill_freeze(n, nt, &n->flows[n->capped[ci++].id], lc);
+            tied |= fill_freeze(n, nt, &n->flows[n->capped[ci++].id], lc);
             continue;
         }
+        if (watch && !tied)
+            tied = (linked && ll == last) || root_tied(n, nt);
+        linked = 1;
+        last = ll;
         const link_state *L = &n->links[n->heap[0].link];
         for (int j = L->first; j < L->first + L->nlist; j++) {
             flow *f = &n->flows[n->lflows[j]];
             if (f->rate < 0)
-                fill_freeze(n, nt, f, ll);
+                tied |= fill_freeze(n, nt, f, ll);
         }
     }
     /* what is left has no bounded link and no cap */
-    for (int i = 0; i < n->nlive; i++) {
-        flow *f = &n->flows[n->live[i]];
-        if (f->state == FLOW_ACTIVE && f->rate < 0)
+    for (int i = 0; i < cnt; i++) {
+        flow *f = &n->flows[ids[i]];
+        if (f->rate < 0)
             f->rate = INFINITY;
     }
+    return watch && tied;
 }
 
-/* Adds `delta` to the load of f's links, or sets it when `reset`. */
-static void add_load(net *n, const flow *f, double delta, int reset) {
-    for (int k = 0; k < 2; k++) {
-        if (f->link[k] < 0)
-            continue;
-        link_state *L = &n->links[f->link[k]];
-        L->load = reset ? 0 : L->load + delta;
-    }
-}
-
-/* Records each link's total rate into its peak.  Clamped to the capacity:
- * progressive filling never exceeds it, only rounding could. */
-static void update_peaks(net *n) {
-    for (int i = 0; i < n->nlive; i++)
-        add_load(n, &n->flows[n->live[i]], 0, 1);
-    for (int i = 0; i < n->nlive; i++) {
-        const flow *f = &n->flows[n->live[i]];
-        if (f->state == FLOW_ACTIVE && isfinite(f->rate))
-            add_load(n, f, f->rate, 0);
-    }
-    for (int i = 0; i < n->nlive; i++) {
-        const flow *f = &n->flows[n->live[i]];
-        for (int k = 0; k < 2; k++) {
-            if (f->state != FLOW_ACTIVE || f->link[k] < 0)
+/* Gathers the component of active flow id into n->comp, in live order;
+ * returns its size. */
+static int component(net *n, int id) {
+    int c = 0, ls[2];
+    n->comp[c++] = id;
+    n->flows[id].seen = n->epoch;
+    for (int i = 0; i < c; i++) {
+        for (int k = bounded_links(n, &n->flows[n->comp[i]], ls); k-- > 0;) {
+            link_state *L = &n->links[ls[k]];
+            if (L->seen == n->epoch)
                 continue;
-            link_state *L = &n->links[f->link[k]];
-            double load = L->load < L->cap ? L->load : L->cap;
-            if (load > L->peak)
-                L->peak = load;
+            L->seen = n->epoch;
+            for (int j = 0; j < L->nact; j++) {
+                flow *g = &n->flows[L->act[j]];
+                if (g->seen != n->epoch) {
+                    g->seen = n->epoch;
+                    n->comp[c++] = L->act[j];
+                }
+            }
         }
     }
+    sort_live(n, n->comp, c);
+    return c;
 }
 
-/* Recomputes every active flow's rate, then completion instants, peaks
- * and the cached next instant. */
+/* Refills the component of active flow id. */
+static void fill_component(net *n, int id) {
+    int c = component(n, id);
+    int tied = fill_rates(n, n->comp, c, 1);
+    for (int i = 0; i < c; i++) {
+        flow *f = &n->flows[n->comp[i]];
+        n->ntied += tied - f->tied;
+        f->tied = tied;
+        mark_links_dirty(n, f);
+    }
+}
+
+/* Refills every active flow at once. */
+static void fill_all(net *n) {
+    int c = 0;
+    for (int i = 0; i < n->nlive; i++)
+        if (n->flows[n->live[i]].state == FLOW_ACTIVE)
+            n->comp[c++] = n->live[i];
+    fill_rates(n, n->comp, c, 0);
+}
+
+/* Records the total rate of each dirty link (its active flows' finite
+ * rates summed in live order) into its peak.  Clamped to the capacity:
+ * progressive filling never exceeds it, only rounding could.  A link no
+ * active flow crosses keeps its peak. */
+static void update_peaks(net *n) {
+    for (int d = 0; d < n->ndirty; d++) {
+        link_state *L = &n->links[n->dirty[d]];
+        L->dirty = 0;
+        if (L->nact == 0)
+            continue;
+        memcpy(n->comp, L->act, (size_t)L->nact * sizeof *L->act);
+        sort_live(n, n->comp, L->nact);
+        L->load = 0;
+        for (int j = 0; j < L->nact; j++) {
+            double r = n->flows[n->comp[j]].rate;
+            if (isfinite(r))
+                L->load += r;
+        }
+        double load = L->load < L->cap ? L->load : L->cap;
+        if (load > L->peak)
+            L->peak = load;
+    }
+    n->ndirty = 0;
+}
+
+/* Refills the components of the seeded flows (every flow while one is
+ * tied), then brings completion instants, peaks and the cached next
+ * instant up to date. */
 static void share(net *n) {
-    fill_rates(n);
+    n->epoch++;
+    for (int s = 0; s < n->nseeds; s++) {
+        flow *f = &n->flows[n->seeds[s]];
+        f->seeded = 0;
+        if (f->state == FLOW_ACTIVE && f->seen != n->epoch)
+            fill_component(n, n->seeds[s]);
+    }
+    n->nseeds = 0;
+    if (n->ntied > 0) {
+        fill_all(n);
+        for (int i = 0; i < n->nlive; i++)
+            if (n->flows[n->live[i]].state == FLOW_ACTIVE)
+                mark_links_dirty(n, &n->flows[n->live[i]]);
+    }
     for (int i = 0; i < n->nlive; i++) {
         flow *f = &n->flows[n->live[i]];
         if (f->state == FLOW_ACTIVE)
@@ -453,6 +685,7 @@ static int collect_due(net *n, int64_t t) {
         const flow *f = &n->flows[id];
         if (f->state == FLOW_ACTIVE &&
             (f->t_done <= t || f->remaining <= tolerance(f))) {
+            links_leave(n, id);
             finish(n, id);  /* moves the last live flow into slot i */
             count++;
         } else {
@@ -479,17 +712,14 @@ static int activate_due(net *n, int64_t t) {
         f->t_done = INT64_MAX;
         int ls[2];
         if (f->remaining <= tolerance(f) ||
-            (isinf(f->cap) && bounded_links(n, f, ls) == 0))
+            (isinf(f->cap) && bounded_links(n, f, ls) == 0)) {
             finish(n, id);
-        else
+        } else {
+            links_join(n, id);
             i++;
+        }
     }
     return count;
-}
-
-static int by_id(const void *a, const void *b) {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
 }
 
 /* Processes one instant t (the cached next instant): completes what is
@@ -508,7 +738,7 @@ static void process_instant(net *n, int64_t t, net_done_fn done, void *ctx) {
     }
     int nb = n->nbatch;
     if (nb > 1)
-        qsort(n->batch, (size_t)nb, sizeof *n->batch, by_id);
+        qsort(n->batch, (size_t)nb, sizeof *n->batch, by_int);
     /* Callbacks may add flows, which may reallocate the arrays: index them
      * afresh every time. */
     if (done)
@@ -530,7 +760,8 @@ net *net_new(int nlinks) {
     size_t nl = nlinks > 0 ? (size_t)nlinks : 1;
     n->links = calloc(nl, sizeof *n->links);
     n->heap = calloc(nl, sizeof *n->heap);
-    if (!n->links || !n->heap || grow(n) < 0) {
+    n->dirty = calloc(nl, sizeof *n->dirty);
+    if (!n->links || !n->heap || !n->dirty || grow(n) < 0) {
         net_free(n);
         return NULL;
     }
@@ -542,21 +773,31 @@ net *net_new(int nlinks) {
 void net_free(net *n) {
     if (!n)
         return;
+    for (int l = 0; l < n->nlinks; l++)
+        free(n->links[l].act);
     free(n->links);
     free(n->heap);
+    free(n->dirty);
     free(n->flows);
     free(n->live);
     free(n->freeids);
     free(n->lflows);
     free(n->capped);
     free(n->batch);
+    free(n->seeds);
+    free(n->comp);
+    free(n->order);
     free(n);
 }
 
 void net_link_set(net *n, int link, double bytes_per_s) {
     if (link < 0 || link >= n->nlinks || !(bytes_per_s > 0))
         return;
-    n->links[link].cap = bytes_per_s;
+    link_state *L = &n->links[link];
+    L->cap = bytes_per_s;
+    for (int j = 0; j < L->nact; j++)
+        seed(n, L->act[j]);
+    mark_dirty(n, link);
     share(n);
 }
 
@@ -568,6 +809,9 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
         return MSG_EINPUT;
     if (link_a == link_b)
         link_b = -1;
+    if ((link_a >= 0 && reserve_link(n, link_a) < 0) ||
+        (link_b >= 0 && reserve_link(n, link_b) < 0))
+        return MSG_ENOMEM;
     int id = new_id(n);
     if (id < 0)
         return MSG_ENOMEM;
@@ -578,6 +822,9 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
                 .t_act = add_sat(n->now, latency_ns), .t_done = INT64_MAX,
                 .tag = tag, .link = {link_a, link_b}, .state = FLOW_WAITING,
                 .pos = n->nlive};
+    for (int k = 0; k < 2; k++)
+        if (f->link[k] >= 0)
+            n->links[f->link[k]].nref++;
     n->live[n->nlive++] = id;
     if (f->t_act < n->next)
         n->next = f->t_act;
@@ -591,6 +838,8 @@ void net_flow_cancel(net *n, int64_t now, int flow_id) {
     if (state != FLOW_WAITING && state != FLOW_ACTIVE)
         return;
     step_to(n, now);
+    if (state == FLOW_ACTIVE)
+        links_leave(n, flow_id);
     live_remove(n, flow_id);
     release_id(n, flow_id);
     if (state == FLOW_ACTIVE)
@@ -617,42 +866,60 @@ double net_link_peak(const net *n, int link) {
     return link >= 0 && link < n->nlinks ? n->links[link].peak : 0;
 }
 
+double net_flow_rate(const net *n, int flow_id) {
+    if (flow_id < 0 || flow_id >= n->nflows || n->flows[flow_id].state != FLOW_ACTIVE)
+        return 0;
+    return n->flows[flow_id].rate;
+}
+
 int net_active_flows(const net *n) {
     return n->nlive;
 }
 
-/* ---- fast-forward -------------------------------------------------------- */
+/* ---- signature and time shift ------------------------------------------ */
 
-void net_signature(const net *n, int64_t now, sig_buf *b) {
-    sig_i64(b, now - n->now);
-    sig_i64(b, n->next == INT64_MAX ? INT64_MIN : n->next - now);
-    sig_i64(b, n->nflows);
-    sig_i64(b, n->nlive);
+/* An instant relative to now; INT64_MAX (never) stays itself. */
+static void sig_instant(sig_buf *s, int64_t t, int64_t now) {
+    sig_i64(s, t == INT64_MAX ? INT64_MAX : t - now);
+}
+
+void net_signature(const net *n, int64_t now, sig_buf *s) {
+    sig_i64(s, n->nlive);
     for (int i = 0; i < n->nlive; i++) {
         const flow *f = &n->flows[n->live[i]];
-        int64_t v[9] = {n->live[i], f->state, f->link[0], f->link[1],
-                        (int64_t)f->bytes, (int64_t)f->counted,
-                        (int64_t)f->tag,
-                        f->t_act == INT64_MAX ? INT64_MIN : f->t_act - now,
-                        f->t_done == INT64_MAX ? INT64_MIN : f->t_done - now};
-        sig_put(b, v, sizeof v);
-        double d[3] = {f->remaining, f->rate, f->cap};
-        sig_put(b, d, sizeof d);
+        int32_t ints[] = {n->live[i], f->state, f->link[0], f->link[1], f->tied};
+        sig_put(s, ints, sizeof ints);
+        uint64_t words[] = {f->bytes, f->counted, f->tag};
+        sig_put(s, words, sizeof words);
+        double reals[] = {f->remaining, f->rate, f->cap};
+        sig_put(s, reals, sizeof reals);
+        sig_instant(s, f->t_act, now);
+        sig_instant(s, f->t_done, now);
     }
-    sig_i64(b, n->nfree);
-    sig_put(b, n->freeids, (size_t)n->nfree * sizeof *n->freeids);
+    sig_i64(s, n->nfree);
+    sig_put(s, n->freeids, (size_t)n->nfree * sizeof *n->freeids);
+    sig_i64(s, n->nflows);
+    sig_instant(s, n->next, now);
+    sig_instant(s, n->now, now);
+    sig_i64(s, n->nlinks);
+    for (int l = 0; l < n->nlinks; l++)
+        sig_put(s, &n->links[l].cap, sizeof n->links[l].cap);
 }
 
 void net_shift(net *n, int64_t dt) {
     n->now += dt;
-    if (n->next != INT64_MAX) n->next += dt;
+    if (n->next != INT64_MAX)
+        n->next += dt;
     for (int i = 0; i < n->nlive; i++) {
         flow *f = &n->flows[n->live[i]];
-        if (f->t_act != INT64_MAX) f->t_act += dt;
-        if (f->t_done != INT64_MAX) f->t_done += dt;
+        if (f->t_act != INT64_MAX)
+            f->t_act += dt;
+        if (f->t_done != INT64_MAX)
+            f->t_done += dt;
     }
 }
 
 void net_link_bytes_add(net *n, int link, uint64_t bytes) {
-    n->links[link].bytes += bytes;
+    if (link >= 0 && link < n->nlinks)
+        n->links[link].bytes += bytes;
 }

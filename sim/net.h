@@ -21,6 +21,7 @@
 #ifndef DILOSIM_NET_H
 #define DILOSIM_NET_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../models/msg.h"
@@ -67,20 +68,30 @@ uint64_t net_link_bytes(const net *n, int link);
 /* The highest total rate (bytes/s) a link has carried at any instant. */
 double net_link_peak(const net *n, int link);
 
+/* The current rate (bytes/s) of a live flow: 0 while it waits out its
+ * latency, INFINITY when nothing bounds it; 0 for an id not live. */
+double net_flow_rate(const net *n, int flow);
+
 /* Number of flows not yet completed or cancelled. */
 int net_active_flows(const net *n);
 
-/* Appends to b (sig.h) what decides the net's future, relative to `now`:
- * every live flow in live order (id, state, links, bytes, counted, the
- * bits of remaining, rate and cap, tag, its instants), the free ids,
- * the slots used.  Byte counters and peaks are left out: they add up. */
+/* Appends to b (sig.h) a byte string that is equal for two nets exactly
+ * when their futures are the same up to a shift of time: every live flow
+ * in live order with its id, state, links, bytes, counted, the bits of
+ * remaining, rate and cap, its tag, t_act - now and t_done - now
+ * (INT64_MAX stays INT64_MAX); the free-id stack; nflows; net->next - now;
+ * and the rest of what steers the future (link capacities, which flows are
+ * in a component that must be refilled globally).  Link byte counters and
+ * peaks are left out: they add up. */
 void net_signature(const net *n, int64_t now, sig_buf *b);
 
-/* Moves every instant of the net forward by dt ns (dt >= 0; the caller
- * makes sure nothing overflows). */
+/* Moves every instant of the net (its now, next, every live flow's t_act
+ * and t_done that are not INT64_MAX) forward by dt ns (dt >= 0; the caller
+ * guarantees no overflow). */
 void net_shift(net *n, int64_t dt);
 
-/* Adds bytes to link's byte counter (the traffic of a skipped stretch). */
+/* Adds `bytes` to link's byte counter (a skipped stretch's traffic); a
+ * bad link id is ignored. */
 void net_link_bytes_add(net *n, int link, uint64_t bytes);
 
 #endif

@@ -7,6 +7,8 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "check_main.h"
 #include "../sim/net.h"
@@ -648,6 +650,347 @@ START_TEST(whole_bytes_on_cancel_and_completion) {
 }
 END_TEST
 
+/* ---- incremental filling against a from-scratch reference --------------- */
+
+enum { RL = 8, RF = 64 };
+
+/* A world the reference keeps next to the net: links and live flows. */
+typedef struct {
+    net *n;
+    int nl;
+    double lcap[RL];
+    int live[RF];       /* flow ids are < RF here */
+    int link[RF][2];
+    double fcap[RF], rem[RF], rate[RF];
+    uint64_t size[RF];
+    int64_t now, last_done;
+    int last_flow, done;
+    uint64_t seed;
+} ref_world;
+
+static int ref_bounded(const ref_world *w, int l) {
+    return l >= 0 && isfinite(w->lcap[l]);
+}
+
+/* Lowers link l's share after a flow froze at lam, as max-min filling
+ * does: what is left over the flows left, never below lam. */
+static void ref_take(const ref_world *w, int l, double lam, double *rem, int *cnt, double *fair) {
+    if (!ref_bounded(w, l))
+        return;
+    rem[l] -= lam;
+    cnt[l]--;
+    double f = cnt[l] > 0 ? rem[l] / cnt[l] : INFINITY;
+    fair[l] = f > lam ? f : lam;
+}
+
+/* Max-min rates of every live flow from scratch, by rising levels (a cap
+ * before a link on a tie, flows and links by index): w->rate. */
+static void ref_fill(ref_world *w) {
+    double rem[RL], fair[RL];
+    int cnt[RL] = {0}, frozen[RF] = {0};
+    for (int id = 0; id < RF; id++)
+        for (int k = 0; k < 2 && w->live[id]; k++)
+            cnt[w->link[id][k] < 0 ? 0 : w->link[id][k]] += ref_bounded(w, w->link[id][k]);
+    for (int l = 0; l < w->nl; l++) {
+        rem[l] = w->lcap[l];
+        fair[l] = cnt[l] > 0 ? rem[l] / cnt[l] : INFINITY;
+    }
+    for (;;) {
+        int fc = -1, lmin = -1;
+        for (int id = 0; id < RF; id++)
+            if (w->live[id] && !frozen[id] && isfinite(w->fcap[id]) &&
+                (fc < 0 || w->fcap[id] < w->fcap[fc]))
+                fc = id;
+        for (int l = 0; l < w->nl; l++)
+            if (isfinite(fair[l]) && (lmin < 0 || fair[l] < fair[lmin]))
+                lmin = l;
+        double lc = fc >= 0 ? w->fcap[fc] : INFINITY;
+        double ll = lmin >= 0 ? fair[lmin] : INFINITY;
+        if (isinf(lc) && isinf(ll))
+            break;
+        for (int id = 0; id < RF; id++) {
+            int on = lc <= ll ? id == fc
+                              : w->link[id][0] == lmin || w->link[id][1] == lmin;
+            if (!w->live[id] || frozen[id] || !on)
+                continue;
+            double lam = lc <= ll ? lc : ll;
+            frozen[id] = 1;
+            w->rate[id] = lam;
+            for (int k = 0; k < 2; k++)
+                ref_take(w, w->link[id][k], lam, rem, cnt, fair);
+        }
+    }
+    for (int id = 0; id < RF; id++)
+        if (w->live[id] && !frozen[id])
+            w->rate[id] = INFINITY;
+}
+
+/* Moves the reference's bytes to t at the rates it computed. */
+static void ref_step(ref_world *w, int64_t t) {
+    for (int id = 0; id < RF; id++) {
+        if (!w->live[id] || t <= w->now)
+            continue;
+        double mv = isinf(w->rate[id]) ? w->rem[id]
+                                       : w->rate[id] * (double)(t - w->now) / 1e9;
+        w->rem[id] -= mv < w->rem[id] ? mv : w->rem[id];
+    }
+    if (t > w->now)
+        w->now = t;
+}
+
+/* The next completion instant from the reference: remaining over rate in
+ * ns, rounded up past a slack of 1e-6 + 1e-13 x ns. */
+static int64_t ref_next(const ref_world *w) {
+    int64_t next = INT64_MAX;
+    for (int id = 0; id < RF; id++) {
+        if (!w->live[id] || w->rate[id] <= 0)
+            continue;
+        double x = w->rem[id] * 1e9 / w->rate[id];
+        int64_t t = w->now;
+        if (w->rem[id] > 1e-9 * (double)w->size[id] + 1e-6 && isfinite(w->rate[id]))
+            t += (int64_t)fmax(0, ceil(x - (1e-6 + 1e-13 * x)));
+        next = t < next ? t : next;
+    }
+    return next;
+}
+
+/* Every live flow's rate, bit for bit, and the next instant. */
+static void ref_check(ref_world *w) {
+    ref_fill(w);
+    for (int id = 0; id < RF; id++)
+        if (w->live[id])
+            ck_assert_msg(net_flow_rate(w->n, id) == w->rate[id],
+                          "flow %d: rate %.17g, reference %.17g", id,
+                          net_flow_rate(w->n, id), w->rate[id]);
+    ck_assert_int_eq(net_next_time(w->n), ref_next(w));
+}
+
+static void ref_done(void *ctx, int64_t now, int flow, uint64_t tag) {
+    ref_world *w = ctx;
+    (void)tag;
+    ck_assert_int_eq(w->live[flow], 1);
+    /* within one net_advance(): (time, id) order */
+    ck_assert(now > w->last_done || (now == w->last_done && flow > w->last_flow));
+    w->last_done = now;
+    w->last_flow = flow;
+    w->live[flow] = 0;
+    w->done++;
+}
+
+/* Adds a flow at w->now over random links with a random cap; latency 0. */
+static void ref_add(ref_world *w) {
+    int a = (int)(lcg(&w->seed) % (unsigned)(w->nl + 1)) - 1;
+    int b = (int)(lcg(&w->seed) % (unsigned)(w->nl + 1)) - 1;
+    double cap = lcg(&w->seed) % 4 ? INFINITY : 1e8 * (1 + (double)(lcg(&w->seed) % 1000) / 77);
+    uint64_t size = 1 + lcg(&w->seed) % 50000000;
+    int id = net_flow_add(w->n, w->now, 0, a, b, size, cap, 0);
+    ck_assert_int_ge(id, 0);
+    ck_assert_int_lt(id, RF);
+    w->live[id] = 1;
+    w->link[id][0] = a;
+    w->link[id][1] = b == a ? -1 : b;
+    w->fcap[id] = cap;
+    w->rem[id] = (double)size;
+    w->size[id] = size;
+}
+
+/* Random adds, cancels and completions on random topologies (capacities
+ * random, so no two levels tie): after every change each flow's rate is
+ * the from-scratch max-min rate bit for bit, the next instant the one its
+ * remaining bytes give, completions come in (time, id) order. */
+START_TEST(incremental_matches_reference) {
+    for (int round = 0; round < 40; round++) {
+        static ref_world w;
+        w = (ref_world){.seed = 1234 + (uint64_t)round, .last_done = -1};
+        w.nl = 2 + (int)(lcg(&w.seed) % (RL - 1));
+        w.n = net_new(w.nl);
+        for (int l = 0; l < w.nl; l++) {
+            w.lcap[l] = lcg(&w.seed) % 7 ? 1e8 * (1 + (double)(lcg(&w.seed) % 100003) / 997)
+                                         : INFINITY;
+            net_link_set(w.n, l, w.lcap[l]);
+        }
+        for (int ev = 0; ev < 300; ev++) {
+            int r = (int)(lcg(&w.seed) % 10), nlive = net_active_flows(w.n);
+            if ((r < 4 && nlive < RF - 8) || nlive == 0) {
+                for (int k = 1 + (int)(lcg(&w.seed) % 3); k-- > 0;)
+                    ref_add(&w);
+                w.last_flow = -1;
+                net_advance(w.n, w.now, ref_done, &w); /* activates them */
+            } else if (r < 5) {
+                for (int id = (int)(lcg(&w.seed) % RF), k = 0; k < RF; k++, id = (id + 1) % RF)
+                    if (w.live[id]) {
+                        net_flow_cancel(w.n, w.now, id);
+                        w.live[id] = 0;
+                        break;
+                    }
+            } else if (net_next_time(w.n) != INT64_MAX) {
+                int64_t t = net_next_time(w.n);
+                ref_step(&w, t);
+                w.last_flow = -1;
+                net_advance(w.n, t, ref_done, &w);
+            }
+            ref_check(&w);
+        }
+        ck_assert_int_gt(w.done, 0);
+        net_free(w.n);
+    }
+}
+END_TEST
+
+/* The same on a ring of equal links (the ties the incremental filling
+ * meets most): every step's flows share the rate of one link. */
+START_TEST(incremental_ring_equal_links) {
+    static ref_world w;
+    w = (ref_world){.seed = 5, .last_done = -1, .nl = RL};
+    w.n = net_new(RL);
+    for (int l = 0; l < RL; l++) {
+        w.lcap[l] = 1.25e9;
+        net_link_set(w.n, l, w.lcap[l]);
+    }
+    for (int step = 0; step < 20; step++) {
+        for (int k = 0; k < RL / 2; k++) {
+            int id = net_flow_add(w.n, w.now, 0, 2 * k, 2 * ((k + 1) % (RL / 2)) + 1,
+                                  1000003 + (uint64_t)(k % 2), INFINITY, 0);
+            w.live[id] = 1;
+            w.link[id][0] = 2 * k;
+            w.link[id][1] = 2 * ((k + 1) % (RL / 2)) + 1;
+            w.fcap[id] = INFINITY;
+            w.rem[id] = (double)(1000003 + k % 2);
+            w.size[id] = 1000003 + (uint64_t)(k % 2);
+        }
+        w.last_flow = -1;
+        net_advance(w.n, w.now, ref_done, &w);
+        ref_check(&w);
+        while (net_next_time(w.n) != INT64_MAX) {
+            int64_t t = net_next_time(w.n);
+            ref_step(&w, t);
+            w.last_flow = -1;
+            net_advance(w.n, t, ref_done, &w);
+            ref_check(&w);
+        }
+    }
+    ck_assert_int_eq(w.done, 20 * RL / 2);
+    net_free(w.n);
+}
+END_TEST
+
+/* ---- signature and time shift ------------------------------------------ */
+
+/* Drives a net through a fixed sequence starting at t0; records
+ * completions (times relative to t0) into lg. */
+static net *sig_net(int64_t t0, flow_log *lg) {
+    net *n = net_new(4);
+    double caps[4] = {1e9, 7e8, 1.3e9, INFINITY};
+    for (int l = 0; l < 4; l++)
+        net_link_set(n, l, caps[l]);
+    net_flow_add(n, t0, 1000, 0, 1, 3000001, INFINITY, 1);
+    net_flow_add(n, t0, 0, 0, 2, 2000003, 4e8, 2);
+    net_flow_add(n, t0, 7, 1, 3, 5000000, INFINITY, 3);
+    int c = net_flow_add(n, t0, 0, 2, -1, 9000000, INFINITY, 4);
+    net_advance(n, t0 + 500000, record, lg);
+    net_flow_cancel(n, t0 + 500000, c);
+    net_flow_add(n, t0 + 500000, 30, 2, 1, 4000000, INFINITY, 5);
+    net_advance(n, t0 + 1700001, record, lg);
+    return n;
+}
+
+static void sig_of(const net *n, int64_t now, uint8_t **buf, size_t *len,
+                   size_t *cap) {
+    sig_buf b = {*buf, 0, *cap, 0};
+    net_signature(n, now, &b);
+    ck_assert(!b.oom);
+    *buf = b.p, *len = b.len, *cap = b.cap;
+    ck_assert_uint_gt(*len, 0);
+}
+
+/* Two nets driven through the same sequence, one later in time, have equal
+ * signatures; after net_shift() the earlier one continues exactly as the
+ * later one (same rates, same completions, same bytes). */
+START_TEST(signature_equal_under_shift) {
+    const int64_t D = 123456789012;
+    flow_log la = {0}, lb = {0};
+    net *a = sig_net(0, &la), *b = sig_net(D, &lb);
+    uint8_t *sa = NULL, *sb = NULL;
+    size_t na, ca = 0, nb, cb = 0;
+    sig_of(a, 1700001, &sa, &na, &ca);
+    sig_of(b, D + 1700001, &sb, &nb, &cb);
+    ck_assert_uint_eq(na, nb);
+    ck_assert(memcmp(sa, sb, na) == 0);
+    ck_assert_int_eq(la.count, lb.count);
+    /* a differently timed net differs */
+    sig_of(b, D + 1700000, &sb, &nb, &cb);
+    ck_assert(na != nb || memcmp(sa, sb, na) != 0);
+
+    net_shift(a, D);
+    sig_of(a, D + 1700001, &sa, &na, &ca);
+    sig_of(b, D + 1700001, &sb, &nb, &cb);
+    ck_assert(na == nb && memcmp(sa, sb, na) == 0);
+    int before = la.count;
+    for (int k = 0; k < 5; k++)
+        ck_assert(net_flow_rate(a, k) == net_flow_rate(b, k));
+    run(a, record, &la);
+    run(b, record, &lb);
+    ck_assert_int_eq(la.count, lb.count);
+    ck_assert_int_gt(la.count, before);
+    for (int i = before; i < la.count; i++) {
+        ck_assert_int_eq(la.t[i], lb.t[i]);
+        ck_assert_int_eq(la.flow[i], lb.flow[i]);
+    }
+    for (int l = 0; l < 4; l++) {
+        ck_assert_uint_eq(net_link_bytes(a, l), net_link_bytes(b, l));
+        ck_assert(net_link_peak(a, l) == net_link_peak(b, l));
+    }
+    net_link_bytes_add(a, 2, 77);
+    ck_assert_uint_eq(net_link_bytes(a, 2), net_link_bytes(b, 2) + 77);
+    free(sa);
+    free(sb);
+    net_free(a);
+    net_free(b);
+}
+END_TEST
+
+/* One ulp of one flow's remaining bytes changes the signature: a flow
+ * stepped to t2 through t1 and one stepped there at once differ by
+ * rounding only (t1 is searched for where that is one ulp). */
+START_TEST(signature_sees_one_ulp) {
+    const double rate = 7e8;
+    const uint64_t S = 987654321;
+    int64_t t1 = 1, t2 = 1000003;
+    for (; t1 < t2; t1++) {
+        double direct = (double)S - rate * (double)t2 / 1e9;
+        double two = (double)S - rate * (double)t1 / 1e9;
+        two -= rate * (double)(t2 - t1) / 1e9;
+        if (two != direct && nextafter(two, direct) == direct &&
+            ceil(two) == ceil(direct))
+            break;
+    }
+    ck_assert_int_lt(t1, t2);
+    net *a = net_new(1), *b = net_new(1);
+    uint8_t *sa = NULL, *sb = NULL;
+    size_t na, ca = 0, nb, cb = 0;
+    for (int k = 0; k < 2; k++) {
+        net *n = k ? b : a;
+        net_link_set(n, 0, rate);
+        net_flow_add(n, 0, 0, 0, -1, S, INFINITY, 9);
+        net_advance(n, 0, NULL, NULL);
+    }
+    sig_of(a, 0, &sa, &na, &ca);
+    sig_of(b, 0, &sb, &nb, &cb);
+    ck_assert(na == nb && memcmp(sa, sb, na) == 0);
+    net_advance(a, t1, NULL, NULL);
+    net_advance(a, t2, NULL, NULL);
+    net_advance(b, t2, NULL, NULL);
+    ck_assert_uint_eq(net_link_bytes(a, 0), net_link_bytes(b, 0));
+    sig_of(a, t2, &sa, &na, &ca);
+    sig_of(b, t2, &sb, &nb, &cb);
+    ck_assert(na != nb || memcmp(sa, sb, na) != 0);
+    free(sa);
+    free(sb);
+    net_free(a);
+    net_free(b);
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("net");
     TCase *tc = tcase_create("core");
@@ -673,6 +1016,10 @@ Suite *make_suite(void) {
     tcase_add_test(tc, random_churn);
     tcase_add_test(tc, defect5_subnormal_rate_never_completes);
     tcase_add_test(tc, whole_bytes_on_cancel_and_completion);
+    tcase_add_test(tc, incremental_matches_reference);
+    tcase_add_test(tc, incremental_ring_equal_links);
+    tcase_add_test(tc, signature_equal_under_shift);
+    tcase_add_test(tc, signature_sees_one_ulp);
     suite_add_tcase(s, tc);
     return s;
 }

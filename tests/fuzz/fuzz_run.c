@@ -14,8 +14,9 @@
  * valid config without a trace only fails when out of memory); 0 <=
  * utilization <= 1 overall and per worker; times >= 0; bytes finite and
  * >= 0; the same config run twice (the second time with a timeline and
- * progress hooks, whose spans and fractions are checked) gives the same
- * result; in the second run the observer's events keep the protocol a
+ * progress hooks, whose spans and fractions are checked; a timeline turns
+ * the engine's fast-forward off, so this also holds the fast-forward to
+ * the full simulation) gives the same result; in the second run the observer's events keep the protocol a
  * coupled trainer relies on (a worker computes its steps in order and
  * contributes after the step it computed; a sync's result never reaches
  * a worker that has already computed its merge step; members contributed).

@@ -53,6 +53,11 @@
  * failure rules above declare lost is taken off again at the same
  * nominal rate.
  *
+ * Fast-forward (unless cfg->full; see the section of that name below):
+ * ops with no side effect between them run as one event, and a period
+ * whose whole-world signature repeats an earlier one is skipped at once.
+ * Both give the results of the full simulation exactly.
+ *
  * Stopping unfinished (finished 0, a one-line stop_reason, return 0):
  * DP rolls back MAX_ROLLBACKS times without a new checkpoint; failures
  * keep coming without progress (MAX_IDLE_FAILURES per worker in a row

@@ -11,7 +11,9 @@
  * calls; libm (frexpf, ldexpf) is used once per group (e3m0: per change
  * of a block's running scale) only.  The hot loops have constant trip
  * counts so that GCC vectorizes them at -O2.  The e3m0 encoder reads its
- * input from memory once, by L1-sized spans (e3m0_block()); the 4-bit
+ * input from memory once, by L1-sized spans (e3m0_block()), and computes
+ * its codes with SSE2 intrinsics where the compiler has them (always on
+ * x86-64; -DCODEC_NO_SSE2 selects the portable loop, same bytes); the 4-bit
  * decoders copy two values a code byte from a table (pair_table()).
  */
 #include "codec.h"
@@ -19,6 +21,10 @@
 
 #include <math.h>
 #include <string.h>
+
+#if defined(__SSE2__) && !defined(CODEC_NO_SSE2)
+#include <emmintrin.h>
+#endif
 
 static const char *const names[CODEC_COUNT] = {
     "fp32", "bf16", "fp16", "fp8_e4m3", "e3m0", "e2m1", "uint8",
@@ -312,114 +318,274 @@ static void fp8_decode(const uint8_t *in, uint64_t n, uint64_t row_len,
 
 /* ---- e3m0: power-of-two scale, 4-bit sign + exponent -------------------- */
 
-/* Block scale s = 2^ceil(log2 amax) (E capped at 127; 0 for amax == 0).
- * Sets *base so that e3m0_code() of a value's bits yields its code: base is
- * 120 + E, the biased FP32 exponent of s * 2^-7 (e = 0).  For E < -119,
- * values are pre-multiplied by 2^64 (*pre) so that FP32 subnormals, which
- * have no usable exponent field, cannot reach the representable range. */
-static float e3m0_scale(float amax, int32_t *base, float *pre) {
-    *pre = 1.0f;
-    if (amax == 0.0f) {
-        *base = 256; /* above every exponent field: all codes zero */
-        return 0.0f;
-    }
+enum {
+    E3M0_ZERO = -1000, /* the exponent of a zero scale: below every other */
+    E3M0_SEGS = 9      /* scale segments an e3m0 block keeps (see below) */
+};
+
+/* The coding state of a block scale s = 2^E (E3M0_ZERO: s = 0).  base is
+ * 120 + E, the biased FP32 exponent of s * 2^-7 (code e = 0), so that
+ * e3m0_code() of a value's top bits yields its code; a zero scale has base
+ * 256, above every exponent field (all codes zero).  For E < -119, values
+ * are pre-multiplied by 2^64 (pre; exact, base 64 higher) so that FP32
+ * subnormals, which have no usable exponent field, cannot reach the
+ * representable range. */
+typedef struct {
+    int E;
+    int32_t base;
+    float pre, scale;
+} e3m0_state;
+
+/* E = ceil(log2 amax), capped at 127 so that 2^E stays finite (larger
+ * values then saturate); E3M0_ZERO for amax == 0. */
+static int e3m0_exponent(float amax) {
+    if (amax == 0.0f) return E3M0_ZERO;
     int ex;
     float f = frexpf(amax, &ex); /* amax = f * 2^ex, f in [0.5, 1) */
     int E = f == 0.5f ? ex - 1 : ex;
-    if (E > 127) E = 127;
-    *base = 120 + E;
-    if (E < -119) {
-        *pre = 0x1p64f;
-        *base += 64;
-    }
-    return ldexpf(1.0f, E);
+    return E > 127 ? 127 : E;
 }
 
-/* Code of a value v, pre-multiplied by pre, for a block's base.  On the
- * FP32 bits b: er is the exponent field e before rounding (negative: |x| <
- * s*2^-7, zero); adding half an exponent step (0x400000, mantissa 0.5)
+static e3m0_state e3m0_state_of(int E) {
+    e3m0_state st = {E, 256, 1.0f, 0.0f};
+    if (E == E3M0_ZERO) return st;
+    st.base = 120 + E;
+    if (E < -119) {
+        st.pre = 0x1p64f;
+        st.base += 64;
+    }
+    st.scale = ldexpf(1.0f, E);
+    return st;
+}
+
+/* The top 16 bits of the FP32 bits of v * pre: all that a code needs. */
+static inline uint16_t e3m0_top(float v, float pre) {
+    return (uint16_t)(f2u(v * pre) >> 16);
+}
+
+/* Code of a value from its top bits h (e3m0_top()) for a block's base.
+ * With a = h & 0x7fff, P = a >> 7 is the exponent field; P < base means
+ * |x| < s*2^-7, zero.  Adding half an exponent step (0x40, mantissa 0.5)
  * rounds to the nearest power of two in the value domain, ties away from
- * zero, since the midpoint of 2^k and 2^(k+1) is 1.5 * 2^k.  The clamp to
- * >= 1 sends [s*2^-7, s*2^-6) to the smallest magnitude; the clamp to <= 7
- * only matters for saturation.  Only the top 16 bits h = b >> 16 matter
- * (0x400000 is 0x40 << 16, so no carry comes up from the low half), and
- * every quantity fits an int16, so GCC vectorizes 8 values a vector. */
-static inline uint8_t e3m0_code(float v, float pre, int16_t base) {
-    uint16_t h = (uint16_t)(f2u(v * pre) >> 16);
-    int16_t a = (int16_t)(h & 0x7fff);
-    int16_t er = (int16_t)((a >> 7) - base);
-    int16_t e = (int16_t)(((a + 0x40) >> 7) - base);
+ * zero, since the midpoint of 2^k and 2^(k+1) is 1.5 * 2^k: Q = (a + 0x40)
+ * >> 7 is P, plus one from the top mantissa bit.  e = Q - base, clamped to
+ * >= 1 (sends [s*2^-7, s*2^-6) to the smallest magnitude) and <= 7 (only
+ * for saturation: above the scale, inf and NaN). */
+static inline uint8_t e3m0_code(uint16_t h, int32_t base) {
+    int32_t a = h & 0x7fff, P = a >> 7, e = ((a + 0x40) >> 7) - base;
     e = e < 1 ? 1 : e > 7 ? 7 : e;
-    e = er < 0 ? 0 : e;
+    e = P < base ? 0 : e;
     return (uint8_t)((h >> 12 & 8) | e);
 }
 
-/* Codes of x[lo..hi) into the nibble stream, for (base, pre) of
- * e3m0_scale().  Full chunks
- * from an even position compute their codes and pack them in one loop of
- * constant trip count, which GCC vectorizes even at -O2; a leading odd
- * position and the tail go through pack_nibbles(). */
-static void e3m0_codes(const float *x, uint64_t lo, uint64_t hi,
-                       int32_t base, float pre, uint8_t *data) {
-    int16_t b = (int16_t)base;
+#if defined(__SSE2__) && !defined(CODEC_NO_SSE2)
+/* The top 16 bits (e3m0_top()) of v[0..8) as signed 16-bit lanes: the
+ * arithmetic shift keeps them in range, so the signed pack is exact. */
+static inline __m128i e3m0_tops(const float *v, __m128 pre, int scaled) {
+    __m128 a = _mm_loadu_ps(v), b = _mm_loadu_ps(v + 4);
+    if (scaled) {
+        a = _mm_mul_ps(a, pre);
+        b = _mm_mul_ps(b, pre);
+    }
+    return _mm_packs_epi32(_mm_srai_epi32(_mm_castps_si128(a), 16),
+                           _mm_srai_epi32(_mm_castps_si128(b), 16));
+}
+
+/* e3m0_code() of v[0..16), one code a byte, in saturating unsigned byte
+ * arithmetic: with w = h << 1 (sign dropped), P is the high byte of w and
+ * Q that of w + 0x80 (saturating: inf and NaN keep Q = 255); then e =
+ * max(Q -sat base, min(P -sat (base - 1), 1)) is 0 for P < base and
+ * max(Q - base, 1) otherwise, and min(e, 7) saturates.  b1 and b0 hold
+ * base and base - 1 capped at 255 (a zero scale's 256 still gives zeros).
+ * The sign comes from a saturating signed pack of h (bit 7 kept), moved to
+ * bit 3.  *amax keeps the running maximum of h & 0x7fff. */
+static inline __m128i e3m0_code16(const float *v, __m128 pre, int scaled, __m128i b1,
+                                  __m128i b0, __m128i *amax) {
+    const __m128i half = _mm_set1_epi16(0x80), one = _mm_set1_epi8(1);
+    __m128i h0 = e3m0_tops(v, pre, scaled), h1 = e3m0_tops(v + 8, pre, scaled);
+    __m128i w0 = _mm_slli_epi16(h0, 1), w1 = _mm_slli_epi16(h1, 1);
+    *amax = _mm_max_epi16(*amax, _mm_max_epi16(_mm_srli_epi16(w0, 1), _mm_srli_epi16(w1, 1)));
+    __m128i p = _mm_packus_epi16(_mm_srli_epi16(w0, 8), _mm_srli_epi16(w1, 8));
+    __m128i q = _mm_packus_epi16(_mm_srli_epi16(_mm_adds_epu16(w0, half), 8),
+                                 _mm_srli_epi16(_mm_adds_epu16(w1, half), 8));
+    __m128i e = _mm_max_epu8(_mm_subs_epu8(q, b1), _mm_min_epu8(_mm_subs_epu8(p, b0), one));
+    __m128i s = _mm_srli_epi16(_mm_packs_epi16(h0, h1), 4);
+    return _mm_or_si128(_mm_min_epu8(e, _mm_set1_epi8(7)), _mm_and_si128(s, _mm_set1_epi8(8)));
+}
+
+/* Codes c (one a byte) two a byte: the low byte of each 16-bit lane gets
+ * c[2k] | c[2k+1] << 4, the high byte 0 (for an unsigned pack). */
+static inline __m128i e3m0_pairs(__m128i c) {
+    return _mm_and_si128(_mm_or_si128(c, _mm_srli_epi16(c, 4)), _mm_set1_epi16(0xff));
+}
+
+/* e3m0_chunks() for one value of `scaled` (a constant once inlined). */
+static inline int e3m0_chunks_as(const float *v, uint64_t m, const e3m0_state *st, int scaled,
+                                 uint8_t *out) {
+    __m128i b1 = _mm_set1_epi8((char)(uint8_t)(st->base < 255 ? st->base : 255));
+    __m128i b0 = _mm_set1_epi8((char)(uint8_t)(st->base - 1 < 255 ? st->base - 1 : 255));
+    __m128i amax = _mm_setzero_si128();
+    __m128 pre = _mm_set1_ps(st->pre);
+    for (uint64_t i = 0; i < m; i += 32) {
+        __m128i lo = e3m0_pairs(e3m0_code16(v + i, pre, scaled, b1, b0, &amax));
+        __m128i hi = e3m0_pairs(e3m0_code16(v + i + 16, pre, scaled, b1, b0, &amax));
+        _mm_storeu_si128((__m128i *)(void *)(out + i / 2), _mm_packus_epi16(lo, hi));
+    }
+    amax = _mm_max_epi16(amax, _mm_srli_si128(amax, 8));
+    amax = _mm_max_epi16(amax, _mm_srli_si128(amax, 4));
+    amax = _mm_max_epi16(amax, _mm_srli_si128(amax, 2));
+    return _mm_extract_epi16(amax, 0);
+}
+
+/* Codes of v[0..m), m a multiple of CHUNK, written two a byte from out[0];
+ * returns the largest h & 0x7fff of them (h of e3m0_top()).  SSE2: 32
+ * values a loop, in 16-bit and 8-bit lanes (e3m0_code16()). */
+static int e3m0_chunks(const float *v, uint64_t m, const e3m0_state *st, uint8_t *out) {
+    return st->pre != 1.0f ? e3m0_chunks_as(v, m, st, 1, out)
+                           : e3m0_chunks_as(v, m, st, 0, out);
+}
+#else
+/* Codes of v[0..m), m a multiple of CHUNK, written two a byte from out[0];
+ * returns the largest h & 0x7fff of them (h of e3m0_top()).  Portable:
+ * loops of constant trip count, for the auto-vectorizer. */
+static int e3m0_chunks(const float *v, uint64_t m, const e3m0_state *st, uint8_t *out) {
+    int amax = 0;
+    for (uint64_t i = 0; i < m; i += CHUNK) {
+        uint16_t h[CHUNK];
+        for (size_t k = 0; k < CHUNK; k++) h[k] = e3m0_top(v[i + k], st->pre);
+        for (size_t k = 0; k < CHUNK / 2; k++)
+            out[i / 2 + k] = (uint8_t)(e3m0_code(h[2 * k], st->base) |
+                                       e3m0_code(h[2 * k + 1], st->base) << 4);
+        for (size_t k = 0; k < CHUNK; k++) amax = (h[k] & 0x7fff) > amax ? h[k] & 0x7fff : amax;
+    }
+    return amax;
+}
+#endif
+
+/* Codes of x[lo..hi) into the nibble stream in state st; returns the
+ * largest top bits h & 0x7fff among them (e3m0_top(): a value >= the scale,
+ * inf or NaN has h >= (base + 7) << 7; inf and NaN h >= 0x7f80).  Full
+ * chunks from an even position go through e3m0_chunks(), a leading odd
+ * position and the tail through pack_nibbles(). */
+static int e3m0_codes(const float *x, uint64_t lo, uint64_t hi, const e3m0_state *st,
+                      uint8_t *data) {
     uint8_t c[CHUNK];
+    int amax = 0;
     uint64_t i = lo;
     if ((i & 1) && i < hi) {
-        c[0] = e3m0_code(x[i], pre, b);
+        uint16_t h = e3m0_top(x[i], st->pre);
+        amax = h & 0x7fff;
+        c[0] = e3m0_code(h, st->base);
         pack_nibbles(data, i, c, 1);
         i++;
     }
-    for (; hi - i >= CHUNK; i += CHUNK) {
-        const float *v = x + i;
-        for (size_t k = 0; k < CHUNK / 2; k++)
-            c[k] = (uint8_t)(e3m0_code(v[2 * k], pre, b) |
-                             e3m0_code(v[2 * k + 1], pre, b) << 4);
-        memcpy(data + (i >> 1), c, CHUNK / 2);
+    uint64_t m = (hi - i) / CHUNK * CHUNK;
+    if (m > 0) {
+        int t = e3m0_chunks(x + i, m, st, data + (i >> 1));
+        amax = t > amax ? t : amax;
+        i += m;
     }
-    size_t m = (size_t)(hi - i);
-    for (size_t k = 0; k < m; k++) c[k] = e3m0_code(x[i + k], pre, b);
-    pack_nibbles(data, i, c, m);
+    size_t r = (size_t)(hi - i);
+    for (size_t k = 0; k < r; k++) {
+        uint16_t h = e3m0_top(x[i + k], st->pre);
+        amax = (h & 0x7fff) > amax ? h & 0x7fff : amax;
+        c[k] = e3m0_code(h, st->base);
+    }
+    pack_nibbles(data, i, c, r);
+    return amax;
 }
 
-/* Encodes the block x[lo..hi) and returns its scale, reading the input
- * from memory once: the block goes by spans of at most SPAN values (their
- * ends on multiples of SPAN in the stream, so every span but the first
- * starts on a code byte), each read twice while it is in L1: its max |x|,
- * then its codes in the state of the running block max.  The state is a
- * function of the scale, which only grows with the running max, so the
- * spans coded in a state other than the final one are those before the
- * last change of scale: that prefix [lo, redo) is coded again (it ends on
- * a span start, an even position, so pack_nibbles() may rewrite it).  The
- * codes are then those of the block's max, as if it had been known first;
- * the prefix is short unless the block's magnitudes keep growing. */
-static float e3m0_block(const float *x, uint64_t lo, uint64_t hi,
-                        uint8_t *data) {
-    int32_t base;
-    float pre, amax = 0.0f, s = e3m0_scale(amax, &base, &pre);
-    uint64_t redo = lo;
+/* Keeps only the sign bit of the codes at nibble positions [p, q), q even:
+ * the codes, in a scale 2^8 or more times the one they were computed in,
+ * of finite values at most that scale (all below s*2^-7, zero). */
+static void e3m0_signs(uint8_t *data, uint64_t p, uint64_t q) {
+    if (p >= q) return;
+    if (p & 1) data[p++ >> 1] &= 0x8f;
+    uint64_t k = p >> 1, end = q >> 1;
+    for (; end - k >= 8; k += 8) {
+        uint64_t w;
+        memcpy(&w, data + k, 8);
+        w &= 0x8888888888888888ull;
+        memcpy(data + k, &w, 8);
+    }
+    for (; k < end; k++) data[k] &= 0x88;
+}
+
+/* Encodes the block x[lo..hi) and returns its state, reading the input
+ * from memory once, by spans of at most SPAN values (their ends on
+ * multiples of SPAN in the stream, so every span but the first starts on a
+ * code byte): a span is coded in the running state, and the largest top
+ * bits of its codes (e3m0_codes()) tell whether it has a value >= the
+ * scale (or inf, NaN); only then is its max |x| computed and, for a larger
+ * scale, the span coded again while it is in L1.  A zero scale computes
+ * the max first.  The block starts from the scale `guess` (the previous
+ * block's; E3M0_ZERO for none).  The scale only grows, by segments of
+ * spans; at the end the codes are those of the block's max:
+ *  - spans coded at a scale of 2^8 or more below the final one keep their
+ *    sign bits only (e3m0_signs()), unless they hold inf or NaN; the
+ *    segments above that bound are at most 8 (E3M0_SEGS with the new one);
+ *  - the other spans before the last change of scale are coded again from
+ *    the input (their start is a span start, an even position, so
+ *    pack_nibbles() may rewrite them);
+ *  - a guessed scale that no span raised holds if some value lies above
+ *    half of it; else the block's max decides and the block is coded again
+ *    when the scale differs. */
+static e3m0_state e3m0_block(const float *x, uint64_t lo, uint64_t hi, int guess,
+                             uint8_t *data) {
+    e3m0_state st = e3m0_state_of(guess);
+    int exact = guess == E3M0_ZERO, amax = 0, nseg = 1, seg_E[E3M0_SEGS] = {guess};
+    uint64_t seg_at[E3M0_SEGS] = {lo}, keep = lo, redo = lo, nonfinite = hi;
     for (uint64_t a = lo, b; a < hi; a = b) {
         b = (a / SPAN + 1) * SPAN;
         b = b < hi ? b : hi;
-        float m = finite_amax(x + a, b - a);
-        if (m > amax) {
-            amax = m;
-            float t = e3m0_scale(amax, &base, &pre);
-            redo = t != s ? a : redo;
-            s = t;
+        int coded = st.E != E3M0_ZERO, h = coded ? e3m0_codes(x, a, b, &st, data) : 0, E = st.E;
+        if (!coded || h >= (st.base + 7) << 7) {
+            int t = e3m0_exponent(finite_amax(x + a, b - a));
+            exact |= t >= st.E;
+            E = t > E ? t : E;
+        } else {
+            amax = h > amax ? h : amax;
         }
-        e3m0_codes(x, a, b, base, pre, data);
+        if (E != st.E) { /* a larger scale from this span on */
+            st = e3m0_state_of(E);
+            seg_at[nseg] = a;
+            seg_E[nseg++] = E;
+            while (seg_E[0] <= E - 8) {
+                nseg--;
+                memmove(seg_at, seg_at + 1, (size_t)nseg * sizeof seg_at[0]);
+                memmove(seg_E, seg_E + 1, (size_t)nseg * sizeof seg_E[0]);
+                keep = seg_at[0];
+            }
+            redo = a;
+            coded = 0;
+        }
+        if (!coded) h = e3m0_codes(x, a, b, &st, data);
+        if (h >= 0x7f80 && nonfinite == hi) nonfinite = a;
     }
-    if (redo > lo) e3m0_codes(x, lo, redo, base, pre, data);
-    return s;
+    if (!exact && amax <= (st.base + 6) << 7) {
+        int E = e3m0_exponent(finite_amax(x + lo, hi - lo));
+        if (E != st.E) {
+            st = e3m0_state_of(E);
+            e3m0_codes(x, lo, hi, &st, data);
+        }
+        return st;
+    }
+    keep = keep < nonfinite ? keep : nonfinite;
+    e3m0_signs(data, lo, keep);
+    if (redo > keep) e3m0_codes(x, keep, redo, &st, data);
+    return st;
 }
 
 static void e3m0_encode(const float *x, uint64_t n, uint64_t block,
                         uint8_t *out) {
     uint64_t len = group_len(n, block), g = groups(n, block);
     uint8_t *data = out + 4 * g;
+    int guess = E3M0_ZERO;
     for (uint64_t k = 0, lo = 0; k < g; k++, lo += len) {
         uint64_t hi = n - lo < len ? n : lo + len;
-        put_f32(out + 4 * k, e3m0_block(x, lo, hi, data));
+        e3m0_state st = e3m0_block(x, lo, hi, guess, data);
+        put_f32(out + 4 * k, st.scale);
+        guess = st.E;
     }
 }
 

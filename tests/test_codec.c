@@ -902,6 +902,38 @@ START_TEST(test_e3m0_growing_vs_reference) {
 }
 END_TEST
 
+/* Spans of 4096 values (the encoder's) whose scale moves by -3..+9
+ * exponents from one to the next, through the range pre-multiplied by 2^64;
+ * maxima at exactly a power of two or half of one; inf and NaN in a few
+ * spans; even and odd starts: every way the encoder keeps, masks to signs
+ * or codes again what it coded in an older scale, and a block's scale
+ * guessed from the previous block too high, too low or at the boundary. */
+START_TEST(test_e3m0_scale_segments_vs_reference) {
+    enum { SP = 4096, N = 40 * SP + 5 };
+    float *x = malloc(N * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    uint64_t s = 4242;
+    int E = -140;
+    for (uint64_t i = 0; i < N; i++) {
+        if (i % SP == 0) {
+            E += (int)(uni(&s) * 13) - 3;
+            E = E > 120 ? 120 : E;
+        }
+        x[i] = ldexpf((float)(uni(&s) - 0.5), E);
+        if (i % SP == 77 && (i / SP) % 3 == 0) x[i] = ldexpf(1.0f, E - (int)(i / SP) % 2);
+    }
+    x[5 * SP + 17] = NAN;
+    x[11 * SP + 3] = -INFINITY;
+    x[26 * SP + 1] = NAN;
+    static const uint64_t blk[] = {0, 4095, 4096, 4097, 8192, 3 * 4096 + 1, 100000};
+    for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++) {
+        ck_assert(!vs_ref(CODEC_E3M0, x, N, blk[b]));
+        ck_assert(!vs_ref(CODEC_E3M0, x + 1, N - 1, blk[b]));
+    }
+    free(x);
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("codec");
     TCase *t = tcase_create("core");
@@ -935,6 +967,7 @@ Suite *make_suite(void) {
     tcase_add_test(t, test_nibble_codecs_specials_vs_reference);
     tcase_add_test(t, test_nibble_codecs_random_vs_reference);
     tcase_add_test(t, test_e3m0_growing_vs_reference);
+    tcase_add_test(t, test_e3m0_scale_segments_vs_reference);
     suite_add_tcase(s, t);
     return s;
 }

@@ -16,8 +16,9 @@
  * >= 0; the same config run twice (the second time with a timeline and
  * progress hooks, whose spans and fractions are checked; a timeline turns
  * the engine's fast-forward off, so this also holds the fast-forward to
- * the full simulation) gives the same result; in the second run the observer's events keep the protocol a
- * coupled trainer relies on (a worker computes its steps in order and
+ * the full simulation) gives the same result; in the second run the
+ * observer's events keep the protocol a coupled trainer relies on (a
+ * worker computes its steps in order and
  * contributes after the step it computed; a sync's result never reaches
  * a worker that has already computed its merge step; members contributed).
  */

@@ -25,12 +25,16 @@
  * change rounding, so a filling that meets it marks its component `tied`;
  * while any active flow is tied, share() refills every flow globally, as
  * the global filling would.  Ring flows on disjoint links, and equal
- * links saturating together with one flow each, are never tied.
+ * links saturating together with one flow each, are never tied.  A flow
+ * alone on its bounded links (every flow of a ring) is its own component,
+ * and its filling is the least of its cap and their capacities: it is
+ * taken without the walk and the heap.
  * Completion instants, byte counts and next_time are still brought up to
  * date for every live flow at every event (a flow's remaining bytes and its
  * rounded completion instant depend on the instants at which it was last
  * stepped, so skipping a flow would change rounding); peaks are updated on
- * the links whose load or order of summation may have changed.
+ * the links whose load or order of summation may have changed (two rates
+ * sum alike in either order, so only links of three or more are sorted).
  *
  * Choices the header leaves open (what a simulation user would expect):
  *  - net_link_set() on a busy net takes effect at the instant the net was
@@ -336,13 +340,27 @@ static int by_int(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Sorts a[0..cnt) ascending: in place for a few, else by qsort. */
+static void sort_ints(int *a, int cnt) {
+    if (cnt > 8) {
+        qsort(a, (size_t)cnt, sizeof *a, by_int);
+        return;
+    }
+    for (int i = 1; i < cnt; i++) {
+        int x = a[i], j = i;
+        for (; j > 0 && a[j - 1] > x; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
 /* Sorts ids[0..cnt) (live flows) into live order. */
 static void sort_live(net *n, int *ids, int cnt) {
     if (cnt < 2)
         return;
     for (int i = 0; i < cnt; i++)
         n->order[i] = n->flows[ids[i]].pos;
-    qsort(n->order, (size_t)cnt, sizeof *n->order, by_int);
+    sort_ints(n->order, cnt);
     for (int i = 0; i < cnt; i++)
         ids[i] = n->live[n->order[i]];
 }
@@ -590,15 +608,42 @@ static int component(net *n, int id) {
     return c;
 }
 
+/* The rate the filling gives active flow f when no other active flow
+ * shares a bounded link with it: the least of its cap and its links'
+ * capacities (each link's first fair share is its capacity over 1, exact),
+ * and such a filling is never tied.  -1 when another flow shares one. */
+static double lone_rate(const net *n, const flow *f) {
+    double r = f->cap;
+    for (int k = 0; k < 2; k++) {
+        if (f->link[k] < 0)
+            continue;
+        const link_state *L = &n->links[f->link[k]];
+        if (L->nact > 1 && isfinite(L->cap))
+            return -1;
+        if (L->cap < r)
+            r = L->cap;
+    }
+    return r;
+}
+
 /* Refills the component of active flow id. */
 static void fill_component(net *n, int id) {
-    int c = component(n, id);
-    int tied = fill_rates(n, n->comp, c, 1);
+    int c = 1, tied = 0;
+    flow *f = &n->flows[id];
+    double r = lone_rate(n, f);
+    if (r >= 0) {
+        f->rate = r;
+        f->seen = n->epoch;
+        n->comp[0] = id;
+    } else {
+        c = component(n, id);
+        tied = fill_rates(n, n->comp, c, 1);
+    }
     for (int i = 0; i < c; i++) {
-        flow *f = &n->flows[n->comp[i]];
-        n->ntied += tied - f->tied;
-        f->tied = tied;
-        mark_links_dirty(n, f);
+        flow *g = &n->flows[n->comp[i]];
+        n->ntied += tied - g->tied;
+        g->tied = tied;
+        mark_links_dirty(n, g);
     }
 }
 
@@ -621,11 +666,15 @@ static void update_peaks(net *n) {
         L->dirty = 0;
         if (L->nact == 0)
             continue;
-        memcpy(n->comp, L->act, (size_t)L->nact * sizeof *L->act);
-        sort_live(n, n->comp, L->nact);
+        const int *ids = L->act;
+        if (L->nact > 2) {
+            memcpy(n->comp, L->act, (size_t)L->nact * sizeof *L->act);
+            sort_live(n, n->comp, L->nact);
+            ids = n->comp;
+        }
         L->load = 0;
         for (int j = 0; j < L->nact; j++) {
-            double r = n->flows[n->comp[j]].rate;
+            double r = n->flows[ids[j]].rate;
             if (isfinite(r))
                 L->load += r;
         }
@@ -737,8 +786,7 @@ static void process_instant(net *n, int64_t t, net_done_fn done, void *ctx) {
         changed = collect_due(n, t);
     }
     int nb = n->nbatch;
-    if (nb > 1)
-        qsort(n->batch, (size_t)nb, sizeof *n->batch, by_int);
+    sort_ints(n->batch, nb);
     /* Callbacks may add flows, which may reallocate the arrays: index them
      * afresh every time. */
     if (done)

@@ -519,6 +519,44 @@ START_TEST(link_set_mid_run) {
 }
 END_TEST
 
+/* A flow alone on its bounded links runs at the least of its cap and their
+ * capacities, whatever shares its unbounded links, and follows their
+ * changes; a second flow on one of them shares it fairly. */
+START_TEST(lone_flow_rates) {
+    net *n = net_new(4);
+    net_link_set(n, 0, B);
+    net_link_set(n, 1, 4e8);
+    net_link_set(n, 2, INFINITY); /* link 3 stays at capacity 0 */
+    flow_log lg = {0};
+    int a = net_flow_add(n, 0, 0, 0, 1, 1e9, INFINITY, 1);
+    int b = net_flow_add(n, 0, 0, 2, -1, 1e9, 3e8, 2);
+    int c = net_flow_add(n, 0, 0, 2, 3, 1e9, INFINITY, 3);
+    net_advance(n, 0, record, &lg);
+    ck_assert_double_eq(net_flow_rate(n, a), 4e8);
+    ck_assert_double_eq(net_flow_rate(n, b), 3e8);
+    ck_assert_double_eq(net_flow_rate(n, c), 0);
+    net_link_set(n, 1, INFINITY);
+    ck_assert_double_eq(net_flow_rate(n, a), B);
+    net_link_set(n, 3, 2e8);
+    ck_assert_double_eq(net_flow_rate(n, c), 2e8);
+    int d = net_flow_add(n, 0, 0, 0, -1, 1e9, INFINITY, 4);
+    net_advance(n, 0, record, &lg);
+    ck_assert_double_eq(net_flow_rate(n, a), B / 2);
+    ck_assert_double_eq(net_flow_rate(n, d), B / 2);
+    net_flow_cancel(n, 0, d);
+    ck_assert_double_eq(net_flow_rate(n, a), B);
+    /* nothing bounds c any more: it completes at once */
+    net_link_set(n, 3, INFINITY);
+    ck_assert(isinf(net_flow_rate(n, c)));
+    net_advance(n, 0, record, &lg);
+    ck_assert_int_eq(lg.count, 1);
+    ck_assert_uint_eq(lg.tag[0], 3);
+    ck_assert_double_eq(net_link_peak(n, 0), B);
+    ck_assert_double_eq(net_link_peak(n, 2), 5e8);
+    net_free(n);
+}
+END_TEST
+
 /* Churn: callbacks add and cancel flows at random; the test keeps its own
  * view of which ids are live and checks the net's promises against it. */
 typedef struct {
@@ -1013,6 +1051,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, invalid_arguments);
     tcase_add_test(tc, activation_at_completion_instant);
     tcase_add_test(tc, link_set_mid_run);
+    tcase_add_test(tc, lone_flow_rates);
     tcase_add_test(tc, random_churn);
     tcase_add_test(tc, defect5_subnormal_rate_never_completes);
     tcase_add_test(tc, whole_bytes_on_cancel_and_completion);

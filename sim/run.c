@@ -153,7 +153,6 @@ typedef struct {       /* the outstanding reduction of one layer */
     int need, arrived;
     uint8_t *member;   /* participants, per worker */
     uint8_t *came;     /* arrived, per worker */
-    int64_t submitted; /* ns, ready to send */
     int64_t started;   /* ns, handed to the communication stream */
 } reduction;
 
@@ -174,7 +173,6 @@ typedef struct {
  * layers until every layer has been reduced (or dropped). */
 typedef struct {
     int64_t take;      /* step after which it was taken; -1: none */
-    int64_t first;     /* ns of its first arrival */
     int done;          /* layers reduced or dropped so far */
     int frozen;        /* its timeout expired: the members are closed */
     uint32_t epoch;    /* bumps cancel its timeout event */
@@ -465,7 +463,6 @@ static void stream_kick(world *W, int64_t now) {
 static void reduction_submit(world *W, int l, int64_t now) {
     reduction *r = &W->red[l];
     r->state = RED_READY;
-    r->submitted = now;
     ready_push(W, l);
     stream_kick(W, now);
 }
@@ -529,7 +526,6 @@ static void dp_commit(world *W);
 static void fsync_open(world *W, int f, int64_t t, int64_t now) {
     fsync *fs = &W->fs[f];
     fs->take = t;
-    fs->first = now;
     fs->done = 0;
     fs->frozen = 0;
     memset(fs->arrived, 0, (size_t)W->M);
@@ -1072,17 +1068,15 @@ static void on_flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
  *   periods     when worker 0 begins a period (H steps; DP: every step),
  *               the state of the whole world is written as a signature:
  *               instants relative to now, steps relative to worker 0's.
- *               When it equals the signature one period earlier, the
- *               world repeats that period exactly; whole periods are
- *               skipped at once (jump): instants move by the period's
- *               length, steps by its steps, and every figure that adds up
- *               (compute, bytes, syncs, delays, events) by what one
- *               period added.  Not with stragglers (their draws differ).
+ *               When it equals the signature of one of the last period
+ *               starts, the world repeats that stretch exactly; it is
+ *               skipped whole, as many times as fit (jump): instants move
+ *               by its length, steps by its steps, and every figure that
+ *               adds up (compute, bytes, syncs, delays, events) by what it
+ *               added.  Not with stragglers (their draws differ).
  * Left out of the signature: what only a failure reads (checkpoint
  * baselines, contribution baselines, recovery state), span-only instants,
  * and the counters the jump adds up. */
-
-static int64_t rel_step(int64_t x, int64_t s0) { return x - s0; }
 
 /* The pending events in pop order, relative to now (epochs and versions
  * relative to the current ones). */
@@ -1121,7 +1115,7 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
     int M = W->M, L = W->L, P = W->P;
     for (int i = 0; i < M; i++) {
         const worker *w = &W->w[i];
-        int64_t v[8] = {w->state, rel_step(w->step, s0), w->op,
+        int64_t v[8] = {w->state, w->step - s0, w->op,
                         w->state == W_BUSY ? w->op_start - now : 0,
                         w->state == W_BLOCKED ? w->wait_on : -1, w->joined,
                         w->run_last - w->op, W->wait_next[i]};
@@ -1132,11 +1126,11 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
     for (int l = 0; l < L; l++) {
         const reduction *r = &W->red[l];
         int64_t v[6] = {r->state,
-                        r->state == RED_IDLE ? 0 : rel_step(r->take, s0),
+                        r->state == RED_IDLE ? 0 : r->take - s0,
                         r->need, r->arrived,
                         W->gate[l] == NO_GATE ? INT64_MIN
-                                              : rel_step(W->gate[l], s0),
-                        rel_step(W->last_take[l], s0)};
+                                              : W->gate[l] - s0,
+                        W->last_take[l] - s0};
         sig_put(b, v, sizeof v);
         sig_put(b, r->member, (size_t)M);
         sig_put(b, r->came, (size_t)M);
@@ -1144,7 +1138,7 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
     sig_put(b, W->waiters, (size_t)(L + P) * sizeof *W->waiters);
     for (int p = 0; p < P; p++) {
         const fsync *f = &W->fs[p];
-        int64_t v[3] = {f->take < 0 ? INT64_MIN : rel_step(f->take, s0),
+        int64_t v[3] = {f->take < 0 ? INT64_MIN : f->take - s0,
                         f->done, f->frozen};
         sig_put(b, v, sizeof v);
         sig_put(b, f->arrived, (size_t)M);
@@ -1211,14 +1205,13 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
         reduction *r = &W->red[l];
         if (r->state != RED_IDLE) {
             r->take += K;
-            r->submitted += D;
             r->started += D;
         }
         if (W->gate[l] != NO_GATE) W->gate[l] += K;
         W->last_take[l] += K;
     }
     for (int p = 0; p < W->P; p++)
-        if (W->fs[p].take >= 0) W->fs[p].take += K, W->fs[p].first += D;
+        if (W->fs[p].take >= 0) W->fs[p].take += K;
     W->resume_step += K;
     W->dp_synced += K;
     if (W->ckpt_step) W->ckpt_step += K;

@@ -99,6 +99,16 @@ lines "$tmp/err" 1 "diverged loss: one line"
 contains "$tmp/err" "mlp_smoke.json: train: replica 0 step [0-9]*: loss nan$" \
   "diverged loss message"
 if [ -e "$tmp/nan.csv" ]; then bad "diverged loss left a file"; else ok; fi
+# train.target_loss: the first row at or below it, or none.
+expect 0 "target reached" -- "$bin" train "$smoke" --set train.target_loss=3 \
+  --out "$tmp/t.csv"
+contains "$tmp/out" '"target_reached": true' "target reached"
+contains "$tmp/out" '"target_step": 10,' "target step: the first row"
+contains "$tmp/out" '"time_to_target_s": ' "time to target"
+expect 0 "target missed" -- "$bin" train "$smoke" --set train.target_loss=0.5 \
+  --out "$tmp/t.csv"
+contains "$tmp/out" '"target_reached": false' "target missed"
+if grep -q '"target_step"' "$tmp/out"; then bad "a missed target has a step"; else ok; fi
 # --lockstep: the reference, without the sim_* columns, the same numerics.
 expect 0 "lockstep" -- "$bin" train "$smoke" --lockstep --out "$tmp/lock.csv"
 expect 0 "coupled" -- "$bin" train "$smoke" --out "$tmp/coupled.csv"

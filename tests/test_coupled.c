@@ -327,6 +327,15 @@ static void sync_both(train *tr, int f, int64_t take) {
     ok(tr, train_reduce(tr, f, 3, NULL));
 }
 
+/* Replica 0 alone syncs fragment f taken after `take` (replica 1 is
+ * down: no merge for it), then replica 1 rejoins from it at that step. */
+static void sync_alone_then_rejoin(train *tr, int f, int64_t take) {
+    ok(tr, train_contribute(tr, 0, f, take, NULL));
+    int64_t ms[2] = {take + 1, -1};
+    ok(tr, train_reduce(tr, f, 1, ms));
+    ok(tr, train_rejoin(tr, 1, 0, take));
+}
+
 /* DiLoCo, H 2, 6 steps, one layer, infinite links: every sync ends at
  * its take's instant.  Worker 1 fails at 2.5 s (inside step 3, whose
  * forward ended at 2.33 s, so replica 1 computed step 3) and is repaired
@@ -344,10 +353,7 @@ START_TEST(test_diloco_failure_by_hand) {
     ok(tr, train_inner_step(tr, 0)); /* step 3 */
     ok(tr, train_inner_step(tr, 1)); /* step 3 of replica 1, then lost */
     ok(tr, train_inner_step(tr, 0)); /* step 4 */
-    ok(tr, train_contribute(tr, 0, 0, 4, NULL));
-    int64_t ms[2] = {5, -1};
-    ok(tr, train_reduce(tr, 0, 1, ms));
-    ok(tr, train_rejoin(tr, 1, 0, 4));
+    sync_alone_then_rejoin(tr, 0, 4);
     steps_both(tr, 5, 6);
     sync_both(tr, 0, 6);
     same_as_row(tr, &row);
@@ -374,10 +380,7 @@ START_TEST(test_streaming_failure_by_hand) {
     sync_both(tr, 1, 4);
     steps_both(tr, 5, 5); /* replica 1's step 5 is lost */
     ok(tr, train_inner_step(tr, 0)); /* step 6 */
-    ok(tr, train_contribute(tr, 0, 0, 6, NULL));
-    int64_t ms[2] = {7, -1};
-    ok(tr, train_reduce(tr, 0, 1, ms));
-    ok(tr, train_rejoin(tr, 1, 0, 6));
+    sync_alone_then_rejoin(tr, 0, 6);
     steps_both(tr, 7, 8);
     sync_both(tr, 1, 8);
     same_as_row(tr, &row);

@@ -67,7 +67,8 @@ static train_config bench_config(sched_method m) {
     c.nn = nn;
     c.data.vocab = 4096;
     c.data.successors = 4;
-    sched_spec s = {m, 0, 10, 2, 1, 0.5, SCHED_STRIDED, SCHED_ASCENDING};
+    sched_spec s = {m, 0, 10, 2, 1, 0.5, SCHED_STRIDED, SCHED_ASCENDING,
+                    SCHED_INNER, SCHED_RULE_PAPER};
     c.sched = s;
     c.codec.kind = m == SCHED_STREAMING ? CODEC_E3M0 : CODEC_FP32;
     c.inner.lr = 1e-3;

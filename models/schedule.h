@@ -10,8 +10,22 @@
  *     floor((q+1)*H/P) + k*H,   k = 0, 1, ...
  *
  * so one fragment syncs every H/P steps and each keeps period H even where
- * P does not divide H.  Its pseudo-gradient is taken tau steps earlier,
- * after step floor((q+1)*H/P) + k*H - tau.
+ * P does not divide H.  With P > H several fragments sync after one step,
+ * and a position whose offset floor((q+1)*H/P) is 0 syncs after H, 2H, ...
+ * (its offset is taken as H): every offset lies in 1..H.
+ *
+ * Overlap.  "inner" (the Streaming DiLoCo paper): the pseudo-gradient is
+ * taken tau steps before the sync step, after floor((q+1)*H/P) + k*H - tau,
+ * and applied after the sync step; 0 <= tau < H, so several fragments may
+ * be in flight at once.  "outer" and "eager" (the eager-updates paper's
+ * 1-outer-step overlap): it is taken after the sync step itself and
+ * applied H steps later, at the fragment's next sync.  The delay from
+ * take to apply is sched_delay(): tau, or H.  A sync whose apply step lies
+ * past the run's last step is not taken.
+ *
+ * Rules.  "paper" (the default) allows what the papers do: P up to the
+ * number of layers, tau up to H - 1.  "torchft" keeps the narrower rule of
+ * torchft's implementation: P <= H and tau < floor(H/P).
  *
  * Data-parallel is the degenerate schedule H = 1, P = 1, tau = 0 (a sync of
  * the whole model after every step); DiLoCo is P = 1, tau = 0, alpha = 0
@@ -33,21 +47,45 @@ typedef enum { SCHED_SEQUENTIAL, SCHED_STRIDED } sched_layout;
  * Rotated: fragments sync in the order 1, 2, ..., P-1, 0. */
 typedef enum { SCHED_ASCENDING, SCHED_ROTATED } sched_order;
 
+/* How long a sync may take: tau inner steps, or until the fragment's next
+ * sync (outer: the average applied one outer step late; eager: the
+ * replica's own fresh pseudo-gradient stands in for its stale term). */
+typedef enum { SCHED_INNER, SCHED_OUTER, SCHED_EAGER } sched_overlap;
+
+/* Which (H, P, tau) are allowed: see "Rules" above. */
+typedef enum { SCHED_RULE_PAPER, SCHED_RULE_TORCHFT } sched_rule;
+
 typedef struct {
     sched_method method;
     int layers;     /* L >= 1 */
     int H;          /* inner steps between two syncs of one fragment */
-    int P;          /* fragments, 1 <= P <= min(H, L) */
-    int tau;        /* overlap delay, 0 <= tau < floor(H/P) */
+    int P;          /* fragments, 1 <= P <= L (torchft rule: P <= H) */
+    int tau;        /* overlap delay, 0 <= tau < H (torchft rule:
+                       tau < floor(H/P)); 0 with outer or eager overlap */
     double alpha;   /* merge weight of the local parameters, in [0, 1] */
     sched_layout layout;
     sched_order order;
+    sched_overlap overlap;
+    sched_rule rule;
 } sched_spec;
 
-/* Normalises a spec in place (DP: H = P = 1, tau = 0, alpha = 0; DiLoCo:
- * P = 1, tau = 0, alpha = 0) and checks it.  Returns 0, or -1 with a message in err
- * (H < P, tau >= floor(H/P), P > layers, alpha outside [0,1], ...). */
+/* Normalises a spec in place (DP: H = P = 1, tau = 0, alpha = 0, inner
+ * overlap; DiLoCo: P = 1, tau = 0, alpha = 0) and checks it.  Returns 0,
+ * or -1 with a message in err (P > layers, tau >= H, tau with outer
+ * overlap, alpha outside [0,1]; under the torchft rule P > H or
+ * tau >= floor(H/P)). */
 int sched_normalize(sched_spec *s, char *err, size_t errlen);
+
+/* Steps from a sync's take to its apply: tau (inner overlap) or H. */
+int sched_delay(const sched_spec *s);
+
+/* Fragment j's sync step within a period, in 1..H: it is applied after
+ * the steps t >= 1 with t = sched_offset(s, j) (mod H). */
+int sched_offset(const sched_spec *s, int j);
+
+/* Where step t (t >= 1) lies in its period, in 1..H: the offset of the
+ * fragments applied after it. */
+int sched_phase(const sched_spec *s, int64_t t);
 
 /* The fragment id (0..P-1) that holds layer l under the layout. */
 int sched_layer_fragment(const sched_spec *s, int l);
@@ -61,24 +99,39 @@ int sched_fragment_at(const sched_spec *s, int q);
 int sched_position_of(const sched_spec *s, int j);
 
 /* The inner step after which the k-th sync (k >= 0) of fragment j is
- * applied: floor((q+1)*H/P) + k*H with q = sched_position_of(j). */
+ * applied: sched_offset(j) + k*H. */
 int64_t sched_apply_step(const sched_spec *s, int j, int64_t k);
 
-/* The fragment applied after step t (t >= 1), or -1 if none. */
-int sched_applied_after(const sched_spec *s, int64_t t);
+/* The fragments applied after step t (t >= 1), in sync order, into out
+ * (room for P ints; NULL to count only); returns their number, 0 if none
+ * (at most 1 when P <= H). */
+int sched_applied_after(const sched_spec *s, int64_t t, int *out);
 
-/* The fragment whose pseudo-gradient is taken after step t (t >= 1), that
- * is applied after step t + tau, or -1 if none.  Syncs whose apply step
- * exceeds `last_step` are not taken (pass INT64_MAX for no limit). */
-int sched_taken_after(const sched_spec *s, int64_t t, int64_t last_step);
+/* The fragments whose pseudo-gradients are taken after step t (t >= 1),
+ * those applied after step t + sched_delay(), into out as above; returns
+ * their number.  Syncs whose apply step exceeds `last_step` are not taken
+ * (pass INT64_MAX for no limit). */
+int sched_taken_after(const sched_spec *s, int64_t t, int64_t last_step,
+                      int *out);
+
+/* The phase (1..H) of the fragments taken after step t, or 0 when none
+ * can be (t < 1, or their apply step past last_step): fragment j is taken
+ * after t exactly when sched_offset(j) equals it and some fragment has
+ * that offset. */
+int sched_take_phase(const sched_spec *s, int64_t t, int64_t last_step);
 
 /* Parses/names the enums ("dp" | "diloco" | "streaming", "sequential" |
- * "strided", "ascending" | "rotated"); parse returns 0 or -1. */
+ * "strided", "ascending" | "rotated", "inner" | "outer" | "eager",
+ * "paper" | "torchft"); parse returns 0 or -1. */
 int sched_parse_method(const char *name, sched_method *out);
 int sched_parse_layout(const char *name, sched_layout *out);
 int sched_parse_order(const char *name, sched_order *out);
+int sched_parse_overlap(const char *name, sched_overlap *out);
+int sched_parse_rule(const char *name, sched_rule *out);
 const char *sched_method_name(sched_method m);
 const char *sched_layout_name(sched_layout l);
 const char *sched_order_name(sched_order o);
+const char *sched_overlap_name(sched_overlap o);
+const char *sched_rule_name(sched_rule r);
 
 #endif

@@ -236,6 +236,7 @@ struct train {
     int *unit_frag;
     fragment *frag;
     replica *rep;
+    int *flist;         /* [P]: scratch of the lockstep driver */
     int64_t *due;       /* [M * P]: replica r merges fragment f's last
                            reduce just before its step due[r * P + f];
                            -1: no merge pending */
@@ -278,7 +279,7 @@ void train_config_default(train_config *c) {
     c->toy.init = 1;
     data_config_default(&c->data);
     sched_spec s = {SCHED_STREAMING, 0, 100, 2, 1, 0.5, SCHED_STRIDED,
-                    SCHED_ASCENDING};
+                    SCHED_ASCENDING, SCHED_INNER, SCHED_RULE_PAPER};
     c->sched = s;
     c->map = TRAIN_MAP_JOIN;
     c->codec.kind = CODEC_FP32;
@@ -436,7 +437,8 @@ static int build_fragments(train *tr) {
     tr->unit_frag = calloc((size_t)tr->U, sizeof *tr->unit_frag);
     tr->frag = calloc((size_t)tr->P, sizeof *tr->frag);
     tr->due = malloc((size_t)tr->M * (size_t)tr->P * sizeof *tr->due);
-    if (!tr->unit_frag || !tr->frag || !tr->due)
+    tr->flist = malloc((size_t)tr->P * sizeof *tr->flist);
+    if (!tr->unit_frag || !tr->frag || !tr->due || !tr->flist)
         return fail(tr, TRAIN_ENOMEM, "train: out of memory");
     for (int i = 0; i < tr->M * tr->P; i++) tr->due[i] = -1;
     for (int u = 0; u < tr->U; u++) tr->unit_frag[u] = unit_fragment(tr, u);
@@ -667,6 +669,7 @@ void train_free(train *tr) {
     free(tr->tens);
     free(tr->unit_frag);
     free(tr->due);
+    free(tr->flist);
     free(tr->outer);
     free(tr->mom);
     free(tr->acc);
@@ -743,11 +746,15 @@ static void land_due(train *tr, int r, int64_t t) {
 
 /* ---- inner steps --------------------------------------------------------- */
 
-/* The fragment whose pseudo-gradient is taken first at or after step t. */
+/* The fragment whose pseudo-gradient is taken first at or after step t
+ * (the first in sync order of those taken after one step). */
 static int turn_fragment(const train *tr, int64_t t) {
     for (int64_t s = t; s < t + tr->sp.H; s++) {
-        int f = sched_taken_after(&tr->sp, s, INT64_MAX);
-        if (f >= 0) return f;
+        int r = sched_take_phase(&tr->sp, s, INT64_MAX);
+        for (int q = 0; r && q < tr->P; q++) {
+            int f = sched_fragment_at(&tr->sp, q);
+            if (sched_offset(&tr->sp, f) == r) return f;
+        }
     }
     return 0; /* unreachable: every fragment is taken once per H steps */
 }
@@ -789,7 +796,7 @@ static int step_refused(train *tr, int r, int64_t next, int wait) {
             return fail(tr, TRAIN_ESTATE, "train: dp: replica %d would "
                         "compute a gradient while its gradient of step %lld "
                         "is in flight", r, (long long)fr->take);
-        if (!tr->dp && wait && fr->take + tr->sp.tau + 1 <= next)
+        if (!tr->dp && wait && fr->take + sched_delay(&tr->sp) + 1 <= next)
             return fail(tr, TRAIN_ESTATE, "train: replica %d would compute "
                         "step %lld before fragment %d's sync taken after "
                         "step %lld is reduced", r, (long long)next, f,
@@ -1127,7 +1134,7 @@ int train_apply(train *tr, int f, uint64_t participants) {
  * sync in flight (negative: no merge). */
 static int64_t merge_step_of(const train *tr, const fragment *fr,
                              const int64_t *merge_step, int r) {
-    return merge_step ? merge_step[r] : fr->take + tr->sp.tau + 1;
+    return merge_step ? merge_step[r] : fr->take + sched_delay(&tr->sp) + 1;
 }
 
 int train_reduce(train *tr, int f, uint64_t members,
@@ -1286,13 +1293,24 @@ int train_step(train *tr) {
         int rc = train_prepare(tr, 0, all, NULL);
         return rc ? rc : train_apply(tr, 0, all);
     }
-    int f = sched_taken_after(&tr->sp, t, tr->cfg.steps);
-    if (f >= 0) {
-        int rc = train_prepare(tr, f, all, NULL);
+    /* The syncs applied after t that were taken before it, then those
+     * taken after t, then the ones of those applied at once (delay 0). */
+    int n = sched_applied_after(&tr->sp, t, tr->flist);
+    for (int i = 0; i < n; i++) {
+        int f = tr->flist[i];
+        int64_t take = tr->frag[f].take;
+        int rc = take >= 0 && take < t ? train_apply(tr, f, all) : TRAIN_OK;
         if (rc) return rc;
     }
-    int g = sched_applied_after(&tr->sp, t);
-    if (g >= 0 && tr->frag[g].take >= 0) return train_apply(tr, g, all);
+    n = sched_taken_after(&tr->sp, t, tr->cfg.steps, tr->flist);
+    for (int i = 0; i < n; i++) {
+        int rc = train_prepare(tr, tr->flist[i], all, NULL);
+        if (rc) return rc;
+    }
+    for (int i = 0; sched_delay(&tr->sp) == 0 && i < n; i++) {
+        int rc = train_apply(tr, tr->flist[i], all);
+        if (rc) return rc;
+    }
     return TRAIN_OK;
 }
 

@@ -405,7 +405,7 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
     if (rc) return rc;
     const sched_spec *s = train_schedule(c->tr);
     c->M = train_replicas(c->tr);
-    c->tau = s->tau;
+    c->tau = sched_delay(s);
     c->P = s->P;
     c->dp = s->method == SCHED_DP;
     c->T = cfg->steps;

@@ -129,7 +129,9 @@ typedef struct {
     int64_t *cum;      /* ns from the step's start to the end of each op
                           of the current step */
     double factor;     /* step-time factor of the current step */
-    int taken;         /* fragment taken after the current step, or -1 */
+    int taken;         /* phase (1..H) of the fragments taken after the
+                          current step, 0 for none: layer l's fragment is
+                          taken when W->phase[l] equals it */
     int run_last;      /* the running event ends ops op..run_last (fast:
                           several at once; else run_last = op) */
     int64_t *contrib;  /* busy at the last contribution that reached a
@@ -211,6 +213,8 @@ typedef struct {
     int64_t *gate;      /* per layer: first step whose forward waits */
     int64_t *last_take; /* per layer: step of the newest reduction */
     int *frag;          /* per layer: fragment */
+    int *phase;         /* per layer: its fragment's sched_offset */
+    int64_t delay;      /* steps from a take to its apply: sched_delay */
     int *frag_size;     /* per fragment: layers */
     fsync *fs;          /* per fragment: its sync in flight */
     uint64_t *bytes;    /* per layer: payload bytes of a sync */
@@ -347,7 +351,7 @@ static int64_t ops_ns(const int64_t *c, int a, int b) {
  * fragment taken after it. */
 static void begin_step(world *W, worker *w, int wi) {
     const scn_config *c = W->cfg;
-    w->taken = sched_taken_after(&W->sch, w->step, W->T);
+    w->taken = sched_take_phase(&W->sch, w->step, W->T);
     double f = 1.0 / c->speed[wi];
     if (c->straggler_prob > 0 &&
         gsl_rng_uniform(w->straggle) < c->straggler_prob)
@@ -481,7 +485,7 @@ static void reduction_open(world *W, int l, int64_t take) {
         r->came[i] = 0;
         r->need += in;
     }
-    W->gate[l] = take + 1 + W->sch.tau;
+    W->gate[l] = take + 1 + W->delay;
 }
 
 /* Worker wi goes on wait list `list` (a layer, or L + a fragment). */
@@ -546,7 +550,7 @@ static int64_t merge_step_of(const world *W, int i, int64_t take,
                              int64_t now) {
     const worker *w = &W->w[i];
     if (!w->joined) return -1;
-    int64_t first = take + W->sch.tau + 1;
+    int64_t first = take + W->delay + 1;
     if (W->blocking) return first;
     int fresh = w->op == 0 && (w->state != W_BUSY || w->op_start >= now);
     int64_t m = fresh ? w->step : w->step + 1;
@@ -580,7 +584,7 @@ static int fsync_layer_done(world *W, int f, int64_t now, int *synced) {
     }
     if (*synced) {
         W->syncs++;
-        W->resume_step = take + W->sch.tau + 1;
+        W->resume_step = take + W->delay + 1;
         /* what reached the outer parameters: the work of the members */
         for (int i = 0; i < W->M; i++) {
             worker *w = &W->w[i];
@@ -743,11 +747,11 @@ static void report_progress(world *W) {
 static int run_end(const world *W, const worker *w) {
     int o = w->op;
     if (!W->fast) return o;
-    int taken = w->joined ? w->taken : -1;
+    int taken = w->joined ? w->taken : 0;
     for (;; o++) {
         int layer, kind;
         op_of(W, o, &layer, &kind);
-        if (o + 1 == 3 * W->L || (kind == OP_BPAR && W->frag[layer] == taken))
+        if (o + 1 == 3 * W->L || (kind == OP_BPAR && W->phase[layer] == taken))
             return o;
         op_of(W, o + 1, &layer, &kind);
         if (W->blocking && kind == OP_FWD && W->gate[layer] <= w->step)
@@ -797,9 +801,10 @@ static void on_op_done(world *W, int wi, int64_t now) {
     if (kind == OP_FWD && layer == W->L - 1)
         observe(W, RUN_EV_STEP, wi, -1, w->step, -1, now);
     int f = W->frag[layer];
-    if (kind == OP_BPAR && w->joined && w->taken == f) {
-        /* continue: one sync of a fragment in flight at a time */
-        if (!W->blocking && W->fs[f].take >= 0 && W->fs[f].take < w->step) {
+    if (kind == OP_BPAR && w->joined && w->taken == W->phase[layer]) {
+        /* one sync of a fragment in flight at a time (continue, or a
+         * delay of H: the previous sync may not be over) */
+        if (W->fs[f].take >= 0 && W->fs[f].take < w->step) {
             block(W, wi, W->L + f);
             return;
         }
@@ -1263,7 +1268,7 @@ static void fast_forward(world *W, int64_t now) {
     /* the skipped periods stay clear of the end (a step whose sync would
      * apply after the last step takes none; a worker past it stops) and
      * of the clock's limit: the last one processes steps up to top + n ds */
-    int64_t n = (W->T - W->sch.tau - top) / ds;
+    int64_t n = (W->T - W->delay - top) / ds;
     if (dt > 0 && (RUN_TIME_MAX_NS / 2 - tmax) / dt - 1 < n)
         n = (RUN_TIME_MAX_NS / 2 - tmax) / dt - 1;
     if (n >= 1 && dt > 0) jump(W, m, n, dt, ds);
@@ -1341,6 +1346,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     W->sch.layers = c->layers;
     if (sched_normalize(&W->sch, err, errlen)) return MSG_EINPUT;
     W->P = W->sch.P;
+    W->delay = sched_delay(&W->sch);
     check_inputs(W);
     W->net_at = INT64_MAX;
     W->forward_first = c->reduce_order == SCN_FORWARD_FIRST;
@@ -1362,6 +1368,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     ALLOC(W->last_take, L);
     ALLOC(W->ready, L);
     ALLOC(W->frag, L);
+    ALLOC(W->phase, L);
     ALLOC(W->bytes, L);
     ALLOC(W->waiters, L + P);
     ALLOC(W->fs, P);
@@ -1379,6 +1386,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         W->gate[l] = NO_GATE;
         W->waiters[l] = -1;
         W->frag[l] = sched_layer_fragment(&W->sch, l);
+        W->phase[l] = sched_offset(&W->sch, W->frag[l]);
         W->frag_size[W->frag[l]]++;
         W->bytes[l] = run_layer_bytes(c, codec, l);
     }
@@ -1465,7 +1473,7 @@ static void world_free(world *W) {
             free(W->red[l].came);
         }
     free(W->w), free(W->red), free(W->gate), free(W->last_take), free(W->ready);
-    free(W->frag);
+    free(W->frag), free(W->phase);
     free(W->bytes), free(W->waiters), free(W->wait_next);
     if (W->fs)
         for (int p = 0; p < W->P; p++) free(W->fs[p].arrived);

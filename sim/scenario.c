@@ -226,6 +226,10 @@ static int p_layout(const char *s, void *o) {
     return sched_parse_layout(s, o);
 }
 static int p_order(const char *s, void *o) { return sched_parse_order(s, o); }
+static int p_overlap(const char *s, void *o) {
+    return sched_parse_overlap(s, o);
+}
+static int p_rule(const char *s, void *o) { return sched_parse_rule(s, o); }
 static int p_coll(const char *s, void *o) { return coll_parse_algo(s, o); }
 static int p_dist(const char *s, void *o) { return faults_parse_dist(s, o); }
 static int p_bwd(const char *s, void *o) {
@@ -240,6 +244,8 @@ static const enum_def E_CODEC = {NULL, p_codec};
 static const enum_def E_METHOD = {"dp, diloco, streaming", p_method};
 static const enum_def E_LAYOUT = {"sequential, strided", p_layout};
 static const enum_def E_ORDER = {"ascending, rotated", p_order};
+static const enum_def E_OVERLAP = {"inner, outer, eager", p_overlap};
+static const enum_def E_RULE = {"paper, torchft", p_rule};
 static const enum_def E_COLL = {"ring, all_to_all, star", p_coll};
 static const enum_def E_DIST = {"exponential, weibull", p_dist};
 static const enum_def E_BWD = {"activations_first, parameters_first", p_bwd};
@@ -327,6 +333,8 @@ static const field method_fields[] = {
     K_ENUM("layout", sched.layout, E_LAYOUT),
     K_ENUM("order", sched.order, E_ORDER),
     K_INT("tau", sched.tau, 0, INT_MAX),
+    K_ENUM("overlap", sched.overlap, E_OVERLAP),
+    K_ENUM("rule", sched.rule, E_RULE),
     K_NUM("alpha", sched.alpha, IN(0, 1)),
     K_ENUM("codec", codec.kind, E_CODEC),
     K_U64("codec_block", codec.block, 0, 1e15),
@@ -932,11 +940,13 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
         return 0;
     }
     /* The same order of checks as sched_normalize, on its output. */
-    const char *key = s.H < 1                          ? "H"
-                      : s.P < 1 || s.P > s.H          ? "fragments"
-                      : s.P > s.layers                ? "fragments"
-                      : s.tau < 0 || s.tau >= s.H / s.P ? "tau"
-                                                        : "alpha";
+    int cap = s.rule == SCHED_RULE_TORCHFT ? s.H / s.P : s.H;
+    const char *key = s.H < 1 ? "H"
+                      : s.rule == SCHED_RULE_TORCHFT && s.P > s.H ? "fragments"
+                      : s.P < 1 || s.P > s.layers                 ? "fragments"
+                      : s.overlap != SCHED_INNER && s.tau         ? "tau"
+                      : s.tau < 0 || s.tau >= cap                 ? "tau"
+                                                                  : "alpha";
     const cJSON *m = get(root, "method"), *v = get(m, key);
     join_key(p, "method", key);
     return fail(c, v ? v : m ? m : root, 0, p, "%s", msg);

@@ -707,8 +707,8 @@ START_TEST(test_unknown_keys) {
          "reduce_order, gbit, tcp_window_mb)");
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
-         "fragments, layout, order, tau, alpha, codec, codec_block, "
-         "dp_codec, late, sync_timeout_s)");
+         "fragments, layout, order, tau, overlap, rule, alpha, codec, "
+         "codec_block, dp_codec, late, sync_timeout_s)");
     FAIL(IN("faults", "\"mtbf\": 4"),
          "s.json:3:5: faults.mtbf: unknown key (expected one of: mtbf_hours, "
          "mttr_hours, distribution, weibull_shape, trace, checkpoint_steps, "
@@ -969,21 +969,28 @@ START_TEST(test_model_combinations) {
 END_TEST
 
 START_TEST(test_schedule_errors) {
-    FAIL("{\n  \"method\": {\n    \"H\": 4,\n    \"fragments\": 8\n  }\n}",
+    FAIL("{\n  \"method\": {\n    \"H\": 4,\n    \"fragments\": 8,\n"
+         "    \"rule\": \"torchft\"\n  }\n}",
          "s.json:4:18: method.fragments: fragments must be in 1..H = 4 "
-         "(got 8)");
+         "under the torchft rule (got 8)");
     FAIL("{\n  \"method\": {\n    \"H\": 100, \"fragments\": 8,\n"
-         "    \"tau\": 12\n  }\n}",
+         "    \"tau\": 12, \"rule\": \"torchft\"\n  }\n}",
          "s.json:4:12: method.tau: tau must be in 0..floor(H/P)-1 = 11 "
          "(got 12)");
+    FAIL("{\n  \"method\": {\n    \"H\": 100, \"fragments\": 8,\n"
+         "    \"tau\": 100\n  }\n}",
+         "s.json:4:12: method.tau: tau must be in 0..H-1 = 99 (got 100)");
+    FAIL("{\n  \"method\": {\n    \"H\": 100, \"overlap\": \"outer\",\n"
+         "    \"tau\": 1\n  }\n}",
+         "s.json:4:12: method.tau: tau must be 0 with outer overlap (got 1)");
     FAIL("{\n  \"model\": {\"layers\": 4},\n"
          "  \"method\": {\"H\": 100, \"fragments\": 8}\n}",
-         "s.json:3:37: method.fragments: fragments must be <= layers = 4 "
+         "s.json:3:37: method.fragments: fragments must be in 1..layers = 4 "
          "(got 8)");
     /* Given by an override: the override is named. */
     FAIL_SET("{\n  \"method\": {\"H\": 100}\n}", "method.fragments=101",
              "--set method.fragments=101: method.fragments: fragments must "
-             "be in 1..H = 100 (got 101)");
+             "be in 1..layers = 24 (got 101)");
 }
 END_TEST
 
@@ -1269,7 +1276,7 @@ START_TEST(test_variant_errors) {
     V_FAIL("{\"method\": {\"H\": 10},\n"
            " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}", "v",
            ":2:32: variants.v.method.nmae: unknown key (expected one of: "
-           "name, H, fragments, layout, order, tau, alpha, codec, "
+           "name, H, fragments, layout, order, tau, overlap, rule, alpha, codec, "
            "codec_block, dp_codec, late, sync_timeout_s)");
     V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}",
            "v",

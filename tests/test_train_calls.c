@@ -42,7 +42,8 @@ static uint64_t all_of(const train *tr) {
 
 static sched_spec sched_of(sched_method m, int H, int P, int tau,
                            double alpha) {
-    sched_spec s = {m, 0, H, P, tau, alpha, SCHED_STRIDED, SCHED_ASCENDING};
+    sched_spec s = {m, 0, H, P, tau, alpha, SCHED_STRIDED, SCHED_ASCENDING,
+                    SCHED_INNER, SCHED_RULE_PAPER};
     return s;
 }
 
@@ -191,8 +192,8 @@ static void advance(train *tr, int r, int64_t T) {
     ok(tr, train_inner_step(tr, r));
     const sched_spec *sp = train_schedule(tr);
     int64_t s = train_replica_steps(tr, r);
-    int f = sp->method == SCHED_DP ? 0 : sched_taken_after(sp, s, T);
-    if (f < 0) return;
+    int f = 0;
+    if (sp->method != SCHED_DP && sched_taken_after(sp, s, T, &f) == 0) return;
     int64_t take = sp->method == SCHED_DP ? s + 1 : s;
     uint64_t bytes = 0;
     ok(tr, train_contribute(tr, r, f, take, &bytes));

@@ -188,6 +188,8 @@ typedef struct {
     int64_t take;      /* take step of the sync in flight; -1: none */
     uint64_t contrib;  /* replicas whose payload the sync holds */
     uint8_t **buf;     /* [M] payloads of the sync in flight */
+    uint64_t prev;     /* eager: members of its last reduced sync (0:
+                          none yet) */
 } fragment;
 
 typedef struct {
@@ -240,7 +242,14 @@ struct train {
     int64_t *due;       /* [M * P]: replica r merges fragment f's last
                            reduce just before its step due[r * P + f];
                            -1: no merge pending */
-    float *outer, *mom; /* NULL for DP; mom NULL when mu == 0 */
+    float *outer, *mom; /* NULL for DP; mom NULL when mu == 0; eager: one
+                           copy per replica, replica r's at r * N */
+    size_t nouter;      /* floats of outer (N, or M * N) */
+    int eager;          /* overlap eager */
+    float *ref;         /* outer overlap: the outer values the syncs being
+                           taken are measured against [N] */
+    float *own;         /* eager: every replica's decoded term of each
+                           fragment's last reduced sync [M * N] */
     float *acc, *scratch;
     data_source *data;
     int neval;
@@ -573,15 +582,24 @@ static int build_outer(train *tr) {
     if (!tr->acc || !tr->scratch)
         return fail(tr, TRAIN_ENOMEM, "train: out of memory");
     if (tr->dp) return TRAIN_OK;
-    tr->outer = malloc(tr->N * sizeof *tr->outer);
-    if (!tr->outer) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
-    memcpy(tr->outer, tr->rep[0].p, tr->N * sizeof *tr->outer);
-    if (tr->cfg.outer_momentum > 0) {
-        tr->mom = calloc(tr->N, sizeof *tr->mom);
-        if (!tr->mom) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
-    }
+    const size_t N = tr->N;
+    tr->eager = tr->sp.overlap == SCHED_EAGER;
+    tr->nouter = tr->eager ? (size_t)tr->M * N : N;
+    tr->outer = malloc(tr->nouter * sizeof *tr->outer);
+    if (tr->cfg.outer_momentum > 0)
+        tr->mom = calloc(tr->nouter, sizeof *tr->mom);
+    if (tr->sp.overlap == SCHED_OUTER) tr->ref = malloc(N * sizeof *tr->ref);
+    if (tr->eager) tr->own = calloc((size_t)tr->M * N, sizeof *tr->own);
+    if (!tr->outer || (tr->cfg.outer_momentum > 0 && !tr->mom) ||
+        (tr->sp.overlap == SCHED_OUTER && !tr->ref) ||
+        (tr->eager && !tr->own))
+        return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    for (size_t at = 0; at < tr->nouter; at += N)
+        memcpy(tr->outer + at, tr->rep[0].p, N * sizeof *tr->outer);
+    if (tr->ref) memcpy(tr->ref, tr->outer, N * sizeof *tr->ref);
     tr->averaging = tr->cfg.outer_lr == 1.0 && tr->cfg.outer_momentum == 0 &&
-                    tr->codec.kind == CODEC_FP32;
+                    tr->codec.kind == CODEC_FP32 &&
+                    tr->sp.overlap == SCHED_INNER;
     return TRAIN_OK;
 }
 
@@ -672,6 +690,8 @@ void train_free(train *tr) {
     free(tr->flist);
     free(tr->outer);
     free(tr->mom);
+    free(tr->ref);
+    free(tr->own);
     free(tr->acc);
     free(tr->scratch);
     free(tr->ex);
@@ -720,6 +740,16 @@ static void merge(double alpha, float *local, const float *outer, size_t n) {
     for (size_t k = 0; k < n; k++) local[k] = a * local[k] + b * outer[k];
 }
 
+/* Replica r's outer parameters and momentum (its own copy under eager
+ * overlap, else the shared one; momentum NULL when mu == 0). */
+static float *outer_of(const train *tr, int r) {
+    return tr->outer + (tr->eager ? (size_t)r * tr->N : 0);
+}
+
+static float *mom_of(const train *tr, int r) {
+    return tr->mom ? tr->mom + (tr->eager ? (size_t)r * tr->N : 0) : NULL;
+}
+
 static int64_t *due_of(const train *tr, int r, int f) {
     return &tr->due[(size_t)r * (size_t)tr->P + (size_t)f];
 }
@@ -731,7 +761,8 @@ static void land_fragment(train *tr, int r, int f) {
     const fragment *fr = &tr->frag[f];
     for (int i = 0; i < fr->ntens; i++) {
         const tensor_info *t = &tr->tens[fr->tens[i]];
-        merge(tr->sp.alpha, tr->rep[r].p + t->off, tr->outer + t->off, t->n);
+        merge(tr->sp.alpha, tr->rep[r].p + t->off, outer_of(tr, r) + t->off,
+              t->n);
     }
     *due_of(tr, r, f) = -1;
 }
@@ -839,6 +870,35 @@ typedef struct {
     uint64_t mask;
 } sync_job;
 
+/* Eager overlap: the outer step replica r takes on its own copy of
+ * fragment fr at a sync, its fresh pseudo-gradient delta_r in rp->g.  Our
+ * reading of the eager-updates paper's Algorithm 3 ("locally computed
+ * outer gradients as a proxy"): the step uses the average of the
+ * fragment's previous sync, over its n members, with r's own term
+ * replaced by its fresh one,
+ *
+ *     proxy_r = (delta_r + sum of the other members' decoded terms) / n,
+ *
+ * summed in replica order (a replica that was no member takes the plain
+ * average); the first sync, with no previous average, takes delta_r
+ * alone: a plain local step.  The proxy overwrites rp->g. */
+static void eager_step(train *tr, int r, const fragment *fr) {
+    float *d = tr->rep[r].g, *o = outer_of(tr, r), *m = mom_of(tr, r);
+    const int n = __builtin_popcountll(fr->prev);
+    for (int i = 0; i < fr->ntens; i++) {
+        const tensor_info *t = &tr->tens[fr->tens[i]];
+        for (size_t k = t->off; fr->prev && k < t->off + t->n; k++) {
+            float sum = 0;
+            for (int q = 0; q < tr->M; q++)
+                if (fr->prev >> q & 1)
+                    sum += q == r ? d[k] : tr->own[(size_t)q * tr->N + k];
+            d[k] = sum / (float)n;
+        }
+        optim_nesterov(tr->cfg.outer_lr, tr->cfg.outer_momentum, o + t->off,
+                       m ? m + t->off : NULL, d + t->off, t->n);
+    }
+}
+
 /* Encodes replica r's payload of fragment f's sync in flight, after
  * landing r's pending merge of f (a pool job). */
 static void encode_job(void *ctx, int r) {
@@ -858,7 +918,8 @@ static void encode_job(void *ctx, int r) {
             src = rp->p + t->off;
         } else { /* the gradient buffer is free between steps */
             float *d = rp->g + t->off;
-            const float *o = tr->outer + t->off, *p = rp->p + t->off;
+            const float *o = (tr->ref ? tr->ref : outer_of(tr, r)) + t->off;
+            const float *p = rp->p + t->off;
             for (size_t k = 0; k < t->n; k++) d[k] = o[k] - p[k];
             src = d;
         }
@@ -866,6 +927,11 @@ static void encode_job(void *ctx, int r) {
                                 fr->buf[r] + fr->boff[i]);
     }
     rp->rc = written == fr->wire ? TRAIN_OK : TRAIN_EINVAL;
+    if (tr->dp || tr->sp.overlap == SCHED_INNER) return;
+    /* a 1-outer-step overlap merges what the outer parameters are once
+     * the previous sync is applied, before the next step */
+    if (tr->eager) eager_step(tr, r, fr);
+    *due_of(tr, r, j->f) = fr->take + 1;
 }
 
 /* Replica r's payload of fragment f's sync taken after `take`, in buf
@@ -1057,12 +1123,16 @@ static void average_tensor(train *tr, const fragment *fr, int i,
     for (int r = 0; r < tr->M; r++) {
         if (!(mask >> r & 1)) continue;
         const uint8_t *in = fr->buf[r] + fr->boff[i];
+        /* eager: each term is kept, as its replica's own */
+        float *dst = tr->eager ? tr->own + (size_t)r * tr->N + t->off
+                     : count == 0 ? tr->acc
+                                  : tr->scratch;
+        codec_decode(tr->codec, in, t->n, t->row, dst);
         if (count++ == 0) {
-            codec_decode(tr->codec, in, t->n, t->row, tr->acc);
+            if (dst != tr->acc) memcpy(tr->acc, dst, t->n * sizeof *dst);
             continue;
         }
-        codec_decode(tr->codec, in, t->n, t->row, tr->scratch);
-        for (size_t k = 0; k < t->n; k++) tr->acc[k] += tr->scratch[k];
+        for (size_t k = 0; k < t->n; k++) tr->acc[k] += dst[k];
     }
     if (count > 1) {
         const float c = (float)count;
@@ -1087,6 +1157,10 @@ static void dp_update_job(void *ctx, int r) {
  * caller's. */
 static void reduce_sync(train *tr, int f, uint64_t members) {
     fragment *fr = &tr->frag[f];
+    for (int r = 0; tr->ref && r < tr->M; r++) { /* outer overlap */
+        int64_t d = *due_of(tr, r, f);
+        if (d >= 0 && tr->rep[r].steps >= d - 1) land_fragment(tr, r, f);
+    }
     for (int i = 0; i < fr->ntens; i++) {
         const tensor_info *t = &tr->tens[fr->tens[i]];
         average_tensor(tr, fr, i, members);
@@ -1096,13 +1170,16 @@ static void reduce_sync(train *tr, int f, uint64_t members) {
                 memcpy(tr->rep[r].g + t->off, tr->acc, bytes);
             continue;
         }
+        if (tr->eager) continue; /* the replicas step at their next sync */
         float *o = tr->outer + t->off;
+        if (tr->ref) memcpy(tr->ref + t->off, o, bytes);
         if (tr->averaging)
             memcpy(o, tr->acc, bytes);
         else
             optim_nesterov(tr->cfg.outer_lr, tr->cfg.outer_momentum, o,
                            tr->mom ? tr->mom + t->off : NULL, tr->acc, t->n);
     }
+    if (tr->eager) fr->prev = members;
     close_sync(tr, fr);
     if (tr->dp) run_jobs(tr->pool, tr->M, dp_update_job, tr);
 }
@@ -1126,7 +1203,8 @@ int train_apply(train *tr, int f, uint64_t participants) {
     if (!rc) rc = check_members(tr, f, participants);
     if (rc) return rc;
     reduce_sync(tr, f, participants);
-    for (int r = 0; !tr->dp && r < tr->M; r++) land_fragment(tr, r, f);
+    for (int r = 0; !tr->dp && tr->sp.overlap == SCHED_INNER && r < tr->M; r++)
+        land_fragment(tr, r, f);
     return TRAIN_OK;
 }
 
@@ -1158,7 +1236,7 @@ int train_reduce(train *tr, int f, uint64_t members,
     int64_t m[TRAIN_MAX_REPLICAS];
     for (int r = 0; r < tr->M; r++) m[r] = merge_step_of(tr, fr, merge_step, r);
     reduce_sync(tr, f, members);
-    for (int r = 0; !tr->dp && r < tr->M; r++) {
+    for (int r = 0; !tr->dp && tr->sp.overlap == SCHED_INNER && r < tr->M; r++) {
         int64_t *d = due_of(tr, r, f);
         if (m[r] >= 0 && (*d < 0 || m[r] < *d)) *d = m[r];
     }
@@ -1179,7 +1257,12 @@ int train_rejoin(train *tr, int r, int src, int64_t steps) {
     replica *rp = &tr->rep[r];
     if (src >= 0 && src != r && optim_copy(rp->opt, tr->rep[src].opt))
         return fail(tr, TRAIN_EINVAL, "train: inner optimizers differ");
-    memcpy(rp->p, tr->outer, tr->N * sizeof *rp->p);
+    if (tr->eager && src >= 0 && src != r) { /* src's outer copy */
+        memcpy(outer_of(tr, r), outer_of(tr, src), tr->N * sizeof *tr->outer);
+        if (tr->mom)
+            memcpy(mom_of(tr, r), mom_of(tr, src), tr->N * sizeof *tr->mom);
+    }
+    memcpy(rp->p, outer_of(tr, r), tr->N * sizeof *rp->p);
     rp->steps = steps;
     for (int f = 0; f < tr->P; f++) {
         *due_of(tr, r, f) = -1;
@@ -1206,8 +1289,9 @@ train_snapshot *train_snapshot_new(train *tr) {
         bad = !q->p || !q->opt || (tr->data && !q->data);
     }
     if (!bad && tr->outer) {
-        s->outer = malloc((size_t)(1 + !!tr->mom) * N * sizeof *s->outer);
-        s->mom = s->outer && tr->mom ? s->outer + N : NULL;
+        size_t n = tr->nouter + (tr->ref ? N : 0);
+        s->outer = malloc((size_t)(1 + !!tr->mom) * n * sizeof *s->outer);
+        s->mom = s->outer && tr->mom ? s->outer + n : NULL;
         bad = !s->outer;
     }
     if (bad) {
@@ -1247,8 +1331,9 @@ static void snapshot_transfer(train *tr, train_snapshot *s, int restore) {
             q->loss = rp->loss;
         }
     }
-    transfer(restore, tr->outer, s->outer, tr->N);
-    transfer(restore, tr->mom, s->mom, tr->N);
+    transfer(restore, tr->outer, s->outer, tr->nouter);
+    transfer(restore, tr->mom, s->mom, tr->nouter);
+    transfer(restore, tr->ref, s->outer + tr->nouter, tr->N);
 }
 
 static int check_snapshot(train *tr, const train_snapshot *s) {

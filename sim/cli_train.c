@@ -210,6 +210,7 @@ static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
     json_num(f, "H", t->sched.H, 0);
     json_num(f, "fragments", t->sched.P, 0);
     json_num(f, "tau", t->sched.tau, 0);
+    fprintf(f, "  \"overlap\": \"%s\",\n", sched_overlap_name(t->sched.overlap));
     json_num(f, "alpha", t->sched.alpha, 0);
     json_num(f, "fedpart", t->fedpart, 0);
     json_num(f, "batch", t->batch, 0);

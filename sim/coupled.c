@@ -44,6 +44,7 @@ typedef struct {
     cpl_summary *out;
     train *tr;
     int M, tau, dp;
+    int eager;          /* the outer values change at replica 0's syncs */
     int64_t T, every, ckpt_every;
     uint64_t batch_tokens; /* tokens of one gradient */
     uint8_t *joined;    /* per replica: in the group */
@@ -238,21 +239,47 @@ static int on_step(cpl *c, int r, int64_t t, char *err, size_t errlen) {
     return 0;
 }
 
+/* The first report step after t. */
+static int64_t next_report(const cpl *c, int64_t t) {
+    int64_t n = c->every > 0 ? (t / c->every + 1) * c->every : c->T;
+    return n < c->T ? n : c->T;
+}
+
+/* The rows before step `limit` see the outer parameters as they are now,
+ * also those no replica has reached yet: they are evaluated before a call
+ * that changes them. */
+static int eval_rows_before(cpl *c, int64_t limit, char *err, size_t errlen) {
+    int rc = 0;
+    for (int64_t t = next_report(c, c->emitted); t < limit && !rc;) {
+        pending *p = pending_at(c, t, 1);
+        if (!p) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+        if (!p->outer_done) rc = train_eval_outer(c->tr, &p->outer);
+        p->outer_done = 1;
+        if (t == c->T) break;
+        t = next_report(c, t);
+    }
+    return rc ? trainer_failed(c, rc, err, errlen) : 0;
+}
+
+/* Eager overlap: the outer values evaluated are replica 0's copy, which
+ * its own contributions and its rejoin change (at step `step`). */
+static int eager_change(cpl *c, int r, int64_t step, char *err,
+                        size_t errlen) {
+    if (!c->eager || r != 0) return 0;
+    int rc = flush(c, err, errlen);
+    return rc ? rc : eval_rows_before(c, step, err, errlen);
+}
+
 static int on_contribute(cpl *c, const run_event *e, char *err,
                          size_t errlen) {
-    int rc = enqueue(c, e->worker, e->fragment, e->step, err, errlen);
+    int rc = eager_change(c, e->worker, e->step, err, errlen);
+    if (!rc) rc = enqueue(c, e->worker, e->fragment, e->step, err, errlen);
     if (rc) return rc;
     c->open[e->fragment] = e->step;
     uint64_t bytes = train_fragment_wire_bytes(c->tr, e->fragment);
     for (int i = 0; i < c->npend; i++)
         if (c->pend[i].step < e->step) c->pend[i].bytes_ahead += bytes;
     return 0;
-}
-
-/* The first report step after t. */
-static int64_t next_report(const cpl *c, int64_t t) {
-    int64_t n = c->every > 0 ? (t / c->every + 1) * c->every : c->T;
-    return n < c->T ? n : c->T;
 }
 
 /* The deferred calls a reduce of fragment f needs: DP, all (its update
@@ -270,17 +297,9 @@ static int needed_by_reduce(const cpl *c, int f) {
 static int on_synced(cpl *c, const run_event *e, char *err, size_t errlen) {
     int rc = flush_first(c, needed_by_reduce(c, e->fragment), err, errlen);
     if (rc) return rc;
-    /* the rows before this sync's apply step see the outer parameters as
-     * they are now, also those no replica has reached yet */
-    int64_t apply = e->step + c->tau;
-    for (int64_t t = next_report(c, c->emitted); t < apply && !rc;) {
-        pending *p = pending_at(c, t, 1);
-        if (!p) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-        if (!p->outer_done) rc = train_eval_outer(c->tr, &p->outer);
-        p->outer_done = 1;
-        if (t == c->T) break;
-        t = next_report(c, t);
-    }
+    /* the reduce changes the outer values seen from its apply step on */
+    if (!c->eager) rc = eval_rows_before(c, e->step + c->tau, err, errlen);
+    if (rc) return rc;
     uint64_t members = 0;
     for (int i = 0; i < c->M; i++)
         if (e->member[i]) members |= 1ull << i;
@@ -332,6 +351,7 @@ static int on_event(void *ctx, const run_event *e, char *err,
         break;
     case RUN_EV_REJOINED:
         if ((rc = flush(c, err, errlen))) return rc;
+        if ((rc = eager_change(c, w, e->step, err, errlen))) return rc;
         if ((rc = train_rejoin(c->tr, w, e->src, e->step - 1)))
             return trainer_failed(c, rc, err, errlen);
         c->joined[w] = 1;
@@ -406,6 +426,7 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
     const sched_spec *s = train_schedule(c->tr);
     c->M = train_replicas(c->tr);
     c->tau = sched_delay(s);
+    c->eager = s->overlap == SCHED_EAGER;
     c->P = s->P;
     c->dp = s->method == SCHED_DP;
     c->T = cfg->steps;

@@ -131,6 +131,8 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     field_int(f, "H", s.H);
     field_int(f, "fragments", s.P);
     field_int(f, "tau", s.tau);
+    field_str(f, "overlap", sched_overlap_name(s.overlap));
+    field_str(f, "rule", sched_rule_name(s.rule));
     field(f, "alpha", s.alpha);
     field_str(f, "late", scn_late_continues(c) ? "continue" : "wait");
     field(f, "sync_timeout_s", c->sync_timeout_s);

@@ -3,8 +3,9 @@
  *
  *   - with blocking syncs and no faults a coupled run equals the lockstep
  *     trainer bit for bit (every row's losses, tokens and bytes), for dp,
- *     diloco and streaming, tau 0..2, bandwidths from hopeless to
- *     infinite, heterogeneous speeds and stragglers;
+ *     diloco and streaming, tau 0..4 (4 >= H/P), P > H, outer and eager
+ *     overlap, bandwidths from hopeless to infinite, heterogeneous speeds
+ *     and stragglers;
  *   - late: continue at infinite bandwidth equals wait; at finite
  *     bandwidth the effective delays and the wall time equal a case
  *     worked out by hand (one layer, closed-form transfers);
@@ -119,6 +120,12 @@ START_TEST(test_equals_lockstep) {
         {"method.name=\"streaming\"", "method.tau=0", "method.alpha=0.5"},
         {"method.name=\"streaming\"", "method.tau=1", "method.alpha=0.5"},
         {"method.name=\"streaming\"", "method.tau=2", "method.alpha=0"},
+        {"method.name=\"streaming\"", "method.tau=4", "method.alpha=0.5"},
+        {"method.H=1", "method.tau=0", "steps=10"}, /* P 2 > H */
+        {"method.overlap=\"outer\"", "method.tau=0", "method.alpha=0.5"},
+        {"method.name=\"diloco\"", "method.overlap=\"outer\"", "steps=24"},
+        {"method.overlap=\"eager\"", "method.tau=0", "method.alpha=0.5"},
+        {"method.name=\"diloco\"", "method.overlap=\"eager\"", "steps=24"},
     };
     static const char *const nets[] = {
         "network.bandwidth_gbps=0.001", "network.bandwidth_gbps=1",

@@ -139,12 +139,17 @@ START_TEST(test_randomized) {
     static const double speed[] = {1, 1, 2, 0.5, 1.3};
     static scn_config cfg;
     for (int k = 0; k < 160; k++) {
-        char s[16][256];
+        char s[20][256];
         int n = 0, M = 2 + pick(6), L = 1 + pick(8), H = 2 + pick(18);
         int P = 1 + pick(4);
         if (P > L) P = L;
-        if (P > H) P = H;
-        int tau = pick(H / P);
+        if (P > H && pick(3)) P = H; /* else several fragments a step */
+        int tau = pick(3) ? pick(H / P > 0 ? H / P : 1) : pick(H);
+        static const char *const overlaps[] = {"inner", "inner", "outer",
+                                               "eager"};
+        const char *overlap = overlaps[pick(4)];
+        if (strcmp(overlap, "inner")) tau = 0;
+        snprintf(s[n++], 256, "method.overlap=\"%s\"", overlap);
         snprintf(s[n++], 256, "method.name=\"%s\"", methods[pick(3)]);
         snprintf(s[n++], 256, "workers.count=%d", M);
         snprintf(s[n++], 256, "model.layers=%d", L);
@@ -163,7 +168,7 @@ START_TEST(test_randomized) {
         if (pick(5) == 0) snprintf(s[n++], 256, "method.sync_timeout_s=0.05");
         if (pick(4) == 0)
             snprintf(s[n++], 256, "network.reduce_order=\"forward_first\"");
-        const char *sets[16];
+        const char *sets[20];
         for (int i = 0; i < n; i++) sets[i] = s[i];
         char err[512];
         int rc = scn_load_string("{\"model\": {\"params\": 1e8, "

@@ -249,6 +249,88 @@ START_TEST(streaming_p2_tau1_by_hand) {
 }
 END_TEST
 
+/* ---- 1b. the outer overlap, and P > H ------------------------------- */
+
+/* The world of 1 with overlap outer (tau 0): fragment 0 is taken after
+ * step 2 and applied after 6 (forward of step 7 waits), fragment 1 taken
+ * after 4 and applied after 8; the takes after 6 and 8 would apply past
+ * the last step.  Nothing waits: step k is [1.2(k-1), 1.2k].
+ *   F0 after 2: L2 ready 2.0 -> ring [2.0, 2.92], L0 ready 2.4 -> [2.92, 3.84]
+ *   F1 after 4: L3 ready 4.2 -> ring [4.2, 5.12], L1 ready 4.6 -> [5.12, 6.04]
+ * wall = 9.6 s, utilization 1, 2 syncs, 4 layer rings of S = 4e6 bytes a
+ * worker; the same at unbounded bandwidth (no stall at all either). */
+START_TEST(outer_overlap_by_hand) {
+    static const struct {
+        int layer;
+        int64_t step;
+        double start, end;
+    } rings[] = {{2, 2, 2.0, 2.92}, {0, 2, 2.92, 3.84}, {3, 4, 4.2, 5.12},
+                 {1, 4, 5.12, 6.04}};
+    spans sp = {0};
+    run_result r = SIM(&sp, streaming4, "method.tau=0",
+                       "method.overlap=\"outer\"");
+    ck_assert_int_eq(NS(r.wall_time_s), NS(9.6));
+    ck_assert(r.compute_utilization == 1);
+    ck_assert_int_eq(r.syncs, 2);
+    ck_assert(r.per_worker[0].bytes_sent == 16e6);
+    for (size_t i = 0; i < sizeof rings / sizeof *rings; i++) {
+        const span_rec *x = allreduce_span(&sp, 0, rings[i].layer, rings[i].step);
+        ck_assert_int_eq(x->start, NS(rings[i].start));
+        ck_assert_int_eq(x->end, NS(rings[i].end));
+    }
+    spans_free(&sp);
+    r = SIM(NULL, streaming4, "method.tau=0", "method.overlap=\"eager\"",
+            "network.bandwidth_gbps=\"inf\"");
+    ck_assert_int_eq(NS(r.wall_time_s), NS(9.6));
+    ck_assert(r.compute_utilization == 1);
+    /* inner overlap in the same world stalls (1 derives 10.12 s with tau 1) */
+    r = SIM(NULL, streaming4, "method.tau=0");
+    ck_assert(r.compute_utilization < 1);
+}
+END_TEST
+
+/* P > H: the world of 1 with H 2, P 4 (strided: fragment j = layer j),
+ * tau 0, 4 steps.  Offsets floor((q+1)2/4) = 0, 1, 1, 2, the 0 taken as 2:
+ * fragments 1 and 2 sync after odd steps, 0 and 3 after even ones.
+ *   step 1 [0, 1.2]: L2 ready 0.8 -> ring [0.8, 1.72]; L1 ready 1.0 ->
+ *     [1.72, 2.64]
+ *   step 2 from 1.2: forward L0 [1.2, 1.3], L1 waits until 2.64 (stall
+ *     1.34): L1..L3 [2.64, 2.94], backward L3 ends 3.14 -> ring
+ *     [3.14, 4.06]; L0 ends 3.74 -> [4.06, 4.98]
+ *   step 3 from 3.74: forward L0 waits until 4.98: forward [4.98, 5.38],
+ *     L2 ready 5.78 -> ring [5.78, 6.70]; L1 ready 5.98 -> [6.70, 7.62];
+ *     the step ends 6.18
+ *   step 4 from 6.18: L0 [6.18, 6.28], L1 waits until 7.62: forward
+ *     [7.62, 7.92], L3 ready 8.12 -> ring [8.12, 9.04]; L0 ready 8.72 ->
+ *     [9.04, 9.96]
+ * wall = 9.96 s, compute 4.8 s a worker, 8 fragment syncs, 8 layer rings
+ * of 4e6 bytes a worker. */
+START_TEST(more_fragments_than_steps_by_hand) {
+    static const struct {
+        int layer;
+        int64_t step;
+        double start, end;
+    } rings[] = {{2, 1, 0.8, 1.72},  {1, 1, 1.72, 2.64}, {3, 2, 3.14, 4.06},
+                 {0, 2, 4.06, 4.98}, {2, 3, 5.78, 6.70}, {1, 3, 6.70, 7.62},
+                 {3, 4, 8.12, 9.04}, {0, 4, 9.04, 9.96}};
+    spans sp = {0};
+    run_result r = SIM(&sp, streaming4, "method.tau=0", "method.H=2",
+                       "method.fragments=4", "steps=4");
+    ck_assert_int_eq(NS(r.wall_time_s), NS(9.96));
+    ck_assert_int_eq(NS(r.per_worker[1].compute_time_s), NS(4.8));
+    ck_assert_int_eq(r.syncs, 8);
+    ck_assert(r.per_worker[1].bytes_sent == 32e6);
+    for (size_t i = 0; i < sizeof rings / sizeof *rings; i++)
+        for (int w = 0; w < 2; w++) {
+            const span_rec *x = allreduce_span(&sp, w, rings[i].layer,
+                                               rings[i].step);
+            ck_assert_int_eq(x->start, NS(rings[i].start));
+            ck_assert_int_eq(x->end, NS(rings[i].end));
+        }
+    spans_free(&sp);
+}
+END_TEST
+
 /* ---- 2. streaming failure, P 2: lost work 1/P per fragment, rejoin ---- */
 
 /* The same 4-layer world at unbounded bandwidth (rings and downloads take
@@ -896,6 +978,8 @@ static Suite *make_suite(void) {
     TCase *tc = tcase_create("by_hand");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, streaming_p2_tau1_by_hand);
+    tcase_add_test(tc, outer_overlap_by_hand);
+    tcase_add_test(tc, more_fragments_than_steps_by_hand);
     tcase_add_test(tc, streaming_failure_lost_per_fragment_and_rejoin);
     tcase_add_test(tc, streaming_failure_lost_sequential);
     tcase_add_test(tc, streaming_failure_rejoin_with_tau);

@@ -309,6 +309,168 @@ START_TEST(one_replica_outer_lr1_is_plain_training) {
 }
 END_TEST
 
+/* ---- 1-outer-step overlap, and P > H --------------------------------------
+ * A one-parameter model whose replica r (in creation order) has the
+ * constant gradient ptoy_grads[r]: with inner SGD lr 1 every inner step
+ * moves replica r by -ptoy_grads[r].  Two replicas, streaming with P 1,
+ * H 2, alpha 0.5, outer SGD lr 1, fp32, 8 steps, starting at 0: syncs
+ * taken after steps 2, 4 and 6, each applied H steps later. */
+
+typedef struct {
+    float p, g, grad;
+} ptoy;
+
+static const float ptoy_grads[2] = {1, 3};
+static int ptoy_made;
+static const nn_tensor ptoy_tensor = {"p", 0, 1, 1, 0};
+
+static void *ptoy_create(const void *cfg, int batch, int seq, uint64_t seed,
+                         char *err, size_t errlen) {
+    (void)cfg, (void)batch, (void)seq, (void)seed, (void)err, (void)errlen;
+    ptoy *t = calloc(1, sizeof *t);
+    if (t) t->grad = ptoy_grads[ptoy_made++ % 2];
+    return t;
+}
+static void ptoy_destroy(void *m) { free(m); }
+static float *ptoy_params(void *m) { return &((ptoy *)m)->p; }
+static float *ptoy_grads_of(void *m) { return &((ptoy *)m)->g; }
+static size_t ptoy_n(const void *m) { (void)m; return 1; }
+static int ptoy_units(const void *m) { (void)m; return 1; }
+static size_t ptoy_off(const void *m, int u) { (void)m, (void)u; return 0; }
+static int ptoy_tensors(const void *m, int u, const nn_tensor **t) {
+    (void)m, (void)u;
+    *t = &ptoy_tensor;
+    return 1;
+}
+static int ptoy_vocab(const void *m) { (void)m; return 0; }
+static float ptoy_eval(void *m, const float *params, const int32_t *x,
+                       const int32_t *y) {
+    (void)x, (void)y;
+    return ((ptoy *)m)->grad * params[0];
+}
+static float ptoy_grad(void *m, const int32_t *x, const int32_t *y) {
+    ptoy *t = m;
+    t->g = t->grad;
+    return ptoy_eval(m, &t->p, x, y);
+}
+static const train_model_ops ptoy_ops = {
+    "ptoy", ptoy_create, ptoy_destroy, ptoy_params, ptoy_grads_of, ptoy_n,
+    ptoy_units, ptoy_off, ptoy_tensors, ptoy_vocab, ptoy_grad, ptoy_eval};
+
+static train *ptoy_train(sched_overlap overlap) {
+    train_config c;
+    train_config_default(&c);
+    c.replicas = 2;
+    c.threads = 1;
+    c.steps = 8;
+    c.model = TRAIN_MODEL_CUSTOM;
+    c.custom_ops = &ptoy_ops;
+    c.data.kind = DATA_NONE;
+    c.sched = spec(SCHED_STREAMING, 2, 1, 0, 0.5);
+    c.sched.overlap = overlap;
+    c.map = TRAIN_MAP_OWN;
+    c.codec.kind = CODEC_FP32;
+    c.inner.kind = OPTIM_SGD;
+    c.inner.lr = 1;
+    c.inner.cosine = 0;
+    c.inner.clip = 0;
+    c.outer_lr = 1;
+    c.outer_momentum = 0;
+    ptoy_made = 0;
+    return make(&c);
+}
+
+/* Replica r's parameter after each of the 8 steps (a merge lands just
+ * before the step after its sync, so the values after a sync step are
+ * the unmerged ones), and the outer value
+ * train_outer reports at the end (eager: replica 0's copy). */
+static void ptoy_check(sched_overlap overlap, const float want[2][8],
+                       float outer) {
+    train *tr = ptoy_train(overlap);
+    for (int t = 0; t < 8; t++) {
+        steps(tr, 1);
+        for (int r = 0; r < 2; r++)
+            ck_assert_msg(train_params(tr, r)[0] == want[r][t], "%s: step "
+                          "%d replica %d: %g, expected %g",
+                          sched_overlap_name(overlap), t + 1, r,
+                          train_params(tr, r)[0], want[r][t]);
+    }
+    ck_assert_msg(train_outer(tr)[0] == outer, "outer %g, expected %g",
+                  train_outer(tr)[0], outer);
+    train_free(tr);
+}
+
+/* Eager, by hand (o_r: replica r's outer copy, D_r: its decoded term).
+ * Sync after 2: p = -2, -6; delta = 2, 6; the first is local: o = -2, -6,
+ * merged p = -2, -6 (merges land before the next step).  After 4: p = -4,
+ * -12; delta = 2, 6; proxies (2 + 6) / 2 = 4 for both: o = -6, -10;
+ * p = 0.5 p + 0.5 o = -5, -11.  After 6: p = -7, -17; delta = 1, 7;
+ * proxies (1 + 6) / 2 = 3.5 and (7 + 2) / 2 = 4.5: o = -9.5, -14.5;
+ * p = -8.25, -15.75.  Steps 7 and 8 go on locally (the sync taken after 8
+ * would apply after 10). */
+START_TEST(eager_proxy_by_hand) {
+    const float want[2][8] = {{-1, -2, -3, -4, -6, -7, -9.25f, -10.25f},
+                              {-3, -6, -9, -12, -14, -17, -18.75f, -21.75f}};
+    ptoy_check(SCHED_EAGER, want, -9.5f);
+}
+END_TEST
+
+/* Delayed ("outer"), by hand (O: outer, R: the values pseudo-gradients
+ * are measured against).  After 2: p = -2, -6; delta = R - p = 2, 6; no
+ * average has arrived: merge the outer 0, p = -1, -3.  After 4: the
+ * average 4 of step 2 is applied first (R = 0, O = -4); delta = 3, 9;
+ * p = 0.5 p + 0.5 O = -3.5, -6.5.  After 6: the average 6 (R = -4,
+ * O = -10); p = -5.5, -12.5, delta = 1.5, 8.5; p = -7.75, -11.25.  After
+ * 8: the average 5 of step 6, O = -15, and no new sync. */
+START_TEST(delayed_by_hand) {
+    const float want[2][8] = {{-1, -2, -2, -3, -4.5f, -5.5f, -8.75f, -9.75f},
+                              {-3, -6, -6, -9, -9.5f, -12.5f, -14.25f,
+                               -17.25f}};
+    ptoy_check(SCHED_OUTER, want, -15);
+}
+END_TEST
+
+/* Eager with one replica is plain DiLoCo: the proxy of a lone replica is
+ * its own fresh pseudo-gradient (fp32: the same bits). */
+START_TEST(eager_one_replica_is_diloco) {
+    train_config a = nn_cfg(), b = nn_cfg();
+    a.replicas = b.replicas = 1;
+    a.codec.kind = b.codec.kind = CODEC_FP32;
+    a.sched = b.sched = spec(SCHED_DILOCO, 4, 1, 0, 0);
+    b.sched.overlap = SCHED_EAGER;
+    train *ta = make(&a), *tb = make(&b);
+    steps(ta, 24);
+    steps(tb, 24); /* the sync of step 24 is not taken: it would apply
+                      after 28 */
+    size_t N = train_num_params(ta);
+    float *want = malloc(N * sizeof *want);
+    train *tc = make(&a); /* DiLoCo stopped before that last sync */
+    steps(tc, 23);
+    memcpy(want, train_outer(tc), N * sizeof *want);
+    ck_assert(!memcmp(train_outer(tb), want, N * sizeof *want));
+    ck_assert(memcmp(train_outer(ta), want, N * sizeof *want)); /* it moved */
+    free(want);
+    train_free(ta);
+    train_free(tb);
+    train_free(tc);
+}
+END_TEST
+
+/* P > H: two fragments after every step (H 1) give the bits of one
+ * fragment holding both units. */
+START_TEST(more_fragments_than_steps_numerics) {
+    train_config a = nn_cfg(), b = nn_cfg();
+    a.sched = spec(SCHED_STREAMING, 1, 2, 0, 0.5); /* 2 blocks, P 2 > H */
+    b.sched = spec(SCHED_STREAMING, 1, 1, 0, 0.5);
+    train *ta = make(&a), *tb = make(&b);
+    reports ra = run(ta), rb = run(tb);
+    same_bits(ta, tb);
+    ck_assert_uint_eq(ra.r[ra.n - 1].bytes, rb.r[rb.n - 1].bytes);
+    train_free(ta);
+    train_free(tb);
+}
+END_TEST
+
 START_TEST(alpha1_is_independent_training) {
     train_config a = nn_cfg(), b = nn_cfg();
     a.sched = spec(SCHED_STREAMING, 6, 2, 1, 1.0);
@@ -564,7 +726,7 @@ static void bad_config(const train_config *c, const char *needle) {
 
 START_TEST(config_errors) {
     train_config c = nn_cfg();
-    c.sched.tau = 3;
+    c.sched.tau = 6; /* H 6 */
     bad_config(&c, "tau");
     c = nn_cfg();
     c.replicas = 65;
@@ -732,6 +894,10 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, evaluation);
     tcase_add_test(tc, reports_and_stop);
     tcase_add_test(tc, text_shards_train);
+    tcase_add_test(tc, eager_proxy_by_hand);
+    tcase_add_test(tc, delayed_by_hand);
+    tcase_add_test(tc, eager_one_replica_is_diloco);
+    tcase_add_test(tc, more_fragments_than_steps_numerics);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -78,5 +78,28 @@ awk -F, -v grid="$out/sweep_1b.csv" '
     printf "\nours (paper) and the grid steps between them, Gbit/s\n"
     printf "%d of %d cells within one grid step, %d exact\n", within, total, exact
   }' "$ref" "$out/table4.csv"
+
+# The eager-updates paper's overlaps (arXiv 2502.12996) in the same columns,
+# beside Table 4's streaming_overlap_fp4 row (tau 1, H 100) of the
+# Streaming DiLoCo paper: the eager paper's Table 5 reports these setups'
+# bandwidths in the same form; the published row compared is Table 4's.
+awk -F, '
+  FNR == 1 { next }
+  FILENAME ~ /reference/ { if ($4 == "streaming_overlap_fp4") paper[$1] = $0; next }
+  $4 ~ /^overlap_/ || $4 == "streaming_overlap_fp4" {
+    if ($1 != last) {
+      printf "\n%-4s %-24s %8s %8s %8s %8s %8s\n", $1, "overlap (ours)", "CU 50%",
+             "CU 80%", "CU 90%", "CU 95%", "CU 99%"
+      if ($1 in paper) {
+        split(paper[$1], p, ",")
+        printf "%-4s %-24s %8s %8s %8s %8s %8s\n", $1, "Table 4 overlap_fp4", p[5], p[6],
+               p[7], p[8], p[9]
+      }
+      last = $1
+    }
+    printf "%-4s %-24s %8s %8s %8s %8s %8s\n", $1, $4, $5, $6, $7, $8, $9
+  }
+  END { printf "\n1-inner-step (tau 1) and 1-outer-step (eager) FP4 overlaps, Gbit/s\n" }
+' "$ref" "$out/table4.csv"
 echo
 echo "wrote $out/table4.csv"

@@ -2,7 +2,7 @@
 # run.sh -- the small-scale training experiments of docs/experiments.md:
 # every variant of scenarios/experiments/markov.json through `dilosim
 # train` (at low priority, one after the other), then a results table and
-# the loss plots.  About 27 minutes on two cores (19 runs).
+# the loss plots.  About 45 minutes on two cores (29 runs).
 #
 # A variant whose CSV and summary are already there is not run again, so
 # an interrupted run resumes where it stopped; FORCE=1 runs everything;
@@ -26,11 +26,15 @@ mkdir -p "$out"
 # (a) methods, (b) codec, (c) tau x alpha, (d) FedPart, (f) replicas;
 # (e) comes from the extra evaluations of the "streaming" and
 # "tau1_alpha0" runs; the seed 2
-# pair measures how much a difference between two runs is noise.
+# pair measures how much a difference between two runs is noise; (g) the
+# overlaps of the eager-updates paper at H 30, two seeds.
 variants="dp diloco streaming streaming_fp32
   tau0_alpha0.5 tau2_alpha0.5 tau5_alpha0.5 tau10_alpha0.5
   tau0_alpha0 tau1_alpha0 tau2_alpha0 tau5_alpha0 tau10_alpha0
-  fedpart m4_batch4 m4_steps480 dp_seed2 streaming_seed2"
+  fedpart m4_batch4 m4_steps480 dp_seed2 streaming_seed2
+  h30_none h30_inner h30_delayed h30_delayed_lr h30_eager
+  h30_none_seed2 h30_inner_seed2 h30_delayed_seed2 h30_delayed_lr_seed2
+  h30_eager_seed2"
 
 for v in $variants; do
   if [ -n "$PLOTS_ONLY" ] || { [ -z "$FORCE" ] && [ -s "$out/$v.csv" ] &&
@@ -97,6 +101,22 @@ awk -F, 'BEGIN {
   done
 } >"$out/tau.csv"
 
+# overlap.md: (g), final outer eval loss per overlap and seed, and its
+# difference to no overlap with the same seed.
+{
+  echo "| overlap (H 30, P 1) | seed 1 | seed 2 | vs none, seed 1 | vs none, seed 2 |"
+  echo "|---|---|---|---|---|"
+  for v in none inner delayed delayed_lr eager; do
+    a=$(val eval_loss_outer_nats "$out/h30_$v.json")
+    b=$(val eval_loss_outer_nats "$out/h30_${v}_seed2.json")
+    a0=$(val eval_loss_outer_nats "$out/h30_none.json")
+    b0=$(val eval_loss_outer_nats "$out/h30_none_seed2.json")
+    awk -v v="$v" -v a="$a" -v b="$b" -v a0="$a0" -v b0="$b0" 'BEGIN {
+      printf "| %s | %.4f | %.4f | %+.2f%% | %+.2f%% |\n", v, a, b,
+        100 * (a - a0) / a0, 100 * (b - b0) / b0 }'
+  done
+} >"$out/overlap.md"
+
 # The figures.
 plot() { gnuplot -e "out='$out/$1'" -e "$2" "$root/plots/loss.gp"; }
 c() { for v in "$@"; do printf '%s/%s.csv ' "$out" "$v"; done; }
@@ -124,5 +144,8 @@ plot loss_eval_alpha0 "files='$(c tau1_alpha0)'; \
 plot loss_replicas "files='$(c streaming m4_batch4 m4_steps480)'; \
   labels='\"M 2, batch 8, 960 steps\" \"M 4, batch 4, 960 steps\" \"M 4, batch 8, 480 steps\"'; \
   title='(f): 2 against 4 replicas at equal tokens (Streaming DiLoCo, E3M0)'; $zoom"
+plot loss_overlap "files='$(c h30_none h30_inner h30_delayed h30_delayed_lr h30_eager)'; \
+  labels='\"no overlap\" \"1 inner step (tau 1)\" \"1 outer step, delayed\" \"delayed, outer lr 0.35\" \"1 outer step, eager\"'; \
+  title='(g): overlapping the outer all-reduce (H 30, P 1, E3M0, seed 1)'; $zoom"
 gnuplot -e "in='$out/tau.csv'; out='$out/tau'; dp=$dp_loss" "$here/tau.gp"
 echo "experiments: results in $out/results.md" >&2

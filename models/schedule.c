@@ -19,6 +19,16 @@ int sched_normalize(sched_spec *s, char *err, size_t errlen) {
                                                new outer parameters */
     }
     int torchft = s->rule == SCHED_RULE_TORCHFT;
+    if (s->layout == SCHED_SLICED && s->P == 1)
+        s->layout = SCHED_STRIDED; /* one fragment: every layout is one */
+    if (s->layout == SCHED_SLICED) {
+        if (s->overlap != SCHED_INNER) {
+            snprintf(err, errlen, "layout sliced needs inner overlap (got "
+                     "%s)", sched_overlap_name(s->overlap));
+            return -1;
+        }
+        torchft = 1; /* one slice of a layer in flight at a time */
+    }
     if (s->layers < 1) {
         snprintf(err, errlen, "layers must be >= 1 (got %d)", s->layers);
         return -1;
@@ -28,8 +38,10 @@ int sched_normalize(sched_spec *s, char *err, size_t errlen) {
         return -1;
     }
     if (torchft && (s->P < 1 || s->P > s->H)) {
-        snprintf(err, errlen, "fragments must be in 1..H = %d under the "
-                 "torchft rule (got %d)", s->H, s->P);
+        snprintf(err, errlen, "fragments must be in 1..H = %d %s (got %d)",
+                 s->H, s->layout == SCHED_SLICED ? "with layout sliced"
+                                                 : "under the torchft rule",
+                 s->P);
         return -1;
     }
     if (s->P < 1 || s->P > s->layers) {
@@ -61,6 +73,7 @@ int sched_delay(const sched_spec *s) {
 
 int sched_layer_fragment(const sched_spec *s, int l) {
     if (s->layout == SCHED_STRIDED) return l % s->P;
+    if (s->layout == SCHED_SLICED) return -1;
     /* Fragment j holds [floor(j*L/P), floor((j+1)*L/P)): the j with
      * j < (l+1)*P/L <= j+1. */
     return (int)(((int64_t)(l + 1) * s->P - 1) / s->layers);
@@ -69,7 +82,8 @@ int sched_layer_fragment(const sched_spec *s, int l) {
 int sched_fragment_layers(const sched_spec *s, int j, int *out) {
     int n = 0;
     for (int l = 0; l < s->layers; l++)
-        if (sched_layer_fragment(s, l) == j) out[n++] = l;
+        if (s->layout == SCHED_SLICED || sched_layer_fragment(s, l) == j)
+            out[n++] = l;
     return n;
 }
 
@@ -134,7 +148,7 @@ int sched_taken_after(const sched_spec *s, int64_t t, int64_t last_step,
 }
 
 static const char *const method_names[] = {"dp", "diloco", "streaming"};
-static const char *const layout_names[] = {"sequential", "strided"};
+static const char *const layout_names[] = {"sequential", "strided", "sliced"};
 static const char *const order_names[] = {"ascending", "rotated"};
 static const char *const overlap_names[] = {"inner", "outer", "eager"};
 static const char *const rule_names[] = {"paper", "torchft"};

@@ -40,8 +40,13 @@
 typedef enum { SCHED_DP, SCHED_DILOCO, SCHED_STREAMING } sched_method;
 
 /* Sequential: fragment j holds layers [j*L/P, (j+1)*L/P) (rounded down at
- * both ends).  Strided: fragment j holds layers j, j+P, j+2P, ... */
-typedef enum { SCHED_SEQUENTIAL, SCHED_STRIDED } sched_layout;
+ * both ends).  Strided: fragment j holds layers j, j+P, j+2P, ...
+ * Sliced: every fragment holds 1/P of every layer (the model of the
+ * DiLoCo bandwidth simulator's web page), values
+ * [floor(j*n/P), floor((j+1)*n/P)) of a layer of n; timing only, and
+ * under the torchft rule's P <= H, tau < floor(H/P) with inner overlap, so
+ * a layer has one slice in flight at a time. */
+typedef enum { SCHED_SEQUENTIAL, SCHED_STRIDED, SCHED_SLICED } sched_layout;
 
 /* Ascending: fragment j syncs at position j (0, 1, ..., P-1).
  * Rotated: fragments sync in the order 1, 2, ..., P-1, 0. */
@@ -87,11 +92,12 @@ int sched_offset(const sched_spec *s, int j);
  * fragments applied after it. */
 int sched_phase(const sched_spec *s, int64_t t);
 
-/* The fragment id (0..P-1) that holds layer l under the layout. */
+/* The fragment id (0..P-1) that holds layer l under the layout; -1 when
+ * sliced (every fragment holds a slice of it). */
 int sched_layer_fragment(const sched_spec *s, int l);
 
 /* Fills out[] with the layers of fragment j in increasing order and
- * returns their count (out must hold `layers` ints). */
+ * returns their count (out must hold `layers` ints; sliced: all). */
 int sched_fragment_layers(const sched_spec *s, int j, int *out);
 
 /* The fragment id synced at position q of the order, and its inverse. */
@@ -121,7 +127,7 @@ int sched_taken_after(const sched_spec *s, int64_t t, int64_t last_step,
 int sched_take_phase(const sched_spec *s, int64_t t, int64_t last_step);
 
 /* Parses/names the enums ("dp" | "diloco" | "streaming", "sequential" |
- * "strided", "ascending" | "rotated", "inner" | "outer" | "eager",
+ * "strided" | "sliced", "ascending" | "rotated", "inner" | "outer" | "eager",
  * "paper" | "torchft"); parse returns 0 or -1. */
 int sched_parse_method(const char *name, sched_method *out);
 int sched_parse_layout(const char *name, sched_layout *out);

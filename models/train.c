@@ -428,6 +428,9 @@ static int build_schedule(train *tr) {
         return fail(tr, TRAIN_EINVAL, "train: schedule: %s", e);
     tr->dp = tr->sp.method == SCHED_DP;
     tr->P = tr->sp.P;
+    if (tr->sp.layout == SCHED_SLICED)
+        return fail(tr, TRAIN_EINVAL, "train: layout sliced is timing only "
+                    "(expected sequential or strided)");
     if (tr->dp && tr->cfg.fedpart)
         return fail(tr, TRAIN_EINVAL, "train: fedpart needs diloco or "
                     "streaming (not dp)");

@@ -131,7 +131,9 @@ typedef struct {
     double factor;     /* step-time factor of the current step */
     int taken;         /* phase (1..H) of the fragments taken after the
                           current step, 0 for none: layer l's fragment is
-                          taken when W->phase[l] equals it */
+                          taken when W->phase[l] equals it (sliced: every
+                          layer, for fragment tfrag) */
+    int tfrag;         /* sliced: the fragment taken after the step */
     int run_last;      /* the running event ends ops op..run_last (fast:
                           several at once; else run_last = op) */
     int64_t *contrib;  /* busy at the last contribution that reached a
@@ -212,12 +214,15 @@ typedef struct {
     reduction *red;
     int64_t *gate;      /* per layer: first step whose forward waits */
     int64_t *last_take; /* per layer: step of the newest reduction */
-    int *frag;          /* per layer: fragment */
+    int *frag;          /* per layer: fragment (sliced: of its current or
+                           last reduction) */
     int *phase;         /* per layer: its fragment's sched_offset */
+    int sliced;         /* layout sliced: each fragment 1/P of every layer */
     int64_t delay;      /* steps from a take to its apply: sched_delay */
     int *frag_size;     /* per fragment: layers */
     fsync *fs;          /* per fragment: its sync in flight */
-    uint64_t *bytes;    /* per layer: payload bytes of a sync */
+    uint64_t *bytes;    /* per layer: payload bytes of a sync (sliced: per
+                           layer and fragment, at l * P + f) */
     int *waiters;       /* per wait list (L layers, then P fragments):
                            first blocked worker, -1 for none */
     int *wait_next;     /* per worker: next blocked on the same layer */
@@ -352,11 +357,29 @@ static int64_t ops_ns(const int64_t *c, int a, int b) {
 static void begin_step(world *W, worker *w, int wi) {
     const scn_config *c = W->cfg;
     w->taken = sched_take_phase(&W->sch, w->step, W->T);
+    if (W->sliced && w->taken)
+        sched_taken_after(&W->sch, w->step, W->T, &w->tfrag); /* P <= H */
     double f = 1.0 / c->speed[wi];
     if (c->straggler_prob > 0 &&
         gsl_rng_uniform(w->straggle) < c->straggler_prob)
         f *= c->straggler_slowdown;
     set_factor(W, w, f);
+}
+
+/* Is layer l's fragment taken after a step of take phase `taken`? */
+static int takes_layer(const world *W, int l, int taken) {
+    return taken && (W->sliced || W->phase[l] == taken);
+}
+
+/* The fragment whose sync worker w's parameter backward of layer l joins
+ * (when takes_layer). */
+static int taken_fragment(const world *W, const worker *w, int l) {
+    return W->sliced ? w->tfrag : W->frag[l];
+}
+
+/* Payload bytes of layer l's reduction for fragment frag[l]. */
+static uint64_t layer_bytes(const world *W, int l) {
+    return W->bytes[W->sliced ? (size_t)l * W->P + (size_t)W->frag[l] : (size_t)l];
 }
 
 /* ---- scheduling helpers ----------------------------------------------- */
@@ -459,7 +482,7 @@ static void stream_kick(world *W, int64_t now) {
     W->stream_busy = 1;
     W->red[l].state = RED_SENDING;
     W->red[l].started = now;
-    fail_rc(W, coll_submit(W->coll, now, W->bytes[l], W->red[l].came,
+    fail_rc(W, coll_submit(W->coll, now, layer_bytes(W, l), W->red[l].came,
                            (uint64_t)l));
 }
 
@@ -621,7 +644,7 @@ static void reduction_done(world *W, int l, int64_t now) {
     for (int i = 0; i < W->M; i++)
         if (r->came[i])
             span(W, i, 1, "allreduce", l, r->take, r->started, now,
-                 W->bytes[l]);
+                 layer_bytes(W, l));
     W->stream_busy = 0;
     r->state = RED_IDLE;
     W->gate[l] = NO_GATE;
@@ -636,6 +659,8 @@ static void reduction_done(world *W, int l, int64_t now) {
 /* Worker wi finished the parameter backward of layer l after step t. */
 static void arrive(world *W, int wi, int l, int64_t t, int64_t now) {
     reduction *r = &W->red[l];
+    if (r->state == RED_IDLE && t > W->last_take[l])
+        W->frag[l] = taken_fragment(W, &W->w[wi], l); /* sliced: this slice */
     int f = W->frag[l];
     if (r->state == RED_IDLE) {
         if (t <= W->last_take[l]) return; /* that sync is already done */
@@ -751,7 +776,7 @@ static int run_end(const world *W, const worker *w) {
     for (;; o++) {
         int layer, kind;
         op_of(W, o, &layer, &kind);
-        if (o + 1 == 3 * W->L || (kind == OP_BPAR && W->phase[layer] == taken))
+        if (o + 1 == 3 * W->L || (kind == OP_BPAR && takes_layer(W, layer, taken)))
             return o;
         op_of(W, o + 1, &layer, &kind);
         if (W->blocking && kind == OP_FWD && W->gate[layer] <= w->step)
@@ -800,8 +825,8 @@ static void on_op_done(world *W, int wi, int64_t now) {
     w->state = W_READY;
     if (kind == OP_FWD && layer == W->L - 1)
         observe(W, RUN_EV_STEP, wi, -1, w->step, -1, now);
-    int f = W->frag[layer];
-    if (kind == OP_BPAR && w->joined && w->taken == W->phase[layer]) {
+    if (kind == OP_BPAR && w->joined && takes_layer(W, layer, w->taken)) {
+        int f = taken_fragment(W, w, layer);
         /* one sync of a fragment in flight at a time (continue, or a
          * delay of H: the previous sync may not be over) */
         if (W->fs[f].take >= 0 && W->fs[f].take < w->step) {
@@ -1141,6 +1166,7 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
         sig_put(b, r->came, (size_t)M);
     }
     sig_put(b, W->waiters, (size_t)(L + P) * sizeof *W->waiters);
+    if (W->sliced) sig_put(b, W->frag, (size_t)L * sizeof *W->frag);
     for (int p = 0; p < P; p++) {
         const fsync *f = &W->fs[p];
         int64_t v[3] = {f->take < 0 ? INT64_MIN : f->take - s0,
@@ -1277,7 +1303,8 @@ static void fast_forward(world *W, int64_t now) {
 
 /* ---- building and tearing down the world -------------------------------- */
 
-uint64_t run_layer_bytes(const scn_config *cfg, codec_spec codec, int l) {
+uint64_t run_slice_bytes(const scn_config *cfg, codec_spec codec, int l,
+                         int j, int P) {
     /* params beyond 2^62 cannot be run (world_init stops); clamp here so
      * the conversion is always defined */
     double np = cfg->params < (double)RUN_TIME_MAX_NS ? cfg->params
@@ -1291,7 +1318,15 @@ uint64_t run_layer_bytes(const scn_config *cfg, codec_spec codec, int l) {
         row = (uint64_t)llround(sqrt((double)N / (double)L / 12.0));
         if (row == 0) row = 1;
     }
-    return codec_wire_bytes(codec, n, row);
+    /* n < 2^62 and j < P < 2^31: the products fit */
+    uint64_t uj = (uint64_t)j, uP = (uint64_t)P;
+    uint64_t part = n / uP, rem = n % uP;
+    part += (uj + 1) * rem / uP - uj * rem / uP;
+    return codec_wire_bytes(codec, part, row);
+}
+
+uint64_t run_layer_bytes(const scn_config *cfg, codec_spec codec, int l) {
+    return run_slice_bytes(cfg, codec, l, 0, 1);
 }
 
 #define ALLOC(p, n)                                            \
@@ -1347,6 +1382,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     if (sched_normalize(&W->sch, err, errlen)) return MSG_EINPUT;
     W->P = W->sch.P;
     W->delay = sched_delay(&W->sch);
+    W->sliced = W->sch.layout == SCHED_SLICED;
     check_inputs(W);
     W->net_at = INT64_MAX;
     W->forward_first = c->reduce_order == SCN_FORWARD_FIRST;
@@ -1369,7 +1405,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     ALLOC(W->ready, L);
     ALLOC(W->frag, L);
     ALLOC(W->phase, L);
-    ALLOC(W->bytes, L);
+    ALLOC(W->bytes, (size_t)L * (W->sliced ? (size_t)P : 1));
     ALLOC(W->waiters, L + P);
     ALLOC(W->fs, P);
     ALLOC(W->member, M);
@@ -1385,6 +1421,13 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         ALLOC(W->red[l].came, M);
         W->gate[l] = NO_GATE;
         W->waiters[l] = -1;
+        if (W->sliced) { /* every fragment holds a slice of every layer */
+            for (int p = 0; p < P; p++) {
+                W->frag_size[p]++;
+                W->bytes[(size_t)l * P + p] = run_slice_bytes(c, codec, l, p, P);
+            }
+            continue;
+        }
         W->frag[l] = sched_layer_fragment(&W->sch, l);
         W->phase[l] = sched_offset(&W->sch, W->frag[l]);
         W->frag_size[W->frag[l]]++;

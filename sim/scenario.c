@@ -242,7 +242,7 @@ static int p_bwd(const char *s, void *o) {
 
 static const enum_def E_CODEC = {NULL, p_codec};
 static const enum_def E_METHOD = {"dp, diloco, streaming", p_method};
-static const enum_def E_LAYOUT = {"sequential, strided", p_layout};
+static const enum_def E_LAYOUT = {"sequential, strided, sliced", p_layout};
 static const enum_def E_ORDER = {"ascending, rotated", p_order};
 static const enum_def E_OVERLAP = {"inner, outer, eager", p_overlap};
 static const enum_def E_RULE = {"paper, torchft", p_rule};
@@ -940,13 +940,15 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
         return 0;
     }
     /* The same order of checks as sched_normalize, on its output. */
-    int cap = s.rule == SCHED_RULE_TORCHFT ? s.H / s.P : s.H;
-    const char *key = s.H < 1 ? "H"
-                      : s.rule == SCHED_RULE_TORCHFT && s.P > s.H ? "fragments"
-                      : s.P < 1 || s.P > s.layers                 ? "fragments"
-                      : s.overlap != SCHED_INNER && s.tau         ? "tau"
-                      : s.tau < 0 || s.tau >= cap                 ? "tau"
-                                                                  : "alpha";
+    int narrow = s.rule == SCHED_RULE_TORCHFT || s.layout == SCHED_SLICED;
+    int cap = narrow ? s.H / s.P : s.H;
+    const char *key = s.layout == SCHED_SLICED && s.overlap ? "overlap"
+                      : s.H < 1                           ? "H"
+                      : narrow && s.P > s.H               ? "fragments"
+                      : s.P < 1 || s.P > s.layers         ? "fragments"
+                      : s.overlap != SCHED_INNER && s.tau ? "tau"
+                      : s.tau < 0 || s.tau >= cap         ? "tau"
+                                                          : "alpha";
     const cJSON *m = get(root, "method"), *v = get(m, key);
     join_key(p, "method", key);
     return fail(c, v ? v : m ? m : root, 0, p, "%s", msg);

@@ -312,6 +312,10 @@ static int check_train_method(ctx *c, const cJSON *root, scn_config *cfg) {
                            get(m, "name"), "method.name", tr, "train.fedpart",
                            "FedPart needs method diloco or streaming (got "
                            "dp)");
+    if (cfg->sched.layout == SCHED_SLICED && cfg->sched.P > 1)
+        return fail(c, get(m, "layout"), 0, "method.layout", "sliced is "
+                    "timing only (expected sequential or strided with a "
+                    "train section)");
     if (cfg->sched.P > n)
         return fail_either(c, get(m, "fragments"), "method.fragments", layers,
                            "train.model.layers", m, "method.fragments",

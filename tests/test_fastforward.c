@@ -157,8 +157,11 @@ START_TEST(test_randomized) {
         snprintf(s[n++], 256, "method.fragments=%d", P);
         snprintf(s[n++], 256, "method.tau=%d", tau);
         snprintf(s[n++], 256, "steps=%d", 10 + pick(80));
+        int sliceable = P <= H && tau < H / P && !strcmp(overlap, "inner");
         snprintf(s[n++], 256, "method.layout=\"%s\"",
-                 pick(2) ? "strided" : "sequential");
+                 sliceable && pick(4) == 0 ? "sliced"
+                 : pick(2)                 ? "strided"
+                                           : "sequential");
         workers_array(s[n++], 256, "network.up_gbps", M, gbps, 6);
         workers_array(s[n++], 256, "workers.speed", M, speed, pick(3) ? 2 : 5);
         if (pick(2)) workers_array(s[n++], 256, "network.latency_ms", M, lat, 4);

@@ -431,6 +431,15 @@ static int build_schedule(train *tr) {
     if (tr->sp.layout == SCHED_SLICED)
         return fail(tr, TRAIN_EINVAL, "train: layout sliced is timing only "
                     "(expected sequential or strided)");
+    int cap = tr->sp.rule == SCHED_RULE_TORCHFT ? tr->sp.H / tr->P : tr->sp.H;
+    int taus = tr->sp.method == SCHED_STREAMING && tr->sp.overlap == SCHED_INNER;
+    for (int r = 0; r < tr->cfg.replicas; r++) {
+        int x = tr->cfg.tau_extra[r];
+        if (x < 0 || (!taus && x) || tr->sp.tau + x >= cap)
+            return fail(tr, TRAIN_EINVAL, "train: replica %d's tau %d + %d "
+                        "(expected below %d, and no extra without streaming "
+                        "and inner overlap)", r, tr->sp.tau, x, cap);
+    }
     if (tr->dp && tr->cfg.fedpart)
         return fail(tr, TRAIN_EINVAL, "train: fedpart needs diloco or "
                     "streaming (not dp)");
@@ -830,7 +839,8 @@ static int step_refused(train *tr, int r, int64_t next, int wait) {
             return fail(tr, TRAIN_ESTATE, "train: dp: replica %d would "
                         "compute a gradient while its gradient of step %lld "
                         "is in flight", r, (long long)fr->take);
-        if (!tr->dp && wait && fr->take + sched_delay(&tr->sp) + 1 <= next)
+        if (!tr->dp && wait &&
+            fr->take + sched_delay(&tr->sp) + tr->cfg.tau_extra[r] + 1 <= next)
             return fail(tr, TRAIN_ESTATE, "train: replica %d would compute "
                         "step %lld before fragment %d's sync taken after "
                         "step %lld is reduced", r, (long long)next, f,
@@ -1205,9 +1215,15 @@ int train_apply(train *tr, int f, uint64_t participants) {
     int rc = check_fragment(tr, f, participants);
     if (!rc) rc = check_members(tr, f, participants);
     if (rc) return rc;
+    int64_t take = tr->frag[f].take;
     reduce_sync(tr, f, participants);
-    for (int r = 0; !tr->dp && tr->sp.overlap == SCHED_INNER && r < tr->M; r++)
-        land_fragment(tr, r, f);
+    for (int r = 0; !tr->dp && tr->sp.overlap == SCHED_INNER && r < tr->M; r++) {
+        int64_t *d = due_of(tr, r, f);
+        if (tr->cfg.tau_extra[r] == 0)
+            land_fragment(tr, r, f);
+        else if (*d < 0) /* a larger tau: the merge lands later */
+            *d = take + sched_delay(&tr->sp) + tr->cfg.tau_extra[r] + 1;
+    }
     return TRAIN_OK;
 }
 
@@ -1215,7 +1231,8 @@ int train_apply(train *tr, int f, uint64_t participants) {
  * sync in flight (negative: no merge). */
 static int64_t merge_step_of(const train *tr, const fragment *fr,
                              const int64_t *merge_step, int r) {
-    return merge_step ? merge_step[r] : fr->take + sched_delay(&tr->sp) + 1;
+    return merge_step ? merge_step[r]
+                      : fr->take + sched_delay(&tr->sp) + tr->cfg.tau_extra[r] + 1;
 }
 
 int train_reduce(train *tr, int f, uint64_t members,

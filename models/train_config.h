@@ -108,6 +108,11 @@ typedef struct {
                               [streaming, H 100, P 2, tau 1, alpha 0.5,
                               strided, ascending]; sched.layers is ignored
                               (set from the model and `map`) */
+    int tau_extra[TRAIN_MAX_REPLICAS]; /* per-worker taus: replica r merges
+                              a sync's result tau_extra[r] steps after the
+                              schedule's tau (its payload is taken with
+                              everyone's, sched.tau before the sync step)
+                              [0] */
     train_map map;         /* [TRAIN_MAP_JOIN] */
     int fedpart;           /* 1: FedPart baseline (not with DP) [0] */
     codec_spec codec;      /* pseudo-gradient payloads [fp32, block 0] */

@@ -131,6 +131,14 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     field_int(f, "H", s.H);
     field_int(f, "fragments", s.P);
     field_int(f, "tau", s.tau);
+    int varied = 0; /* per-worker taus: the schedule's is the least */
+    for (int i = 0; i < c->workers; i++) varied |= c->tau_extra[i];
+    if (varied) {
+        fputs("  \"tau_per_worker\": [", f);
+        for (int i = 0; i < c->workers; i++)
+            fprintf(f, "%s%d", i ? ", " : "", s.tau + c->tau_extra[i]);
+        fputs("],\n", f);
+    }
     field_str(f, "overlap", sched_overlap_name(s.overlap));
     field_str(f, "rule", sched_rule_name(s.rule));
     field(f, "alpha", s.alpha);

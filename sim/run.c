@@ -11,7 +11,13 @@
  * communication stream sends one all-reduce at a time: the oldest ready
  * one (reduce_order fifo) or the one the next forward needs first
  * (forward_first).  The forward of layer l in step t + 1 + tau waits until
- * that all-reduce has completed (DP and DiLoCo: tau = 0).
+ * that all-reduce has completed (DP and DiLoCo: tau = 0); with per-worker
+ * taus the take is the schedule's (the least tau) and worker i waits at
+ * step t + 1 + tau_i.  With a 1-outer-step overlap the delay is H: the
+ * next take of the fragment comes first, and the arrival for it waits
+ * until the previous sync is over (as with late: continue).  Layout
+ * sliced: every layer belongs to every fragment, with 1/P of its bytes;
+ * frag[l] is the fragment of the layer's current reduction.
  *
  * Events at one instant run in class order: communication first (so a
  * forward that can start at the instant a reduction ends does), then
@@ -377,6 +383,12 @@ static int taken_fragment(const world *W, const worker *w, int l) {
     return W->sliced ? w->tfrag : W->frag[l];
 }
 
+/* Does worker w's forward of layer l in its current step wait for l's
+ * reduction (gate[l] is take + 1 + tau, its own tau tau_extra later)? */
+static int gated(const world *W, const worker *w, int l) {
+    return W->gate[l] <= w->step - W->cfg->tau_extra[w - W->w];
+}
+
 /* Payload bytes of layer l's reduction for fragment frag[l]. */
 static uint64_t layer_bytes(const world *W, int l) {
     return W->bytes[W->sliced ? (size_t)l * W->P + (size_t)W->frag[l] : (size_t)l];
@@ -573,7 +585,7 @@ static int64_t merge_step_of(const world *W, int i, int64_t take,
                              int64_t now) {
     const worker *w = &W->w[i];
     if (!w->joined) return -1;
-    int64_t first = take + W->delay + 1;
+    int64_t first = take + W->delay + 1 + W->cfg->tau_extra[i];
     if (W->blocking) return first;
     int fresh = w->op == 0 && (w->state != W_BUSY || w->op_start >= now);
     int64_t m = fresh ? w->step : w->step + 1;
@@ -779,7 +791,7 @@ static int run_end(const world *W, const worker *w) {
         if (o + 1 == 3 * W->L || (kind == OP_BPAR && takes_layer(W, layer, taken)))
             return o;
         op_of(W, o + 1, &layer, &kind);
-        if (W->blocking && kind == OP_FWD && W->gate[layer] <= w->step)
+        if (W->blocking && kind == OP_FWD && gated(W, w, layer))
             return o;
     }
 }
@@ -796,7 +808,7 @@ static void try_advance(world *W, int wi, int64_t now) {
     }
     int layer, kind;
     op_of(W, w->op, &layer, &kind);
-    if (W->blocking && kind == OP_FWD && W->gate[layer] <= w->step) {
+    if (W->blocking && kind == OP_FWD && gated(W, w, layer)) {
         block(W, wi, layer);
         return;
     }
@@ -1294,7 +1306,10 @@ static void fast_forward(world *W, int64_t now) {
     /* the skipped periods stay clear of the end (a step whose sync would
      * apply after the last step takes none; a worker past it stops) and
      * of the clock's limit: the last one processes steps up to top + n ds */
-    int64_t n = (W->T - W->delay - top) / ds;
+    int extra = 0;
+    for (int i = 0; i < W->M; i++)
+        if (W->cfg->tau_extra[i] > extra) extra = W->cfg->tau_extra[i];
+    int64_t n = (W->T - W->delay - extra - top) / ds;
     if (dt > 0 && (RUN_TIME_MAX_NS / 2 - tmax) / dt - 1 < n)
         n = (RUN_TIME_MAX_NS / 2 - tmax) / dt - 1;
     if (n >= 1 && dt > 0) jump(W, m, n, dt, ds);

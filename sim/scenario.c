@@ -332,7 +332,7 @@ static const field method_fields[] = {
     K_INT("fragments", sched.P, 1, INT_MAX),
     K_ENUM("layout", sched.layout, E_LAYOUT),
     K_ENUM("order", sched.order, E_ORDER),
-    K_INT("tau", sched.tau, 0, INT_MAX),
+    K_WORKERS("tau", tau_w, INT(0, INT_MAX)),
     K_ENUM("overlap", sched.overlap, E_OVERLAP),
     K_ENUM("rule", sched.rule, E_RULE),
     K_NUM("alpha", sched.alpha, IN(0, 1)),
@@ -935,8 +935,19 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
     sched_spec s = cfg->sched;
     char msg[256], p[PATH_LEN];
     s.layers = cfg->layers;
+    int lo = INT_MAX, hi = 0; /* per-worker taus: the largest is checked */
+    for (int i = 0; i < cfg->workers; i++) {
+        int t = (int)cfg->tau_w[i];
+        if (t < lo) lo = t;
+        if (t > hi) hi = t;
+    }
+    s.tau = hi;
     if (sched_normalize(&s, msg, sizeof msg) == 0) {
+        int keep = s.tau > 0; /* streaming: the taus stand */
         cfg->sched = s;
+        cfg->sched.tau = keep ? lo : 0;
+        for (int i = 0; i < SCN_MAX_WORKERS; i++)
+            cfg->tau_extra[i] = keep && i < cfg->workers ? (int)cfg->tau_w[i] - lo : 0;
         return 0;
     }
     /* The same order of checks as sched_normalize, on its output. */

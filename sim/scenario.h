@@ -94,7 +94,11 @@ typedef struct {
     double tcp_window_mb;               /* per-flow cap window/RTT; 0 none */
 
     /* method */
-    sched_spec sched;        /* method, H, P, tau, alpha, layout, order */
+    sched_spec sched;        /* method, H, P, tau, alpha, layout, order;
+                                tau is the least of the workers' */
+    double tau_w[SCN_MAX_WORKERS]; /* method.tau as given, per worker */
+    int tau_extra[SCN_MAX_WORKERS]; /* worker i's tau - sched.tau (0 for
+                                       DP and DiLoCo) */
     codec_spec codec;        /* payload of DiLoCo / streaming syncs */
     codec_spec dp_codec;     /* payload of DP gradient all-reduces */
     scn_late late;           /* DiLoCo, streaming (DP always waits) */

@@ -341,6 +341,7 @@ int scn__check_train(ctx *c, const cJSON *root, scn_config *cfg) {
     t->data.seed = cfg->seed;
     t->data.path = NULL;
     t->sched = cfg->sched;
+    for (int i = 0; i < cfg->workers; i++) t->tau_extra[i] = cfg->tau_extra[i];
     t->sched.layers = t->nn.layers + (t->map == TRAIN_MAP_OWN ? 2 : 0);
     t->codec = cfg->codec;
     t->dp_codec = cfg->dp_codec;

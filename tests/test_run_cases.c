@@ -331,6 +331,41 @@ START_TEST(more_fragments_than_steps_by_hand) {
 }
 END_TEST
 
+/* Per-worker taus (1, 3) in the world of 1: the syncs are taken where tau
+ * 1 takes them (after 1, 3, 5, 7) and every ring runs at the instants of
+ * 1 (it starts once the later worker, worker 0, arrives), but worker 1's
+ * forward waits only at take + 4: it never stalls, runs its steps back to
+ * back (step k is [1.2(k-1), 1.2k]) and is done at 9.6 s, while worker 0
+ * stalls before steps 3 and 7 as in 1.  The group's all-reduce ends at one
+ * instant for all, so the wall time is still 10.12 s: a larger tau for one
+ * worker alone buys no throughput here (every sync still waits for worker
+ * 0's arrival). */
+START_TEST(per_worker_tau_by_hand) {
+    spans sp = {0};
+    run_result r = SIM(&sp, streaming4, "method.tau=[1, 3]");
+    ck_assert_int_eq(NS(r.wall_time_s), NS(10.12));
+    ck_assert_int_eq(r.syncs, 4);
+    for (size_t i = 0; i < sizeof streaming4_rings / sizeof *streaming4_rings; i++) {
+        const span_rec *x = allreduce_span(&sp, 1, streaming4_rings[i].layer,
+                                           streaming4_rings[i].step);
+        ck_assert_int_eq(x->start, NS(streaming4_rings[i].start));
+        ck_assert_int_eq(x->end, NS(streaming4_rings[i].end));
+    }
+    int n0, n1;
+    span_rec *c0 = compute_track(&sp, 0, &n0), *c1 = compute_track(&sp, 1, &n1);
+    ck_assert_int_eq(n0, 8 * 12);
+    ck_assert_int_eq(n1, 8 * 12);
+    for (int k = 0; k < 8; k++) /* worker 1: no stall at all */
+        ck_assert_int_eq(c1[12 * k].start, NS(1.2 * k));
+    ck_assert_int_eq(c1[8 * 12 - 1].end, NS(9.6));
+    ck_assert_int_eq(c0[12 * 2].start, NS(2.64)); /* worker 0, steps 3, 7 */
+    ck_assert_int_eq(c0[12 * 6].start, NS(7.68));
+    free(c0);
+    free(c1);
+    spans_free(&sp);
+}
+END_TEST
+
 /* ---- 2. streaming failure, P 2: lost work 1/P per fragment, rejoin ---- */
 
 /* The same 4-layer world at unbounded bandwidth (rings and downloads take
@@ -980,6 +1015,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, streaming_p2_tau1_by_hand);
     tcase_add_test(tc, outer_overlap_by_hand);
     tcase_add_test(tc, more_fragments_than_steps_by_hand);
+    tcase_add_test(tc, per_worker_tau_by_hand);
     tcase_add_test(tc, streaming_failure_lost_per_fragment_and_rejoin);
     tcase_add_test(tc, streaming_failure_lost_sequential);
     tcase_add_test(tc, streaming_failure_rejoin_with_tau);

@@ -765,6 +765,28 @@ START_TEST(test_numbers) {
 END_TEST
 
 /* Each range of the schema, at or past both ends. */
+/* method.tau per worker: the schedule takes the least, each worker its
+ * own extra; DP and DiLoCo have none; the largest is the one checked. */
+START_TEST(test_per_worker_tau) {
+    load_ok("{\"workers\": {\"count\": 3}, \"method\": {\"H\": 100, "
+            "\"fragments\": 8, \"tau\": [2, 5, 3]}}", NULL, 0);
+    ck_assert_int_eq(cfg.sched.tau, 2);
+    ck_assert_int_eq(cfg.tau_extra[0], 0);
+    ck_assert_int_eq(cfg.tau_extra[1], 3);
+    ck_assert_int_eq(cfg.tau_extra[2], 1);
+    load_ok("{\"workers\": {\"count\": 3}, \"method\": {\"name\": \"diloco\", "
+            "\"tau\": [2, 5, 3]}}", NULL, 0);
+    ck_assert_int_eq(cfg.sched.tau, 0);
+    ck_assert_int_eq(cfg.tau_extra[1], 0);
+    FAIL("{\n  \"workers\": {\"count\": 2},\n  \"method\": {\"H\": 10, "
+         "\"tau\": [1, 10]}\n}",
+         "s.json:3:30: method.tau: tau must be in 0..H-1 = 9 (got 10)");
+    FAIL("{\n  \"workers\": {\"count\": 2},\n  \"method\": {\"tau\": [1]}\n}",
+         "s.json:3:21: method.tau: array of 1 values (expected workers.count "
+         "= 2 values)");
+}
+END_TEST
+
 START_TEST(test_ranges) {
     /* model */
     FAIL(IN("model", "\"params\": 0"),
@@ -853,7 +875,7 @@ START_TEST(test_ranges) {
          "integer in 1..2147483647)");
     FAIL(IN("method", "\"tau\": -1"),
          "s.json:3:12: method.tau: -1 is out of range (expected an integer "
-         "in 0..2147483647)");
+         "in 0..2147483647, or an array of workers.count = 2 such values)");
     FAIL(IN("method", "\"alpha\": 1.5"),
          "s.json:3:14: method.alpha: 1.5 is out of range (expected a number "
          "in [0, 1])");
@@ -1006,7 +1028,7 @@ START_TEST(test_enum_errors) {
          "of: dp, diloco, streaming)");
     FAIL(IN("method", "\"layout\": \"interleaved\""),
          "s.json:3:15: method.layout: unknown value \"interleaved\" "
-         "(expected one of: sequential, strided)");
+         "(expected one of: sequential, strided, sliced)");
     FAIL(IN("method", "\"order\": \"descending\""),
          "s.json:3:14: method.order: unknown value \"descending\" (expected "
          "one of: ascending, rotated)");
@@ -2439,6 +2461,7 @@ Suite *make_suite(void) {
     tcase_add_test(te, test_duplicate_keys);
     tcase_add_test(te, test_numbers);
     tcase_add_test(te, test_ranges);
+    tcase_add_test(te, test_per_worker_tau);
     tcase_add_test(te, test_array_lengths);
     tcase_add_test(te, test_model_combinations);
     tcase_add_test(te, test_schedule_errors);

@@ -357,7 +357,8 @@ static const train_model_ops ptoy_ops = {
     "ptoy", ptoy_create, ptoy_destroy, ptoy_params, ptoy_grads_of, ptoy_n,
     ptoy_units, ptoy_off, ptoy_tensors, ptoy_vocab, ptoy_grad, ptoy_eval};
 
-static train *ptoy_train(sched_overlap overlap) {
+/* Replica 1 takes tau + extra1. */
+static train *ptoy_train(sched_overlap overlap, int H, int tau, int extra1) {
     train_config c;
     train_config_default(&c);
     c.replicas = 2;
@@ -366,8 +367,9 @@ static train *ptoy_train(sched_overlap overlap) {
     c.model = TRAIN_MODEL_CUSTOM;
     c.custom_ops = &ptoy_ops;
     c.data.kind = DATA_NONE;
-    c.sched = spec(SCHED_STREAMING, 2, 1, 0, 0.5);
+    c.sched = spec(SCHED_STREAMING, H, 1, tau, 0.5);
     c.sched.overlap = overlap;
+    c.tau_extra[1] = extra1;
     c.map = TRAIN_MAP_OWN;
     c.codec.kind = CODEC_FP32;
     c.inner.kind = OPTIM_SGD;
@@ -384,9 +386,8 @@ static train *ptoy_train(sched_overlap overlap) {
  * before the step after its sync, so the values after a sync step are
  * the unmerged ones), and the outer value
  * train_outer reports at the end (eager: replica 0's copy). */
-static void ptoy_check(sched_overlap overlap, const float want[2][8],
-                       float outer) {
-    train *tr = ptoy_train(overlap);
+static void ptoy_check(train *tr, const float want[2][8], float outer) {
+    sched_overlap overlap = train_schedule(tr)->overlap;
     for (int t = 0; t < 8; t++) {
         steps(tr, 1);
         for (int r = 0; r < 2; r++)
@@ -411,7 +412,7 @@ static void ptoy_check(sched_overlap overlap, const float want[2][8],
 START_TEST(eager_proxy_by_hand) {
     const float want[2][8] = {{-1, -2, -3, -4, -6, -7, -9.25f, -10.25f},
                               {-3, -6, -9, -12, -14, -17, -18.75f, -21.75f}};
-    ptoy_check(SCHED_EAGER, want, -9.5f);
+    ptoy_check(ptoy_train(SCHED_EAGER, 2, 0, 0), want, -9.5f);
 }
 END_TEST
 
@@ -426,7 +427,22 @@ START_TEST(delayed_by_hand) {
     const float want[2][8] = {{-1, -2, -2, -3, -4.5f, -5.5f, -8.75f, -9.75f},
                               {-3, -6, -6, -9, -9.5f, -12.5f, -14.25f,
                                -17.25f}};
-    ptoy_check(SCHED_OUTER, want, -15);
+    ptoy_check(ptoy_train(SCHED_OUTER, 2, 0, 0), want, -15);
+}
+END_TEST
+
+/* Per-worker taus (1, 3), inner overlap, H 4: taken after 3 and 7 by both
+ * replicas, reduced after 4 and 8; replica 0 merges at once, replica 1
+ * before step take + 3 + 1.  After 3: p = -3, -9, delta = 3, 9; after 4
+ * the average 6: O = -6, replica 0 merges 0.5 (-4) + 0.5 (-6) = -5;
+ * replica 1 (at -18 after step 6) merges before step 7: -12, then -15.
+ * After 7: p = -8, -15, delta = 2, 9; after 8 the average 5.5: O = -11.5,
+ * replica 0 merges 0.5 (-9) + 0.5 (-11.5) = -10.25; replica 1's merge of
+ * it would come before step 11. */
+START_TEST(per_worker_tau_by_hand) {
+    const float want[2][8] = {{-1, -2, -3, -5, -6, -7, -8, -10.25f},
+                              {-3, -6, -9, -12, -15, -18, -15, -18}};
+    ptoy_check(ptoy_train(SCHED_INNER, 4, 1, 2), want, -11.5f);
 }
 END_TEST
 
@@ -896,6 +912,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, text_shards_train);
     tcase_add_test(tc, eager_proxy_by_hand);
     tcase_add_test(tc, delayed_by_hand);
+    tcase_add_test(tc, per_worker_tau_by_hand);
     tcase_add_test(tc, eager_one_replica_is_diloco);
     tcase_add_test(tc, more_fragments_than_steps_numerics);
     suite_add_tcase(s, tc);

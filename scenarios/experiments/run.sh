@@ -2,7 +2,7 @@
 # run.sh -- the small-scale training experiments of docs/experiments.md:
 # every variant of scenarios/experiments/markov.json through `dilosim
 # train` (at low priority, one after the other), then a results table and
-# the loss plots.  About 45 minutes on two cores (29 runs).
+# the loss plots.  About an hour on two cores (38 runs).
 #
 # A variant whose CSV and summary are already there is not run again, so
 # an interrupted run resumes where it stopped; FORCE=1 runs everything;
@@ -27,7 +27,8 @@ mkdir -p "$out"
 # (e) comes from the extra evaluations of the "streaming" and
 # "tau1_alpha0" runs; the seed 2
 # pair measures how much a difference between two runs is noise; (g) the
-# overlaps of the eager-updates paper at H 30, two seeds.
+# overlaps of the eager-updates paper at H 30, two seeds; (h) the second
+# replica's tau 1..10 with the first's at 1.
 variants="dp diloco streaming streaming_fp32
   tau0_alpha0.5 tau2_alpha0.5 tau5_alpha0.5 tau10_alpha0.5
   tau0_alpha0 tau1_alpha0 tau2_alpha0 tau5_alpha0 tau10_alpha0
@@ -36,17 +37,24 @@ variants="dp diloco streaming streaming_fp32
   h30_none_seed2 h30_inner_seed2 h30_delayed_seed2 h30_delayed_lr_seed2
   h30_eager_seed2"
 
-for v in $variants; do
+# one NAME ARG...: the run NAME (dilosim train with ARG...), unless its CSV
+# and summary are there already (or PLOTS_ONLY).
+one() {
+  v=$1
+  shift
   if [ -n "$PLOTS_ONLY" ] || { [ -z "$FORCE" ] && [ -s "$out/$v.csv" ] &&
                                [ -s "$out/$v.json" ]; }; then
     [ -s "$out/$v.json" ] || { echo "experiments: no $out/$v.json" >&2; exit 1; }
-    continue
+    return 0
   fi
   echo "experiments: $v ($(date +%H:%M:%S))" >&2
-  nice -n 10 "$bin" train "$sc" --variant "$v" --out "$out/$v.csv" \
-    >"$out/$v.json.tmp"
+  nice -n 10 "$bin" train "$sc" "$@" --out "$out/$v.csv" >"$out/$v.json.tmp"
   mv "$out/$v.json.tmp" "$out/$v.json"
-done
+}
+
+for v in $variants; do one "$v" --variant "$v"; done
+# (h): the base with the second replica's tau k, the first's 1 (tau_1_k).
+for k in 2 3 4 5 6 7 8 9 10; do one "tau_1_$k" --set "method.tau=[1, $k]"; done
 
 # val KEY FILE: a number (or string) of a summary, "" when absent.
 val() {
@@ -116,6 +124,15 @@ awk -F, 'BEGIN {
         100 * (a - a0) / a0, 100 * (b - b0) / b0 }'
   done
 } >"$out/overlap.md"
+
+# tau2.csv: (h), final outer eval loss against the second replica's tau.
+{
+  echo "tau_2,eval_loss_outer_nats"
+  echo "1,$(val eval_loss_outer_nats "$out/streaming.json")"
+  for k in 2 3 4 5 6 7 8 9 10; do
+    echo "$k,$(val eval_loss_outer_nats "$out/tau_1_$k.json")"
+  done
+} >"$out/tau2.csv"
 
 # The figures.
 plot() { gnuplot -e "out='$out/$1'" -e "$2" "$root/plots/loss.gp"; }

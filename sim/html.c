@@ -164,6 +164,9 @@ static const char style[] =
     "thead th{background:#eef1f5}\n"
     "tr.group th{background:#e3eaf3;font-weight:bold}\n"
     "td.num{text-align:right}\n"
+    "div.wide{overflow-x:auto}\n"
+    "table.assumptions{font-size:.9em}\n"
+    "table.assumptions tbody th{min-width:13em}\n"
     "td small,p.note,figcaption,footer{color:#555}\n"
     "p.note,figcaption{font-size:.9em}\n"
     "figure{margin:1em 0}\n"
@@ -228,7 +231,8 @@ static void note(FILE *f, const char *text) {
 enum {
     R_GROUP, R_PARAMS, R_LAYERS, R_STEP, R_SPLIT, R_WORKERS, R_SPEED,
     R_STRAGGLERS, R_UP, R_DOWN, R_LATENCY, R_GBIT, R_COLLECTIVE, R_WINDOW,
-    R_METHOD, R_H, R_FRAGMENTS, R_TAU, R_ALPHA, R_CODEC, R_LATE, R_FAULTS,
+    R_METHOD, R_H, R_FRAGMENTS, R_TAU, R_RULE, R_ALPHA, R_CODEC, R_LATE,
+    R_FAULTS,
     R_CHECKPOINT, R_RECOVERY, R_STEPS, R_SEED, R_TRAIN
 };
 static const struct {
@@ -256,7 +260,8 @@ static const struct {
     {R_METHOD, "method"},
     {R_H, "H: inner steps between syncs of a fragment"},
     {R_FRAGMENTS, "fragments, layout, sync order"},
-    {R_TAU, "overlap tau, steps"},
+    {R_TAU, "overlap"},
+    {R_RULE, "(P, tau) rule"},
     {R_ALPHA, "merge alpha (local weight)"},
     {R_CODEC, "payload codec"},
     {R_LATE, "late syncs"},
@@ -388,7 +393,15 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
         snprintf(buf, len, "%d, %s, %s", s.P, sched_layout_name(s.layout),
                  sched_order_name(s.order));
         break;
-    case R_TAU: snprintf(buf, len, "%d", s.tau); break;
+    case R_TAU:
+        if (s.overlap == SCHED_INNER)
+            snprintf(buf, len, "inner, tau %d step%s", s.tau,
+                     s.tau == 1 ? "" : "s");
+        else
+            snprintf(buf, len, "%s (one outer step)",
+                     sched_overlap_name(s.overlap));
+        break;
+    case R_RULE: snprintf(buf, len, "%s", sched_rule_name(s.rule)); break;
     case R_ALPHA: snprintf(buf, len, "%s", html_number(s.alpha, a)); break;
     case R_CODEC:
         codec_text(s.method == SCHED_DP ? c->dp_codec : c->codec, buf, len);
@@ -421,8 +434,8 @@ void html_assumptions(FILE *f, int n, const char *const *names,
                       const scn_config *cfg) {
     char (*v)[CELL_MAX] = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
     if (!v) return; /* out of memory: the stream's error shows it */
-    fputs("<table class=\"assumptions\">\n<thead><tr><th>assumption</th>",
-          f);
+    fputs("<div class=\"wide\"><table class=\"assumptions\">\n<thead><tr>"
+          "<th>assumption</th>", f);
     for (int i = 0; i < n; i++) cell(f, "th", NULL, names[i]);
     fputs("</tr></thead>\n<tbody>\n", f);
     for (int r = 0; r < NROWS; r++) {
@@ -447,7 +460,7 @@ void html_assumptions(FILE *f, int n, const char *const *names,
         }
         fputs("</tr>\n", f);
     }
-    fputs("</tbody>\n</table>\n", f);
+    fputs("</tbody>\n</table></div>\n", f);
     free(v);
 }
 

@@ -394,10 +394,19 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
                  sched_order_name(s.order));
         break;
     case R_TAU:
-        if (s.overlap == SCHED_INNER)
-            snprintf(buf, len, "inner, tau %d step%s", s.tau,
-                     s.tau == 1 ? "" : "s");
-        else
+        if (s.overlap == SCHED_INNER) {
+            int per = 0;
+            for (int i = 0; i < c->workers; i++) per |= c->tau_extra[i] != 0;
+            int k = per ? snprintf(buf, len, "inner, tau ")
+                        : snprintf(buf, len, "inner, tau %d", s.tau);
+            for (int i = 0; per && i < c->workers && k < (int)len; i++)
+                k += snprintf(buf + k, len - (size_t)k, "%s%d", i ? ", " : "",
+                              s.tau + c->tau_extra[i]);
+            if (k < (int)len)
+                snprintf(buf + k, len - (size_t)k, " step%s%s",
+                         s.tau == 1 && !per ? "" : "s",
+                         per ? " (per worker)" : "");
+        } else
             snprintf(buf, len, "%s (one outer step)",
                      sched_overlap_name(s.overlap));
         break;

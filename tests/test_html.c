@@ -150,6 +150,8 @@ START_TEST(assumptions_merge_equal_rows) {
     scn_defaults(&cfg[1]);
     cfg[1].sched.method = SCHED_DP;
     cfg[1].latency_ms[0] = cfg[1].latency_ms[1] = 30;
+    cfg[0].sched.tau = 1;      /* per worker: 1 and 3 */
+    cfg[0].tau_extra[1] = 2;
     const char *names[] = {"stream<ing>", "dp"};
     capture c;
     html_assumptions(cap_open(&c), 2, names, cfg);
@@ -164,6 +166,9 @@ START_TEST(assumptions_merge_equal_rows) {
                                     "(streaming)</td><td>data-parallel (dp)"
                                     "</td>"));
     ck_assert_ptr_nonnull(strstr(t, "<td>100</td><td>1</td>")); /* H */
+    ck_assert_ptr_nonnull(strstr(t, "<th>overlap</th><td>inner, tau 1, 3 "
+                                    "steps (per worker)</td><td>inner, tau 0 "
+                                    "steps</td>"));
     ck_assert_ptr_nonnull(strstr(t, "<th>one-way latency, ms</th><td>0</td>"
                                     "<td>30</td>"));
     ck_assert_ptr_nonnull(strstr(t, "<tr class=\"group\"><th colspan=\"3\">"

@@ -1,7 +1,7 @@
 # dilosim -- build, test, demo.  `make help` lists the targets.
 
 PKGS      := gsl libcjson check
-DEB_PKGS  := libgsl-dev libcjson-dev check gnuplot-nox pkg-config libopenblas-dev
+DEB_PKGS  := libgsl-dev libcjson-dev check gnuplot-nox pkg-config libopenblas-dev chromium
 
 # BLAS: OpenBLAS when pkg-config finds it (models/tensor.c then includes
 # <cblas.h> and makes it single-threaded per call), else GSL's gslcblas.
@@ -51,6 +51,9 @@ help:
 	@echo "make plots      run the paper sweeps and draw the figures (plots/out/)"
 	@echo "make reproduce  make plots, then Table 4 next to the paper's"
 	@echo "make experiments  the training comparisons of docs/experiments.md (~30 min)"
+	@echo "make report     the HTML report of the paper setups (plots/out/report.html)"
+	@echo "make install    install under PREFIX (/usr/local; DESTDIR honoured)"
+	@echo "make uninstall  remove what make install put there"
 	@echo "make clean      remove build outputs"
 
 # Installs the Debian packages that are missing (sudo when not root).
@@ -156,5 +159,50 @@ reproduce: plots
 
 clean:
 	rm -rf build build-asan bin plots/out
+
+# The HTML report of the three paper setups (dilosim report).
+.PHONY: report install uninstall
+report: deps
+	@$(MAKE) --no-print-directory bin/dilosim
+	@mkdir -p plots/out
+	bin/dilosim report scenarios/paper/1b.json scenarios/paper/10b.json \
+	  scenarios/paper/100b.json --out plots/out/report.html
+	@echo "report in plots/out/report.html"
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the binaries, the man
+# page, bash completion, the scenarios and plot scripts (share/dilosim/,
+# in the tree's layout, so the scripts find the scenarios).  Nothing
+# outside $(DESTDIR)$(PREFIX) is touched.  bin/dilosim-mpi is installed
+# when it has been built.
+PREFIX    ?= /usr/local
+INST      = $(DESTDIR)$(PREFIX)
+INST_DATA = $(INST)/share/dilosim
+DATA_FILES = $(shell find scenarios -type f | LC_ALL=C sort) \
+             $(wildcard plots/*.gp plots/*.sh)
+DATA_DIRS  = $(shell find scenarios -type d | LC_ALL=C sort) plots
+
+install: bin/dilosim
+	install -d -m 755 "$(INST)/bin" "$(INST)/share/man/man1" \
+	  "$(INST)/share/bash-completion/completions"
+	install -m 755 bin/dilosim "$(INST)/bin/dilosim"
+	if [ -f bin/dilosim-mpi ]; then \
+	  install -m 755 bin/dilosim-mpi "$(INST)/bin/dilosim-mpi"; fi
+	install -m 644 docs/dilosim.1 "$(INST)/share/man/man1/dilosim.1"
+	install -m 644 docs/dilosim.bash-completion \
+	  "$(INST)/share/bash-completion/completions/dilosim"
+	@for d in $(DATA_DIRS); do install -d -m 755 "$(INST_DATA)/$$d" || exit 1; done
+	@for f in $(DATA_FILES); do \
+	  m=644; if [ -x "$$f" ]; then m=755; fi; \
+	  install -m $$m "$$f" "$(INST_DATA)/$$f" || exit 1; done
+	@echo "installed under $(INST)"
+
+uninstall:
+	rm -f "$(INST)/bin/dilosim" "$(INST)/bin/dilosim-mpi" \
+	  "$(INST)/share/man/man1/dilosim.1" \
+	  "$(INST)/share/bash-completion/completions/dilosim"
+	@for f in $(DATA_FILES); do rm -f "$(INST_DATA)/$$f"; done
+	@for d in $$(printf '%s\n' $(DATA_DIRS) | LC_ALL=C sort -r); do \
+	  if [ -d "$(INST_DATA)/$$d" ]; then rmdir "$(INST_DATA)/$$d" 2>/dev/null || :; fi; \
+	done; if [ -d "$(INST_DATA)" ]; then rmdir "$(INST_DATA)" 2>/dev/null || :; fi
 
 include tests/fuzz/fuzz.mk

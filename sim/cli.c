@@ -16,6 +16,7 @@
 #include "../models/msg.h"
 #include "../models/pool.h"
 #include "outfile.h"
+#include "table.h"
 #include "version.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
@@ -44,7 +45,14 @@ enum {
 int cli_parse(const char *cmd, const char *help, int argc, char **argv,
               const char *const *extra, const char *const *flags,
               cli_options *o) {
+    return cli_parse_files(cmd, help, argc, argv, extra, flags, 1, o);
+}
+
+int cli_parse_files(const char *cmd, const char *help, int argc, char **argv,
+                    const char *const *extra, const char *const *flags,
+                    int max_files, cli_options *o) {
     memset(o, 0, sizeof *o);
+    if (max_files > CLI_MAX_FILES) max_files = CLI_MAX_FILES;
     int nextra = 0, nflags = 0;
     while (extra && extra[nextra]) nextra++;
     while (flags && flags[nflags]) nflags++;
@@ -116,10 +124,11 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv,
         }
     }
     for (int i = optind; i < gargc; i++) {
-        if (o->scenario)
+        if (o->nfiles == max_files)
             return cli_usage_error(cmd, "unexpected argument '%s'", gargv[i]);
-        o->scenario = gargv[i];
+        o->files[o->nfiles++] = gargv[i];
     }
+    o->scenario = o->files[0];
     o->progress = progress_mode;
     if (!o->scenario) return cli_usage_error(cmd, "no scenario file given");
     return 0;
@@ -163,6 +172,47 @@ int cli_jobs(const cli_options *o, const char *cmd, int *jobs) {
         return cli_usage_error(cmd, "--jobs must be an integer in 1..%d "
                                "(got '%s')", CLI_MAX_JOBS, s);
     *jobs = (int)n;
+    return 0;
+}
+
+int cli_fraction(const cli_options *o, const char *cmd, const char *name,
+                 double def, double *out) {
+    const char *v = cli_value(o, name);
+    char *end;
+    if (!v && isnan(def)) return cli_usage_error(cmd, "%s is required", name);
+    *out = def;
+    if (!v) return 0;
+    *out = strtod(v, &end);
+    if (*v == 0 || *end || !(*out > 0 && *out <= 1))
+        return cli_usage_error(cmd, "%s: '%s' is not a number in (0, 1]",
+                               name, v);
+    return 0;
+}
+
+int cli_thresholds(const cli_options *o, const char *cmd, const char *def,
+                   double **out, int *n) {
+    char err[512];
+    const char *v = cli_value(o, "--thresholds");
+    if (table_parse_numbers("--thresholds", v ? v : def, TABLE_MAX_THRESHOLDS,
+                            out, n, err, sizeof err))
+        return cli_usage_error(cmd, "%s", err);
+    for (int i = 0; i < *n; i++)
+        if (!((*out)[i] > 0 && (*out)[i] <= 1))
+            return cli_usage_error(cmd, "--thresholds: %g is not in (0, 1]",
+                                   (*out)[i]);
+    return 0;
+}
+
+int cli_cost(const cli_options *o, plan_cost *cost, int *has) {
+    char err[CLI_ERR_MAX];
+    const char *v = cli_value(o, "--cost");
+    *has = 0;
+    if (!v) return 0;
+    if (plan_cost_load(v, cost, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return CLI_EXIT_INPUT;
+    }
+    *has = 1;
     return 0;
 }
 

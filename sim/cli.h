@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "plan.h"
 #include "scenario.h"
 
 #define CLI_EXIT_OK 0
@@ -18,6 +19,7 @@
 #define CLI_EXIT_INPUT 2
 #define CLI_MAX_SETS 256
 #define CLI_MAX_EXTRA 64
+#define CLI_MAX_FILES 64 /* scenario arguments of one command */
 #define CLI_ERR_MAX 8192 /* a message buffer: room for a path of PATH_MAX */
 
 /* How progress is shown (cli_options.progress). */
@@ -34,7 +36,9 @@ enum {
  * `extra` (long names like "--vary"; each takes one value; repeated ones
  * are collected in order). */
 typedef struct {
-    const char *scenario;
+    const char *scenario;                  /* the first of files[] */
+    const char *files[CLI_MAX_FILES];      /* the scenario arguments */
+    int nfiles;
     const char *out;
     const char *sets[CLI_MAX_SETS];
     int nset;
@@ -61,6 +65,12 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv,
               const char *const *extra, const char *const *flags,
               cli_options *o);
 
+/* cli_parse for a command that takes 1..max_files scenario arguments
+ * (at most CLI_MAX_FILES), in o->files[0..nfiles-1]. */
+int cli_parse_files(const char *cmd, const char *help, int argc, char **argv,
+                    const char *const *extra, const char *const *flags,
+                    int max_files, cli_options *o);
+
 /* The last value given for an extra option, or NULL. */
 const char *cli_value(const cli_options *o, const char *name);
 
@@ -78,6 +88,23 @@ int cli_values(const cli_options *o, const char *cmd, const char *name,
  * Returns 0, or CLI_EXIT_INPUT after a usage error. */
 #define CLI_MAX_JOBS 1024
 int cli_jobs(const cli_options *o, const char *cmd, int *jobs);
+
+/* Option `name` (e.g. "--target-cu"), a number in (0, 1], into *out;
+ * absent, *out = def, or with def NAN a usage error ("NAME is
+ * required").  Returns 0, or CLI_EXIT_INPUT after a usage error. */
+int cli_fraction(const cli_options *o, const char *cmd, const char *name,
+                 double def, double *out);
+
+/* --thresholds LIST (absent: the list def): CU thresholds, increasing,
+ * each in (0, 1], into *out (malloc'ed; free it) and *n.  Returns 0, or
+ * CLI_EXIT_INPUT after a usage error. */
+int cli_thresholds(const cli_options *o, const char *cmd, const char *def,
+                   double **out, int *n);
+
+/* --cost FILE.json: the prices in *cost and *has 1 (absent: *has 0).
+ * Returns 0, or CLI_EXIT_INPUT after printing the cost file's one-line
+ * message. */
+int cli_cost(const cli_options *o, plan_cost *cost, int *has);
 
 /* Writes the command's output to --out (outfile.h: whole or not at all,
  * devices and FIFOs written through) or stdout through write(f, ctx).
@@ -134,5 +161,6 @@ int cli_sweep(int argc, char **argv);
 int cli_table(int argc, char **argv);
 int cli_plan(int argc, char **argv);
 int cli_train(int argc, char **argv);
+int cli_report(int argc, char **argv);
 
 #endif

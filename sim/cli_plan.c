@@ -67,26 +67,6 @@ static const char help[] =
 
 /* ---- text -------------------------------------------------------------- */
 
-static void least_text(const plan_method *m, char *buf, size_t n) {
-    if (m->least.status == TABLE_NOT_REACHED)
-        snprintf(buf, n, "> %g", PLAN_MAX_GBPS);
-    else if (m->least.status == TABLE_AT_START)
-        snprintf(buf, n, "<= %g", PLAN_MIN_GBPS);
-    else
-        snprintf(buf, n, "%.4g", m->least.v_hi);
-}
-
-static void latency_text(const plan_method *m, char *buf, size_t n) {
-    if (m->least.status == TABLE_NOT_REACHED)
-        snprintf(buf, n, "-");
-    else if (m->latency.status == TABLE_AT_START)
-        snprintf(buf, n, "> %g", PLAN_MAX_LATENCY_MS);
-    else if (m->latency.status == TABLE_NOT_REACHED)
-        snprintf(buf, n, "none");
-    else
-        snprintf(buf, n, "%.4g", m->latency.v_hi);
-}
-
 /* The width of the method column. */
 static int name_width(const plan_result *r) {
     int w = 6;
@@ -118,13 +98,9 @@ static void write_methods(FILE *f, const plan_result *r) {
             "CU", "latency limit ms", "(at Gbit/s)");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
-        char least[32], cu[32] = "-", lat[32], at[32] = "-";
-        least_text(m, least, sizeof least);
-        latency_text(m, lat, sizeof lat);
-        if (m->least.status != TABLE_NOT_REACHED) {
-            snprintf(cu, sizeof cu, "%.4f", m->least.cu_hi);
-            snprintf(at, sizeof at, "%.4g", m->latency_gbps);
-        }
+        char least[PLAN_CELL_MAX], cu[PLAN_CELL_MAX], lat[PLAN_CELL_MAX];
+        char at[PLAN_CELL_MAX];
+        plan_method_text(m, least, cu, lat, at);
         fprintf(f, "%-*s %14s %8s %18s %14s\n", w, m->name, least, cu, lat,
                 at);
     }
@@ -133,14 +109,6 @@ static void write_methods(FILE *f, const plan_result *r) {
             ">= the target,\nat %g x the least bandwidth.\n",
             PLAN_LATENCY_MARGIN);
     write_notes(f, r);
-}
-
-/* "least", "cheapest", "cheapest overall" as they apply. */
-static void option_note(const plan_option *o, char *buf, size_t n) {
-    const char *cheap = o->cheapest_overall  ? "cheapest overall"
-                        : o->cheapest_method ? "cheapest" : "";
-    snprintf(buf, n, "%s%s%s", o->is_least ? "least" : "",
-             o->is_least && *cheap ? ", " : "", cheap);
 }
 
 static void write_costs(FILE *f, const plan_result *r) {
@@ -157,7 +125,7 @@ static void write_costs(FILE *f, const plan_result *r) {
         for (int k = 0; k < m->noptions; k++) {
             const plan_option *o = &m->option[k];
             char note[64];
-            option_note(o, note, sizeof note);
+            plan_option_note(o, note, sizeof note);
             fprintf(f, "%-*s %10.4g %8.4f %12.0f %14.0f %12.0f%s%s\n", w,
                     m->name, o->gbps, o->cu, o->wan_usd, o->idle_usd,
                     o->total_usd, *note ? "  " : "", note);
@@ -287,22 +255,11 @@ typedef struct {
 } plan_args;
 
 static int parse_args(const cli_options *o, plan_args *a) {
-    char err[1024], *end;
-    const char *v = cli_value(o, "--target-cu");
-    if (!v) return cli_usage_error("plan", "--target-cu is required");
-    a->target = strtod(v, &end);
-    if (*v == 0 || *end || !(a->target > 0 && a->target <= 1))
-        return cli_usage_error("plan", "--target-cu: '%s' is not a number in "
-                               "(0, 1]", v);
-    if ((v = cli_value(o, "--cost"))) {
-        if (plan_cost_load(v, &a->cost, err, sizeof err)) {
-            fprintf(stderr, "%s\n", err);
-            return CLI_EXIT_INPUT;
-        }
-        a->has_cost = 1;
-    }
-    int rc = cli_jobs(o, "plan", &a->jobs);
-    if (rc) return rc;
+    int rc;
+    if ((rc = cli_fraction(o, "plan", "--target-cu", NAN, &a->target)) ||
+        (rc = cli_cost(o, &a->cost, &a->has_cost)) ||
+        (rc = cli_jobs(o, "plan", &a->jobs)))
+        return rc;
     return cli_values(o, "plan", "--variant", a->variants, SCN_MAX_VARIANTS,
                       &a->nvariants);
 }

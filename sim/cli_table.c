@@ -67,14 +67,6 @@ static const char help[] =
 #define DEFAULT_GRID "logspace:-1:3:50"
 #define DEFAULT_KEY "network.bandwidth_gbps"
 
-static const char *method_name(const table_crossing *x) {
-    switch (x->status) {
-    case TABLE_AT_START: return "below_grid";
-    case TABLE_NOT_REACHED: return "not_reached";
-    default: return x->method == TABLE_BRENT ? "brent" : "bisection";
-    }
-}
-
 /* A CSV field, quoted (RFC 4180) when it holds a comma, quote or break. */
 static void csv_text(FILE *f, const char *s) {
     if (!strpbrk(s, ",\"\r\n")) {
@@ -104,7 +96,7 @@ static void write_csv(FILE *f, const table_result *r) {
             cli_csv_number(f, row->exact.v);
             fputc(',', f);
             cli_csv_number(f, row->exact.cu);
-            fprintf(f, ",%s\n", method_name(&row->exact));
+            fprintf(f, ",%s\n", table_method_name(&row->exact));
         }
 }
 
@@ -119,22 +111,10 @@ static void write_block(FILE *f, const table_block *b, const char *key,
             "exact crossing", "CU at crossing", "method");
     for (int i = 0; i < b->nrows; i++) {
         const table_row *row = &b->row[i];
-        char first[32] = "-", exact[32], cu[32] = "-";
-        const char *how = "-";
-        if (row->grid_index >= 0)
-            snprintf(first, sizeof first, "%.1f", row->grid_value);
-        switch (row->exact.status) {
-        case TABLE_AT_START:
-            snprintf(exact, sizeof exact, "<= %.4g", values[0]);
-            break;
-        case TABLE_NOT_REACHED:
-            snprintf(exact, sizeof exact, "> %.4g", values[b->npoints - 1]);
-            break;
-        default:
-            snprintf(exact, sizeof exact, "%#.4g", row->exact.v);
-            snprintf(cu, sizeof cu, "%.4f", row->exact.cu);
-            how = method_name(&row->exact);
-        }
+        char first[TABLE_CELL_MAX], exact[TABLE_CELL_MAX], cu[TABLE_CELL_MAX];
+        table_row_text(row, values, b->npoints, first, exact, cu);
+        const char *how = row->exact.status == TABLE_FOUND
+                              ? table_method_name(&row->exact) : "-";
         fprintf(f, "%9g  %16s  %14s  %14s  %s\n", row->threshold, first, exact,
                 cu, how);
     }
@@ -154,21 +134,10 @@ typedef struct {
     int nvariants;
 } table_args;
 
-static int parse_thresholds(const char *spec, table_args *a) {
-    char err[512];
-    if (table_parse_numbers("--thresholds", spec, TABLE_MAX_THRESHOLDS,
-                            &a->thresholds, &a->nthresholds, err, sizeof err))
-        return cli_usage_error("table", "%s", err);
-    for (int i = 0; i < a->nthresholds; i++)
-        if (!(a->thresholds[i] > 0 && a->thresholds[i] <= 1))
-            return cli_usage_error("table", "--thresholds: %g is not in (0, 1]",
-                                   a->thresholds[i]);
-    return 0;
-}
-
 static int parse_args(const cli_options *o, table_args *a) {
-    const char *v = cli_value(o, "--thresholds");
-    int rc = parse_thresholds(v ? v : DEFAULT_THRESHOLDS, a);
+    const char *v;
+    int rc = cli_thresholds(o, "table", DEFAULT_THRESHOLDS, &a->thresholds,
+                            &a->nthresholds);
     if (rc) return rc;
     a->grid_spec = (v = cli_value(o, "--grid")) ? v : DEFAULT_GRID;
     char err[512];

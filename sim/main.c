@@ -27,6 +27,7 @@ static const char usage[] =
     "  table SCENARIO.json  bandwidth needed per compute-utilization threshold\n"
     "  plan SCENARIO.json   least bandwidth, latency limit and costs per method\n"
     "  train SCENARIO.json  train the scenario's small model for real: loss CSV\n"
+    "  report SCENARIO...   one HTML page of figures and tables, per scenario\n"
     "\n"
     "  version              print the version (also --version)\n"
     "\n"
@@ -44,6 +45,7 @@ static const struct {
     {"table", cli_table},
     {"plan", cli_plan},
     {"train", cli_train},
+    {"report", cli_report},
 };
 
 /* Flushes and closes stdout: what was lost in its buffer is reported

@@ -475,3 +475,34 @@ int plan_compute_progress(const plan_spec *spec, table_progress_fn progress,
     free(w);
     return rc;
 }
+
+void plan_method_text(const plan_method *m, char least[PLAN_CELL_MAX],
+                      char cu[PLAN_CELL_MAX], char latency[PLAN_CELL_MAX],
+                      char at[PLAN_CELL_MAX]) {
+    snprintf(cu, PLAN_CELL_MAX, "-");
+    snprintf(at, PLAN_CELL_MAX, "-");
+    if (m->least.status == TABLE_NOT_REACHED) {
+        snprintf(least, PLAN_CELL_MAX, "> %g", PLAN_MAX_GBPS);
+        snprintf(latency, PLAN_CELL_MAX, "-");
+        return;
+    }
+    if (m->least.status == TABLE_AT_START)
+        snprintf(least, PLAN_CELL_MAX, "<= %g", PLAN_MIN_GBPS);
+    else
+        snprintf(least, PLAN_CELL_MAX, "%.4g", m->least.v_hi);
+    snprintf(cu, PLAN_CELL_MAX, "%.4f", m->least.cu_hi);
+    snprintf(at, PLAN_CELL_MAX, "%.4g", m->latency_gbps);
+    if (m->latency.status == TABLE_AT_START)
+        snprintf(latency, PLAN_CELL_MAX, "> %g", PLAN_MAX_LATENCY_MS);
+    else if (m->latency.status == TABLE_NOT_REACHED)
+        snprintf(latency, PLAN_CELL_MAX, "none");
+    else
+        snprintf(latency, PLAN_CELL_MAX, "%.4g", m->latency.v_hi);
+}
+
+void plan_option_note(const plan_option *o, char *buf, size_t n) {
+    const char *cheap = o->cheapest_overall  ? "cheapest overall"
+                        : o->cheapest_method ? "cheapest" : "";
+    snprintf(buf, n, "%s%s%s", o->is_least ? "least" : "",
+             o->is_least && *cheap ? ", " : "", cheap);
+}

@@ -140,4 +140,21 @@ int plan_compute_progress(const plan_spec *spec, table_progress_fn progress,
                           void *ctx, plan_result *out, char *err,
                           size_t errlen);
 
+/* Bytes of one cell of plan_method_text, with the NUL. */
+#define PLAN_CELL_MAX 32
+
+/* A method's answers as `dilosim plan` prints them: the least bandwidth
+ * ("%.4g" Gbit/s, "> 100000" when not reached, "<= 0.01" below the
+ * range), CU there ("%.4f"), the latency limit ("%.4g" ms, "> 1000" when
+ * CU stays above the target, "none" when not even 0 ms is enough) and
+ * the bandwidth it was found at ("%.4g"); "-" where there is no least
+ * bandwidth. */
+void plan_method_text(const plan_method *m, char least[PLAN_CELL_MAX],
+                      char cu[PLAN_CELL_MAX], char latency[PLAN_CELL_MAX],
+                      char at[PLAN_CELL_MAX]);
+
+/* A priced option's marks: "least", "cheapest", "cheapest overall",
+ * joined by ", " ("" when none applies). */
+void plan_option_note(const plan_option *o, char *buf, size_t n);
+
 #endif

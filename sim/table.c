@@ -524,3 +524,31 @@ int table_parse_numbers(const char *label, const char *spec, int max,
     return rc;
 }
 
+
+const char *table_method_name(const table_crossing *x) {
+    switch (x->status) {
+    case TABLE_AT_START: return "below_grid";
+    case TABLE_NOT_REACHED: return "not_reached";
+    default: return x->method == TABLE_BRENT ? "brent" : "bisection";
+    }
+}
+
+void table_row_text(const table_row *row, const double *values, int n,
+                    char first[TABLE_CELL_MAX], char exact[TABLE_CELL_MAX],
+                    char cu[TABLE_CELL_MAX]) {
+    snprintf(first, TABLE_CELL_MAX, "-");
+    snprintf(cu, TABLE_CELL_MAX, "-");
+    if (row->grid_index >= 0)
+        snprintf(first, TABLE_CELL_MAX, "%.1f", row->grid_value);
+    switch (row->exact.status) {
+    case TABLE_AT_START:
+        snprintf(exact, TABLE_CELL_MAX, "<= %.4g", values[0]);
+        break;
+    case TABLE_NOT_REACHED:
+        snprintf(exact, TABLE_CELL_MAX, "> %.4g", values[n - 1]);
+        break;
+    default:
+        snprintf(exact, TABLE_CELL_MAX, "%#.4g", row->exact.v);
+        snprintf(cu, TABLE_CELL_MAX, "%.4f", row->exact.cu);
+    }
+}

@@ -259,4 +259,20 @@ int table_parallel_progress(int n, int jobs,
                             void *ctx, table_progress *pr, char *err,
                             size_t errlen);
 
+/* How a row's crossing was found, as the table and its CSV name it:
+ * "brent", "bisection", "below_grid" (AT_START), "not_reached". */
+const char *table_method_name(const table_crossing *x);
+
+/* Bytes of one cell of table_row_text, with the NUL. */
+#define TABLE_CELL_MAX 32
+
+/* A row as the readable table prints it, given the grid's values[0..n-1]:
+ * first, the first grid value reaching the threshold ("%.1f", the paper's
+ * convention; "-" when none does); exact, the crossing ("%#.4g"; "<= V"
+ * when the first grid value V already reaches it, "> V" when the last
+ * does not); cu, CU at the crossing ("%.4f", or "-"). */
+void table_row_text(const table_row *row, const double *values, int n,
+                    char first[TABLE_CELL_MAX], char exact[TABLE_CELL_MAX],
+                    char cu[TABLE_CELL_MAX]);
+
 #endif

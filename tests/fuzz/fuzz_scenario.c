@@ -92,9 +92,14 @@ static void check_config(const scn_config *c) {
                   c->straggler_slowdown);
     const sched_spec *s = &c->sched;
     if (s->layers != c->layers) fuzz_fail("sched.layers %d", s->layers);
-    if (s->H < 1 || s->P < 1 || s->P > s->H || s->P > s->layers)
+    /* the paper rule: P <= L, tau < H; torchft's (and the sliced
+     * layout's): P <= H, tau < floor(H/P); outer overlaps: tau 0 */
+    int narrow = s->rule == SCHED_RULE_TORCHFT || s->layout == SCHED_SLICED;
+    if (s->H < 1 || s->P < 1 || s->P > s->layers || (narrow && s->P > s->H))
         fuzz_fail("schedule H %d P %d L %d", s->H, s->P, s->layers);
-    if (s->tau < 0 || (s->tau > 0 && s->tau >= s->H / s->P))
+    if (s->tau < 0 || s->tau >= s->H ||
+        (s->overlap != SCHED_INNER && s->tau > 0) ||
+        (narrow && s->tau > 0 && s->tau >= s->H / s->P))
         fuzz_fail("schedule tau %d (H %d P %d)", s->tau, s->H, s->P);
     if (!in(s->alpha, 0, 1)) fuzz_fail("method.alpha %g", s->alpha);
     if (c->faults.trace != NULL) fuzz_fail("faults.trace is not NULL");

@@ -1,0 +1,71 @@
+/*
+ * gnuplot.h -- line figures drawn by gnuplot as SVG text, for the HTML
+ * report (`dilosim report`).
+ *
+ * A figure is described as plain data (curves of x, y points, axis labels
+ * and ranges); gnuplot_script writes the gnuplot program that draws it
+ * with the data inline (datablocks) and the SVG on standard output, and
+ * gnuplot_svg runs `gnuplot`, found on PATH, as a child process: the
+ * program goes to its standard input and the SVG comes back through a
+ * pipe, so no file is written anywhere.  Text in the figure (labels,
+ * curve titles) is drawn as given (gnuplot's enhanced-text markup is off)
+ * and escaped by gnuplot's SVG terminal.
+ */
+#ifndef DILOSIM_GNUPLOT_H
+#define DILOSIM_GNUPLOT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define GNUPLOT_MAX_OUTPUT (64 << 20) /* the largest SVG accepted, bytes */
+
+/* One curve: n points (x[i], y[i]); points that are not finite, or with
+ * x <= 0 on a log x axis, are left out. */
+typedef struct {
+    const char *title;        /* legend entry; NULL: none */
+    int n;
+    const double *x, *y;
+    int dashed;               /* 1: a dashed line without points */
+} gnuplot_curve;
+
+typedef struct {
+    const char *title;        /* above the plot; NULL: none */
+    const char *xlabel, *ylabel;
+    int logx;                 /* 1: log10 x axis */
+    double xmin, xmax;        /* NAN: automatic */
+    double ymin, ymax;        /* NAN: automatic */
+    int width, height;        /* pixels; <= 0: 900 x 480 */
+    const char *key;          /* gnuplot `set key` arguments; NULL:
+                                 "outside below horizontal" */
+    int ncurves;
+    const gnuplot_curve *curve;
+} gnuplot_figure;
+
+/* Writes s as a gnuplot single-quoted string ('' for a quote; control
+ * characters, which would end the command, as blanks). */
+void gnuplot_quote(FILE *f, const char *s);
+
+/* Writes the gnuplot program of fig: the svg terminal on standard
+ * output, each curve's points as a datablock, one `plot` command. */
+void gnuplot_script(FILE *f, const gnuplot_figure *fig);
+
+/* Runs `gnuplot` (from PATH) on the program script[0..len-1] and returns
+ * what it wrote on standard output in *out (malloc'ed, NUL-terminated;
+ * its length in *outlen).  Returns 0, or a negative MSG_E* code with one
+ * line in err: MSG_EFAIL when gnuplot is not on PATH ("gnuplot: not
+ * found on PATH ..."), cannot be started, or ends with an error (the
+ * last line it wrote on stderr is quoted), MSG_ENOMEM, MSG_EIO.  *out is
+ * NULL on failure. */
+int gnuplot_run(const char *script, size_t len, char **out, size_t *outlen,
+                char *err, size_t errlen);
+
+/* Checks that gnuplot runs and has the svg terminal (a short program of
+ * its own).  Returns 0 or gnuplot_run's error. */
+int gnuplot_check(char *err, size_t errlen);
+
+/* gnuplot_script, then gnuplot_run: the figure as an SVG document in
+ * *svg (malloc'ed).  Returns 0 or gnuplot_run's error. */
+int gnuplot_svg(const gnuplot_figure *fig, char **svg, char *err,
+                size_t errlen);
+
+#endif

@@ -1,7 +1,8 @@
 # dilosim -- build, test, demo.  `make help` lists the targets.
 
 PKGS      := gsl libcjson check
-DEB_PKGS  := libgsl-dev libcjson-dev check gnuplot-nox pkg-config libopenblas-dev
+DEB_PKGS  := libgsl-dev libcjson-dev check gnuplot-nox pkg-config libopenblas-dev \
+             libopenmpi-dev openmpi-bin
 
 # BLAS: OpenBLAS when pkg-config finds it (models/tensor.c then includes
 # <cblas.h> and makes it single-threaded per call), else GSL's gslcblas.
@@ -55,7 +56,8 @@ help:
 
 # Installs the Debian packages that are missing (sudo when not root).
 deps:
-	@if pkg-config --exists $(PKGS) openblas 2>/dev/null && command -v gnuplot >/dev/null; then :; else \
+	@if pkg-config --exists $(PKGS) openblas $(MPI_PKG) 2>/dev/null && command -v gnuplot >/dev/null \
+	  && command -v mpirun >/dev/null; then :; else \
 	  echo "installing: $(DEB_PKGS)"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && \
@@ -98,6 +100,19 @@ $(B)/bench/%: bench/%.c $(B)/libdilosim.a
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libdilosim.a $(LDLIBS)
 
 -include $(LIB_OBJ:.o=.d) $(B)/obj/sim/main.d
+
+# bin/dilosim-mpi (sim/mpi/, not in the library): sweep, table and plan
+# over the ranks of an MPI job, built when pkg-config knows Open MPI.
+MPI_PKG   := ompi-c
+HAVE_MPI  := $(shell pkg-config --exists $(MPI_PKG) 2>/dev/null && echo 1)
+MPI_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(wildcard sim/mpi/*.c))
+MPI_BIN   := $(if $(HAVE_MPI),bin/dilosim-mpi)
+$(MPI_OBJ): CFLAGS += $(shell pkg-config --cflags $(MPI_PKG) 2>/dev/null)
+bin/dilosim-mpi $(B)/dilosim-mpi: $(MPI_OBJ) $(B)/libdilosim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(MPI_PKG)) $(LDLIBS)
+all check: $(MPI_BIN)
+-include $(MPI_OBJ:.o=.d)
 
 demo: deps
 	@$(MAKE) --no-print-directory bin/dilosim

@@ -111,7 +111,7 @@ $(MPI_OBJ): CFLAGS += $(shell pkg-config --cflags $(MPI_PKG) 2>/dev/null)
 bin/dilosim-mpi $(B)/dilosim-mpi: $(MPI_OBJ) $(B)/libdilosim.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(MPI_PKG)) $(LDLIBS)
-all check: $(MPI_BIN)
+all check bench: $(MPI_BIN)
 -include $(MPI_OBJ:.o=.d)
 
 demo: deps
@@ -143,6 +143,7 @@ asan: $(TEST_BIN) $(B)/dilosim
 bench: bin/dilosim $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 	@bench/bench_sweeps.sh bin/dilosim
+	@[ ! -x bin/dilosim-mpi ] || bench/bench_mpi.sh bin/dilosim
 
 # Figures: the sweeps behind them, then gnuplot (a gnuplot error fails).
 plots: deps

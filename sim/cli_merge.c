@@ -55,8 +55,10 @@ int cli_merge(int argc, char **argv) {
             fputs(help, stdout);
             return CLI_EXIT_OK;
         }
-        if (c == 'o') out = optarg;
-        else if (c == ':') return cli_usage_error("merge", "%s needs a value", a);
+        if (c == 'o')
+            out = optarg;
+        else if (c == ':')
+            return cli_usage_error("merge", "%s needs a value", a);
         else if (c == '?' && optopt > 0 && optopt < 256)
             return cli_usage_error("merge", "unknown option '-%c'", optopt);
         else if (c == '?')

@@ -28,7 +28,7 @@ typedef int (*fork_fn)(void *ctx, int64_t i, char **bytes, size_t *len,
                        char *err, size_t errlen);
 
 static inline int fork_call(fork_fn fn, void *ctx, int64_t i, char **bytes,
-                     size_t *len, char *err, size_t errlen) {
+                            size_t *len, char *err, size_t errlen) {
     int fd[2];
     ck_assert_int_eq(pipe(fd), 0);
     pid_t pid = fork();
@@ -80,8 +80,8 @@ typedef struct {
     void *ctx;
 } fork_table;
 
-static inline int fork_table_task(void *ctx, int64_t i, char **bytes, size_t *len,
-                           char *err, size_t errlen) {
+static inline int fork_table_task(void *ctx, int64_t i, char **bytes,
+                                  size_t *len, char *err, size_t errlen) {
     fork_table *t = ctx;
     int rc = t->task(t->ctx, (int)i, err, errlen);
     if (rc) return rc;
@@ -92,9 +92,10 @@ static inline int fork_table_task(void *ctx, int64_t i, char **bytes, size_t *le
 }
 
 /* Counts the batches it ran in *(int *)self. */
-static inline int fork_table_run(void *self, int n, int jobs, table_task_fn task,
-                          table_out_fn out, void *ctx, table_progress *pr,
-                          char *err, size_t errlen) {
+static inline int fork_table_run(void *self, int n, int jobs,
+                                 table_task_fn task, table_out_fn out,
+                                 void *ctx, table_progress *pr, char *err,
+                                 size_t errlen) {
     (void)jobs;
     ++*(int *)self;
     fork_table t = {task, out, ctx};
@@ -122,8 +123,8 @@ static inline int fork_table_run(void *self, int n, int jobs, table_task_fn task
 
 /* ---- sweep_runner ------------------------------------------------------ */
 
-static inline int fork_sweep_row(void *ctx, int64_t j, char **bytes, size_t *len,
-                          char *err, size_t errlen) {
+static inline int fork_sweep_row(void *ctx, int64_t j, char **bytes,
+                                 size_t *len, char *err, size_t errlen) {
     int rc = sweep_compute(ctx, j, bytes, err, errlen);
     *len = *bytes ? strlen(*bytes) : 0;
     return rc;
@@ -131,7 +132,7 @@ static inline int fork_sweep_row(void *ctx, int64_t j, char **bytes, size_t *len
 
 /* Computes the rows last first, each in a child, and delivers them. */
 static inline int fork_sweep_run(void *ctx, sweep *sw, int jobs, char *err,
-                          size_t errlen) {
+                                 size_t errlen) {
     (void)ctx, (void)jobs, (void)err, (void)errlen;
     char msg[2048];
     for (int64_t j = sweep_count(sw) - 1; j >= sweep_kept(sw); j--) {

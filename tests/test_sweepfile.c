@@ -109,7 +109,8 @@ START_TEST(lines_round_trip) {
     /* Without the version, or cut there: the identity alone. */
     ck_assert(sweepfile_parse("# dilosim sweep digest 000000000000002a\n",
                               &back));
-    ck_assert(sweepfile_parse("# dilosim sweep digest 000000000000002a", &back));
+    ck_assert(sweepfile_parse("# dilosim sweep digest 000000000000002a",
+                              &back));
     static const char *const bad[] = {
         "# dilosim sweep digest 000000000000002A\n",
         "# dilosim sweep digest 00000000000002a\n",

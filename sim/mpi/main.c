@@ -31,8 +31,8 @@ static const char usage[] =
     "commands:\n"
     "  sweep SCENARIO.json  a grid of scenarios, one CSV row each (--resume,\n"
     "                       --shard K/N as in dilosim)\n"
-    "  table SCENARIO.json  bandwidth needed per compute-utilization threshold\n"
-    "  plan SCENARIO.json   least bandwidth, latency limit and costs per method\n"
+    "  table SCENARIO.json  bandwidth needed per utilization threshold\n"
+    "  plan SCENARIO.json   least bandwidth, latency limit, costs per method\n"
     "  version              print the version (also --version)\n"
     "\n"
     "Rank 0 hands the points out in order, to its threads and to the ranks\n"
@@ -238,8 +238,9 @@ int main(int argc, char **argv) {
     /* What was lost in stdout's buffer (a full disk) is an error. */
     errno = 0;
     if ((fflush(stdout) || ferror(stdout)) && status == CLI_EXIT_OK) {
-        fprintf(stderr, "dilosim-mpi%s%s: write error: %s\n", argc > 1 ? " " : "",
-                argc > 1 ? argv[1] : "", strerror(errno ? errno : EIO));
+        fprintf(stderr, "dilosim-mpi%s%s: write error: %s\n",
+                argc > 1 ? " " : "", argc > 1 ? argv[1] : "",
+                strerror(errno ? errno : EIO));
         status = CLI_EXIT_RUNTIME;
     }
     return par_end(p, status);

@@ -222,15 +222,11 @@ static void on_message(batch *t, peer *pe, const MPI_Status *st,
         int64_t i = get64(m);
         int rc = get32(m + 8);
         size_t n = (size_t)len - 12;
-        char *res = NULL;
-        if (!rc && (res = malloc(n + 1))) {
-            memcpy(res, m + 12, n);
-            res[n] = 0;
-        }
+        memmove(m, m + 12, n + 1); /* the result (or message) and its NUL */
         pthread_mutex_lock(&t->mu);
-        if (!rc && !res) finish(t, i, NULL, 0, MSG_ENOMEM, "out of memory");
-        else finish(t, i, res, n, rc, rc ? m + 12 : "");
+        finish(t, i, rc ? NULL : m, n, rc, m);
         pthread_mutex_unlock(&t->mu);
+        if (!rc) m = NULL; /* deliver took it */
         pe[w].out--, pe[w].credit++, (*held)--;
     } else if (st->MPI_TAG == TAG_LEAVE) {
         char msg[128];
@@ -323,10 +319,11 @@ static int run_master(batch *t) {
     for (long ns = POLL_MIN_NS;;) {
         int flag, busy = 0;
         MPI_Status st;
-        for (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
-             flag; busy = 1, MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG,
-                                        MPI_COMM_WORLD, &flag, &st))
+        while (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
+                          &st) == MPI_SUCCESS && flag) {
             on_message(t, pe, &st, &held);
+            busy = 1;
+        }
         busy |= hand_out(t, pe, &held);
         int over = held == 0;
         for (int w = 1; w < size; w++) over &= pe[w].asked || p->gone[w];
@@ -419,7 +416,8 @@ static int on_done(batch *t, const char *m, int len, char *err,
     int rc = get32(m), nm = get32(m + 4);
     if (nm < 0 || nm > len - 8) nm = 0;
     if (rc) return msg_set(err, errlen, rc, "%.*s", nm, m + 8);
-    if (t->b->unpack) t->b->unpack(t->b->ctx, m + 8 + nm, (size_t)(len - 8 - nm));
+    if (t->b->unpack)
+        t->b->unpack(t->b->ctx, m + 8 + nm, (size_t)(len - 8 - nm));
     return MSG_OK;
 }
 

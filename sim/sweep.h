@@ -59,8 +59,9 @@
  * half-written.  When TARGET is a device or a FIFO the rows are written
  * straight to it (no partial file, no resume).  With resume:
  *   - when TARGET holds another digest, or something that is not a sweep
- *     file (no digest line), or another shard of this sweep (the whole
- *     sweep being another shard), an input error:
+ *     file (no digest line), or another part of this sweep (another
+ *     shard, the whole sweep for a shard, a shard for the whole), an
+ *     input error:
  *     "OUT: written by another scenario or sweep (digest X in the file,
  *     Y for this sweep)", "OUT: no sweep digest (...)" or "OUT: holds
  *     shard 2/3, not shard 1/3 (same sweep)";

@@ -127,6 +127,22 @@ START_TEST(every_variant_gets_a_block) {
 }
 END_TEST
 
+/* Checks that a and b hold the same blocks over n grid points, then
+ * frees them. */
+static void same_tables(table_result *a, table_result *b, int n) {
+    ck_assert_int_eq(a->nblocks, b->nblocks);
+    for (int k = 0; k < a->nblocks; k++) {
+        ck_assert_str_eq(a->block[k].name, b->block[k].name);
+        ck_assert_int_eq(a->block[k].dip, b->block[k].dip);
+        ck_assert(!memcmp(a->block[k].cu, b->block[k].cu,
+                          (size_t)n * sizeof *a->block[k].cu));
+        ck_assert(!memcmp(a->block[k].row, b->block[k].row,
+                          sizeof a->block[k].row));
+    }
+    table_result_free(a);
+    table_result_free(b);
+}
+
 START_TEST(results_do_not_depend_on_jobs) {
     double *g1, *g2;
     int n1, n2;
@@ -134,15 +150,7 @@ START_TEST(results_do_not_depend_on_jobs) {
                               0, 1, &g1, &n1);
     table_result b = tabulate(DATA "variants.json", "logspace:-1:2:20", NULL,
                               0, 2, &g2, &n2);
-    ck_assert_int_eq(a.nblocks, b.nblocks);
-    for (int k = 0; k < a.nblocks; k++) {
-        ck_assert(!memcmp(a.block[k].cu, b.block[k].cu,
-                          (size_t)n1 * sizeof *a.block[k].cu));
-        ck_assert(!memcmp(a.block[k].row, b.block[k].row,
-                          sizeof a.block[k].row));
-    }
-    table_result_free(&a);
-    table_result_free(&b);
+    same_tables(&a, &b, n1);
     free(g1);
     free(g2);
 }
@@ -335,17 +343,7 @@ START_TEST(a_runner_gives_the_same_table) {
     table_result b = tabulate_on(DATA "variants.json", "logspace:-1:2:12",
                                  NULL, 0, 2, &g2, &n2, &fork);
     ck_assert_int_eq(batches, 2);
-    ck_assert_int_eq(a.nblocks, b.nblocks);
-    for (int k = 0; k < a.nblocks; k++) {
-        ck_assert_str_eq(a.block[k].name, b.block[k].name);
-        ck_assert_int_eq(a.block[k].dip, b.block[k].dip);
-        ck_assert(!memcmp(a.block[k].cu, b.block[k].cu,
-                          (size_t)n1 * sizeof *a.block[k].cu));
-        ck_assert(!memcmp(a.block[k].row, b.block[k].row,
-                          sizeof a.block[k].row));
-    }
-    table_result_free(&a);
-    table_result_free(&b);
+    same_tables(&a, &b, n1);
     free(g1);
     free(g2);
 

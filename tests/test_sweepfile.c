@@ -175,7 +175,7 @@ START_TEST(merge_gives_the_whole) {
     unlink(path);
 
     const char *many[13];
-    char names[13][16];
+    char names[13][24];
     for (int k = 1; k <= 13; k++) {
         snprintf(names[k - 1], sizeof names[k - 1], "m%d.csv", k);
         sweep_to(names[k - 1], k, 13, NULL);

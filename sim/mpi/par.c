@@ -306,15 +306,17 @@ static int run_master(batch *t) {
         free(th);
         return MSG_ENOMEM;
     }
-    int started = 0;
-    for (; started < b->jobs; started++) {
-        t->running++;
-        if (pthread_create(&th[started], NULL, local_thread, t)) {
-            t->running--;
-            break;
-        }
-    }
-    if (!started) local_thread(t); /* no thread: this one computes */
+    /* Alone, this thread computes too; else it serves the other ranks
+     * (and computes only when no thread could be started). */
+    int started = 0, want = size == 1 ? b->jobs - 1 : b->jobs;
+    pthread_mutex_lock(&t->mu); /* the threads wait until running is set */
+    while (started < want &&
+           !pthread_create(&th[started], NULL, local_thread, t))
+        started++;
+    int inline_too = size == 1 || !started;
+    t->running = started + inline_too;
+    pthread_mutex_unlock(&t->mu);
+    if (inline_too) local_thread(t);
     int64_t held = 0;
     for (long ns = POLL_MIN_NS;;) {
         int flag, busy = 0;

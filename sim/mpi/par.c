@@ -4,15 +4,17 @@
  * Messages (MPI_BYTE, the ranks share one byte order):
  *   ASK     rank -> 0   int32 credit: tasks it can hold (once a batch)
  *   TASK    0 -> rank   int64 task
- *   RESULT  rank -> 0   int64 task, int32 code, then the result (code 0)
- *                       or the message
+ *   RESULT  rank -> 0   int64 task, int32 code, int32 more credit (1, or
+ *                       more to hold more tasks), then the result (code
+ *                       0) or the message
  *   DONE    0 -> rank   int32 code, int32 message length, the message,
  *                       then the packed results (a shared batch)
  *   LEAVE   rank -> 0   int32 exit status: it is in par_end
  *   STATUS  0 -> rank   int32 exit status of the job
- * Each result that comes back returns one credit to its rank.  A batch
- * ends when every task handed out has come back and every rank has asked
- * (or left); rank 0 then sends DONE.
+ * A rank starts with 2 tasks a thread and asks for more as it learns how
+ * long a task takes, to hold PAR_AHEAD_NS of work a thread (at most
+ * PAR_DEPTH_MAX tasks).  A batch ends when every task handed out has come
+ * back and every rank has asked (or left); rank 0 then sends DONE.
  *
  * On each rank one mutex guards the batch: rank 0's queue, failure and
  * deliveries; another rank's inbox and outbox.
@@ -20,6 +22,7 @@
 #include "par.h"
 #include "../../models/msg.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -29,8 +32,8 @@
 
 enum { TAG_ASK = 1, TAG_TASK, TAG_RESULT, TAG_DONE, TAG_LEAVE, TAG_STATUS };
 
-#define POLL_MIN_NS 20000L
-#define POLL_MAX_NS 500000L
+#define POLL_MIN_NS 250000L
+#define POLL_MAX_NS 1000000L
 
 struct par {
     int rank, size;
@@ -64,12 +67,19 @@ typedef struct {
     int running;            /* local threads still taking tasks */
     /* the other ranks */
     int cap;                /* tasks held at most (the credit asked) */
-    result *nodes;          /* cap of them */
+    int64_t ran, ran_ns;    /* tasks computed, and their time */
+    result *nodes;          /* PAR_DEPTH_MAX per thread */
     result *spare;          /* unused nodes */
     result *in, **in_tail;  /* tasks to compute, in order */
     result *out, **out_tail; /* results to send */
     int quit;
 } batch;
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
 
 /* The poll's sleep: *ns, then doubled up to POLL_MAX_NS. */
 static void nap(long *ns) {
@@ -218,16 +228,16 @@ static void on_message(batch *t, peer *pe, const MPI_Status *st,
     if (st->MPI_TAG == TAG_ASK && len == 4) {
         pe[w].asked = 1;
         pe[w].credit = get32(m);
-    } else if (st->MPI_TAG == TAG_RESULT && len >= 12) {
+    } else if (st->MPI_TAG == TAG_RESULT && len >= 16) {
         int64_t i = get64(m);
-        int rc = get32(m + 8);
-        size_t n = (size_t)len - 12;
-        memmove(m, m + 12, n + 1); /* the result (or message) and its NUL */
+        int rc = get32(m + 8), more = get32(m + 12);
+        size_t n = (size_t)len - 16;
+        memmove(m, m + 16, n + 1); /* the result (or message) and its NUL */
         pthread_mutex_lock(&t->mu);
         finish(t, i, rc ? NULL : m, n, rc, m);
         pthread_mutex_unlock(&t->mu);
         if (!rc) m = NULL; /* deliver took it */
-        pe[w].out--, pe[w].credit++, (*held)--;
+        pe[w].out--, pe[w].credit += more, (*held)--;
     } else if (st->MPI_TAG == TAG_LEAVE) {
         char msg[128];
         snprintf(msg, sizeof msg, "rank %d stopped before the batch was "
@@ -358,9 +368,11 @@ static void *remote_thread(void *arg) {
         result *r = t->in;
         if (!(t->in = r->next)) t->in_tail = &t->in;
         pthread_mutex_unlock(&t->mu);
+        int64_t t0 = now_ns();
         r->rc = msg ? t->b->compute(t->b->ctx, r->i, &r->data, &r->len, msg,
                                     PAR_MSG_MAX)
                     : MSG_ENOMEM;
+        int64_t took = now_ns() - t0;
         if (r->rc) {
             free(r->data);
             r->data = strdup(msg ? msg : "out of memory");
@@ -370,34 +382,50 @@ static void *remote_thread(void *arg) {
         r->next = NULL;
         *t->out_tail = r;
         t->out_tail = &r->next;
+        t->ran++;
+        t->ran_ns += took;
     }
     pthread_mutex_unlock(&t->mu);
     free(msg);
     return NULL;
 }
 
-/* Sends the results computed so far; 1 if there were any. */
+/* The tasks this rank should hold: PAR_AHEAD_NS of work a thread, one
+ * more than that, at most PAR_DEPTH_MAX (under mu). */
+static int wanted(const batch *t) {
+    if (!t->ran) return t->cap;
+    double each = (double)t->ran_ns / (double)t->ran;
+    double per = 1 + ceil(PAR_AHEAD_NS / (each > 1 ? each : 1));
+    return t->b->jobs * (int)(per < PAR_DEPTH_MAX ? per : PAR_DEPTH_MAX);
+}
+
+/* Sends the results computed so far, asking for more tasks when this
+ * rank should hold more; 1 if there were any. */
 static int send_results(batch *t) {
     pthread_mutex_lock(&t->mu);
     result *r = t->out;
     t->out = NULL;
     t->out_tail = &t->out;
+    int want = wanted(t), grow = r && want > t->cap ? want - t->cap : 0;
+    t->cap += grow;
     pthread_mutex_unlock(&t->mu);
     int any = r != NULL;
     while (r) {
         result *next = r->next;
-        size_t n = 12 + r->len;
-        char *m = malloc(n), oom[12 + sizeof "out of memory"];
+        size_t n = 16 + r->len;
+        char *m = malloc(n), oom[16 + sizeof "out of memory"];
         if (!m) { /* the task must come back: as a failure */
             m = oom;
             n = sizeof oom - 1;
             r->rc = MSG_ENOMEM;
-            memcpy(m + 12, "out of memory", sizeof "out of memory" - 1);
+            memcpy(m + 16, "out of memory", sizeof "out of memory" - 1);
         } else if (r->len) {
-            memcpy(m + 12, r->data, r->len);
+            memcpy(m + 16, r->data, r->len);
         }
         put64(m, r->i);
         put32(m + 8, r->rc);
+        put32(m + 12, 1 + grow);
+        grow = 0;
         MPI_Send(m, (int)n, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
         if (m != oom) free(m);
         free(r->data);
@@ -425,16 +453,17 @@ static int on_done(batch *t, const char *m, int len, char *err,
 
 static int run_remote(batch *t, char *err, size_t errlen) {
     const par_batch *b = t->b;
-    t->cap = PAR_DEPTH * b->jobs;
+    int nodes = PAR_DEPTH_MAX * b->jobs;
+    t->cap = 2 * b->jobs;
     t->in_tail = &t->in;
     t->out_tail = &t->out;
     pthread_t *th = malloc((size_t)b->jobs * sizeof *th);
-    if (!(t->nodes = calloc((size_t)t->cap, sizeof *t->nodes)) || !th) {
+    if (!(t->nodes = calloc((size_t)nodes, sizeof *t->nodes)) || !th) {
         free(th);
         th = NULL;
-        t->cap = 0; /* ask for nothing: rank 0 gives this rank no task */
+        t->cap = nodes = 0; /* ask for nothing: rank 0 sends no task */
     }
-    for (int k = 0; k < t->cap; k++) {
+    for (int k = 0; k < nodes; k++) {
         t->nodes[k].next = t->spare;
         t->spare = &t->nodes[k];
     }

@@ -7,13 +7,15 @@
  * Every rank runs the same program and calls par_run for the same
  * batches in the same order (a table's evaluations, then its solves; a
  * sweep's rows).  Rank 0 knows the batch (its first and last task); the
- * others only compute the tasks it sends them.  A rank asks for
- * PAR_DEPTH tasks per thread at once and asks again as each result goes
- * back, so that its threads never wait for the next task.
+ * others only compute the tasks it sends them.  A rank holds tasks ahead
+ * of its threads, PAR_AHEAD_NS of work a thread (4 ms, as it measures
+ * them; 2 tasks a thread to start with, at most PAR_DEPTH_MAX), and asks
+ * for one more with each result it sends back, so that its threads never
+ * wait for the next task though rank 0 answers only every 0.25 to 1 ms.
  *
  * Only the thread that called par_init calls MPI (MPI_THREAD_FUNNELED):
  * it polls for messages, sleeping a little longer each time nothing
- * arrives (20 us up to 0.5 ms), so that a rank waiting for work leaves
+ * arrives (0.25 ms up to 1 ms), so that a rank waiting for work leaves
  * its core to the ranks computing; the rank's `jobs` threads compute.
  *
  * A rank killed while the job runs ends it: mpirun stops every other rank
@@ -25,7 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PAR_DEPTH 4        /* tasks a rank holds per thread */
+#define PAR_AHEAD_NS 4000000 /* work a rank holds ahead per thread */
+#define PAR_DEPTH_MAX 64   /* tasks a rank holds per thread, at most */
 #define PAR_MSG_MAX 8192   /* a failure's message */
 
 /* How rank 0 hands tasks out. */

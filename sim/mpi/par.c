@@ -42,7 +42,8 @@ struct par {
 };
 
 /* A task held by a rank other than 0, then its result waiting to be
- * sent: one of the batch's `cap` nodes (the rank's credit). */
+ * sent: one of the batch's nodes (PAR_DEPTH_MAX a thread; the rank holds
+ * at most cap of them, its credit). */
 typedef struct result {
     struct result *next;
     int64_t i;

@@ -1,7 +1,8 @@
 # dilosim -- build, test, demo.  `make help` lists the targets.
 
 PKGS      := gsl libcjson check
-DEB_PKGS  := libgsl-dev libcjson-dev check gnuplot-nox pkg-config libopenblas-dev chromium
+DEB_PKGS  := libgsl-dev libcjson-dev check gnuplot-nox pkg-config libopenblas-dev \
+             libopenmpi-dev openmpi-bin chromium
 
 # BLAS: OpenBLAS when pkg-config finds it (models/tensor.c then includes
 # <cblas.h> and makes it single-threaded per call), else GSL's gslcblas.
@@ -42,7 +43,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 all: bin/dilosim
 
 help:
-	@echo "make            build bin/dilosim"
+	@echo "make            build bin/dilosim (and bin/dilosim-mpi with Open MPI)"
 	@echo "make demo       install what is missing, build, run the 1B demo"
 	@echo "make test       install what is missing, build, run every test"
 	@echo "                (once plainly, once under ASan+UBSan)"
@@ -50,7 +51,7 @@ help:
 	@echo "make bench      build with -O2 and print the benchmarks"
 	@echo "make plots      run the paper sweeps and draw the figures (plots/out/)"
 	@echo "make reproduce  make plots, then Table 4 next to the paper's"
-	@echo "make experiments  the training comparisons of docs/experiments.md (~30 min)"
+	@echo "make experiments  the training comparisons of docs/experiments.md (~1 h)"
 	@echo "make report     the HTML report of the paper setups (plots/out/report.html)"
 	@echo "make install    install under PREFIX (/usr/local; DESTDIR honoured)"
 	@echo "make uninstall  remove what make install put there"
@@ -58,7 +59,8 @@ help:
 
 # Installs the Debian packages that are missing (sudo when not root).
 deps:
-	@if pkg-config --exists $(PKGS) openblas 2>/dev/null && command -v gnuplot >/dev/null; then :; else \
+	@if pkg-config --exists $(PKGS) openblas $(MPI_PKG) 2>/dev/null && command -v gnuplot >/dev/null \
+	  && command -v mpirun >/dev/null && command -v chromium >/dev/null; then :; else \
 	  echo "installing: $(DEB_PKGS)"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && \
@@ -102,6 +104,19 @@ $(B)/bench/%: bench/%.c $(B)/libdilosim.a
 
 -include $(LIB_OBJ:.o=.d) $(B)/obj/sim/main.d
 
+# bin/dilosim-mpi (sim/mpi/, not in the library): sweep, table and plan
+# over the ranks of an MPI job, built when pkg-config knows Open MPI.
+MPI_PKG   := ompi-c
+HAVE_MPI  := $(shell pkg-config --exists $(MPI_PKG) 2>/dev/null && echo 1)
+MPI_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(wildcard sim/mpi/*.c))
+MPI_BIN   := $(if $(HAVE_MPI),bin/dilosim-mpi)
+$(MPI_OBJ): CFLAGS += $(shell pkg-config --cflags $(MPI_PKG) 2>/dev/null)
+bin/dilosim-mpi $(B)/dilosim-mpi: $(MPI_OBJ) $(B)/libdilosim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(shell pkg-config --libs $(MPI_PKG)) $(LDLIBS)
+all check bench: $(MPI_BIN)
+-include $(MPI_OBJ:.o=.d)
+
 demo: deps
 	@$(MAKE) --no-print-directory bin/dilosim
 	@scenarios/demo.sh bin/dilosim
@@ -131,6 +146,7 @@ asan: $(TEST_BIN) $(B)/dilosim
 bench: bin/dilosim $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done
 	@bench/bench_sweeps.sh bin/dilosim
+	@[ ! -x bin/dilosim-mpi ] || bench/bench_mpi.sh bin/dilosim
 
 # Figures: the sweeps behind them, then gnuplot (a gnuplot error fails).
 plots: deps

@@ -13,6 +13,8 @@
 
 #include "plan.h"
 #include "scenario.h"
+#include "sweep.h"
+#include "table.h"
 
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_RUNTIME 1
@@ -158,9 +160,26 @@ void cli_progress_end(cli_progress *p);
 /* The subcommands. */
 int cli_run(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
+int cli_merge(int argc, char **argv);
 int cli_table(int argc, char **argv);
 int cli_plan(int argc, char **argv);
 int cli_train(int argc, char **argv);
 int cli_report(int argc, char **argv);
+
+/* Where the work of sweep, table and plan runs when this process is one
+ * of several (bin/dilosim-mpi); the commands above run it on this
+ * process's threads. */
+typedef struct {
+    sweep_runner sweep;          /* the rows of a sweep (sweep.h) */
+    void *sweep_ctx;
+    const table_runner *table;   /* the batches of table and plan */
+    int worker;                  /* 1: computes for another process, which
+                                    writes the output; this one writes
+                                    none */
+} cli_par;
+
+int cli_sweep_par(int argc, char **argv, const cli_par *par);
+int cli_table_par(int argc, char **argv, const cli_par *par);
+int cli_plan_par(int argc, char **argv, const cli_par *par);
 
 #endif

@@ -281,6 +281,10 @@ static void progress_tasks(void *ctx, int64_t done, int64_t total) {
 }
 
 int cli_plan(int argc, char **argv) {
+    return cli_plan_par(argc, argv, NULL);
+}
+
+int cli_plan_par(int argc, char **argv, const cli_par *par) {
     static const char *const extra[] = {"--target-cu", "--cost", "--variant",
                                         "--jobs", NULL};
     static const char *const flags[] = {"--json", NULL};
@@ -290,7 +294,8 @@ int cli_plan(int argc, char **argv) {
     plan_args a = {0};
     if ((rc = parse_args(&o, &a))) return rc;
     plan_spec spec = {o.scenario, a.variants, a.nvariants, o.sets, o.nset,
-                      a.target, a.has_cost ? &a.cost : NULL, a.jobs, o.full};
+                      a.target, a.has_cost ? &a.cost : NULL, a.jobs, o.full,
+                      par ? par->table : NULL};
     plan_result *r = malloc(sizeof *r);
     char err[1024];
     cli_progress progress;
@@ -302,7 +307,7 @@ int cli_plan(int argc, char **argv) {
     if (!r) snprintf(err, sizeof err, "out of memory");
     if (rc == MSG_EINPUT) fprintf(stderr, "%s\n", err);
     else if (rc) fprintf(stderr, "dilosim plan: %s\n", err);
-    if (!rc) {
+    if (!rc && !(par && par->worker)) {
         plan_output out = {o.scenario, r, cli_flag(&o, "--json")};
         rc = cli_write(&o, "plan", write_output, &out);
     }

@@ -393,7 +393,7 @@ static int thresholds(const report *r, section *s) {
     char err[CLI_ERR_MAX], label[LABEL_MAX];
     table_spec spec = {s->path, r->variants, r->nvariants, r->o.sets,
                        r->o.nset, BW_KEY, r->grid, r->npoints,
-                       r->thresholds, r->nthresholds, r->jobs, r->o.full};
+                       r->thresholds, r->nthresholds, r->jobs, r->o.full, NULL};
     cli_progress progress;
     snprintf(label, sizeof label, "%s: table", s->path);
     cli_progress_start(&progress, label);
@@ -409,7 +409,7 @@ static int plan(const report *r, section *s) {
         return fail(MSG_ENOMEM, "out of memory");
     plan_spec spec = {s->path, r->variants, r->nvariants, r->o.sets,
                       r->o.nset, r->target, r->has_cost ? &r->cost : NULL,
-                      r->jobs, r->o.full};
+                      r->jobs, r->o.full, NULL};
     cli_progress progress;
     snprintf(label, sizeof label, "%s: plan", s->path);
     cli_progress_start(&progress, label);

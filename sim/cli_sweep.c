@@ -9,12 +9,13 @@
 #include "../models/msg.h"
 #include "cli.h"
 #include "sweep.h"
+#include "sweepfile.h"
 
 
 static const char help[] =
     "usage: dilosim sweep SCENARIO.json [--vary KEY=SPEC]...\n"
     "                     [--set KEY=VALUE]... [--variant NAME]...\n"
-    "                     [--jobs N] [--out FILE] [--resume]\n"
+    "                     [--jobs N] [--out FILE] [--resume] [--shard K/N]\n"
     "\n"
     "Runs every point of a grid of scenarios and prints one CSV row per\n"
     "point, in point order (the same bytes whatever --jobs is).\n"
@@ -58,6 +59,11 @@ static const char help[] =
     "                    match) and run only the others; do nothing when\n"
     "                    FILE is already complete; refuse (exit 2) a FILE\n"
     "                    or FILE.partial of another scenario (needs --out)\n"
+    "  --shard K/N       compute only the points p (numbered from 0) with\n"
+    "                    p % N == K-1, 1 <= K <= N, in point order (needs\n"
+    "                    --out; its first line says 'shard K/N of P\n"
+    "                    points'); 'dilosim merge' joins shards 1..N into\n"
+    "                    the file the whole sweep writes\n"
     "  --full            simulate every op and period (no fast-forward;\n"
     "                    the results are the same)\n"
     "  --quiet           no progress line on a terminal\n"
@@ -75,9 +81,26 @@ static void progress_points(void *ctx, int64_t done, int64_t total) {
     cli_progress_count(ctx, (double)done, (double)total);
 }
 
+/* --shard K/N into s; 0, or CLI_EXIT_INPUT after a usage error. */
+static int parse_shard(const cli_options *o, sweep_spec *s) {
+    const char *v = cli_value(o, "--shard");
+    if (!v) return 0;
+    if (sweepfile_parse_shard(v, &s->shard, &s->nshards))
+        return cli_usage_error("sweep", "--shard must be K/N with 1 <= K <= "
+                               "N <= %d (got '%s')", SWEEPFILE_MAX_SHARDS, v);
+    if (!o->out || !strcmp(o->out, "-"))
+        return cli_usage_error("sweep", "--shard needs --out FILE (its first "
+                               "line says which shard it holds)");
+    return 0;
+}
+
 int cli_sweep(int argc, char **argv) {
+    return cli_sweep_par(argc, argv, NULL);
+}
+
+int cli_sweep_par(int argc, char **argv, const cli_par *par) {
     static const char *const extra[] = {"--vary", "--variant", "--jobs",
-                                        NULL};
+                                        "--shard", NULL};
     static const char *const flags[] = {"--resume", NULL};
     cli_options o;
     int rc = cli_parse("sweep", help, argc, argv, extra, flags, &o);
@@ -93,11 +116,16 @@ int cli_sweep(int argc, char **argv) {
                          &s.nvary)) ||
         (rc = cli_values(&o, "sweep", "--variant", variants, CLI_MAX_EXTRA,
                          &s.nvariants)) ||
-        (rc = cli_jobs(&o, "sweep", &s.jobs)))
+        (rc = cli_jobs(&o, "sweep", &s.jobs)) || (rc = parse_shard(&o, &s)))
         return rc;
     if (s.resume && (!o.out || !strcmp(o.out, "-")))
         return cli_usage_error("sweep", "--resume needs --out FILE");
     if (o.out && !strcmp(o.out, "-")) s.out = NULL;
+    if (par) {
+        s.runner = par->sweep;
+        s.runner_ctx = par->sweep_ctx;
+        s.worker = par->worker;
+    }
 
     cli_progress progress;
     cli_progress_start(&progress, o.scenario);

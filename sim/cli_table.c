@@ -175,6 +175,10 @@ static void progress_tasks(void *ctx, int64_t done, int64_t total) {
 }
 
 int cli_table(int argc, char **argv) {
+    return cli_table_par(argc, argv, NULL);
+}
+
+int cli_table_par(int argc, char **argv, const cli_par *par) {
     static const char *const extra[] = {"--thresholds", "--grid", "--key",
                                         "--variant", "--jobs", NULL};
     static const char *const flags[] = {"--csv", NULL};
@@ -187,7 +191,8 @@ int cli_table(int argc, char **argv) {
         cli_progress progress;
         table_spec spec = {o.scenario, a.variants, a.nvariants, o.sets, o.nset,
                            a.key, a.grid, a.npoints, a.thresholds,
-                           a.nthresholds, a.jobs, o.full};
+                           a.nthresholds, a.jobs, o.full,
+                           par ? par->table : NULL};
         char err[1024];
         cli_progress_start(&progress, o.scenario);
         rc = table_compute_progress(&spec, progress_tasks, &progress, &r, err,
@@ -197,7 +202,7 @@ int cli_table(int argc, char **argv) {
         else if (rc) fprintf(stderr, "dilosim table: %s\n", err);
         rc = msg_exit_status(rc);
     }
-    if (!rc) {
+    if (!rc && !(par && par->worker)) {
         table_output t = {&a, &r, cli_flag(&o, "--csv")};
         rc = cli_write(&o, "table", write_output, &t);
     }

@@ -24,6 +24,7 @@ static const char usage[] =
     "commands:\n"
     "  run SCENARIO.json    simulate one scenario, print the result as JSON\n"
     "  sweep SCENARIO.json  run a grid of scenarios in parallel, one CSV row each\n"
+    "  merge PART...        join the shards of a sweep (sweep --shard K/N)\n"
     "  table SCENARIO.json  bandwidth needed per compute-utilization threshold\n"
     "  plan SCENARIO.json   least bandwidth, latency limit and costs per method\n"
     "  train SCENARIO.json  train the scenario's small model for real: loss CSV\n"
@@ -42,6 +43,7 @@ static const struct {
 } commands[] = {
     {"run", cli_run},
     {"sweep", cli_sweep},
+    {"merge", cli_merge},
     {"table", cli_table},
     {"plan", cli_plan},
     {"train", cli_train},

@@ -226,9 +226,14 @@ typedef struct {
     int lat_idx[SCN_MAX_VARIANTS], nlat;   /* methods with a latency scan */
     double lat_grid[MAX_SCAN];
     int nlat_grid;
+    struct {                               /* latency_task's results */
+        table_crossing latency;
+        int rise;
+    } lat_res[SCN_MAX_VARIANTS];
     double target;
     plan_result *out;
     table_progress *pr;    /* tasks done, or NULL */
+    table_exec ex;         /* how the batches run (pr their count) */
 } work;
 
 /* A scan grid into x (n values). */
@@ -252,9 +257,8 @@ static int find_least(work *w, const plan_spec *spec, plan_result *out,
     if (rc) return rc;
     for (int m = 0; m < w->n; m++) ctx[m] = &w->bw[m];
     if (w->pr) w->pr->total += (int64_t)w->n * (n + 1);
-    rc = table_run_progress(w->n, table_scenario_cu, ctx, grid, n,
-                                &spec->target_cu, 1, spec->jobs, w->pr,
-                                w->blocks, err, errlen);
+    rc = table_run_on(w->n, table_scenario_cu, ctx, grid, n,
+                      &spec->target_cu, 1, &w->ex, w->blocks, err, errlen);
     if (rc) return rc;
     for (int m = 0; m < w->n; m++) {
         table_crossing x = w->blocks[m].row[0].exact;
@@ -284,26 +288,32 @@ static void latency_context(work *w, const plan_spec *spec, int m,
 }
 
 /* Task i: the latency limit of method lat_idx[i] from its scan: below the
- * first latency at which CU falls under the target. */
+ * first latency at which CU falls under the target (into lat_res[i],
+ * which starts as the method's latency). */
 static int latency_task(void *arg, int i, char *err, size_t errlen) {
     work *w = arg;
     const table_block *b = &w->blocks[i];
     const double *g = w->lat_grid;
-    plan_method *pm = &w->out->method[w->lat_idx[i]];
+    table_crossing *x = &w->lat_res[i].latency;
     int k = 0;
     while (k < b->npoints && b->cu[k] >= w->target) k++;
-    pm->latency_rise = table_first_dip(b->cu, b->npoints, 0) >= 0;
-    pm->latency.status = k == 0 ? TABLE_NOT_REACHED
-                         : k == b->npoints ? TABLE_AT_START : TABLE_FOUND;
-    if (pm->latency.status == TABLE_AT_START) {
-        pm->latency.v = pm->latency.v_hi = g[k - 1];
-        pm->latency.cu = pm->latency.cu_hi = b->cu[k - 1];
+    w->lat_res[i].rise = table_first_dip(b->cu, b->npoints, 0) >= 0;
+    x->status = k == 0 ? TABLE_NOT_REACHED
+                : k == b->npoints ? TABLE_AT_START : TABLE_FOUND;
+    if (x->status == TABLE_AT_START) {
+        x->v = x->v_hi = g[k - 1];
+        x->cu = x->cu_hi = b->cu[k - 1];
     }
-    if (pm->latency.status != TABLE_FOUND) return 0;
+    if (x->status != TABLE_FOUND) return 0;
     table_point below = {g[k], b->cu[k]}, reach = {g[k - 1], b->cu[k - 1]};
     return table_solve(table_scenario_cu, &w->lat[w->lat_idx[i]], w->target,
-                       below, reach, g[k - 1] > 0, &pm->latency, err,
-                       errlen);
+                       below, reach, g[k - 1] > 0, x, err, errlen);
+}
+
+static void latency_out(void *arg, int i, void **ptr, size_t *len) {
+    work *w = arg;
+    *ptr = &w->lat_res[i];
+    *len = sizeof w->lat_res[i];
 }
 
 static int find_latency(work *w, const plan_spec *spec, plan_result *out,
@@ -329,12 +339,17 @@ static int find_latency(work *w, const plan_spec *spec, plan_result *out,
     if (rc) return rc;
     w->nlat_grid++;
     if (w->pr) w->pr->total += (int64_t)w->nlat * (w->nlat_grid + 1);
-    rc = table_run_progress(w->nlat, table_scenario_cu, ctx, w->lat_grid,
-                                w->nlat_grid, NULL, 0, spec->jobs, w->pr,
-                                w->blocks, err, errlen);
+    rc = table_run_on(w->nlat, table_scenario_cu, ctx, w->lat_grid,
+                      w->nlat_grid, NULL, 0, &w->ex, w->blocks, err, errlen);
     if (rc) return rc;
-    rc = table_parallel_progress(w->nlat, spec->jobs, latency_task, w, w->pr,
-                                 err, errlen);
+    for (int i = 0; i < w->nlat; i++)
+        w->lat_res[i].latency = out->method[w->lat_idx[i]].latency;
+    rc = table_parallel_on(w->nlat, latency_task, latency_out, w, &w->ex, err,
+                           errlen);
+    for (int i = 0; i < w->nlat && !rc; i++) {
+        out->method[w->lat_idx[i]].latency = w->lat_res[i].latency;
+        out->method[w->lat_idx[i]].latency_rise = w->lat_res[i].rise;
+    }
     for (int i = 0; i < w->nlat; i++) free(w->blocks[i].cu);
     return rc;
 }
@@ -392,10 +407,9 @@ static int find_costs(work *w, const plan_spec *spec, plan_result *out,
         void *ctx[SCN_MAX_VARIANTS];
         for (int m = 0; m < w->n; m++) ctx[m] = &w->bw[m];
         if (w->pr) w->pr->total += (int64_t)w->n * nb;
-        int rc = table_run_progress(w->n, table_scenario_cu, ctx,
-                                    c->bandwidths_gbps, nb, NULL, 0,
-                                    spec->jobs, w->pr, w->blocks, err,
-                                    errlen);
+        int rc = table_run_on(w->n, table_scenario_cu, ctx,
+                              c->bandwidths_gbps, nb, NULL, 0, &w->ex,
+                              w->blocks, err, errlen);
         if (rc) return rc;
     }
     for (int m = 0; m < w->n; m++) {
@@ -463,6 +477,7 @@ int plan_compute_progress(const plan_spec *spec, table_progress_fn progress,
     w->target = spec->target_cu;
     w->out = out;
     w->pr = progress ? &pr : NULL;
+    w->ex = (table_exec){spec->jobs, spec->runner, w->pr};
     int rc = setup(w, spec, out, err, errlen);
     if (!rc) rc = find_least(w, spec, out, err, errlen);
     if (!rc) rc = find_latency(w, spec, out, err, errlen);

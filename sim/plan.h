@@ -115,6 +115,8 @@ typedef struct {
     const plan_cost *cost;           /* NULL: no prices */
     int jobs;                        /* threads; <= 0: pool_cpu_count() */
     int full;                        /* --full: no fast-forward */
+    const table_runner *runner;      /* NULL: this process's threads; else
+                                        every batch (table.h) */
 } plan_spec;
 
 typedef struct {

@@ -1326,7 +1326,7 @@ static int parse_doc(ctx *c, const char *text, size_t len, cJSON **root) {
 }
 
 /* The digest of the resolved document: its compact print without the
- * "variants" and "sweep" sections, hashed 8 bytes at a time.  Returns 0,
+ * "variants" and "sweep" sections (scn_digest_bytes).  Returns 0,
  * or -1 when out of memory. */
 static int digest_doc(const cJSON *root, uint64_t *out) {
     cJSON *copy = cJSON_Duplicate(root, 1);
@@ -1336,17 +1336,20 @@ static int digest_doc(const cJSON *root, uint64_t *out) {
     char *text = cJSON_PrintUnformatted(copy);
     cJSON_Delete(copy);
     if (!text) return -1;
+    *out = scn_digest_bytes(text, strlen(text));
+    free(text);
+    return 0;
+}
+
+uint64_t scn_digest_bytes(const char *s, size_t n) {
     uint64_t h = 0;
-    size_t n = strlen(text);
     for (size_t i = 0; i < n; i += 8) {
         uint64_t w = 0;
         for (size_t j = i; j < i + 8 && j < n; j++)
-            w = w << 8 | (unsigned char)text[j];
+            w = w << 8 | (unsigned char)s[j];
         h = rng_mix(h ^ w);
     }
-    *out = rng_mix(h ^ n);
-    free(text);
-    return 0;
+    return rng_mix(h ^ n);
 }
 
 /* Pass 4 over the resolved tree: *out on success only. */

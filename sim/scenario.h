@@ -251,4 +251,9 @@ int scn_doc_meta(const scn_doc *doc, scn_meta *meta, char *err,
                  size_t errlen);
 void scn_doc_free(scn_doc *doc);
 
+/* The 64-bit digest of n bytes (8 at a time through rng_mix, then the
+ * length): what scn_config.digest is of the resolved document's compact
+ * print, and what a sweep folds its header and values into. */
+uint64_t scn_digest_bytes(const char *s, size_t n);
+
 #endif

@@ -9,9 +9,11 @@
  *             stops the sweep before anything runs;
  *   output    OUT.partial created (or, resuming, checked and cut after its
  *             last complete row) and locked against a second sweep;
- *   run       the worker pool (models/pool.h) takes points in order; a finished point's row
- *             waits in a reorder buffer until every earlier row is
- *             written, then the worker holding the lock writes it;
+ *   run       the worker pool (models/pool.h), or the spec's runner, takes
+ *             rows in order (a shard's rows are every N-th point); a
+ *             finished row (sweep_compute) is delivered (sweep_deliver)
+ *             to a reorder buffer until every earlier row is written,
+ *             then the thread holding the lock writes it;
  *   commit    OUT.partial renamed to OUT.
  */
 #include "sweep.h"
@@ -34,11 +36,10 @@
 #include "report.h"
 #include "run.h"
 #include "scenario.h"
-#include "version.h"
+#include "sweepfile.h"
 
 #define MSG_MAX 1024
 #define ERR_MAX 8192 /* a failure's message: room for a path of PATH_MAX */
-#define DIGEST_PREFIX "# dilosim sweep digest "
 
 static const char result_columns[] =
     "compute_utilization,goodput,wall_time_s,compute_time_s,bytes_sent_total,"
@@ -53,7 +54,7 @@ typedef struct {
     grid_list vals;
 } dim;
 
-typedef struct {
+struct sweep {
     const sweep_spec *spec;
     scn_meta meta;
     int nvar;                          /* variants run; 0: the base */
@@ -65,9 +66,12 @@ typedef struct {
     int naxis;                         /* the variant axis (when nvar), */
     int size[SWEEP_MAX_DIMS + 1];      /*   then one axis per dimension */
     int64_t npoints;
+    int64_t count;                     /* rows of the output: the points of
+                                          the shard, or all */
     char *header;                      /* with its newline */
     uint64_t digest;                   /* of every point's config */
-    char digest_line[192];  /* "# dilosim sweep digest X (dilosim V, R)\n" */
+    sweepfile_id id;                   /* the output's identity */
+    char digest_line[SWEEPFILE_LINE_MAX]; /* its first line (sweepfile.h) */
 
     FILE *f;                           /* the rows' stream */
     char *target;                      /* OUT, its links followed */
@@ -82,10 +86,10 @@ typedef struct {
     int64_t done;                      /* points run by this process */
     char **rows;                       /* finished rows not yet written */
     int failed;                        /* stop taking points */
-    int64_t fail_point;                /* the lowest failed point */
+    int64_t fail_point;                /* the lowest failed row */
     int fail_rc;
     char fail_msg[ERR_MAX];
-} sweep;
+};
 
 /* ---------------------------------------------------------------------
  * A growing string, for rows, prefixes and the header
@@ -139,6 +143,12 @@ static char *str_take(str *b) {
 /* ---------------------------------------------------------------------
  * Points
  */
+
+/* The point of row j of the output: the shard's j-th, or j. */
+static int64_t row_point(const sweep *sw, int64_t j) {
+    const sweep_spec *s = sw->spec;
+    return s->nshards ? s->shard - 1 + j * s->nshards : j;
+}
 
 /* The variant (or NULL) and per-dimension values of point p; its
  * variant's index (0 for the base) in *vi when vi is not NULL. */
@@ -403,6 +413,12 @@ static int plan(sweep *sw, char *err, size_t errlen) {
     if (sw->npoints < 0)
         return msg_set(err, errlen, MSG_EINPUT, "more than %d points",
                       SWEEP_MAX_POINTS);
+    if (s->nshards < 0 || s->nshards > SWEEPFILE_MAX_SHARDS ||
+        (s->nshards && (s->shard < 1 || s->shard > s->nshards)))
+        return msg_set(err, errlen, MSG_EINPUT, "--shard %d/%d: expected "
+                       "K/N with 1 <= K <= N <= %d", s->shard, s->nshards,
+                       SWEEPFILE_MAX_SHARDS);
+    sw->count = sweepfile_rows(sw->npoints, s->shard, s->nshards);
 
     str h = {0};
     if (sw->nvar) str_puts(&h, "variant,");
@@ -417,20 +433,34 @@ static int plan(sweep *sw, char *err, size_t errlen) {
     return MSG_OK;
 }
 
-/* Loads every point once: input errors before anything runs. */
+/* Loads every point once: input errors before anything runs.  The
+ * digest folds the point count, the header, and each point's config and
+ * values as its row writes them: another scenario, variant, override or
+ * grid (even one writing a value otherwise, 1.0 for 1) gives another. */
 static int validate(sweep *sw, char *err, size_t errlen) {
+    const sweep_spec *s = sw->spec;
     scn_config *cfg = malloc(sizeof *cfg);
     if (!cfg) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     int rc = MSG_OK;
+    str vals = {0};
     sw->digest = rng_mix((uint64_t)sw->npoints);
+    sw->digest = rng_mix(sw->digest ^ scn_digest_bytes(sw->header,
+                                                       strlen(sw->header)));
     for (int64_t p = 0; p < sw->npoints && !rc; p++) {
         rc = point_load(sw, p, cfg, err, errlen);
+        vals.n = 0;
+        point_prefix(sw, p, &vals);
+        if (!rc && vals.oom)
+            rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
         sw->digest = rng_mix(sw->digest ^ cfg->digest);
+        sw->digest = rng_mix(sw->digest ^ scn_digest_bytes(vals.s, vals.n));
     }
+    free(vals.s);
     free(cfg);
-    snprintf(sw->digest_line, sizeof sw->digest_line,
-             "%s%016" PRIx64 " (dilosim %s, %s)\n", DIGEST_PREFIX, sw->digest,
-             DILOSIM_VERSION, version_revision());
+    sw->id = (sweepfile_id){.digest = sw->digest, .shard = s->shard,
+                            .nshards = s->nshards,
+                            .npoints = s->nshards ? sw->npoints : 0};
+    sweepfile_line(&sw->id, sw->digest_line);
     return rc;
 }
 
@@ -441,7 +471,7 @@ static int validate(sweep *sw, char *err, size_t errlen) {
 /* What a CSV file of this sweep holds. */
 typedef struct {
     int digest;             /* 1 ours, -1 another, 0 no digest line */
-    char found[24];         /* the other digest, in hex */
+    sweepfile_id id;        /* what the file says it is (digest != 0) */
     int header;             /* 1 ours, -1 another, 0 none (or cut short) */
     int64_t rows;           /* complete rows after it, each checked */
     long end;               /* offset after the last of them */
@@ -473,34 +503,31 @@ static int scan_file(const sweep *sw, const char *path, scan *sc) {
     size_t cap = 0;
     ssize_t n;
     str want = {0};
-    /* The digest line is compared up to its digest: the version after it
-     * says who wrote the file, and a rebuilt dilosim may resume it. */
-    const size_t np = strlen(DIGEST_PREFIX), nd = np + 16;
+    /* The digest line is compared up to the end of its identity: the
+     * version after it says who wrote the file, and a rebuilt dilosim may
+     * resume it. */
+    const size_t ni = sw->id.len;
     for (int64_t k = -2; (n = getline(&line, &cap, f)) > 0; k++) {
         sc->nonempty = 1;
         if (line[n - 1] != '\n') {
             sc->trailing = 1;
             sc->first_cut = k == -2 && !strncmp(line, sw->digest_line,
-                                                (size_t)n < nd ? (size_t)n
-                                                               : nd);
+                                                (size_t)n < ni ? (size_t)n
+                                                               : ni);
             break;
         }
         if (k == -2) {
-            if (strncmp(line, DIGEST_PREFIX, np)) break; /* no digest */
-            int ours = (size_t)n > nd && !strncmp(line, sw->digest_line, nd) &&
-                       (line[nd] == ' ' || line[nd] == '\n');
+            if (!sweepfile_parse(line, &sc->id)) break; /* no digest */
+            int ours = sc->id.len == ni && !strncmp(line, sw->digest_line, ni);
             sc->digest = ours ? 1 : -1;
-            size_t nf = strcspn(line + np, " \n");
-            snprintf(sc->found, sizeof sc->found, "%.*s",
-                     (int)(nf < 20 ? nf : 20), line + np);
             if (sc->digest < 0) break;
         } else if (k == -1) {
             sc->header = strcmp(line, sw->header) ? -1 : 1;
             if (sc->header < 0) break;
         } else {
             want.n = 0;
-            if (k < sw->npoints) point_prefix(sw, k, &want);
-            if (k >= sw->npoints || want.oom ||
+            if (k < sw->count) point_prefix(sw, row_point(sw, k), &want);
+            if (k >= sw->count || want.oom ||
                 (want.n && strncmp(line, want.s, want.n))) {
                 sc->bad_line = k + 3;
                 break;
@@ -536,16 +563,25 @@ static int out_error(const sweep *sw, int e, char *err, size_t errlen) {
                    sw->partial ? sw->partial : sw->spec->out, strerror(e));
 }
 
-/* The input error of a file written by another sweep (or none). */
+/* The input error of a file written by another sweep (or none), or
+ * holding another shard of this one. */
 static int other_sweep(const sweep *sw, const char *path, const scan *sc,
                        char *err, size_t errlen) {
     if (!sc->digest)
         return msg_set(err, errlen, MSG_EINPUT, "%s: no sweep digest "
-                       "(expected a first line %s%016" PRIx64 ")", path,
-                       DIGEST_PREFIX, sw->digest);
+                       "(expected a first line %.*s)", path, (int)sw->id.len,
+                       sw->digest_line);
+    if (sc->id.digest == sw->digest) {
+        char has[64], want[64];
+        sweepfile_describe(&sc->id, has, sizeof has);
+        sweepfile_describe(&sw->id, want, sizeof want);
+        return msg_set(err, errlen, MSG_EINPUT, "%s: holds %s, not %s (same "
+                       "sweep)", path, has, want);
+    }
     return msg_set(err, errlen, MSG_EINPUT, "%s: written by another "
-                   "scenario or sweep (digest %s in the file, %016" PRIx64
-                   " for this sweep)", path, sc->found, sw->digest);
+                   "scenario or sweep (digest %016" PRIx64 " in the file, "
+                   "%016" PRIx64 " for this sweep)", path, sc->id.digest,
+                   sw->digest);
 }
 
 /* The input error of a partial file that is not a regular file. */
@@ -619,9 +655,9 @@ static int open_output(sweep *sw, char *err, size_t errlen) {
     const sweep_spec *s = sw->spec;
     int rc, fresh = 1;
     if (!s->out) {
-        if (s->resume)
-            return msg_set(err, errlen, MSG_EINPUT, "resuming needs an "
-                          "output file");
+        if (s->resume || s->nshards)
+            return msg_set(err, errlen, MSG_EINPUT, "%s needs an output "
+                           "file", s->resume ? "resuming" : "a shard");
         sw->f = s->stream;
     } else {
         outfile_mode mode;
@@ -643,7 +679,7 @@ static int open_output(sweep *sw, char *err, size_t errlen) {
             if (s->resume && !scan_file(sw, sw->target, &sc)) {
                 if (foreign(&sc))
                     return other_sweep(sw, s->out, &sc, err, errlen);
-                if (sc.header > 0 && sc.rows == sw->npoints && !sc.trailing)
+                if (sc.header > 0 && sc.rows == sw->count && !sc.trailing)
                     return 1;
             }
             size_t n = strlen(sw->target);
@@ -674,19 +710,19 @@ static int open_output(sweep *sw, char *err, size_t errlen) {
  * The workers
  */
 
-/* Records the failure of point p (under mu); the lowest point wins, so
- * the message does not depend on the number of threads. */
-static void record_failure(sweep *sw, int64_t p, int rc, const char *msg) {
-    if (sw->failed && sw->fail_point <= p) return;
+/* Records the failure of row j (under mu); the lowest row wins, so the
+ * message does not depend on the number of threads. */
+static void record_failure(sweep *sw, int64_t j, int rc, const char *msg) {
+    if (sw->failed && sw->fail_point <= j) return;
     sw->failed = 1;
-    sw->fail_point = p;
+    sw->fail_point = j;
     sw->fail_rc = rc;
     msg_set(sw->fail_msg, sizeof sw->fail_msg, 0, "%s", msg);
 }
 
 /* Writes every finished row that is next in order (under mu). */
 static void drain(sweep *sw) {
-    while (sw->written < sw->npoints && sw->rows[sw->written]) {
+    while (sw->written < sw->count && sw->rows[sw->written]) {
         char *row = sw->rows[sw->written];
         sw->rows[sw->written] = NULL;
         if (!sw->failed || sw->written < sw->fail_point) {
@@ -702,11 +738,10 @@ static void drain(sweep *sw) {
     }
 }
 
-/* Runs point p outside the lock; returns its row, or NULL with the code
- * in *rc (run_simulate's, unchanged, or MSG_ENOMEM) and the message in
- * err. */
-static char *run_point(sweep *sw, int64_t p, const scn_config *cfg, int *rc,
-                       char *err, size_t errlen) {
+/* Runs point p; returns its row, or NULL with the code in *rc
+ * (run_simulate's, unchanged, or MSG_ENOMEM) and the message in err. */
+static char *run_point(const sweep *sw, int64_t p, const scn_config *cfg,
+                       int *rc, char *err, size_t errlen) {
     run_result *r = malloc(sizeof *r);
     char msg[MSG_MAX] = "out of memory", *row = NULL;
     *rc = r ? run_simulate(cfg, NULL, r, msg, sizeof msg) : MSG_ENOMEM;
@@ -719,47 +754,74 @@ static char *run_point(sweep *sw, int64_t p, const scn_config *cfg, int *rc,
     return row;
 }
 
-/* A pool task: point kept + i, loaded from its variant's doc and run
- * outside the lock (scn_doc_load is thread-safe), its row stored and
- * every row now next in order written. */
-static int point_task(void *ctx, int64_t i, char *err, size_t errlen) {
-    sweep *sw = ctx;
-    int64_t p = sw->kept + i;
+int64_t sweep_kept(const sweep *sw) { return sw->kept; }
+
+int64_t sweep_count(const sweep *sw) { return sw->count; }
+
+/* Loaded from its variant's doc (scn_doc_load is thread-safe) and run
+ * without any lock. */
+int sweep_compute(const sweep *sw, int64_t j, char **row, char *err,
+                  size_t errlen) {
+    int64_t p = row_point(sw, j);
     scn_config *cfg = malloc(sizeof *cfg);
     int rc = cfg ? MSG_OK : msg_set(err, errlen, MSG_ENOMEM,
                                     "out of memory");
+    *row = NULL;
     if (!rc) rc = point_load(sw, p, cfg, err, errlen);
-    char *row = rc ? NULL : run_point(sw, p, cfg, &rc, err, errlen);
+    if (!rc) *row = run_point(sw, p, cfg, &rc, err, errlen);
     free(cfg);
+    return rc;
+}
+
+int sweep_deliver(sweep *sw, int64_t j, char *row, int rc, const char *msg) {
     pthread_mutex_lock(&sw->mu);
-    if (!row) {
-        record_failure(sw, p, rc, err);
+    if (rc || !row) {
+        free(row);
+        record_failure(sw, j, rc ? rc : MSG_EFAIL, msg);
+    } else if (j < sw->kept || j >= sw->count || sw->rows[j]) {
+        free(row); /* not a row to run, or given twice: the first stays */
     } else {
-        sw->rows[p] = row;
+        sw->rows[j] = row;
         sw->done++;
         drain(sw);
         if (sw->spec->progress)
             sw->spec->progress(sw->spec->progress_ctx, sw->kept + sw->done,
-                               sw->npoints);
+                               sw->count);
     }
     rc = sw->failed ? sw->fail_rc : MSG_OK;
     pthread_mutex_unlock(&sw->mu);
     return rc;
 }
 
-/* Runs the remaining points on the worker pool: min(jobs, remaining)
- * threads, this one included. */
+/* A pool task: row kept + i, computed, then delivered. */
+static int point_task(void *ctx, int64_t i, char *err, size_t errlen) {
+    sweep *sw = ctx;
+    char *row;
+    int rc = sweep_compute(sw, sw->kept + i, &row, err, errlen);
+    return sweep_deliver(sw, sw->kept + i, row, rc, err);
+}
+
+/* Runs the remaining rows: through the spec's runner, or on the worker
+ * pool, min(jobs, remaining) threads, this one included.  Every row must
+ * have been written for the output to be complete. */
 static int run_all(sweep *sw, char *err, size_t errlen) {
-    sw->rows = calloc((size_t)sw->npoints, sizeof *sw->rows);
+    const sweep_spec *s = sw->spec;
+    sw->rows = calloc((size_t)sw->count + 1, sizeof *sw->rows);
     if (!sw->rows)
         return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-    int jobs = sw->spec->jobs < 1 ? 1 : sw->spec->jobs;
+    int jobs = s->jobs < 1 ? 1 : s->jobs, rc = MSG_OK;
     char msg[MSG_MAX];
-    pool_for(jobs, sw->npoints - sw->kept, point_task, sw, msg, sizeof msg);
-    for (int64_t p = 0; p < sw->npoints; p++) free(sw->rows[p]);
+    if (s->runner)
+        rc = s->runner(s->runner_ctx, sw, jobs, err, errlen);
+    else
+        pool_for(jobs, sw->count - sw->kept, point_task, sw, msg, sizeof msg);
+    for (int64_t j = 0; j < sw->count; j++) free(sw->rows[j]);
     if (sw->failed)
         return msg_set(err, errlen, sw->fail_rc, "%s", sw->fail_msg);
-    return MSG_OK;
+    if (!rc && sw->written < sw->count)
+        rc = msg_set(err, errlen, MSG_EFAIL, "%lld of %lld rows computed",
+                     (long long)sw->written, (long long)sw->count);
+    return rc;
 }
 
 /* Closes the output; fsyncs TARGET.partial and renames it to TARGET on
@@ -804,12 +866,20 @@ int sweep_run(const sweep_spec *s, char *err, size_t errlen) {
     sw->spec = s;
     pthread_mutex_init(&sw->mu, NULL);
     int rc = plan(sw, err, errlen);
+    if (s->worker) {
+        if (!rc && !s->runner)
+            rc = msg_set(err, errlen, MSG_EINPUT, "a worker needs a runner");
+        if (!rc) rc = s->runner(s->runner_ctx, sw, s->jobs < 1 ? 1 : s->jobs,
+                                err, errlen);
+        sweep_free(sw);
+        return rc;
+    }
     if (!rc) rc = validate(sw, err, errlen);
     if (!rc) rc = open_output(sw, err, errlen);
     if (rc > 0) {
         if (s->log)
             fprintf(s->log, "%s: already complete (%lld rows); nothing to "
-                    "do\n", s->out, (long long)sw->npoints);
+                    "do\n", s->out, (long long)sw->count);
         rc = MSG_OK;
     } else {
         if (!rc) rc = run_all(sw, err, errlen);

@@ -38,23 +38,33 @@
  * Fields holding a comma, a quote or a line break are quoted as in
  * RFC 4180.
  *
+ * A shard (shard K of nshards N) writes only the rows of the points p
+ * with p % N == K-1, in point order; it needs an output path.
+ *
  * With an output path OUT, its symbolic links are followed to the file
  * TARGET they name (OUT itself when it is no link), and the file starts
- * with a comment line before the header:
+ * with a comment line before the header (sweepfile.h):
  *
- *     # dilosim sweep digest 0123456789abcdef
+ *     # dilosim sweep digest 0123456789abcdef (dilosim 0.7.0, REV)
+ *     # dilosim sweep digest 0123456789abcdef shard 2/3 of 12 points (...)
  *
- * a 64-bit digest (hex) of every point's resolved configuration
- * (scn_config.digest, folded in point order): another scenario, variant,
- * --set or grid gives another digest.  (The stream gets no such line.)
+ * a 64-bit digest (hex) of the whole sweep: of the point count, the
+ * header, and every point's resolved configuration (scn_config.digest)
+ * and values as its row writes them, folded in point order: another
+ * scenario, variant, --set or grid (even one writing a value otherwise)
+ * gives another digest; a shard's line also says which shard it is.
+ * (The stream gets no such line.)
  * Rows go to TARGET.partial (flushed row by row); once every row is
  * written it is fsync'ed and renamed to TARGET: TARGET never exists
  * half-written.  When TARGET is a device or a FIFO the rows are written
  * straight to it (no partial file, no resume).  With resume:
  *   - when TARGET holds another digest, or something that is not a sweep
- *     file (no digest line), an input error:
+ *     file (no digest line), or another part of this sweep (another
+ *     shard, the whole sweep for a shard, a shard for the whole), an
+ *     input error:
  *     "OUT: written by another scenario or sweep (digest X in the file,
- *     Y for this sweep)" or "OUT: no sweep digest (...)";
+ *     Y for this sweep)", "OUT: no sweep digest (...)" or "OUT: holds
+ *     shard 2/3, not shard 1/3 (same sweep)";
  *   - when it has this sweep's digest, header and all its rows (each
  *     starting with its point's values), nothing runs and a note goes to
  *     the log;
@@ -76,6 +86,14 @@
  * Threads: the worker pool (models/pool.h) hands points out in order; the
  * worker that finishes a point writes every row that is now next in
  * order.  Points load and run in parallel.
+ *
+ * Elsewhere (other processes, sim/mpi/): a runner given in the spec
+ * replaces the pool.  The sweep that writes the output calls it once the
+ * output is open, to compute rows sweep_kept .. sweep_count - 1 with
+ * sweep_compute (anywhere, in any order) and hand each to sweep_deliver
+ * (in this process).  A worker sweep (spec.worker) only plans the grid
+ * (no validation, no output) and calls the runner, which then computes
+ * the rows another process's runner asks for.
  */
 #ifndef DILOSIM_SWEEP_H
 #define DILOSIM_SWEEP_H
@@ -85,6 +103,14 @@
 
 #define SWEEP_MAX_DIMS 32             /* dimensions, section and --vary */
 #define SWEEP_MAX_POINTS 10000000     /* points of one sweep */
+
+typedef struct sweep sweep;
+
+/* Computes the rows of sw (see above); jobs is the spec's thread count.
+ * Returns 0, or a MSG_E* code with a message (the rows' own failures go
+ * to sweep_deliver). */
+typedef int (*sweep_runner)(void *ctx, sweep *sw, int jobs, char *err,
+                            size_t errlen);
 
 typedef struct {
     const char *scenario;              /* the scenario file */
@@ -104,6 +130,11 @@ typedef struct {
      * one thread at a time */
     void (*progress)(void *ctx, int64_t done, int64_t total);
     void *progress_ctx;
+    int shard, nshards;                /* shard K of N (1 <= K <= N); N 0:
+                                          the whole sweep */
+    sweep_runner runner;               /* NULL: the worker pool */
+    void *runner_ctx;
+    int worker;                        /* 1: plan and call the runner only */
 } sweep_spec;
 
 /* Runs the sweep.  Returns 0, or a MSG_E* code (models/msg.h) with one
@@ -114,5 +145,23 @@ typedef struct {
  * loader's or run_simulate's code, unchanged.  msg_exit_status gives the
  * command's exit status (2 for MSG_EINPUT, else 1). */
 int sweep_run(const sweep_spec *s, char *err, size_t errlen);
+
+/* For a runner: the rows to compute are sweep_kept(sw) (the rows a resume
+ * kept; 0 on a worker) to sweep_count(sw) - 1 (the output's rows). */
+int64_t sweep_kept(const sweep *sw);
+int64_t sweep_count(const sweep *sw);
+
+/* Computes row j's text (loads its point and runs it; thread-safe, any
+ * sweep of the same spec).  Returns 0 and *row (malloc'ed), or the code
+ * and message of sweep_run's failure of that point (*row NULL). */
+int sweep_compute(const sweep *sw, int64_t j, char **row, char *err,
+                  size_t errlen);
+
+/* Hands row j over to the writing sweep (thread-safe): its text (taken;
+ * rc 0), or its failure (rc and msg, as sweep_compute gave them).  Rows
+ * are written in order as they become next; after a failure no later row
+ * is written, and the lowest failed row's error is sweep_run's.  Returns
+ * 0, or that failure's code once there is one (stop computing). */
+int sweep_deliver(sweep *sw, int64_t j, char *row, int rc, const char *msg);
 
 #endif

@@ -35,8 +35,16 @@
  * one computation at a time; the lock only orders its calls). */
 static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
 
+void table_progress_step(table_progress *pr) {
+    if (!pr || !pr->fn) return;
+    pthread_mutex_lock(&progress_lock);
+    pr->done++;
+    pr->fn(pr->ctx, pr->done, pr->total);
+    pthread_mutex_unlock(&progress_lock);
+}
+
 typedef struct {
-    int (*task)(void *ctx, int i, char *err, size_t errlen);
+    table_task_fn task;
     void *ctx;
     table_progress *pr;
 } int_task;
@@ -44,28 +52,23 @@ typedef struct {
 static int run_int_task(void *ctx, int64_t i, char *err, size_t errlen) {
     const int_task *t = ctx;
     int rc = t->task(t->ctx, (int)i, err, errlen);
-    if (t->pr && t->pr->fn) {
-        pthread_mutex_lock(&progress_lock);
-        t->pr->done++;
-        t->pr->fn(t->pr->ctx, t->pr->done, t->pr->total);
-        pthread_mutex_unlock(&progress_lock);
-    }
+    table_progress_step(t->pr);
     return rc;
 }
 
-int table_parallel_progress(int n, int jobs,
-                            int (*task)(void *ctx, int i, char *err,
-                                        size_t errlen),
-                            void *ctx, table_progress *pr, char *err,
-                            size_t errlen) {
-    int_task t = {task, ctx, pr};
-    return pool_for(jobs, n, run_int_task, &t, err, errlen);
+int table_parallel_on(int n, table_task_fn task, table_out_fn out, void *ctx,
+                      const table_exec *ex, char *err, size_t errlen) {
+    if (ex->runner)
+        return ex->runner->run(ex->runner->self, n, ex->jobs, task, out, ctx,
+                               ex->pr, err, errlen);
+    int_task t = {task, ctx, ex->pr};
+    return pool_for(ex->jobs, n, run_int_task, &t, err, errlen);
 }
 
-int table_parallel(int n, int jobs,
-                   int (*task)(void *ctx, int i, char *err, size_t errlen),
-                   void *ctx, char *err, size_t errlen) {
-    return table_parallel_progress(n, jobs, task, ctx, NULL, err, errlen);
+int table_parallel(int n, int jobs, table_task_fn task, void *ctx, char *err,
+                   size_t errlen) {
+    table_exec ex = {jobs, NULL, NULL};
+    return table_parallel_on(n, task, NULL, ctx, &ex, err, errlen);
 }
 
 /* ---- a scenario as a CU curve ------------------------------------------ */
@@ -267,6 +270,18 @@ static int eval_task(void *arg, int i, char *err, size_t errlen) {
     return j->fn(j->ctx[b], j->grid[p], &j->blocks[b].cu[p], err, errlen);
 }
 
+static void eval_out(void *arg, int i, void **ptr, size_t *len) {
+    run_job *j = arg;
+    *ptr = &j->blocks[i / j->npoints].cu[i % j->npoints];
+    *len = sizeof(double);
+}
+
+static void row_out(void *arg, int i, void **ptr, size_t *len) {
+    run_job *j = arg;
+    *ptr = &j->blocks[i / j->nthresholds].row[i % j->nthresholds];
+    *len = sizeof(table_row);
+}
+
 static int row_task(void *arg, int i, char *err, size_t errlen) {
     run_job *j = arg;
     table_block *blk = &j->blocks[i / j->nthresholds];
@@ -299,11 +314,10 @@ static void free_blocks(table_block *blocks, int n) {
     }
 }
 
-int table_run_progress(int nblocks, table_cu_fn fn, void *const *ctx,
-                       const double *grid, int npoints,
-                       const double *thresholds, int nthresholds, int jobs,
-                       table_progress *pr, table_block *blocks, char *err,
-                       size_t errlen) {
+int table_run_on(int nblocks, table_cu_fn fn, void *const *ctx,
+                 const double *grid, int npoints, const double *thresholds,
+                 int nthresholds, const table_exec *ex, table_block *blocks,
+                 char *err, size_t errlen) {
     if (npoints < 1 || npoints > TABLE_MAX_POINTS || nthresholds < 0 ||
         nthresholds > TABLE_MAX_THRESHOLDS)
         return msg_set(err, errlen, MSG_EINPUT, "need 1..%d grid points "
@@ -328,13 +342,13 @@ int table_run_progress(int nblocks, table_cu_fn fn, void *const *ctx,
             return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
         }
     }
-    int rc = table_parallel_progress(nblocks * npoints, jobs, eval_task, &j,
-                                     pr, err, errlen);
+    int rc = table_parallel_on(nblocks * npoints, eval_task, eval_out, &j, ex,
+                               err, errlen);
     for (int b = 0; b < nblocks && !rc; b++)
         blocks[b].dip = table_first_dip(blocks[b].cu, npoints, 1);
     if (!rc && nthresholds)
-        rc = table_parallel_progress(nblocks * nthresholds, jobs, row_task,
-                                     &j, pr, err, errlen);
+        rc = table_parallel_on(nblocks * nthresholds, row_task, row_out, &j,
+                               ex, err, errlen);
     if (rc) free_blocks(blocks, nblocks);
     return rc;
 }
@@ -343,8 +357,9 @@ int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
               const double *grid, int npoints, const double *thresholds,
               int nthresholds, int jobs, table_block *blocks, char *err,
               size_t errlen) {
-    return table_run_progress(nblocks, fn, ctx, grid, npoints, thresholds,
-                              nthresholds, jobs, NULL, blocks, err, errlen);
+    table_exec ex = {jobs, NULL, NULL};
+    return table_run_on(nblocks, fn, ctx, grid, npoints, thresholds,
+                        nthresholds, &ex, blocks, err, errlen);
 }
 
 int table_first_dip(const double *cu, int n, int rising) {
@@ -466,11 +481,11 @@ int table_compute_progress(const table_spec *spec, table_progress_fn progress,
     }
     table_progress pr = {progress, pctx, 0,
                          (int64_t)n * (spec->npoints + spec->nthresholds)};
+    table_exec ex = {spec->jobs, spec->runner, &pr};
     if (!rc)
-        rc = table_run_progress(n, table_scenario_cu, ctx, spec->grid,
-                                spec->npoints, spec->thresholds,
-                                spec->nthresholds, spec->jobs, &pr, blocks,
-                                err, errlen);
+        rc = table_run_on(n, table_scenario_cu, ctx, spec->grid,
+                          spec->npoints, spec->thresholds, spec->nthresholds,
+                          &ex, blocks, err, errlen);
     table_docs_free(docs, n);
     free(meta);
     if (rc) {

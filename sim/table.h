@@ -101,6 +101,39 @@ typedef struct {
     int64_t done, total;
 } table_progress;
 
+/* One task finished: adds one to pr->done and calls pr->fn (pr NULL:
+ * nothing).  Thread-safe. */
+void table_progress_step(table_progress *pr);
+
+/* Where task i of a batch writes its result: the len bytes at *ptr, and
+ * nothing else that a later step reads. */
+typedef void (*table_out_fn)(void *ctx, int i, void **ptr, size_t *len);
+
+/* A task of a batch: computes index i.  Returns 0, or a MSG_E* code with
+ * a one-line message. */
+typedef int (*table_task_fn)(void *ctx, int i, char *err, size_t errlen);
+
+/* Runs batches somewhere else than on this process's threads (over the
+ * processes of an MPI job, sim/mpi/).  run must do what table_parallel
+ * does -- task(ctx, i) once for every i in 0..n-1, no new one after a
+ * failure, the lowest failed index's code and message -- and leave every
+ * task's out bytes in this process, counting each finished task in pr
+ * (table_progress_step; pr may be NULL).  Every process of the job makes
+ * the same calls in the same order. */
+typedef struct {
+    int (*run)(void *self, int n, int jobs, table_task_fn task,
+               table_out_fn out, void *ctx, table_progress *pr, char *err,
+               size_t errlen);
+    void *self;
+} table_runner;
+
+/* How the batches of one computation run. */
+typedef struct {
+    int jobs;                    /* threads; <= 0: pool_cpu_count() */
+    const table_runner *runner;  /* NULL: this process's threads */
+    table_progress *pr;          /* the count of finished tasks, or NULL */
+} table_exec;
+
 typedef enum {
     TABLE_FOUND,       /* crossing between two points */
     TABLE_AT_START,    /* the first point already reaches the threshold */
@@ -188,6 +221,7 @@ typedef struct {
     int nthresholds;
     int jobs;                        /* threads; <= 0: pool_cpu_count() */
     int full;                        /* --full: no fast-forward */
+    const table_runner *runner;      /* NULL: this process's threads */
 } table_spec;
 
 typedef struct {
@@ -241,23 +275,19 @@ int table_parse_numbers(const char *label, const char *spec, int max,
  * failure no new task starts; since every lower i has started by then,
  * the return is deterministic: 0, or the code and message of the failing
  * task of lowest i. */
-int table_parallel(int n, int jobs,
-                   int (*task)(void *ctx, int i, char *err, size_t errlen),
-                   void *ctx, char *err, size_t errlen);
+int table_parallel(int n, int jobs, table_task_fn task, void *ctx, char *err,
+                   size_t errlen);
 
-/* table_run and table_parallel counting their tasks in pr (NULL: not):
- * table_run's are nblocks x npoints evaluations, then nblocks x
- * nthresholds solves. */
-int table_run_progress(int nblocks, table_cu_fn fn, void *const *ctx,
-                       const double *grid, int npoints,
-                       const double *thresholds, int nthresholds, int jobs,
-                       table_progress *pr, table_block *blocks, char *err,
-                       size_t errlen);
-int table_parallel_progress(int n, int jobs,
-                            int (*task)(void *ctx, int i, char *err,
-                                        size_t errlen),
-                            void *ctx, table_progress *pr, char *err,
-                            size_t errlen);
+/* table_run and table_parallel as ex says: on its threads or runner,
+ * counting their tasks in ex->pr: table_run's are nblocks x npoints
+ * evaluations, then nblocks x nthresholds solves.  out says where each
+ * task of table_parallel_on writes (needed with a runner). */
+int table_run_on(int nblocks, table_cu_fn fn, void *const *ctx,
+                 const double *grid, int npoints, const double *thresholds,
+                 int nthresholds, const table_exec *ex, table_block *blocks,
+                 char *err, size_t errlen);
+int table_parallel_on(int n, table_task_fn task, table_out_fn out, void *ctx,
+                      const table_exec *ex, char *err, size_t errlen);
 
 /* How a row's crossing was found, as the table and its CSV name it:
  * "brent", "bisection", "below_grid" (AT_START), "not_reached". */

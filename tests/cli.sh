@@ -12,7 +12,7 @@ expect 0 "help" -- "$bin" --help
 contains "$tmp/out" "usage: dilosim" "help"
 expect 0 "run help" -- "$bin" run --help
 contains "$tmp/out" "--set KEY=VALUE" "run help"
-for c in run sweep table plan train report; do
+for c in run sweep merge table plan train report; do
   expect 0 "$c help" -- "$bin" $c --help
   contains "$tmp/out" "--quiet" "$c help lists --quiet"
   contains "$tmp/out" "--progress" "$c help lists --progress"
@@ -207,6 +207,7 @@ done
 
 sh "$root/tests/cli_table.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_sweep.sh" "$bin" || fail=$((fail + 1))
+sh "$root/tests/cli_mpi.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_train.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_report.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_docs.sh" "$bin" || fail=$((fail + 1))

@@ -42,7 +42,9 @@ for c in $cmds; do
   if grep -qx "\.SS $c" "$tmp/page"; then ok; else bad "man: no section for $c"; fi
   [ "$c" = version ] && continue
   "$bin" "$c" --help >"$tmp/help" || bad "$c --help"
-  for o in $(grep -o -- '--[a-z][a-z-]*' "$tmp/help" | sort -u); do
+  # the options a help lists: the first of each line that starts with one
+  for o in $(sed -n 's/^  *\(-[a-z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' "$tmp/help" |
+             sort -u); do
     if tagged "$c" "$o" || tagged "COMMON OPTIONS" "$o"; then ok
     else bad "man: $c $o is not documented"; fi
   done
@@ -102,7 +104,8 @@ EOF
   for c in $cmds; do
     [ "$c" = version ] && continue
     complete "$bin" "$c" -- >"$tmp/got"
-    "$bin" "$c" --help | grep -o -- '--[a-z][a-z-]*' | LC_ALL=C sort -u >"$tmp/want"
+    "$bin" "$c" --help | sed -n 's/^  *\(-[a-z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' |
+      LC_ALL=C sort -u >"$tmp/want"
     same "$tmp/want" "$tmp/got" "completion of $c's options (want, got)"
   done
   complete dilosim table --c >"$tmp/got"

@@ -21,22 +21,30 @@
 
 #include "check_main.h"
 #include "fifo_feeder.h"
+#include "fork_runner.h"
 #include "../models/msg.h"
 #include "../sim/plan.h"
 
 #define DATA "tests/data/table/"
 
-static plan_result *plan(const char *path, double target, const char *cost) {
+/* plan_compute through runner (NULL: threads). */
+static plan_result *plan_on(const char *path, double target, const char *cost,
+                            const table_runner *runner) {
     plan_cost c;
     char err[1024];
     if (cost)
         ck_assert_msg(!plan_cost_load(cost, &c, err, sizeof err), "%s", err);
-    plan_spec spec = {path, NULL, 0, NULL, 0, target, cost ? &c : NULL, 2, 0};
+    plan_spec spec = {path, NULL, 0, NULL, 0, target, cost ? &c : NULL, 2, 0,
+                      runner};
     plan_result *r = malloc(sizeof *r);
     ck_assert_ptr_nonnull(r);
     int rc = plan_compute(&spec, r, err, sizeof err);
     ck_assert_msg(rc == 0, "plan: %s", err);
     return r;
+}
+
+static plan_result *plan(const char *path, double target, const char *cost) {
+    return plan_on(path, target, cost, NULL);
 }
 
 static void ck_rel(double got, double want, double tol) {
@@ -155,6 +163,40 @@ START_TEST(cheapest_method_by_hand) {
 }
 END_TEST
 
+/* Through a runner whose tasks run in child processes, last first
+ * (fork_runner.h, as on other MPI ranks): the same plan as on threads;
+ * every search's batches went through it (the bandwidth scan and its
+ * solve, the latency scan and its solves, the priced bandwidths). */
+START_TEST(a_runner_gives_the_same_plan) {
+    int batches = 0;
+    table_runner fork = {fork_table_run, &batches};
+    plan_result *a = plan(DATA "variants.json", 0.95, DATA "cost.json");
+    plan_result *b = plan_on(DATA "variants.json", 0.95, DATA "cost.json",
+                             &fork);
+    ck_assert_int_eq(batches, 5);
+    ck_assert_int_eq(a->nmethods, b->nmethods);
+    ck_assert_int_eq(a->best_method, b->best_method);
+    ck_assert_int_eq(a->best_option, b->best_option);
+    for (int m = 0; m < a->nmethods; m++) {
+        const plan_method *x = &a->method[m], *y = &b->method[m];
+        ck_assert_int_eq(x->least.status, y->least.status);
+        ck_assert_double_eq(x->least.v_hi, y->least.v_hi);
+        ck_assert_double_eq(x->least.cu_hi, y->least.cu_hi);
+        ck_assert_int_eq(x->latency.status, y->latency.status);
+        ck_assert_double_eq(x->latency.v_hi, y->latency.v_hi);
+        ck_assert_int_eq(x->latency_rise, y->latency_rise);
+        ck_assert_int_eq(x->bandwidth_dip, y->bandwidth_dip);
+        ck_assert_int_eq(x->noptions, y->noptions);
+        for (int k = 0; k < x->noptions; k++) {
+            ck_assert_double_eq(x->option[k].cu, y->option[k].cu);
+            ck_assert_double_eq(x->option[k].total_usd, y->option[k].total_usd);
+        }
+    }
+    free(a);
+    free(b);
+}
+END_TEST
+
 static void bad_cost(const char *text, const char *want) {
     plan_cost c;
     char err[512];
@@ -203,7 +245,7 @@ START_TEST(run_input_error_is_an_input_error) {
           "\"dp\"}, \"faults\": {\"trace\": \"trace.txt\"}, \"steps\": 20}",
           sf);
     fclose(sf);
-    plan_spec spec = {scenario, NULL, 0, NULL, 0, 0.9, NULL, 1, 0};
+    plan_spec spec = {scenario, NULL, 0, NULL, 0, 0.9, NULL, 1, 0, NULL};
     plan_result *r = malloc(sizeof *r);
     ck_assert_ptr_nonnull(r);
     int rc = plan_compute(&spec, r, err, sizeof err);
@@ -274,6 +316,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, cost_file_schema);
     tcase_add_test(tc, cost_message_is_one_line);
     tcase_add_test(tc, scenario_read_once);
+    tcase_add_test(tc, a_runner_gives_the_same_plan);
     tcase_add_test(tc, run_input_error_is_an_input_error);
     suite_add_tcase(s, tc);
     return s;

@@ -22,6 +22,7 @@
 #include "../sim/sweep.h"
 #include "check_main.h"
 #include "fifo_feeder.h"
+#include "fork_runner.h"
 
 #define DATA "tests/data/sweep/"
 #define TINY DATA "tiny.json"
@@ -723,6 +724,182 @@ START_TEST(test_input_errors) {
 }
 END_TEST
 
+/* The digest covers the grid as the rows write it: "1.0" and "1" load the
+ * same configs but write other rows; and another variant name too. */
+START_TEST(test_digest_covers_the_grid) {
+    const char *one[] = {"network.bandwidth_gbps=1,10"};
+    const char *other[] = {"network.bandwidth_gbps=1.0,10"};
+    sweep_spec s = spec_for(PLAIN, out, 1);
+    s.vary = one, s.nvary = 1;
+    char *a = sweep_expect(&s, MSG_OK);
+    unlink(out);
+    s.vary = other;
+    char *b = sweep_expect(&s, MSG_OK);
+    ck_assert_int_ne(strncmp(a, b, 39), 0); /* the digest lines differ */
+    ck_assert_ptr_nonnull(strstr(b, "\n1.0,"));
+    /* A file of one refused by the other's --resume. */
+    s.resume = 1;
+    s.vary = one;
+    sweep_expect(&s, MSG_EINPUT);
+    ck_assert_msg(strstr(err, "written by another scenario or sweep"), "%s",
+                  err);
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* The text of shard k of n of tiny.json, written to out. */
+static char *tiny_shard(int k, int n, int resume) {
+    sweep_spec s = spec_for(TINY, out, 2);
+    s.shard = k, s.nshards = n, s.resume = resume;
+    return sweep_expect(&s, MSG_OK);
+}
+
+/* A shard holds every n-th row of the whole (its line says which shard),
+ * resumes from its partial file, and refuses another shard's file. */
+START_TEST(test_shards) {
+    char *whole = rows_of(tiny_sweep(1)), line[1024], want[1024];
+    for (int k = 1; k <= 5; k++) {
+        unlink(out);
+        char *text = tiny_shard(k, 5, 0);
+        snprintf(want, sizeof want, " shard %d/5 of 12 points (dilosim ", k);
+        ck_assert_msg(strstr(text, want) && strstr(text, want) <
+                      strchr(text, '\n'), "%.100s", text);
+        char *nl = strchr(text, '\n');
+        memmove(text, nl + 1, strlen(nl + 1) + 1); /* the rows */
+        ck_assert_str_eq(line_of(text, 0, line, sizeof line),
+                         line_of(whole, 0, want, sizeof want));
+        int rows = k <= 2 ? 3 : 2; /* 12 points over 5 shards */
+        ck_assert_int_eq(count_lines(text), rows + 1);
+        for (int j = 0; j < rows; j++)
+            ck_assert_str_eq(line_of(text, j + 1, line, sizeof line),
+                             line_of(whole, k + 5 * j, want, sizeof want));
+        free(text);
+    }
+    /* Resumed: the digest line, header and first row, half the second. */
+    unlink(out);
+    char *full = tiny_shard(2, 3, 0);
+    const char *cut = strchr(strchr(strchr(full, '\n') + 1, '\n') + 1, '\n');
+    spit(partial, full, (size_t)(cut - full) + 5);
+    unlink(out);
+    char *again = tiny_shard(2, 3, 1);
+    ck_assert_str_eq(again, full);
+    /* Shard 1/3, or the whole sweep, refuses shard 2/3's file. */
+    sweep_spec s = spec_for(TINY, out, 1);
+    s.shard = 1, s.nshards = 3, s.resume = 1;
+    sweep_expect(&s, MSG_EINPUT);
+    snprintf(want, sizeof want, "%s: holds shard 2/3, not shard 1/3 (same "
+             "sweep)", out);
+    ck_assert_str_eq(err, want);
+    s.nshards = 0;
+    sweep_expect(&s, MSG_EINPUT);
+    snprintf(want, sizeof want, "%s: holds shard 2/3, not the whole sweep "
+             "(same sweep)", out);
+    ck_assert_str_eq(err, want);
+    char *kept = slurp(out);
+    ck_assert_str_eq(kept, full);
+    /* A shard needs a file; K/N in range. */
+    s = spec_for(TINY, NULL, 1);
+    s.shard = 1, s.nshards = 3;
+    sweep_expect(&s, MSG_EINPUT);
+    ck_assert_str_eq(err, "a shard needs an output file");
+    s = spec_for(TINY, out, 1);
+    s.shard = 4, s.nshards = 3;
+    sweep_expect(&s, MSG_EINPUT);
+    ck_assert_msg(strstr(err, "--shard 4/3: expected K/N"), "%s", err);
+    free(kept);
+    free(again);
+    free(full);
+    free(whole);
+}
+END_TEST
+
+/* Computes the rows last first, and fails row 3 (as a lost rank). */
+static int fail_row_3(void *ctx, sweep *sw, int jobs, char *err,
+                      size_t errlen) {
+    (void)ctx, (void)jobs;
+    for (int64_t j = sweep_count(sw) - 1; j >= sweep_kept(sw); j--) {
+        char *row = NULL;
+        int rc = j == 3 ? MSG_EFAIL : sweep_compute(sw, j, &row, err, errlen);
+        sweep_deliver(sw, j, row, rc, "row 3 lost");
+    }
+    return MSG_OK;
+}
+
+/* Through a runner that computes each row in a child process, last row
+ * first (fork_runner.h, as other MPI ranks do): the same bytes, for the
+ * whole sweep, a resumed one and a shard; a failing row is the sweep's
+ * error, the rows before it kept for --resume. */
+START_TEST(test_runner_gives_the_same_bytes) {
+    char *whole = tiny_sweep(1);
+    unlink(out);
+    sweep_spec s = spec_for(TINY, out, 1);
+    s.runner = fork_sweep_run;
+    char *text = sweep_expect(&s, MSG_OK);
+    ck_assert_str_eq(text, whole);
+    free(text);
+    const char *cut = whole;
+    for (int k = 0; k < 5; k++) cut = strchr(cut, '\n') + 1;
+    unlink(out);
+    spit(partial, whole, (size_t)(cut - whole));
+    s.resume = 1;
+    text = sweep_expect(&s, MSG_OK);
+    ck_assert_str_eq(text, whole);
+    free(text);
+    char *shard = tiny_shard(3, 4, 0);
+    unlink(out);
+    s.resume = 0, s.shard = 3, s.nshards = 4;
+    text = sweep_expect(&s, MSG_OK);
+    ck_assert_str_eq(text, shard);
+    free(text);
+    free(shard);
+
+    s = spec_for(TINY, out, 1);
+    s.runner = fail_row_3;
+    s.resume = 1;
+    unlink(out);
+    sweep_expect(&s, MSG_EFAIL);
+    ck_assert_str_eq(err, "row 3 lost");
+    char *kept = slurp(partial);
+    ck_assert_ptr_nonnull(kept);
+    ck_assert_int_eq(count_lines(kept), 5); /* digest, header, 3 rows */
+    ck_assert(!strncmp(kept, whole, strlen(kept)));
+    free(kept);
+    free(whole);
+}
+END_TEST
+
+/* A worker sweep plans the grid and hands it to its runner: no output, no
+ * validation; its rows are the writer's. */
+static int check_worker_rows(void *ctx, sweep *sw, int jobs, char *err,
+                             size_t errlen) {
+    const char *whole = ctx;
+    char line[1024], *row;
+    ck_assert_int_eq(jobs, 3);
+    ck_assert_int_eq(sweep_kept(sw), 0);
+    ck_assert_int_eq(sweep_count(sw), 4);
+    for (int j = 0; j < 4; j++) {
+        ck_assert_int_eq(sweep_compute(sw, j, &row, err, errlen), MSG_OK);
+        line_of(whole, 2 + 3 * j, line, sizeof line);
+        ck_assert_int_eq(strlen(row), strlen(line) + 1);
+        ck_assert(!strncmp(row, line, strlen(line)));
+        free(row);
+    }
+    return MSG_OK;
+}
+
+START_TEST(test_worker) {
+    char *whole = tiny_sweep(1);
+    unlink(out);
+    sweep_spec s = spec_for(TINY, out, 3);
+    s.worker = 1, s.shard = 1, s.nshards = 3;
+    s.runner = check_worker_rows, s.runner_ctx = whole;
+    ck_assert_int_eq(sweep_run(&s, err, sizeof err), MSG_OK);
+    ck_assert(!exists(out) && !exists(partial));
+    free(whole);
+}
+END_TEST
+
 START_TEST(test_partial_in_use) {
     /* A second sweep does not write over a partial file in use. */
     FILE *f = fopen(partial, "w");
@@ -777,6 +954,10 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_stdin_needs_one_variant);
     tcase_add_test(tc, test_run_input_error_is_an_input_error);
     tcase_add_test(tc, test_partial_in_use);
+    tcase_add_test(tc, test_digest_covers_the_grid);
+    tcase_add_test(tc, test_shards);
+    tcase_add_test(tc, test_runner_gives_the_same_bytes);
+    tcase_add_test(tc, test_worker);
     suite_add_tcase(s, tc);
     return s;
 }

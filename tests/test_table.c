@@ -21,6 +21,7 @@
 
 #include "check_main.h"
 #include "fifo_feeder.h"
+#include "fork_runner.h"
 #include "../models/msg.h"
 #include "../sim/run.h"
 #include "../sim/table.h"
@@ -36,21 +37,29 @@ static double b_star(double c, double step_s) {
 }
 
 /* table_compute of a scenario over a grid spec with the paper's
- * thresholds, variants as given. */
-static table_result tabulate(const char *path, const char *grid_spec,
-                             const char *const *variants, int nvariants,
-                             int jobs, double **grid, int *npoints) {
+ * thresholds, variants as given, through runner (NULL: threads). */
+static table_result tabulate_on(const char *path, const char *grid_spec,
+                                const char *const *variants, int nvariants,
+                                int jobs, double **grid, int *npoints,
+                                const table_runner *runner) {
     char err[1024];
     ck_assert_msg(!table_parse_numbers("grid", grid_spec, TABLE_MAX_POINTS,
                                        grid, npoints, err, sizeof err),
                   "%s", err);
     table_spec spec = {path, variants, nvariants, NULL, 0,
                        "network.bandwidth_gbps", *grid, *npoints,
-                       paper_thresholds, NTHR, jobs, 0};
+                       paper_thresholds, NTHR, jobs, 0, runner};
     table_result r;
     int rc = table_compute(&spec, &r, err, sizeof err);
     ck_assert_msg(rc == 0, "table: %s", err);
     return r;
+}
+
+static table_result tabulate(const char *path, const char *grid_spec,
+                             const char *const *variants, int nvariants,
+                             int jobs, double **grid, int *npoints) {
+    return tabulate_on(path, grid_spec, variants, nvariants, jobs, grid,
+                       npoints, NULL);
 }
 
 /* The crossing is analytic, Brent found it, and the first grid point is
@@ -118,6 +127,22 @@ START_TEST(every_variant_gets_a_block) {
 }
 END_TEST
 
+/* Checks that a and b hold the same blocks over n grid points, then
+ * frees them. */
+static void same_tables(table_result *a, table_result *b, int n) {
+    ck_assert_int_eq(a->nblocks, b->nblocks);
+    for (int k = 0; k < a->nblocks; k++) {
+        ck_assert_str_eq(a->block[k].name, b->block[k].name);
+        ck_assert_int_eq(a->block[k].dip, b->block[k].dip);
+        ck_assert(!memcmp(a->block[k].cu, b->block[k].cu,
+                          (size_t)n * sizeof *a->block[k].cu));
+        ck_assert(!memcmp(a->block[k].row, b->block[k].row,
+                          sizeof a->block[k].row));
+    }
+    table_result_free(a);
+    table_result_free(b);
+}
+
 START_TEST(results_do_not_depend_on_jobs) {
     double *g1, *g2;
     int n1, n2;
@@ -125,15 +150,7 @@ START_TEST(results_do_not_depend_on_jobs) {
                               0, 1, &g1, &n1);
     table_result b = tabulate(DATA "variants.json", "logspace:-1:2:20", NULL,
                               0, 2, &g2, &n2);
-    ck_assert_int_eq(a.nblocks, b.nblocks);
-    for (int k = 0; k < a.nblocks; k++) {
-        ck_assert(!memcmp(a.block[k].cu, b.block[k].cu,
-                          (size_t)n1 * sizeof *a.block[k].cu));
-        ck_assert(!memcmp(a.block[k].row, b.block[k].row,
-                          sizeof a.block[k].row));
-    }
-    table_result_free(&a);
-    table_result_free(&b);
+    same_tables(&a, &b, n1);
     free(g1);
     free(g2);
 }
@@ -170,7 +187,7 @@ START_TEST(bad_scenario_input_is_an_input_error) {
     char err[1024];
     const char *nope[] = {"nope"};
     table_spec spec = {DATA "variants.json", nope, 1, NULL, 0,
-                       "network.bandwidth_gbps", grid, 2, thr, 1, 1, 0};
+                       "network.bandwidth_gbps", grid, 2, thr, 1, 1, 0, NULL};
     table_result r;
     ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), MSG_EINPUT);
     ck_assert_msg(strstr(err, "nope"), "%s", err);
@@ -312,6 +329,37 @@ START_TEST(a_failure_reports_the_lowest_point) {
 }
 END_TEST
 
+/* Through a runner whose tasks run in child processes, last first
+ * (fork_runner.h, as on other MPI ranks): the same table as on threads,
+ * both batches (grid points, then rows) through it, and a failure is the
+ * lowest task's. */
+START_TEST(a_runner_gives_the_same_table) {
+    int batches = 0;
+    table_runner fork = {fork_table_run, &batches};
+    double *g1, *g2;
+    int n1, n2;
+    table_result a = tabulate(DATA "variants.json", "logspace:-1:2:12", NULL,
+                              0, 2, &g1, &n1);
+    table_result b = tabulate_on(DATA "variants.json", "logspace:-1:2:12",
+                                 NULL, 0, 2, &g2, &n2, &fork);
+    ck_assert_int_eq(batches, 2);
+    same_tables(&a, &b, n1);
+    free(g1);
+    free(g2);
+
+    curve_ctx c = {3, 2.5};
+    double grid[] = {1, 2, 3, 4, 5, 6, 7, 8}, thr[] = {0.5};
+    char err[1024];
+    table_block blk;
+    void *ctx[] = {&c};
+    table_exec ex = {1, &fork, NULL};
+    ck_assert_int_eq(table_run_on(1, curve, ctx, grid, 8, thr, 1, &ex, &blk,
+                                  err, sizeof err), -1);
+    ck_assert_str_eq(err, "failed at 3");
+    ck_assert_ptr_null(blk.cu);
+}
+END_TEST
+
 START_TEST(grid_and_threshold_lists) {
     double *x;
     int n;
@@ -350,7 +398,7 @@ START_TEST(the_scenario_is_read_once) {
     feeder_start(&f, "scenario.json", texts, 1);
     double grid[] = {0.1, 0.4, 1.6, 6.4}, thr[] = {0.5, 0.9};
     table_spec spec = {f.path, NULL, 0, NULL, 0, "network.bandwidth_gbps",
-                       grid, 4, thr, 2, 2, 0};
+                       grid, 4, thr, 2, 2, 0, NULL};
     table_result r;
     char err[1024];
     int rc = table_compute(&spec, &r, err, sizeof err);
@@ -474,6 +522,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, a_plateau_at_the_threshold_gives_its_start);
     tcase_add_test(tc, a_linear_grid);
     tcase_add_test(tc, a_failure_reports_the_lowest_point);
+    tcase_add_test(tc, a_runner_gives_the_same_table);
     tcase_add_test(tc, grid_and_threshold_lists);
     tcase_add_test(tc, the_scenario_is_read_once);
     tcase_add_test(tc, a_run_input_error_stays_an_input_error);

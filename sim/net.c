@@ -94,6 +94,7 @@ typedef struct {
     int pos;           /* index in net.live while live */
     int tied;          /* its component's last filling was tied */
     int seeded;        /* in net.seeds */
+    int count;         /* alike flows it stands for (net_flow_set_count) */
 } flow;
 
 typedef struct {
@@ -141,6 +142,8 @@ struct net {
     int fcap;          /* allocated slots in flows and the int arrays below */
     int *live;         /* ids of waiting and active flows, dense */
     int nlive;
+    int ncount;        /* sum of the live flows' counts */
+    int anonymous;     /* net_set_anonymous() and no link shared since */
     int *freeids;      /* stack of reusable ids */
     int nfree;
     int *lflows;       /* filling: flows of each link (2 * fcap) */
@@ -225,6 +228,7 @@ static void seed(net *n, int id) {
 
 static void live_remove(net *n, int id) {
     flow *f = &n->flows[id];
+    n->ncount -= f->count;
     for (int k = 0; k < 2; k++)
         if (f->link[k] >= 0)
             n->links[f->link[k]].nref--;
@@ -869,11 +873,12 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
                 .cap = max_bytes_per_s,
                 .t_act = add_sat(n->now, latency_ns), .t_done = INT64_MAX,
                 .tag = tag, .link = {link_a, link_b}, .state = FLOW_WAITING,
-                .pos = n->nlive};
+                .pos = n->nlive, .count = 1};
     for (int k = 0; k < 2; k++)
-        if (f->link[k] >= 0)
-            n->links[f->link[k]].nref++;
+        if (f->link[k] >= 0 && ++n->links[f->link[k]].nref > 1)
+            n->anonymous = 0; /* a shared link: ids may matter from now on */
     n->live[n->nlive++] = id;
+    n->ncount++;
     if (f->t_act < n->next)
         n->next = f->t_act;
     return id;
@@ -921,7 +926,35 @@ double net_flow_rate(const net *n, int flow_id) {
 }
 
 int net_active_flows(const net *n) {
-    return n->nlive;
+    return n->ncount;
+}
+
+void net_flow_set_count(net *n, int flow_id, int count) {
+    if (flow_id < 0 || flow_id >= n->nflows || count < 1)
+        return;
+    flow *f = &n->flows[flow_id];
+    if (f->state != FLOW_WAITING && f->state != FLOW_ACTIVE)
+        return;
+    n->ncount += count - f->count;
+    f->count = count;
+}
+
+uint64_t net_flow_counted(const net *n, int flow_id) {
+    if (flow_id < 0 || flow_id >= n->nflows)
+        return 0;
+    const flow *f = &n->flows[flow_id];
+    return f->state == FLOW_WAITING || f->state == FLOW_ACTIVE ? f->counted : 0;
+}
+
+double net_link_capacity(const net *n, int link) {
+    return link >= 0 && link < n->nlinks ? n->links[link].cap : 0;
+}
+
+void net_set_anonymous(net *n) {
+    n->anonymous = 1;
+    for (int l = 0; l < n->nlinks; l++)
+        if (n->links[l].nref > 1)
+            n->anonymous = 0;
 }
 
 /* ---- signature and time shift ------------------------------------------ */
@@ -931,22 +964,70 @@ static void sig_instant(sig_buf *s, int64_t t, int64_t now) {
     sig_i64(s, t == INT64_MAX ? INT64_MAX : t - now);
 }
 
+/* What decides flow id's future (sig_flow bytes), instants relative to now;
+ * its id is the first field. */
+typedef struct {
+    int32_t id, state, link[2], tied, count;
+    uint64_t bytes, counted, tag;
+    double remaining, rate, cap;
+    int64_t t_act, t_done;
+} sig_flow;
+
+static sig_flow flow_sig(const net *n, int id, int64_t now) {
+    const flow *f = &n->flows[id];
+    sig_flow g;
+    memset(&g, 0, sizeof g); /* padding too: the bytes are compared */
+    g.id = id;
+    g.state = f->state;
+    g.link[0] = f->link[0];
+    g.link[1] = f->link[1];
+    g.tied = f->tied;
+    g.count = f->count;
+    g.bytes = f->bytes;
+    g.counted = f->counted;
+    g.tag = f->tag;
+    g.remaining = f->remaining;
+    g.rate = f->rate;
+    g.cap = f->cap;
+    g.t_act = f->t_act == INT64_MAX ? INT64_MAX : f->t_act - now;
+    g.t_done = f->t_done == INT64_MAX ? INT64_MAX : f->t_done - now;
+    return g;
+}
+
+/* Orders sig_flows by their bytes after the id: a canonical order that
+ * does not depend on ids. */
+static int by_sig(const void *a, const void *b) {
+    const sig_flow *x = a, *y = b;
+    size_t off = sizeof x->id;
+    return memcmp((const char *)x + off, (const char *)y + off, sizeof *x - off);
+}
+
 void net_signature(const net *n, int64_t now, sig_buf *s) {
     sig_i64(s, n->nlive);
-    for (int i = 0; i < n->nlive; i++) {
-        const flow *f = &n->flows[n->live[i]];
-        int32_t ints[] = {n->live[i], f->state, f->link[0], f->link[1], f->tied};
-        sig_put(s, ints, sizeof ints);
-        uint64_t words[] = {f->bytes, f->counted, f->tag};
-        sig_put(s, words, sizeof words);
-        double reals[] = {f->remaining, f->rate, f->cap};
-        sig_put(s, reals, sizeof reals);
-        sig_instant(s, f->t_act, now);
-        sig_instant(s, f->t_done, now);
+    sig_i64(s, n->anonymous);
+    if (n->anonymous) {
+        /* ids and live order cannot matter: the live flows as a set */
+        sig_flow *v = malloc((size_t)n->nlive * sizeof *v + 1);
+        if (!v) {
+            s->oom = 1;
+            return;
+        }
+        for (int i = 0; i < n->nlive; i++) {
+            v[i] = flow_sig(n, n->live[i], now);
+            v[i].id = 0;
+        }
+        qsort(v, (size_t)n->nlive, sizeof *v, by_sig);
+        sig_put(s, v, (size_t)n->nlive * sizeof *v);
+        free(v);
+    } else {
+        for (int i = 0; i < n->nlive; i++) {
+            sig_flow g = flow_sig(n, n->live[i], now);
+            sig_put(s, &g, sizeof g);
+        }
+        sig_i64(s, n->nfree);
+        sig_put(s, n->freeids, (size_t)n->nfree * sizeof *n->freeids);
+        sig_i64(s, n->nflows);
     }
-    sig_i64(s, n->nfree);
-    sig_put(s, n->freeids, (size_t)n->nfree * sizeof *n->freeids);
-    sig_i64(s, n->nflows);
     sig_instant(s, n->next, now);
     sig_instant(s, n->now, now);
     sig_i64(s, n->nlinks);

@@ -80,9 +80,12 @@ enum { FLOW_FREE, FLOW_WAITING, FLOW_ACTIVE, FLOW_DONE };
 
 typedef struct {
     uint64_t bytes;    /* size of the flow */
-    uint64_t counted;  /* whole bytes already counted on its links */
-    double remaining;  /* bytes still to move (fractional while moving) */
+    double remaining;  /* bytes still to move (fractional while moving); a
+                          lazy flow: at the start of its segment */
     double rate;       /* bytes/s while active */
+    double seg_rate;   /* the rate its segment began with (NaN: none) */
+    int64_t k0;        /* lazy: the clock tick its segment began at */
+    int64_t kend;      /* lazy: the last tick its proof covers */
     double cap;        /* the flow's own max rate (may be INFINITY) */
     int64_t t_act;     /* instant it becomes active */
     int64_t t_done;    /* completion instant at the current rate */
@@ -95,6 +98,10 @@ typedef struct {
     int tied;          /* its component's last filling was tied */
     int seeded;        /* in net.seeds */
     int count;         /* alike flows it stands for (net_flow_set_count) */
+    int lazy;          /* stepped only when needed (see the file comment) */
+    int epos;          /* its index in net.eager, -1 when not there */
+    int hpos;          /* its index in net.due while live */
+    int marked;        /* gathered by gather_due() */
 } flow;
 
 typedef struct {
@@ -128,6 +135,19 @@ typedef struct {
     int id;
 } capped_flow;
 
+/* A live flow in net.due, keyed by the instant it is next due at. */
+typedef struct {
+    int64_t t;
+    int id;
+} due_entry;
+
+/* A lazy segment in net.ends: flow id's segment begun at tick k0 is
+ * proven through tick kend. */
+typedef struct {
+    int64_t kend, k0;
+    int id;
+} proof_end;
+
 struct net {
     int64_t now;       /* instant the flows' remaining bytes refer to */
     int64_t next;      /* cached net_next_time() */
@@ -156,6 +176,24 @@ struct net {
     int *order;        /* share(): positions in live, to sort */
     int ntied;         /* active flows with tied set */
     uint64_t epoch;    /* share() passes so far */
+
+    /* lazy stepping (see the file comment) */
+    int64_t *ticks;    /* the instants the clock stopped at: tick k is
+                          ticks[k - tick0]; the last one is now */
+    int64_t tick0;
+    int nticks, cticks;
+    int trim_at;       /* nticks at which old ticks are dropped */
+    int *eager;        /* active flows stepped at every tick */
+    int neager;
+    due_entry *due;    /* min-heap of the live flows by due_at() */
+    int heaped;        /* net.due is kept (see the heap of due instants) */
+    int *found;        /* gather_due(): the flows due, to finish */
+    int *found_act;    /* gather_due(): the flows due, to activate */
+    proof_end *ends;   /* min-heap of lazy segments by the tick their
+                          proof ends; entries of ended segments linger */
+    int nends, cends;
+    int due_now;       /* share() gave some flow t_done <= now */
+    int no_lazy;       /* net_set_lazy(n, 0) */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -190,18 +228,13 @@ static void count_bytes(net *n, const flow *f, uint64_t b) {
             n->links[f->link[k]].bytes += b;
 }
 
-/* Counts on f's links the whole bytes f has moved since the last count:
- * its size minus the remaining bytes rounded up. */
-static void count_moved(net *n, flow *f) {
-    double r = ceil(f->remaining);
+/* The whole bytes f has moved when `remaining` bytes are left: its size
+ * minus the remaining bytes rounded up.  Remaining bytes only shrink, so
+ * this only grows: a live flow's links count exactly this much of it. */
+static uint64_t moved_bytes(const flow *f, double remaining) {
+    double r = ceil(remaining);
     uint64_t left = r <= 0 ? 0 : r >= (double)f->bytes ? f->bytes : (uint64_t)r;
-    if (left > f->bytes)
-        left = f->bytes;
-    uint64_t moved = f->bytes - left;
-    if (moved > f->counted) {
-        count_bytes(n, f, moved - f->counted);
-        f->counted = moved;
-    }
+    return f->bytes - left;
 }
 
 /* Queues link l for update_peaks(). */
@@ -226,6 +259,146 @@ static void seed(net *n, int id) {
     }
 }
 
+/* ---- the heap of due instants ------------------------------------------ *
+ * With many live flows, net.due holds every one keyed by due_at(), least
+ * first (ties by id), so the next instant is its root and the flows due at
+ * an instant are found without looking at the others.  With few, a scan of
+ * the live flows is cheaper and the heap is off. */
+
+enum { HEAP_ON = 48, HEAP_OFF = 16 }; /* live flows at which it turns on, off */
+
+/* The instant a live flow is next due at: its activation while it waits,
+ * then its completion. */
+static int64_t due_at(const flow *f) {
+    return f->state == FLOW_WAITING ? f->t_act : f->t_done;
+}
+
+static int due_before(const due_entry *a, const due_entry *b) {
+    return a->t < b->t || (a->t == b->t && a->id < b->id);
+}
+
+/* Puts entry e at i or below it (i's subtrees are heaps). */
+static void due_down(net *n, int i, due_entry e) {
+    due_entry *h = n->due;
+    int cnt = n->nlive;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= cnt)
+            break;
+        if (c + 1 < cnt && due_before(&h[c + 1], &h[c]))
+            c++;
+        if (!due_before(&h[c], &e))
+            break;
+        h[i] = h[c];
+        n->flows[h[i].id].hpos = i;
+        i = c;
+    }
+    h[i] = e;
+    n->flows[e.id].hpos = i;
+}
+
+/* Puts entry e where the hole at i belongs: up past larger parents, else
+ * down. */
+static void due_sift(net *n, int i, due_entry e) {
+    due_entry *h = n->due;
+    if (i > 0 && due_before(&e, &h[(i - 1) / 2])) {
+        do {
+            h[i] = h[(i - 1) / 2];
+            n->flows[h[i].id].hpos = i;
+            i = (i - 1) / 2;
+        } while (i > 0 && due_before(&e, &h[(i - 1) / 2]));
+        h[i] = e;
+        n->flows[e.id].hpos = i;
+        return;
+    }
+    due_down(n, i, e);
+}
+
+/* A live flow's due_at() may have changed. */
+static void due_update(net *n, int id) {
+    const flow *f = &n->flows[id];
+    due_entry e = {due_at(f), id};
+    if (n->heaped && n->due[f->hpos].t != e.t)
+        due_sift(n, f->hpos, e);
+}
+
+/* Flow id joins the heap (n->nlive already counts it); past HEAP_ON live
+ * flows the heap is built. */
+static void due_add(net *n, int id) {
+    if (n->heaped) {
+        due_sift(n, n->nlive - 1, (due_entry){due_at(&n->flows[id]), id});
+    } else if (n->nlive >= HEAP_ON) {
+        for (int i = 0; i < n->nlive; i++)
+            n->due[i] = (due_entry){due_at(&n->flows[n->live[i]]), n->live[i]};
+        for (int i = n->nlive / 2; i-- > 0;)
+            due_down(n, i, n->due[i]);
+        for (int i = 0; i < n->nlive; i++)
+            n->flows[n->due[i].id].hpos = i;
+        n->heaped = 1;
+    }
+}
+
+/* Flow id leaves the heap (n->nlive no longer counts it); below HEAP_OFF
+ * live flows the heap is dropped. */
+static void due_remove(net *n, int id) {
+    int i = n->flows[id].hpos;
+    if (n->heaped && n->nlive < HEAP_OFF)
+        n->heaped = 0;
+    else if (n->heaped && i != n->nlive)
+        due_sift(n, i, n->due[n->nlive]);
+}
+
+/* Whether active flow f is due at t: complete by its instant, or an eager
+ * one at or under tolerance (a lazy one is proven above it). */
+static int done_due(const flow *f, int64_t t) {
+    return f->t_done <= t || (!f->lazy && f->remaining <= tolerance(f));
+}
+
+/* The live flows due at t into n->found (active: t_done <= t, or an eager
+ * one at or under tolerance) and n->found_act (waiting: t_act <= t), each
+ * marked; returns the two counts in *nf and *na. */
+static void gather_due(net *n, int64_t t, int *nf, int *na) {
+    int *stack = n->comp, top = 0, cf = 0, ca = 0;
+    if (!n->heaped) {
+        for (int i = 0; i < n->nlive; i++) {
+            flow *f = &n->flows[n->live[i]];
+            if (f->state == FLOW_WAITING ? f->t_act <= t : done_due(f, t)) {
+                f->marked = 1;
+                if (f->state == FLOW_WAITING)
+                    n->found_act[ca++] = n->live[i];
+                else
+                    n->found[cf++] = n->live[i];
+            }
+        }
+        *nf = cf;
+        *na = ca;
+        return;
+    }
+    if (n->nlive > 0 && n->due[0].t <= t)
+        stack[top++] = 0;
+    while (top > 0) {
+        int i = stack[--top], id = n->due[i].id;
+        flow *f = &n->flows[id];
+        if (f->state == FLOW_WAITING)
+            n->found_act[ca++] = id;
+        else
+            n->found[cf++] = id;
+        f->marked = 1;
+        for (int c = 2 * i + 1; c <= 2 * i + 2 && c < n->nlive; c++)
+            if (n->due[c].t <= t)
+                stack[top++] = c;
+    }
+    for (int i = 0; i < n->neager; i++) {
+        flow *f = &n->flows[n->eager[i]];
+        if (!f->marked && f->remaining <= tolerance(f)) {
+            f->marked = 1;
+            n->found[cf++] = n->eager[i];
+        }
+    }
+    *nf = cf;
+    *na = ca;
+}
+
 static void live_remove(net *n, int id) {
     flow *f = &n->flows[id];
     n->ncount -= f->count;
@@ -236,6 +409,7 @@ static void live_remove(net *n, int id) {
     int last = n->live[--n->nlive];
     n->live[pos] = last;
     n->flows[last].pos = pos;
+    due_remove(n, id);
     /* the order of summation on the moved flow's links changed */
     if (last != id && n->flows[last].state == FLOW_ACTIVE)
         mark_links_dirty(n, &n->flows[last]);
@@ -297,7 +471,8 @@ static int grow(net *n) {
     if (!f)
         return -1;
     n->flows = f;
-    int **arrays[] = {&n->live, &n->freeids, &n->batch, &n->seeds, &n->comp, &n->order};
+    int **arrays[] = {&n->live,  &n->freeids, &n->batch, &n->seeds, &n->comp,
+                      &n->order, &n->eager,   &n->found, &n->found_act};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
         int *p = realloc(*arrays[i], (size_t)cap * sizeof *p);
         if (!p)
@@ -312,6 +487,10 @@ static int grow(net *n) {
     if (!cf)
         return -1;
     n->capped = cf;
+    due_entry *de = realloc(n->due, (size_t)cap * sizeof *de);
+    if (!de)
+        return -1;
+    n->due = de;
     n->fcap = cap;
     return 0;
 }
@@ -371,30 +550,219 @@ static void sort_live(net *n, int *ids, int cnt) {
 
 /* ---- time and rates ---------------------------------------------------- */
 
-/* Moves every active flow's bytes from n->now to t at its current rate.
- * A flow never moves more than it has left (its completion instant is
- * rounded up, so it may reach zero a fraction of a ns early). */
+/* One step of a flow's bytes: what is left of `remaining` after dt_ns
+ * (whole ns, as a double) at `rate`.  Never below zero (a completion
+ * instant is rounded up, so a flow may reach zero a fraction of a ns
+ * early).  step_to() and remaining_now() both step with it: a lazy flow's
+ * replayed bytes are the bits stepping at every tick gives. */
+static double step_bytes(double remaining, double rate, double dt_ns) {
+    double mv = isinf(rate) ? remaining : rate * dt_ns / 1e9;
+    if (mv > remaining)
+        mv = remaining;
+    return remaining - mv;
+}
+
+static int64_t tick_now(const net *n) {
+    return n->tick0 + n->nticks - 1;
+}
+
+static int64_t tick_at(const net *n, int64_t k) {
+    return n->ticks[k - n->tick0];
+}
+
+/* f's remaining bytes at n->now: a lazy flow's segment start stepped
+ * through every tick since, exactly as stepping at each would have. */
+static double remaining_now(const net *n, const flow *f) {
+    double r = f->remaining;
+    if (!f->lazy || f->seg_rate == 0)
+        return r;
+    for (int64_t k = f->k0 + 1; k <= tick_now(n); k++)
+        r = step_bytes(r, f->seg_rate, (double)(tick_at(n, k) - tick_at(n, k - 1)));
+    return r;
+}
+
+static void eager_add(net *n, int id) {
+    flow *f = &n->flows[id];
+    if (f->epos < 0) {
+        f->epos = n->neager;
+        n->eager[n->neager++] = id;
+    }
+}
+
+static void eager_remove(net *n, int id) {
+    flow *f = &n->flows[id];
+    if (f->epos < 0)
+        return;
+    int last = n->eager[--n->neager];
+    n->eager[f->epos] = last;
+    n->flows[last].epos = f->epos;
+    f->epos = -1;
+}
+
+/* Brings a lazy flow's bytes to now; from here it is stepped every tick. */
+static void make_eager(net *n, int id) {
+    flow *f = &n->flows[id];
+    if (f->lazy) {
+        f->remaining = remaining_now(n, f);
+        f->lazy = 0;
+    }
+    eager_add(n, id);
+}
+
+/* Makes every active lazy flow for which pred(n, f) holds eager. */
+static void make_eager_if(net *n, int (*pred)(const net *, const flow *)) {
+    for (int i = 0; i < n->nlive; i++) {
+        flow *f = &n->flows[n->live[i]];
+        if (f->state == FLOW_ACTIVE && f->lazy && pred(n, f))
+            make_eager(n, n->live[i]);
+    }
+}
+
+static int any_flow(const net *n, const flow *f) {
+    (void)n, (void)f;
+    return 1;
+}
+
+static int done_by_now(const net *n, const flow *f) {
+    return f->t_done <= n->now;
+}
+
+/* ---- the heap of proof ends ---------------------------------------------
+ * Ordered by (kend, k0, id), so equal ends come out in one fixed order.
+ * An entry is current while its flow is active, lazy and still in the
+ * segment begun at k0; others are dropped when they surface. */
+
+static int end_before(const proof_end *a, const proof_end *b) {
+    if (a->kend != b->kend)
+        return a->kend < b->kend;
+    if (a->k0 != b->k0)
+        return a->k0 < b->k0;
+    return a->id < b->id;
+}
+
+static void ends_sift_down(proof_end *h, int nh, int i) {
+    proof_end e = h[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= nh)
+            break;
+        if (c + 1 < nh && end_before(&h[c + 1], &h[c]))
+            c++;
+        if (!end_before(&h[c], &e))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = e;
+}
+
+static int end_current(const net *n, const proof_end *e) {
+    const flow *f = &n->flows[e->id];
+    return f->state == FLOW_ACTIVE && f->lazy && f->k0 == e->k0;
+}
+
+/* Keeps only the current entries (when stale ones pile up). */
+static void ends_rebuild(net *n) {
+    int k = 0;
+    for (int i = 0; i < n->nends; i++)
+        if (end_current(n, &n->ends[i]))
+            n->ends[k++] = n->ends[i];
+    n->nends = k;
+    for (int i = k / 2 - 1; i >= 0; i--)
+        ends_sift_down(n->ends, k, i);
+}
+
+/* Records lazy flow id's proof end; out of memory, the flow goes eager. */
+static int ends_push(net *n, int id) {
+    const flow *f = &n->flows[id];
+    if (n->nends >= 2 * n->nlive + 64)
+        ends_rebuild(n);
+    if (n->nends == n->cends) {
+        int cap = doubled(n->cends, 64);
+        proof_end *p = cap > 0 ? realloc(n->ends, (size_t)cap * sizeof *p) : NULL;
+        if (!p)
+            return -1;
+        n->ends = p;
+        n->cends = cap;
+    }
+    int i = n->nends++;
+    proof_end e = {f->kend, f->k0, id};
+    while (i > 0 && end_before(&e, &n->ends[(i - 1) / 2])) {
+        n->ends[i] = n->ends[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    n->ends[i] = e;
+    return 0;
+}
+
+/* Makes eager every lazy flow whose proof ends before the current tick. */
+static void expire_proofs(net *n) {
+    while (n->nends > 0 && n->ends[0].kend < tick_now(n)) {
+        proof_end e = n->ends[0];
+        n->ends[0] = n->ends[--n->nends];
+        ends_sift_down(n->ends, n->nends, 0);
+        if (end_current(n, &e))
+            make_eager(n, e.id);
+    }
+}
+
+/* Drops the ticks no lazy flow needs (those before the oldest segment
+ * start). */
+static void trim_ticks(net *n) {
+    int64_t keep = tick_now(n);
+    for (int i = 0; i < n->nlive; i++) {
+        const flow *f = &n->flows[n->live[i]];
+        if (f->state == FLOW_ACTIVE && f->lazy && f->seg_rate != 0 && f->k0 < keep)
+            keep = f->k0;
+    }
+    int drop = (int)(keep - n->tick0);
+    memmove(n->ticks, n->ticks + drop, (size_t)(n->nticks - drop) * sizeof *n->ticks);
+    n->tick0 = keep;
+    n->nticks -= drop;
+    int64_t at = 2 * (int64_t)n->nticks + 2 * (int64_t)n->nlive + 64;
+    n->trim_at = at > INT32_MAX / 2 ? INT32_MAX / 2 : (int)at;
+}
+
+/* Room for one more tick: old ticks dropped, or the array doubled; out of
+ * memory, every lazy flow is made eager and all but the last tick go. */
+static void reserve_tick(net *n) {
+    if (n->nticks >= n->trim_at)
+        trim_ticks(n);
+    if (n->nticks < n->cticks)
+        return;
+    int cap = doubled(n->cticks, 64);
+    int64_t *p = cap > 0 ? realloc(n->ticks, (size_t)cap * sizeof *p) : NULL;
+    if (p) {
+        n->ticks = p;
+        n->cticks = cap;
+        return;
+    }
+    make_eager_if(n, any_flow);
+    trim_ticks(n); /* keeps one tick: cticks >= 64 */
+}
+
+/* Moves every active flow's bytes from n->now to t at its current rate:
+ * the eager ones now, the lazy ones when asked (remaining_now), through
+ * the tick t adds. */
 static void step_to(net *n, int64_t t) {
     if (t <= n->now)
         return;
+    reserve_tick(n);
     double dt_ns = (double)(t - n->now);
-    for (int i = 0; i < n->nlive; i++) {
-        flow *f = &n->flows[n->live[i]];
-        if (f->state != FLOW_ACTIVE || f->rate <= 0)
-            continue;
-        double mv = isinf(f->rate) ? f->remaining : f->rate * dt_ns / 1e9;
-        if (mv > f->remaining)
-            mv = f->remaining;
-        f->remaining -= mv;
-        count_moved(n, f);
+    for (int i = 0; i < n->neager; i++) {
+        flow *f = &n->flows[n->eager[i]];
+        if (f->rate > 0)
+            f->remaining = step_bytes(f->remaining, f->rate, dt_ns);
     }
+    n->ticks[n->nticks++] = t;
     n->now = t;
+    expire_proofs(n);
 }
 
 /* The instant (from n->now) at which f, at its current rate, has moved
  * everything.  Rounded up to whole ns; a slack far above floating-point
  * noise and far below 1 ns keeps an exact instant from being pushed to the
- * next ns by rounding. */
+ * next ns by rounding.  f's bytes must be current (not lazy). */
 static int64_t completion(const net *n, const flow *f) {
     if (f->remaining <= tolerance(f) || isinf(f->rate))
         return n->now;
@@ -409,11 +777,78 @@ static int64_t completion(const net *n, const flow *f) {
     return add_sat(n->now, (int64_t)ns);
 }
 
+/* How many ticks after now f may go unstepped: for that many, stepping it
+ * at each tick and recomputing its completion instant would give t_done
+ * again and never find it done by tolerance (the proof is in the file
+ * comment).  -1 when that cannot be shown.  f's bytes, rate and t_done =
+ * completion() are current. */
+static int64_t proven_ticks(const net *n, const flow *f) {
+    double r = f->rate, R = f->remaining, tol = tolerance(f);
+    if (r == 0)
+        return R > tol ? INT64_MAX : -1; /* it never moves */
+    int64_t K = f->t_done == INT64_MAX ? 0 : f->t_done - n->now;
+    if (!(r >= 1e-200) || isinf(r) || !(R > tol) || K < 1 || K >= (int64_t)1 << 52)
+        return -1;
+    double x = R * 1e9 / r, g = x - (1e-6 + 1e-13 * x); /* as completion() */
+    if (ceil(g) != (double)K)
+        return -1;
+    double e = x * 0x1p-53 * 1.01;            /* u x0, with room */
+    double tau = tol * 1e9 / r * 1.0000001;   /* the tolerance, in ns */
+    double lo = g - (double)(K - 1);          /* exact (Sterbenz) */
+    double hi = (double)K - g - 0x1p-52;
+    double room = lo - tau;
+    if (hi - 1.0000001e-13 * (double)K < room)
+        room = hi - 1.0000001e-13 * (double)K;
+    double k = (room - 1e-20) / e * (1 - 1e-9) - 16;
+    if (!(k >= 64))
+        return -1;
+    return k > 1e15 ? (int64_t)1e15 : (int64_t)k;
+}
+
+/* Starts a new segment of active flow id at now: its completion instant
+ * from its current bytes and rate; then, with `prove`, lazy if
+ * proven_ticks() allows, else eager.  Its bytes must be current. */
+static void begin_segment(net *n, int id, int prove) {
+    flow *f = &n->flows[id];
+    f->t_done = completion(n, f);
+    due_update(n, id);
+    if (f->t_done <= n->now)
+        n->due_now = 1;
+    f->seg_rate = f->rate;
+    f->k0 = tick_now(n);
+    int64_t k = prove && !n->no_lazy ? proven_ticks(n, f) : -1;
+    if (k < 0) {
+        f->lazy = 0;
+        eager_add(n, id);
+        return;
+    }
+    f->kend = k > INT64_MAX - f->k0 ? INT64_MAX : f->k0 + k;
+    if (f->kend != INT64_MAX && ends_push(n, id) < 0) {
+        eager_add(n, id);
+        return;
+    }
+    eager_remove(n, id);
+    f->lazy = 1;
+}
+
+/* After a filling gave active flow id its rate: a new segment if the rate
+ * is not the one its segment began with. */
+static void rate_set(net *n, int id) {
+    flow *f = &n->flows[id];
+    if (f->rate == f->seg_rate)
+        return;
+    make_eager(n, id);
+    begin_segment(n, id, 0); /* proven at a later share, if it lives on */
+}
+
 static void update_next(net *n) {
+    if (n->heaped) {
+        n->next = n->due[0].t;
+        return;
+    }
     int64_t next = INT64_MAX;
     for (int i = 0; i < n->nlive; i++) {
-        const flow *f = &n->flows[n->live[i]];
-        int64_t t = f->state == FLOW_WAITING ? f->t_act : f->t_done;
+        int64_t t = due_at(&n->flows[n->live[i]]);
         if (t < next)
             next = t;
     }
@@ -648,6 +1083,7 @@ static void fill_component(net *n, int id) {
         n->ntied += tied - g->tied;
         g->tied = tied;
         mark_links_dirty(n, g);
+        rate_set(n, n->comp[i]);
     }
 }
 
@@ -658,6 +1094,8 @@ static void fill_all(net *n) {
         if (n->flows[n->live[i]].state == FLOW_ACTIVE)
             n->comp[c++] = n->live[i];
     fill_rates(n, n->comp, c, 0);
+    for (int i = 0; i < c; i++)
+        rate_set(n, n->comp[i]);
 }
 
 /* Records the total rate of each dirty link (its active flows' finite
@@ -691,9 +1129,11 @@ static void update_peaks(net *n) {
 
 /* Refills the components of the seeded flows (every flow while one is
  * tied), then brings completion instants, peaks and the cached next
- * instant up to date. */
+ * instant up to date: a flow whose rate changed, and every eager one,
+ * begins a new segment; a lazy one keeps its instant (it is proven). */
 static void share(net *n) {
     n->epoch++;
+    n->due_now = 0;
     for (int s = 0; s < n->nseeds; s++) {
         flow *f = &n->flows[n->seeds[s]];
         f->seeded = 0;
@@ -707,11 +1147,11 @@ static void share(net *n) {
             if (n->flows[n->live[i]].state == FLOW_ACTIVE)
                 mark_links_dirty(n, &n->flows[n->live[i]]);
     }
-    for (int i = 0; i < n->nlive; i++) {
-        flow *f = &n->flows[n->live[i]];
-        if (f->state == FLOW_ACTIVE)
-            f->t_done = completion(n, f);
-    }
+    /* backwards: begin_segment() may move the last eager flow into i.  A
+     * segment begun at this tick has its instant already. */
+    for (int i = n->neager - 1; i >= 0; i--)
+        if (n->flows[n->eager[i]].k0 != tick_now(n))
+            begin_segment(n, n->eager[i], 1);
     update_peaks(n);
     update_next(n);
 }
@@ -722,8 +1162,9 @@ static void share(net *n) {
  * as moved, it leaves the live set and joins the batch to report. */
 static void finish(net *n, int id) {
     flow *f = &n->flows[id];
-    count_bytes(n, f, f->bytes - f->counted);
-    f->counted = f->bytes;
+    count_bytes(n, f, f->bytes);
+    eager_remove(n, id);
+    f->lazy = 0;
     f->remaining = 0;
     f->state = FLOW_DONE;
     live_remove(n, id);
@@ -731,48 +1172,74 @@ static void finish(net *n, int id) {
 }
 
 /* Finishes the active flows due at t.  Returns how many. */
-static int collect_due(net *n, int64_t t) {
-    int count = 0;
-    for (int i = 0; i < n->nlive;) {
-        int id = n->live[i];
-        const flow *f = &n->flows[id];
-        if (f->state == FLOW_ACTIVE &&
-            (f->t_done <= t || f->remaining <= tolerance(f))) {
-            links_leave(n, id);
-            finish(n, id);  /* moves the last live flow into slot i */
-            count++;
-        } else {
-            i++;
-        }
-    }
-    return count;
+/* The positions of the cnt marked flows ids[] into n->order, ascending
+ * (sort: they were not found in live order). */
+static void found_positions(net *n, const int *ids, int cnt, int sort) {
+    for (int i = 0; i < cnt; i++)
+        n->order[i] = n->flows[ids[i]].pos;
+    if (sort)
+        sort_ints(n->order, cnt);
 }
 
-/* Activates the waiting flows due at t; those with nothing to move, or no
- * bound on their rate, finish at once.  Returns how many changed. */
-static int activate_due(net *n, int64_t t) {
-    int count = 0;
-    for (int i = 0; i < n->nlive;) {
-        int id = n->live[i];
-        flow *f = &n->flows[id];
-        if (f->state != FLOW_WAITING || f->t_act > t) {
-            i++;
+/* Visits the marked flows at the positions n->order[0..cnt) as a scan of
+ * live from position 0 would: visit(n, id) returns 1 when it removed the
+ * flow (the last live flow then moves into its place, and the scan looks
+ * at that place again: if the moved flow is marked, it is visited next).
+ * Unmarks them. */
+static void visit_in_live_order(net *n, int cnt, int (*visit)(net *, int)) {
+    int lo = 0, hi = cnt - 1;
+    while (lo <= hi) {
+        int p = n->order[lo], id = n->live[p];
+        n->flows[id].marked = 0;
+        if (!visit(n, id)) {
+            lo++;
             continue;
         }
-        count++;
-        f->state = FLOW_ACTIVE;
-        f->rate = 0;
-        f->t_done = INT64_MAX;
-        int ls[2];
-        if (f->remaining <= tolerance(f) ||
-            (isinf(f->cap) && bounded_links(n, f, ls) == 0)) {
-            finish(n, id);
-        } else {
-            links_join(n, id);
-            i++;
-        }
+        int from = n->nlive; /* where the flow now at p came from */
+        if (from != p && hi > lo && n->order[hi] == from)
+            hi--; /* a marked flow moved into p: visited next */
+        else
+            lo++;
     }
-    return count;
+}
+
+static int finish_due(net *n, int id) {
+    links_leave(n, id);
+    finish(n, id);
+    return 1;
+}
+
+/* A waiting flow becomes active; one with nothing to move, or no bound on
+ * its rate, finishes at once (returns 1). */
+static int activate(net *n, int id) {
+    flow *f = &n->flows[id];
+    f->state = FLOW_ACTIVE;
+    f->rate = 0;
+    f->seg_rate = NAN; /* its first filling begins a segment */
+    f->t_done = INT64_MAX;
+    int ls[2];
+    if (f->remaining <= tolerance(f) || (isinf(f->cap) && bounded_links(n, f, ls) == 0)) {
+        finish(n, id);
+        return 1;
+    }
+    due_update(n, id);
+    links_join(n, id);
+    return 0;
+}
+
+/* Finishes the active flows due at t (t_done <= t, or at or under
+ * tolerance), then activates the waiting flows due at t, each in the order
+ * a scan of the live flows meets them (that order is the live order the
+ * rest depends on).  Returns how many changed. */
+static int process_due(net *n, int64_t t) {
+    int nf, na;
+    int heap = n->heaped; /* a scan finds them in live order */
+    gather_due(n, t, &nf, &na);
+    found_positions(n, n->found, nf, heap);
+    visit_in_live_order(n, nf, finish_due);
+    found_positions(n, n->found_act, na, heap || nf > 0);
+    visit_in_live_order(n, na, activate);
+    return nf + na;
 }
 
 /* Processes one instant t (the cached next instant): completes what is
@@ -783,11 +1250,13 @@ static int activate_due(net *n, int64_t t) {
 static void process_instant(net *n, int64_t t, net_done_fn done, void *ctx) {
     step_to(n, t);
     n->nbatch = 0;
-    int changed = collect_due(n, t);
-    changed += activate_due(n, t);
+    int changed = process_due(n, t);
     while (changed) {
         share(n);
-        changed = collect_due(n, t);
+        /* after share() only a flow it gave t_done <= t can be due: lazy
+         * ones are proven, eager ones at or under tolerance got now, and
+         * nothing waits for t any more */
+        changed = n->due_now ? process_due(n, t) : 0;
     }
     int nb = n->nbatch;
     sort_ints(n->batch, nb);
@@ -813,10 +1282,14 @@ net *net_new(int nlinks) {
     n->links = calloc(nl, sizeof *n->links);
     n->heap = calloc(nl, sizeof *n->heap);
     n->dirty = calloc(nl, sizeof *n->dirty);
-    if (!n->links || !n->heap || !n->dirty || grow(n) < 0) {
+    n->ticks = calloc(64, sizeof *n->ticks); /* tick 0: instant 0 */
+    if (!n->links || !n->heap || !n->dirty || !n->ticks || grow(n) < 0) {
         net_free(n);
         return NULL;
     }
+    n->cticks = 64;
+    n->nticks = 1;
+    n->trim_at = 64;
     n->nlinks = nlinks;
     n->next = INT64_MAX;
     return n;
@@ -839,6 +1312,12 @@ void net_free(net *n) {
     free(n->seeds);
     free(n->comp);
     free(n->order);
+    free(n->ticks);
+    free(n->eager);
+    free(n->ends);
+    free(n->due);
+    free(n->found);
+    free(n->found_act);
     free(n);
 }
 
@@ -850,6 +1329,7 @@ void net_link_set(net *n, int link, double bytes_per_s) {
     for (int j = 0; j < L->nact; j++)
         seed(n, L->act[j]);
     mark_dirty(n, link);
+    make_eager_if(n, done_by_now); /* proofs cover instants before t_done */
     share(n);
 }
 
@@ -873,14 +1353,14 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
                 .cap = max_bytes_per_s,
                 .t_act = add_sat(n->now, latency_ns), .t_done = INT64_MAX,
                 .tag = tag, .link = {link_a, link_b}, .state = FLOW_WAITING,
-                .pos = n->nlive, .count = 1};
+                .pos = n->nlive, .count = 1, .seg_rate = NAN, .epos = -1};
     for (int k = 0; k < 2; k++)
         if (f->link[k] >= 0 && ++n->links[f->link[k]].nref > 1)
             n->anonymous = 0; /* a shared link: ids may matter from now on */
     n->live[n->nlive++] = id;
     n->ncount++;
-    if (f->t_act < n->next)
-        n->next = f->t_act;
+    due_add(n, id);
+    update_next(n);
     return id;
 }
 
@@ -891,14 +1371,21 @@ void net_flow_cancel(net *n, int64_t now, int flow_id) {
     if (state != FLOW_WAITING && state != FLOW_ACTIVE)
         return;
     step_to(n, now);
-    if (state == FLOW_ACTIVE)
+    if (state == FLOW_ACTIVE) {
+        flow *f = &n->flows[flow_id];
+        count_bytes(n, f, moved_bytes(f, remaining_now(n, f)));
+        eager_remove(n, flow_id);
+        f->lazy = 0;
         links_leave(n, flow_id);
+    }
     live_remove(n, flow_id);
     release_id(n, flow_id);
-    if (state == FLOW_ACTIVE)
+    if (state == FLOW_ACTIVE) {
+        make_eager_if(n, done_by_now); /* proofs cover instants before t_done */
         share(n);
-    else
+    } else {
         update_next(n);
+    }
 }
 
 int64_t net_next_time(const net *n) {
@@ -912,7 +1399,15 @@ void net_advance(net *n, int64_t now, net_done_fn done, void *ctx) {
 }
 
 uint64_t net_link_bytes(const net *n, int link) {
-    return link >= 0 && link < n->nlinks ? n->links[link].bytes : 0;
+    if (link < 0 || link >= n->nlinks)
+        return 0;
+    const link_state *L = &n->links[link];
+    uint64_t b = L->bytes;
+    for (int j = 0; j < L->nact; j++) {
+        const flow *f = &n->flows[L->act[j]];
+        b += moved_bytes(f, remaining_now(n, f));
+    }
+    return b;
 }
 
 double net_link_peak(const net *n, int link) {
@@ -943,11 +1438,19 @@ uint64_t net_flow_counted(const net *n, int flow_id) {
     if (flow_id < 0 || flow_id >= n->nflows)
         return 0;
     const flow *f = &n->flows[flow_id];
-    return f->state == FLOW_WAITING || f->state == FLOW_ACTIVE ? f->counted : 0;
+    if (f->state != FLOW_WAITING && f->state != FLOW_ACTIVE)
+        return 0;
+    return moved_bytes(f, remaining_now(n, f));
 }
 
 double net_link_capacity(const net *n, int link) {
     return link >= 0 && link < n->nlinks ? n->links[link].cap : 0;
+}
+
+void net_set_lazy(net *n, int on) {
+    n->no_lazy = !on;
+    if (!on)
+        make_eager_if(n, any_flow);
 }
 
 void net_set_anonymous(net *n) {
@@ -984,9 +1487,9 @@ static sig_flow flow_sig(const net *n, int id, int64_t now) {
     g.tied = f->tied;
     g.count = f->count;
     g.bytes = f->bytes;
-    g.counted = f->counted;
+    g.remaining = remaining_now(n, f);
+    g.counted = moved_bytes(f, g.remaining);
     g.tag = f->tag;
-    g.remaining = f->remaining;
     g.rate = f->rate;
     g.cap = f->cap;
     g.t_act = f->t_act == INT64_MAX ? INT64_MAX : f->t_act - now;
@@ -1037,6 +1540,8 @@ void net_signature(const net *n, int64_t now, sig_buf *s) {
 
 void net_shift(net *n, int64_t dt) {
     n->now += dt;
+    for (int i = 0; i < n->nticks; i++)
+        n->ticks[i] += dt;
     if (n->next != INT64_MAX)
         n->next += dt;
     for (int i = 0; i < n->nlive; i++) {
@@ -1045,6 +1550,8 @@ void net_shift(net *n, int64_t dt) {
             f->t_act += dt;
         if (f->t_done != INT64_MAX)
             f->t_done += dt;
+        if (n->heaped && n->due[i].t != INT64_MAX)
+            n->due[i].t += dt; /* the heap's order stays */
     }
 }
 

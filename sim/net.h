@@ -89,6 +89,12 @@ uint64_t net_flow_counted(const net *n, int flow);
  * never set or a bad id. */
 double net_link_capacity(const net *n, int link);
 
+/* Whether a flow whose rate stays the same may go unstepped between the
+ * instants that need its bytes (on by default).  Off, every active flow is
+ * stepped at every instant the net stops at; the results are the same bit
+ * for bit either way (tests compare the two). */
+void net_set_lazy(net *n, int on);
+
 /* Declares that flow ids cannot steer the future: the caller guarantees
  * that no two live flows will cross one link at the same time and that
  * what its done callbacks do at one instant does not depend on the order

@@ -260,7 +260,8 @@ static int start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
                           c->tag_base + (uint64_t)c->nflows);
     if (id < 0)
         return id;
-    net_flow_set_count(c->n, id, count);
+    if (count > 1)
+        net_flow_set_count(c->n, id, count);
     c->flows[c->nflows++] = id;
     c->left++;
     return 0;

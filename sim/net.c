@@ -315,16 +315,18 @@ static void due_sift(net *n, int i, due_entry e) {
 }
 
 /* A live flow's due_at() may have changed. */
-static void due_update(net *n, int id) {
+static inline void due_update(net *n, int id) {
+    if (!n->heaped)
+        return;
     const flow *f = &n->flows[id];
     due_entry e = {due_at(f), id};
-    if (n->heaped && n->due[f->hpos].t != e.t)
+    if (n->due[f->hpos].t != e.t)
         due_sift(n, f->hpos, e);
 }
 
 /* Flow id joins the heap (n->nlive already counts it); past HEAP_ON live
  * flows the heap is built. */
-static void due_add(net *n, int id) {
+static inline void due_add(net *n, int id) {
     if (n->heaped) {
         due_sift(n, n->nlive - 1, (due_entry){due_at(&n->flows[id]), id});
     } else if (n->nlive >= HEAP_ON) {
@@ -340,11 +342,13 @@ static void due_add(net *n, int id) {
 
 /* Flow id leaves the heap (n->nlive no longer counts it); below HEAP_OFF
  * live flows the heap is dropped. */
-static void due_remove(net *n, int id) {
+static inline void due_remove(net *n, int id) {
+    if (!n->heaped)
+        return;
     int i = n->flows[id].hpos;
-    if (n->heaped && n->nlive < HEAP_OFF)
+    if (n->nlive < HEAP_OFF)
         n->heaped = 0;
-    else if (n->heaped && i != n->nlive)
+    else if (i != n->nlive)
         due_sift(n, i, n->due[n->nlive]);
 }
 
@@ -356,24 +360,9 @@ static int done_due(const flow *f, int64_t t) {
 
 /* The live flows due at t into n->found (active: t_done <= t, or an eager
  * one at or under tolerance) and n->found_act (waiting: t_act <= t), each
- * marked; returns the two counts in *nf and *na. */
+ * marked; returns the two counts in *nf and *na.  The heap must be on. */
 static void gather_due(net *n, int64_t t, int *nf, int *na) {
     int *stack = n->comp, top = 0, cf = 0, ca = 0;
-    if (!n->heaped) {
-        for (int i = 0; i < n->nlive; i++) {
-            flow *f = &n->flows[n->live[i]];
-            if (f->state == FLOW_WAITING ? f->t_act <= t : done_due(f, t)) {
-                f->marked = 1;
-                if (f->state == FLOW_WAITING)
-                    n->found_act[ca++] = n->live[i];
-                else
-                    n->found[cf++] = n->live[i];
-            }
-        }
-        *nf = cf;
-        *na = ca;
-        return;
-    }
     if (n->nlive > 0 && n->due[0].t <= t)
         stack[top++] = 0;
     while (top > 0) {
@@ -562,7 +551,7 @@ static double step_bytes(double remaining, double rate, double dt_ns) {
     return remaining - mv;
 }
 
-static int64_t tick_now(const net *n) {
+static inline int64_t tick_now(const net *n) {
     return n->tick0 + n->nticks - 1;
 }
 
@@ -581,7 +570,7 @@ static double remaining_now(const net *n, const flow *f) {
     return r;
 }
 
-static void eager_add(net *n, int id) {
+static inline void eager_add(net *n, int id) {
     flow *f = &n->flows[id];
     if (f->epos < 0) {
         f->epos = n->neager;
@@ -589,7 +578,7 @@ static void eager_add(net *n, int id) {
     }
 }
 
-static void eager_remove(net *n, int id) {
+static inline void eager_remove(net *n, int id) {
     flow *f = &n->flows[id];
     if (f->epos < 0)
         return;
@@ -599,13 +588,17 @@ static void eager_remove(net *n, int id) {
     f->epos = -1;
 }
 
-/* Brings a lazy flow's bytes to now; from here it is stepped every tick. */
-static void make_eager(net *n, int id) {
-    flow *f = &n->flows[id];
+/* Brings a lazy flow's bytes to now; it is lazy no more. */
+static void make_current(net *n, flow *f) {
     if (f->lazy) {
         f->remaining = remaining_now(n, f);
         f->lazy = 0;
     }
+}
+
+/* ... and from here it is stepped every tick. */
+static void make_eager(net *n, int id) {
+    make_current(n, &n->flows[id]);
     eager_add(n, id);
 }
 
@@ -747,7 +740,8 @@ static void reserve_tick(net *n) {
 static void step_to(net *n, int64_t t) {
     if (t <= n->now)
         return;
-    reserve_tick(n);
+    if (n->nticks >= n->trim_at || n->nticks == n->cticks)
+        reserve_tick(n);
     double dt_ns = (double)(t - n->now);
     for (int i = 0; i < n->neager; i++) {
         flow *f = &n->flows[n->eager[i]];
@@ -837,7 +831,7 @@ static void rate_set(net *n, int id) {
     flow *f = &n->flows[id];
     if (f->rate == f->seg_rate)
         return;
-    make_eager(n, id);
+    make_current(n, f);
     begin_segment(n, id, 0); /* proven at a later share, if it lives on */
 }
 
@@ -1172,13 +1166,11 @@ static void finish(net *n, int id) {
 }
 
 /* Finishes the active flows due at t.  Returns how many. */
-/* The positions of the cnt marked flows ids[] into n->order, ascending
- * (sort: they were not found in live order). */
-static void found_positions(net *n, const int *ids, int cnt, int sort) {
+/* The positions of the cnt marked flows ids[] into n->order, ascending. */
+static void found_positions(net *n, const int *ids, int cnt) {
     for (int i = 0; i < cnt; i++)
         n->order[i] = n->flows[ids[i]].pos;
-    if (sort)
-        sort_ints(n->order, cnt);
+    sort_ints(n->order, cnt);
 }
 
 /* Visits the marked flows at the positions n->order[0..cnt) as a scan of
@@ -1232,12 +1224,35 @@ static int activate(net *n, int id) {
  * a scan of the live flows meets them (that order is the live order the
  * rest depends on).  Returns how many changed. */
 static int process_due(net *n, int64_t t) {
+    int count = 0;
+    if (!n->heaped) { /* the scans themselves */
+        for (int i = 0; i < n->nlive;) {
+            int id = n->live[i];
+            if (n->flows[id].state == FLOW_ACTIVE && done_due(&n->flows[id], t)) {
+                finish_due(n, id); /* moves the last live flow into slot i */
+                count++;
+            } else {
+                i++;
+            }
+        }
+        for (int i = 0; i < n->nlive;) {
+            int id = n->live[i];
+            const flow *f = &n->flows[id];
+            if (f->state != FLOW_WAITING || f->t_act > t) {
+                i++;
+                continue;
+            }
+            count++;
+            if (!activate(n, id))
+                i++;
+        }
+        return count;
+    }
     int nf, na;
-    int heap = n->heaped; /* a scan finds them in live order */
     gather_due(n, t, &nf, &na);
-    found_positions(n, n->found, nf, heap);
+    found_positions(n, n->found, nf);
     visit_in_live_order(n, nf, finish_due);
-    found_positions(n, n->found_act, na, heap || nf > 0);
+    found_positions(n, n->found_act, na);
     visit_in_live_order(n, na, activate);
     return nf + na;
 }
@@ -1360,7 +1375,8 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
     n->live[n->nlive++] = id;
     n->ncount++;
     due_add(n, id);
-    update_next(n);
+    if (f->t_act < n->next)
+        n->next = f->t_act;
     return id;
 }
 

@@ -616,6 +616,8 @@ static int any_flow(const net *n, const flow *f) {
     return 1;
 }
 
+enum { TICKS_MAX = 1 << 16 }; /* ticks kept for lazy flows, at most */
+
 static int done_by_now(const net *n, const flow *f) {
     return f->t_done <= n->now;
 }
@@ -716,21 +718,33 @@ static void trim_ticks(net *n) {
     n->trim_at = at > INT32_MAX / 2 ? INT32_MAX / 2 : (int)at;
 }
 
-/* Room for one more tick: old ticks dropped, or the array doubled; out of
- * memory, every lazy flow is made eager and all but the last tick go. */
+/* Room for one more tick: old ticks dropped, or the array doubled.  Past
+ * TICKS_MAX ticks kept (a flow lazy for that long) or out of memory, every
+ * lazy flow's segment restarts at the last tick with its replayed bytes
+ * (its proof, counted from where it began, stays), and all but that tick
+ * go. */
 static void reserve_tick(net *n) {
     if (n->nticks >= n->trim_at)
         trim_ticks(n);
     if (n->nticks < n->cticks)
         return;
-    int cap = doubled(n->cticks, 64);
+    int cap = n->nticks < TICKS_MAX ? doubled(n->cticks, 64) : -1;
     int64_t *p = cap > 0 ? realloc(n->ticks, (size_t)cap * sizeof *p) : NULL;
     if (p) {
         n->ticks = p;
         n->cticks = cap;
         return;
     }
-    make_eager_if(n, any_flow);
+    for (int i = 0; i < n->nlive; i++) {
+        int id = n->live[i];
+        flow *f = &n->flows[id];
+        if (f->state != FLOW_ACTIVE || !f->lazy || f->seg_rate == 0)
+            continue;
+        f->remaining = remaining_now(n, f);
+        f->k0 = tick_now(n);
+        if (f->kend != INT64_MAX && ends_push(n, id) < 0)
+            make_eager(n, id);
+    }
     trim_ticks(n); /* keeps one tick: cticks >= 64 */
 }
 
@@ -1285,6 +1299,18 @@ static void process_instant(net *n, int64_t t, net_done_fn done, void *ctx) {
     n->nbatch = 0;
 }
 
+/* Brings the clock to now for an add or a cancel.  Should that pass
+ * instants not processed yet (a caller that did not advance first), a
+ * lazy flow due by then is brought up to date: proofs cover only instants
+ * before a flow's t_done.  (So every lazy flow's t_done is after now
+ * whenever a public call returns.) */
+static void catch_up(net *n, int64_t now) {
+    int64_t was = n->now;
+    step_to(n, now);
+    if (n->now > was && n->next <= n->now)
+        make_eager_if(n, done_by_now);
+}
+
 /* ---- public interface -------------------------------------------------- */
 
 net *net_new(int nlinks) {
@@ -1344,7 +1370,6 @@ void net_link_set(net *n, int link, double bytes_per_s) {
     for (int j = 0; j < L->nact; j++)
         seed(n, L->act[j]);
     mark_dirty(n, link);
-    make_eager_if(n, done_by_now); /* proofs cover instants before t_done */
     share(n);
 }
 
@@ -1362,7 +1387,7 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
     int id = new_id(n);
     if (id < 0)
         return MSG_ENOMEM;
-    step_to(n, now);
+    catch_up(n, now);
     flow *f = &n->flows[id];
     *f = (flow){.bytes = bytes, .remaining = (double)bytes,
                 .cap = max_bytes_per_s,
@@ -1386,7 +1411,7 @@ void net_flow_cancel(net *n, int64_t now, int flow_id) {
     int state = n->flows[flow_id].state;
     if (state != FLOW_WAITING && state != FLOW_ACTIVE)
         return;
-    step_to(n, now);
+    catch_up(n, now);
     if (state == FLOW_ACTIVE) {
         flow *f = &n->flows[flow_id];
         count_bytes(n, f, moved_bytes(f, remaining_now(n, f)));
@@ -1396,12 +1421,10 @@ void net_flow_cancel(net *n, int64_t now, int flow_id) {
     }
     live_remove(n, flow_id);
     release_id(n, flow_id);
-    if (state == FLOW_ACTIVE) {
-        make_eager_if(n, done_by_now); /* proofs cover instants before t_done */
+    if (state == FLOW_ACTIVE)
         share(n);
-    } else {
+    else
         update_next(n);
-    }
 }
 
 int64_t net_next_time(const net *n) {

@@ -24,6 +24,24 @@
  * sends chunk a to everybody: S - chunk(a) + (M-1) chunk(a) from m[a],
  * again 2(M-1)S in all.
  *
+ * The shortcut (coll_set_exclusive: the stream alone on its net, no member
+ * ever removed).  When every flow of a ring gets the same rate (its cap
+ * and its two links, each alone on them) and the same latency, the flows
+ * of one step differ only in their chunk's size, q = floor(S/M) or q + 1:
+ * every member sends one chunk per step, each step sends every chunk
+ * once, and alike flows alone on their links move alike.  So from the
+ * second step on (the first, run as M flows, sets the links' peaks), a
+ * step is one flow per size on no link, standing for the M - S mod M or
+ * S mod M flows of that size (net_flow_set_count), with the rate as its
+ * cap: the net then goes through the very instants and arithmetic of the
+ * M flows.  The bytes those steps move are the members' own: member k
+ * sends chunk (k - s) mod M in step s, so after whole steps its bytes are
+ * a run of chunks in closed form (ring_sent), and in the step under way
+ * what its size's flow has moved; flush_alike() adds them to member k's
+ * up link and its successor's down link, at the collective's end and
+ * whenever asked (coll_flush_bytes).  Rings that are not alike run as
+ * before.
+ *
  * Choices the header leaves open (what a simulation user would expect):
  *  - The net tag of a flow is tag_base + its index within its step, so the
  *    tags of one stream lie in [tag_base, tag_base + M(M-1)) (all_to_all

@@ -29,12 +29,66 @@
  * alone on its bounded links (every flow of a ring) is its own component,
  * and its filling is the least of its cap and their capacities: it is
  * taken without the walk and the heap.
- * Completion instants, byte counts and next_time are still brought up to
- * date for every live flow at every event (a flow's remaining bytes and its
- * rounded completion instant depend on the instants at which it was last
- * stepped, so skipping a flow would change rounding); peaks are updated on
- * the links whose load or order of summation may have changed (two rates
- * sum alike in either order, so only links of three or more are sorted).
+ * Peaks are updated on the links whose load or order of summation may
+ * have changed (two rates sum alike in either order, so only links of
+ * three or more are sorted).
+ *
+ * Stepping.  The clock stops at ticks: each instant step_to() brings it to
+ * (an instant processed, or an add or cancel later than the clock), kept
+ * in `ticks`.  The results are defined by stepping every active flow at
+ * every tick (remaining -= rate dt / 1e9, never below zero), recomputing
+ * every completion instant at every share() from the stepped bytes
+ * (t_done = now + ceil(g), g = x - (1e-6 + 1e-13 x), x = remaining 1e9 /
+ * rate) and finishing, at each instant t, the flows with t_done <= t or
+ * remaining <= tolerance.  Rounding makes a flow's bytes depend on the
+ * ticks it went through, so it cannot simply be stepped once from where
+ * its rate last changed; what is done instead gives the same bits:
+ *  - A flow begins a segment at a share where its rate is new (R, r and
+ *    t_done = now + K as above); every eager flow begins one at every
+ *    later share, as the definition recomputes it.  From the second
+ *    (flows that end at their next instant are not worth it),
+ *    proven_ticks() checks
+ *    that for the next k ticks (k from its margins, at least 64) the
+ *    definition would recompute t_done = now + K at every share before
+ *    that instant and never find the flow done by tolerance.  Such a flow
+ *    is lazy: neither stepped nor recomputed.  When something needs its
+ *    bytes (a byte count, a signature, a rate change, a cancel), R is
+ *    replayed through the ticks since with step_to()'s own expression:
+ *    the bits stepping would have.  After k ticks (net.ends: a heap by the
+ *    tick each proof ends) or when the clock passes t_done unprocessed
+ *    (an add or cancel later than an instant not processed), it is
+ *    replayed and stepped at every tick again (eager) until a share
+ *    proves a new segment.  Eager flows follow the definition as written.
+ *  - The proof (u = 2^-53, X = R 1e9 / r exactly): after k ticks over
+ *    n <= K - 1 ns the stepped bytes are within (k + 3) u R of
+ *    R - r n / 1e9 (each step rounds r dt, / 1e9 and the subtraction, and
+ *    never clamps while the bytes stay above zero), so the recomputed x is
+ *    within (k + 5.1) u X of X - n and the recomputed g, plus n, within
+ *    (k + 9.3) u X of g + n 1e-13 (g computed from y is within 1.01 u y +
+ *    3e-22 of y - 1e-6 - 1e-13 y, and x within 2.1 u X of X).  The ceiling is
+ *    therefore K - n, the same t_done, while lo = g - (K - 1) and
+ *    hi = K - g - K 1e-13 both exceed (k + 9.3) u X; the bytes stay above
+ *    tolerance while lo also exceeds that plus the tolerance in ns
+ *    (tol 1e9 / r).  proven_ticks() takes k from the smaller room at
+ *    1.01 u x per tick less 16 ticks, and wants K < 2^52 so that every
+ *    difference of ticks is exact in a double.  A flow of more than about
+ *    a second is never lazy: its tolerance, 1e-9 of its size, spans more
+ *    than a ns.
+ *  - Ticks are dropped once no lazy flow needs them; past TICKS_MAX kept,
+ *    every lazy flow's replay restarts from the last tick (its proof still
+ *    counts from where it began).
+ * A link's byte count is what its finished and cancelled flows moved plus
+ * the whole bytes its active flows have moved (from their replayed
+ * bytes), which is what counting at every tick gives.
+ *
+ * With many live flows (HEAP_ON), net.due is a heap of every live flow by
+ * the instant it is next due at (activation, then completion), so the
+ * next instant and the flows due at it are found without a scan; the
+ * flows due are then finished, and activated, in the order a scan of
+ * `live` would meet them, since that order is what the live order, and
+ * with it every later sum, depends on.  With few, the scans are cheaper
+ * and are done as such.  net_set_lazy(n, 0) turns lazy stepping off: the
+ * tests compare the two.
  *
  * Choices the header leaves open (what a simulation user would expect):
  *  - net_link_set() on a busy net takes effect at the instant the net was
@@ -84,7 +138,8 @@ typedef struct {
                           lazy flow: at the start of its segment */
     double rate;       /* bytes/s while active */
     double seg_rate;   /* the rate its segment began with (NaN: none) */
-    int64_t k0;        /* lazy: the clock tick its segment began at */
+    int64_t k0;        /* the tick its segment began at; lazy: the tick
+                          `remaining` refers to */
     int64_t kend;      /* lazy: the last tick its proof covers */
     double cap;        /* the flow's own max rate (may be INFINITY) */
     int64_t t_act;     /* instant it becomes active */
@@ -135,18 +190,12 @@ typedef struct {
     int id;
 } capped_flow;
 
-/* A live flow in net.due, keyed by the instant it is next due at. */
+/* A flow in a heap keyed by t: net.due (the instant it is next due at)
+ * and net.ends (the last tick its proof covers). */
 typedef struct {
     int64_t t;
     int id;
 } due_entry;
-
-/* A lazy segment in net.ends: flow id's segment begun at tick k0 is
- * proven through tick kend. */
-typedef struct {
-    int64_t kend, k0;
-    int id;
-} proof_end;
 
 struct net {
     int64_t now;       /* instant the flows' remaining bytes refer to */
@@ -189,7 +238,7 @@ struct net {
     int heaped;        /* net.due is kept (see the heap of due instants) */
     int *found;        /* gather_due(): the flows due, to finish */
     int *found_act;    /* gather_due(): the flows due, to activate */
-    proof_end *ends;   /* min-heap of lazy segments by the tick their
+    due_entry *ends;   /* min-heap of lazy segments by the tick their
                           proof ends; entries of ended segments linger */
     int nends, cends;
     int due_now;       /* share() gave some flow t_done <= now */
@@ -277,10 +326,10 @@ static int due_before(const due_entry *a, const due_entry *b) {
     return a->t < b->t || (a->t == b->t && a->id < b->id);
 }
 
-/* Puts entry e at i or below it (i's subtrees are heaps). */
-static void due_down(net *n, int i, due_entry e) {
-    due_entry *h = n->due;
-    int cnt = n->nlive;
+/* Puts entry e in the hole at i of the heap h[0..cnt) or below it (i's
+ * subtrees are heaps); with flows, records where each entry moved to in
+ * its flow's hpos. */
+static void heap_down(due_entry *h, int cnt, int i, due_entry e, flow *flows) {
     for (;;) {
         int c = 2 * i + 1;
         if (c >= cnt)
@@ -290,28 +339,34 @@ static void due_down(net *n, int i, due_entry e) {
         if (!due_before(&h[c], &e))
             break;
         h[i] = h[c];
-        n->flows[h[i].id].hpos = i;
+        if (flows)
+            flows[h[i].id].hpos = i;
         i = c;
     }
     h[i] = e;
-    n->flows[e.id].hpos = i;
+    if (flows)
+        flows[e.id].hpos = i;
 }
 
-/* Puts entry e where the hole at i belongs: up past larger parents, else
- * down. */
-static void due_sift(net *n, int i, due_entry e) {
-    due_entry *h = n->due;
-    if (i > 0 && due_before(&e, &h[(i - 1) / 2])) {
-        do {
-            h[i] = h[(i - 1) / 2];
-            n->flows[h[i].id].hpos = i;
-            i = (i - 1) / 2;
-        } while (i > 0 && due_before(&e, &h[(i - 1) / 2]));
-        h[i] = e;
-        n->flows[e.id].hpos = i;
-        return;
+/* The same, up past larger parents. */
+static void heap_up(due_entry *h, int i, due_entry e, flow *flows) {
+    while (i > 0 && due_before(&e, &h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        if (flows)
+            flows[h[i].id].hpos = i;
+        i = (i - 1) / 2;
     }
-    due_down(n, i, e);
+    h[i] = e;
+    if (flows)
+        flows[e.id].hpos = i;
+}
+
+/* Puts entry e where the hole at i of net.due belongs. */
+static void due_sift(net *n, int i, due_entry e) {
+    if (i > 0 && due_before(&e, &n->due[(i - 1) / 2]))
+        heap_up(n->due, i, e, n->flows);
+    else
+        heap_down(n->due, n->nlive, i, e, n->flows);
 }
 
 /* A live flow's due_at() may have changed. */
@@ -333,7 +388,7 @@ static inline void due_add(net *n, int id) {
         for (int i = 0; i < n->nlive; i++)
             n->due[i] = (due_entry){due_at(&n->flows[n->live[i]]), n->live[i]};
         for (int i = n->nlive / 2; i-- > 0;)
-            due_down(n, i, n->due[i]);
+            heap_down(n->due, n->nlive, i, n->due[i], n->flows);
         for (int i = 0; i < n->nlive; i++)
             n->flows[n->due[i].id].hpos = i;
         n->heaped = 1;
@@ -623,37 +678,14 @@ static int done_by_now(const net *n, const flow *f) {
 }
 
 /* ---- the heap of proof ends ---------------------------------------------
- * Ordered by (kend, k0, id), so equal ends come out in one fixed order.
- * An entry is current while its flow is active, lazy and still in the
- * segment begun at k0; others are dropped when they surface. */
+ * net.ends holds (kend, id) for every lazy segment (ties by id).  An entry
+ * is current while its flow is active, lazy and proven through kend;
+ * others are dropped when they surface (one left by an earlier segment
+ * with the same kend ends it at the same tick, as it should). */
 
-static int end_before(const proof_end *a, const proof_end *b) {
-    if (a->kend != b->kend)
-        return a->kend < b->kend;
-    if (a->k0 != b->k0)
-        return a->k0 < b->k0;
-    return a->id < b->id;
-}
-
-static void ends_sift_down(proof_end *h, int nh, int i) {
-    proof_end e = h[i];
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= nh)
-            break;
-        if (c + 1 < nh && end_before(&h[c + 1], &h[c]))
-            c++;
-        if (!end_before(&h[c], &e))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = e;
-}
-
-static int end_current(const net *n, const proof_end *e) {
+static int end_current(const net *n, const due_entry *e) {
     const flow *f = &n->flows[e->id];
-    return f->state == FLOW_ACTIVE && f->lazy && f->k0 == e->k0;
+    return f->state == FLOW_ACTIVE && f->lazy && f->kend == e->t;
 }
 
 /* Keeps only the current entries (when stale ones pile up). */
@@ -664,7 +696,7 @@ static void ends_rebuild(net *n) {
             n->ends[k++] = n->ends[i];
     n->nends = k;
     for (int i = k / 2 - 1; i >= 0; i--)
-        ends_sift_down(n->ends, k, i);
+        heap_down(n->ends, k, i, n->ends[i], NULL);
 }
 
 /* Records lazy flow id's proof end; out of memory, the flow goes eager. */
@@ -674,28 +706,22 @@ static int ends_push(net *n, int id) {
         ends_rebuild(n);
     if (n->nends == n->cends) {
         int cap = doubled(n->cends, 64);
-        proof_end *p = cap > 0 ? realloc(n->ends, (size_t)cap * sizeof *p) : NULL;
+        due_entry *p = cap > 0 ? realloc(n->ends, (size_t)cap * sizeof *p) : NULL;
         if (!p)
             return -1;
         n->ends = p;
         n->cends = cap;
     }
-    int i = n->nends++;
-    proof_end e = {f->kend, f->k0, id};
-    while (i > 0 && end_before(&e, &n->ends[(i - 1) / 2])) {
-        n->ends[i] = n->ends[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    n->ends[i] = e;
+    heap_up(n->ends, n->nends++, (due_entry){f->kend, id}, NULL);
     return 0;
 }
 
 /* Makes eager every lazy flow whose proof ends before the current tick. */
 static void expire_proofs(net *n) {
-    while (n->nends > 0 && n->ends[0].kend < tick_now(n)) {
-        proof_end e = n->ends[0];
-        n->ends[0] = n->ends[--n->nends];
-        ends_sift_down(n->ends, n->nends, 0);
+    while (n->nends > 0 && n->ends[0].t < tick_now(n)) {
+        due_entry e = n->ends[0];
+        n->nends--;
+        heap_down(n->ends, n->nends, 0, n->ends[n->nends], NULL);
         if (end_current(n, &e))
             make_eager(n, e.id);
     }
@@ -736,14 +762,11 @@ static void reserve_tick(net *n) {
         return;
     }
     for (int i = 0; i < n->nlive; i++) {
-        int id = n->live[i];
-        flow *f = &n->flows[id];
-        if (f->state != FLOW_ACTIVE || !f->lazy || f->seg_rate == 0)
-            continue;
-        f->remaining = remaining_now(n, f);
-        f->k0 = tick_now(n);
-        if (f->kend != INT64_MAX && ends_push(n, id) < 0)
-            make_eager(n, id);
+        flow *f = &n->flows[n->live[i]];
+        if (f->state == FLOW_ACTIVE && f->lazy && f->seg_rate != 0) {
+            f->remaining = remaining_now(n, f);
+            f->k0 = tick_now(n);
+        }
     }
     trim_ticks(n); /* keeps one tick: cticks >= 64 */
 }

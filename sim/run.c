@@ -1076,7 +1076,10 @@ static void on_flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
  *               added.  Not with stragglers (their draws differ).
  * Left out of the signature: what only a failure reads (checkpoint
  * baselines, contribution baselines, recovery state), span-only instants,
- * and the counters the jump adds up. */
+ * and the counters the jump adds up.  Under the same conditions (but with
+ * stragglers too) the stream is alone on the net (coll_set_exclusive):
+ * alike ring steps run as one flow per chunk size, whose bytes reach the
+ * link counters when coll_flush_bytes() is called before they are read. */
 
 /* The pending events in pop order, relative to now (epochs and versions
  * relative to the current ones). */

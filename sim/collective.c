@@ -24,6 +24,24 @@
  * sends chunk a to everybody: S - chunk(a) + (M-1) chunk(a) from m[a],
  * again 2(M-1)S in all.
  *
+ * The shortcut (coll_set_exclusive: the stream alone on its net, no member
+ * ever removed).  When every flow of a ring gets the same rate (its cap
+ * and its two links, each alone on them) and the same latency, the flows
+ * of one step differ only in their chunk's size, q = floor(S/M) or q + 1:
+ * every member sends one chunk per step, each step sends every chunk
+ * once, and alike flows alone on their links move alike.  So from the
+ * second step on (the first, run as M flows, sets the links' peaks), a
+ * step is one flow per size on no link, standing for the M - S mod M or
+ * S mod M flows of that size (net_flow_set_count), with the rate as its
+ * cap: the net then goes through the very instants and arithmetic of the
+ * M flows.  The bytes those steps move are the members' own: member k
+ * sends chunk (k - s) mod M in step s, so after whole steps its bytes are
+ * a run of chunks in closed form (ring_sent), and in the step under way
+ * what its size's flow has moved; flush_alike() adds them to member k's
+ * up link and its successor's down link, at the collective's end and
+ * whenever asked (coll_flush_bytes).  Rings that are not alike run as
+ * before.
+ *
  * Choices the header leaves open (what a simulation user would expect):
  *  - The net tag of a flow is tag_base + its index within its step, so the
  *    tags of one stream lie in [tag_base, tag_base + M(M-1)) (all_to_all
@@ -84,6 +102,15 @@ struct coll {
     int *flows;         /* flow ids of the current step, -1 once complete */
     int nflows, fcap;
     int left;           /* flows of the current step not yet complete */
+
+    /* the shortcut (see the file comment) */
+    int exclusive;      /* coll_set_exclusive() */
+    int alike;          /* the running ring's steps >= 1 are one flow per
+                           chunk size */
+    double alike_rate;  /* the rate each of its flows gets */
+    int64_t alike_lat;  /* the latency of each */
+    uint64_t *flushed;  /* per member index: bytes of those steps already
+                           added to the net's link counters */
 };
 
 static const char *const algo_names[] = {"ring", "all_to_all", "star"};
@@ -141,9 +168,104 @@ uint64_t coll_chunk_bytes(uint64_t S, int m, int i) {
     return q + ((k + 1) * r / M - k * r / M);
 }
 
-/* Starts one flow of the current step from worker i to worker j.
- * Returns 0 or a negative MSG_E* code. */
-static int add_flow(coll *c, int64_t now, int i, int j, uint64_t bytes) {
+/* ---- the shortcut: the bytes of each member ----------------------------- */
+
+/* floor(x S / m) for 0 <= x <= m: the bytes of chunks 0 .. x-1. */
+static uint64_t chunks_below(uint64_t S, int m, int x) {
+    uint64_t M = (uint64_t)m, X = (uint64_t)x;
+    return X * (S / M) + X * (S % M) / M;
+}
+
+/* Bytes of the n (<= m) chunks i, i+1, ... (indices mod m). */
+static uint64_t chunk_run(uint64_t S, int m, int i, int n) {
+    if (i + n <= m)
+        return chunks_below(S, m, i + n) - chunks_below(S, m, i);
+    return S - chunks_below(S, m, i) + chunks_below(S, m, i + n - m);
+}
+
+/* Bytes member index k sends in ring steps a .. b-1 (step s: chunk
+ * (k - s) mod m, the reduce-scatter's and the all-gather's alike). */
+static uint64_t ring_sent(uint64_t S, int m, int k, int a, int b) {
+    if (b <= a)
+        return 0;
+    int n = b - a, rem = n % m;
+    /* m steps in a row send every chunk once; the last rem steps send
+     * chunks k - b + 1 .. k - b + rem */
+    return (uint64_t)(n / m) * S + chunk_run(S, m, ((k - b + 1) % m + m) % m, rem);
+}
+
+/* Bytes member index k has moved in the alike steps (>= 1) of the running
+ * collective: the steps before the current one whole, the current one as
+ * far as the flow of its chunk's size has come (once past the last step,
+ * all of them). */
+static uint64_t alike_sent(const coll *c, int k) {
+    int s = c->step, M = c->m;
+    uint64_t S = c->q[c->head].bytes;
+    uint64_t sent = ring_sent(S, M, k, 1, s < c->nsteps ? s : c->nsteps);
+    if (s >= c->nsteps)
+        return sent;
+    int chunk = ((k - s) % M + M) % M;
+    uint64_t b = coll_chunk_bytes(S, M, chunk);
+    int f = (int)(b - S / (uint64_t)M); /* its flow: 0 small, 1 big */
+    int id = f < c->nflows ? c->flows[f] : -1;
+    return sent + (id < 0 ? b : net_flow_counted(c->n, id));
+}
+
+/* Adds to the net's link counters what the alike steps have moved since
+ * the last time: member k's up link and its successor's down link. */
+static void flush_alike(coll *c) {
+    if (!c->running || !c->alike || c->step == 0)
+        return;
+    for (int k = 0; k < c->m; k++) {
+        uint64_t sent = alike_sent(c, k), d = sent - c->flushed[k];
+        if (d == 0)
+            continue;
+        net_link_bytes_add(c->n, 2 * c->mem[k], d);
+        net_link_bytes_add(c->n, 2 * c->mem[(k + 1) % c->m] + 1, d);
+        c->flushed[k] = sent;
+    }
+}
+
+/* Ends the shortcut of the running collective: every byte it moved is on
+ * the net's counters. */
+static void end_alike(coll *c) {
+    if (!c->alike)
+        return;
+    flush_alike(c);
+    memset(c->flushed, 0, (size_t)c->nw * sizeof *c->flushed);
+    c->alike = 0;
+}
+
+/* Whether the ring about to start among c->mem can take the shortcut: an
+ * exclusive stream, and every flow of a step gets the same rate (its cap
+ * and its two links alone, as lone_rate() in net.c takes them) and the
+ * same latency.  Sets alike_rate and alike_lat. */
+static int alike_ring(coll *c) {
+    if (!c->exclusive || c->algo != COLL_RING || c->m < 2)
+        return 0;
+    for (int k = 0; k < c->m; k++) {
+        int i = c->mem[k], j = c->mem[(k + 1) % c->m];
+        double r = c->max_rate, up = net_link_capacity(c->n, 2 * i);
+        double down = net_link_capacity(c->n, 2 * j + 1);
+        if (up < r)
+            r = up;
+        if (down < r)
+            r = down;
+        int64_t lat = c->lat[i * c->nw + j];
+        if (k == 0) {
+            c->alike_rate = r;
+            c->alike_lat = lat;
+        } else if (r != c->alike_rate || lat != c->alike_lat) {
+            return 0;
+        }
+    }
+    return c->alike_rate > 0;
+}
+
+/* Starts one flow of the current step over links a and b, standing for
+ * `count` flows.  Returns 0 or a negative MSG_E* code. */
+static int start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
+                      uint64_t bytes, double rate, int count) {
     if (c->nflows == c->fcap) {
         int cap = c->fcap ? 2 * c->fcap : 16;
         int *p = realloc(c->flows, (size_t)cap * sizeof *p);
@@ -152,13 +274,21 @@ static int add_flow(coll *c, int64_t now, int i, int j, uint64_t bytes) {
         c->flows = p;
         c->fcap = cap;
     }
-    int id = net_flow_add(c->n, now, c->lat[i * c->nw + j], 2 * i, 2 * j + 1,
-                          bytes, c->max_rate, c->tag_base + (uint64_t)c->nflows);
+    int id = net_flow_add(c->n, now, lat, a, b, bytes, rate,
+                          c->tag_base + (uint64_t)c->nflows);
     if (id < 0)
         return id;
+    if (count > 1)
+        net_flow_set_count(c->n, id, count);
     c->flows[c->nflows++] = id;
     c->left++;
     return 0;
+}
+
+/* Starts one flow of the current step from worker i to worker j. */
+static int add_flow(coll *c, int64_t now, int i, int j, uint64_t bytes) {
+    return start_flow(c, now, c->lat[i * c->nw + j], 2 * i, 2 * j + 1, bytes,
+                      c->max_rate, 1);
 }
 
 /* Cancels the flows of the current step still on the net. */
@@ -185,6 +315,18 @@ static int launch_step(coll *c, int64_t now) {
         c->flows[c->nflows++] = id; /* fcap >= 16 from coll_new */
         c->left = 1;
         return 0;
+    }
+    if (c->alike && s > 0) {
+        /* one flow per chunk size, on no link (the file comment) */
+        uint64_t q = S / (uint64_t)M;
+        int big = (int)(S % (uint64_t)M);
+        err = start_flow(c, now, c->alike_lat, -1, -1, q, c->alike_rate, M - big);
+        if (!err && big > 0)
+            err = start_flow(c, now, c->alike_lat, -1, -1, q + 1, c->alike_rate,
+                             big);
+        if (err)
+            cancel_step(c, now);
+        return err;
     }
     switch (c->algo) {
     case COLL_RING:
@@ -225,6 +367,7 @@ static int restart_head(coll *c, int64_t now) {
     c->step = 0;
     c->nsteps = steps_of(c->algo, c->m);
     c->running = 1;
+    c->alike = alike_ring(c);
     return launch_step(c, now);
 }
 
@@ -237,6 +380,7 @@ static int start_next(coll *c, int64_t now) {
 
 /* The running collective has finished its last step. */
 static void finish_head(coll *c, int64_t now) {
+    end_alike(c);
     uint64_t tag = c->q[c->head].tag;
     queue_pop(c);
     c->running = 0;
@@ -261,7 +405,8 @@ coll *coll_new(net *n, int nworkers, coll_algo algo, const int64_t *lat_ns,
     c->lat = calloc(nn, sizeof *c->lat);
     c->mem = calloc((size_t)nworkers, sizeof *c->mem);
     c->flows = calloc(16, sizeof *c->flows);
-    if (!c->lat || !c->mem || !c->flows) {
+    c->flushed = calloc((size_t)nworkers, sizeof *c->flushed);
+    if (!c->lat || !c->mem || !c->flows || !c->flushed) {
         coll_free(c);
         return NULL;
     }
@@ -284,6 +429,7 @@ void coll_free(coll *c) {
     free(c->lat);
     free(c->mem);
     free(c->flows);
+    free(c->flushed);
     free(c->q);
     free(c->qmask);
     free(c);
@@ -333,13 +479,16 @@ void coll_remove_member(coll *c, int64_t now, int worker) {
         mask_of(c, c->head + j)[worker] = 0;
     if (!in_running)
         return;
+    end_alike(c);
     cancel_step(c, now);
     restart_head(c, now); /* OOM: stalls, see the header comment */
 }
 
 void coll_clear(coll *c, int64_t now) {
-    if (c->running)
+    if (c->running) {
+        end_alike(c);
         cancel_step(c, now);
+    }
     c->running = 0;
     c->len = 0;
     c->head = 0;
@@ -347,6 +496,16 @@ void coll_clear(coll *c, int64_t now) {
 
 int coll_pending(const coll *c) {
     return c->len;
+}
+
+void coll_set_exclusive(coll *c) {
+    c->exclusive = 1;
+    if (c->algo == COLL_RING)
+        net_set_anonymous(c->n);
+}
+
+void coll_flush_bytes(coll *c) {
+    flush_alike(c);
 }
 
 int coll_parse_algo(const char *name, coll_algo *out) {
@@ -369,8 +528,13 @@ void coll_signature(const coll *c, sig_buf *b) {
     sig_i64(b, c->running);
     if (!c->running) return;
     sig_put(b, c->mem, (size_t)c->m * sizeof *c->mem);
-    int64_t v[4] = {c->m, c->step, c->nsteps, c->left};
+    int64_t v[5] = {c->m, c->step, c->nsteps, c->left, c->alike};
     sig_put(b, v, sizeof v);
     sig_i64(b, c->nflows);
-    sig_put(b, c->flows, (size_t)c->nflows * sizeof *c->flows);
+    /* which flows of the step are still running; their ids are the net's
+     * (flow k is the live flow tagged tag_base + k) */
+    for (int k = 0; k < c->nflows; k++) {
+        uint8_t live = c->flows[k] >= 0;
+        sig_put(b, &live, 1);
+    }
 }

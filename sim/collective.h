@@ -74,9 +74,25 @@ void coll_clear(coll *c, int64_t now);
 /* Collectives queued or running. */
 int coll_pending(const coll *c);
 
+/* The caller guarantees that, from now on, the stream is the only user of
+ * its net (no other stream, no other flow, no net_link_set) and that it
+ * never calls coll_remove_member() or coll_clear().  A ring whose flows
+ * all get the same rate and latency then runs every step after its first
+ * as one flow per chunk size (at most two), with the same instants, bytes
+ * and peaks as M flows; the bytes of those steps reach the net's link
+ * counters at the end of the collective or at coll_flush_bytes().  A ring
+ * stream also makes the net's signatures leave flow ids out
+ * (net_set_anonymous). */
+void coll_set_exclusive(coll *c);
+
+/* Brings the net's link counters up to every byte the stream has moved
+ * so far (call it before reading them while a collective runs). */
+void coll_flush_bytes(coll *c);
+
 /* Appends the stream's state (sig.h): the queued jobs with their members,
- * the running collective's members, step and flow ids.  It holds no
- * instants (the net does). */
+ * the running collective's members, step, whether it takes the shortcut,
+ * and which flows of its step are still running (their ids and instants
+ * are in the net's signature: flow k carries tag tag_base + k). */
 void coll_signature(const coll *c, sig_buf *b);
 
 /* Parses "ring" | "all_to_all" | "star"; returns 0 or -1. */

@@ -29,12 +29,66 @@
  * alone on its bounded links (every flow of a ring) is its own component,
  * and its filling is the least of its cap and their capacities: it is
  * taken without the walk and the heap.
- * Completion instants, byte counts and next_time are still brought up to
- * date for every live flow at every event (a flow's remaining bytes and its
- * rounded completion instant depend on the instants at which it was last
- * stepped, so skipping a flow would change rounding); peaks are updated on
- * the links whose load or order of summation may have changed (two rates
- * sum alike in either order, so only links of three or more are sorted).
+ * Peaks are updated on the links whose load or order of summation may
+ * have changed (two rates sum alike in either order, so only links of
+ * three or more are sorted).
+ *
+ * Stepping.  The clock stops at ticks: each instant step_to() brings it to
+ * (an instant processed, or an add or cancel later than the clock), kept
+ * in `ticks`.  The results are defined by stepping every active flow at
+ * every tick (remaining -= rate dt / 1e9, never below zero), recomputing
+ * every completion instant at every share() from the stepped bytes
+ * (t_done = now + ceil(g), g = x - (1e-6 + 1e-13 x), x = remaining 1e9 /
+ * rate) and finishing, at each instant t, the flows with t_done <= t or
+ * remaining <= tolerance.  Rounding makes a flow's bytes depend on the
+ * ticks it went through, so it cannot simply be stepped once from where
+ * its rate last changed; what is done instead gives the same bits:
+ *  - A flow begins a segment at a share where its rate is new (R, r and
+ *    t_done = now + K as above); every eager flow begins one at every
+ *    later share, as the definition recomputes it.  From the second
+ *    (flows that end at their next instant are not worth it),
+ *    proven_ticks() checks
+ *    that for the next k ticks (k from its margins, at least 64) the
+ *    definition would recompute t_done = now + K at every share before
+ *    that instant and never find the flow done by tolerance.  Such a flow
+ *    is lazy: neither stepped nor recomputed.  When something needs its
+ *    bytes (a byte count, a signature, a rate change, a cancel), R is
+ *    replayed through the ticks since with step_to()'s own expression:
+ *    the bits stepping would have.  After k ticks (net.ends: a heap by the
+ *    tick each proof ends) or when the clock passes t_done unprocessed
+ *    (an add or cancel later than an instant not processed), it is
+ *    replayed and stepped at every tick again (eager) until a share
+ *    proves a new segment.  Eager flows follow the definition as written.
+ *  - The proof (u = 2^-53, X = R 1e9 / r exactly): after k ticks over
+ *    n <= K - 1 ns the stepped bytes are within (k + 3) u R of
+ *    R - r n / 1e9 (each step rounds r dt, / 1e9 and the subtraction, and
+ *    never clamps while the bytes stay above zero), so the recomputed x is
+ *    within (k + 5.1) u X of X - n and the recomputed g, plus n, within
+ *    (k + 9.3) u X of g + n 1e-13 (g computed from y is within 1.01 u y +
+ *    3e-22 of y - 1e-6 - 1e-13 y, and x within 2.1 u X of X).  The ceiling is
+ *    therefore K - n, the same t_done, while lo = g - (K - 1) and
+ *    hi = K - g - K 1e-13 both exceed (k + 9.3) u X; the bytes stay above
+ *    tolerance while lo also exceeds that plus the tolerance in ns
+ *    (tol 1e9 / r).  proven_ticks() takes k from the smaller room at
+ *    1.01 u x per tick less 16 ticks, and wants K < 2^52 so that every
+ *    difference of ticks is exact in a double.  A flow of more than about
+ *    a second is never lazy: its tolerance, 1e-9 of its size, spans more
+ *    than a ns.
+ *  - Ticks are dropped once no lazy flow needs them; past TICKS_MAX kept,
+ *    every lazy flow's replay restarts from the last tick (its proof still
+ *    counts from where it began).
+ * A link's byte count is what its finished and cancelled flows moved plus
+ * the whole bytes its active flows have moved (from their replayed
+ * bytes), which is what counting at every tick gives.
+ *
+ * With many live flows (HEAP_ON), net.due is a heap of every live flow by
+ * the instant it is next due at (activation, then completion), so the
+ * next instant and the flows due at it are found without a scan; the
+ * flows due are then finished, and activated, in the order a scan of
+ * `live` would meet them, since that order is what the live order, and
+ * with it every later sum, depends on.  With few, the scans are cheaper
+ * and are done as such.  net_set_lazy(n, 0) turns lazy stepping off: the
+ * tests compare the two.
  *
  * Choices the header leaves open (what a simulation user would expect):
  *  - net_link_set() on a busy net takes effect at the instant the net was
@@ -80,9 +134,13 @@ enum { FLOW_FREE, FLOW_WAITING, FLOW_ACTIVE, FLOW_DONE };
 
 typedef struct {
     uint64_t bytes;    /* size of the flow */
-    uint64_t counted;  /* whole bytes already counted on its links */
-    double remaining;  /* bytes still to move (fractional while moving) */
+    double remaining;  /* bytes still to move (fractional while moving); a
+                          lazy flow: at the start of its segment */
     double rate;       /* bytes/s while active */
+    double seg_rate;   /* the rate its segment began with (NaN: none) */
+    int64_t k0;        /* the tick its segment began at; lazy: the tick
+                          `remaining` refers to */
+    int64_t kend;      /* lazy: the last tick its proof covers */
     double cap;        /* the flow's own max rate (may be INFINITY) */
     int64_t t_act;     /* instant it becomes active */
     int64_t t_done;    /* completion instant at the current rate */
@@ -94,6 +152,11 @@ typedef struct {
     int pos;           /* index in net.live while live */
     int tied;          /* its component's last filling was tied */
     int seeded;        /* in net.seeds */
+    int count;         /* alike flows it stands for (net_flow_set_count) */
+    int lazy;          /* stepped only when needed (see the file comment) */
+    int epos;          /* its index in net.eager, -1 when not there */
+    int hpos;          /* its index in net.due while live */
+    int marked;        /* gathered by gather_due() */
 } flow;
 
 typedef struct {
@@ -127,6 +190,13 @@ typedef struct {
     int id;
 } capped_flow;
 
+/* A flow in a heap keyed by t: net.due (the instant it is next due at)
+ * and net.ends (the last tick its proof covers). */
+typedef struct {
+    int64_t t;
+    int id;
+} due_entry;
+
 struct net {
     int64_t now;       /* instant the flows' remaining bytes refer to */
     int64_t next;      /* cached net_next_time() */
@@ -141,6 +211,8 @@ struct net {
     int fcap;          /* allocated slots in flows and the int arrays below */
     int *live;         /* ids of waiting and active flows, dense */
     int nlive;
+    int ncount;        /* sum of the live flows' counts */
+    int anonymous;     /* net_set_anonymous() and no link shared since */
     int *freeids;      /* stack of reusable ids */
     int nfree;
     int *lflows;       /* filling: flows of each link (2 * fcap) */
@@ -153,6 +225,24 @@ struct net {
     int *order;        /* share(): positions in live, to sort */
     int ntied;         /* active flows with tied set */
     uint64_t epoch;    /* share() passes so far */
+
+    /* lazy stepping (see the file comment) */
+    int64_t *ticks;    /* the instants the clock stopped at: tick k is
+                          ticks[k - tick0]; the last one is now */
+    int64_t tick0;
+    int nticks, cticks;
+    int trim_at;       /* nticks at which old ticks are dropped */
+    int *eager;        /* active flows stepped at every tick */
+    int neager;
+    due_entry *due;    /* min-heap of the live flows by due_at() */
+    int heaped;        /* net.due is kept (see the heap of due instants) */
+    int *found;        /* gather_due(): the flows due, to finish */
+    int *found_act;    /* gather_due(): the flows due, to activate */
+    due_entry *ends;   /* min-heap of lazy segments by the tick their
+                          proof ends; entries of ended segments linger */
+    int nends, cends;
+    int due_now;       /* share() gave some flow t_done <= now */
+    int no_lazy;       /* net_set_lazy(n, 0) */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -187,18 +277,13 @@ static void count_bytes(net *n, const flow *f, uint64_t b) {
             n->links[f->link[k]].bytes += b;
 }
 
-/* Counts on f's links the whole bytes f has moved since the last count:
- * its size minus the remaining bytes rounded up. */
-static void count_moved(net *n, flow *f) {
-    double r = ceil(f->remaining);
+/* The whole bytes f has moved when `remaining` bytes are left: its size
+ * minus the remaining bytes rounded up.  Remaining bytes only shrink, so
+ * this only grows: a live flow's links count exactly this much of it. */
+static uint64_t moved_bytes(const flow *f, double remaining) {
+    double r = ceil(remaining);
     uint64_t left = r <= 0 ? 0 : r >= (double)f->bytes ? f->bytes : (uint64_t)r;
-    if (left > f->bytes)
-        left = f->bytes;
-    uint64_t moved = f->bytes - left;
-    if (moved > f->counted) {
-        count_bytes(n, f, moved - f->counted);
-        f->counted = moved;
-    }
+    return f->bytes - left;
 }
 
 /* Queues link l for update_peaks(). */
@@ -223,8 +308,144 @@ static void seed(net *n, int id) {
     }
 }
 
+/* ---- the heap of due instants ------------------------------------------ *
+ * With many live flows, net.due holds every one keyed by due_at(), least
+ * first (ties by id), so the next instant is its root and the flows due at
+ * an instant are found without looking at the others.  With few, a scan of
+ * the live flows is cheaper and the heap is off. */
+
+enum { HEAP_ON = 48, HEAP_OFF = 16 }; /* live flows at which it turns on, off */
+
+/* The instant a live flow is next due at: its activation while it waits,
+ * then its completion. */
+static int64_t due_at(const flow *f) {
+    return f->state == FLOW_WAITING ? f->t_act : f->t_done;
+}
+
+static int due_before(const due_entry *a, const due_entry *b) {
+    return a->t < b->t || (a->t == b->t && a->id < b->id);
+}
+
+/* Puts entry e in the hole at i of the heap h[0..cnt) or below it (i's
+ * subtrees are heaps); with flows, records where each entry moved to in
+ * its flow's hpos. */
+static void heap_down(due_entry *h, int cnt, int i, due_entry e, flow *flows) {
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= cnt)
+            break;
+        if (c + 1 < cnt && due_before(&h[c + 1], &h[c]))
+            c++;
+        if (!due_before(&h[c], &e))
+            break;
+        h[i] = h[c];
+        if (flows)
+            flows[h[i].id].hpos = i;
+        i = c;
+    }
+    h[i] = e;
+    if (flows)
+        flows[e.id].hpos = i;
+}
+
+/* The same, up past larger parents. */
+static void heap_up(due_entry *h, int i, due_entry e, flow *flows) {
+    while (i > 0 && due_before(&e, &h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        if (flows)
+            flows[h[i].id].hpos = i;
+        i = (i - 1) / 2;
+    }
+    h[i] = e;
+    if (flows)
+        flows[e.id].hpos = i;
+}
+
+/* Puts entry e where the hole at i of net.due belongs. */
+static void due_sift(net *n, int i, due_entry e) {
+    if (i > 0 && due_before(&e, &n->due[(i - 1) / 2]))
+        heap_up(n->due, i, e, n->flows);
+    else
+        heap_down(n->due, n->nlive, i, e, n->flows);
+}
+
+/* A live flow's due_at() may have changed. */
+static inline void due_update(net *n, int id) {
+    if (!n->heaped)
+        return;
+    const flow *f = &n->flows[id];
+    due_entry e = {due_at(f), id};
+    if (n->due[f->hpos].t != e.t)
+        due_sift(n, f->hpos, e);
+}
+
+/* Flow id joins the heap (n->nlive already counts it); past HEAP_ON live
+ * flows the heap is built. */
+static inline void due_add(net *n, int id) {
+    if (n->heaped) {
+        due_sift(n, n->nlive - 1, (due_entry){due_at(&n->flows[id]), id});
+    } else if (n->nlive >= HEAP_ON) {
+        for (int i = 0; i < n->nlive; i++)
+            n->due[i] = (due_entry){due_at(&n->flows[n->live[i]]), n->live[i]};
+        for (int i = n->nlive / 2; i-- > 0;)
+            heap_down(n->due, n->nlive, i, n->due[i], n->flows);
+        for (int i = 0; i < n->nlive; i++)
+            n->flows[n->due[i].id].hpos = i;
+        n->heaped = 1;
+    }
+}
+
+/* Flow id leaves the heap (n->nlive no longer counts it); below HEAP_OFF
+ * live flows the heap is dropped. */
+static inline void due_remove(net *n, int id) {
+    if (!n->heaped)
+        return;
+    int i = n->flows[id].hpos;
+    if (n->nlive < HEAP_OFF)
+        n->heaped = 0;
+    else if (i != n->nlive)
+        due_sift(n, i, n->due[n->nlive]);
+}
+
+/* Whether active flow f is due at t: complete by its instant, or an eager
+ * one at or under tolerance (a lazy one is proven above it). */
+static int done_due(const flow *f, int64_t t) {
+    return f->t_done <= t || (!f->lazy && f->remaining <= tolerance(f));
+}
+
+/* The live flows due at t into n->found (active: t_done <= t, or an eager
+ * one at or under tolerance) and n->found_act (waiting: t_act <= t), each
+ * marked; returns the two counts in *nf and *na.  The heap must be on. */
+static void gather_due(net *n, int64_t t, int *nf, int *na) {
+    int *stack = n->comp, top = 0, cf = 0, ca = 0;
+    if (n->nlive > 0 && n->due[0].t <= t)
+        stack[top++] = 0;
+    while (top > 0) {
+        int i = stack[--top], id = n->due[i].id;
+        flow *f = &n->flows[id];
+        if (f->state == FLOW_WAITING)
+            n->found_act[ca++] = id;
+        else
+            n->found[cf++] = id;
+        f->marked = 1;
+        for (int c = 2 * i + 1; c <= 2 * i + 2 && c < n->nlive; c++)
+            if (n->due[c].t <= t)
+                stack[top++] = c;
+    }
+    for (int i = 0; i < n->neager; i++) {
+        flow *f = &n->flows[n->eager[i]];
+        if (!f->marked && f->remaining <= tolerance(f)) {
+            f->marked = 1;
+            n->found[cf++] = n->eager[i];
+        }
+    }
+    *nf = cf;
+    *na = ca;
+}
+
 static void live_remove(net *n, int id) {
     flow *f = &n->flows[id];
+    n->ncount -= f->count;
     for (int k = 0; k < 2; k++)
         if (f->link[k] >= 0)
             n->links[f->link[k]].nref--;
@@ -232,6 +453,7 @@ static void live_remove(net *n, int id) {
     int last = n->live[--n->nlive];
     n->live[pos] = last;
     n->flows[last].pos = pos;
+    due_remove(n, id);
     /* the order of summation on the moved flow's links changed */
     if (last != id && n->flows[last].state == FLOW_ACTIVE)
         mark_links_dirty(n, &n->flows[last]);
@@ -293,7 +515,8 @@ static int grow(net *n) {
     if (!f)
         return -1;
     n->flows = f;
-    int **arrays[] = {&n->live, &n->freeids, &n->batch, &n->seeds, &n->comp, &n->order};
+    int **arrays[] = {&n->live,  &n->freeids, &n->batch, &n->seeds, &n->comp,
+                      &n->order, &n->eager,   &n->found, &n->found_act};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
         int *p = realloc(*arrays[i], (size_t)cap * sizeof *p);
         if (!p)
@@ -308,6 +531,10 @@ static int grow(net *n) {
     if (!cf)
         return -1;
     n->capped = cf;
+    due_entry *de = realloc(n->due, (size_t)cap * sizeof *de);
+    if (!de)
+        return -1;
+    n->due = de;
     n->fcap = cap;
     return 0;
 }
@@ -367,30 +594,206 @@ static void sort_live(net *n, int *ids, int cnt) {
 
 /* ---- time and rates ---------------------------------------------------- */
 
-/* Moves every active flow's bytes from n->now to t at its current rate.
- * A flow never moves more than it has left (its completion instant is
- * rounded up, so it may reach zero a fraction of a ns early). */
+/* One step of a flow's bytes: what is left of `remaining` after dt_ns
+ * (whole ns, as a double) at `rate`.  Never below zero (a completion
+ * instant is rounded up, so a flow may reach zero a fraction of a ns
+ * early).  step_to() and remaining_now() both step with it: a lazy flow's
+ * replayed bytes are the bits stepping at every tick gives. */
+static double step_bytes(double remaining, double rate, double dt_ns) {
+    double mv = isinf(rate) ? remaining : rate * dt_ns / 1e9;
+    if (mv > remaining)
+        mv = remaining;
+    return remaining - mv;
+}
+
+static inline int64_t tick_now(const net *n) {
+    return n->tick0 + n->nticks - 1;
+}
+
+static int64_t tick_at(const net *n, int64_t k) {
+    return n->ticks[k - n->tick0];
+}
+
+/* f's remaining bytes at n->now: a lazy flow's segment start stepped
+ * through every tick since, exactly as stepping at each would have. */
+static double remaining_now(const net *n, const flow *f) {
+    double r = f->remaining;
+    if (!f->lazy || f->seg_rate == 0)
+        return r;
+    for (int64_t k = f->k0 + 1; k <= tick_now(n); k++)
+        r = step_bytes(r, f->seg_rate, (double)(tick_at(n, k) - tick_at(n, k - 1)));
+    return r;
+}
+
+static inline void eager_add(net *n, int id) {
+    flow *f = &n->flows[id];
+    if (f->epos < 0) {
+        f->epos = n->neager;
+        n->eager[n->neager++] = id;
+    }
+}
+
+static inline void eager_remove(net *n, int id) {
+    flow *f = &n->flows[id];
+    if (f->epos < 0)
+        return;
+    int last = n->eager[--n->neager];
+    n->eager[f->epos] = last;
+    n->flows[last].epos = f->epos;
+    f->epos = -1;
+}
+
+/* Brings a lazy flow's bytes to now; it is lazy no more. */
+static void make_current(net *n, flow *f) {
+    if (f->lazy) {
+        f->remaining = remaining_now(n, f);
+        f->lazy = 0;
+    }
+}
+
+/* ... and from here it is stepped every tick. */
+static void make_eager(net *n, int id) {
+    make_current(n, &n->flows[id]);
+    eager_add(n, id);
+}
+
+/* Makes every active lazy flow for which pred(n, f) holds eager. */
+static void make_eager_if(net *n, int (*pred)(const net *, const flow *)) {
+    for (int i = 0; i < n->nlive; i++) {
+        flow *f = &n->flows[n->live[i]];
+        if (f->state == FLOW_ACTIVE && f->lazy && pred(n, f))
+            make_eager(n, n->live[i]);
+    }
+}
+
+static int any_flow(const net *n, const flow *f) {
+    (void)n, (void)f;
+    return 1;
+}
+
+enum { TICKS_MAX = 1 << 16 }; /* ticks kept for lazy flows, at most */
+
+static int done_by_now(const net *n, const flow *f) {
+    return f->t_done <= n->now;
+}
+
+/* ---- the heap of proof ends ---------------------------------------------
+ * net.ends holds (kend, id) for every lazy segment (ties by id).  An entry
+ * is current while its flow is active, lazy and proven through kend;
+ * others are dropped when they surface (one left by an earlier segment
+ * with the same kend ends it at the same tick, as it should). */
+
+static int end_current(const net *n, const due_entry *e) {
+    const flow *f = &n->flows[e->id];
+    return f->state == FLOW_ACTIVE && f->lazy && f->kend == e->t;
+}
+
+/* Keeps only the current entries (when stale ones pile up). */
+static void ends_rebuild(net *n) {
+    int k = 0;
+    for (int i = 0; i < n->nends; i++)
+        if (end_current(n, &n->ends[i]))
+            n->ends[k++] = n->ends[i];
+    n->nends = k;
+    for (int i = k / 2 - 1; i >= 0; i--)
+        heap_down(n->ends, k, i, n->ends[i], NULL);
+}
+
+/* Records lazy flow id's proof end; out of memory, the flow goes eager. */
+static int ends_push(net *n, int id) {
+    const flow *f = &n->flows[id];
+    if (n->nends >= 2 * n->nlive + 64)
+        ends_rebuild(n);
+    if (n->nends == n->cends) {
+        int cap = doubled(n->cends, 64);
+        due_entry *p = cap > 0 ? realloc(n->ends, (size_t)cap * sizeof *p) : NULL;
+        if (!p)
+            return -1;
+        n->ends = p;
+        n->cends = cap;
+    }
+    heap_up(n->ends, n->nends++, (due_entry){f->kend, id}, NULL);
+    return 0;
+}
+
+/* Makes eager every lazy flow whose proof ends before the current tick. */
+static void expire_proofs(net *n) {
+    while (n->nends > 0 && n->ends[0].t < tick_now(n)) {
+        due_entry e = n->ends[0];
+        n->nends--;
+        heap_down(n->ends, n->nends, 0, n->ends[n->nends], NULL);
+        if (end_current(n, &e))
+            make_eager(n, e.id);
+    }
+}
+
+/* Drops the ticks no lazy flow needs (those before the oldest segment
+ * start). */
+static void trim_ticks(net *n) {
+    int64_t keep = tick_now(n);
+    for (int i = 0; i < n->nlive; i++) {
+        const flow *f = &n->flows[n->live[i]];
+        if (f->state == FLOW_ACTIVE && f->lazy && f->seg_rate != 0 && f->k0 < keep)
+            keep = f->k0;
+    }
+    int drop = (int)(keep - n->tick0);
+    memmove(n->ticks, n->ticks + drop, (size_t)(n->nticks - drop) * sizeof *n->ticks);
+    n->tick0 = keep;
+    n->nticks -= drop;
+    int64_t at = 2 * (int64_t)n->nticks + 2 * (int64_t)n->nlive + 64;
+    n->trim_at = at > INT32_MAX / 2 ? INT32_MAX / 2 : (int)at;
+}
+
+/* Room for one more tick: old ticks dropped, or the array doubled.  Past
+ * TICKS_MAX ticks kept (a flow lazy for that long) or out of memory, every
+ * lazy flow's segment restarts at the last tick with its replayed bytes
+ * (its proof, counted from where it began, stays), and all but that tick
+ * go. */
+static void reserve_tick(net *n) {
+    if (n->nticks >= n->trim_at)
+        trim_ticks(n);
+    if (n->nticks < n->cticks)
+        return;
+    int cap = n->nticks < TICKS_MAX ? doubled(n->cticks, 64) : -1;
+    int64_t *p = cap > 0 ? realloc(n->ticks, (size_t)cap * sizeof *p) : NULL;
+    if (p) {
+        n->ticks = p;
+        n->cticks = cap;
+        return;
+    }
+    for (int i = 0; i < n->nlive; i++) {
+        flow *f = &n->flows[n->live[i]];
+        if (f->state == FLOW_ACTIVE && f->lazy && f->seg_rate != 0) {
+            f->remaining = remaining_now(n, f);
+            f->k0 = tick_now(n);
+        }
+    }
+    trim_ticks(n); /* keeps one tick: cticks >= 64 */
+}
+
+/* Moves every active flow's bytes from n->now to t at its current rate:
+ * the eager ones now, the lazy ones when asked (remaining_now), through
+ * the tick t adds. */
 static void step_to(net *n, int64_t t) {
     if (t <= n->now)
         return;
+    if (n->nticks >= n->trim_at || n->nticks == n->cticks)
+        reserve_tick(n);
     double dt_ns = (double)(t - n->now);
-    for (int i = 0; i < n->nlive; i++) {
-        flow *f = &n->flows[n->live[i]];
-        if (f->state != FLOW_ACTIVE || f->rate <= 0)
-            continue;
-        double mv = isinf(f->rate) ? f->remaining : f->rate * dt_ns / 1e9;
-        if (mv > f->remaining)
-            mv = f->remaining;
-        f->remaining -= mv;
-        count_moved(n, f);
+    for (int i = 0; i < n->neager; i++) {
+        flow *f = &n->flows[n->eager[i]];
+        if (f->rate > 0)
+            f->remaining = step_bytes(f->remaining, f->rate, dt_ns);
     }
+    n->ticks[n->nticks++] = t;
     n->now = t;
+    expire_proofs(n);
 }
 
 /* The instant (from n->now) at which f, at its current rate, has moved
  * everything.  Rounded up to whole ns; a slack far above floating-point
  * noise and far below 1 ns keeps an exact instant from being pushed to the
- * next ns by rounding. */
+ * next ns by rounding.  f's bytes must be current (not lazy). */
 static int64_t completion(const net *n, const flow *f) {
     if (f->remaining <= tolerance(f) || isinf(f->rate))
         return n->now;
@@ -405,11 +808,78 @@ static int64_t completion(const net *n, const flow *f) {
     return add_sat(n->now, (int64_t)ns);
 }
 
+/* How many ticks after now f may go unstepped: for that many, stepping it
+ * at each tick and recomputing its completion instant would give t_done
+ * again and never find it done by tolerance (the proof is in the file
+ * comment).  -1 when that cannot be shown.  f's bytes, rate and t_done =
+ * completion() are current. */
+static int64_t proven_ticks(const net *n, const flow *f) {
+    double r = f->rate, R = f->remaining, tol = tolerance(f);
+    if (r == 0)
+        return R > tol ? INT64_MAX : -1; /* it never moves */
+    int64_t K = f->t_done == INT64_MAX ? 0 : f->t_done - n->now;
+    if (!(r >= 1e-200) || isinf(r) || !(R > tol) || K < 1 || K >= (int64_t)1 << 52)
+        return -1;
+    double x = R * 1e9 / r, g = x - (1e-6 + 1e-13 * x); /* as completion() */
+    if (ceil(g) != (double)K)
+        return -1;
+    double e = x * 0x1p-53 * 1.01;            /* u x0, with room */
+    double tau = tol * 1e9 / r * 1.0000001;   /* the tolerance, in ns */
+    double lo = g - (double)(K - 1);          /* exact (Sterbenz) */
+    double hi = (double)K - g - 0x1p-52;
+    double room = lo - tau;
+    if (hi - 1.0000001e-13 * (double)K < room)
+        room = hi - 1.0000001e-13 * (double)K;
+    double k = (room - 1e-20) / e * (1 - 1e-9) - 16;
+    if (!(k >= 64))
+        return -1;
+    return k > 1e15 ? (int64_t)1e15 : (int64_t)k;
+}
+
+/* Starts a new segment of active flow id at now: its completion instant
+ * from its current bytes and rate; then, with `prove`, lazy if
+ * proven_ticks() allows, else eager.  Its bytes must be current. */
+static void begin_segment(net *n, int id, int prove) {
+    flow *f = &n->flows[id];
+    f->t_done = completion(n, f);
+    due_update(n, id);
+    if (f->t_done <= n->now)
+        n->due_now = 1;
+    f->seg_rate = f->rate;
+    f->k0 = tick_now(n);
+    int64_t k = prove && !n->no_lazy ? proven_ticks(n, f) : -1;
+    if (k < 0) {
+        f->lazy = 0;
+        eager_add(n, id);
+        return;
+    }
+    f->kend = k > INT64_MAX - f->k0 ? INT64_MAX : f->k0 + k;
+    if (f->kend != INT64_MAX && ends_push(n, id) < 0) {
+        eager_add(n, id);
+        return;
+    }
+    eager_remove(n, id);
+    f->lazy = 1;
+}
+
+/* After a filling gave active flow id its rate: a new segment if the rate
+ * is not the one its segment began with. */
+static void rate_set(net *n, int id) {
+    flow *f = &n->flows[id];
+    if (f->rate == f->seg_rate)
+        return;
+    make_current(n, f);
+    begin_segment(n, id, 0); /* proven at a later share, if it lives on */
+}
+
 static void update_next(net *n) {
+    if (n->heaped) {
+        n->next = n->due[0].t;
+        return;
+    }
     int64_t next = INT64_MAX;
     for (int i = 0; i < n->nlive; i++) {
-        const flow *f = &n->flows[n->live[i]];
-        int64_t t = f->state == FLOW_WAITING ? f->t_act : f->t_done;
+        int64_t t = due_at(&n->flows[n->live[i]]);
         if (t < next)
             next = t;
     }
@@ -644,6 +1114,7 @@ static void fill_component(net *n, int id) {
         n->ntied += tied - g->tied;
         g->tied = tied;
         mark_links_dirty(n, g);
+        rate_set(n, n->comp[i]);
     }
 }
 
@@ -654,6 +1125,8 @@ static void fill_all(net *n) {
         if (n->flows[n->live[i]].state == FLOW_ACTIVE)
             n->comp[c++] = n->live[i];
     fill_rates(n, n->comp, c, 0);
+    for (int i = 0; i < c; i++)
+        rate_set(n, n->comp[i]);
 }
 
 /* Records the total rate of each dirty link (its active flows' finite
@@ -687,9 +1160,11 @@ static void update_peaks(net *n) {
 
 /* Refills the components of the seeded flows (every flow while one is
  * tied), then brings completion instants, peaks and the cached next
- * instant up to date. */
+ * instant up to date: a flow whose rate changed, and every eager one,
+ * begins a new segment; a lazy one keeps its instant (it is proven). */
 static void share(net *n) {
     n->epoch++;
+    n->due_now = 0;
     for (int s = 0; s < n->nseeds; s++) {
         flow *f = &n->flows[n->seeds[s]];
         f->seeded = 0;
@@ -703,11 +1178,11 @@ static void share(net *n) {
             if (n->flows[n->live[i]].state == FLOW_ACTIVE)
                 mark_links_dirty(n, &n->flows[n->live[i]]);
     }
-    for (int i = 0; i < n->nlive; i++) {
-        flow *f = &n->flows[n->live[i]];
-        if (f->state == FLOW_ACTIVE)
-            f->t_done = completion(n, f);
-    }
+    /* backwards: begin_segment() may move the last eager flow into i.  A
+     * segment begun at this tick has its instant already. */
+    for (int i = n->neager - 1; i >= 0; i--)
+        if (n->flows[n->eager[i]].k0 != tick_now(n))
+            begin_segment(n, n->eager[i], 1);
     update_peaks(n);
     update_next(n);
 }
@@ -718,8 +1193,9 @@ static void share(net *n) {
  * as moved, it leaves the live set and joins the batch to report. */
 static void finish(net *n, int id) {
     flow *f = &n->flows[id];
-    count_bytes(n, f, f->bytes - f->counted);
-    f->counted = f->bytes;
+    count_bytes(n, f, f->bytes);
+    eager_remove(n, id);
+    f->lazy = 0;
     f->remaining = 0;
     f->state = FLOW_DONE;
     live_remove(n, id);
@@ -727,48 +1203,95 @@ static void finish(net *n, int id) {
 }
 
 /* Finishes the active flows due at t.  Returns how many. */
-static int collect_due(net *n, int64_t t) {
-    int count = 0;
-    for (int i = 0; i < n->nlive;) {
-        int id = n->live[i];
-        const flow *f = &n->flows[id];
-        if (f->state == FLOW_ACTIVE &&
-            (f->t_done <= t || f->remaining <= tolerance(f))) {
-            links_leave(n, id);
-            finish(n, id);  /* moves the last live flow into slot i */
-            count++;
-        } else {
-            i++;
-        }
-    }
-    return count;
+/* The positions of the cnt marked flows ids[] into n->order, ascending. */
+static void found_positions(net *n, const int *ids, int cnt) {
+    for (int i = 0; i < cnt; i++)
+        n->order[i] = n->flows[ids[i]].pos;
+    sort_ints(n->order, cnt);
 }
 
-/* Activates the waiting flows due at t; those with nothing to move, or no
- * bound on their rate, finish at once.  Returns how many changed. */
-static int activate_due(net *n, int64_t t) {
-    int count = 0;
-    for (int i = 0; i < n->nlive;) {
-        int id = n->live[i];
-        flow *f = &n->flows[id];
-        if (f->state != FLOW_WAITING || f->t_act > t) {
-            i++;
+/* Visits the marked flows at the positions n->order[0..cnt) as a scan of
+ * live from position 0 would: visit(n, id) returns 1 when it removed the
+ * flow (the last live flow then moves into its place, and the scan looks
+ * at that place again: if the moved flow is marked, it is visited next).
+ * Unmarks them. */
+static void visit_in_live_order(net *n, int cnt, int (*visit)(net *, int)) {
+    int lo = 0, hi = cnt - 1;
+    while (lo <= hi) {
+        int p = n->order[lo], id = n->live[p];
+        n->flows[id].marked = 0;
+        if (!visit(n, id)) {
+            lo++;
             continue;
         }
-        count++;
-        f->state = FLOW_ACTIVE;
-        f->rate = 0;
-        f->t_done = INT64_MAX;
-        int ls[2];
-        if (f->remaining <= tolerance(f) ||
-            (isinf(f->cap) && bounded_links(n, f, ls) == 0)) {
-            finish(n, id);
-        } else {
-            links_join(n, id);
-            i++;
-        }
+        int from = n->nlive; /* where the flow now at p came from */
+        if (from != p && hi > lo && n->order[hi] == from)
+            hi--; /* a marked flow moved into p: visited next */
+        else
+            lo++;
     }
-    return count;
+}
+
+static int finish_due(net *n, int id) {
+    links_leave(n, id);
+    finish(n, id);
+    return 1;
+}
+
+/* A waiting flow becomes active; one with nothing to move, or no bound on
+ * its rate, finishes at once (returns 1). */
+static int activate(net *n, int id) {
+    flow *f = &n->flows[id];
+    f->state = FLOW_ACTIVE;
+    f->rate = 0;
+    f->seg_rate = NAN; /* its first filling begins a segment */
+    f->t_done = INT64_MAX;
+    int ls[2];
+    if (f->remaining <= tolerance(f) || (isinf(f->cap) && bounded_links(n, f, ls) == 0)) {
+        finish(n, id);
+        return 1;
+    }
+    due_update(n, id);
+    links_join(n, id);
+    return 0;
+}
+
+/* Finishes the active flows due at t (t_done <= t, or at or under
+ * tolerance), then activates the waiting flows due at t, each in the order
+ * a scan of the live flows meets them (that order is the live order the
+ * rest depends on).  Returns how many changed. */
+static int process_due(net *n, int64_t t) {
+    int count = 0;
+    if (!n->heaped) { /* the scans themselves */
+        for (int i = 0; i < n->nlive;) {
+            int id = n->live[i];
+            if (n->flows[id].state == FLOW_ACTIVE && done_due(&n->flows[id], t)) {
+                finish_due(n, id); /* moves the last live flow into slot i */
+                count++;
+            } else {
+                i++;
+            }
+        }
+        for (int i = 0; i < n->nlive;) {
+            int id = n->live[i];
+            const flow *f = &n->flows[id];
+            if (f->state != FLOW_WAITING || f->t_act > t) {
+                i++;
+                continue;
+            }
+            count++;
+            if (!activate(n, id))
+                i++;
+        }
+        return count;
+    }
+    int nf, na;
+    gather_due(n, t, &nf, &na);
+    found_positions(n, n->found, nf);
+    visit_in_live_order(n, nf, finish_due);
+    found_positions(n, n->found_act, na);
+    visit_in_live_order(n, na, activate);
+    return nf + na;
 }
 
 /* Processes one instant t (the cached next instant): completes what is
@@ -779,11 +1302,13 @@ static int activate_due(net *n, int64_t t) {
 static void process_instant(net *n, int64_t t, net_done_fn done, void *ctx) {
     step_to(n, t);
     n->nbatch = 0;
-    int changed = collect_due(n, t);
-    changed += activate_due(n, t);
+    int changed = process_due(n, t);
     while (changed) {
         share(n);
-        changed = collect_due(n, t);
+        /* after share() only a flow it gave t_done <= t can be due: lazy
+         * ones are proven, eager ones at or under tolerance got now, and
+         * nothing waits for t any more */
+        changed = n->due_now ? process_due(n, t) : 0;
     }
     int nb = n->nbatch;
     sort_ints(n->batch, nb);
@@ -795,6 +1320,18 @@ static void process_instant(net *n, int64_t t, net_done_fn done, void *ctx) {
     for (int i = 0; i < nb; i++)
         release_id(n, n->batch[i]);
     n->nbatch = 0;
+}
+
+/* Brings the clock to now for an add or a cancel.  Should that pass
+ * instants not processed yet (a caller that did not advance first), a
+ * lazy flow due by then is brought up to date: proofs cover only instants
+ * before a flow's t_done.  (So every lazy flow's t_done is after now
+ * whenever a public call returns.) */
+static void catch_up(net *n, int64_t now) {
+    int64_t was = n->now;
+    step_to(n, now);
+    if (n->now > was && n->next <= n->now)
+        make_eager_if(n, done_by_now);
 }
 
 /* ---- public interface -------------------------------------------------- */
@@ -809,10 +1346,14 @@ net *net_new(int nlinks) {
     n->links = calloc(nl, sizeof *n->links);
     n->heap = calloc(nl, sizeof *n->heap);
     n->dirty = calloc(nl, sizeof *n->dirty);
-    if (!n->links || !n->heap || !n->dirty || grow(n) < 0) {
+    n->ticks = calloc(64, sizeof *n->ticks); /* tick 0: instant 0 */
+    if (!n->links || !n->heap || !n->dirty || !n->ticks || grow(n) < 0) {
         net_free(n);
         return NULL;
     }
+    n->cticks = 64;
+    n->nticks = 1;
+    n->trim_at = 64;
     n->nlinks = nlinks;
     n->next = INT64_MAX;
     return n;
@@ -835,6 +1376,12 @@ void net_free(net *n) {
     free(n->seeds);
     free(n->comp);
     free(n->order);
+    free(n->ticks);
+    free(n->eager);
+    free(n->ends);
+    free(n->due);
+    free(n->found);
+    free(n->found_act);
     free(n);
 }
 
@@ -863,17 +1410,19 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
     int id = new_id(n);
     if (id < 0)
         return MSG_ENOMEM;
-    step_to(n, now);
+    catch_up(n, now);
     flow *f = &n->flows[id];
     *f = (flow){.bytes = bytes, .remaining = (double)bytes,
                 .cap = max_bytes_per_s,
                 .t_act = add_sat(n->now, latency_ns), .t_done = INT64_MAX,
                 .tag = tag, .link = {link_a, link_b}, .state = FLOW_WAITING,
-                .pos = n->nlive};
+                .pos = n->nlive, .count = 1, .seg_rate = NAN, .epos = -1};
     for (int k = 0; k < 2; k++)
-        if (f->link[k] >= 0)
-            n->links[f->link[k]].nref++;
+        if (f->link[k] >= 0 && ++n->links[f->link[k]].nref > 1)
+            n->anonymous = 0; /* a shared link: ids may matter from now on */
     n->live[n->nlive++] = id;
+    n->ncount++;
+    due_add(n, id);
     if (f->t_act < n->next)
         n->next = f->t_act;
     return id;
@@ -885,9 +1434,14 @@ void net_flow_cancel(net *n, int64_t now, int flow_id) {
     int state = n->flows[flow_id].state;
     if (state != FLOW_WAITING && state != FLOW_ACTIVE)
         return;
-    step_to(n, now);
-    if (state == FLOW_ACTIVE)
+    catch_up(n, now);
+    if (state == FLOW_ACTIVE) {
+        flow *f = &n->flows[flow_id];
+        count_bytes(n, f, moved_bytes(f, remaining_now(n, f)));
+        eager_remove(n, flow_id);
+        f->lazy = 0;
         links_leave(n, flow_id);
+    }
     live_remove(n, flow_id);
     release_id(n, flow_id);
     if (state == FLOW_ACTIVE)
@@ -907,7 +1461,15 @@ void net_advance(net *n, int64_t now, net_done_fn done, void *ctx) {
 }
 
 uint64_t net_link_bytes(const net *n, int link) {
-    return link >= 0 && link < n->nlinks ? n->links[link].bytes : 0;
+    if (link < 0 || link >= n->nlinks)
+        return 0;
+    const link_state *L = &n->links[link];
+    uint64_t b = L->bytes;
+    for (int j = 0; j < L->nact; j++) {
+        const flow *f = &n->flows[L->act[j]];
+        b += moved_bytes(f, remaining_now(n, f));
+    }
+    return b;
 }
 
 double net_link_peak(const net *n, int link) {
@@ -921,7 +1483,43 @@ double net_flow_rate(const net *n, int flow_id) {
 }
 
 int net_active_flows(const net *n) {
-    return n->nlive;
+    return n->ncount;
+}
+
+void net_flow_set_count(net *n, int flow_id, int count) {
+    if (flow_id < 0 || flow_id >= n->nflows || count < 1)
+        return;
+    flow *f = &n->flows[flow_id];
+    if (f->state != FLOW_WAITING && f->state != FLOW_ACTIVE)
+        return;
+    n->ncount += count - f->count;
+    f->count = count;
+}
+
+uint64_t net_flow_counted(const net *n, int flow_id) {
+    if (flow_id < 0 || flow_id >= n->nflows)
+        return 0;
+    const flow *f = &n->flows[flow_id];
+    if (f->state != FLOW_WAITING && f->state != FLOW_ACTIVE)
+        return 0;
+    return moved_bytes(f, remaining_now(n, f));
+}
+
+double net_link_capacity(const net *n, int link) {
+    return link >= 0 && link < n->nlinks ? n->links[link].cap : 0;
+}
+
+void net_set_lazy(net *n, int on) {
+    n->no_lazy = !on;
+    if (!on)
+        make_eager_if(n, any_flow);
+}
+
+void net_set_anonymous(net *n) {
+    n->anonymous = 1;
+    for (int l = 0; l < n->nlinks; l++)
+        if (n->links[l].nref > 1)
+            n->anonymous = 0;
 }
 
 /* ---- signature and time shift ------------------------------------------ */
@@ -931,22 +1529,70 @@ static void sig_instant(sig_buf *s, int64_t t, int64_t now) {
     sig_i64(s, t == INT64_MAX ? INT64_MAX : t - now);
 }
 
+/* What decides flow id's future (sig_flow bytes), instants relative to now;
+ * its id is the first field. */
+typedef struct {
+    int32_t id, state, link[2], tied, count;
+    uint64_t bytes, counted, tag;
+    double remaining, rate, cap;
+    int64_t t_act, t_done;
+} sig_flow;
+
+static sig_flow flow_sig(const net *n, int id, int64_t now) {
+    const flow *f = &n->flows[id];
+    sig_flow g;
+    memset(&g, 0, sizeof g); /* padding too: the bytes are compared */
+    g.id = id;
+    g.state = f->state;
+    g.link[0] = f->link[0];
+    g.link[1] = f->link[1];
+    g.tied = f->tied;
+    g.count = f->count;
+    g.bytes = f->bytes;
+    g.remaining = remaining_now(n, f);
+    g.counted = moved_bytes(f, g.remaining);
+    g.tag = f->tag;
+    g.rate = f->rate;
+    g.cap = f->cap;
+    g.t_act = f->t_act == INT64_MAX ? INT64_MAX : f->t_act - now;
+    g.t_done = f->t_done == INT64_MAX ? INT64_MAX : f->t_done - now;
+    return g;
+}
+
+/* Orders sig_flows by their bytes after the id: a canonical order that
+ * does not depend on ids. */
+static int by_sig(const void *a, const void *b) {
+    const sig_flow *x = a, *y = b;
+    size_t off = sizeof x->id;
+    return memcmp((const char *)x + off, (const char *)y + off, sizeof *x - off);
+}
+
 void net_signature(const net *n, int64_t now, sig_buf *s) {
     sig_i64(s, n->nlive);
-    for (int i = 0; i < n->nlive; i++) {
-        const flow *f = &n->flows[n->live[i]];
-        int32_t ints[] = {n->live[i], f->state, f->link[0], f->link[1], f->tied};
-        sig_put(s, ints, sizeof ints);
-        uint64_t words[] = {f->bytes, f->counted, f->tag};
-        sig_put(s, words, sizeof words);
-        double reals[] = {f->remaining, f->rate, f->cap};
-        sig_put(s, reals, sizeof reals);
-        sig_instant(s, f->t_act, now);
-        sig_instant(s, f->t_done, now);
+    sig_i64(s, n->anonymous);
+    if (n->anonymous) {
+        /* ids and live order cannot matter: the live flows as a set */
+        sig_flow *v = malloc((size_t)n->nlive * sizeof *v + 1);
+        if (!v) {
+            s->oom = 1;
+            return;
+        }
+        for (int i = 0; i < n->nlive; i++) {
+            v[i] = flow_sig(n, n->live[i], now);
+            v[i].id = 0;
+        }
+        qsort(v, (size_t)n->nlive, sizeof *v, by_sig);
+        sig_put(s, v, (size_t)n->nlive * sizeof *v);
+        free(v);
+    } else {
+        for (int i = 0; i < n->nlive; i++) {
+            sig_flow g = flow_sig(n, n->live[i], now);
+            sig_put(s, &g, sizeof g);
+        }
+        sig_i64(s, n->nfree);
+        sig_put(s, n->freeids, (size_t)n->nfree * sizeof *n->freeids);
+        sig_i64(s, n->nflows);
     }
-    sig_i64(s, n->nfree);
-    sig_put(s, n->freeids, (size_t)n->nfree * sizeof *n->freeids);
-    sig_i64(s, n->nflows);
     sig_instant(s, n->next, now);
     sig_instant(s, n->now, now);
     sig_i64(s, n->nlinks);
@@ -956,6 +1602,8 @@ void net_signature(const net *n, int64_t now, sig_buf *s) {
 
 void net_shift(net *n, int64_t dt) {
     n->now += dt;
+    for (int i = 0; i < n->nticks; i++)
+        n->ticks[i] += dt;
     if (n->next != INT64_MAX)
         n->next += dt;
     for (int i = 0; i < n->nlive; i++) {
@@ -964,6 +1612,8 @@ void net_shift(net *n, int64_t dt) {
             f->t_act += dt;
         if (f->t_done != INT64_MAX)
             f->t_done += dt;
+        if (n->heaped && n->due[i].t != INT64_MAX)
+            n->due[i].t += dt; /* the heap's order stays */
     }
 }
 

@@ -72,16 +72,48 @@ double net_link_peak(const net *n, int link);
  * latency, INFINITY when nothing bounds it; 0 for an id not live. */
 double net_flow_rate(const net *n, int flow);
 
-/* Number of flows not yet completed or cancelled. */
+/* Number of flows not yet completed or cancelled (a flow given a count
+ * by net_flow_set_count counts that many times). */
 int net_active_flows(const net *n);
+
+/* Makes a live flow stand for `count` (>= 1) alike flows whose bytes its
+ * owner accounts for: net_active_flows() counts it count times; nothing
+ * else changes.  Ignored for an id not live or a count < 1. */
+void net_flow_set_count(net *n, int flow, int count);
+
+/* Whole bytes a live flow has moved (up to the last advance/add/cancel);
+ * 0 for an id not live. */
+uint64_t net_flow_counted(const net *n, int flow);
+
+/* A link's capacity in bytes/s (INFINITY for unbounded); 0 for a link
+ * never set or a bad id. */
+double net_link_capacity(const net *n, int link);
+
+/* Whether a flow whose rate stays the same may go unstepped between the
+ * instants that need its bytes (on by default).  Off, every active flow is
+ * stepped at every instant the net stops at; the results are the same bit
+ * for bit either way (tests compare the two). */
+void net_set_lazy(net *n, int on);
+
+/* Declares that flow ids cannot steer the future: the caller guarantees
+ * that no two live flows will cross one link at the same time and that
+ * what its done callbacks do at one instant does not depend on the order
+ * in which they come.  Two such nets whose flows differ only in their
+ * ids have the same future up to a renaming, so net_signature() leaves
+ * ids out.  Should a link ever be crossed by two live flows, the net goes
+ * back to signatures with ids for good. */
+void net_set_anonymous(net *n);
 
 /* Appends to b (sig.h) a byte string that is equal for two nets exactly
  * when their futures are the same up to a shift of time: every live flow
- * in live order with its id, state, links, bytes, counted, the bits of
- * remaining, rate and cap, its tag, t_act - now and t_done - now
+ * in live order with its id, state, links, count, bytes, counted, the
+ * bits of remaining, rate and cap, its tag, t_act - now and t_done - now
  * (INT64_MAX stays INT64_MAX); the free-id stack; nflows; net->next - now;
  * and the rest of what steers the future (link capacities, which flows are
- * in a component that must be refilled globally).  Link byte counters and
+ * in a component that must be refilled globally).  After
+ * net_set_anonymous() (and while no link has been shared), up to a
+ * renaming of flow ids too: the live flows without their ids, in an order
+ * of their own, and no free-id stack or nflows.  Link byte counters and
  * peaks are left out: they add up. */
 void net_signature(const net *n, int64_t now, sig_buf *b);
 

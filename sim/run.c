@@ -1118,7 +1118,10 @@ static void on_flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
  *               added.  Not with stragglers (their draws differ).
  * Left out of the signature: what only a failure reads (checkpoint
  * baselines, contribution baselines, recovery state), span-only instants,
- * and the counters the jump adds up. */
+ * and the counters the jump adds up.  Under the same conditions (but with
+ * stragglers too) the stream is alone on the net (coll_set_exclusive):
+ * alike ring steps run as one flow per chunk size, whose bytes reach the
+ * link counters when coll_flush_bytes() is called before they are read. */
 
 /* The pending events in pop order, relative to now (epochs and versions
  * relative to the current ones). */
@@ -1283,6 +1286,7 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
  * alternate, say) and skips what repeats. */
 static void fast_forward(world *W, int64_t now) {
     int64_t s0 = W->w[0].step;
+    coll_flush_bytes(W->coll); /* the marks read the link counters */
     W->sig.len = 0;
     world_signature(W, now, s0, &W->sig);
     if (W->sig.oom) {
@@ -1485,6 +1489,9 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     W->coll = coll_new(W->net, M, c->collective, W->lat, W->flow_cap,
                        TAG_COLL, on_coll_done, W);
     if (!W->coll) return MSG_ENOMEM;
+    /* no failures (so no downloads, no lost members) and nobody watching:
+     * the stream alone on the net may take its shortcuts */
+    if (W->fast) coll_set_exclusive(W->coll);
 
     faults_spec fs = c->faults;
     fs.trace = c->trace_path[0] ? c->trace_path : NULL;
@@ -1716,6 +1723,7 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
     /* the wall of an unfinished run: until it stopped */
     if (!done && last > W.end) W.end = last;
     close_spans(&W);
+    coll_flush_bytes(W.coll);
     fill_result(&W, done, W.events, out);
     world_free(&W);
     return 0;

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check_main.h"
 #include "../sim/collective.h"
@@ -86,6 +87,11 @@ static void drive_until(world *w, int64_t until) {
     while ((t = net_next_time(w->n)) <= until)
         net_advance(w->n, t, on_net, w);
     net_advance(w->n, until, on_net, w);
+}
+
+static uint64_t lcg(uint64_t *s) {
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
 }
 
 /* Time (ns, rounded up) to move `bytes` at `rate` bytes/s. */
@@ -489,6 +495,147 @@ START_TEST(chunks_sum_exactly) {
 }
 END_TEST
 
+/* ---- the exclusive stream's shortcut ----------------------------------- */
+
+/* Live flows on a net: the first field of its signature. */
+static int64_t live_flows(const net *n) {
+    sig_buf b = {0};
+    net_signature(n, 0, &b);
+    int64_t v = 0;
+    memcpy(&v, b.p, sizeof v);
+    free(b.p);
+    return v;
+}
+
+/* A twin pair: world 0 plain, world 1 exclusive, same links, latencies
+ * and flow cap. */
+static void twins_init(world *w, int W, const double *up, const double *down,
+                       const int64_t *lat, double cap) {
+    for (int k = 0; k < 2; k++) {
+        w[k] = (world){.W = W};
+        w[k].n = net_new(2 * W);
+        for (int i = 0; i < W; i++) {
+            net_link_set(w[k].n, 2 * i, up[i]);
+            net_link_set(w[k].n, 2 * i + 1, down[i]);
+        }
+        w[k].c = coll_new(w[k].n, W, COLL_RING, lat, cap, TAG_BASE, on_coll, &w[k]);
+    }
+    coll_set_exclusive(w[1].c);
+}
+
+/* Both nets' link counters (after the shortcut's bytes are flushed) and
+ * peaks, next instants and completions agree. */
+static void twins_check(world *w) {
+    coll_flush_bytes(w[1].c);
+    ck_assert_int_eq(net_next_time(w[0].n), net_next_time(w[1].n));
+    ck_assert_int_eq(net_active_flows(w[0].n), net_active_flows(w[1].n));
+    ck_assert_int_eq(w[0].count, w[1].count);
+    for (int i = 0; i < w[0].count; i++) {
+        ck_assert_int_eq(w[0].t[i], w[1].t[i]);
+        ck_assert_uint_eq(w[0].tag[i], w[1].tag[i]);
+    }
+    for (int l = 0; l < 2 * w[0].W; l++) {
+        ck_assert_uint_eq(net_link_bytes(w[0].n, l), net_link_bytes(w[1].n, l));
+        ck_assert(net_link_peak(w[0].n, l) == net_link_peak(w[1].n, l));
+    }
+}
+
+/* Drives both to the end in step, checking at every instant and at
+ * points in between; returns at how many instants the exclusive net had
+ * fewer live flows than the plain one. */
+static int twins_drive(world *w, uint64_t *seed) {
+    int64_t t, last = 0;
+    int fewer = 0;
+    while ((t = net_next_time(w[0].n)) != INT64_MAX) {
+        if (t > last + 2 && lcg(seed) % 3 == 0) { /* somewhere before it */
+            int64_t mid = last + 1 + (int64_t)(lcg(seed) % (uint64_t)(t - last - 1));
+            for (int k = 0; k < 2; k++)
+                net_advance(w[k].n, mid, on_net, &w[k]);
+            twins_check(w);
+        }
+        for (int k = 0; k < 2; k++)
+            net_advance(w[k].n, t, on_net, &w[k]);
+        twins_check(w);
+        fewer += live_flows(w[1].n) < live_flows(w[0].n);
+        last = t;
+    }
+    return fewer;
+}
+
+/* Rings whose flows are alike (equal links, one latency) take the
+ * shortcut: from their second step on, fewer flows on the net (one per
+ * chunk size), yet the same instants, bytes and peaks as M flows, at
+ * every instant and between.  Sizes with no remainder, with
+ * chunks of 0 and 1 byte, a member subset, a flow cap, latency 0; and
+ * rings that are not alike (a slower link, uneven latencies) run as
+ * before. */
+START_TEST(exclusive_ring_matches) {
+    static const uint64_t sizes[] = {120000000, 120000007, 5, 0, 999999999989ull};
+    uint64_t seed = 31;
+    for (int M = 2; M <= MAXW; M += 3) {
+        for (int kind = 0; kind < 4; kind++) {
+            double up[MAXW], down[MAXW];
+            int64_t lat[MAXW * MAXW];
+            for (int i = 0; i < M; i++)
+                up[i] = down[i] = B;
+            for (int i = 0; i < M * M; i++)
+                lat[i] = kind == 1 ? 0 : LAT;
+            if (kind == 2)
+                down[1] = B / 3;     /* one slower link: not alike */
+            if (kind == 3)
+                lat[1] = 2 * LAT;    /* uneven latencies: not alike */
+            world w[2];
+            twins_init(w, M, up, down, lat, kind == 1 ? B / 7 : INFINITY);
+            uint8_t some[MAXW] = {0};
+            for (int i = 0; i < M; i += 2)
+                some[i] = 1;
+            some[1] = 1;
+            for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+                for (int j = 0; j < 2; j++) {
+                    ck_assert_int_eq(coll_submit(w[j].c, 0, sizes[k], NULL, k), 0);
+                    ck_assert_int_eq(coll_submit(w[j].c, 0, sizes[k] + 3, some, 50 + k), 0);
+                }
+            int fewer = twins_drive(w, &seed);
+            ck_assert_int_eq(w[0].count, 2 * (int)(sizeof sizes / sizeof sizes[0]));
+            if (M > 2)
+                ck_assert_int_eq(fewer > 0, kind < 2);
+            for (int k = 0; k < 2; k++)
+                world_free(&w[k]);
+        }
+    }
+}
+END_TEST
+
+/* The bytes each member moved so far in a shortcut ring, flushed at any
+ * instant, are the plain ring's: whole steps by the closed form, the step
+ * under way as far as its flows have come. */
+START_TEST(exclusive_ring_bytes_midway) {
+    enum { M = 7 };
+    double up[M], down[M];
+    int64_t lat[M * M];
+    for (int i = 0; i < M; i++)
+        up[i] = down[i] = 3e8;
+    for (int i = 0; i < M * M; i++)
+        lat[i] = 1000;
+    world w[2];
+    twins_init(w, M, up, down, lat, INFINITY);
+    for (int j = 0; j < 2; j++)
+        coll_submit(w[j].c, 0, 70000005, NULL, 1);
+    for (int64_t t = 0; t < 3000000; t += 7777) {
+        for (int k = 0; k < 2; k++)
+            drive_until(&w[k], t);
+        twins_check(w);
+    }
+    for (int k = 0; k < 2; k++)
+        drive(&w[k]);
+    twins_check(w);
+    for (int i = 0; i < M; i++)
+        ck_assert_uint_eq(up_bytes(&w[1], i), ring_member(70000005, M, i));
+    for (int k = 0; k < 2; k++)
+        world_free(&w[k]);
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("collective");
     TCase *tc = tcase_create("core");
@@ -510,6 +657,8 @@ Suite *make_suite(void) {
     tcase_add_test(tc, algo_names);
     tcase_add_test(tc, invalid_arguments);
     tcase_add_test(tc, chunks_sum_exactly);
+    tcase_add_test(tc, exclusive_ring_matches);
+    tcase_add_test(tc, exclusive_ring_bytes_midway);
     suite_add_tcase(s, tc);
     return s;
 }

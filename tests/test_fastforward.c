@@ -188,6 +188,42 @@ START_TEST(test_randomized) {
 }
 END_TEST
 
+/* Larger worlds, where the net's and the stream's shortcuts engage: rings
+ * of many alike flows (one flow per chunk size), heterogeneous rings
+ * (flows stepped lazily, signatures without flow ids), an all-to-all with
+ * more live flows than the heap of due instants starts at. */
+START_TEST(test_larger_worlds) {
+    static const char *const worlds[][6] = {
+        {"method.name=\"dp\"", "workers.count=24", "steps=4", NULL},
+        {"method.name=\"dp\"", "workers.count=20", "steps=4", "network.bandwidth_gbps=100",
+         "network.up_gbps=[50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69]",
+         NULL},
+        {"method.name=\"streaming\"", "workers.count=16", "method.H=6",
+         "method.fragments=3", "steps=13", NULL},
+        {"method.name=\"diloco\"", "workers.count=9", "method.H=4", "steps=9",
+         "network.collective=\"all_to_all\"", NULL},
+        {"method.name=\"dp\"", "workers.count=12", "steps=3", "network.latency_ms=2",
+         "network.tcp_window_mb=8", NULL},
+    };
+    static scn_config cfg;
+    for (size_t k = 0; k < sizeof worlds / sizeof worlds[0]; k++) {
+        const char *sets[6];
+        int n = 0;
+        while (n < 6 && worlds[k][n]) {
+            sets[n] = worlds[k][n];
+            n++;
+        }
+        char err[512];
+        ck_assert_msg(scn_load_string("{\"model\": {\"params\": 3e8, \"layers\": 6, "
+                                      "\"step_time_s\": 0.05}}", "larger.json", sets, n,
+                                      &cfg, err, sizeof err) == 0, "%s", err);
+        char what[64];
+        snprintf(what, sizeof what, "larger world %zu", k);
+        both_ways(&cfg, what, NULL, NULL);
+    }
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("fastforward");
     TCase *tc = tcase_create("core");
@@ -195,6 +231,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_shipped_scenarios);
     tcase_add_test(tc, test_paper_scenarios);
     tcase_add_test(tc, test_randomized);
+    tcase_add_test(tc, test_larger_worlds);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1029,6 +1029,337 @@ START_TEST(signature_sees_one_ulp) {
 }
 END_TEST
 
+/* ---- lazy stepping against stepping every flow ------------------------- */
+
+enum { TL = 40, TF = 4096 };
+
+/* Two nets driven alike: net 0 lazy (the default), net 1 stepping every
+ * active flow at every instant.  Everything they show must be the same
+ * bits: completions, next instants, rates, byte counts, peaks and
+ * signatures. */
+typedef struct {
+    net *n[2];
+    uint64_t sum[2];    /* hash of the completions each reported, in order */
+    int count[2];
+    int live[TF];
+    int ids;            /* flow ids seen are below this */
+    int64_t now;
+    int nl;
+    uint64_t seed;
+    uint8_t *sig[2];
+    size_t cap[2];
+} twin;
+
+typedef struct {
+    twin *w;
+    int k;
+} twin_side;
+
+static void twin_done(void *ctx, int64_t now, int flow, uint64_t tag) {
+    twin_side *side = ctx;
+    twin *w = side->w;
+    int k = side->k;
+    w->sum[k] = w->sum[k] * 1000003u + (uint64_t)now * 31u + (uint64_t)flow * 7u + tag;
+    w->count[k]++;
+    if (k == 0)
+        w->live[flow] = 0;
+}
+
+static void twin_advance(twin *w, int64_t t) {
+    for (int k = 0; k < 2; k++) {
+        twin_side side = {w, k};
+        net_advance(w->n[k], t, twin_done, &side);
+    }
+    w->now = t;
+}
+
+/* A rate, size or latency drawn to hit what lazy stepping must get right:
+ * exact instants (1e9 bytes/s: x ns per x bytes), instants a hair past a
+ * whole ns, ties, nothing to move, plain random values. */
+static double twin_cap(twin *w) {
+    switch (lcg(&w->seed) % 6) {
+    case 0: return 1e9;
+    case 1: return 1e9 * (1 - 1e-12); /* a hair slow: just past whole ns */
+    case 2: return 1.25e9;
+    case 3: return INFINITY;
+    default: return 1e8 * (1 + (double)(lcg(&w->seed) % 100003) / 997);
+    }
+}
+
+static uint64_t twin_size(twin *w) {
+    switch (lcg(&w->seed) % 6) {
+    case 0: return 0;
+    case 1: return 1 + lcg(&w->seed) % 3;
+    case 2: return 10000000;
+    case 3: return 1000 * (1 + lcg(&w->seed) % 20000);
+    default: return 1 + lcg(&w->seed) % 50000000;
+    }
+}
+
+static void twin_add(twin *w, int lone) {
+    int a, b;
+    if (lone) { /* a link of its own when one is free: no sharing */
+        a = (int)(lcg(&w->seed) % (unsigned)w->nl);
+        b = -1;
+    } else {
+        a = (int)(lcg(&w->seed) % (unsigned)(w->nl + 1)) - 1;
+        b = (int)(lcg(&w->seed) % (unsigned)(w->nl + 1)) - 1;
+    }
+    double cap = lcg(&w->seed) % 4 ? INFINITY : twin_cap(w);
+    if (!(cap > 0))
+        cap = INFINITY;
+    int64_t lat = lcg(&w->seed) % 3 ? 0 : (int64_t)(lcg(&w->seed) % 100000);
+    uint64_t size = twin_size(w), tag = lcg(&w->seed);
+    int id = -1;
+    for (int k = 0; k < 2; k++) {
+        int got = net_flow_add(w->n[k], w->now, lat, a, b, size, cap, tag);
+        ck_assert_int_ge(got, 0);
+        ck_assert(k == 0 || got == id);
+        id = got;
+    }
+    ck_assert_int_lt(id, TF);
+    w->live[id] = 1;
+    if (id >= w->ids)
+        w->ids = id + 1;
+}
+
+/* Both nets' signatures at now are the same bytes. */
+static void twin_sigs(twin *w) {
+    size_t len[2];
+    for (int k = 0; k < 2; k++) {
+        sig_buf b = {w->sig[k], 0, w->cap[k], 0};
+        net_signature(w->n[k], w->now, &b);
+        ck_assert(!b.oom);
+        w->sig[k] = b.p;
+        w->cap[k] = b.cap;
+        len[k] = b.len;
+    }
+    ck_assert(len[0] == len[1] && memcmp(w->sig[0], w->sig[1], len[0]) == 0);
+}
+
+static void twin_check(twin *w) {
+    net *a = w->n[0], *b = w->n[1];
+    ck_assert_int_eq(w->count[0], w->count[1]);
+    ck_assert(w->sum[0] == w->sum[1]);
+    ck_assert_int_eq(net_next_time(a), net_next_time(b));
+    ck_assert_int_eq(net_active_flows(a), net_active_flows(b));
+    for (int l = 0; l < w->nl; l++) {
+        ck_assert_uint_eq(net_link_bytes(a, l), net_link_bytes(b, l));
+        ck_assert(net_link_peak(a, l) == net_link_peak(b, l));
+    }
+    for (int id = 0; id < w->ids; id++)
+        if (w->live[id]) {
+            ck_assert(net_flow_rate(a, id) == net_flow_rate(b, id));
+            ck_assert_uint_eq(net_flow_counted(a, id), net_flow_counted(b, id));
+        }
+    twin_sigs(w);
+}
+
+/* Random adds (lone and shared, exact and a hair past whole ns, many at
+ * once so the heap of due instants turns on), cancels, capacity changes,
+ * shifts, and advances to the next instant, to one ns before it (where a
+ * flow may be done by tolerance) or anywhere: the lazy net and the one
+ * that steps every flow agree at every point. */
+START_TEST(lazy_matches_stepping_every_flow) {
+    for (int round = 0; round < 16; round++) {
+        static twin w;
+        free(w.sig[0]);
+        free(w.sig[1]);
+        w = (twin){.seed = 777 + (uint64_t)round};
+        w.nl = 2 + (int)(lcg(&w.seed) % (TL - 1));
+        for (int k = 0; k < 2; k++)
+            w.n[k] = net_new(w.nl);
+        net_set_lazy(w.n[1], 0);
+        for (int l = 0; l < w.nl; l++) {
+            double c = twin_cap(&w);
+            for (int k = 0; k < 2 && l != 1; k++) /* link 1: capacity 0 */
+                net_link_set(w.n[k], l, c);
+        }
+        int lone = round % 3 == 0, burst = round % 4 == 1;
+        for (int ev = 0; ev < 1200; ev++) {
+            int r = (int)(lcg(&w.seed) % 100), nlive = net_active_flows(w.n[0]);
+            int64_t next = net_next_time(w.n[0]);
+            if ((r < 12 && nlive < TF / 2 - 64) || nlive == 0) {
+                int many = burst && lcg(&w.seed) % 4 == 0 ? 60 : 1 + (int)(lcg(&w.seed) % 3);
+                for (int i = 0; i < many; i++)
+                    twin_add(&w, lone);
+            } else if (r < 16) {
+                for (int id = (int)(lcg(&w.seed) % TF), k = 0; k < TF; k++, id = (id + 1) % TF)
+                    if (w.live[id]) {
+                        net_flow_cancel(w.n[0], w.now, id);
+                        net_flow_cancel(w.n[1], w.now, id);
+                        w.live[id] = 0;
+                        break;
+                    }
+            } else if (r < 18) {
+                int l = (int)(lcg(&w.seed) % (unsigned)w.nl);
+                double c = twin_cap(&w);
+                net_link_set(w.n[0], l, c);
+                net_link_set(w.n[1], l, c);
+            } else if (r < 20) {
+                int64_t dt = (int64_t)(lcg(&w.seed) % 1000000000);
+                net_shift(w.n[0], dt);
+                net_shift(w.n[1], dt);
+                w.now += dt;
+            } else if (r < 22) { /* later, without advancing the net first */
+                w.now += 1 + (int64_t)(lcg(&w.seed) % 200000);
+                twin_add(&w, lone);
+            } else if (r < 50) {
+                twin_advance(&w, w.now + 1 + (int64_t)(lcg(&w.seed) % 20000));
+            } else if (r < 60 && next != INT64_MAX && next - 1 > w.now) {
+                twin_advance(&w, next - 1);
+            } else if (next != INT64_MAX) {
+                twin_advance(&w, next > w.now ? next : w.now);
+            }
+            if (ev % 8 == 0) {
+                twin_check(&w);
+            } else { /* the cheap part at every point */
+                ck_assert(w.sum[0] == w.sum[1]);
+                ck_assert_int_eq(net_next_time(w.n[0]), net_next_time(w.n[1]));
+            }
+        }
+        twin_check(&w);
+        ck_assert_int_gt(w.count[0], 0);
+        for (int k = 0; k < 2; k++)
+            net_free(w.n[k]);
+    }
+}
+END_TEST
+
+/* One long flow (0.2 s, not a hair from a whole ns) through far more
+ * instants than the net keeps (other flows come and go around it), a flow
+ * that is exact to the ns (its proof runs out and is renewed), and the
+ * same with stepping every flow. */
+START_TEST(lazy_long_flow_many_instants) {
+    static twin w;
+    free(w.sig[0]);
+    free(w.sig[1]);
+    w = (twin){.seed = 4242, .nl = 3};
+    for (int k = 0; k < 2; k++) {
+        w.n[k] = net_new(3);
+        net_link_set(w.n[k], 0, 7.3e8);
+        net_link_set(w.n[k], 1, 1e9);
+        net_link_set(w.n[k], 2, 3e9);
+        ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 0, -1, 146000027, INFINITY, 1), 0);
+        ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 1, -1, 10000000, INFINITY, 2), 1);
+    }
+    net_set_lazy(w.n[1], 0);
+    w.live[0] = w.live[1] = 1;
+    w.ids = TF;
+    for (int i = 0; i < 150000; i++) {
+        twin_advance(&w, w.now + 1 + (int64_t)(lcg(&w.seed) % 3000));
+        if (i == 40000 || i == 40500) /* off a while: every flow stepped */
+            net_set_lazy(w.n[0], i == 40500);
+        if (i % 500 == 0) {
+            uint64_t size = 1 + lcg(&w.seed) % 99999;
+            for (int k = 0; k < 2; k++)
+                w.live[net_flow_add(w.n[k], w.now, 0, 2, -1, size, INFINITY, 3)] = 1;
+        }
+        if (i % 997 == 0)
+            twin_check(&w);
+    }
+    twin_check(&w);
+    ck_assert_int_gt(w.count[0], 100);
+    ck_assert_uint_gt(net_link_bytes(w.n[0], 0), 0);
+    for (int k = 0; k < 2; k++)
+        net_free(w.n[k]);
+}
+END_TEST
+
+/* The heap of due instants: many flows due at one instant (equal sizes on
+ * equal links, ties everywhere) complete in (time, id) order, and as a
+ * scan of every flow completes them. */
+START_TEST(heap_ties_in_id_order) {
+    flow_log lg[2] = {{0}, {0}};
+    net *n[2];
+    for (int k = 0; k < 2; k++) {
+        n[k] = net_new(200);
+        for (int l = 0; l < 200; l++)
+            net_link_set(n[k], l, 1e9);
+        /* 150 flows: 3 per link pair, sizes 1000, 2000, 1000 */
+        for (int i = 0; i < 150; i++)
+            net_flow_add(n[k], 0, i % 7 ? 0 : 10, i % 100, 100 + i % 50,
+                         i % 3 == 1 ? 2000 : 1000, INFINITY, (uint64_t)i);
+        if (k)
+            net_set_lazy(n[k], 0);
+        run(n[k], record, &lg[k]);
+    }
+    ck_assert_int_eq(lg[0].count, 150);
+    ck_assert_int_eq(lg[1].count, 150);
+    for (int i = 1; i < 150; i++) {
+        ck_assert(lg[0].t[i] > lg[0].t[i - 1] ||
+                  (lg[0].t[i] == lg[0].t[i - 1] && lg[0].flow[i] > lg[0].flow[i - 1]));
+        ck_assert_int_eq(lg[0].t[i], lg[1].t[i]);
+        ck_assert_int_eq(lg[0].flow[i], lg[1].flow[i]);
+    }
+    for (int l = 0; l < 200; l++)
+        ck_assert_uint_eq(net_link_bytes(n[0], l), net_link_bytes(n[1], l));
+    net_free(n[0]);
+    net_free(n[1]);
+}
+END_TEST
+
+/* A count makes a flow stand for several in net_active_flows() and
+ * nowhere else. */
+START_TEST(flow_counts) {
+    net *n = net_new(1);
+    net_link_set(n, 0, 1e9);
+    int a = net_flow_add(n, 0, 0, 0, -1, 1000, INFINITY, 1);
+    int b = net_flow_add(n, 0, 0, -1, -1, 1000, 1e9, 2);
+    net_flow_set_count(n, b, 5);
+    net_flow_set_count(n, b, 0);  /* ignored */
+    net_flow_set_count(n, 99, 3); /* not live: ignored */
+    ck_assert_int_eq(net_active_flows(n), 6);
+    run(n, NULL, NULL);
+    ck_assert_int_eq(net_active_flows(n), 0);
+    ck_assert_uint_eq(net_link_bytes(n, 0), 1000);
+    ck_assert_uint_eq(net_flow_counted(n, a), 0);
+    ck_assert(net_link_capacity(n, 0) == 1e9);
+    ck_assert(net_link_capacity(n, 1) == 0);
+    net_free(n);
+}
+END_TEST
+
+/* After net_set_anonymous() two nets whose flows differ only in their ids
+ * have equal signatures; without it, or once a link is shared, they
+ * differ. */
+START_TEST(anonymous_signatures) {
+    uint8_t *s[2] = {NULL, NULL};
+    size_t len[2], cap[2] = {0, 0};
+    for (int anon = 0; anon < 2; anon++) {
+        net *n[2];
+        for (int k = 0; k < 2; k++) {
+            n[k] = net_new(4);
+            for (int l = 0; l < 4; l++)
+                net_link_set(n[k], l, 1e9 + l);
+            if (anon)
+                net_set_anonymous(n[k]);
+            /* the same two flows, added in the other order */
+            for (int i = 0; i < 2; i++) {
+                int j = k ? 1 - i : i;
+                net_flow_add(n[k], 0, 0, 2 * j, 2 * j + 1, 5000 + (uint64_t)j, INFINITY,
+                             (uint64_t)j);
+            }
+            net_advance(n[k], 100, NULL, NULL);
+            sig_of(n[k], 100, &s[k], &len[k], &cap[k]);
+        }
+        int same = len[0] == len[1] && memcmp(s[0], s[1], len[0]) == 0;
+        ck_assert_int_eq(same, anon);
+        if (anon) { /* a shared link: ids count again */
+            for (int k = 0; k < 2; k++) {
+                net_flow_add(n[k], 100, 0, 0, -1, 77, INFINITY, 9);
+                sig_of(n[k], 100, &s[k], &len[k], &cap[k]);
+            }
+            ck_assert(len[0] != len[1] || memcmp(s[0], s[1], len[0]) != 0);
+        }
+        net_free(n[0]);
+        net_free(n[1]);
+    }
+    free(s[0]);
+    free(s[1]);
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("net");
     TCase *tc = tcase_create("core");
@@ -1059,6 +1390,11 @@ Suite *make_suite(void) {
     tcase_add_test(tc, incremental_ring_equal_links);
     tcase_add_test(tc, signature_equal_under_shift);
     tcase_add_test(tc, signature_sees_one_ulp);
+    tcase_add_test(tc, lazy_matches_stepping_every_flow);
+    tcase_add_test(tc, lazy_long_flow_many_instants);
+    tcase_add_test(tc, heap_ties_in_id_order);
+    tcase_add_test(tc, flow_counts);
+    tcase_add_test(tc, anonymous_signatures);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -163,6 +163,6 @@ plot loss_replicas "files='$(c streaming m4_batch4 m4_steps480)'; \
   title='(f): 2 against 4 replicas at equal tokens (Streaming DiLoCo, E3M0)'; $zoom"
 plot loss_overlap "files='$(c h30_none h30_inner h30_delayed h30_delayed_lr h30_eager)'; \
   labels='\"no overlap\" \"1 inner step (tau 1)\" \"1 outer step, delayed\" \"delayed, outer lr 0.35\" \"1 outer step, eager\"'; \
-  title='(g): overlapping the outer all-reduce (H 30, P 1, E3M0, seed 1)'; $zoom"
+  title='(g): overlapping the outer all-reduce (H 30, P 1, E3M0, seed 1)'; ymin=1.7; ymax=3.6"
 gnuplot -e "in='$out/tau.csv'; out='$out/tau'; dp=$dp_loss" "$here/tau.gp"
 echo "experiments: results in $out/results.md" >&2

@@ -606,6 +606,8 @@ static double step_bytes(double remaining, double rate, double dt_ns) {
     return remaining - mv;
 }
 
+enum { TICKS_MAX = 1 << 16 }; /* ticks kept for lazy flows, at most */
+
 static inline int64_t tick_now(const net *n) {
     return n->tick0 + n->nticks - 1;
 }
@@ -670,8 +672,6 @@ static int any_flow(const net *n, const flow *f) {
     (void)n, (void)f;
     return 1;
 }
-
-enum { TICKS_MAX = 1 << 16 }; /* ticks kept for lazy flows, at most */
 
 static int done_by_now(const net *n, const flow *f) {
     return f->t_done <= n->now;

@@ -56,10 +56,15 @@ static char stop_note[256];
 static size_t stop_note_len;
 static struct sigaction stop_next[3];
 static const int stop_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+/* Set once the command has returned: its outcome is told already (mpirun
+ * may still stop rank 0 as the other ranks end with its status). */
+static volatile sig_atomic_t stop_told;
 
 static void on_stop(int sig) {
-    ssize_t n = write(STDERR_FILENO, stop_note, stop_note_len);
-    (void)n;
+    if (!stop_told) {
+        ssize_t n = write(STDERR_FILENO, stop_note, stop_note_len);
+        (void)n;
+    }
     for (int k = 0; k < 3; k++)
         if (stop_signals[k] == sig && stop_next[k].sa_handler != SIG_DFL)
             stop_next[k].sa_handler(sig); /* ends the process */
@@ -235,6 +240,7 @@ int main(int argc, char **argv) {
                             !freopen("/dev/null", "w", stderr)))
         return par_end(p, CLI_EXIT_RUNTIME);
     int status = command(argc, argv, p);
+    stop_told = 1;
     /* What was lost in stdout's buffer (a full disk) is an error. */
     errno = 0;
     if ((fflush(stdout) || ferror(stdout)) && status == CLI_EXIT_OK) {

@@ -11,9 +11,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
+# Table 4's five methods (the scenarios hold more variants)
+table4="--variant data_parallel --variant diloco --variant streaming
+        --variant streaming_overlap --variant streaming_overlap_fp4"
 sweeps() { # JOBS [--full]
   for s in 1b 10b 100b; do
-    "$bin" sweep "$root/scenarios/paper/$s.json" --jobs "$1" $2 --out "$tmp/$s.$1$2.csv"
+    "$bin" sweep "$root/scenarios/paper/$s.json" $table4 --jobs "$1" $2 \
+      --out "$tmp/$s.$1$2.csv"
   done
 }
 cpu() { awk '{ print $16 + $17 }' /proc/$$/stat; } # ticks of waited children

@@ -18,17 +18,14 @@ int sched_normalize(sched_spec *s, char *err, size_t errlen) {
         s->P = 1, s->tau = 0, s->alpha = 0; /* every replica takes the
                                                new outer parameters */
     }
-    int torchft = s->rule == SCHED_RULE_TORCHFT;
     if (s->layout == SCHED_SLICED && s->P == 1)
         s->layout = SCHED_STRIDED; /* one fragment: every layout is one */
-    if (s->layout == SCHED_SLICED) {
-        if (s->overlap != SCHED_INNER) {
-            snprintf(err, errlen, "layout sliced needs inner overlap (got "
-                     "%s)", sched_overlap_name(s->overlap));
-            return -1;
-        }
-        torchft = 1; /* one slice of a layer in flight at a time */
+    if (s->layout == SCHED_SLICED && s->overlap != SCHED_INNER) {
+        snprintf(err, errlen, "layout sliced needs inner overlap (got %s)",
+                 sched_overlap_name(s->overlap));
+        return -1;
     }
+    int narrow = sched_narrow(s);
     if (s->layers < 1) {
         snprintf(err, errlen, "layers must be >= 1 (got %d)", s->layers);
         return -1;
@@ -37,7 +34,7 @@ int sched_normalize(sched_spec *s, char *err, size_t errlen) {
         snprintf(err, errlen, "H must be >= 1 (got %d)", s->H);
         return -1;
     }
-    if (torchft && (s->P < 1 || s->P > s->H)) {
+    if (narrow && (s->P < 1 || s->P > s->H)) {
         snprintf(err, errlen, "fragments must be in 1..H = %d %s (got %d)",
                  s->H, s->layout == SCHED_SLICED ? "with layout sliced"
                                                  : "under the torchft rule",
@@ -54,10 +51,10 @@ int sched_normalize(sched_spec *s, char *err, size_t errlen) {
                  sched_overlap_name(s->overlap), s->tau);
         return -1;
     }
-    int cap = torchft ? s->H / s->P : s->H;
+    int cap = sched_tau_cap(s);
     if (s->tau < 0 || s->tau >= cap) {
         snprintf(err, errlen, "tau must be in 0..%s-1 = %d (got %d)",
-                 torchft ? "floor(H/P)" : "H", cap - 1, s->tau);
+                 narrow ? "floor(H/P)" : "H", cap - 1, s->tau);
         return -1;
     }
     if (!(s->alpha >= 0 && s->alpha <= 1)) {
@@ -65,6 +62,15 @@ int sched_normalize(sched_spec *s, char *err, size_t errlen) {
         return -1;
     }
     return 0;
+}
+
+int sched_narrow(const sched_spec *s) {
+    /* sliced: one slice of a layer in flight at a time */
+    return s->rule == SCHED_RULE_TORCHFT || s->layout == SCHED_SLICED;
+}
+
+int sched_tau_cap(const sched_spec *s) {
+    return sched_narrow(s) ? s->H / s->P : s->H;
 }
 
 int sched_delay(const sched_spec *s) {

@@ -81,6 +81,13 @@ typedef struct {
  * tau >= floor(H/P)). */
 int sched_normalize(sched_spec *s, char *err, size_t errlen);
 
+/* Is the spec under the narrow rule (torchft's, which layout sliced needs
+ * too): P <= H, tau < floor(H/P)?  Of a normalised spec. */
+int sched_narrow(const sched_spec *s);
+
+/* The bound tau stays below: floor(H/P) under the narrow rule, else H. */
+int sched_tau_cap(const sched_spec *s);
+
 /* Steps from a sync's take to its apply: tau (inner overlap) or H. */
 int sched_delay(const sched_spec *s);
 

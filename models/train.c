@@ -431,7 +431,7 @@ static int build_schedule(train *tr) {
     if (tr->sp.layout == SCHED_SLICED)
         return fail(tr, TRAIN_EINVAL, "train: layout sliced is timing only "
                     "(expected sequential or strided)");
-    int cap = tr->sp.rule == SCHED_RULE_TORCHFT ? tr->sp.H / tr->P : tr->sp.H;
+    int cap = sched_tau_cap(&tr->sp);
     int taus = tr->sp.method == SCHED_STREAMING && tr->sp.overlap == SCHED_INNER;
     for (int r = 0; r < tr->cfg.replicas; r++) {
         int x = tr->cfg.tau_extra[r];
@@ -762,6 +762,12 @@ static float *mom_of(const train *tr, int r) {
     return tr->mom ? tr->mom + (tr->eager ? (size_t)r * tr->N : 0) : NULL;
 }
 
+/* The step before which replica r merges a sync taken after `take`, on the
+ * schedule (its own tau). */
+static int64_t own_merge_step(const train *tr, int64_t take, int r) {
+    return take + sched_delay(&tr->sp) + tr->cfg.tau_extra[r] + 1;
+}
+
 static int64_t *due_of(const train *tr, int r, int f) {
     return &tr->due[(size_t)r * (size_t)tr->P + (size_t)f];
 }
@@ -839,8 +845,7 @@ static int step_refused(train *tr, int r, int64_t next, int wait) {
             return fail(tr, TRAIN_ESTATE, "train: dp: replica %d would "
                         "compute a gradient while its gradient of step %lld "
                         "is in flight", r, (long long)fr->take);
-        if (!tr->dp && wait &&
-            fr->take + sched_delay(&tr->sp) + tr->cfg.tau_extra[r] + 1 <= next)
+        if (!tr->dp && wait && own_merge_step(tr, fr->take, r) <= next)
             return fail(tr, TRAIN_ESTATE, "train: replica %d would compute "
                         "step %lld before fragment %d's sync taken after "
                         "step %lld is reduced", r, (long long)next, f,
@@ -1215,14 +1220,15 @@ int train_apply(train *tr, int f, uint64_t participants) {
     int rc = check_fragment(tr, f, participants);
     if (!rc) rc = check_members(tr, f, participants);
     if (rc) return rc;
-    int64_t take = tr->frag[f].take;
+    int64_t merge[TRAIN_MAX_REPLICAS];
+    for (int r = 0; r < tr->M; r++) merge[r] = own_merge_step(tr, tr->frag[f].take, r);
     reduce_sync(tr, f, participants);
     for (int r = 0; !tr->dp && tr->sp.overlap == SCHED_INNER && r < tr->M; r++) {
         int64_t *d = due_of(tr, r, f);
         if (tr->cfg.tau_extra[r] == 0)
             land_fragment(tr, r, f);
         else if (*d < 0) /* a larger tau: the merge lands later */
-            *d = take + sched_delay(&tr->sp) + tr->cfg.tau_extra[r] + 1;
+            *d = merge[r];
     }
     return TRAIN_OK;
 }
@@ -1231,8 +1237,7 @@ int train_apply(train *tr, int f, uint64_t participants) {
  * sync in flight (negative: no merge). */
 static int64_t merge_step_of(const train *tr, const fragment *fr,
                              const int64_t *merge_step, int r) {
-    return merge_step ? merge_step[r]
-                      : fr->take + sched_delay(&tr->sp) + tr->cfg.tau_extra[r] + 1;
+    return merge_step ? merge_step[r] : own_merge_step(tr, fr->take, r);
 }
 
 int train_reduce(train *tr, int f, uint64_t members,

@@ -951,8 +951,7 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
         return 0;
     }
     /* The same order of checks as sched_normalize, on its output. */
-    int narrow = s.rule == SCHED_RULE_TORCHFT || s.layout == SCHED_SLICED;
-    int cap = narrow ? s.H / s.P : s.H;
+    int narrow = sched_narrow(&s), cap = sched_tau_cap(&s);
     const char *key = s.layout == SCHED_SLICED && s.overlap ? "overlap"
                       : s.H < 1                           ? "H"
                       : narrow && s.P > s.H               ? "fragments"

@@ -30,7 +30,14 @@ for k in compute_utilization per_worker wall_time_s compute_time_s \
          lost_compute_s seed utilization bytes_sent; do
   contains "$tmp/out" "\"$k\"" "run output"
 done
+contains "$tmp/out" '^  "overlap": "inner",$' "run output: overlap"
+contains "$tmp/out" '^  "rule": "paper",$' "run output: rule"
+lacks "$tmp/out" tau_per_worker "run output: one tau"
 cp "$tmp/out" "$tmp/first"
+expect 0 "run per-worker tau" -- "$bin" run "$sc" --set 'method.tau=[1, 3]' \
+  --set method.overlap=inner
+contains "$tmp/out" '^  "tau": 1,$' "run output: the least tau"
+contains "$tmp/out" '^  "tau_per_worker": \[1, 3\],$' "run output: tau_per_worker"
 "$bin" run "$sc" >"$tmp/second"
 if cmp -s "$tmp/first" "$tmp/second"; then ok; else bad "two runs differ"; fi
 

@@ -17,6 +17,7 @@ expect() {
   if [ "$got" = "$code" ]; then ok; else bad "$what: exit $got, expected $code"; cat "$tmp/err"; fi
 }
 contains() { if grep -q -- "$2" "$1"; then ok; else bad "$3: '$2' not in $1"; fi; }
+lacks()    { if grep -q -- "$2" "$1"; then bad "$3: '$2' in $1"; else ok; fi; }
 absent()   { if [ -e "$1" ]; then bad "$2: $1 exists"; else ok; fi; }
 same()     { if cmp -s "$1" "$2"; then ok; else bad "$3: $1 and $2 differ"; fi; }
 lines()    { n=$(wc -l <"$1"); if [ "$n" = "$2" ]; then ok; else bad "$3: $n lines, expected $2"; fi; }

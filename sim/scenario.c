@@ -276,6 +276,11 @@ static int p_late(const char *s, void *o) {
 static const enum_def E_REDUCE = {"fifo, forward_first", p_reduce};
 static const enum_def E_LATE = {"wait, continue", p_late};
 static const enum_def E_GBIT = {"si, binary", p_gbit};
+static int p_transport(const char *s, void *o) {
+    static const char *const n[] = {"ideal", "tcp"};
+    return scn__parse_index(s, o, n, 2);
+}
+static const enum_def E_TRANSPORT = {"ideal, tcp", p_transport};
 
 
 static const field split_fields[] = {
@@ -296,6 +301,7 @@ static const field model_fields[] = {
     K_OBJ("split", split_fields),
     K_ENUM("backward_order", bwd_order, E_BWD),
     K_U64("hidden", hidden, 0, 1e15),
+    K_NUM("host_gbps", host_gbps, OC(0, 1e9)),
     K_END};
 
 static const field stragglers_fields[] = {
@@ -323,6 +329,13 @@ static const field network_fields[] = {
     K_ENUM("reduce_order", reduce_order, E_REDUCE),
     K_ENUM("gbit", gbit, E_GBIT),
     K_NUM("tcp_window_mb", tcp_window_mb, IN(0, 1e6)),
+    K_ENUM("transport", transport, E_TRANSPORT),
+    K_NUM("tcp_init_window_kb", tcp_init_window_kb, IN(0.001, 1e9)),
+    K_BOOL("tcp_slow_start_after_idle", tcp_slow_start_after_idle),
+    K_NUM("efficiency", efficiency, OC(0, 1)),
+    K_NUM("collective_overhead_ms", collective_overhead_ms, IN(0, 1e6)),
+    K_MATRIX("latency_matrix_ms", latency_matrix_ms, IN(0, 1e6)),
+    K_WORKERS("ring_order", ring_order_w, INT(0, SCN_MAX_WORKERS - 1)),
     K_END};
 
 /* The combination is checked by sched_normalize: check_method. */
@@ -341,6 +354,8 @@ static const field method_fields[] = {
     K_ENUM("dp_codec", dp_codec.kind, E_CODEC),
     K_ENUM("late", late, E_LATE),
     K_NUM("sync_timeout_s", sync_timeout_s, IN(0, 1e9)),
+    K_NUM("dp_bucket_mb", dp_bucket_mb, IN(0, 1e9)),
+    K_BOOL("offload_outer", offload_outer),
     K_END};
 
 /* trace is resolved and checked against mtbf_hours in check_faults. */
@@ -475,6 +490,38 @@ static int load_workers(ctx *c, const cJSON *v, const char *path,
     return 0;
 }
 
+/* A per-pair field: workers.count arrays of workers.count values (at most
+ * SCN_MAX_MATRIX workers). */
+static int load_matrix(ctx *c, const cJSON *v, const char *path,
+                       const field *f, scn_config *cfg) {
+    double *dst = (double *)((char *)cfg + f->off);
+    int n = cfg->workers;
+    char rb[96], p[PATH_LEN], q[PATH_LEN];
+    if (n > SCN_MAX_MATRIX)
+        return fail(c, v, 0, path, "given for %d workers (expected at most "
+                    "%d workers)", n, SCN_MAX_MATRIX);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n)
+        return fail(c, v, 0, path, "%s (expected workers.count = %d arrays "
+                    "of %d numbers)", cJSON_IsArray(v) ? "wrong length"
+                    : "wrong type", n, n);
+    int i = 0;
+    for (const cJSON *row = v->child; row; row = row->next, i++) {
+        join_index(p, path, i);
+        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != n)
+            return fail(c, row, 0, p, "%s (expected an array of "
+                        "workers.count = %d numbers)", cJSON_IsArray(row)
+                        ? "wrong length" : "wrong type", n);
+        int j = 0;
+        for (const cJSON *e = row->child; e; e = e->next, j++) {
+            join_index(q, p, j);
+            if (check_number(c, e, q, &f->r, describe(&f->r, rb),
+                             &dst[i * n + j]))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 static int load_object(ctx *c, const cJSON *obj, const char *path,
                        const field *fields, scn_config *cfg);
 
@@ -583,6 +630,8 @@ static int load_field(ctx *c, const cJSON *v, const char *path,
         return load_object(c, v, path, f->sub, cfg);
     case F_WORKERS:
         return load_workers(c, v, path, f, cfg);
+    case F_MATRIX:
+        return load_matrix(c, v, path, f, cfg);
     case F_VARIANTS:
         return check_section(c, v, &S_VARIANTS, NULL);
     case F_SWEEP:
@@ -964,6 +1013,57 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
     return fail(c, v ? v : m ? m : root, 0, p, "%s", msg);
 }
 
+/* The network keys that span several values: the ring order is a
+ * permutation, the latency matrix symmetric with a zero diagonal and not
+ * given together with latency_ms. */
+static int check_network(ctx *c, const cJSON *root, scn_config *cfg) {
+    const cJSON *n = get(root, "network"), *ro = get(n, "ring_order");
+    const cJSON *lm = get(n, "latency_matrix_ms"), *lv = get(n, "latency_ms");
+    int M = cfg->workers;
+    char a[MSG_NUM_MAX], b[MSG_NUM_MAX];
+    if (ro) {
+        uint8_t seen[SCN_MAX_WORKERS] = {0};
+        for (int i = 0; i < M; i++) {
+            int w = (int)cfg->ring_order_w[i];
+            if (w >= M || seen[w])
+                return fail(c, ro, 0, "network.ring_order", "worker %d %s "
+                            "(expected a permutation of 0..%d)", w,
+                            w >= M ? "does not exist" : "given twice", M - 1);
+            seen[w] = 1;
+            cfg->ring_order[i] = w;
+        }
+        cfg->has_ring_order = 1;
+    }
+    if (!lm) return 0;
+    if (lv)
+        return fail(c, is_later(c, lv, lm) ? lv : lm, 0, is_later(c, lv, lm)
+                    ? "network.latency_ms" : "network.latency_matrix_ms",
+                    "cannot be given together with %s (expected one of "
+                    "latency_ms and latency_matrix_ms)", is_later(c, lv, lm)
+                    ? "latency_matrix_ms" : "latency_ms");
+    const double *L = cfg->latency_matrix_ms;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j <= i; j++) {
+            if (i == j && L[i * M + i] != 0)
+                return fail(c, lm, 0, "network.latency_matrix_ms", "[%d][%d] "
+                            "is %s ms (expected 0 on the diagonal)", i, i,
+                            msg_number(L[i * M + i], a));
+            if (L[i * M + j] != L[j * M + i])
+                return fail(c, lm, 0, "network.latency_matrix_ms", "[%d][%d] "
+                            "is %s ms but [%d][%d] is %s ms (expected a "
+                            "symmetric matrix)", i, j, msg_number(L[i * M + j], a),
+                            j, i, msg_number(L[j * M + i], b));
+        }
+    cfg->has_latency_matrix = 1;
+    return 0;
+}
+
+double scn_latency_ms(const scn_config *c, int i, int j) {
+    if (c->has_latency_matrix)
+        return c->latency_matrix_ms[i * c->workers + j];
+    return (c->latency_ms[i] + c->latency_ms[j]) / 2;
+}
+
 /* The longest simulated time the engine represents with room to spare:
  * time is int64 nanoseconds (2^63 ns is about 292 years), and a whole run
  * must fit in RUN_MAX_S = 1e9 s (about 31.7 years, 1e18 ns). */
@@ -987,9 +1087,9 @@ static const cJSON *given(const cJSON *root, const char *sec,
  * the lowest bandwidth and TCP window) at most RUN_MAX_S.  A product is
  * reported at the key that dominates it, naming the others. */
 static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
-    static const char *const net_keys[] = {"bandwidth_gbps", "up_gbps",
-                                           "down_gbps", "tcp_window_mb",
-                                           "latency_ms", NULL};
+    static const char *const net_keys[] = {
+        "bandwidth_gbps", "up_gbps", "down_gbps", "tcp_window_mb", "latency_ms",
+        "latency_matrix_ms", "efficiency", "collective_overhead_ms", NULL};
     static const char *const step_keys[] = {"step_time_s", "tokens_per_step",
                                             "chips", "peak_tflops", "mfu",
                                             NULL};
@@ -1024,8 +1124,9 @@ static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
         if (cfg->speed[i] < slow) slow = cfg->speed[i];
         double r = fmin(cfg->up_gbps[i], cfg->down_gbps[i]) * unit / 8;
         if (r < rate) rate = r;
-        if (cfg->latency_ms[i] > lat) lat = cfg->latency_ms[i];
+        for (int j = 0; j < M; j++) lat = fmax(lat, scn_latency_ms(cfg, i, j));
     }
+    rate *= cfg->efficiency;
     lat *= 1e-3;
     if (cfg->tcp_window_mb > 0 && lat > 0)
         rate = fmin(rate, cfg->tcp_window_mb * 1e6 / (2 * lat));
@@ -1040,7 +1141,14 @@ static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
     double syncs = dp ? steps : floor(steps / cfg->sched.H) * cfg->sched.P;
     double bytes = 4 * cfg->params / (dp ? 1 : cfg->sched.P);
     double repair = cfg->params * cfg->recovery_bytes_per_param / rate;
-    double latency = syncs * 2 * M * lat;
+    /* every collective step: its latency, its software overhead and, over
+     * TCP, the round trips of a slow start from the initial window */
+    double rounds = 0;
+    if (cfg->transport == SCN_TRANSPORT_TCP && lat > 0 && isfinite(rate))
+        rounds = ceil(log2(fmax(1, rate * 2 * lat /
+                                (cfg->tcp_init_window_kb * 1e3))));
+    double latency = syncs * 2 * M *
+                     (lat + cfg->collective_overhead_ms * 1e-3 + rounds * 2 * lat);
     double transfer = syncs * M * bytes / rate + repair;
     double total = compute + latency + transfer;
     if (total <= RUN_MAX_S && isfinite(total)) return 0;
@@ -1244,6 +1352,7 @@ void scn_defaults(scn_config *c) {
     c->split[0] = c->split[1] = c->split[2] = 1.0 / 3;
     c->bwd_order = SCN_ACT_FIRST;
     c->hidden = 0;
+    c->host_gbps = 256; /* one PCIe 4.0 x16 link, 32 GB/s */
 
     c->workers = 2;
     for (int i = 0; i < SCN_MAX_WORKERS; i++) {
@@ -1257,6 +1366,12 @@ void scn_defaults(scn_config *c) {
     c->reduce_order = SCN_FIFO;
     c->gbit = SCN_GBIT_SI;
     c->tcp_window_mb = 0;
+    c->transport = SCN_TRANSPORT_IDEAL;
+    c->tcp_init_window_kb = 14.48; /* Linux: 10 segments of 1448 bytes */
+    c->tcp_slow_start_after_idle = 1;
+    c->efficiency = 1;
+    c->collective_overhead_ms = 0;
+    for (int i = 0; i < SCN_MAX_WORKERS; i++) c->ring_order[i] = i;
 
     c->sched = (sched_spec){.method = SCHED_STREAMING, .layers = 24,
                             .H = 100, .P = 1, .tau = 0, .alpha = 0.5,
@@ -1357,7 +1472,7 @@ static int validate(ctx *c, const cJSON *root, scn_config *out) {
     scn_defaults(&cfg);
     if (load_object(c, root, "", root_fields, &cfg) ||
         check_model(c, root, &cfg) || check_method(c, root, &cfg) ||
-        check_run(c, root, &cfg) || check_faults(c, root, &cfg) ||
+        check_network(c, root, &cfg) || check_run(c, root, &cfg) || check_faults(c, root, &cfg) ||
         scn__check_train(c, root, &cfg))
         return c->rc ? c->rc : MSG_EINPUT;
     if (digest_doc(root, &cfg.digest)) return oom(c);

@@ -54,6 +54,13 @@ typedef enum { SCN_LATE_WAIT, SCN_LATE_CONTINUE } scn_late;
 /* What "Gbit" means in bandwidth keys: 1e9 bits (si) or 2^30 (binary). */
 typedef enum { SCN_GBIT_SI, SCN_GBIT_BINARY } scn_gbit;
 
+/* How a flow uses its share of the links: at once (ideal), or as a TCP
+ * connection with slow start and restart after idle (tcp). */
+typedef enum { SCN_TRANSPORT_IDEAL, SCN_TRANSPORT_TCP } scn_transport;
+
+/* The most workers a network.latency_matrix_ms may describe. */
+#define SCN_MAX_MATRIX 64
+
 /* What `dilosim train` evaluates at each report ("train.eval"): the outer
  * parameters always; replica 0 and the replicas' average on request. */
 enum {
@@ -76,6 +83,8 @@ typedef struct {
     scn_bwd_order bwd_order;  /* which backward half runs first per layer */
     uint64_t hidden;          /* row length for per-row codecs; 0: derived
                                  as round(sqrt(params/layers/12)) */
+    double host_gbps;         /* host <-> accelerator copies of one worker
+                                 (method.offload_outer), Gbit/s */
 
     /* workers */
     int workers;                        /* M */
@@ -92,6 +101,23 @@ typedef struct {
     scn_reduce_order reduce_order;
     scn_gbit gbit;                      /* unit of every *_gbps key */
     double tcp_window_mb;               /* per-flow cap window/RTT; 0 none */
+    scn_transport transport;
+    double tcp_init_window_kb;          /* tcp: a new or restarted
+                                           connection's window, 1e3 bytes */
+    int tcp_slow_start_after_idle;      /* tcp: restart after idle (Linux's
+                                           sysctl of that name), 0 or 1 */
+    double efficiency;                  /* payload share of line rate,
+                                           (0, 1] */
+    double collective_overhead_ms;      /* fixed cost per collective step */
+    int has_latency_matrix;             /* 1: latency_matrix_ms holds the
+                                           one-way latency of each pair
+                                           (latency_ms is then unused) */
+    double latency_matrix_ms[SCN_MAX_MATRIX * SCN_MAX_MATRIX]; /* i*M+j */
+    int has_ring_order;                 /* 1: ring_order was given */
+    double ring_order_w[SCN_MAX_WORKERS]; /* network.ring_order as given */
+    int ring_order[SCN_MAX_WORKERS];    /* the ring's worker order, a
+                                           permutation of 0..M-1 (default
+                                           0, 1, ..., M-1) */
 
     /* method */
     sched_spec sched;        /* method, H, P, tau, alpha, layout, order;
@@ -99,6 +125,12 @@ typedef struct {
     double tau_w[SCN_MAX_WORKERS]; /* method.tau as given, per worker */
     int tau_extra[SCN_MAX_WORKERS]; /* worker i's tau - sched.tau (0 for
                                        DP and DiLoCo) */
+    double dp_bucket_mb;     /* DP: gradient buckets of at least this many
+                                MB (1e6 bytes) of payload; 0: one bucket
+                                per layer */
+    int offload_outer;       /* 1: outer parameters and momentum live in
+                                host memory; only fragments in flight are
+                                on the accelerator (not DP) */
     codec_spec codec;        /* payload of DiLoCo / streaming syncs */
     codec_spec dp_codec;     /* payload of DP gradient all-reduces */
     scn_late late;           /* DiLoCo, streaming (DP always waits) */
@@ -161,6 +193,10 @@ typedef struct {
 /* 1 when late syncs let the workers continue: `late: continue` and not
  * DP (a DP step needs the previous step's update: it always waits). */
 int scn_late_continues(const scn_config *c);
+
+/* The one-way latency from worker i to worker j in ms: the matrix's
+ * entry, or (latency_ms[i] + latency_ms[j]) / 2. */
+double scn_latency_ms(const scn_config *c, int i, int j);
 
 /* Fills c with the defaults (see README.md). */
 void scn_defaults(scn_config *c);

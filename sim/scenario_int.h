@@ -79,6 +79,8 @@ typedef enum {
                   for the name parsed as i */
     F_OBJ,     /* a nested object with its own table */
     F_WORKERS, /* double[SCN_MAX_WORKERS]: one value, or workers.count */
+    F_MATRIX,  /* double[SCN_MAX_MATRIX^2]: workers.count arrays of
+                  workers.count values, row-major i*M+j */
     F_VARIANTS,/* the variants section: its shape only */
     F_SWEEP,   /* the sweep section: its shape only */
 } scn__ftype;
@@ -89,7 +91,8 @@ typedef struct scn__field {
     size_t off;             /* where the value goes in scn_config */
     size_t off2;            /* F_WORKERS: a second copy (0: none; offset 0
                                is params, never a copy target) */
-    scn__range r;           /* F_NUM, F_INT, F_I64, F_U64, F_WORKERS */
+    scn__range r;           /* F_NUM, F_INT, F_I64, F_U64, F_WORKERS,
+                               F_MATRIX */
     double scale;           /* F_NUM: stored = given * scale (0: 1) */
     int inf_ok;             /* F_WORKERS: the string "inf" is INFINITY */
     const scn__enum *e;     /* F_ENUM, F_FLAGS */
@@ -111,6 +114,8 @@ typedef struct scn__field {
 #define K_OBJ(k, tab) {.key = k, .type = F_OBJ, .sub = tab}
 #define K_WORKERS(k, m, rng) \
     {.key = k, .type = F_WORKERS, .off = AT(m), .r = rng}
+#define K_MATRIX(k, m, rng) \
+    {.key = k, .type = F_MATRIX, .off = AT(m), .r = rng}
 #define K_END {.key = NULL}
 
 /* An enum whose names[0..n-1] are its values 0..n-1: the value of name s

@@ -53,6 +53,7 @@ help:
 	@echo "make reproduce  make plots, then Table 4 next to the paper's"
 	@echo "make experiments  the training comparisons of docs/experiments.md (~1 h)"
 	@echo "make report     the HTML report of the paper setups (plots/out/report.html)"
+	@echo "make validate-net  the network model against real TCP in namespaces (root, ~12 min)"
 	@echo "make install    install under PREFIX (/usr/local; DESTDIR honoured)"
 	@echo "make uninstall  remove what make install put there"
 	@echo "make clean      remove build outputs"
@@ -220,5 +221,28 @@ uninstall:
 	@for d in $$(printf '%s\n' $(DATA_DIRS) | LC_ALL=C sort -r); do \
 	  if [ -d "$(INST_DATA)/$$d" ]; then rmdir "$(INST_DATA)/$$d" 2>/dev/null || :; fi; \
 	done; if [ -d "$(INST_DATA)" ]; then rmdir "$(INST_DATA)" 2>/dev/null || :; fi
+
+# The network rig (bench/netrig/, docs/validation.md): netrig_ring, a ring
+# all-reduce over TCP between network namespaces, and netrig_trace, the
+# durations dilosim predicts.  `make validate-net` (root; not in `make
+# test`, timing is noisy; QUICK=1 or WORKERS, RATES, SIZES, GAPS, H select
+# the cases) compares them; tests/cli_rig.sh checks the rig's setup and
+# teardown on a tiny case.
+.PHONY: validate-net netrig
+NETRIG_BIN := $(B)/netrig/netrig_ring $(B)/netrig/netrig_trace
+netrig: $(NETRIG_BIN)
+$(B)/netrig/netrig_ring: bench/netrig/ring.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -lm -lpthread $(SAN)
+$(B)/netrig/netrig_trace: bench/netrig/trace.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(shell pkg-config --libs libcjson 2>/dev/null) -lm $(SAN)
+check asan: $(NETRIG_BIN)
+check asan: export NETRIG_DIR = $(CURDIR)/$(B)/netrig
+validate-net:
+	@[ "$$(id -u)" = 0 ] || { echo "make validate-net: needs root (network namespaces" \
+	  "and tc); run it as root" >&2; exit 2; }
+	@$(MAKE) --no-print-directory bin/dilosim netrig
+	@bench/netrig/validate.sh
 
 include tests/fuzz/fuzz.mk

@@ -225,7 +225,10 @@ typedef struct {
     int *phase;         /* per layer: its fragment's sched_offset */
     int sliced;         /* layout sliced: each fragment 1/P of every layer */
     int64_t delay;      /* steps from a take to its apply: sched_delay */
-    int *frag_size;     /* per fragment: layers */
+    int *frag_size;     /* per fragment: its layers' reductions */
+    int *lead;          /* per layer: the layer whose reduction carries it
+                           (DP buckets: the bucket's lowest layer, whose
+                           gradient comes last; else itself) */
     fsync *fs;          /* per fragment: its sync in flight */
     uint64_t *bytes;    /* per layer: payload bytes of a sync (sliced: per
                            layer and fragment, at l * P + f) */
@@ -372,9 +375,10 @@ static void begin_step(world *W, worker *w, int wi) {
     set_factor(W, w, f);
 }
 
-/* Is layer l's fragment taken after a step of take phase `taken`? */
+/* Is layer l's fragment taken after a step of take phase `taken` (and
+ * is l the layer whose parameter backward completes its bucket)? */
 static int takes_layer(const world *W, int l, int taken) {
-    return taken && (W->sliced || W->phase[l] == taken);
+    return taken && W->lead[l] == l && (W->sliced || W->phase[l] == taken);
 }
 
 /* The fragment whose sync worker w's parameter backward of layer l joins
@@ -386,7 +390,7 @@ static int taken_fragment(const world *W, const worker *w, int l) {
 /* Does worker w's forward of layer l in its current step wait for l's
  * reduction (gate[l] is take + 1 + tau, its own tau tau_extra later)? */
 static int gated(const world *W, const worker *w, int l) {
-    return W->gate[l] <= w->step - W->cfg->tau_extra[w - W->w];
+    return W->gate[W->lead[l]] <= w->step - W->cfg->tau_extra[w - W->w];
 }
 
 /* Payload bytes of layer l's reduction for fragment frag[l]. */
@@ -809,7 +813,7 @@ static void try_advance(world *W, int wi, int64_t now) {
     int layer, kind;
     op_of(W, w->op, &layer, &kind);
     if (W->blocking && kind == OP_FWD && gated(W, w, layer)) {
-        block(W, wi, layer);
+        block(W, wi, W->lead[layer]);
         return;
     }
     w->state = W_BUSY;
@@ -1380,11 +1384,39 @@ static void check_inputs(world *W) {
     /* a download too large for 64 bits only matters once one starts */
     double dl = c->params * c->recovery_bytes_per_param;
     W->dl_bytes = dl >= 0 && dl < 1.8e19 ? (uint64_t)llround(dl) : UINT64_MAX;
-    for (int i = 0; i < W->M; i++) {
-        int64_t ns;
-        if (ns_of(c->latency_ms[i] * 1e-3, &ns))
-            stop(W, "worker %d: a latency of %s ms does not fit in 2^62 ns",
-                 i, msg_number(c->latency_ms[i], b));
+    for (int i = 0; i < W->M; i++)
+        for (int j = 0; j < W->M; j++) {
+            int64_t ns;
+            double ms = scn_latency_ms(c, i, j);
+            if (ns_of(ms * 1e-3, &ns))
+                stop(W, "workers %d and %d: a latency of %s ms does not fit "
+                     "in 2^62 ns", i, j, msg_number(ms, b));
+        }
+}
+
+/* Which reduction carries each layer.  DP with dp_bucket_mb: buckets of
+ * layers in backward order (L-1 down to 0), each closed once its payload
+ * reaches dp_bucket_mb MB, the last one with what is left; a bucket is
+ * one all-reduce of its layers' bytes, ready when the gradient of its
+ * lowest layer is, and the forward of each of its layers waits for it.
+ * Otherwise every layer is its own reduction. */
+static void buckets_init(world *W) {
+    double cap = W->sch.method == SCHED_DP ? W->cfg->dp_bucket_mb * 1e6 : 0;
+    uint64_t acc = 0;
+    int top = W->L - 1; /* the open bucket's highest layer */
+    for (int l = W->L - 1; l >= 0; l--) {
+        W->lead[l] = l;
+        if (cap <= 0) {
+            if (!W->sliced) W->frag_size[W->frag[l]]++; /* sliced: counted */
+            continue;
+        }
+        acc += W->bytes[l];
+        if ((double)acc < cap && l > 0) continue;
+        for (int k = l; k <= top; k++) W->lead[k] = l;
+        W->bytes[l] = acc; /* the bucket's payload, at its lead */
+        W->frag_size[0]++;
+        acc = 0;
+        top = l - 1;
     }
 }
 
@@ -1431,6 +1463,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     ALLOC(W->merge_step, M);
     ALLOC(W->wait_next, M);
     ALLOC(W->frag_size, P);
+    ALLOC(W->lead, L);
     ALLOC(W->lat, (size_t)M * M);
     ALLOC(W->nom_cum, 3 * L);
 
@@ -1449,9 +1482,9 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         }
         W->frag[l] = sched_layer_fragment(&W->sch, l);
         W->phase[l] = sched_offset(&W->sch, W->frag[l]);
-        W->frag_size[W->frag[l]]++;
         W->bytes[l] = run_layer_bytes(c, codec, l);
     }
+    buckets_init(W);
     for (int p = 0; p < P; p++) {
         ALLOC(W->fs[p].arrived, M);
         W->fs[p].take = -1;
@@ -1469,7 +1502,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     double max_lat = 0;
     for (int i = 0; i < M && !W->stopped; i++)
         for (int j = 0; j < M; j++) {
-            double ms = (c->latency_ms[i] + c->latency_ms[j]) / 2;
+            double ms = scn_latency_ms(c, i, j);
             ns_of(ms * 1e-3, &W->lat[i * M + j]); /* checked above */
             if (ms > max_lat) max_lat = ms;
         }
@@ -1481,10 +1514,12 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
 
     W->net = net_new(2 * M);
     if (!W->net) return MSG_ENOMEM;
+    /* payload bytes get the efficiency's share of the line rate */
     double gbit = c->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
+    double rate = gbit / 8 * c->efficiency;
     for (int i = 0; i < M; i++) {
-        net_link_set(W->net, 2 * i, c->up_gbps[i] * gbit / 8);
-        net_link_set(W->net, 2 * i + 1, c->down_gbps[i] * gbit / 8);
+        net_link_set(W->net, 2 * i, c->up_gbps[i] * rate);
+        net_link_set(W->net, 2 * i + 1, c->down_gbps[i] * rate);
     }
     W->coll = coll_new(W->net, M, c->collective, W->lat, W->flow_cap,
                        TAG_COLL, on_coll_done, W);
@@ -1548,7 +1583,7 @@ static void world_free(world *W) {
         free(W->mark[k].sig.p);
     }
     free(W->sig.p);
-    free(W->frag_size), free(W->lat), free(W->nom_cum);
+    free(W->frag_size), free(W->lead), free(W->lat), free(W->nom_cum);
     if (W->coll) coll_free(W->coll);
     if (W->net) net_free(W->net);
     if (W->faults) faults_free(W->faults);

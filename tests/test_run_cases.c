@@ -757,6 +757,36 @@ START_TEST(parameters_first_starts_reduction_earlier) {
 }
 END_TEST
 
+/* DP gradient buckets, 2 layers of 2e6 bytes (bf16), a 1.2 s step (every
+ * op 0.2 s), 4e6 B/s links, one-way latency lam.  A ring step of a layer
+ * is lam + 1e6/4e6 = lam + 0.25 s; of the whole-model bucket lam + 0.5.
+ *   per layer: L1 ready at 0.8, [0.8, 0.8 + 2(lam + 0.25)], L0 (ready at
+ *              1.2) after it: period 0.8 + 4(lam + 0.25) = 1.8 + 4 lam
+ *   one bucket: ready at 1.2 (L0's gradient), period 1.2 + 2(lam + 0.5)
+ *              = 2.2 + 2 lam
+ * lam 0: 18 s against 22 s; lam 0.5: 38 s against 32 s.  Same bytes. */
+START_TEST(dp_buckets_by_hand) {
+    static const char *dp = "{\"model\": {\"params\": 2e6, \"layers\": 2,"
+        " \"step_time_s\": 1.2}, \"workers\": {\"count\": 2},"
+        " \"network\": {\"bandwidth_gbps\": 0.032},"
+        " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
+    for (int k = 0; k < 2; k++) {
+        double lam = 0.5 * k;
+        char l[64];
+        snprintf(l, sizeof l, "network.latency_ms=%g", lam * 1e3);
+        run_result layer = SIM(NULL, dp, l);
+        run_result one = SIM(NULL, dp, l, "method.dp_bucket_mb=4");
+        run_result small = SIM(NULL, dp, l, "method.dp_bucket_mb=1");
+        ck_assert_int_eq(NS(layer.wall_time_s), NS(10 * (1.8 + 4 * lam)));
+        ck_assert_int_eq(NS(one.wall_time_s), NS(10 * (2.2 + 2 * lam)));
+        /* a bucket of at most one layer's bytes is the per-layer case */
+        ck_assert_int_eq(NS(small.wall_time_s), NS(layer.wall_time_s));
+        ck_assert(one.bytes_sent_total == layer.bytes_sent_total);
+        ck_assert_int_eq(one.syncs, layer.syncs);
+    }
+}
+END_TEST
+
 /* The world of test 1 with sequential fragments, F0 = {0,1}, F1 = {2,3}:
  *   step 1 [0, 1.2]         take F0: L1 ready 1.0  -> [1.0, 1.92]
  *                                    L0 ready 1.2  -> [1.92, 2.84]
@@ -1023,6 +1053,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, recovery_download_finite_bandwidth);
     tcase_add_test(tc, recovery_download_shares_link_with_ring);
     tcase_add_test(tc, split_changes_overlap);
+    tcase_add_test(tc, dp_buckets_by_hand);
     tcase_add_test(tc, parameters_first_starts_reduction_earlier);
     tcase_add_test(tc, layout_sequential_vs_strided);
     tcase_add_test(tc, order_rotated_vs_ascending);

@@ -15,12 +15,13 @@
 # carrying what it receives, as dilosim models it.  IPv6 is off in every
 # namespace (no stray router or neighbour traffic on the links).
 #
-# The namespaces are removed on exit, on failure and on SIGINT, SIGTERM
-# and SIGHUP; namespaces dlsrig-<pid>-* of processes that no longer exist
-# (a run killed with SIGKILL) are removed at the start.  The root
-# namespace's interfaces, routes and qdiscs are never touched: every
-# command runs with `ip -n`, `tc -n` or `ip netns exec`, and each veth is
-# created inside its worker's namespace with its peer in the hub's.
+# The namespaces (and the temporary directory $TMPDIR/dlsrig-<pid>-*) are
+# removed on exit, on failure and on SIGINT, SIGTERM and SIGHUP; those of
+# a process dlsrig-<pid>-* that no longer exists (a run killed with
+# SIGKILL) are removed at the start.  The root namespace's interfaces,
+# routes and qdiscs are never touched: every command runs with `ip -n`,
+# `tc -n` or `ip netns exec`, and each veth is created inside its worker's
+# namespace with its peer in the hub's.
 #
 # usage: bench/netrig/rig.sh [options]   (root; --help)
 me=rig.sh
@@ -48,6 +49,8 @@ collectives.
   -u, --mtu BYTES    MTU of every veth, 576..65535 (default 1500)
   -c, --cc NAME      congestion control of the ring's sockets (default: the
                      namespace's, the kernel's default)
+  --corrupt          spoil rank 0's last result before its check (for the tests:
+                     the run must then fail)
   -h, --help         this help
 Exit status: 0 done; 1 a runtime failure (setup, a rank, a wrong result,
 leftover namespaces); 2 a usage error, not root, or ip/tc missing.
@@ -63,7 +66,7 @@ isnum() {
   awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'
 }
 
-M=2 rate=100 size=1000000 count=4 gap=0 ping=20 out= bindir=$root/build/netrig cc= mtu=1500
+M=2 rate=100 size=1000000 count=4 gap=0 ping=20 out= bindir=$root/build/netrig cc= mtu=1500 corrupt=
 while [ $# -gt 0 ]; do
   case $1 in
     -h|--help) usage; exit 0;;
@@ -90,6 +93,7 @@ while [ $# -gt 0 ]; do
                   mtu=$2;;
       esac
       shift 2;;
+    --corrupt) corrupt=--corrupt; shift;;
     *) udie "unknown argument '$1' (see --help)";;
   esac
 done
@@ -103,7 +107,7 @@ command -v tc >/dev/null 2>&1 || udie "'tc' is not available (iproute2)"
 
 P=dlsrig-$$-
 hub=${P}hub
-tmp=$(mktemp -d) || die "mktemp failed"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/${P}XXXXXX") || die "mktemp failed"
 ring_pid=
 
 # The rig's namespaces: every name that starts with prefix $1.
@@ -134,6 +138,7 @@ for ns in $(our_netns dlsrig-); do
   if [ -n "$pid" ] && [ "$pid" != $$ ] && [ ! -d "/proc/$pid" ]; then
     echo "$me: removing $ns, left by process $pid that no longer runs" >&2
     remove_netns "dlsrig-$pid-"
+    rm -rf "${TMPDIR:-/tmp}/dlsrig-$pid-"*
   fi
 done
 
@@ -202,7 +207,7 @@ fi
 tbf_stats >"$tmp/before"
 head -1 /proc/stat >"$tmp/cpu"
 bg_run "$ring" --prefix "$P" --workers "$M" --size "$size" --count "$count" --gap "$gap" \
-  --timeout "$timeout" ${cc:+--cc "$cc"} >"$tmp/ring" || die "the ring all-reduce failed"
+  --timeout "$timeout" ${cc:+--cc "$cc"} $corrupt >"$tmp/ring" || die "the ring all-reduce failed"
 tbf_stats >"$tmp/after"
 head -1 /proc/stat >>"$tmp/cpu"
 # the host's CPU time during the collectives (every process, not only the rig's)

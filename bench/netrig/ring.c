@@ -77,6 +77,7 @@ typedef struct {
     int ping;             /* N probes: ping mode when > 0 */
     struct in_addr base;  /* rank i has base + i + 1 */
     const char *cc;       /* TCP_CONGESTION to set, NULL: the namespace's */
+    int corrupt;          /* --corrupt: rank 0 spoils its last result */
 } ring_args;
 
 /* One rank's report, in the shared mapping. */
@@ -335,6 +336,7 @@ static int ring_rank_main(const ring_args *a, ring_shared *sh, int r) {
         double end = now_s();
         sh->end[h * M + r] = end;
         sh->retrans[h * M + r] = total_retrans(out) - r0;
+        if (a->corrupt && r == 0 && h + 1 == a->count) x[n - 1] += 1;
         for (uint64_t j = 0; j < n; j++)
             if ((double)x[j] != expected(j, M, scale))
                 return fail(me, "collective %d: element %llu is %.9g, expected %.9g", h + 1,
@@ -526,6 +528,8 @@ static void usage(FILE *f) {
           "  --port N        TCP/UDP port (default 5201)\n"
           "  --timeout S     watchdog of every process, seconds (default 600)\n"
           "  --cc NAME       congestion control of the sockets (default: the namespace's)\n"
+          "  --corrupt       rank 0 adds 1 to its last element after the last collective,\n"
+          "                  before the check (which must then fail: for the tests)\n"
           "  -h, --help      this help\n"
           "Exit status: 0 done, 1 a runtime failure, 2 a usage error.\n",
           f);
@@ -551,7 +555,7 @@ static int parse(int argc, char **argv, ring_args *a) {
         {"gap", required_argument, 0, 'G'},    {"ping", required_argument, 0, 'p'},
         {"base", required_argument, 0, 'b'},   {"port", required_argument, 0, 'o'},
         {"timeout", required_argument, 0, 't'}, {"cc", required_argument, 0, 'c'},
-        {"help", no_argument, 0, 'h'},
+        {"corrupt", no_argument, 0, 'x'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     *a = (ring_args){.workers = 0, .count = 4, .port = 5201, .timeout_s = 600};
     inet_pton(AF_INET, "198.18.0.0", &a->base);
@@ -582,6 +586,7 @@ static int parse(int argc, char **argv, ring_args *a) {
             }
             break;
         case 'c': a->cc = optarg; break;
+        case 'x': a->corrupt = 1; break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "netrig_ring: unknown option or missing value: %s\n",

@@ -65,6 +65,13 @@ isnum() {
   if [ "$4" = int ]; then case $1 in *.*) return 1;; esac; fi
   awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'
 }
+# num VAR OPTION VALUE MIN MAX [int]: VAR=VALUE, or a usage error
+num() {
+  kind="a number"
+  [ "$6" != int ] || kind="an integer"
+  isnum "$3" "$4" "$5" "$6" || udie "$2: '$3' is not $kind in [$4, $5]"
+  eval "$1=\$3"
+}
 
 M=2 rate=100 size=1000000 count=4 gap=0 ping=20 out= bindir=$root/build/netrig cc= mtu=1500 corrupt=
 while [ $# -gt 0 ]; do
@@ -74,23 +81,16 @@ while [ $# -gt 0 ]; do
     -c|--cc|-u|--mtu)
       [ $# -ge 2 ] || udie "$1 needs a value"
       case $1 in
-        -m|--workers) isnum "$2" 2 16 int || udie "--workers: '$2' is not an integer in [2, 16]"
-                      M=$2;;
-        -r|--rate) isnum "$2" 0.001 100000 || udie "--rate: '$2' is not a rate in Mbit/s"
-                   rate=$2;;
-        -s|--size) isnum "$2" 4 4000000000 int || udie "--size: '$2' is not a byte count"
-                   size=$2;;
-        -n|--count) isnum "$2" 1 100000 int || udie "--count: '$2' is not an integer >= 1"
-                    count=$2;;
-        -g|--gap) isnum "$2" 0 3600 || udie "--gap: '$2' is not a number of seconds"
-                  gap=$2;;
-        -p|--ping) isnum "$2" 0 100000 int || udie "--ping: '$2' is not an integer >= 0"
-                   ping=$2;;
+        -m|--workers) num M --workers "$2" 2 16 int;;
+        -r|--rate) num rate --rate "$2" 0.001 100000;;
+        -s|--size) num size --size "$2" 4 4000000000 int;;
+        -n|--count) num count --count "$2" 1 100000 int;;
+        -g|--gap) num gap --gap "$2" 0 3600;;
+        -p|--ping) num ping --ping "$2" 0 100000 int;;
+        -u|--mtu) num mtu --mtu "$2" 576 65535 int;;
         -o|--out) out=$2;;
         -b|--bin) bindir=$2;;
         -c|--cc) cc=$2;;
-        -u|--mtu) isnum "$2" 576 65535 int || udie "--mtu: '$2' is not an MTU in [576, 65535]"
-                  mtu=$2;;
       esac
       shift 2;;
     --corrupt) corrupt=--corrupt; shift;;

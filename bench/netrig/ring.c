@@ -535,19 +535,37 @@ static void usage(FILE *f) {
           f);
 }
 
-/* Parses a number option; returns 0 or prints a one-line error. */
-static int num_opt(const char *name, const char *s, double lo, double hi, double *v) {
+/* The numeric options: letter, name, range, an integer or not, default;
+ * indexed by the enum. */
+enum { O_WORKERS, O_SIZE, O_COUNT, O_GAP, O_PING, O_PORT, O_TIMEOUT };
+static const struct {
+    int c;
+    const char *name;
+    double lo, hi;
+    int integer;
+    double dflt;
+} NUM_OPTS[] = {{'M', "workers", 2, RING_MAX_WORKERS, 1, 0}, {'S', "size", 4, 4e9, 1, 0},
+                {'H', "count", 1, 100000, 1, 4},   {'G', "gap", 0, 3600, 0, 0},
+                {'p', "ping", 1, 100000, 1, 0},    {'o', "port", 1, 65535, 1, 5201},
+                {'t', "timeout", 1, 86400, 0, 600}};
+#define NUM_OPTS_N (sizeof NUM_OPTS / sizeof NUM_OPTS[0])
+
+/* Parses numeric option k's value into *v; returns 0 or prints a one-line error. */
+static int num_opt(size_t k, const char *s, double *v) {
     char *end;
     errno = 0;
     *v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(*v) || *v < lo || *v > hi) {
-        fprintf(stderr, "netrig_ring: --%s: '%s' is not a number in [%g, %g]\n", name, s, lo,
-                hi);
+    if (errno || end == s || *end || !isfinite(*v) || *v < NUM_OPTS[k].lo ||
+        *v > NUM_OPTS[k].hi || (NUM_OPTS[k].integer && *v != floor(*v))) {
+        fprintf(stderr, "netrig_ring: --%s: '%s' is not %s in [%g, %g]\n", NUM_OPTS[k].name, s,
+                NUM_OPTS[k].integer ? "an integer" : "a number", NUM_OPTS[k].lo,
+                NUM_OPTS[k].hi);
         return -1;
     }
     return 0;
 }
 
+/* Fills a from argv; returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, ring_args *a) {
     static const struct option opts[] = {
         {"prefix", required_argument, 0, 'P'}, {"workers", required_argument, 0, 'M'},
@@ -557,28 +575,21 @@ static int parse(int argc, char **argv, ring_args *a) {
         {"timeout", required_argument, 0, 't'}, {"cc", required_argument, 0, 'c'},
         {"corrupt", no_argument, 0, 'x'}, {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    *a = (ring_args){.workers = 0, .count = 4, .port = 5201, .timeout_s = 600};
+    double v[NUM_OPTS_N];
+    for (size_t k = 0; k < NUM_OPTS_N; k++) v[k] = NUM_OPTS[k].dflt;
+    *a = (ring_args){0};
     inet_pton(AF_INET, "198.18.0.0", &a->base);
     int c;
-    double v;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        size_t k = 0;
+        while (k < NUM_OPTS_N && NUM_OPTS[k].c != c) k++;
+        if (k < NUM_OPTS_N) {
+            if (num_opt(k, optarg, &v[k]) != 0) return 2;
+            continue;
+        }
         switch (c) {
         case 'P': a->prefix = optarg; break;
-        case 'M': if (num_opt("workers", optarg, 2, RING_MAX_WORKERS, &v)) return 2;
-                  a->workers = (int)v; break;
-        case 'S': if (num_opt("size", optarg, 4, 4e9, &v)) return 2;
-                  a->size = (uint64_t)v; break;
-        case 'H': if (num_opt("count", optarg, 1, 100000, &v)) return 2;
-                  a->count = (int)v; break;
-        case 'G': if (num_opt("gap", optarg, 0, 3600, &v)) return 2;
-                  a->gap_s = v; break;
-        case 'p': if (num_opt("ping", optarg, 1, 100000, &v)) return 2;
-                  a->ping = (int)v; break;
-        case 'o': if (num_opt("port", optarg, 1, 65535, &v)) return 2;
-                  a->port = (int)v; break;
-        case 't': if (num_opt("timeout", optarg, 1, 86400, &v)) return 2;
-                  a->timeout_s = v; break;
         case 'b':
             if (inet_pton(AF_INET, optarg, &a->base) != 1) {
                 fprintf(stderr, "netrig_ring: --base: '%s' is not an IPv4 address\n", optarg);
@@ -594,6 +605,13 @@ static int parse(int argc, char **argv, ring_args *a) {
             return 2;
         }
     }
+    a->workers = (int)v[O_WORKERS];
+    a->size = (uint64_t)v[O_SIZE];
+    a->count = (int)v[O_COUNT];
+    a->gap_s = v[O_GAP];
+    a->ping = (int)v[O_PING];
+    a->port = (int)v[O_PORT];
+    a->timeout_s = v[O_TIMEOUT];
     if (optind < argc) {
         fprintf(stderr, "netrig_ring: unexpected argument '%s'\n", argv[optind]);
         return 2;

@@ -22,36 +22,23 @@
 
 #define TRACE_MAX_STEPS 100000
 
-/* The whole file at path as a NUL-terminated string, or NULL (message in err). */
+/* The whole regular file at path as a NUL-terminated string, or NULL
+ * (message in err). */
 static char *slurp(const char *path, char *err, size_t errlen) {
+    errno = 0;
     FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
+    char *buf = NULL;
+    long len = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)len + 1)) && fread(buf, 1, (size_t)len, f) == (size_t)len) {
+        buf[len] = '\0';
+        fclose(f);
+        return buf;
     }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        len += fread(buf + len, 1, cap - 1 - len, f);
-        if (len < cap - 1) break;
-        char *p = realloc(buf, cap * 2);
-        if (!p) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = p;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        snprintf(err, errlen, "%s: %s", path, buf ? "read error" : "out of memory");
-        free(buf);
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
+    snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "read error");
+    free(buf);
+    if (f) fclose(f);
+    return NULL;
 }
 
 static double num(const cJSON *o, const char *key) {

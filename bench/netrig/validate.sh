@@ -29,6 +29,7 @@
 #   GAPS="0 2"         idle gaps in s
 #   H=4                collectives per case
 #   MAX_CASE_S=60      cases longer than this at the ideal rate are skipped
+#   CC=NAME            the ring's congestion control (default: the kernel's)
 #   OUT=build/netrig/validate   where the results go (results.csv, table.md,
 #                      and each case's rig CSV, scenarios and traces)
 #   DILOSIM=bin/dilosim  NETRIG=build/netrig (netrig_ring, netrig_trace)
@@ -114,7 +115,7 @@ for M in $WORKERS; do
         mkdir -p "$dir" || exit 1
         echo "$me: $tag (about $est s)" >&2
         if ! sh "$here/rig.sh" -b "$NETRIG" -m "$M" -r "$rate" -u "$mtu" -s "$size" \
-             -n "$H" -g "$gap" -o "$dir/rig.csv"; then
+             -n "$H" -g "$gap" ${CC:+-c "$CC"} -o "$dir/rig.csv"; then
           echo "$me: $tag: the rig failed" >&2
           fails=$((fails + 1))
           continue

@@ -677,27 +677,29 @@ const char *coll_algo_name(coll_algo a) {
     return a >= COLL_RING && a <= COLL_STAR ? algo_names[a] : "unknown";
 }
 
-/* The connections' part of coll_signature(): each one's window and how
- * long ago (on the net's clock) its last flow ended, or INT64_MIN once
- * that no longer matters (see the header). */
+/* The connections' part of coll_signature(): each one that carried a
+ * flow, with its window and how long ago (on the net's clock) its last
+ * flow ended, or INT64_MIN once that no longer matters (see the header);
+ * then -1. */
 static void conns_signature(const coll *c, sig_buf *b) {
     sig_i64(b, c->tcp);
     if (!c->tcp)
         return;
     int64_t now = net_now(c->n);
     for (int p = 0; p < c->nw * c->nw; p++) {
-        int64_t idle = INT64_MIN;
-        if (c->cend[p] != INT64_MIN) {
-            double w = c->cwin[p];
-            double floor = c->tp.init_window_bytes < w ? c->tp.init_window_bytes : w;
-            idle = now - conn_end_at(c, p);
-            if (!c->tp.restart_after_idle ||
-                coll_tcp_restart(&c->tp, pair_rtt(c, p), w, idle) == floor)
-                idle = INT64_MIN + 1; /* idling longer changes nothing */
-        }
-        sig_put(b, &c->cwin[p], sizeof c->cwin[p]);
+        if (c->cend[p] == INT64_MIN)
+            continue; /* never used: at the initial window */
+        double w = c->cwin[p];
+        double floor = c->tp.init_window_bytes < w ? c->tp.init_window_bytes : w;
+        int64_t idle = now - conn_end_at(c, p);
+        if (!c->tp.restart_after_idle ||
+            coll_tcp_restart(&c->tp, pair_rtt(c, p), w, idle) == floor)
+            idle = INT64_MIN; /* idling longer changes nothing */
+        sig_i64(b, p);
+        sig_put(b, &w, sizeof w);
         sig_i64(b, idle);
     }
+    sig_i64(b, -1);
 }
 
 void coll_signature(const coll *c, sig_buf *b) {

@@ -463,7 +463,8 @@ END_TEST
 
 /* A ring of 2(M-1) steps takes 2(M-1) overheads longer, exactly, with or
  * without TCP (the overhead is far below an RTO, so no restart); star and
- * all-to-all, 2 steps, two overheads; a single member pays none. */
+ * all-to-all, 2 steps, two overheads; a single member pays none; an
+ * exclusive ring's shortcut pays them as the plain ring does. */
 START_TEST(step_overhead) {
     const int64_t ov = 1234567;
     const coll_algo algos[] = {COLL_RING, COLL_STAR, COLL_ALL_TO_ALL};
@@ -483,6 +484,25 @@ START_TEST(step_overhead) {
                 int steps = M == 1 ? 0 : algos[a] == COLL_RING ? 2 * (M - 1) : 2;
                 ck_assert_int_eq(d[1], d[0] + steps * ov);
             }
+    /* an exclusive ring's shortcut (one flow per chunk size) waits the
+     * overhead too: the same instants and bytes */
+    for (int M = 2; M <= MAXW; M++) {
+        stream x[2];
+        for (int k = 0; k < 2; k++) {
+            stream_new(&x[k], M, COLL_RING, NULL, NULL);
+            coll_set_step_overhead(x[k].c, ov);
+            if (k)
+                coll_set_exclusive(x[k].c);
+            one_collective(&x[k], 0, 30000001, 1);
+            one_collective(&x[k], x[k].t[0] + 5, 7, 2);
+            coll_flush_bytes(x[k].c);
+        }
+        ck_assert_int_eq(x[0].t[1], x[1].t[1]);
+        for (int l = 0; l < 2 * M; l++)
+            ck_assert_uint_eq(net_link_bytes(x[0].n, l), net_link_bytes(x[1].n, l));
+        stream_free(&x[0]);
+        stream_free(&x[1]);
+    }
     stream s;
     stream_new(&s, 2, COLL_RING, NULL, NULL);
     coll_set_step_overhead(s.c, -5); /* ignored */

@@ -569,7 +569,8 @@ void coll_on_flow_done(coll *c, int64_t now, int flow, uint64_t flow_tag) {
     uint64_t k = flow_tag - c->tag_base;
     if (k >= (uint64_t)c->nflows || c->flows[k] != flow)
         return; /* not a flow of the current step */
-    conn_close(c, (int)k, flow, now);
+    if (c->tcp)
+        conn_close(c, (int)k, flow, now);
     c->flows[k] = -1;
     if (--c->left > 0)
         return;

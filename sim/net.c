@@ -95,8 +95,9 @@
  * instant the boundaries due are taken after the completions and the
  * activations, in live order, before the rates are recomputed, so each
  * boundary judges the round by the rate the round ran at.  A new cap seeds
- * the flow's component like any change; after every filling each refilled
- * TCP flow's next boundary is found again.  Lazy stepping is untouched: a
+ * the flow's component like any change (but for a cap that comes down to
+ * the flow's rate, which changes no rate); after every filling each
+ * refilled TCP flow's next boundary is found again.  Lazy stepping is untouched: a
  * cap that changes a rate ends the flow's segment as any rate change does.
  *
  * Choices the header leaves open (what a simulation user would expect):
@@ -168,8 +169,8 @@ typedef struct {
     int marked;        /* gathered by gather_due() */
     /* TCP (net_flow_set_tcp; see the TCP comment below); rtt 0: none */
     int64_t rtt;       /* round trip, ns */
-    int64_t t_round;   /* the next round boundary that changes its window
-                          or cap (INT64_MAX: none would) */
+    int64_t t_round;   /* the next round boundary that changes its window,
+                          cap or wbind (INT64_MAX: none would) */
     double win;        /* window, bytes */
     double win_max;    /* the window's limit (may be INFINITY) */
     double cap0;       /* its own max rate, before the window's */
@@ -263,6 +264,7 @@ struct net {
     int due_now;       /* share() gave some flow t_done <= now */
     int no_lazy;       /* net_set_lazy(n, 0) */
     int *found_round;  /* gather_due(): the flows at a round boundary */
+    int ntcp;          /* live TCP flows */
     int64_t shifted;   /* the sum of net_shift()'s dt */
 };
 
@@ -450,7 +452,7 @@ static void gather_due(net *n, int64_t t, int *nf, int *na, int *nr) {
         flow *f = &n->flows[id];
         if (f->state == FLOW_WAITING)
             n->found_act[ca++] = id;
-        else if (done_due(f, t))
+        else if (n->ntcp == 0 || done_due(f, t))
             n->found[cf++] = id;
         else
             n->found_round[cr++] = id;
@@ -474,6 +476,7 @@ static void gather_due(net *n, int64_t t, int *nf, int *na, int *nr) {
 static void live_remove(net *n, int id) {
     flow *f = &n->flows[id];
     n->ncount -= f->count;
+    n->ntcp -= f->rtt != 0;
     for (int k = 0; k < 2; k++)
         if (f->link[k] >= 0)
             n->links[f->link[k]].nref--;
@@ -963,12 +966,10 @@ static int64_t next_round(const net *n, const flow *f) {
     return add_sat(add_sat(f->t_act, since - since % f->rtt), f->rtt);
 }
 
-/* Sets t_round of active flow id: its next boundary if that changes its
- * window or cap at the current rate and capbound, else never. */
-static void tcp_schedule(net *n, int id) {
+/* Sets t_round of active TCP flow id: its next boundary if that changes
+ * its window, cap or wbind at the current rate and capbound, else never. */
+static void tcp_reschedule(net *n, int id) {
     flow *f = &n->flows[id];
-    if (f->rtt == 0)
-        return;
     double win, cap;
     int wbind;
     tcp_next(f, &win, &cap, &wbind);
@@ -978,6 +979,12 @@ static void tcp_schedule(net *n, int id) {
         f->t_round = t;
         due_update(n, id);
     }
+}
+
+/* The same for any active flow (nothing for one that is not TCP). */
+static inline void tcp_schedule(net *n, int id) {
+    if (n->flows[id].rtt != 0)
+        tcp_reschedule(n, id);
 }
 
 /* Active flow id is at a round boundary: its new window and cap; a new
@@ -996,7 +1003,7 @@ static int round_due(net *n, int id) {
     }
     f->t_round = INT64_MAX;
     due_update(n, id);
-    tcp_schedule(n, id);
+    tcp_reschedule(n, id);
     return 0;
 }
 
@@ -1423,7 +1430,7 @@ static int process_due(net *n, int64_t t) {
             if (!activate(n, id))
                 i++;
         }
-        for (int i = 0; i < n->nlive; i++) {
+        for (int i = 0; i < n->nlive && n->ntcp > 0; i++) {
             const flow *f = &n->flows[n->live[i]];
             if (f->state == FLOW_ACTIVE && f->t_round <= t)
                 round_due(n, n->live[i]);
@@ -1586,8 +1593,10 @@ int net_flow_set_tcp(net *n, int flow_id, int64_t rtt_ns, double window,
         rtt_ns <= 0 || !(window > 0) || !isfinite(window) || !(max_window > 0))
         return MSG_EINPUT;
     flow *f = &n->flows[flow_id];
-    if (f->rtt == 0)
+    if (f->rtt == 0) {
         f->cap0 = f->cap;
+        n->ntcp++;
+    }
     f->rtt = rtt_ns;
     f->win = window < max_window ? window : max_window;
     f->win_max = max_window;
@@ -1597,6 +1606,7 @@ int net_flow_set_tcp(net *n, int flow_id, int64_t rtt_ns, double window,
     if (!(f->cap > 0)) { /* a window too small for a rate: none at all */
         f->cap = f->cap0;
         f->rtt = 0;
+        n->ntcp--;
         return MSG_EINPUT;
     }
     return 0;

@@ -24,9 +24,10 @@
  * is min(its own cap, min(w, max_window) / R) and it gets at most its
  * max-min share as any flow.  At each round boundary, by the rate and the
  * binding limit its last filling gave it: if its window's cap bound it
- * (strictly below the fair share of each of its links, and no higher than
- * its own cap) w doubles, at most to max_window (slow start); otherwise w
- * becomes what it had in flight, rate R, and its cap that rate.  There is
+ * (below the fair share of each of its links by more than a relative 1e-9
+ * of rounding, and below its own cap) w doubles, at most to max_window
+ * (slow start); otherwise w becomes what it had in flight, rate R, and its
+ * cap that rate.  There is
  * no congestion avoidance and no loss: slow start ends where the share
  * binds.  A flow that moves nothing (rate 0) keeps its window.  Boundaries
  * that change a window or cap are instants of net_next_time(); a flow

@@ -14,7 +14,6 @@
  * the same instants and bytes.
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -743,11 +742,6 @@ START_TEST(fast_forward_is_exact) {
         }
         jumped += b.jumps > 0;
         jumped_tcp[k.tcp.restart_after_idle] += b.jumps > 0;
-        if (getenv("TCP_FF_DEBUG"))
-            fprintf(stderr, "seed %d M %d algo %d excl %d restart %d max %g P %lld nsub %d: "
-                    "jumps %d\n", (int)seed, k.M, k.algo, k.exclusive,
-                    k.tcp.restart_after_idle, k.tcp.max_window_bytes,
-                    (long long)k.period, k.nsub, b.jumps);
         stream_free(&a.s);
         stream_free(&b.s);
     }

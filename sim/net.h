@@ -5,10 +5,11 @@
  * flow crosses zero, one or two links (a worker's up link and another's
  * down link).  It first waits its latency, moving nothing, then becomes
  * active; active flows share links max-min fairly (progressive filling),
- * each also capped by its own max rate (a TCP window over the round trip,
- * or INFINITY).  Rates are recomputed whenever a flow becomes active, ends
- * or is cancelled, so a flow's rate never exceeds any link it crosses and
- * the sum of rates on a link never exceeds its capacity.
+ * each also capped by its own max rate (a fixed window over the round
+ * trip, or INFINITY).  Rates are recomputed whenever a flow becomes
+ * active, ends or is cancelled (or a TCP round boundary changes a cap), so
+ * a flow's rate never exceeds any link it crosses and the sum of rates on
+ * a link never exceeds its capacity.
  *
  * The net does not own the clock: the caller asks net_next_time() for the
  * next instant something happens, schedules it, and calls net_advance()
@@ -27,13 +28,12 @@
  * (below the fair share of each of its links by more than a relative 1e-9
  * of rounding, and below its own cap) w doubles, at most to max_window
  * (slow start); otherwise w becomes what it had in flight, rate R, and its
- * cap that rate.  There is
- * no congestion avoidance and no loss: slow start ends where the share
- * binds.  A flow that moves nothing (rate 0) keeps its window.  Boundaries
- * that change a window or cap are instants of net_next_time(); a flow
- * settled at its share has none until its rate changes.  The window a flow
- * ends with is the one its last round ran with (growth happens at round
- * boundaries only).
+ * cap that rate.  There is no congestion avoidance and no loss: slow start
+ * ends where the share binds.  A flow that moves nothing (rate 0) keeps
+ * its window.  Boundaries that change a window or cap are instants of
+ * net_next_time(); a flow settled at its share has none until its rate
+ * changes.  The window a flow ends with is the one its last round ran with
+ * (growth happens at round boundaries only).
  */
 #ifndef DILOSIM_NET_H
 #define DILOSIM_NET_H

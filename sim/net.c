@@ -929,7 +929,9 @@ static void update_next(net *n) {
  * recomputed from win: the bits of the share, so that a share-limited flow
  * keeps exactly its rate and stops changing), the window's while the rate
  * is below cap0.  A flow that moves nothing (rate 0) gets no
- * acknowledgement and keeps its window.  Only boundaries that change win,
+ * acknowledgement and keeps its window.  A flow that ends inside a round
+ * while window-limited adds what it sent in that round (tcp_last_round).
+ * Only boundaries that change win,
  * cap or wbind are events (t_round): a flow settled at its share, or at
  * win_max, has none until a filling changes its rate or capbound, and then
  * its next boundary is found from t_act. */
@@ -1337,8 +1339,26 @@ static void share(net *n) {
 
 /* Ends flow id at the current instant: whatever residue it had left counts
  * as moved, it leaves the live set and joins the batch to report. */
+/* A TCP flow that ends inside a round while its window bound it: the
+ * acknowledgements of what it sent in that round come after its end and
+ * grow the window by as much, as slow start does for every acknowledged
+ * byte (Linux counts a flow sending at its window as cwnd-limited).  So a
+ * flow shorter than a round still grows the window its connection keeps.
+ * The bytes of the round are its rate times the time since the round
+ * began (the rate is the one its last filling gave it). */
+static void tcp_last_round(net *n, flow *f) {
+    if (f->rtt == 0 || !(f->capbound && f->wbind) || !(f->rate > 0)) return;
+    int64_t since = n->now > f->t_act ? n->now - f->t_act : 0;
+    /* in (0, rtt]: completions come before a boundary at the same ns */
+    int64_t into = since > 0 ? (since - 1) % f->rtt + 1 : 0;
+    double sent = f->rate * (double)into / 1e9;
+    double w = f->win + (sent < f->win ? sent : f->win);
+    f->win = w < f->win_max ? w : f->win_max;
+}
+
 static void finish(net *n, int id) {
     flow *f = &n->flows[id];
+    tcp_last_round(n, f);
     count_bytes(n, f, f->bytes);
     eager_remove(n, id);
     f->lazy = 0;

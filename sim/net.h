@@ -32,8 +32,9 @@
  * ends where the share binds.  A flow that moves nothing (rate 0) keeps
  * its window.  Boundaries that change a window or cap are instants of
  * net_next_time(); a flow settled at its share has none until its rate
- * changes.  The window a flow ends with is the one its last round ran with
- * (growth happens at round boundaries only).
+ * changes.  A flow that ends inside a round while its window bound it
+ * ends with that window plus what it sent in the round (the round's
+ * acknowledgements, which arrive after its end).
  */
 #ifndef DILOSIM_NET_H
 #define DILOSIM_NET_H

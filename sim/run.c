@@ -120,6 +120,9 @@ enum { RED_IDLE, RED_COLLECTING, RED_READY, RED_SENDING };
  * finishing a step and the run stops unfinished (failures faster than a
  * recovery, or than a step). */
 #define MAX_IDLE_FAILURES 100
+/* Linux's TCP_RTO_MIN, the floor of a connection's retransmission
+ * timeout (network.transport tcp). */
+#define RUN_TCP_RTO_MIN_S 0.2
 #define TAG_RECOVERY 0           /* net tags below TAG_COLL: downloads */
 #define TAG_COLL (1ull << 40)
 
@@ -1577,8 +1580,9 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         }
     /* One TCP window in flight per round trip; the longest round trip
      * bounds every flow (a conservative reading of heterogeneous RTTs). */
+    int tcp = c->transport == SCN_TRANSPORT_TCP;
     W->flow_cap = INFINITY;
-    if (c->tcp_window_mb > 0 && max_lat > 0)
+    if (c->tcp_window_mb > 0 && max_lat > 0 && !tcp)
         W->flow_cap = c->tcp_window_mb * 1e6 / (2 * max_lat * 1e-3);
 
     W->net = net_new(2 * M);
@@ -1593,6 +1597,17 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     W->coll = coll_new(W->net, M, c->collective, W->lat, W->flow_cap,
                        TAG_COLL, on_coll_done, W);
     if (!W->coll) return MSG_ENOMEM;
+    if (tcp) { /* the window limit is then each connection's own */
+        coll_tcp t = {.init_window_bytes = c->tcp_init_window_kb * 1e3,
+                      .max_window_bytes = c->tcp_window_mb > 0
+                                          ? c->tcp_window_mb * 1e6 : INFINITY,
+                      .rto_min_s = RUN_TCP_RTO_MIN_S,
+                      .restart_after_idle = c->tcp_slow_start_after_idle};
+        coll_set_tcp(W->coll, &t);
+    }
+    coll_set_step_overhead(W->coll, llround(c->collective_overhead_ms * 1e6));
+    if (c->has_ring_order && coll_set_order(W->coll, c->ring_order))
+        return MSG_ENOMEM; /* the loader checked the permutation */
     /* no failures (so no downloads, no lost members) and nobody watching:
      * the stream alone on the net may take its shortcuts */
     if (W->fast) coll_set_exclusive(W->coll);

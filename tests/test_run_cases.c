@@ -787,6 +787,44 @@ START_TEST(dp_buckets_by_hand) {
 }
 END_TEST
 
+/* The payload efficiency e: every transfer of the per-layer world above
+ * takes 1/e as long, latency not: at e 0.5 a ring step of a layer is
+ * lam + 0.5 s and the period 0.8 + 4(lam + 0.5) = 2.8 + 4 lam.  The
+ * bytes do not change (they are the payload's). */
+START_TEST(efficiency_scales_transfers) {
+    static const char *dp = "{\"model\": {\"params\": 2e6, \"layers\": 2,"
+        " \"step_time_s\": 1.2}, \"workers\": {\"count\": 2},"
+        " \"network\": {\"bandwidth_gbps\": 0.032, \"latency_ms\": 100},"
+        " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
+    run_result full = SIM(NULL, dp, "network.efficiency=1");
+    run_result half = SIM(NULL, dp, "network.efficiency=0.5");
+    ck_assert_int_eq(NS(full.wall_time_s), NS(10 * (1.8 + 0.4)));
+    ck_assert_int_eq(NS(half.wall_time_s), NS(10 * (2.8 + 0.4)));
+    ck_assert(half.bytes_sent_total == full.bytes_sent_total);
+}
+END_TEST
+
+/* Four sites with a latency matrix: neighbours 0-1, 1-2, 2-3, 3-0 are 10
+ * ms apart, the diagonals 0-2 and 1-3 50 ms.  DP, one layer, unbounded
+ * links: each of the ring's 2(M-1) = 6 steps lasts its slowest pair's
+ * latency.  Ring order 0 1 2 3 crosses only 10 ms pairs: a step 1.2 +
+ * 6 x 0.01 = 1.26 s; order 0 2 1 3 crosses both diagonals: 1.2 + 6 x
+ * 0.05 = 1.5 s. */
+START_TEST(latency_matrix_and_ring_order) {
+    static const char *dp = "{\"model\": {\"params\": 1e6, \"layers\": 1,"
+        " \"step_time_s\": 1.2}, \"workers\": {\"count\": 4},"
+        " \"network\": {\"bandwidth_gbps\": \"inf\", \"latency_matrix_ms\":"
+        " [[0, 10, 50, 10], [10, 0, 10, 50], [50, 10, 0, 10], [10, 50, 10, 0]]},"
+        " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
+    run_result near = SIM(NULL, dp, "network.ring_order=[0, 1, 2, 3]");
+    run_result far = SIM(NULL, dp, "network.ring_order=[0, 2, 1, 3]");
+    run_result dflt = SIM(NULL, dp, "steps=10");
+    ck_assert_int_eq(NS(near.wall_time_s), NS(10 * 1.26));
+    ck_assert_int_eq(NS(far.wall_time_s), NS(10 * 1.5));
+    ck_assert_int_eq(NS(dflt.wall_time_s), NS(near.wall_time_s));
+}
+END_TEST
+
 /* Outer state offloaded to the host (method.offload_outer): DiLoCo, 2
  * workers, 1 layer, H 3, 1.2 s steps (three 0.4 s ops), unbounded WAN,
  * 1e6 parameters: 8e6 bytes of outer parameters and momentum, copied at
@@ -1085,6 +1123,8 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, split_changes_overlap);
     tcase_add_test(tc, dp_buckets_by_hand);
     tcase_add_test(tc, offload_outer_by_hand);
+    tcase_add_test(tc, efficiency_scales_transfers);
+    tcase_add_test(tc, latency_matrix_and_ring_order);
     tcase_add_test(tc, parameters_first_starts_reduction_earlier);
     tcase_add_test(tc, layout_sequential_vs_strided);
     tcase_add_test(tc, order_rotated_vs_ascending);

@@ -7,7 +7,7 @@
  * step starts at that instant, and after the last step the collective is
  * reported done and the next one in the queue starts.
  *
- *   algorithm    steps       flows in a step (M members m[0] < ... )
+ *   algorithm    steps       flows in a step (M members m[0], ... in ring order)
  *   ring         2(M-1)      m[k] -> m[k+1 mod M], one chunk each
  *   all_to_all   2           every ordered pair, one chunk each
  *   star         2           gather m[k] -> m[0], then broadcast m[0] -> m[k],
@@ -40,7 +40,16 @@
  * what its size's flow has moved; flush_alike() adds them to member k's
  * up link and its successor's down link, at the collective's end and
  * whenever asked (coll_flush_bytes).  Rings that are not alike run as
- * before.
+ * before, and so do rings under TCP: their flows' windows differ by
+ * connection and their rates change by round, so keeping the shortcut
+ * exact would take the windows of M connections through one flow.
+ *
+ * TCP.  Connection i * nw + j keeps the window its last flow ended with
+ * (net_flow_window, read in the done callback or before a cancel) and the
+ * instant, stored less net_shift_total() so that a shift of the net moves
+ * it too.  A flow's start window is taken when the flow is added, at the
+ * instant its step began plus the step overhead (when its sender would
+ * send again); the step overhead itself is part of the flow's wait.
  *
  * Choices the header leaves open (what a simulation user would expect):
  *  - The net tag of a flow is tag_base + its index within its step, so the
@@ -96,7 +105,7 @@ struct coll {
 
     /* the running collective */
     int running;
-    int *mem;           /* its members, increasing worker id */
+    int *mem;           /* its members, in ring order (coll_set_order) */
     int m;
     int step, nsteps;
     int *flows;         /* flow ids of the current step, -1 once complete */
@@ -111,6 +120,17 @@ struct coll {
     int64_t alike_lat;  /* the latency of each */
     uint64_t *flushed;  /* per member index: bytes of those steps already
                            added to the net's link counters */
+
+    /* TCP connections (coll_set_tcp), one per ordered pair i * nw + j */
+    int tcp;
+    coll_tcp tp;
+    double *cwin;       /* the window each connection's last flow ended with */
+    int64_t *cend;      /* the instant it ended, less net_shift_total() then
+                           (so net_shift moves it); INT64_MIN: never */
+    int *fpair;         /* per flow of the step (as flows): its connection,
+                           -1 for a flow that is not TCP */
+    int64_t overhead;   /* coll_set_step_overhead() */
+    int *order;         /* the ring order: a permutation of 0..nw-1 */
 };
 
 static const char *const algo_names[] = {"ring", "all_to_all", "star"};
@@ -236,12 +256,18 @@ static void end_alike(coll *c) {
     c->alike = 0;
 }
 
+/* The wait of a flow from worker i to worker j before it is active: the
+ * step overhead, then the one-way latency. */
+static int64_t flow_lat(const coll *c, int i, int j) {
+    return c->overhead + c->lat[i * c->nw + j];
+}
+
 /* Whether the ring about to start among c->mem can take the shortcut: an
- * exclusive stream, and every flow of a step gets the same rate (its cap
- * and its two links alone, as lone_rate() in net.c takes them) and the
- * same latency.  Sets alike_rate and alike_lat. */
+ * exclusive stream without TCP, and every flow of a step gets the same
+ * rate (its cap and its two links alone, as lone_rate() in net.c takes
+ * them) and the same latency.  Sets alike_rate and alike_lat. */
 static int alike_ring(coll *c) {
-    if (!c->exclusive || c->algo != COLL_RING || c->m < 2)
+    if (!c->exclusive || c->tcp || c->algo != COLL_RING || c->m < 2)
         return 0;
     for (int k = 0; k < c->m; k++) {
         int i = c->mem[k], j = c->mem[(k + 1) % c->m];
@@ -251,7 +277,7 @@ static int alike_ring(coll *c) {
             r = up;
         if (down < r)
             r = down;
-        int64_t lat = c->lat[i * c->nw + j];
+        int64_t lat = flow_lat(c, i, j);
         if (k == 0) {
             c->alike_rate = r;
             c->alike_lat = lat;
@@ -262,16 +288,75 @@ static int alike_ring(coll *c) {
     return c->alike_rate > 0;
 }
 
+/* ---- TCP connections ---------------------------------------------------- */
+
+/* The round trip of the pair (i, j): lat(i -> j) + lat(j -> i). */
+static int64_t pair_rtt(const coll *c, int pair) {
+    int i = pair / c->nw, j = pair % c->nw;
+    return c->lat[i * c->nw + j] + c->lat[j * c->nw + i];
+}
+
+static int64_t rto_min_ns(const coll_tcp *t) {
+    return (int64_t)llround(t->rto_min_s * 1e9);
+}
+
+double coll_tcp_restart(const coll_tcp *t, int64_t rtt_ns, double window,
+                        int64_t idle_ns) {
+    if (!t->restart_after_idle)
+        return window;
+    int64_t rto = rtt_ns + rto_min_ns(t);
+    if (idle_ns <= rto)
+        return window;
+    double restart = t->init_window_bytes < window ? t->init_window_bytes : window;
+    if (rto <= 0) /* every instant is an RTO: halved down to restart */
+        return restart;
+    /* tcp_cwnd_restart(): one halving per RTO elapsed, down to restart */
+    for (int64_t delta = idle_ns; (delta -= rto) > 0 && window > restart;)
+        window *= 0.5;
+    return window > restart ? window : restart;
+}
+
+/* The instant connection p's last flow ended, as the net's clock now has
+ * it (net_shift moves it). */
+static int64_t conn_end_at(const coll *c, int p) {
+    return c->cend[p] + net_shift_total(c->n);
+}
+
+/* The window a flow starting on connection p at `start` begins with. */
+static double conn_window(const coll *c, int p, int64_t start) {
+    if (c->cend[p] == INT64_MIN)
+        return c->tp.init_window_bytes;
+    return coll_tcp_restart(&c->tp, pair_rtt(c, p), c->cwin[p], start - conn_end_at(c, p));
+}
+
+/* Flow k of the step (net id `flow`) has ended at now: its connection
+ * keeps its window and the instant. */
+static void conn_close(coll *c, int k, int flow, int64_t now) {
+    int p = c->fpair[k];
+    if (p < 0)
+        return;
+    c->cwin[p] = net_flow_window(c->n, flow);
+    c->cend[p] = now - net_shift_total(c->n);
+}
+
+/* ---- flows ------------------------------------------------------------- */
+
 /* Starts one flow of the current step over links a and b, standing for
- * `count` flows.  Returns 0 or a negative MSG_E* code. */
+ * `count` flows; a TCP flow of connection `pair` (i * nw + j) when TCP is
+ * on, pair >= 0 and its round trip is not 0.  Returns 0 or a negative
+ * MSG_E* code. */
 static int start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
-                      uint64_t bytes, double rate, int count) {
+                      uint64_t bytes, double rate, int count, int pair) {
     if (c->nflows == c->fcap) {
         int cap = c->fcap ? 2 * c->fcap : 16;
         int *p = realloc(c->flows, (size_t)cap * sizeof *p);
         if (!p)
             return MSG_ENOMEM;
         c->flows = p;
+        int *q = realloc(c->fpair, (size_t)cap * sizeof *q);
+        if (!q)
+            return MSG_ENOMEM;
+        c->fpair = q;
         c->fcap = cap;
     }
     int id = net_flow_add(c->n, now, lat, a, b, bytes, rate,
@@ -280,6 +365,13 @@ static int start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
         return id;
     if (count > 1)
         net_flow_set_count(c->n, id, count);
+    int conn = -1;
+    if (c->tcp && pair >= 0 && pair_rtt(c, pair) > 0 &&
+        net_flow_set_tcp(c->n, id, pair_rtt(c, pair),
+                         conn_window(c, pair, now + c->overhead),
+                         c->tp.max_window_bytes) == 0)
+        conn = pair;
+    c->fpair[c->nflows] = conn;
     c->flows[c->nflows++] = id;
     c->left++;
     return 0;
@@ -287,15 +379,18 @@ static int start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
 
 /* Starts one flow of the current step from worker i to worker j. */
 static int add_flow(coll *c, int64_t now, int i, int j, uint64_t bytes) {
-    return start_flow(c, now, c->lat[i * c->nw + j], 2 * i, 2 * j + 1, bytes,
-                      c->max_rate, 1);
+    return start_flow(c, now, flow_lat(c, i, j), 2 * i, 2 * j + 1, bytes,
+                      c->max_rate, 1, i * c->nw + j);
 }
 
-/* Cancels the flows of the current step still on the net. */
+/* Cancels the flows of the current step still on the net (their
+ * connections keep the window they had). */
 static void cancel_step(coll *c, int64_t now) {
     for (int k = 0; k < c->nflows; k++)
-        if (c->flows[k] >= 0)
+        if (c->flows[k] >= 0) {
+            conn_close(c, k, c->flows[k], now);
             net_flow_cancel(c->n, now, c->flows[k]);
+        }
     c->nflows = 0;
     c->left = 0;
 }
@@ -312,6 +407,7 @@ static int launch_step(coll *c, int64_t now) {
         int id = net_flow_add(c->n, now, 0, -1, -1, 0, INFINITY, c->tag_base);
         if (id < 0)
             return id;
+        c->fpair[c->nflows] = -1;
         c->flows[c->nflows++] = id; /* fcap >= 16 from coll_new */
         c->left = 1;
         return 0;
@@ -320,10 +416,10 @@ static int launch_step(coll *c, int64_t now) {
         /* one flow per chunk size, on no link (the file comment) */
         uint64_t q = S / (uint64_t)M;
         int big = (int)(S % (uint64_t)M);
-        err = start_flow(c, now, c->alike_lat, -1, -1, q, c->alike_rate, M - big);
+        err = start_flow(c, now, c->alike_lat, -1, -1, q, c->alike_rate, M - big, -1);
         if (!err && big > 0)
             err = start_flow(c, now, c->alike_lat, -1, -1, q + 1, c->alike_rate,
-                             big);
+                             big, -1);
         if (err)
             cancel_step(c, now);
         return err;
@@ -361,9 +457,9 @@ static int launch_step(coll *c, int64_t now) {
 static int restart_head(coll *c, int64_t now) {
     const uint8_t *mask = mask_of(c, c->head);
     c->m = 0;
-    for (int i = 0; i < c->nw; i++)
-        if (mask[i])
-            c->mem[c->m++] = i;
+    for (int k = 0; k < c->nw; k++)
+        if (mask[c->order[k]])
+            c->mem[c->m++] = c->order[k];
     c->step = 0;
     c->nsteps = steps_of(c->algo, c->m);
     c->running = 1;
@@ -405,11 +501,18 @@ coll *coll_new(net *n, int nworkers, coll_algo algo, const int64_t *lat_ns,
     c->lat = calloc(nn, sizeof *c->lat);
     c->mem = calloc((size_t)nworkers, sizeof *c->mem);
     c->flows = calloc(16, sizeof *c->flows);
+    c->fpair = calloc(16, sizeof *c->fpair);
     c->flushed = calloc((size_t)nworkers, sizeof *c->flushed);
-    if (!c->lat || !c->mem || !c->flows || !c->flushed) {
+    c->order = calloc((size_t)nworkers, sizeof *c->order);
+    c->cwin = calloc(nn, sizeof *c->cwin);
+    c->cend = calloc(nn, sizeof *c->cend);
+    if (!c->lat || !c->mem || !c->flows || !c->fpair || !c->flushed || !c->order ||
+        !c->cwin || !c->cend) {
         coll_free(c);
         return NULL;
     }
+    for (int i = 0; i < nworkers; i++)
+        c->order[i] = i;
     if (lat_ns)
         memcpy(c->lat, lat_ns, nn * sizeof *c->lat);
     c->fcap = 16;
@@ -429,7 +532,11 @@ void coll_free(coll *c) {
     free(c->lat);
     free(c->mem);
     free(c->flows);
+    free(c->fpair);
     free(c->flushed);
+    free(c->order);
+    free(c->cwin);
+    free(c->cend);
     free(c->q);
     free(c->qmask);
     free(c);
@@ -462,6 +569,8 @@ void coll_on_flow_done(coll *c, int64_t now, int flow, uint64_t flow_tag) {
     uint64_t k = flow_tag - c->tag_base;
     if (k >= (uint64_t)c->nflows || c->flows[k] != flow)
         return; /* not a flow of the current step */
+    if (c->tcp)
+        conn_close(c, (int)k, flow, now);
     c->flows[k] = -1;
     if (--c->left > 0)
         return;
@@ -508,6 +617,56 @@ void coll_flush_bytes(coll *c) {
     flush_alike(c);
 }
 
+void coll_set_tcp(coll *c, const coll_tcp *t) {
+    if (!t) {
+        c->tcp = 0;
+        return;
+    }
+    if (!(t->init_window_bytes > 0) || !isfinite(t->init_window_bytes) ||
+        !(t->max_window_bytes > 0) || !(t->rto_min_s >= 0) || !(t->rto_min_s <= 1e9))
+        return;
+    c->tp = *t;
+    c->tcp = 1;
+    size_t nn = (size_t)c->nw * (size_t)c->nw;
+    for (size_t p = 0; p < nn; p++) {
+        c->cwin[p] = t->init_window_bytes;
+        c->cend[p] = INT64_MIN;
+    }
+}
+
+void coll_set_step_overhead(coll *c, int64_t ns) {
+    if (ns >= 0)
+        c->overhead = ns < COLL_OVERHEAD_MAX ? ns : COLL_OVERHEAD_MAX;
+}
+
+int coll_set_order(coll *c, const int *order) {
+    if (!order) {
+        for (int i = 0; i < c->nw; i++)
+            c->order[i] = i;
+        return 0;
+    }
+    uint8_t *seen = calloc((size_t)c->nw, 1);
+    if (!seen)
+        return MSG_ENOMEM;
+    int ok = 1;
+    for (int k = 0; k < c->nw && ok; k++) {
+        ok = order[k] >= 0 && order[k] < c->nw && !seen[order[k]];
+        if (ok)
+            seen[order[k]] = 1;
+    }
+    free(seen);
+    if (!ok)
+        return MSG_EINPUT;
+    memcpy(c->order, order, (size_t)c->nw * sizeof *order);
+    return 0;
+}
+
+double coll_conn_window(const coll *c, int i, int j) {
+    if (!c->tcp || i < 0 || j < 0 || i >= c->nw || j >= c->nw)
+        return 0;
+    return c->cwin[i * c->nw + j];
+}
+
 int coll_parse_algo(const char *name, coll_algo *out) {
     int a = msg_parse_name(name, algo_names, 3);
     if (a < 0) return -1;
@@ -519,7 +678,33 @@ const char *coll_algo_name(coll_algo a) {
     return a >= COLL_RING && a <= COLL_STAR ? algo_names[a] : "unknown";
 }
 
+/* The connections' part of coll_signature(): each one that carried a
+ * flow, with its window and how long ago (on the net's clock) its last
+ * flow ended, or INT64_MIN once that no longer matters (see the header);
+ * then -1. */
+static void conns_signature(const coll *c, sig_buf *b) {
+    sig_i64(b, c->tcp);
+    if (!c->tcp)
+        return;
+    int64_t now = net_now(c->n);
+    for (int p = 0; p < c->nw * c->nw; p++) {
+        if (c->cend[p] == INT64_MIN)
+            continue; /* never used: at the initial window */
+        double w = c->cwin[p];
+        double floor = c->tp.init_window_bytes < w ? c->tp.init_window_bytes : w;
+        int64_t idle = now - conn_end_at(c, p);
+        if (!c->tp.restart_after_idle ||
+            coll_tcp_restart(&c->tp, pair_rtt(c, p), w, idle) == floor)
+            idle = INT64_MIN; /* idling longer changes nothing */
+        sig_i64(b, p);
+        sig_put(b, &w, sizeof w);
+        sig_i64(b, idle);
+    }
+    sig_i64(b, -1);
+}
+
 void coll_signature(const coll *c, sig_buf *b) {
+    conns_signature(c, b);
     sig_i64(b, c->len);
     for (int k = 0; k < c->len; k++) {
         sig_put(b, &c->q[c->head + k], sizeof c->q[0]);

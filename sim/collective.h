@@ -5,7 +5,8 @@
  * receives); a flow from i to j crosses up(i) and down(j) after the
  * latency lat_ns[i*nworkers + j].
  *
- * Algorithms, for S bytes among M members (in increasing worker id):
+ * Algorithms, for S bytes among M members (in ring order: increasing
+ * worker id unless coll_set_order says otherwise):
  *   ring        2(M-1) steps; in each step every member sends one chunk
  *               (about S/M bytes) to its successor; a step ends when all
  *               its flows end.  Bytes sent by each member: about
@@ -13,8 +14,8 @@
  *   all_to_all  reduce-scatter as an all-to-all (every member sends a
  *               chunk to every other at once), then all-gather the same
  *               way.  Same bytes as the ring, latency paid twice.
- *   star        gather: every member but the first sends S to the first;
- *               then broadcast: the first sends S to every other.
+ *   star        gather: every member but the first sends S to the first
+ *               (the hub); then broadcast: the first sends S to every other.
  * A group of one member completes at once, sending nothing.
  * Bytes are whole: chunk i of S is coll_chunk_bytes(S, M, i) =
  * floor((i+1)S/M) - floor(iS/M), so the chunks sum to S exactly (which
@@ -24,6 +25,31 @@
  * communication stream).  Completion is reported through the callback
  * given to coll_new, always from inside net_advance() (never from
  * coll_submit), so the caller never sees re-entrant completions.
+ *
+ * TCP (coll_set_tcp; docs/network.md).  Every flow from i to j is then a
+ * flow of the connection (i, j), with round trip RTT = lat(i -> j) +
+ * lat(j -> i) (no queueing delay), whose window the net grows by slow
+ * start (net.h).  Connections persist between flows, steps and
+ * collectives: each keeps the window its last flow ended with and the
+ * instant it ended.  A flow starts with the window of its connection: the
+ * initial window if the connection never carried a flow; else, with
+ * restart_after_idle, Linux's tcp_cwnd_restart() (net/ipv4/tcp_output.c,
+ * called by tcp_slow_start_after_idle_check() when the idle time exceeds
+ * the RTO) on the idle time delta since its last flow ended, taken at the
+ * instant the flow starts (its step's start plus the step overhead):
+ * if delta > RTO, restart = min(init, w); halve w once per RTO while
+ * (delta -= RTO) > 0 and w > restart; w = max(w, restart)
+ * (coll_tcp_restart).  Linux's RTO is srtt + rttvar (__tcp_set_rto,
+ * include/net/tcp.h) with rttvar kept at or above TCP_RTO_MIN
+ * (tcp_rtt_estimator, net/ipv4/tcp_input.c); with a constant RTT the
+ * variance is nil and the floor binds, so RTO = RTT + rto_min here: the
+ * simplification is that the estimator's warm-up is left out.  Linux
+ * halves a whole number of segments; here bytes, exactly.  A pair whose
+ * RTT is 0 runs as without TCP (no slow start).
+ *
+ * Step overhead (coll_set_step_overhead): every step's flows wait the
+ * overhead before their latency (a single-member collective has no steps
+ * to pay it: it still completes at once).
  */
 #ifndef DILOSIM_COLLECTIVE_H
 #define DILOSIM_COLLECTIVE_H
@@ -33,6 +59,18 @@
 #include "sig.h"
 
 typedef enum { COLL_RING, COLL_ALL_TO_ALL, COLL_STAR } coll_algo;
+
+/* TCP parameters of a stream's connections (coll_set_tcp). */
+typedef struct {
+    double init_window_bytes; /* window of a new or restarted connection, > 0
+                                 (Linux: 10 segments of 1448 bytes = 14480) */
+    double max_window_bytes;  /* the window limit (socket buffers), INFINITY none */
+    double rto_min_s;         /* Linux's TCP_RTO_MIN, 0.2 */
+    int restart_after_idle;   /* 1: tcp_slow_start_after_idle */
+} coll_tcp;
+
+/* The largest step overhead (ns) coll_set_step_overhead() keeps: 2^60. */
+#define COLL_OVERHEAD_MAX ((int64_t)1 << 60)
 
 typedef struct coll coll;
 
@@ -89,11 +127,52 @@ void coll_set_exclusive(coll *c);
  * so far (call it before reading them while a collective runs). */
 void coll_flush_bytes(coll *c);
 
-/* Appends the stream's state (sig.h): the queued jobs with their members,
- * the running collective's members, step, whether it takes the shortcut,
- * and which flows of its step are still running (their ids and instants
- * are in the net's signature: flow k carries tag tag_base + k). */
+/* Appends the stream's state (sig.h): with TCP, every connection's window
+ * and the time since its last flow ended, relative to the net's clock
+ * (net_now: net_signature puts that relative to its now), left out once
+ * more idle time can no longer change its restart (restart off, or
+ * coll_tcp_restart already at its floor min(init, window)); the queued
+ * jobs with their members, the running collective's members, step,
+ * whether it takes the shortcut, and which flows of its step are still
+ * running (their ids, instants and windows are in the net's signature:
+ * flow k carries tag tag_base + k). */
 void coll_signature(const coll *c, sig_buf *b);
+
+/* Makes every flow of the stream a TCP connection of the ordered pair
+ * (src, dst) with the given parameters (copied; see the top of this file);
+ * call before the first coll_submit.  Connections persist between
+ * collectives of the stream (a ring reuses its neighbour's connection).
+ * Every connection starts as never used.  NULL turns TCP off; parameters
+ * out of range (init_window_bytes not > 0 or not finite, max_window_bytes
+ * not > 0, rto_min_s not in [0, 1e9]) leave the stream as it was.  An
+ * exclusive ring (coll_set_exclusive) does not take its shortcut under
+ * TCP: its steps run as M flows. */
+void coll_set_tcp(coll *c, const coll_tcp *t);
+
+/* A fixed software cost per collective step (kernel launches, handshakes):
+ * every step's flows start `ns` after the step begins (>= 0; 0 = today;
+ * negative is ignored, more than COLL_OVERHEAD_MAX is that). */
+void coll_set_step_overhead(coll *c, int64_t ns);
+
+/* The ring order: a permutation of 0..nworkers-1 (copied); a ring's member
+ * k sends to the next member in this order (default: increasing worker
+ * id); star's hub is the first member in this order.  Takes effect at the
+ * next collective that starts (or restarts).  NULL is the default order.
+ * Returns 0, MSG_EINPUT for a non-permutation (nothing changes), or
+ * MSG_ENOMEM. */
+int coll_set_order(coll *c, const int *order);
+
+/* The window a connection of round trip rtt_ns whose last flow ended with
+ * `window` bytes starts its next flow with, idle_ns later: Linux's
+ * tcp_cwnd_restart() with RTO = rtt + rto_min when t->restart_after_idle
+ * and idle_ns > RTO (see the top of this file), else `window`. */
+double coll_tcp_restart(const coll_tcp *t, int64_t rtt_ns, double window,
+                        int64_t idle_ns);
+
+/* The window connection (i, j) keeps: the one its last flow ended with,
+ * the initial window if it never carried one; 0 without TCP or for a bad
+ * pair. */
+double coll_conn_window(const coll *c, int i, int j);
 
 /* Parses "ring" | "all_to_all" | "star"; returns 0 or -1. */
 int coll_parse_algo(const char *name, coll_algo *out);

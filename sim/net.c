@@ -90,6 +90,16 @@
  * and are done as such.  net_set_lazy(n, 0) turns lazy stepping off: the
  * tests compare the two.
  *
+ * TCP flows (the section "TCP windows") add round boundaries to the
+ * instants: a flow is due at min(t_done, t_round) once active, and at an
+ * instant the boundaries due are taken after the completions and the
+ * activations, in live order, before the rates are recomputed, so each
+ * boundary judges the round by the rate the round ran at.  A new cap seeds
+ * the flow's component like any change (but for a cap that comes down to
+ * the flow's rate, which changes no rate); after every filling each
+ * refilled TCP flow's next boundary is found again.  Lazy stepping is untouched: a
+ * cap that changes a rate ends the flow's segment as any rate change does.
+ *
  * Choices the header leaves open (what a simulation user would expect):
  *  - net_link_set() on a busy net takes effect at the instant the net was
  *    last brought to (its last advance/add/cancel): rates are recomputed
@@ -157,6 +167,16 @@ typedef struct {
     int epos;          /* its index in net.eager, -1 when not there */
     int hpos;          /* its index in net.due while live */
     int marked;        /* gathered by gather_due() */
+    /* TCP (net_flow_set_tcp; see the TCP comment below); rtt 0: none */
+    int64_t rtt;       /* round trip, ns */
+    int64_t t_round;   /* the next round boundary that changes its window,
+                          cap or wbind (INT64_MAX: none would) */
+    double win;        /* window, bytes */
+    double win_max;    /* the window's limit (may be INFINITY) */
+    double cap0;       /* its own max rate, before the window's */
+    int capbound;      /* its last filling froze it at its cap, below the
+                          fair share of each of its links (CAP_MARGIN) */
+    int wbind;         /* its cap is the window's, below cap0 */
 } flow;
 
 typedef struct {
@@ -243,6 +263,9 @@ struct net {
     int nends, cends;
     int due_now;       /* share() gave some flow t_done <= now */
     int no_lazy;       /* net_set_lazy(n, 0) */
+    int *found_round;  /* gather_due(): the flows at a round boundary */
+    int ntcp;          /* live TCP flows */
+    int64_t shifted;   /* the sum of net_shift()'s dt */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -317,9 +340,11 @@ static void seed(net *n, int id) {
 enum { HEAP_ON = 48, HEAP_OFF = 16 }; /* live flows at which it turns on, off */
 
 /* The instant a live flow is next due at: its activation while it waits,
- * then its completion. */
+ * then its completion or its next round boundary, whichever comes first. */
 static int64_t due_at(const flow *f) {
-    return f->state == FLOW_WAITING ? f->t_act : f->t_done;
+    if (f->state == FLOW_WAITING)
+        return f->t_act;
+    return f->t_round < f->t_done ? f->t_round : f->t_done;
 }
 
 static int due_before(const due_entry *a, const due_entry *b) {
@@ -414,10 +439,12 @@ static int done_due(const flow *f, int64_t t) {
 }
 
 /* The live flows due at t into n->found (active: t_done <= t, or an eager
- * one at or under tolerance) and n->found_act (waiting: t_act <= t), each
- * marked; returns the two counts in *nf and *na.  The heap must be on. */
-static void gather_due(net *n, int64_t t, int *nf, int *na) {
-    int *stack = n->comp, top = 0, cf = 0, ca = 0;
+ * one at or under tolerance), n->found_act (waiting: t_act <= t) and
+ * n->found_round (active, not done, at a round boundary: t_round <= t),
+ * each marked; returns the three counts in *nf, *na and *nr.  The heap
+ * must be on. */
+static void gather_due(net *n, int64_t t, int *nf, int *na, int *nr) {
+    int *stack = n->comp, top = 0, cf = 0, ca = 0, cr = 0;
     if (n->nlive > 0 && n->due[0].t <= t)
         stack[top++] = 0;
     while (top > 0) {
@@ -425,8 +452,10 @@ static void gather_due(net *n, int64_t t, int *nf, int *na) {
         flow *f = &n->flows[id];
         if (f->state == FLOW_WAITING)
             n->found_act[ca++] = id;
-        else
+        else if (n->ntcp == 0 || done_due(f, t))
             n->found[cf++] = id;
+        else
+            n->found_round[cr++] = id;
         f->marked = 1;
         for (int c = 2 * i + 1; c <= 2 * i + 2 && c < n->nlive; c++)
             if (n->due[c].t <= t)
@@ -441,11 +470,13 @@ static void gather_due(net *n, int64_t t, int *nf, int *na) {
     }
     *nf = cf;
     *na = ca;
+    *nr = cr;
 }
 
 static void live_remove(net *n, int id) {
     flow *f = &n->flows[id];
     n->ncount -= f->count;
+    n->ntcp -= f->rtt != 0;
     for (int k = 0; k < 2; k++)
         if (f->link[k] >= 0)
             n->links[f->link[k]].nref--;
@@ -515,8 +546,8 @@ static int grow(net *n) {
     if (!f)
         return -1;
     n->flows = f;
-    int **arrays[] = {&n->live,  &n->freeids, &n->batch, &n->seeds, &n->comp,
-                      &n->order, &n->eager,   &n->found, &n->found_act};
+    int **arrays[] = {&n->live,  &n->freeids, &n->batch, &n->seeds,     &n->comp,
+                      &n->order, &n->eager,   &n->found, &n->found_act, &n->found_round};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
         int *p = realloc(*arrays[i], (size_t)cap * sizeof *p);
         if (!p)
@@ -886,6 +917,98 @@ static void update_next(net *n) {
     n->next = next;
 }
 
+/* ---- TCP windows ------------------------------------------------------ *
+ * A TCP flow's cap is min(cap0, min(win, win_max) / rtt), and wbind says
+ * whether the window's part is the lower (strictly).  Its rounds begin at
+ * t_act + k rtt; at the end of each, from the rate and capbound its last
+ * filling gave it (capbound: its cap bound it, below its links' shares by
+ * more than a relative 1e-9, CAP_MARGIN, which rounding cannot fake):
+ * window-limited (capbound and wbind), win doubles up to
+ * win_max (slow start); else (its share, or cap0, bound it) win becomes
+ * what it has in flight, rate rtt, and its cap the rate itself (not
+ * recomputed from win: the bits of the share, so that a share-limited flow
+ * keeps exactly its rate and stops changing), the window's while the rate
+ * is below cap0.  A flow that moves nothing (rate 0) gets no
+ * acknowledgement and keeps its window.  A flow that ends inside a round
+ * while window-limited adds what it sent in that round (tcp_last_round).
+ * Only boundaries that change win,
+ * cap or wbind are events (t_round): a flow settled at its share, or at
+ * win_max, has none until a filling changes its rate or capbound, and then
+ * its next boundary is found from t_act. */
+
+/* The cap the window allows f: min(win, win_max) / rtt, bytes/s. */
+static double window_cap(const flow *f) {
+    double w = f->win < f->win_max ? f->win : f->win_max;
+    return w * 1e9 / (double)f->rtt;
+}
+
+/* What a round boundary now makes of TCP flow f's window, cap and wbind. */
+static void tcp_next(const flow *f, double *win, double *cap, int *wbind) {
+    *win = f->win;
+    *cap = f->cap;
+    *wbind = f->wbind;
+    if (!(f->rate > 0))
+        return;
+    if (f->capbound && f->wbind) {
+        *win = 2 * f->win < f->win_max ? 2 * f->win : f->win_max;
+        double c = *win * 1e9 / (double)f->rtt;
+        *cap = c < f->cap0 ? c : f->cap0;
+        *wbind = c < f->cap0;
+    } else {
+        double w = f->rate * (double)f->rtt / 1e9;
+        *win = w < f->win_max ? w : f->win_max;
+        *cap = f->rate;
+        *wbind = f->rate < f->cap0;
+    }
+}
+
+/* The first round boundary of active TCP flow f after now. */
+static int64_t next_round(const net *n, const flow *f) {
+    int64_t since = n->now > f->t_act ? n->now - f->t_act : 0;
+    return add_sat(add_sat(f->t_act, since - since % f->rtt), f->rtt);
+}
+
+/* Sets t_round of active TCP flow id: its next boundary if that changes
+ * its window, cap or wbind at the current rate and capbound, else never. */
+static void tcp_reschedule(net *n, int id) {
+    flow *f = &n->flows[id];
+    double win, cap;
+    int wbind;
+    tcp_next(f, &win, &cap, &wbind);
+    int64_t t = win != f->win || cap != f->cap || wbind != f->wbind ? next_round(n, f)
+                                                                   : INT64_MAX;
+    if (t != f->t_round) {
+        f->t_round = t;
+        due_update(n, id);
+    }
+}
+
+/* The same for any active flow (nothing for one that is not TCP). */
+static inline void tcp_schedule(net *n, int id) {
+    if (n->flows[id].rtt != 0)
+        tcp_reschedule(n, id);
+}
+
+/* Active flow id is at a round boundary: its new window and cap; a new
+ * cap seeds share(), unless it is the flow's rate (a share-limited flow
+ * whose cap comes down to its share: the filling is the same, and
+ * refilling would only move other rates by rounding).  Returns 0
+ * (visit_in_live_order: not removed). */
+static int round_due(net *n, int id) {
+    flow *f = &n->flows[id];
+    double cap;
+    tcp_next(f, &f->win, &cap, &f->wbind);
+    if (cap != f->cap) {
+        f->cap = cap;
+        if (cap != f->rate)
+            seed(n, id);
+    }
+    f->t_round = INT64_MAX;
+    due_update(n, id);
+    tcp_reschedule(n, id);
+    return 0;
+}
+
 /* ---- progressive filling ---------------------------------------------- *
  *
  * All unfrozen flows rise together to a common level; a flow freezes when
@@ -931,6 +1054,7 @@ static int fill_setup(net *n, const int *ids, int cnt, int *ncapped) {
     for (int i = 0; i < cnt; i++) {
         flow *f = &n->flows[ids[i]];
         f->rate = -1;
+        f->capbound = 0;
         if (isfinite(f->cap))
             n->capped[nc++] = (capped_flow){f->cap, ids[i]};
         for (int k = bounded_links(n, f, ls); k-- > 0;) {
@@ -985,6 +1109,21 @@ static int fill_freeze(net *n, int nt, flow *f, double lam) {
     return lowered;
 }
 
+/* Whether a cap frozen at lam binds below a share: by more than a relative
+ * 1e-9 (CAP_MARGIN), so that a cap set to a share, which the next filling
+ * may compute an ulp higher in another order, never looks binding. */
+#define CAP_MARGIN (1 - 1e-9)
+
+/* Whether level lam binds below the fair share of every bounded link f
+ * crosses (CAP_MARGIN). */
+static int below_links(const net *n, const flow *f, double lam) {
+    int ls[2];
+    for (int k = bounded_links(n, f, ls); k-- > 0;)
+        if (!(lam < n->heap[n->links[ls[k]].hpos].fair * CAP_MARGIN))
+            return 0;
+    return 1;
+}
+
 /* The one unfrozen flow of a link in the filling (nflows == 1). */
 static int unfrozen(const net *n, const link_state *L) {
     for (int j = L->first; j < L->first + L->nlist; j++)
@@ -1030,7 +1169,9 @@ static int fill_rates(net *n, const int *ids, int cnt, int watch) {
         if (isinf(lc) && isinf(ll))
             break;
         if (lc <= ll) {
-            tied |= fill_freeze(n, nt, &n->flows[n->capped[ci++].id], lc);
+            flow *f = &n->flows[n->capped[ci++].id];
+            f->capbound = below_links(n, f, lc);
+            tied |= fill_freeze(n, nt, f, lc);
             continue;
         }
         if (watch && !tied)
@@ -1081,28 +1222,32 @@ static int component(net *n, int id) {
 /* The rate the filling gives active flow f when no other active flow
  * shares a bounded link with it: the least of its cap and its links'
  * capacities (each link's first fair share is its capacity over 1, exact),
- * and such a filling is never tied.  -1 when another flow shares one. */
-static double lone_rate(const net *n, const flow *f) {
-    double r = f->cap;
+ * and such a filling is never tied; *capbound: the cap is below both.
+ * -1 when another flow shares one. */
+static double lone_rate(const net *n, const flow *f, int *capbound) {
+    double links = INFINITY;
     for (int k = 0; k < 2; k++) {
         if (f->link[k] < 0)
             continue;
         const link_state *L = &n->links[f->link[k]];
         if (L->nact > 1 && isfinite(L->cap))
             return -1;
-        if (L->cap < r)
-            r = L->cap;
+        if (L->cap < links)
+            links = L->cap;
     }
-    return r;
+    *capbound = f->cap < links * CAP_MARGIN;
+    return f->cap < links ? f->cap : links;
 }
 
 /* Refills the component of active flow id. */
 static void fill_component(net *n, int id) {
     int c = 1, tied = 0;
     flow *f = &n->flows[id];
-    double r = lone_rate(n, f);
+    int capbound;
+    double r = lone_rate(n, f, &capbound);
     if (r >= 0) {
         f->rate = r;
+        f->capbound = capbound;
         f->seen = n->epoch;
         n->comp[0] = id;
     } else {
@@ -1115,6 +1260,7 @@ static void fill_component(net *n, int id) {
         g->tied = tied;
         mark_links_dirty(n, g);
         rate_set(n, n->comp[i]);
+        tcp_schedule(n, n->comp[i]);
     }
 }
 
@@ -1125,8 +1271,10 @@ static void fill_all(net *n) {
         if (n->flows[n->live[i]].state == FLOW_ACTIVE)
             n->comp[c++] = n->live[i];
     fill_rates(n, n->comp, c, 0);
-    for (int i = 0; i < c; i++)
+    for (int i = 0; i < c; i++) {
         rate_set(n, n->comp[i]);
+        tcp_schedule(n, n->comp[i]);
+    }
 }
 
 /* Records the total rate of each dirty link (its active flows' finite
@@ -1191,8 +1339,26 @@ static void share(net *n) {
 
 /* Ends flow id at the current instant: whatever residue it had left counts
  * as moved, it leaves the live set and joins the batch to report. */
+/* A TCP flow that ends inside a round while its window bound it: the
+ * acknowledgements of what it sent in that round come after its end and
+ * grow the window by as much, as slow start does for every acknowledged
+ * byte (Linux counts a flow sending at its window as cwnd-limited).  So a
+ * flow shorter than a round still grows the window its connection keeps.
+ * The bytes of the round are its rate times the time since the round
+ * began (the rate is the one its last filling gave it). */
+static void tcp_last_round(net *n, flow *f) {
+    if (f->rtt == 0 || !(f->capbound && f->wbind) || !(f->rate > 0)) return;
+    int64_t since = n->now > f->t_act ? n->now - f->t_act : 0;
+    /* in (0, rtt]: completions come before a boundary at the same ns */
+    int64_t into = since > 0 ? (since - 1) % f->rtt + 1 : 0;
+    double sent = f->rate * (double)into / 1e9;
+    double w = f->win + (sent < f->win ? sent : f->win);
+    f->win = w < f->win_max ? w : f->win_max;
+}
+
 static void finish(net *n, int id) {
     flow *f = &n->flows[id];
+    tcp_last_round(n, f);
     count_bytes(n, f, f->bytes);
     eager_remove(n, id);
     f->lazy = 0;
@@ -1257,11 +1423,12 @@ static int activate(net *n, int id) {
 }
 
 /* Finishes the active flows due at t (t_done <= t, or at or under
- * tolerance), then activates the waiting flows due at t, each in the order
- * a scan of the live flows meets them (that order is the live order the
- * rest depends on).  Returns how many changed. */
+ * tolerance), then activates the waiting flows due at t, then takes the
+ * round boundaries due at t, each in the order a scan of the live flows
+ * meets them (that order is the live order the rest depends on).  Returns
+ * how many changed (a boundary counts when it changed a cap). */
 static int process_due(net *n, int64_t t) {
-    int count = 0;
+    int count = 0, seeds = n->nseeds;
     if (!n->heaped) { /* the scans themselves */
         for (int i = 0; i < n->nlive;) {
             int id = n->live[i];
@@ -1283,26 +1450,36 @@ static int process_due(net *n, int64_t t) {
             if (!activate(n, id))
                 i++;
         }
-        return count;
+        for (int i = 0; i < n->nlive && n->ntcp > 0; i++) {
+            const flow *f = &n->flows[n->live[i]];
+            if (f->state == FLOW_ACTIVE && f->t_round <= t)
+                round_due(n, n->live[i]);
+        }
+        return count + (n->nseeds > seeds);
     }
-    int nf, na;
-    gather_due(n, t, &nf, &na);
+    int nf, na, nr;
+    gather_due(n, t, &nf, &na, &nr);
     found_positions(n, n->found, nf);
     visit_in_live_order(n, nf, finish_due);
     found_positions(n, n->found_act, na);
     visit_in_live_order(n, na, activate);
-    return nf + na;
+    found_positions(n, n->found_round, nr);
+    visit_in_live_order(n, nr, round_due);
+    return nf + na + (n->nseeds > seeds);
 }
 
 /* Processes one instant t (the cached next instant): completes what is
  * due, activates what is due, recomputes the rates, then reports the
  * completions in id order and releases their ids.  The cached next instant
- * is the exact least t_act or t_done of a live flow, so at least one flow
- * changes here and net_advance() always makes progress. */
+ * is the exact least t_act, t_done or t_round of a live flow, so at least
+ * one flow changes here (a round boundary that changes no cap moves its
+ * t_round on) and net_advance() always makes progress. */
 static void process_instant(net *n, int64_t t, net_done_fn done, void *ctx) {
     step_to(n, t);
     n->nbatch = 0;
     int changed = process_due(n, t);
+    if (!changed) /* round boundaries only, that changed no cap */
+        update_next(n);
     while (changed) {
         share(n);
         /* after share() only a flow it gave t_done <= t can be due: lazy
@@ -1382,6 +1559,7 @@ void net_free(net *n) {
     free(n->due);
     free(n->found);
     free(n->found_act);
+    free(n->found_round);
     free(n);
 }
 
@@ -1416,7 +1594,8 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
                 .cap = max_bytes_per_s,
                 .t_act = add_sat(n->now, latency_ns), .t_done = INT64_MAX,
                 .tag = tag, .link = {link_a, link_b}, .state = FLOW_WAITING,
-                .pos = n->nlive, .count = 1, .seg_rate = NAN, .epos = -1};
+                .pos = n->nlive, .count = 1, .seg_rate = NAN, .epos = -1,
+                .t_round = INT64_MAX};
     for (int k = 0; k < 2; k++)
         if (f->link[k] >= 0 && ++n->links[f->link[k]].nref > 1)
             n->anonymous = 0; /* a shared link: ids may matter from now on */
@@ -1426,6 +1605,46 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
     if (f->t_act < n->next)
         n->next = f->t_act;
     return id;
+}
+
+int net_flow_set_tcp(net *n, int flow_id, int64_t rtt_ns, double window,
+                     double max_window) {
+    if (flow_id < 0 || flow_id >= n->nflows || n->flows[flow_id].state != FLOW_WAITING ||
+        rtt_ns <= 0 || !(window > 0) || !isfinite(window) || !(max_window > 0))
+        return MSG_EINPUT;
+    flow *f = &n->flows[flow_id];
+    if (f->rtt == 0) {
+        f->cap0 = f->cap;
+        n->ntcp++;
+    }
+    f->rtt = rtt_ns;
+    f->win = window < max_window ? window : max_window;
+    f->win_max = max_window;
+    double wc = window_cap(f);
+    f->cap = wc < f->cap0 ? wc : f->cap0;
+    f->wbind = wc < f->cap0;
+    if (!(f->cap > 0)) { /* a window too small for a rate: none at all */
+        f->cap = f->cap0;
+        f->rtt = 0;
+        n->ntcp--;
+        return MSG_EINPUT;
+    }
+    return 0;
+}
+
+double net_flow_window(const net *n, int flow_id) {
+    if (flow_id < 0 || flow_id >= n->nflows)
+        return 0;
+    const flow *f = &n->flows[flow_id];
+    return f->state == FLOW_FREE || f->rtt == 0 ? 0 : f->win;
+}
+
+int64_t net_now(const net *n) {
+    return n->now;
+}
+
+int64_t net_shift_total(const net *n) {
+    return n->shifted;
 }
 
 void net_flow_cancel(net *n, int64_t now, int flow_id) {
@@ -1532,10 +1751,10 @@ static void sig_instant(sig_buf *s, int64_t t, int64_t now) {
 /* What decides flow id's future (sig_flow bytes), instants relative to now;
  * its id is the first field. */
 typedef struct {
-    int32_t id, state, link[2], tied, count;
+    int32_t id, state, link[2], tied, count, capbound, wbind;
     uint64_t bytes, counted, tag;
-    double remaining, rate, cap;
-    int64_t t_act, t_done;
+    double remaining, rate, cap, win, win_max, cap0;
+    int64_t t_act, t_done, rtt, t_round;
 } sig_flow;
 
 static sig_flow flow_sig(const net *n, int id, int64_t now) {
@@ -1556,6 +1775,15 @@ static sig_flow flow_sig(const net *n, int id, int64_t now) {
     g.cap = f->cap;
     g.t_act = f->t_act == INT64_MAX ? INT64_MAX : f->t_act - now;
     g.t_done = f->t_done == INT64_MAX ? INT64_MAX : f->t_done - now;
+    if (f->rtt) { /* the rest is zero for a flow that is not TCP */
+        g.capbound = f->capbound;
+        g.wbind = f->wbind;
+        g.win = f->win;
+        g.win_max = f->win_max;
+        g.cap0 = f->cap0;
+        g.rtt = f->rtt;
+        g.t_round = f->t_round == INT64_MAX ? INT64_MAX : f->t_round - now;
+    }
     return g;
 }
 
@@ -1602,6 +1830,7 @@ void net_signature(const net *n, int64_t now, sig_buf *s) {
 
 void net_shift(net *n, int64_t dt) {
     n->now += dt;
+    n->shifted += dt;
     for (int i = 0; i < n->nticks; i++)
         n->ticks[i] += dt;
     if (n->next != INT64_MAX)
@@ -1612,6 +1841,8 @@ void net_shift(net *n, int64_t dt) {
             f->t_act += dt;
         if (f->t_done != INT64_MAX)
             f->t_done += dt;
+        if (f->t_round != INT64_MAX)
+            f->t_round += dt;
         if (n->heaped && n->due[i].t != INT64_MAX)
             n->due[i].t += dt; /* the heap's order stays */
     }

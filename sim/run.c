@@ -86,12 +86,13 @@
 #include "eventq.h"
 #include "faults.h"
 #include "net.h"
+#include "offload.h"
 #include "sig.h"
 #include "../models/msg.h"
 #include "../models/rng.h"
 
 enum { CLS_NET, CLS_FAULT, CLS_COMPUTE };              /* tie order */
-enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT };
+enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT, EV_COPY };
 enum { OP_FWD, OP_BACT, OP_BPAR };
 enum {
     W_READY,      /* can start its next op */
@@ -111,6 +112,7 @@ enum {
 enum { RED_IDLE, RED_COLLECTING, RED_READY, RED_SENDING };
 
 #define NO_GATE INT64_MAX
+#define WAIT_COPY (-1) /* wait_on: a copy-in of outer state (offload) */
 /* DP: this many failures in a row without a new checkpoint and the run
  * stops unfinished: it would roll back forever. */
 #define MAX_ROLLBACKS 100
@@ -118,6 +120,9 @@ enum { RED_IDLE, RED_COLLECTING, RED_READY, RED_SENDING };
  * finishing a step and the run stops unfinished (failures faster than a
  * recovery, or than a step). */
 #define MAX_IDLE_FAILURES 100
+/* Linux's TCP_RTO_MIN, the floor of a connection's retransmission
+ * timeout (network.transport tcp). */
+#define RUN_TCP_RTO_MIN_S 0.2
 #define TAG_RECOVERY 0           /* net tags below TAG_COLL: downloads */
 #define TAG_COLL (1ull << 40)
 
@@ -236,6 +241,10 @@ typedef struct {
                            first blocked worker, -1 for none */
     int *wait_next;     /* per worker: next blocked on the same layer */
     int64_t *lat;       /* M x M one-way latencies, ns */
+    offload *off;       /* method.offload_outer: the host copies; NULL */
+    int *flist;         /* scratch: P fragment ids */
+    uint64_t *outer_bytes; /* per fragment: its outer parameters and
+                              momentum, bytes (offload) */
     double flow_cap;    /* bytes/s cap of every flow (TCP window) */
     int64_t base_ns;    /* step time at speed 1 */
     uint64_t dl_bytes;  /* bytes of one recovery download (UINT64_MAX: too
@@ -361,13 +370,24 @@ static int64_t ops_ns(const int64_t *c, int a, int b) {
     return c[b] - (a ? c[a - 1] : 0);
 }
 
-/* Draws the factor of the step a worker is about to start, and notes the
- * fragment taken after it. */
-static void begin_step(world *W, worker *w, int wi) {
+/* Offload: worker wi begins step t, after which fragments are taken:
+ * their outer state starts its way to the accelerator. */
+static void copy_in(world *W, int wi, int64_t t, int64_t now) {
+    int *fr = W->flist, n = sched_taken_after(&W->sch, t, W->T, fr);
+    for (int k = 0; k < n; k++)
+        if (off_copy_in(W->off, wi, fr[k], W->outer_bytes[fr[k]], now) < 0)
+            fail_rc(W, MSG_ENOMEM);
+}
+
+/* Draws the factor of the step a worker is about to start, notes the
+ * fragment taken after it, and (offload) starts copying its state in. */
+static void begin_step(world *W, worker *w, int wi, int64_t now) {
     const scn_config *c = W->cfg;
     w->taken = sched_take_phase(&W->sch, w->step, W->T);
     if (W->sliced && w->taken)
         sched_taken_after(&W->sch, w->step, W->T, &w->tfrag); /* P <= H */
+    if (W->off && w->taken && w->joined) /* the outer state of what this */
+        copy_in(W, wi, w->step, now);     /* step's end takes */
     double f = 1.0 / c->speed[wi];
     if (c->straggler_prob > 0 &&
         gsl_rng_uniform(w->straggle) < c->straggler_prob)
@@ -538,6 +558,30 @@ static void block(world *W, int wi, int list) {
 static void arrive(world *W, int wi, int l, int64_t t, int64_t now);
 static void op_next(world *W, int wi, int64_t now);
 
+/* Offload: worker wi, about to arrive for layer l, waits when the outer
+ * state of l's fragment is not on its accelerator yet (the pseudo-
+ * gradient needs it); its EV_COPY comes when the copy ends.  Returns 1
+ * when it waits. */
+static int copy_wait(world *W, int wi, int l, int64_t now) {
+    if (!W->off) return 0;
+    worker *w = &W->w[wi];
+    int64_t t = off_ready_at(W->off, wi, taken_fragment(W, w, l));
+    if (t <= now) return 0;
+    w->state = W_BLOCKED;
+    w->wait_on = WAIT_COPY;
+    w->epoch++;
+    push(W, t, CLS_COMPUTE + (uint32_t)wi, EV_COPY, wi, w->epoch, 0);
+    return 1;
+}
+
+/* Worker wi arrives for layer l after its current step (once its copy,
+ * if any, is in), and goes on with its next op. */
+static void arrive_next(world *W, int wi, int l, int64_t now) {
+    if (copy_wait(W, wi, l, now)) return;
+    arrive(W, wi, l, W->w[wi].step, now);
+    op_next(W, wi, now);
+}
+
 /* Wakes the workers on wait list `list`: a layer's blocked forwards go
  * on; a fragment's held arrivals (continue) are made now. */
 static void wake(world *W, int list, int64_t now) {
@@ -553,8 +597,7 @@ static void wake(world *W, int list, int64_t now) {
             } else {
                 int layer, kind;
                 op_of(W, w->op, &layer, &kind);
-                arrive(W, wi, layer, w->step, now);
-                op_next(W, wi, now);
+                arrive_next(W, wi, layer, now);
             }
         }
         wi = next;
@@ -616,6 +659,7 @@ static int fsync_layer_done(world *W, int f, int64_t now, int *synced) {
     fs->epoch++; /* its timeout, if pending, is void */
     for (int i = 0; i < W->M; i++) {
         worker *w = &W->w[i];
+        if (W->off) off_copy_out(W->off, i, f, now);
         W->member[i] = w->pend_layers[f] == W->frag_size[f];
         *synced |= W->member[i];
         w->pend_layers[f] = 0;
@@ -849,9 +893,21 @@ static void on_op_done(world *W, int wi, int64_t now) {
             block(W, wi, W->L + f);
             return;
         }
-        arrive(W, wi, layer, w->step, now);
+        arrive_next(W, wi, layer, now);
+        return;
     }
     op_next(W, wi, now);
+}
+
+/* Offload: worker wi's copy-in has ended; the arrival it held is made. */
+static void on_copy(world *W, int wi, uint32_t epoch, int64_t now) {
+    worker *w = &W->w[wi];
+    if (w->state != W_BLOCKED || w->wait_on != WAIT_COPY || w->epoch != epoch)
+        return;
+    w->state = W_READY;
+    int layer, kind;
+    op_of(W, w->op, &layer, &kind);
+    arrive_next(W, wi, layer, now);
 }
 
 /* Worker wi is done with its current op: on to the next, or the next
@@ -866,7 +922,7 @@ static void op_next(world *W, int wi, int64_t now) {
         w->step++;
         W->idle_failures = 0;
         report_progress(W);
-        if (w->step <= W->T) begin_step(W, w, wi);
+        if (w->step <= W->T) begin_step(W, w, wi, now);
     }
     try_advance(W, wi, now);
 }
@@ -890,7 +946,7 @@ static void cancel_op(world *W, worker *w, int64_t now) {
 /* Removes a blocked worker from its layer's waiting list. */
 static void unwait(world *W, int wi) {
     worker *w = &W->w[wi];
-    if (w->state != W_BLOCKED) return;
+    if (w->state != W_BLOCKED || w->wait_on == WAIT_COPY) return;
     int *p = &W->waiters[w->wait_on];
     while (*p >= 0 && *p != wi) p = &W->wait_next[*p];
     if (*p == wi) *p = W->wait_next[wi];
@@ -951,7 +1007,7 @@ static void rejoin(world *W, int wi, int64_t step, int64_t now) {
     }
     if (w->state == W_REJOINING) idle_span(W, wi, "rejoin_wait", now);
     w->state = W_READY;
-    begin_step(W, w, wi);
+    begin_step(W, w, wi, now);
     try_advance(W, wi, now);
 }
 
@@ -1009,7 +1065,7 @@ static void dp_resume(world *W, int64_t now) {
     for (int i = 0; i < W->M; i++) {
         idle_span(W, i, "stalled", now);
         W->w[i].state = W_READY;
-        begin_step(W, &W->w[i], i);
+        begin_step(W, &W->w[i], i, now);
     }
     for (int i = 0; i < W->M; i++) try_advance(W, i, now);
 }
@@ -1438,8 +1494,9 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     W->net_at = INT64_MAX;
     W->forward_first = c->reduce_order == SCN_FORWARD_FIRST;
     W->blocking = !scn_late_continues(c);
+    int offload = c->offload_outer && c->sched.method != SCHED_DP;
     W->fast = !c->full && !(h && (h->span || h->observe)) &&
-              c->faults.mtbf_s == 0 && !c->trace_path[0];
+              c->faults.mtbf_s == 0 && !c->trace_path[0] && !offload;
     W->jumps = W->fast && c->straggler_prob == 0;
     W->period = W->sch.H;
     W->timeout_ns = llround(c->sync_timeout_s * 1e9); /* <= 1e18 (loader) */
@@ -1464,6 +1521,8 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     ALLOC(W->wait_next, M);
     ALLOC(W->frag_size, P);
     ALLOC(W->lead, L);
+    ALLOC(W->flist, P);
+    ALLOC(W->outer_bytes, P);
     ALLOC(W->lat, (size_t)M * M);
     ALLOC(W->nom_cum, 3 * L);
 
@@ -1485,6 +1544,19 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         W->bytes[l] = run_layer_bytes(c, codec, l);
     }
     buckets_init(W);
+    if (offload) {
+        /* outer parameters and momentum in fp32: 8 bytes a parameter,
+         * twice a layer's fp32 payload */
+        codec_spec fp32 = {CODEC_FP32, 0};
+        for (int l = 0; l < L; l++)
+            for (int p = 0; p < P; p++)
+                if (W->sliced || W->frag[l] == p)
+                    W->outer_bytes[p] += 2 * (W->sliced
+                        ? run_slice_bytes(c, fp32, l, p, P) : run_layer_bytes(c, fp32, l));
+        double gbit = c->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
+        W->off = off_new(M, P, c->host_gbps * gbit / 8);
+        if (!W->off) return MSG_ENOMEM;
+    }
     for (int p = 0; p < P; p++) {
         ALLOC(W->fs[p].arrived, M);
         W->fs[p].take = -1;
@@ -1508,8 +1580,9 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         }
     /* One TCP window in flight per round trip; the longest round trip
      * bounds every flow (a conservative reading of heterogeneous RTTs). */
+    int tcp = c->transport == SCN_TRANSPORT_TCP;
     W->flow_cap = INFINITY;
-    if (c->tcp_window_mb > 0 && max_lat > 0)
+    if (c->tcp_window_mb > 0 && max_lat > 0 && !tcp)
         W->flow_cap = c->tcp_window_mb * 1e6 / (2 * max_lat * 1e-3);
 
     W->net = net_new(2 * M);
@@ -1524,6 +1597,17 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     W->coll = coll_new(W->net, M, c->collective, W->lat, W->flow_cap,
                        TAG_COLL, on_coll_done, W);
     if (!W->coll) return MSG_ENOMEM;
+    if (tcp) { /* the window limit is then each connection's own */
+        coll_tcp t = {.init_window_bytes = c->tcp_init_window_kb * 1e3,
+                      .max_window_bytes = c->tcp_window_mb > 0
+                                          ? c->tcp_window_mb * 1e6 : INFINITY,
+                      .rto_min_s = RUN_TCP_RTO_MIN_S,
+                      .restart_after_idle = c->tcp_slow_start_after_idle};
+        coll_set_tcp(W->coll, &t);
+    }
+    coll_set_step_overhead(W->coll, llround(c->collective_overhead_ms * 1e6));
+    if (c->has_ring_order && coll_set_order(W->coll, c->ring_order))
+        return MSG_ENOMEM; /* the loader checked the permutation */
     /* no failures (so no downloads, no lost members) and nobody watching:
      * the stream alone on the net may take its shortcuts */
     if (W->fast) coll_set_exclusive(W->coll);
@@ -1550,7 +1634,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         w->dl_flow = -1;
         w->factor = NAN; /* no factor yet: never equal to one */
         w->state = W_READY;
-        begin_step(W, w, i);
+        begin_step(W, w, i, 0);
         next_failure(W, i);
     }
     return 0;
@@ -1583,6 +1667,8 @@ static void world_free(world *W) {
         free(W->mark[k].sig.p);
     }
     free(W->sig.p);
+    off_free(W->off);
+    free(W->flist), free(W->outer_bytes);
     free(W->frag_size), free(W->lead), free(W->lat), free(W->nom_cum);
     if (W->coll) coll_free(W->coll);
     if (W->net) net_free(W->net);
@@ -1665,6 +1751,7 @@ static void fill_result(const world *W, int done, uint64_t events,
         r->lost_ns = w->lost;
         r->lost_compute_s = (double)w->lost * 1e-9;
         r->failures = w->failures;
+        r->outer_device_peak_bytes = W->off ? off_peak_bytes(W->off, i) : 0;
         out->compute_ns = sum_ns(out->compute_ns, w->busy);
         out->useful_ns = sum_ns(out->useful_ns, r->useful_ns);
         out->lost_ns = sum_ns(out->lost_ns, w->lost);
@@ -1734,6 +1821,9 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
             break;
         case EV_TIMEOUT:
             on_timeout(&W, ev.a, ev.b, now);
+            break;
+        case EV_COPY:
+            on_copy(&W, ev.a, ev.b, now);
             break;
         }
         W.events++;

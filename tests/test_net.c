@@ -1048,6 +1048,7 @@ typedef struct {
     uint64_t seed;
     uint8_t *sig[2];
     size_t cap[2];
+    int tcp;            /* some flows added get a TCP window */
 } twin;
 
 typedef struct {
@@ -1118,6 +1119,13 @@ static void twin_add(twin *w, int lone) {
         id = got;
     }
     ck_assert_int_lt(id, TF);
+    if (w->tcp && lcg(&w->seed) % 3 == 0) { /* round trips of 0.1 to 60 ms */
+        int64_t rtt = 100000 + (int64_t)(lcg(&w->seed) % 60000000);
+        double win = 1448.0 * (double)(1 + lcg(&w->seed) % 20);
+        double max = lcg(&w->seed) % 3 ? INFINITY : win * (double)(1 + lcg(&w->seed) % 300);
+        for (int k = 0; k < 2; k++)
+            ck_assert_int_eq(net_flow_set_tcp(w->n[k], id, rtt, win, max), 0);
+    }
     w->live[id] = 1;
     if (id >= w->ids)
         w->ids = id + 1;
@@ -1156,16 +1164,17 @@ static void twin_check(twin *w) {
 }
 
 /* Random adds (lone and shared, exact and a hair past whole ns, many at
- * once so the heap of due instants turns on), cancels, capacity changes,
- * shifts, and advances to the next instant, to one ns before it (where a
- * flow may be done by tolerance) or anywhere: the lazy net and the one
- * that steps every flow agree at every point. */
+ * once so the heap of due instants turns on, a third of them TCP flows
+ * in slow start in half the rounds), cancels, capacity changes, shifts, and advances to
+ * the next instant, to one ns before it (where a flow may be done by
+ * tolerance) or anywhere: the lazy net and the one that steps every flow
+ * agree at every point. */
 START_TEST(lazy_matches_stepping_every_flow) {
     for (int round = 0; round < 16; round++) {
         static twin w;
         free(w.sig[0]);
         free(w.sig[1]);
-        w = (twin){.seed = 777 + (uint64_t)round};
+        w = (twin){.seed = 777 + (uint64_t)round, .tcp = round % 4 >= 2};
         w.nl = 2 + (int)(lcg(&w.seed) % (TL - 1));
         for (int k = 0; k < 2; k++)
             w.n[k] = net_new(w.nl);

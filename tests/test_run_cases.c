@@ -787,6 +787,74 @@ START_TEST(dp_buckets_by_hand) {
 }
 END_TEST
 
+/* The payload efficiency e: every transfer of the per-layer world above
+ * takes 1/e as long, latency not: at e 0.5 a ring step of a layer is
+ * lam + 0.5 s and the period 0.8 + 4(lam + 0.5) = 2.8 + 4 lam.  The
+ * bytes do not change (they are the payload's). */
+START_TEST(efficiency_scales_transfers) {
+    static const char *dp = "{\"model\": {\"params\": 2e6, \"layers\": 2,"
+        " \"step_time_s\": 1.2}, \"workers\": {\"count\": 2},"
+        " \"network\": {\"bandwidth_gbps\": 0.032, \"latency_ms\": 100},"
+        " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
+    run_result full = SIM(NULL, dp, "network.efficiency=1");
+    run_result half = SIM(NULL, dp, "network.efficiency=0.5");
+    ck_assert_int_eq(NS(full.wall_time_s), NS(10 * (1.8 + 0.4)));
+    ck_assert_int_eq(NS(half.wall_time_s), NS(10 * (2.8 + 0.4)));
+    ck_assert(half.bytes_sent_total == full.bytes_sent_total);
+}
+END_TEST
+
+/* Four sites with a latency matrix: neighbours 0-1, 1-2, 2-3, 3-0 are 10
+ * ms apart, the diagonals 0-2 and 1-3 50 ms.  DP, one layer, unbounded
+ * links: each of the ring's 2(M-1) = 6 steps lasts its slowest pair's
+ * latency.  Ring order 0 1 2 3 crosses only 10 ms pairs: a step 1.2 +
+ * 6 x 0.01 = 1.26 s; order 0 2 1 3 crosses both diagonals: 1.2 + 6 x
+ * 0.05 = 1.5 s. */
+START_TEST(latency_matrix_and_ring_order) {
+    static const char *dp = "{\"model\": {\"params\": 1e6, \"layers\": 1,"
+        " \"step_time_s\": 1.2}, \"workers\": {\"count\": 4},"
+        " \"network\": {\"bandwidth_gbps\": \"inf\", \"latency_matrix_ms\":"
+        " [[0, 10, 50, 10], [10, 0, 10, 50], [50, 10, 0, 10], [10, 50, 10, 0]]},"
+        " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
+    run_result near = SIM(NULL, dp, "network.ring_order=[0, 1, 2, 3]");
+    run_result far = SIM(NULL, dp, "network.ring_order=[0, 2, 1, 3]");
+    run_result dflt = SIM(NULL, dp, "steps=10");
+    ck_assert_int_eq(NS(near.wall_time_s), NS(10 * 1.26));
+    ck_assert_int_eq(NS(far.wall_time_s), NS(10 * 1.5));
+    ck_assert_int_eq(NS(dflt.wall_time_s), NS(near.wall_time_s));
+}
+END_TEST
+
+/* Outer state offloaded to the host (method.offload_outer): DiLoCo, 2
+ * workers, 1 layer, H 3, 1.2 s steps (three 0.4 s ops), unbounded WAN,
+ * 1e6 parameters: 8e6 bytes of outer parameters and momentum, copied at
+ * 4e6 B/s (0.032 Gbit/s) in 2 s each way.
+ *   step 3 begins at 2.4: copy-in [2.4, 4.4]; its parameter backward ends
+ *          at 3.6 and waits for it: the sync is at 4.4, copy-out [4.4, 6.4]
+ *   steps 4, 5 [4.4, 6.8]; step 6 begins at 6.8: copy-in [6.8, 8.8], its
+ *          backward ends at 8.0 and waits: the last sync at 8.8
+ * wall 8.8 s against 7.2 s without offload; one fragment on the
+ * accelerator at a time: 8e6 bytes at most.  A host link 100x faster
+ * hides the copies (each 0.02 s, inside the step): 7.2 s. */
+START_TEST(offload_outer_by_hand) {
+    static const char *dl = "{\"model\": {\"params\": 1e6, \"layers\": 1,"
+        " \"step_time_s\": 1.2, \"host_gbps\": 0.032},"
+        " \"workers\": {\"count\": 2}, \"network\": {\"bandwidth_gbps\": \"inf\"},"
+        " \"method\": {\"name\": \"diloco\", \"H\": 3}, \"steps\": 6}";
+    run_result off = SIM(NULL, dl, "method.offload_outer=true");
+    run_result on = SIM(NULL, dl, "method.offload_outer=false");
+    run_result fast = SIM(NULL, dl, "method.offload_outer=true", "model.host_gbps=3.2");
+    ck_assert_int_eq(NS(off.wall_time_s), NS(8.8));
+    ck_assert_int_eq(NS(on.wall_time_s), NS(7.2));
+    ck_assert_int_eq(NS(fast.wall_time_s), NS(7.2));
+    ck_assert_int_eq(NS(off.compute_time_s), NS(2 * 7.2));
+    for (int w = 0; w < 2; w++) {
+        ck_assert(off.per_worker[w].outer_device_peak_bytes == 8000000);
+        ck_assert(on.per_worker[w].outer_device_peak_bytes == 0);
+    }
+}
+END_TEST
+
 /* The world of test 1 with sequential fragments, F0 = {0,1}, F1 = {2,3}:
  *   step 1 [0, 1.2]         take F0: L1 ready 1.0  -> [1.0, 1.92]
  *                                    L0 ready 1.2  -> [1.92, 2.84]
@@ -1054,6 +1122,9 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, recovery_download_shares_link_with_ring);
     tcase_add_test(tc, split_changes_overlap);
     tcase_add_test(tc, dp_buckets_by_hand);
+    tcase_add_test(tc, offload_outer_by_hand);
+    tcase_add_test(tc, efficiency_scales_transfers);
+    tcase_add_test(tc, latency_matrix_and_ring_order);
     tcase_add_test(tc, parameters_first_starts_reduction_earlier);
     tcase_add_test(tc, layout_sequential_vs_strided);
     tcase_add_test(tc, order_rotated_vs_ascending);

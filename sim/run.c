@@ -171,6 +171,16 @@ typedef struct {       /* the outstanding reduction of one layer */
     int64_t started;   /* ns, handed to the communication stream */
 } reduction;
 
+/* network.completion member: a layer's all-reduce whose result some
+ * members have and others do not yet (from its first member's completion
+ * until the last one's). */
+typedef struct {
+    int64_t take;      /* step after which it was taken */
+    int64_t started;   /* ns, handed to the communication stream */
+    int pending;       /* members still without the result */
+    uint8_t *got;      /* per worker: has the result */
+} release;
+
 /* The start of a period, for the fast-forward: the world's signature and
  * the figures that add up. */
 #define FF_MARKS 4
@@ -223,6 +233,9 @@ typedef struct {
     faults *faults;
     worker *w;
     reduction *red;
+    int member_mode;    /* network.completion member: each worker passes
+                           its gate when it has the result (rel) */
+    release *rel;       /* per layer (member_mode) */
     int64_t *gate;      /* per layer: first step whose forward waits */
     int64_t *last_take; /* per layer: step of the newest reduction */
     int *frag;          /* per layer: fragment (sliced: of its current or
@@ -410,7 +423,12 @@ static int taken_fragment(const world *W, const worker *w, int l) {
 /* Does worker w's forward of layer l in its current step wait for l's
  * reduction (gate[l] is take + 1 + tau, its own tau tau_extra later)? */
 static int gated(const world *W, const worker *w, int l) {
-    return W->gate[W->lead[l]] <= w->step - W->cfg->tau_extra[w - W->w];
+    int wi = (int)(w - W->w), lead = W->lead[l];
+    int64_t s = w->step - W->cfg->tau_extra[wi];
+    if (W->gate[lead] <= s) return 1;
+    if (!W->member_mode) return 0;
+    const release *g = &W->rel[lead]; /* the result has come to some */
+    return g->pending && !g->got[wi] && g->take + 1 + W->delay <= s;
 }
 
 /* Payload bytes of layer l's reduction for fragment frag[l]. */
@@ -699,13 +717,11 @@ static void layer_closed(world *W, int l, int64_t now) {
     if (synced) rejoin_waiting(W, W->resume_step, now);
 }
 
-static void reduction_done(world *W, int l, int64_t now) {
+/* Layer l's all-reduce has its result (group: at its end; member: at its
+ * first member's completion): the reduction is over, the fragment's
+ * bookkeeping follows. */
+static void reduction_over(world *W, int l, int64_t now) {
     reduction *r = &W->red[l];
-    for (int i = 0; i < W->M; i++)
-        if (r->came[i])
-            span(W, i, 1, "allreduce", l, r->take, r->started, now,
-                 layer_bytes(W, l));
-    W->stream_busy = 0;
     r->state = RED_IDLE;
     W->gate[l] = NO_GATE;
     int f = W->frag[l];
@@ -714,6 +730,61 @@ static void reduction_done(world *W, int l, int64_t now) {
     if (now > W->end) W->end = now;
     W->check_done = 1;
     layer_closed(W, l, now);
+}
+
+/* Group completion: layer l's all-reduce is over for every member. */
+static void reduction_done(world *W, int l, int64_t now) {
+    reduction *r = &W->red[l];
+    for (int i = 0; i < W->M; i++)
+        if (r->came[i])
+            span(W, i, 1, "allreduce", l, r->take, r->started, now,
+                 layer_bytes(W, l));
+    W->stream_busy = 0;
+    reduction_over(W, l, now);
+}
+
+static void unwait(world *W, int wi);
+
+/* Member completion: worker wi has the result of layer l's all-reduce.
+ * The first member's completion ends the reduction (the average exists:
+ * the fragment's sync may complete, the numerics reduce); each member
+ * passes its own gate at its own completion. */
+static void member_got(world *W, int l, int wi, int64_t now) {
+    reduction *r = &W->red[l];
+    release *g = &W->rel[l];
+    if (r->state == RED_SENDING) {
+        g->take = r->take;
+        g->started = r->started;
+        g->pending = 0;
+        for (int i = 0; i < W->M; i++) {
+            g->got[i] = 0;
+            g->pending += r->came[i];
+        }
+    }
+    if (g->got[wi] || !g->pending) return; /* again, after a restart */
+    g->got[wi] = 1;
+    g->pending--;
+    span(W, wi, 1, "allreduce", l, g->take, g->started, now, layer_bytes(W, l));
+    if (now > W->end) W->end = now;
+    if (r->state == RED_SENDING) {
+        reduction_over(W, l, now); /* wakes everybody on l: they look again */
+        return;
+    }
+    worker *w = &W->w[wi];
+    if (w->state == W_BLOCKED && w->wait_on == l) {
+        unwait(W, wi);
+        w->state = W_READY;
+        try_advance(W, wi, now);
+    }
+}
+
+/* Worker wi leaves the results it waits for (it failed). */
+static void member_gone(world *W, int wi) {
+    for (int l = 0; W->member_mode && l < W->L; l++)
+        if (W->rel[l].pending && !W->rel[l].got[wi]) {
+            W->rel[l].got[wi] = 1;
+            W->rel[l].pending--;
+        }
 }
 
 /* Worker wi finished the parameter backward of layer l after step t. */
@@ -1039,6 +1110,7 @@ static void dp_outage(world *W, int64_t now) {
     W->dp_synced = W->ckpt_step;
     for (int l = 0; l < W->L; l++) {
         W->red[l].state = RED_IDLE;
+        W->rel[l].pending = 0;
         W->last_take[l] = W->ckpt_step;
         W->gate[l] = NO_GATE;
         W->waiters[l] = -1;
@@ -1095,6 +1167,7 @@ static void on_fail(world *W, int wi, int64_t now, int64_t repair) {
     } else {
         cancel_op(W, w, now);
         unwait(W, wi);
+        member_gone(W, wi);
         if (w->joined) {
             int64_t lost = 0;
             int64_t nlost = 0;
@@ -1148,8 +1221,18 @@ static void on_download_done(world *W, int wi, int64_t now) {
 
 static void on_coll_done(void *ctx, int64_t now, uint64_t tag) {
     world *W = ctx;
-    reduction_done(W, (int)tag, now);
+    if (W->member_mode) {
+        W->rel[tag].pending = 0; /* whoever is left (failed) has nothing */
+        W->stream_busy = 0;
+        W->check_done = 1; /* the stream may have been all that was left */
+    } else {
+        reduction_done(W, (int)tag, now);
+    }
     stream_kick(W, now);
+}
+
+static void on_member_done(void *ctx, int64_t now, uint64_t tag, int worker) {
+    member_got(ctx, (int)tag, worker, now);
 }
 
 static void on_flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
@@ -1239,6 +1322,12 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
         sig_put(b, v, sizeof v);
         sig_put(b, r->member, (size_t)M);
         sig_put(b, r->came, (size_t)M);
+        if (!W->member_mode) continue;
+        const release *g = &W->rel[l];
+        int64_t u[3] = {g->pending, g->pending ? g->take - s0 : 0,
+                        g->pending ? g->started - now : 0};
+        sig_put(b, u, sizeof u);
+        if (g->pending) sig_put(b, g->got, (size_t)M);
     }
     sig_put(b, W->waiters, (size_t)(L + P) * sizeof *W->waiters);
     if (W->sliced) sig_put(b, W->frag, (size_t)L * sizeof *W->frag);
@@ -1315,6 +1404,10 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
         }
         if (W->gate[l] != NO_GATE) W->gate[l] += K;
         W->last_take[l] += K;
+        if (W->member_mode && W->rel[l].pending) {
+            W->rel[l].take += K;
+            W->rel[l].started += D;
+        }
     }
     for (int p = 0; p < W->P; p++)
         if (W->fs[p].take >= 0) W->fs[p].take += K;
@@ -1508,6 +1601,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     if (rc) return msg_set(err, errlen, rc, "out of memory");
     ALLOC(W->w, M);
     ALLOC(W->red, L);
+    ALLOC(W->rel, L);
     ALLOC(W->gate, L);
     ALLOC(W->last_take, L);
     ALLOC(W->ready, L);
@@ -1530,6 +1624,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     for (int l = 0; l < L; l++) {
         ALLOC(W->red[l].member, M);
         ALLOC(W->red[l].came, M);
+        ALLOC(W->rel[l].got, M);
         W->gate[l] = NO_GATE;
         W->waiters[l] = -1;
         if (W->sliced) { /* every fragment holds a slice of every layer */
@@ -1608,9 +1703,12 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     coll_set_step_overhead(W->coll, llround(c->collective_overhead_ms * 1e6));
     if (c->has_ring_order && coll_set_order(W->coll, c->ring_order))
         return MSG_ENOMEM; /* the loader checked the permutation */
+    W->member_mode = c->completion == SCN_COMPLETION_MEMBER;
+    if (W->member_mode && coll_set_member_done(W->coll, on_member_done))
+        return MSG_ENOMEM;
     /* no failures (so no downloads, no lost members) and nobody watching:
      * the stream alone on the net may take its shortcuts */
-    if (W->fast) coll_set_exclusive(W->coll);
+    if (W->fast && !W->member_mode) coll_set_exclusive(W->coll);
 
     faults_spec fs = c->faults;
     fs.trace = c->trace_path[0] ? c->trace_path : NULL;
@@ -1655,8 +1753,9 @@ static void world_free(world *W) {
         for (int l = 0; l < W->L; l++) {
             free(W->red[l].member);
             free(W->red[l].came);
+            if (W->rel) free(W->rel[l].got);
         }
-    free(W->w), free(W->red), free(W->gate), free(W->last_take), free(W->ready);
+    free(W->w), free(W->red), free(W->rel), free(W->gate), free(W->last_take), free(W->ready);
     free(W->frag), free(W->phase);
     free(W->bytes), free(W->waiters), free(W->wait_next);
     if (W->fs)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../models/msg.h"
+#include "memory.h"
 #include "version.h"
 
 void report_number(FILE *f, double x) {
@@ -178,6 +179,11 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     field_s(f, "lost_compute_s", r->lost_ns);
     field_bytes(f, "recovery_bytes", r->recovery_bytes);
     fprintf(f, "  \"events\": %" PRIu64 ",\n", r->events);
+    mem_worker mem; /* of the config; null if it cannot be had */
+    key(f, "memory_per_worker");
+    if (mem_worker_of(c, &mem, err, sizeof err)) fputs("null", f);
+    else mem_write_json(f, &mem);
+    fputs(",\n", f);
     fputs("  \"per_worker\": [\n", f);
     for (int i = 0; i < r->workers; i++) {
         const run_worker *w = &r->per_worker[i];

@@ -40,10 +40,12 @@ static const char help[] =
     "and the time simulated at the least bandwidth.  For each candidate\n"
     "(each priced bandwidth and the least sufficient one) it names the\n"
     "binding limit: CU is simulated again with the bandwidth x2, every\n"
-    "latency / 2 and the TCP window x2, and the change that gains the most\n"
-    "CU is the limit ('compute' when none gains more than 0.001); and the\n"
-    "window a flow needs at that bandwidth (bandwidth x the longest round\n"
-    "trip).  Last, each method's memory per worker before activations.\n"
+    "latency / 2 (the TCP window / 2 with it: window per round trip stays)\n"
+    "and the TCP window x2, and the change that gains the most CU is the\n"
+    "limit ('compute' when none gains more than 0.001); and the window a\n"
+    "flow needs at that bandwidth (bandwidth x the longest round trip).\n"
+    "Last, each method's memory per worker before activations.\n"
+
     "\n"
     "options:\n"
     "  --target-cu CU    target compute utilization, in (0, 1] (required)\n"
@@ -320,8 +322,9 @@ static void window_text(const plan_option *o, const plan_assumptions *a,
 static void write_limits(FILE *f, const plan_result *r) {
     int w = name_width(r);
     fprintf(f, "\nbinding limit of each candidate: the CU gained with bandwidth "
-            "x2, every latency / 2\nand the TCP window x2; the limit is the "
-            "largest gain (compute: none gains > %g)\n", PLAN_LIMIT_MIN_GAIN);
+            "x2, every latency / 2\n(the TCP window / 2 with it) and the TCP "
+            "window x2; the limit is the largest gain\n(compute: none gains "
+            "more than %g)\n", PLAN_LIMIT_MIN_GAIN);
     fprintf(f, "%-*s %10s %8s %9s %9s %9s  %-9s  %s\n", w, "method", "Gbit/s",
             "CU", "bw x2", "lat / 2", "win x2", "limit",
             "window needed (bandwidth x RTT)");

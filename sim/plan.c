@@ -21,7 +21,6 @@
 #include <string.h>
 
 #define BANDWIDTH_KEY "network.bandwidth_gbps"
-#define LATENCY_KEY "network.latency_ms"
 #define MAX_SETS 520
 
 /* ---- the cost file ----------------------------------------------------- */
@@ -236,11 +235,13 @@ int plan_cost_load(const char *path, plan_cost *out, char *err,
 typedef enum {
     CH_NONE,
     CH_BANDWIDTH_X2,  /* every up and down link */
-    CH_LATENCY_HALF,  /* every one-way latency (and matrix entry) */
+    CH_LATENCY_HALF,  /* every one-way latency (and matrix entry), and the
+                         windows with it: window / round trip stays */
     CH_WINDOW_X2,     /* tcp_window_mb, and with tcp tcp_init_window_kb */
     CH_LATENCY_X2,
     CH_EFFICIENCY,    /* network.efficiency = PLAN_LOW_EFFICIENCY */
-    CH_MTBF           /* random failures at mtbf_s, no trace */
+    CH_MTBF,          /* random failures at mtbf_s, no trace */
+    CH_LATENCY_SET    /* every pair at latency_ms one way (no matrix) */
 } change;
 
 /* A table_cu_fn context: a scenario, changed. */
@@ -249,7 +250,14 @@ typedef struct {
     change ch;
     double mtbf_s;    /* CH_MTBF */
     int64_t steps;    /* > 0: the run's steps, set on the config */
+    double latency_ms; /* CH_LATENCY_SET */
 } changed;
+
+/* The latency scan's table_cu_fn context: a scenario at one bandwidth. */
+typedef struct {
+    changed x;
+    double gbps;
+} at_gbps;
 
 /* One simulation of a candidate: option k of method m. */
 typedef struct {
@@ -259,15 +267,14 @@ typedef struct {
 } cand_task;
 
 /* The scenario contexts of every method: bandwidth swept (bw), and
- * latency swept at a fixed bandwidth (lat, with one more override). */
+ * latency swept at a fixed bandwidth (lat). */
 typedef struct {
     int n;
     const char *names[SCN_MAX_VARIANTS];
     scn_meta meta;                         /* names[] may point here */
     scn_doc *docs[SCN_MAX_VARIANTS];       /* each method parsed once */
-    table_scenario bw[SCN_MAX_VARIANTS], lat[SCN_MAX_VARIANTS];
-    const char *lat_sets[SCN_MAX_VARIANTS][MAX_SETS];
-    char lat_bw[SCN_MAX_VARIANTS][64];
+    table_scenario bw[SCN_MAX_VARIANTS];
+    at_gbps lat[SCN_MAX_VARIANTS];
     table_block blocks[SCN_MAX_VARIANTS];
     int lat_idx[SCN_MAX_VARIANTS], nlat;   /* methods with a latency scan */
     double lat_grid[MAX_SCAN];
@@ -325,7 +332,11 @@ static void apply_change(scn_config *c, const changed *x) {
             c->down_gbps[i] *= 2;
         }
         break;
-    case CH_LATENCY_HALF: latency_scale(c, 0.5); break;
+    case CH_LATENCY_HALF:
+        latency_scale(c, 0.5);
+        c->tcp_window_mb *= 0.5;
+        c->tcp_init_window_kb *= 0.5;
+        break;
     case CH_LATENCY_X2: latency_scale(c, 2); break;
     case CH_WINDOW_X2:
         c->tcp_window_mb *= 2;
@@ -335,6 +346,10 @@ static void apply_change(scn_config *c, const changed *x) {
     case CH_MTBF:
         c->faults.mtbf_s = x->mtbf_s;
         c->trace_path[0] = 0;
+        break;
+    case CH_LATENCY_SET:
+        c->has_latency_matrix = 0;
+        for (int i = 0; i < c->workers; i++) c->latency_ms[i] = x->latency_ms;
         break;
     case CH_NONE: break;
     }
@@ -355,13 +370,19 @@ static int changed_run(const changed *x, double gbps, plan_run *out,
     return 0;
 }
 
-/* table_cu_fn over a changed scenario. */
-static int changed_cu(void *ctx, double v, double *cu, char *err,
-                      size_t errlen) {
+/* CU of x's scenario at gbps, changed. */
+static int changed_cu_at(const changed *x, double gbps, double *cu, char *err,
+                         size_t errlen) {
     plan_run run;
-    int rc = changed_run(ctx, v, &run, err, errlen);
+    int rc = changed_run(x, gbps, &run, err, errlen);
     if (!rc) *cu = run.cu;
     return rc;
+}
+
+/* table_cu_fn over a changed scenario: v is the bandwidth. */
+static int changed_cu(void *ctx, double v, double *cu, char *err,
+                      size_t errlen) {
+    return changed_cu_at(ctx, v, cu, err, errlen);
 }
 
 /* The least bandwidth of nblocks curves (fn over ctx[b]) into
@@ -412,7 +433,7 @@ static int find_sensitivity(work *w, const plan_spec *spec, plan_result *out,
     void *ctx[PLAN_NSENS * SCN_MAX_VARIANTS] = {0};
     for (int b = 0; b < nb; b++) {
         w->sens[b] = (changed){&w->bw[b % w->n], ch[b / w->n],
-                               out->mtbf_hours * 3600, 0};
+                               out->mtbf_hours * 3600, 0, 0};
         ctx[b] = &w->sens[b];
     }
     table_block *blocks = calloc((size_t)nb, sizeof *blocks);
@@ -427,18 +448,15 @@ static int find_sensitivity(work *w, const plan_spec *spec, plan_result *out,
     return rc;
 }
 
-/* The latency context of method m: its overrides, then the bandwidth. */
-static void latency_context(work *w, const plan_spec *spec, int m,
-                            double gbps) {
-    char num[MSG_NUM_MAX];
-    snprintf(w->lat_bw[m], sizeof w->lat_bw[m], BANDWIDTH_KEY "=%s",
-             msg_number(gbps, num));
-    for (int i = 0; i < spec->nset; i++) w->lat_sets[m][i] = spec->sets[i];
-    w->lat_sets[m][spec->nset] = w->lat_bw[m];
-    w->lat[m] = w->bw[m];
-    w->lat[m].sets = w->lat_sets[m];
-    w->lat[m].nset = spec->nset + 1;
-    w->lat[m].key = LATENCY_KEY;
+/* table_cu_fn of the latency scan: the scenario at its bandwidth with
+ * every pair of workers v ms apart (one way). */
+static int latency_cu(void *ctx, double v, double *cu, char *err,
+                      size_t errlen) {
+    const at_gbps *a = ctx;
+    changed x = a->x;
+    x.ch = CH_LATENCY_SET;
+    x.latency_ms = v;
+    return changed_cu_at(&x, a->gbps, cu, err, errlen);
 }
 
 /* Task i: the latency limit of method lat_idx[i] from its scan: below the
@@ -460,7 +478,7 @@ static int latency_task(void *arg, int i, char *err, size_t errlen) {
     }
     if (x->status != TABLE_FOUND) return 0;
     table_point below = {g[k], b->cu[k]}, reach = {g[k - 1], b->cu[k - 1]};
-    return table_solve(table_scenario_cu, &w->lat[w->lat_idx[i]], w->target,
+    return table_solve(latency_cu, &w->lat[w->lat_idx[i]], w->target,
                        below, reach, g[k - 1] > 0, x, err, errlen);
 }
 
@@ -470,8 +488,8 @@ static void latency_out(void *arg, int i, void **ptr, size_t *len) {
     *len = sizeof w->lat_res[i];
 }
 
-static int find_latency(work *w, const plan_spec *spec, plan_result *out,
-                        char *err, size_t errlen) {
+static int find_latency(work *w, plan_result *out, char *err,
+                        size_t errlen) {
     void *ctx[SCN_MAX_VARIANTS];
     w->nlat = 0;
     for (int m = 0; m < w->n; m++) {
@@ -482,7 +500,8 @@ static int find_latency(work *w, const plan_spec *spec, plan_result *out,
                                        .cu_hi = NAN};
         if (pm->least.status == TABLE_NOT_REACHED) continue;
         pm->latency_gbps = PLAN_LATENCY_MARGIN * pm->least.v_hi;
-        latency_context(w, spec, m, pm->latency_gbps);
+        w->lat[m] = (at_gbps){{&w->bw[m], CH_NONE, 0, 0, 0},
+                              pm->latency_gbps};
         ctx[w->nlat] = &w->lat[m];
         w->lat_idx[w->nlat++] = m;
     }
@@ -493,7 +512,7 @@ static int find_latency(work *w, const plan_spec *spec, plan_result *out,
     if (rc) return rc;
     w->nlat_grid++;
     if (w->pr) w->pr->total += (int64_t)w->nlat * (w->nlat_grid + 1);
-    rc = table_run_on(w->nlat, table_scenario_cu, ctx, w->lat_grid,
+    rc = table_run_on(w->nlat, latency_cu, ctx, w->lat_grid,
                       w->nlat_grid, NULL, 0, &w->ex, w->blocks, err, errlen);
     if (rc) return rc;
     for (int i = 0; i < w->nlat; i++)
@@ -630,7 +649,7 @@ static void cand_out(void *arg, int i, void **ptr, size_t *len) {
 static void cand_add(work *w, int m, int k, int try, change ch,
                      int64_t steps) {
     w->tasks[w->ntasks++] = (cand_task){
-        m, k, try, steps > 0, {&w->bw[m], ch, 0, steps}};
+        m, k, try, steps > 0, {&w->bw[m], ch, 0, steps, 0}};
 }
 
 /* Does a binding-limit change apply to the method? */
@@ -912,7 +931,7 @@ int plan_compute_extra(const plan_spec *spec, const plan_extra *extra,
     w->ex = (table_exec){spec->jobs, spec->runner, w->pr};
     int rc = setup(w, spec, out, err, errlen);
     if (!rc) rc = find_least(w, spec, out, err, errlen);
-    if (!rc) rc = find_latency(w, spec, out, err, errlen);
+    if (!rc) rc = find_latency(w, out, err, errlen);
     if (!rc) rc = find_rest(w, spec, out, err, errlen);
     table_docs_free(w->docs, w->n);
     free(w->tasks);

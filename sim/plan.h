@@ -16,7 +16,8 @@
  *   target.  Scanning first keeps the answer the first crossing where CU
  *   is not monotone in bandwidth.
  * - Latency limit: at PLAN_LATENCY_MARGIN (1.05) times that bandwidth,
- *   the largest network.latency_ms (every worker) in
+ *   the largest one-way latency of every pair of workers (every worker's
+ *   network.latency_ms, in place of a network.latency_matrix_ms) in
  *   [0, PLAN_MAX_LATENCY_MS] up to which CU stays >= the target: a scan
  *   of 0 and 0.001..1000 ms, 10 points per decade, finds the first
  *   latency where CU falls under the target, and table_solve the crossing
@@ -37,7 +38,9 @@
  * - Binding limit (plan_spec.explain) of each candidate (each priced
  *   bandwidth and the least sufficient one; without prices the least):
  *   CU is simulated again with every link's bandwidth x2, every one-way
- *   latency / 2 (only when some latency is > 0), and the TCP window x2
+ *   latency / 2 (only when some latency is > 0; the TCP windows / 2 with
+ *   it, so that what a window lets through per round trip stays and the
+ *   change is the latency's own), and the TCP window x2
  *   (network.tcp_window_mb and with transport tcp tcp_init_window_kb;
  *   only when a window is set or the transport is tcp).  The limit is
  *   the change that gains the most CU (ties: bandwidth, latency, window),

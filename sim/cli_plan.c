@@ -195,6 +195,8 @@ static void item_latency(const plan_method *m, char *b, size_t n) {
     const char *src = a->latency_matrix ? " (network.latency_matrix_ms)" : "";
     if (m->workers < 2)
         snprintf(b, n, "none (one worker)");
+    else if (hi == 0)
+        snprintf(b, n, "0 ms: none between any two workers%s", src);
     else if (lo == hi)
         snprintf(b, n, "%g ms one way, %g ms round trip, every pair%s", hi,
                  2 * hi, src);
@@ -389,14 +391,23 @@ static void write_sensitivity(FILE *f, const plan_result *r) {
         fprintf(f, "%-*s %14s %14s %14s %14s\n", w, m->name, c[0], c[1], c[2],
                 c[3]);
     }
+    /* too few failures to tell: once when alike for every method */
+    char note[SCN_MAX_VARIANTS][ITEM_MAX];
+    int same = 1;
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
-        if (m->mtbf_failures >= 1) continue;
-        /* the steps at which 10 failures are expected */
-        double ten = 10 * (double)m->assume.steps / m->mtbf_failures;
-        fprintf(f, "note: %s: about %.2g failures expected in the simulated "
-                "steps at %s, too few\nto tell (--set steps=%.0f expects "
-                "10).\n", m->name, m->mtbf_failures, mtbf, ceil(ten));
+        note[i][0] = 0;
+        if (m->mtbf_failures < 1) /* with the steps that expect 10 */
+            snprintf(note[i], ITEM_MAX, "about %.2g failures expected in the "
+                     "simulated steps at %s, too few to\ntell (--set steps=%.0f "
+                     "expects 10).", m->mtbf_failures, mtbf,
+                     ceil(10 * (double)m->assume.steps / m->mtbf_failures));
+        same &= !strcmp(note[i], note[0]);
+    }
+    for (int i = 0; i < r->nmethods; i++) {
+        if (!note[i][0] || (same && i)) continue;
+        if (same) fprintf(f, "note: %s\n", note[i]);
+        else fprintf(f, "note: %s: %s\n", r->method[i].name, note[i]);
     }
 }
 

@@ -86,12 +86,13 @@
 #include "eventq.h"
 #include "faults.h"
 #include "net.h"
+#include "offload.h"
 #include "sig.h"
 #include "../models/msg.h"
 #include "../models/rng.h"
 
 enum { CLS_NET, CLS_FAULT, CLS_COMPUTE };              /* tie order */
-enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT };
+enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT, EV_COPY };
 enum { OP_FWD, OP_BACT, OP_BPAR };
 enum {
     W_READY,      /* can start its next op */
@@ -111,6 +112,7 @@ enum {
 enum { RED_IDLE, RED_COLLECTING, RED_READY, RED_SENDING };
 
 #define NO_GATE INT64_MAX
+#define WAIT_COPY (-1) /* wait_on: a copy-in of outer state (offload) */
 /* DP: this many failures in a row without a new checkpoint and the run
  * stops unfinished: it would roll back forever. */
 #define MAX_ROLLBACKS 100
@@ -225,7 +227,10 @@ typedef struct {
     int *phase;         /* per layer: its fragment's sched_offset */
     int sliced;         /* layout sliced: each fragment 1/P of every layer */
     int64_t delay;      /* steps from a take to its apply: sched_delay */
-    int *frag_size;     /* per fragment: layers */
+    int *frag_size;     /* per fragment: its layers' reductions */
+    int *lead;          /* per layer: the layer whose reduction carries it
+                           (DP buckets: the bucket's lowest layer, whose
+                           gradient comes last; else itself) */
     fsync *fs;          /* per fragment: its sync in flight */
     uint64_t *bytes;    /* per layer: payload bytes of a sync (sliced: per
                            layer and fragment, at l * P + f) */
@@ -233,6 +238,10 @@ typedef struct {
                            first blocked worker, -1 for none */
     int *wait_next;     /* per worker: next blocked on the same layer */
     int64_t *lat;       /* M x M one-way latencies, ns */
+    offload *off;       /* method.offload_outer: the host copies; NULL */
+    int *flist;         /* scratch: P fragment ids */
+    uint64_t *outer_bytes; /* per fragment: its outer parameters and
+                              momentum, bytes (offload) */
     double flow_cap;    /* bytes/s cap of every flow (TCP window) */
     int64_t base_ns;    /* step time at speed 1 */
     uint64_t dl_bytes;  /* bytes of one recovery download (UINT64_MAX: too
@@ -358,13 +367,24 @@ static int64_t ops_ns(const int64_t *c, int a, int b) {
     return c[b] - (a ? c[a - 1] : 0);
 }
 
-/* Draws the factor of the step a worker is about to start, and notes the
- * fragment taken after it. */
-static void begin_step(world *W, worker *w, int wi) {
+/* Offload: worker wi begins step t, after which fragments are taken:
+ * their outer state starts its way to the accelerator. */
+static void copy_in(world *W, int wi, int64_t t, int64_t now) {
+    int *fr = W->flist, n = sched_taken_after(&W->sch, t, W->T, fr);
+    for (int k = 0; k < n; k++)
+        if (off_copy_in(W->off, wi, fr[k], W->outer_bytes[fr[k]], now) < 0)
+            fail_rc(W, MSG_ENOMEM);
+}
+
+/* Draws the factor of the step a worker is about to start, notes the
+ * fragment taken after it, and (offload) starts copying its state in. */
+static void begin_step(world *W, worker *w, int wi, int64_t now) {
     const scn_config *c = W->cfg;
     w->taken = sched_take_phase(&W->sch, w->step, W->T);
     if (W->sliced && w->taken)
         sched_taken_after(&W->sch, w->step, W->T, &w->tfrag); /* P <= H */
+    if (W->off && w->taken && w->joined) /* the outer state of what this */
+        copy_in(W, wi, w->step, now);     /* step's end takes */
     double f = 1.0 / c->speed[wi];
     if (c->straggler_prob > 0 &&
         gsl_rng_uniform(w->straggle) < c->straggler_prob)
@@ -372,9 +392,10 @@ static void begin_step(world *W, worker *w, int wi) {
     set_factor(W, w, f);
 }
 
-/* Is layer l's fragment taken after a step of take phase `taken`? */
+/* Is layer l's fragment taken after a step of take phase `taken` (and
+ * is l the layer whose parameter backward completes its bucket)? */
 static int takes_layer(const world *W, int l, int taken) {
-    return taken && (W->sliced || W->phase[l] == taken);
+    return taken && W->lead[l] == l && (W->sliced || W->phase[l] == taken);
 }
 
 /* The fragment whose sync worker w's parameter backward of layer l joins
@@ -386,7 +407,7 @@ static int taken_fragment(const world *W, const worker *w, int l) {
 /* Does worker w's forward of layer l in its current step wait for l's
  * reduction (gate[l] is take + 1 + tau, its own tau tau_extra later)? */
 static int gated(const world *W, const worker *w, int l) {
-    return W->gate[l] <= w->step - W->cfg->tau_extra[w - W->w];
+    return W->gate[W->lead[l]] <= w->step - W->cfg->tau_extra[w - W->w];
 }
 
 /* Payload bytes of layer l's reduction for fragment frag[l]. */
@@ -534,6 +555,30 @@ static void block(world *W, int wi, int list) {
 static void arrive(world *W, int wi, int l, int64_t t, int64_t now);
 static void op_next(world *W, int wi, int64_t now);
 
+/* Offload: worker wi, about to arrive for layer l, waits when the outer
+ * state of l's fragment is not on its accelerator yet (the pseudo-
+ * gradient needs it); its EV_COPY comes when the copy ends.  Returns 1
+ * when it waits. */
+static int copy_wait(world *W, int wi, int l, int64_t now) {
+    if (!W->off) return 0;
+    worker *w = &W->w[wi];
+    int64_t t = off_ready_at(W->off, wi, taken_fragment(W, w, l));
+    if (t <= now) return 0;
+    w->state = W_BLOCKED;
+    w->wait_on = WAIT_COPY;
+    w->epoch++;
+    push(W, t, CLS_COMPUTE + (uint32_t)wi, EV_COPY, wi, w->epoch, 0);
+    return 1;
+}
+
+/* Worker wi arrives for layer l after its current step (once its copy,
+ * if any, is in), and goes on with its next op. */
+static void arrive_next(world *W, int wi, int l, int64_t now) {
+    if (copy_wait(W, wi, l, now)) return;
+    arrive(W, wi, l, W->w[wi].step, now);
+    op_next(W, wi, now);
+}
+
 /* Wakes the workers on wait list `list`: a layer's blocked forwards go
  * on; a fragment's held arrivals (continue) are made now. */
 static void wake(world *W, int list, int64_t now) {
@@ -549,8 +594,7 @@ static void wake(world *W, int list, int64_t now) {
             } else {
                 int layer, kind;
                 op_of(W, w->op, &layer, &kind);
-                arrive(W, wi, layer, w->step, now);
-                op_next(W, wi, now);
+                arrive_next(W, wi, layer, now);
             }
         }
         wi = next;
@@ -612,6 +656,7 @@ static int fsync_layer_done(world *W, int f, int64_t now, int *synced) {
     fs->epoch++; /* its timeout, if pending, is void */
     for (int i = 0; i < W->M; i++) {
         worker *w = &W->w[i];
+        if (W->off) off_copy_out(W->off, i, f, now);
         W->member[i] = w->pend_layers[f] == W->frag_size[f];
         *synced |= W->member[i];
         w->pend_layers[f] = 0;
@@ -809,7 +854,7 @@ static void try_advance(world *W, int wi, int64_t now) {
     int layer, kind;
     op_of(W, w->op, &layer, &kind);
     if (W->blocking && kind == OP_FWD && gated(W, w, layer)) {
-        block(W, wi, layer);
+        block(W, wi, W->lead[layer]);
         return;
     }
     w->state = W_BUSY;
@@ -845,9 +890,21 @@ static void on_op_done(world *W, int wi, int64_t now) {
             block(W, wi, W->L + f);
             return;
         }
-        arrive(W, wi, layer, w->step, now);
+        arrive_next(W, wi, layer, now);
+        return;
     }
     op_next(W, wi, now);
+}
+
+/* Offload: worker wi's copy-in has ended; the arrival it held is made. */
+static void on_copy(world *W, int wi, uint32_t epoch, int64_t now) {
+    worker *w = &W->w[wi];
+    if (w->state != W_BLOCKED || w->wait_on != WAIT_COPY || w->epoch != epoch)
+        return;
+    w->state = W_READY;
+    int layer, kind;
+    op_of(W, w->op, &layer, &kind);
+    arrive_next(W, wi, layer, now);
 }
 
 /* Worker wi is done with its current op: on to the next, or the next
@@ -862,7 +919,7 @@ static void op_next(world *W, int wi, int64_t now) {
         w->step++;
         W->idle_failures = 0;
         report_progress(W);
-        if (w->step <= W->T) begin_step(W, w, wi);
+        if (w->step <= W->T) begin_step(W, w, wi, now);
     }
     try_advance(W, wi, now);
 }
@@ -886,7 +943,7 @@ static void cancel_op(world *W, worker *w, int64_t now) {
 /* Removes a blocked worker from its layer's waiting list. */
 static void unwait(world *W, int wi) {
     worker *w = &W->w[wi];
-    if (w->state != W_BLOCKED) return;
+    if (w->state != W_BLOCKED || w->wait_on == WAIT_COPY) return;
     int *p = &W->waiters[w->wait_on];
     while (*p >= 0 && *p != wi) p = &W->wait_next[*p];
     if (*p == wi) *p = W->wait_next[wi];
@@ -947,7 +1004,7 @@ static void rejoin(world *W, int wi, int64_t step, int64_t now) {
     }
     if (w->state == W_REJOINING) idle_span(W, wi, "rejoin_wait", now);
     w->state = W_READY;
-    begin_step(W, w, wi);
+    begin_step(W, w, wi, now);
     try_advance(W, wi, now);
 }
 
@@ -1005,7 +1062,7 @@ static void dp_resume(world *W, int64_t now) {
     for (int i = 0; i < W->M; i++) {
         idle_span(W, i, "stalled", now);
         W->w[i].state = W_READY;
-        begin_step(W, &W->w[i], i);
+        begin_step(W, &W->w[i], i, now);
     }
     for (int i = 0; i < W->M; i++) try_advance(W, i, now);
 }
@@ -1380,11 +1437,39 @@ static void check_inputs(world *W) {
     /* a download too large for 64 bits only matters once one starts */
     double dl = c->params * c->recovery_bytes_per_param;
     W->dl_bytes = dl >= 0 && dl < 1.8e19 ? (uint64_t)llround(dl) : UINT64_MAX;
-    for (int i = 0; i < W->M; i++) {
-        int64_t ns;
-        if (ns_of(c->latency_ms[i] * 1e-3, &ns))
-            stop(W, "worker %d: a latency of %s ms does not fit in 2^62 ns",
-                 i, msg_number(c->latency_ms[i], b));
+    for (int i = 0; i < W->M; i++)
+        for (int j = 0; j < W->M; j++) {
+            int64_t ns;
+            double ms = scn_latency_ms(c, i, j);
+            if (ns_of(ms * 1e-3, &ns))
+                stop(W, "workers %d and %d: a latency of %s ms does not fit "
+                     "in 2^62 ns", i, j, msg_number(ms, b));
+        }
+}
+
+/* Which reduction carries each layer.  DP with dp_bucket_mb: buckets of
+ * layers in backward order (L-1 down to 0), each closed once its payload
+ * reaches dp_bucket_mb MB, the last one with what is left; a bucket is
+ * one all-reduce of its layers' bytes, ready when the gradient of its
+ * lowest layer is, and the forward of each of its layers waits for it.
+ * Otherwise every layer is its own reduction. */
+static void buckets_init(world *W) {
+    double cap = W->sch.method == SCHED_DP ? W->cfg->dp_bucket_mb * 1e6 : 0;
+    uint64_t acc = 0;
+    int top = W->L - 1; /* the open bucket's highest layer */
+    for (int l = W->L - 1; l >= 0; l--) {
+        W->lead[l] = l;
+        if (cap <= 0) {
+            if (!W->sliced) W->frag_size[W->frag[l]]++; /* sliced: counted */
+            continue;
+        }
+        acc += W->bytes[l];
+        if ((double)acc < cap && l > 0) continue;
+        for (int k = l; k <= top; k++) W->lead[k] = l;
+        W->bytes[l] = acc; /* the bucket's payload, at its lead */
+        W->frag_size[0]++;
+        acc = 0;
+        top = l - 1;
     }
 }
 
@@ -1406,8 +1491,9 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     W->net_at = INT64_MAX;
     W->forward_first = c->reduce_order == SCN_FORWARD_FIRST;
     W->blocking = !scn_late_continues(c);
+    int offload = c->offload_outer && c->sched.method != SCHED_DP;
     W->fast = !c->full && !(h && (h->span || h->observe)) &&
-              c->faults.mtbf_s == 0 && !c->trace_path[0];
+              c->faults.mtbf_s == 0 && !c->trace_path[0] && !offload;
     W->jumps = W->fast && c->straggler_prob == 0;
     W->period = W->sch.H;
     W->timeout_ns = llround(c->sync_timeout_s * 1e9); /* <= 1e18 (loader) */
@@ -1431,6 +1517,9 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     ALLOC(W->merge_step, M);
     ALLOC(W->wait_next, M);
     ALLOC(W->frag_size, P);
+    ALLOC(W->lead, L);
+    ALLOC(W->flist, P);
+    ALLOC(W->outer_bytes, P);
     ALLOC(W->lat, (size_t)M * M);
     ALLOC(W->nom_cum, 3 * L);
 
@@ -1449,8 +1538,21 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         }
         W->frag[l] = sched_layer_fragment(&W->sch, l);
         W->phase[l] = sched_offset(&W->sch, W->frag[l]);
-        W->frag_size[W->frag[l]]++;
         W->bytes[l] = run_layer_bytes(c, codec, l);
+    }
+    buckets_init(W);
+    if (offload) {
+        /* outer parameters and momentum in fp32: 8 bytes a parameter,
+         * twice a layer's fp32 payload */
+        codec_spec fp32 = {CODEC_FP32, 0};
+        for (int l = 0; l < L; l++)
+            for (int p = 0; p < P; p++)
+                if (W->sliced || W->frag[l] == p)
+                    W->outer_bytes[p] += 2 * (W->sliced
+                        ? run_slice_bytes(c, fp32, l, p, P) : run_layer_bytes(c, fp32, l));
+        double gbit = c->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
+        W->off = off_new(M, P, c->host_gbps * gbit / 8);
+        if (!W->off) return MSG_ENOMEM;
     }
     for (int p = 0; p < P; p++) {
         ALLOC(W->fs[p].arrived, M);
@@ -1469,7 +1571,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     double max_lat = 0;
     for (int i = 0; i < M && !W->stopped; i++)
         for (int j = 0; j < M; j++) {
-            double ms = (c->latency_ms[i] + c->latency_ms[j]) / 2;
+            double ms = scn_latency_ms(c, i, j);
             ns_of(ms * 1e-3, &W->lat[i * M + j]); /* checked above */
             if (ms > max_lat) max_lat = ms;
         }
@@ -1481,10 +1583,12 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
 
     W->net = net_new(2 * M);
     if (!W->net) return MSG_ENOMEM;
+    /* payload bytes get the efficiency's share of the line rate */
     double gbit = c->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
+    double rate = gbit / 8 * c->efficiency;
     for (int i = 0; i < M; i++) {
-        net_link_set(W->net, 2 * i, c->up_gbps[i] * gbit / 8);
-        net_link_set(W->net, 2 * i + 1, c->down_gbps[i] * gbit / 8);
+        net_link_set(W->net, 2 * i, c->up_gbps[i] * rate);
+        net_link_set(W->net, 2 * i + 1, c->down_gbps[i] * rate);
     }
     W->coll = coll_new(W->net, M, c->collective, W->lat, W->flow_cap,
                        TAG_COLL, on_coll_done, W);
@@ -1515,7 +1619,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         w->dl_flow = -1;
         w->factor = NAN; /* no factor yet: never equal to one */
         w->state = W_READY;
-        begin_step(W, w, i);
+        begin_step(W, w, i, 0);
         next_failure(W, i);
     }
     return 0;
@@ -1548,7 +1652,9 @@ static void world_free(world *W) {
         free(W->mark[k].sig.p);
     }
     free(W->sig.p);
-    free(W->frag_size), free(W->lat), free(W->nom_cum);
+    off_free(W->off);
+    free(W->flist), free(W->outer_bytes);
+    free(W->frag_size), free(W->lead), free(W->lat), free(W->nom_cum);
     if (W->coll) coll_free(W->coll);
     if (W->net) net_free(W->net);
     if (W->faults) faults_free(W->faults);
@@ -1630,6 +1736,7 @@ static void fill_result(const world *W, int done, uint64_t events,
         r->lost_ns = w->lost;
         r->lost_compute_s = (double)w->lost * 1e-9;
         r->failures = w->failures;
+        r->outer_device_peak_bytes = W->off ? off_peak_bytes(W->off, i) : 0;
         out->compute_ns = sum_ns(out->compute_ns, w->busy);
         out->useful_ns = sum_ns(out->useful_ns, r->useful_ns);
         out->lost_ns = sum_ns(out->lost_ns, w->lost);
@@ -1699,6 +1806,9 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
             break;
         case EV_TIMEOUT:
             on_timeout(&W, ev.a, ev.b, now);
+            break;
+        case EV_COPY:
+            on_copy(&W, ev.a, ev.b, now);
             break;
         }
         W.events++;

@@ -49,6 +49,9 @@ typedef struct {
     double lost_compute_s;  /* s of compute whose result was lost */
     int64_t lost_ns;        /* the same in ns */
     int64_t failures;
+    uint64_t outer_device_peak_bytes; /* method.offload_outer: the most
+                               bytes of outer parameters and momentum on
+                               its accelerator at once; 0 without */
 } run_worker;
 
 #define RUN_REASON_MAX 128

@@ -757,6 +757,66 @@ START_TEST(parameters_first_starts_reduction_earlier) {
 }
 END_TEST
 
+/* DP gradient buckets, 2 layers of 2e6 bytes (bf16), a 1.2 s step (every
+ * op 0.2 s), 4e6 B/s links, one-way latency lam.  A ring step of a layer
+ * is lam + 1e6/4e6 = lam + 0.25 s; of the whole-model bucket lam + 0.5.
+ *   per layer: L1 ready at 0.8, [0.8, 0.8 + 2(lam + 0.25)], L0 (ready at
+ *              1.2) after it: period 0.8 + 4(lam + 0.25) = 1.8 + 4 lam
+ *   one bucket: ready at 1.2 (L0's gradient), period 1.2 + 2(lam + 0.5)
+ *              = 2.2 + 2 lam
+ * lam 0: 18 s against 22 s; lam 0.5: 38 s against 32 s.  Same bytes. */
+START_TEST(dp_buckets_by_hand) {
+    static const char *dp = "{\"model\": {\"params\": 2e6, \"layers\": 2,"
+        " \"step_time_s\": 1.2}, \"workers\": {\"count\": 2},"
+        " \"network\": {\"bandwidth_gbps\": 0.032},"
+        " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
+    for (int k = 0; k < 2; k++) {
+        double lam = 0.5 * k;
+        char l[64];
+        snprintf(l, sizeof l, "network.latency_ms=%g", lam * 1e3);
+        run_result layer = SIM(NULL, dp, l);
+        run_result one = SIM(NULL, dp, l, "method.dp_bucket_mb=4");
+        run_result small = SIM(NULL, dp, l, "method.dp_bucket_mb=1");
+        ck_assert_int_eq(NS(layer.wall_time_s), NS(10 * (1.8 + 4 * lam)));
+        ck_assert_int_eq(NS(one.wall_time_s), NS(10 * (2.2 + 2 * lam)));
+        /* a bucket of at most one layer's bytes is the per-layer case */
+        ck_assert_int_eq(NS(small.wall_time_s), NS(layer.wall_time_s));
+        ck_assert(one.bytes_sent_total == layer.bytes_sent_total);
+        ck_assert_int_eq(one.syncs, layer.syncs);
+    }
+}
+END_TEST
+
+/* Outer state offloaded to the host (method.offload_outer): DiLoCo, 2
+ * workers, 1 layer, H 3, 1.2 s steps (three 0.4 s ops), unbounded WAN,
+ * 1e6 parameters: 8e6 bytes of outer parameters and momentum, copied at
+ * 4e6 B/s (0.032 Gbit/s) in 2 s each way.
+ *   step 3 begins at 2.4: copy-in [2.4, 4.4]; its parameter backward ends
+ *          at 3.6 and waits for it: the sync is at 4.4, copy-out [4.4, 6.4]
+ *   steps 4, 5 [4.4, 6.8]; step 6 begins at 6.8: copy-in [6.8, 8.8], its
+ *          backward ends at 8.0 and waits: the last sync at 8.8
+ * wall 8.8 s against 7.2 s without offload; one fragment on the
+ * accelerator at a time: 8e6 bytes at most.  A host link 100x faster
+ * hides the copies (each 0.02 s, inside the step): 7.2 s. */
+START_TEST(offload_outer_by_hand) {
+    static const char *dl = "{\"model\": {\"params\": 1e6, \"layers\": 1,"
+        " \"step_time_s\": 1.2, \"host_gbps\": 0.032},"
+        " \"workers\": {\"count\": 2}, \"network\": {\"bandwidth_gbps\": \"inf\"},"
+        " \"method\": {\"name\": \"diloco\", \"H\": 3}, \"steps\": 6}";
+    run_result off = SIM(NULL, dl, "method.offload_outer=true");
+    run_result on = SIM(NULL, dl, "method.offload_outer=false");
+    run_result fast = SIM(NULL, dl, "method.offload_outer=true", "model.host_gbps=3.2");
+    ck_assert_int_eq(NS(off.wall_time_s), NS(8.8));
+    ck_assert_int_eq(NS(on.wall_time_s), NS(7.2));
+    ck_assert_int_eq(NS(fast.wall_time_s), NS(7.2));
+    ck_assert_int_eq(NS(off.compute_time_s), NS(2 * 7.2));
+    for (int w = 0; w < 2; w++) {
+        ck_assert(off.per_worker[w].outer_device_peak_bytes == 8000000);
+        ck_assert(on.per_worker[w].outer_device_peak_bytes == 0);
+    }
+}
+END_TEST
+
 /* The world of test 1 with sequential fragments, F0 = {0,1}, F1 = {2,3}:
  *   step 1 [0, 1.2]         take F0: L1 ready 1.0  -> [1.0, 1.92]
  *                                    L0 ready 1.2  -> [1.92, 2.84]
@@ -1023,6 +1083,8 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, recovery_download_finite_bandwidth);
     tcase_add_test(tc, recovery_download_shares_link_with_ring);
     tcase_add_test(tc, split_changes_overlap);
+    tcase_add_test(tc, dp_buckets_by_hand);
+    tcase_add_test(tc, offload_outer_by_hand);
     tcase_add_test(tc, parameters_first_starts_reduction_earlier);
     tcase_add_test(tc, layout_sequential_vs_strided);
     tcase_add_test(tc, order_rotated_vs_ascending);

@@ -259,6 +259,41 @@ START_TEST(run_json_memory) {
 }
 END_TEST
 
+/* The run measures the outer state on each accelerator from the host
+ * copies it simulates (sim/offload.h); with copies that take no time it
+ * is the closed form where a fragment's sync ends at its apply step or
+ * its windows never overlap: 36 fragments 2 or 3 steps apart in flight
+ * for 2 steps (one at a time), outer overlap (every fragment always),
+ * DiLoCo (its one fragment). */
+START_TEST(run_peak_is_the_closed_form) {
+    const char *texts[] = {
+        "{\"model\": {\"params\": 1e6, \"layers\": 36, \"host_gbps\": 1e9}, "
+        "\"method\": {\"H\": 100, \"fragments\": 36, \"tau\": 1, "
+        "\"offload_outer\": true}, \"steps\": 300}",
+        "{\"model\": {\"params\": 1e6, \"layers\": 4, \"host_gbps\": 1e9}, "
+        "\"network\": {\"bandwidth_gbps\": 0.01}, \"method\": {\"fragments\": "
+        "4, \"H\": 8, \"overlap\": \"outer\", \"offload_outer\": true}, "
+        "\"steps\": 40}",
+        "{\"model\": {\"params\": 1e6, \"layers\": 2, \"host_gbps\": 1e9}, "
+        "\"method\": {\"name\": \"diloco\", \"H\": 5, \"offload_outer\": "
+        "true}, \"steps\": 40}"};
+    const int flight[] = {1, 4, 1};
+    for (int k = 0; k < 3; k++) {
+        scn_config c = load(texts[k]);
+        run_result r;
+        mem_worker m;
+        char err[256];
+        ck_assert_msg(!run_simulate(&c, NULL, &r, err, sizeof err), "%s", err);
+        ck_assert(!mem_worker_of(&c, &m, err, sizeof err));
+        ck_assert_int_eq(m.in_flight, flight[k]);
+        for (int w = 0; w < c.workers; w++)
+            ck_assert_uint_eq(r.per_worker[w].outer_device_peak_bytes,
+                              m.outer_parameters_bytes +
+                                  m.outer_momentum_bytes);
+    }
+}
+END_TEST
+
 static Suite *make_suite(void) {
     Suite *s = suite_create("memory");
     TCase *tc = tcase_create("memory");
@@ -270,6 +305,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, sliced_fragment);
     tcase_add_test(tc, in_flight_matches_the_schedule);
     tcase_add_test(tc, run_json_memory);
+    tcase_add_test(tc, run_peak_is_the_closed_form);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -31,33 +31,35 @@ static mem_worker memory(const char *json) {
     return m;
 }
 
+/* The parts of m for N parameters: 2 + 2 + 8 B each, and `outer` B of
+ * outer parameters and momentum (half each). */
+static void ck_parts(const mem_worker *m, uint64_t N, uint64_t outer) {
+    ck_assert_uint_eq(m->params, N);
+    ck_assert_uint_eq(m->parameters_bytes, 2 * N);
+    ck_assert_uint_eq(m->gradients_bytes, 2 * N);
+    ck_assert_uint_eq(m->inner_optimizer_bytes, 8 * N);
+    ck_assert_uint_eq(m->outer_parameters_bytes, outer / 2 * N);
+    ck_assert_uint_eq(m->outer_momentum_bytes, outer / 2 * N);
+    ck_assert_uint_eq(m->accelerator_bytes, (12 + outer) * N);
+    ck_assert_double_eq(mem_bytes_per_param(m), 12.0 + (double)outer);
+}
+
 /* 2 + 2 + 8 B per parameter for DP; + 4 + 4 for DiLoCo and streaming.
  * model.params is rounded to whole parameters (1000.4 -> 1000). */
 START_TEST(bytes_per_parameter) {
     mem_worker m = memory("{\"model\": {\"params\": 1e9}, \"method\": "
                           "{\"name\": \"dp\", \"offload_outer\": true}}");
-    ck_assert_uint_eq(m.params, 1000000000);
-    ck_assert_uint_eq(m.parameters_bytes, 2000000000);
-    ck_assert_uint_eq(m.gradients_bytes, 2000000000);
-    ck_assert_uint_eq(m.inner_optimizer_bytes, 8000000000);
-    ck_assert_uint_eq(m.outer_parameters_bytes, 0);
-    ck_assert_uint_eq(m.outer_momentum_bytes, 0);
-    ck_assert_uint_eq(m.accelerator_bytes, 12000000000);
+    ck_parts(&m, 1000000000, 0);
     ck_assert_int_eq(m.offload, 0); /* DP has no outer state to move */
-    ck_assert_double_eq(mem_bytes_per_param(&m), 12);
     m = memory("{\"model\": {\"params\": 1e9}, \"method\": {\"name\": "
                "\"diloco\"}}");
-    ck_assert_uint_eq(m.outer_parameters_bytes, 4000000000);
-    ck_assert_uint_eq(m.outer_momentum_bytes, 4000000000);
-    ck_assert_uint_eq(m.accelerator_bytes, 20000000000);
+    ck_parts(&m, 1000000000, 8);
     ck_assert_uint_eq(m.host_bytes, 0);
     ck_assert_uint_eq(m.fragment_params, 1000000000);
     m = memory("{\"model\": {\"params\": 1000.4, \"layers\": 3}, \"method\": "
                "{\"fragments\": 3}}");
-    ck_assert_uint_eq(m.params, 1000);
-    ck_assert_uint_eq(m.accelerator_bytes, 20000);
+    ck_parts(&m, 1000, 8);
     ck_assert_uint_eq(m.fragment_params, 334); /* layers of 333, 333, 334 */
-    ck_assert_double_eq(mem_bytes_per_param(&m), 20);
 }
 END_TEST
 

@@ -173,11 +173,11 @@ typedef struct {
     double cu;            /* compute utilization there */
     double wan_usd;       /* per month */
     double idle_usd;      /* per month: compute paid for but idle */
-    double egress_usd;    /* per month (0 without an egress price) */
     double total_usd;     /* wan_usd + idle_usd + egress_usd */
     int is_least;         /* the least sufficient bandwidth */
     int cheapest_method;  /* cheapest of this method */
     int cheapest_overall; /* cheapest of all */
+    double egress_usd;    /* per month (0 without an egress price) */
     /* simulated for explain, an egress price or a training: */
     int has_run;
     plan_run run;         /* the scenario's steps at this bandwidth */

@@ -431,6 +431,7 @@ static int find_sensitivity(work *w, const plan_spec *spec, plan_result *out,
                                           CH_MTBF};
     int nb = PLAN_NSENS * w->n;
     void *ctx[PLAN_NSENS * SCN_MAX_VARIANTS] = {0};
+    if (nb < 1) return 0;
     for (int b = 0; b < nb; b++) {
         w->sens[b] = (changed){&w->bw[b % w->n], ch[b / w->n],
                                out->mtbf_hours * 3600, 0, 0};

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../models/msg.h"
+#include "memory.h"
 #include "version.h"
 
 void report_number(FILE *f, double x) {
@@ -178,6 +179,16 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     field_s(f, "lost_compute_s", r->lost_ns);
     field_bytes(f, "recovery_bytes", r->recovery_bytes);
     fprintf(f, "  \"events\": %" PRIu64 ",\n", r->events);
+    mem_worker mem; /* of the config; null if it cannot be had */
+    int offloaded = 0;
+    key(f, "memory_per_worker");
+    if (mem_worker_of(c, &mem, err, sizeof err)) {
+        fputs("null", f);
+    } else {
+        mem_write_json(f, &mem);
+        offloaded = mem.offload;
+    }
+    fputs(",\n", f);
     fputs("  \"per_worker\": [\n", f);
     for (int i = 0; i < r->workers; i++) {
         const run_worker *w = &r->per_worker[i];
@@ -190,8 +201,11 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
         fprintf(f, ", \"bytes_sent\": %" PRIu64, w->bytes_sent);
         fprintf(f, ", \"bytes_received\": %" PRIu64, w->bytes_received);
         fprintf(f, ", \"lost_compute_s\": %s", report_seconds(w->lost_ns, b));
-        fprintf(f, ", \"failures\": %lld}%s\n", (long long)w->failures,
-                i + 1 < r->workers ? "," : "");
+        fprintf(f, ", \"failures\": %lld", (long long)w->failures);
+        if (offloaded) /* measured by the run, against memory_per_worker */
+            fprintf(f, ", \"outer_device_peak_bytes\": %" PRIu64,
+                    w->outer_device_peak_bytes);
+        fprintf(f, "}%s\n", i + 1 < r->workers ? "," : "");
     }
     fputs("  ]\n}\n", f);
 }

@@ -256,6 +256,9 @@ typedef struct {
     int64_t *lat;       /* M x M one-way latencies, ns */
     offload *off;       /* method.offload_outer: the host copies; NULL */
     int *flist;         /* scratch: P fragment ids */
+    int64_t *out_step;  /* offload, per worker and fragment: the step at
+                           whose start its merged state goes back to the
+                           host (0: none pending) */
     uint64_t *outer_bytes; /* per fragment: its outer parameters and
                               momentum, bytes (offload) */
     double flow_cap;    /* bytes/s cap of every flow (TCP window) */
@@ -394,11 +397,14 @@ static void copy_in(world *W, int wi, int64_t t, int64_t now) {
 
 /* Draws the factor of the step a worker is about to start, notes the
  * fragment taken after it, and (offload) starts copying its state in. */
+static void offload_merged(world *W, int wi, int64_t now);
+
 static void begin_step(world *W, worker *w, int wi, int64_t now) {
     const scn_config *c = W->cfg;
     w->taken = sched_take_phase(&W->sch, w->step, W->T);
     if (W->sliced && w->taken)
         sched_taken_after(&W->sch, w->step, W->T, &w->tfrag); /* P <= H */
+    if (W->off) offload_merged(W, wi, now);
     if (W->off && w->taken && w->joined) /* the outer state of what this */
         copy_in(W, wi, w->step, now);     /* step's end takes */
     double f = 1.0 / c->speed[wi];
@@ -625,6 +631,30 @@ static void wake(world *W, int list, int64_t now) {
 static void rejoin_waiting(world *W, int64_t step, int64_t now);
 static void dp_commit(world *W);
 
+/* Offload: fragment f's sync is over; worker i merges its result at the
+ * start of merge_step[i] and then its outer state goes back to the host
+ * (now if i has begun that step or is not in the group; else begin_step
+ * does it when i gets there). */
+static void offload_after_sync(world *W, int i, int f, int64_t now) {
+    int64_t m = W->merge_step[i];
+    if (m < 0 || W->w[i].step >= m)
+        off_copy_out(W->off, i, f, now);
+    else
+        W->out_step[i * W->P + f] = m;
+}
+
+/* Offload: worker wi begins its current step: the fragments merged now
+ * go back to the host. */
+static void offload_merged(world *W, int wi, int64_t now) {
+    for (int f = 0; f < W->P; f++) {
+        int64_t *m = &W->out_step[wi * W->P + f];
+        if (*m && W->w[wi].step >= *m) {
+            off_copy_out(W->off, wi, f, now);
+            *m = 0;
+        }
+    }
+}
+
 /* Opens fragment f's sync taken after t at its first arrival, and its
  * timeout. */
 static void fsync_open(world *W, int f, int64_t t, int64_t now) {
@@ -677,7 +707,6 @@ static int fsync_layer_done(world *W, int f, int64_t now, int *synced) {
     fs->epoch++; /* its timeout, if pending, is void */
     for (int i = 0; i < W->M; i++) {
         worker *w = &W->w[i];
-        if (W->off) off_copy_out(W->off, i, f, now);
         W->member[i] = w->pend_layers[f] == W->frag_size[f];
         *synced |= W->member[i];
         w->pend_layers[f] = 0;
@@ -698,6 +727,7 @@ static int fsync_layer_done(world *W, int f, int64_t now, int *synced) {
                 count_delay(&W->delays, W->merge_step[i] - 1 - take);
         }
     }
+    for (int i = 0; W->off && i < W->M; i++) offload_after_sync(W, i, f, now);
     observe(W, RUN_EV_SYNCED, -1, f, take, -1, now);
     if (*synced && W->sch.method == SCHED_DP) {
         W->dp_synced = take;
@@ -1616,6 +1646,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     ALLOC(W->frag_size, P);
     ALLOC(W->lead, L);
     ALLOC(W->flist, P);
+    ALLOC(W->out_step, (size_t)M * P);
     ALLOC(W->outer_bytes, P);
     ALLOC(W->lat, (size_t)M * M);
     ALLOC(W->nom_cum, 3 * L);
@@ -1767,7 +1798,7 @@ static void world_free(world *W) {
     }
     free(W->sig.p);
     off_free(W->off);
-    free(W->flist), free(W->outer_bytes);
+    free(W->flist), free(W->outer_bytes), free(W->out_step);
     free(W->frag_size), free(W->lead), free(W->lat), free(W->nom_cum);
     if (W->coll) coll_free(W->coll);
     if (W->net) net_free(W->net);

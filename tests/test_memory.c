@@ -263,10 +263,11 @@ END_TEST
 
 /* The run measures the outer state on each accelerator from the host
  * copies it simulates (sim/offload.h); with copies that take no time it
- * is the closed form where a fragment's sync ends at its apply step or
- * its windows never overlap: 36 fragments 2 or 3 steps apart in flight
- * for 2 steps (one at a time), outer overlap (every fragment always),
- * DiLoCo (its one fragment). */
+ * is the closed form (a fragment stays from the start of its take step
+ * until its merge after the apply step): 36 fragments 2 or 3 steps apart
+ * in flight for 2 steps (one at a time), outer overlap (every fragment
+ * always), DiLoCo (its one fragment), and P 4 at H 8 with tau 3 (each
+ * fragment 4 steps on the accelerator, a new one every 2: two at once). */
 START_TEST(run_peak_is_the_closed_form) {
     const char *texts[] = {
         "{\"model\": {\"params\": 1e6, \"layers\": 36, \"host_gbps\": 1e9}, "
@@ -278,9 +279,12 @@ START_TEST(run_peak_is_the_closed_form) {
         "\"steps\": 40}",
         "{\"model\": {\"params\": 1e6, \"layers\": 2, \"host_gbps\": 1e9}, "
         "\"method\": {\"name\": \"diloco\", \"H\": 5, \"offload_outer\": "
-        "true}, \"steps\": 40}"};
-    const int flight[] = {1, 4, 1};
-    for (int k = 0; k < 3; k++) {
+        "true}, \"steps\": 40}",
+        "{\"model\": {\"params\": 1e6, \"layers\": 4, \"host_gbps\": 1e9}, "
+        "\"method\": {\"fragments\": 4, \"H\": 8, \"tau\": 3, "
+        "\"offload_outer\": true}, \"steps\": 40}"};
+    const int flight[] = {1, 4, 1, 2};
+    for (int k = 0; k < 4; k++) {
         scn_config c = load(texts[k]);
         run_result r;
         mem_worker m;

@@ -704,7 +704,7 @@ START_TEST(test_unknown_keys) {
     FAIL(IN("network", "\"bandwidth\": 1"),
          "s.json:3:5: network.bandwidth: unknown key (expected one of: "
          "bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
-         "reduce_order, gbit, tcp_window_mb, transport, tcp_init_window_kb, "
+         "reduce_order, gbit, tcp_window_mb, transport, completion, tcp_init_window_kb, "
          "tcp_slow_start_after_idle, efficiency, collective_overhead_ms, "
          "latency_matrix_ms, ring_order)");
     FAIL(IN("method", "\"P\": 4"),

@@ -96,6 +96,9 @@ struct coll {
     uint64_t tag_base;
     coll_done_fn done;
     void *ctx;
+    coll_member_fn member_done; /* coll_set_member_done(), or NULL */
+    int *inleft;        /* all_to_all's all-gather: per member index, its
+                           incoming flows still running */
 
     /* FIFO: jobs q[head .. head+len), member masks in qmask, nw bytes each,
      * same slots.  The head job runs when `running`. */
@@ -267,7 +270,7 @@ static int64_t flow_lat(const coll *c, int i, int j) {
  * rate (its cap and its two links alone, as lone_rate() in net.c takes
  * them) and the same latency.  Sets alike_rate and alike_lat. */
 static int alike_ring(coll *c) {
-    if (!c->exclusive || c->tcp || c->algo != COLL_RING || c->m < 2)
+    if (!c->exclusive || c->tcp || c->member_done || c->algo != COLL_RING || c->m < 2)
         return 0;
     for (int k = 0; k < c->m; k++) {
         int i = c->mem[k], j = c->mem[(k + 1) % c->m];
@@ -537,6 +540,7 @@ void coll_free(coll *c) {
     free(c->order);
     free(c->cwin);
     free(c->cend);
+    free(c->inleft);
     free(c->q);
     free(c->qmask);
     free(c);
@@ -563,6 +567,49 @@ int coll_submit(coll *c, int64_t now, uint64_t bytes, const uint8_t *members,
     return 0;
 }
 
+/* Member index k of the running collective has all of its result. */
+static void member_has_it(coll *c, int64_t now, int k) {
+    c->member_done(c->ctx, now, c->q[c->head].tag, c->mem[k]);
+}
+
+/* Flow k of the current step has ended: the members it completes (see
+ * coll_set_member_done).  A star's hub has the sum once its gather ends
+ * (left is then 0); in the last step, a ring's flow k completes member
+ * k + 1, a star's member k + 1, an all-to-all's its receiver once all of
+ * that member's incoming flows have ended. */
+static void members_done(coll *c, int64_t now, int k) {
+    int M = c->m, last = c->step == c->nsteps - 1;
+    if (M <= 1) {
+        if (M == 1)
+            member_has_it(c, now, 0);
+        return;
+    }
+    switch (c->algo) {
+    case COLL_RING:
+        if (last)
+            member_has_it(c, now, (k + 1) % M);
+        break;
+    case COLL_STAR:
+        if (last)
+            member_has_it(c, now, k + 1);
+        else if (c->left == 0)
+            member_has_it(c, now, 0);
+        break;
+    case COLL_ALL_TO_ALL: {
+        if (!last)
+            break;
+        if (c->left == M * (M - 1) - 1) /* the step's first end */
+            for (int b = 0; b < M; b++)
+                c->inleft[b] = M - 1;
+        int a = k / (M - 1), b = k % (M - 1);
+        b += b >= a; /* flows run a -> b for b != a, in order */
+        if (--c->inleft[b] == 0)
+            member_has_it(c, now, b);
+        break;
+    }
+    }
+}
+
 void coll_on_flow_done(coll *c, int64_t now, int flow, uint64_t flow_tag) {
     if (!c->running || flow_tag < c->tag_base)
         return;
@@ -572,7 +619,10 @@ void coll_on_flow_done(coll *c, int64_t now, int flow, uint64_t flow_tag) {
     if (c->tcp)
         conn_close(c, (int)k, flow, now);
     c->flows[k] = -1;
-    if (--c->left > 0)
+    --c->left;
+    if (c->member_done)
+        members_done(c, now, (int)k);
+    if (c->left > 0)
         return;
     if (++c->step < c->nsteps)
         launch_step(c, now); /* OOM: stalls, see the header comment */
@@ -605,6 +655,16 @@ void coll_clear(coll *c, int64_t now) {
 
 int coll_pending(const coll *c) {
     return c->len;
+}
+
+int coll_set_member_done(coll *c, coll_member_fn fn) {
+    if (fn && !c->inleft) {
+        c->inleft = calloc((size_t)c->nw, sizeof *c->inleft);
+        if (!c->inleft)
+            return MSG_ENOMEM;
+    }
+    c->member_done = fn;
+    return 0;
 }
 
 void coll_set_exclusive(coll *c) {

@@ -74,6 +74,10 @@ typedef struct {
 
 typedef struct coll coll;
 
+/* Called when a member of the running collective has all of its result
+ * (coll_set_member_done), with the collective's tag and the worker. */
+typedef void (*coll_member_fn)(void *ctx, int64_t now, uint64_t tag, int worker);
+
 /* Called when a collective completes, with the tag it was submitted with. */
 typedef void (*coll_done_fn)(void *ctx, int64_t now, uint64_t tag);
 
@@ -173,6 +177,17 @@ double coll_tcp_restart(const coll_tcp *t, int64_t rtt_ns, double window,
  * the initial window if it never carried one; 0 without TCP or for a bad
  * pair. */
 double coll_conn_window(const coll *c, int i, int j);
+
+/* Reports to fn (NULL: off, the default) each member of a collective at
+ * the instant it has all of its result, before the collective's done
+ * callback: a ring's member when its last incoming flow (of the last
+ * all-gather step) ends; a star's hub when its gather ends, every other
+ * member when the hub's broadcast to it ends; an all-to-all's member when
+ * the last of its incoming all-gather flows ends; a single member at
+ * once.  A collective restarted by coll_remove_member reports its members
+ * again.  A stream with fn does not take the exclusive ring's shortcut.
+ * Returns 0 or MSG_ENOMEM. */
+int coll_set_member_done(coll *c, coll_member_fn fn);
 
 /* Parses "ring" | "all_to_all" | "star"; returns 0 or -1. */
 int coll_parse_algo(const char *name, coll_algo *out);

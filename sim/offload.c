@@ -60,9 +60,10 @@ void off_free(offload *o) {
     free(o);
 }
 
-/* ns of a copy of b bytes. */
+/* ns of a copy of b bytes, to the nearest ns (a copy far shorter than a
+ * ns takes none: the limit of instant copies is exact). */
 static int64_t copy_ns(const offload *o, uint64_t b) {
-    return (int64_t)ceil((double)b / o->rate * 1e9);
+    return (int64_t)llround((double)b / o->rate * 1e9);
 }
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }

@@ -6,14 +6,17 @@
  * Each worker has one host-to-accelerator and one accelerator-to-host
  * copy engine (PCIe is full duplex), each a FIFO at a fixed rate.  The
  * outer parameters and outer momentum of fragment f are copied in before
- * the worker takes f's pseudo-gradient, and copied out once f's sync is
- * over (its outer step applied); the next copy-in of f waits for that
- * copy-out.  A fragment occupies accelerator memory from the start of its
- * copy-in to the end of its copy-out.
+ * the worker takes f's pseudo-gradient, and copied out once the worker
+ * has merged f's sync (its outer step applied); the next copy-in of f
+ * waits for that copy-out.  A fragment occupies accelerator memory from
+ * the start of its copy-in to the end of its copy-out, so a fragment
+ * merged at a step boundary and the next one taken there are both on the
+ * accelerator while their copies run.
  *
  * The module only does arithmetic on instants: the engine asks when a
  * copy ends and schedules what depends on it.  Instants are ns; a copy of
- * b bytes at r bytes/s lasts ceil(b / r * 1e9) ns.
+ * b bytes at r bytes/s lasts round(b / r * 1e9) ns (instant copies, far
+ * below a ns, take none).
  */
 #ifndef DILOSIM_OFFLOAD_H
 #define DILOSIM_OFFLOAD_H

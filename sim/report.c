@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../models/msg.h"
+#include "memory.h"
 #include "version.h"
 
 void report_number(FILE *f, double x) {
@@ -107,6 +108,47 @@ static void field_per_worker(FILE *f, const char *k, const double *v, int M) {
     fputs(",\n", f);
 }
 
+/* The network and memory keys beyond the ideal model, each only when it
+ * is not its default (so the output of a scenario that does not use them
+ * is what it was): transport (with its window and restart), completion,
+ * efficiency, collective_overhead_ms, the latency matrix, ring order, DP
+ * buckets and the offload with its host rate. */
+static void network_realism(FILE *f, const scn_config *c) {
+    int M = c->workers;
+    if (c->transport == SCN_TRANSPORT_TCP) {
+        field_str(f, "transport", "tcp");
+        field(f, "tcp_init_window_kb", c->tcp_init_window_kb);
+        field_int(f, "tcp_slow_start_after_idle", c->tcp_slow_start_after_idle);
+    }
+    if (c->completion == SCN_COMPLETION_MEMBER) field_str(f, "completion", "member");
+    if (c->efficiency != 1) field(f, "efficiency", c->efficiency);
+    if (c->collective_overhead_ms != 0)
+        field(f, "collective_overhead_ms", c->collective_overhead_ms);
+    if (c->has_latency_matrix) {
+        key(f, "latency_matrix_ms");
+        for (int i = 0; i < M; i++) {
+            fputs(i ? ", [" : "[[", f);
+            for (int j = 0; j < M; j++) {
+                if (j) fputs(", ", f);
+                report_number(f, c->latency_matrix_ms[i * M + j]);
+            }
+            fputc(']', f);
+        }
+        fputs("],\n", f);
+    }
+    if (c->has_ring_order) {
+        key(f, "ring_order");
+        for (int i = 0; i < M; i++) fprintf(f, "%s%d", i ? ", " : "[", c->ring_order[i]);
+        fputs("],\n", f);
+    }
+    if (c->sched.method == SCHED_DP && c->dp_bucket_mb > 0)
+        field(f, "dp_bucket_mb", c->dp_bucket_mb);
+    if (c->offload_outer && c->sched.method != SCHED_DP) {
+        field_int(f, "offload_outer", 1);
+        field(f, "host_gbps", c->host_gbps);
+    }
+}
+
 void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     sched_spec s = c->sched;
     s.layers = c->layers;
@@ -151,8 +193,10 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     field_str(f, "gbit", c->gbit == SCN_GBIT_BINARY ? "binary" : "si");
     field_per_worker(f, "up_gbps", c->up_gbps, c->workers);
     field_per_worker(f, "down_gbps", c->down_gbps, c->workers);
-    field_per_worker(f, "latency_ms", c->latency_ms, c->workers);
+    if (!c->has_latency_matrix) /* else latency_matrix_ms below */
+        field_per_worker(f, "latency_ms", c->latency_ms, c->workers);
     field(f, "tcp_window_mb", c->tcp_window_mb);
+    network_realism(f, c);
     field_per_worker(f, "speed", c->speed, c->workers);
     field(f, "straggler_probability", c->straggler_prob);
     field(f, "straggler_slowdown", c->straggler_slowdown);
@@ -178,6 +222,16 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     field_s(f, "lost_compute_s", r->lost_ns);
     field_bytes(f, "recovery_bytes", r->recovery_bytes);
     fprintf(f, "  \"events\": %" PRIu64 ",\n", r->events);
+    mem_worker mem; /* of the config; null if it cannot be had */
+    int offloaded = 0;
+    key(f, "memory_per_worker");
+    if (mem_worker_of(c, &mem, err, sizeof err)) {
+        fputs("null", f);
+    } else {
+        mem_write_json(f, &mem);
+        offloaded = mem.offload;
+    }
+    fputs(",\n", f);
     fputs("  \"per_worker\": [\n", f);
     for (int i = 0; i < r->workers; i++) {
         const run_worker *w = &r->per_worker[i];
@@ -190,8 +244,11 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
         fprintf(f, ", \"bytes_sent\": %" PRIu64, w->bytes_sent);
         fprintf(f, ", \"bytes_received\": %" PRIu64, w->bytes_received);
         fprintf(f, ", \"lost_compute_s\": %s", report_seconds(w->lost_ns, b));
-        fprintf(f, ", \"failures\": %lld}%s\n", (long long)w->failures,
-                i + 1 < r->workers ? "," : "");
+        fprintf(f, ", \"failures\": %lld", (long long)w->failures);
+        if (offloaded) /* measured by the run, against memory_per_worker */
+            fprintf(f, ", \"outer_device_peak_bytes\": %" PRIu64,
+                    w->outer_device_peak_bytes);
+        fprintf(f, "}%s\n", i + 1 < r->workers ? "," : "");
     }
     fputs("  ]\n}\n", f);
 }

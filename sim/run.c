@@ -171,6 +171,16 @@ typedef struct {       /* the outstanding reduction of one layer */
     int64_t started;   /* ns, handed to the communication stream */
 } reduction;
 
+/* network.completion member: a layer's all-reduce whose result some
+ * members have and others do not yet (from its first member's completion
+ * until the last one's). */
+typedef struct {
+    int64_t take;      /* step after which it was taken */
+    int64_t started;   /* ns, handed to the communication stream */
+    int pending;       /* members still without the result */
+    uint8_t *got;      /* per worker: has the result */
+} release;
+
 /* The start of a period, for the fast-forward: the world's signature and
  * the figures that add up. */
 #define FF_MARKS 4
@@ -223,6 +233,9 @@ typedef struct {
     faults *faults;
     worker *w;
     reduction *red;
+    int member_mode;    /* network.completion member: each worker passes
+                           its gate when it has the result (rel) */
+    release *rel;       /* per layer (member_mode) */
     int64_t *gate;      /* per layer: first step whose forward waits */
     int64_t *last_take; /* per layer: step of the newest reduction */
     int *frag;          /* per layer: fragment (sliced: of its current or
@@ -243,6 +256,9 @@ typedef struct {
     int64_t *lat;       /* M x M one-way latencies, ns */
     offload *off;       /* method.offload_outer: the host copies; NULL */
     int *flist;         /* scratch: P fragment ids */
+    int64_t *out_step;  /* offload, per worker and fragment: the step at
+                           whose start its merged state goes back to the
+                           host (0: none pending) */
     uint64_t *outer_bytes; /* per fragment: its outer parameters and
                               momentum, bytes (offload) */
     double flow_cap;    /* bytes/s cap of every flow (TCP window) */
@@ -381,11 +397,14 @@ static void copy_in(world *W, int wi, int64_t t, int64_t now) {
 
 /* Draws the factor of the step a worker is about to start, notes the
  * fragment taken after it, and (offload) starts copying its state in. */
+static void offload_merged(world *W, int wi, int64_t now);
+
 static void begin_step(world *W, worker *w, int wi, int64_t now) {
     const scn_config *c = W->cfg;
     w->taken = sched_take_phase(&W->sch, w->step, W->T);
     if (W->sliced && w->taken)
         sched_taken_after(&W->sch, w->step, W->T, &w->tfrag); /* P <= H */
+    if (W->off) offload_merged(W, wi, now);
     if (W->off && w->taken && w->joined) /* the outer state of what this */
         copy_in(W, wi, w->step, now);     /* step's end takes */
     double f = 1.0 / c->speed[wi];
@@ -410,7 +429,12 @@ static int taken_fragment(const world *W, const worker *w, int l) {
 /* Does worker w's forward of layer l in its current step wait for l's
  * reduction (gate[l] is take + 1 + tau, its own tau tau_extra later)? */
 static int gated(const world *W, const worker *w, int l) {
-    return W->gate[W->lead[l]] <= w->step - W->cfg->tau_extra[w - W->w];
+    int wi = (int)(w - W->w), lead = W->lead[l];
+    int64_t s = w->step - W->cfg->tau_extra[wi];
+    if (W->gate[lead] <= s) return 1;
+    if (!W->member_mode) return 0;
+    const release *g = &W->rel[lead]; /* the result has come to some */
+    return g->pending && !g->got[wi] && g->take + 1 + W->delay <= s;
 }
 
 /* Payload bytes of layer l's reduction for fragment frag[l]. */
@@ -607,6 +631,30 @@ static void wake(world *W, int list, int64_t now) {
 static void rejoin_waiting(world *W, int64_t step, int64_t now);
 static void dp_commit(world *W);
 
+/* Offload: fragment f's sync is over; worker i merges its result at the
+ * start of merge_step[i] and then its outer state goes back to the host
+ * (now if i has begun that step or is not in the group; else begin_step
+ * does it when i gets there). */
+static void offload_after_sync(world *W, int i, int f, int64_t now) {
+    int64_t m = W->merge_step[i];
+    if (m < 0 || W->w[i].step >= m)
+        off_copy_out(W->off, i, f, now);
+    else
+        W->out_step[i * W->P + f] = m;
+}
+
+/* Offload: worker wi begins its current step: the fragments merged now
+ * go back to the host. */
+static void offload_merged(world *W, int wi, int64_t now) {
+    for (int f = 0; f < W->P; f++) {
+        int64_t *m = &W->out_step[wi * W->P + f];
+        if (*m && W->w[wi].step >= *m) {
+            off_copy_out(W->off, wi, f, now);
+            *m = 0;
+        }
+    }
+}
+
 /* Opens fragment f's sync taken after t at its first arrival, and its
  * timeout. */
 static void fsync_open(world *W, int f, int64_t t, int64_t now) {
@@ -659,7 +707,6 @@ static int fsync_layer_done(world *W, int f, int64_t now, int *synced) {
     fs->epoch++; /* its timeout, if pending, is void */
     for (int i = 0; i < W->M; i++) {
         worker *w = &W->w[i];
-        if (W->off) off_copy_out(W->off, i, f, now);
         W->member[i] = w->pend_layers[f] == W->frag_size[f];
         *synced |= W->member[i];
         w->pend_layers[f] = 0;
@@ -680,6 +727,7 @@ static int fsync_layer_done(world *W, int f, int64_t now, int *synced) {
                 count_delay(&W->delays, W->merge_step[i] - 1 - take);
         }
     }
+    for (int i = 0; W->off && i < W->M; i++) offload_after_sync(W, i, f, now);
     observe(W, RUN_EV_SYNCED, -1, f, take, -1, now);
     if (*synced && W->sch.method == SCHED_DP) {
         W->dp_synced = take;
@@ -699,13 +747,11 @@ static void layer_closed(world *W, int l, int64_t now) {
     if (synced) rejoin_waiting(W, W->resume_step, now);
 }
 
-static void reduction_done(world *W, int l, int64_t now) {
+/* Layer l's all-reduce has its result (group: at its end; member: at its
+ * first member's completion): the reduction is over, the fragment's
+ * bookkeeping follows. */
+static void reduction_over(world *W, int l, int64_t now) {
     reduction *r = &W->red[l];
-    for (int i = 0; i < W->M; i++)
-        if (r->came[i])
-            span(W, i, 1, "allreduce", l, r->take, r->started, now,
-                 layer_bytes(W, l));
-    W->stream_busy = 0;
     r->state = RED_IDLE;
     W->gate[l] = NO_GATE;
     int f = W->frag[l];
@@ -714,6 +760,61 @@ static void reduction_done(world *W, int l, int64_t now) {
     if (now > W->end) W->end = now;
     W->check_done = 1;
     layer_closed(W, l, now);
+}
+
+/* Group completion: layer l's all-reduce is over for every member. */
+static void reduction_done(world *W, int l, int64_t now) {
+    reduction *r = &W->red[l];
+    for (int i = 0; i < W->M; i++)
+        if (r->came[i])
+            span(W, i, 1, "allreduce", l, r->take, r->started, now,
+                 layer_bytes(W, l));
+    W->stream_busy = 0;
+    reduction_over(W, l, now);
+}
+
+static void unwait(world *W, int wi);
+
+/* Member completion: worker wi has the result of layer l's all-reduce.
+ * The first member's completion ends the reduction (the average exists:
+ * the fragment's sync may complete, the numerics reduce); each member
+ * passes its own gate at its own completion. */
+static void member_got(world *W, int l, int wi, int64_t now) {
+    reduction *r = &W->red[l];
+    release *g = &W->rel[l];
+    if (r->state == RED_SENDING) {
+        g->take = r->take;
+        g->started = r->started;
+        g->pending = 0;
+        for (int i = 0; i < W->M; i++) {
+            g->got[i] = 0;
+            g->pending += r->came[i];
+        }
+    }
+    if (g->got[wi] || !g->pending) return; /* again, after a restart */
+    g->got[wi] = 1;
+    g->pending--;
+    span(W, wi, 1, "allreduce", l, g->take, g->started, now, layer_bytes(W, l));
+    if (now > W->end) W->end = now;
+    if (r->state == RED_SENDING) {
+        reduction_over(W, l, now); /* wakes everybody on l: they look again */
+        return;
+    }
+    worker *w = &W->w[wi];
+    if (w->state == W_BLOCKED && w->wait_on == l) {
+        unwait(W, wi);
+        w->state = W_READY;
+        try_advance(W, wi, now);
+    }
+}
+
+/* Worker wi leaves the results it waits for (it failed). */
+static void member_gone(world *W, int wi) {
+    for (int l = 0; W->member_mode && l < W->L; l++)
+        if (W->rel[l].pending && !W->rel[l].got[wi]) {
+            W->rel[l].got[wi] = 1;
+            W->rel[l].pending--;
+        }
 }
 
 /* Worker wi finished the parameter backward of layer l after step t. */
@@ -1039,6 +1140,7 @@ static void dp_outage(world *W, int64_t now) {
     W->dp_synced = W->ckpt_step;
     for (int l = 0; l < W->L; l++) {
         W->red[l].state = RED_IDLE;
+        W->rel[l].pending = 0;
         W->last_take[l] = W->ckpt_step;
         W->gate[l] = NO_GATE;
         W->waiters[l] = -1;
@@ -1095,6 +1197,7 @@ static void on_fail(world *W, int wi, int64_t now, int64_t repair) {
     } else {
         cancel_op(W, w, now);
         unwait(W, wi);
+        member_gone(W, wi);
         if (w->joined) {
             int64_t lost = 0;
             int64_t nlost = 0;
@@ -1148,8 +1251,18 @@ static void on_download_done(world *W, int wi, int64_t now) {
 
 static void on_coll_done(void *ctx, int64_t now, uint64_t tag) {
     world *W = ctx;
-    reduction_done(W, (int)tag, now);
+    if (W->member_mode) {
+        W->rel[tag].pending = 0; /* whoever is left (failed) has nothing */
+        W->stream_busy = 0;
+        W->check_done = 1; /* the stream may have been all that was left */
+    } else {
+        reduction_done(W, (int)tag, now);
+    }
     stream_kick(W, now);
+}
+
+static void on_member_done(void *ctx, int64_t now, uint64_t tag, int worker) {
+    member_got(ctx, (int)tag, worker, now);
 }
 
 static void on_flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
@@ -1239,6 +1352,12 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
         sig_put(b, v, sizeof v);
         sig_put(b, r->member, (size_t)M);
         sig_put(b, r->came, (size_t)M);
+        if (!W->member_mode) continue;
+        const release *g = &W->rel[l];
+        int64_t u[3] = {g->pending, g->pending ? g->take - s0 : 0,
+                        g->pending ? g->started - now : 0};
+        sig_put(b, u, sizeof u);
+        if (g->pending) sig_put(b, g->got, (size_t)M);
     }
     sig_put(b, W->waiters, (size_t)(L + P) * sizeof *W->waiters);
     if (W->sliced) sig_put(b, W->frag, (size_t)L * sizeof *W->frag);
@@ -1315,6 +1434,10 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
         }
         if (W->gate[l] != NO_GATE) W->gate[l] += K;
         W->last_take[l] += K;
+        if (W->member_mode && W->rel[l].pending) {
+            W->rel[l].take += K;
+            W->rel[l].started += D;
+        }
     }
     for (int p = 0; p < W->P; p++)
         if (W->fs[p].take >= 0) W->fs[p].take += K;
@@ -1508,6 +1631,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     if (rc) return msg_set(err, errlen, rc, "out of memory");
     ALLOC(W->w, M);
     ALLOC(W->red, L);
+    ALLOC(W->rel, L);
     ALLOC(W->gate, L);
     ALLOC(W->last_take, L);
     ALLOC(W->ready, L);
@@ -1522,6 +1646,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     ALLOC(W->frag_size, P);
     ALLOC(W->lead, L);
     ALLOC(W->flist, P);
+    ALLOC(W->out_step, (size_t)M * P);
     ALLOC(W->outer_bytes, P);
     ALLOC(W->lat, (size_t)M * M);
     ALLOC(W->nom_cum, 3 * L);
@@ -1530,6 +1655,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     for (int l = 0; l < L; l++) {
         ALLOC(W->red[l].member, M);
         ALLOC(W->red[l].came, M);
+        ALLOC(W->rel[l].got, M);
         W->gate[l] = NO_GATE;
         W->waiters[l] = -1;
         if (W->sliced) { /* every fragment holds a slice of every layer */
@@ -1608,9 +1734,12 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     coll_set_step_overhead(W->coll, llround(c->collective_overhead_ms * 1e6));
     if (c->has_ring_order && coll_set_order(W->coll, c->ring_order))
         return MSG_ENOMEM; /* the loader checked the permutation */
+    W->member_mode = c->completion == SCN_COMPLETION_MEMBER;
+    if (W->member_mode && coll_set_member_done(W->coll, on_member_done))
+        return MSG_ENOMEM;
     /* no failures (so no downloads, no lost members) and nobody watching:
      * the stream alone on the net may take its shortcuts */
-    if (W->fast) coll_set_exclusive(W->coll);
+    if (W->fast && !W->member_mode) coll_set_exclusive(W->coll);
 
     faults_spec fs = c->faults;
     fs.trace = c->trace_path[0] ? c->trace_path : NULL;
@@ -1655,8 +1784,9 @@ static void world_free(world *W) {
         for (int l = 0; l < W->L; l++) {
             free(W->red[l].member);
             free(W->red[l].came);
+            if (W->rel) free(W->rel[l].got);
         }
-    free(W->w), free(W->red), free(W->gate), free(W->last_take), free(W->ready);
+    free(W->w), free(W->red), free(W->rel), free(W->gate), free(W->last_take), free(W->ready);
     free(W->frag), free(W->phase);
     free(W->bytes), free(W->waiters), free(W->wait_next);
     if (W->fs)
@@ -1668,7 +1798,7 @@ static void world_free(world *W) {
     }
     free(W->sig.p);
     off_free(W->off);
-    free(W->flist), free(W->outer_bytes);
+    free(W->flist), free(W->outer_bytes), free(W->out_step);
     free(W->frag_size), free(W->lead), free(W->lat), free(W->nom_cum);
     if (W->coll) coll_free(W->coll);
     if (W->net) net_free(W->net);

@@ -281,6 +281,11 @@ static int p_transport(const char *s, void *o) {
     return scn__parse_index(s, o, n, 2);
 }
 static const enum_def E_TRANSPORT = {"ideal, tcp", p_transport};
+static int p_completion(const char *s, void *o) {
+    static const char *const n[] = {"group", "member"};
+    return scn__parse_index(s, o, n, 2);
+}
+static const enum_def E_COMPLETION = {"group, member", p_completion};
 
 
 static const field split_fields[] = {
@@ -330,6 +335,7 @@ static const field network_fields[] = {
     K_ENUM("gbit", gbit, E_GBIT),
     K_NUM("tcp_window_mb", tcp_window_mb, IN(0, 1e6)),
     K_ENUM("transport", transport, E_TRANSPORT),
+    K_ENUM("completion", completion, E_COMPLETION),
     K_NUM("tcp_init_window_kb", tcp_init_window_kb, IN(0.001, 1e9)),
     K_BOOL("tcp_slow_start_after_idle", tcp_slow_start_after_idle),
     K_NUM("efficiency", efficiency, OC(0, 1)),
@@ -1034,6 +1040,11 @@ static int check_network(ctx *c, const cJSON *root, scn_config *cfg) {
         }
         cfg->has_ring_order = 1;
     }
+    const cJSON *cp = get(n, "completion");
+    if (cp && cfg->completion == SCN_COMPLETION_MEMBER && scn_late_continues(cfg))
+        return fail(c, cp, 0, "network.completion", "\"member\" cannot be "
+                    "combined with method.late \"continue\" (expected "
+                    "\"group\", or late \"wait\")");
     if (!lm) return 0;
     if (lv)
         return fail(c, is_later(c, lv, lm) ? lv : lm, 0, is_later(c, lv, lm)

@@ -58,6 +58,10 @@ typedef enum { SCN_GBIT_SI, SCN_GBIT_BINARY } scn_gbit;
  * connection with slow start and restart after idle (tcp). */
 typedef enum { SCN_TRANSPORT_IDEAL, SCN_TRANSPORT_TCP } scn_transport;
 
+/* When a worker passes the gate of an all-reduce: once the whole group's
+ * is over (group), or once it has received its own result (member). */
+typedef enum { SCN_COMPLETION_GROUP, SCN_COMPLETION_MEMBER } scn_completion;
+
 /* The most workers a network.latency_matrix_ms may describe. */
 #define SCN_MAX_MATRIX 64
 
@@ -101,6 +105,7 @@ typedef struct {
     scn_reduce_order reduce_order;
     scn_gbit gbit;                      /* unit of every *_gbps key */
     double tcp_window_mb;               /* per-flow cap window/RTT; 0 none */
+    scn_completion completion;
     scn_transport transport;
     double tcp_init_window_kb;          /* tcp: a new or restarted
                                            connection's window, 1e3 bytes */

@@ -213,6 +213,7 @@ fi
 done
 
 sh "$root/tests/cli_table.sh" "$bin" || fail=$((fail + 1))
+sh "$root/tests/cli_plan.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_sweep.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_mpi.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_train.sh" "$bin" || fail=$((fail + 1))

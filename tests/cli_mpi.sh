@@ -99,8 +99,10 @@ for args in "--grid 0.1,0.5,2,8 --csv" "--grid logspace:-1:1:6"; do
   expect 0 "mpi table $args" -- run3 table "$tiny" $args --jobs 1
   same "$tmp/out" "$tmp/table.serial" "mpi table $args"
 done
-expect 0 "plan" -- "$bin" plan "$tiny" --target-cu 0.5 --json --out "$tmp/plan.serial"
-expect 0 "mpi plan" -- run3 plan "$tiny" --target-cu 0.5 --json --out "$tmp/plan.mpi"
+expect 0 "plan" -- "$bin" plan "$tiny" --target-cu 0.5 --sensitivity --train-hours 0.01 \
+  --json --out "$tmp/plan.serial"
+expect 0 "mpi plan" -- run3 plan "$tiny" --target-cu 0.5 --sensitivity --train-hours 0.01 \
+  --json --out "$tmp/plan.mpi"
 same "$tmp/plan.mpi" "$tmp/plan.serial" "mpi plan --out"
 expect 2 "mpi input error" -- run3 sweep "$tiny" --vary network.bandwidth_gbps=1,-1 --out "$tmp/e.csv"
 contains "$tmp/err" "^point 2 (variant=dp, network.bandwidth_gbps=-1): " "mpi input error"

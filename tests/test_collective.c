@@ -240,6 +240,57 @@ START_TEST(star_closed_form) {
 }
 END_TEST
 
+/* Member completion: when each member has its result, by hand, for three
+ * workers on unbounded links (so every flow lasts its latency) with
+ * latencies lat(0,1) = 1 ms, lat(0,2) = 5 ms, lat(1,2) = 3 ms (both ways).
+ *   star (hub 0): gather ends at 5 (the hub has it); broadcast 0->1 ends at
+ *     6, 0->2 at 10.
+ *   ring 0 -> 1 -> 2 -> 0: every step lasts its slowest flow, 5 ms, so the
+ *     last step starts at 15 and member 1 (from 0) has it at 16, member 2
+ *     (from 1) at 18, member 0 (from 2) at 20.
+ *   all_to_all: the all-gather starts at 5; member 0's incoming flows end
+ *     at 6 and 10, member 1's at 6 and 8, member 2's at 8 and 10.
+ * Each report comes before the collective's completion (at the last). */
+static int64_t got_at[MAXW];
+static int got_order;
+
+static void on_member(void *ctx, int64_t now, uint64_t tag, int worker) {
+    world *w = ctx;
+    ck_assert_int_eq((int)tag, 7);
+    ck_assert_int_eq(w->count, 0); /* before the collective's end */
+    got_at[worker] = now;
+    got_order++;
+}
+
+START_TEST(member_completion) {
+    const int64_t ms = 1000000;
+    int64_t lat[9] = {0, 1 * ms, 5 * ms, 1 * ms, 0, 3 * ms, 5 * ms, 3 * ms, 0};
+    const struct {
+        coll_algo algo;
+        int64_t at[3], done;
+    } cases[] = {{COLL_STAR, {5 * ms, 6 * ms, 10 * ms}, 10 * ms},
+                 {COLL_RING, {20 * ms, 16 * ms, 18 * ms}, 20 * ms},
+                 {COLL_ALL_TO_ALL, {10 * ms, 8 * ms, 10 * ms}, 10 * ms}};
+    for (int k = 0; k < 3; k++) {
+        world w = {.W = 3};
+        w.n = net_new(6);
+        for (int l = 0; l < 6; l++) net_link_set(w.n, l, INFINITY);
+        w.c = coll_new(w.n, 3, cases[k].algo, lat, INFINITY, TAG_BASE, on_coll, &w);
+        ck_assert_int_eq(coll_set_member_done(w.c, on_member), 0);
+        got_order = 0;
+        ck_assert_int_eq(coll_submit(w.c, 0, 3000, NULL, 7), 0);
+        drive(&w);
+        ck_assert_int_eq(got_order, 3);
+        ck_assert_int_eq(w.count, 1);
+        for (int i = 0; i < 3; i++)
+            ck_assert_msg(got_at[i] == cases[k].at[i], "%s member %d at %lld",
+                          coll_algo_name(cases[k].algo), i, (long long)got_at[i]);
+        ck_assert_int_eq(w.t[0], cases[k].done);
+        world_free(&w);
+    }
+}
+END_TEST
+
 START_TEST(fifo_order) {
     enum { M = 4 };
     world w;
@@ -644,6 +695,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, ring_slowest_latency_bounds);
     tcase_add_test(tc, all_to_all_closed_form);
     tcase_add_test(tc, star_closed_form);
+    tcase_add_test(tc, member_completion);
     tcase_add_test(tc, fifo_order);
     tcase_add_test(tc, submit_from_callback);
     tcase_add_test(tc, member_subset);

@@ -185,6 +185,7 @@ START_TEST(test_randomized) {
         if (pick(5) == 0) cfg.efficiency = 0.7;
         if (pick(6) == 0) cfg.offload_outer = 1, cfg.host_gbps = 8;
         if (pick(3) == 0) cfg.transport = SCN_TRANSPORT_TCP;
+        if (pick(3) == 0 && !scn_late_continues(&cfg)) cfg.completion = SCN_COMPLETION_MEMBER;
         if (pick(5) == 0) cfg.collective_overhead_ms = 2;
         if (pick(4) == 0) /* the ring backwards */
             for (int i = 0; i < M; i++) cfg.ring_order[i] = M - 1 - i, cfg.has_ring_order = 1;

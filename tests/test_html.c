@@ -237,10 +237,13 @@ START_TEST(plan_table) {
                                             .v_hi = 40.82};
     p->method[1].latency_gbps = 1.926;
     p->has_cost = 1;
-    p->cost = (plan_cost){350, 2, 2048, 0, {0}};
+    p->cost = (plan_cost){.wan_usd_per_gbps_month = 350,
+                          .accelerator_usd_per_hour = 2, .accelerators = 2048};
     p->method[1].noptions = 1;
-    p->method[1].option[0] = (plan_option){1.834, 0.95, 1284, 149504, 150788,
-                                           1, 1, 1};
+    p->method[1].option[0] = (plan_option){
+        .gbps = 1.834, .cu = 0.95, .wan_usd = 1284, .idle_usd = 149504,
+        .total_usd = 150788, .is_least = 1, .cheapest_method = 1,
+        .cheapest_overall = 1};
     p->best_method = 1;
     p->best_option = 0;
     capture c;

@@ -825,6 +825,55 @@ START_TEST(latency_matrix_and_ring_order) {
 }
 END_TEST
 
+/* One far site, with per-member completion (network.completion member).
+ * Streaming, P 1, H 4, one layer, 1.2 s steps, unbounded links, a star
+ * with its hub at worker 0, latencies lat(0,1) 0.5 s, lat(0,2) = lat(1,2)
+ * 2.5 s: a star all-reduce gives worker 0 its result 2.5 s after it
+ * starts (its gather), worker 1 3.0 s (the broadcast to it), worker 2
+ * 5.0 s, when it ends.  Payloads are taken after step 3 (the least tau,
+ * 1), ready at 3.6: the all-reduce [3.6, 8.6]; with steps 8 the second
+ * sync is taken after step 7.
+ *   tau (1, 1, 3), member: workers 0 and 1 begin step 5 when they have the
+ *     result, at 6.1 and 6.6, and end step 7 at 9.7 and 10.2; worker 2
+ *     waits only at step 7 (8.6, [8.6, 9.8]): the second all-reduce runs
+ *     [10.2, 15.2], wall 15.2 s.
+ *   tau (1, 1, 1), member: worker 2 waits at step 5 until 8.6, ends step 7
+ *     at 12.2: [12.2, 17.2], wall 17.2 s.
+ *   group completion: workers 0 and 1 wait until 8.6 whatever worker 2's
+ *     tau, and end step 7 at 12.2: wall 17.2 s.
+ * So the far site's larger tau buys 2 s only when the others may go on
+ * as soon as they have their own result. */
+START_TEST(far_site_member_completion) {
+    static const char *far = "{\"model\": {\"params\": 1e6, \"layers\": 1,"
+        " \"step_time_s\": 1.2}, \"workers\": {\"count\": 3},"
+        " \"network\": {\"bandwidth_gbps\": \"inf\", \"collective\": \"star\","
+        " \"latency_matrix_ms\": [[0, 500, 2500], [500, 0, 2500], [2500, 2500, 0]]},"
+        " \"method\": {\"name\": \"streaming\", \"H\": 4, \"fragments\": 1},"
+        " \"steps\": 8}";
+    const struct {
+        const char *completion, *tau;
+        double wall;
+    } cases[] = {{"network.completion=\"member\"", "method.tau=[1, 1, 3]", 15.2},
+                 {"network.completion=\"member\"", "method.tau=[1, 1, 1]", 17.2},
+                 {"network.completion=\"group\"", "method.tau=[1, 1, 3]", 17.2},
+                 {"network.completion=\"group\"", "method.tau=[1, 1, 1]", 17.2}};
+    for (int k = 0; k < 4; k++) {
+        spans sp = {0};
+        run_result r = SIM(&sp, far, cases[k].completion, cases[k].tau);
+        ck_assert_msg(NS(r.wall_time_s) == NS(cases[k].wall), "%s %s: wall %.9f",
+                      cases[k].completion, cases[k].tau, r.wall_time_s);
+        ck_assert_int_eq(NS(r.compute_time_s), NS(3 * 8 * 1.2));
+        if (k == 0) { /* each worker's all-reduce span ends when it has it */
+            ck_assert_int_eq(allreduce_span(&sp, 0, 0, 3)->end, NS(6.1));
+            ck_assert_int_eq(allreduce_span(&sp, 1, 0, 3)->end, NS(6.6));
+            ck_assert_int_eq(allreduce_span(&sp, 2, 0, 3)->end, NS(8.6));
+            ck_assert_int_eq(allreduce_span(&sp, 1, 0, 7)->start, NS(10.2));
+        }
+        spans_free(&sp);
+    }
+}
+END_TEST
+
 /* Outer state offloaded to the host (method.offload_outer): DiLoCo, 2
  * workers, 1 layer, H 3, 1.2 s steps (three 0.4 s ops), unbounded WAN,
  * 1e6 parameters: 8e6 bytes of outer parameters and momentum, copied at
@@ -1123,6 +1172,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, split_changes_overlap);
     tcase_add_test(tc, dp_buckets_by_hand);
     tcase_add_test(tc, offload_outer_by_hand);
+    tcase_add_test(tc, far_site_member_completion);
     tcase_add_test(tc, efficiency_scales_transfers);
     tcase_add_test(tc, latency_matrix_and_ring_order);
     tcase_add_test(tc, parameters_first_starts_reduction_earlier);

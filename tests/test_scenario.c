@@ -691,7 +691,7 @@ START_TEST(test_unknown_keys) {
     FAIL(IN("model", "\"Params\": 1"),
          "s.json:3:5: model.Params: unknown key (expected one of: params, "
          "layers, step_time_s, tokens_per_step, chips, peak_tflops, mfu, "
-         "split, backward_order, hidden)");
+         "split, backward_order, hidden, host_gbps)");
     FAIL(IN("model", "\"split\": {\"fwd\": 1}"),
          "s.json:3:15: model.split.fwd: unknown key (expected one of: "
          "forward, backward_activations, backward_parameters)");
@@ -704,11 +704,13 @@ START_TEST(test_unknown_keys) {
     FAIL(IN("network", "\"bandwidth\": 1"),
          "s.json:3:5: network.bandwidth: unknown key (expected one of: "
          "bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
-         "reduce_order, gbit, tcp_window_mb)");
+         "reduce_order, gbit, tcp_window_mb, transport, completion, tcp_init_window_kb, "
+         "tcp_slow_start_after_idle, efficiency, collective_overhead_ms, "
+         "latency_matrix_ms, ring_order)");
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
          "fragments, layout, order, tau, overlap, rule, alpha, codec, "
-         "codec_block, dp_codec, late, sync_timeout_s)");
+         "codec_block, dp_codec, late, sync_timeout_s, dp_bucket_mb, offload_outer)");
     FAIL(IN("faults", "\"mtbf\": 4"),
          "s.json:3:5: faults.mtbf: unknown key (expected one of: mtbf_hours, "
          "mttr_hours, distribution, weibull_shape, trace, checkpoint_steps, "
@@ -718,7 +720,7 @@ START_TEST(test_unknown_keys) {
     FAIL("{\n  \"model\": {\"x\": 1, \"y\": 2}\n}",
          "s.json:2:13: model.x: unknown key (expected one of: params, "
          "layers, step_time_s, tokens_per_step, chips, peak_tflops, mfu, "
-         "split, backward_order, hidden)");
+         "split, backward_order, hidden, host_gbps)");
 }
 END_TEST
 
@@ -1098,11 +1100,11 @@ START_TEST(test_set_errors) {
     FAIL_SET("{}", "model.foo=1",
              "--set model.foo=1: model.foo: unknown key (expected one of: "
              "params, layers, step_time_s, tokens_per_step, chips, "
-             "peak_tflops, mfu, split, backward_order, hidden)");
+             "peak_tflops, mfu, split, backward_order, hidden, host_gbps)");
     FAIL_SET("{\"model\": {}}", "model.foo=1",
              "--set model.foo=1: model.foo: unknown key (expected one of: "
              "params, layers, step_time_s, tokens_per_step, chips, "
-             "peak_tflops, mfu, split, backward_order, hidden)");
+             "peak_tflops, mfu, split, backward_order, hidden, host_gbps)");
     FAIL_SET("{}", "modle.params=1",
              "--set modle.params=1: modle: unknown key (expected one of: "
              "model, workers, network, method, faults, train, steps, seed, "
@@ -1299,7 +1301,7 @@ START_TEST(test_variant_errors) {
            " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}", "v",
            ":2:32: variants.v.method.nmae: unknown key (expected one of: "
            "name, H, fragments, layout, order, tau, overlap, rule, alpha, codec, "
-           "codec_block, dp_codec, late, sync_timeout_s)");
+           "codec_block, dp_codec, late, sync_timeout_s, dp_bucket_mb, offload_outer)");
     V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}",
            "v",
            ":2:32: variants.v.network: wrong type: number (expected an "
@@ -2127,7 +2129,7 @@ START_TEST(test_defect8_cost_file) {
              COST_OK "}",
              "c.json:2:2: bandwith: unknown key (expected one of: "
              "wan_usd_per_gbps_month, accelerator_usd_per_hour, accelerators, "
-             "bandwidths_gbps)");
+             "bandwidths_gbps, pricing, egress_usd_per_gb)");
     bad_cost(__LINE__, "{\"wan_usd_per_gbps_month\": 1, " COST_OK ",\n"
              "  \"accelerators\": 9}",
              "c.json:2:3: accelerators: duplicate key (first given at 1:64)");

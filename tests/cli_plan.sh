@@ -1,0 +1,120 @@
+#!/bin/sh
+# cli_plan.sh -- command-line tests of what `dilosim plan` says beyond the
+# least bandwidth (tests/cli_table.sh has those): the whole text of a
+# small plan against tests/data/plan/one_layer_dp.txt (assumptions,
+# binding limits, memory, a whole training), the new options' usage
+# errors, the cost file's pricing and egress keys, --sensitivity, the
+# JSON of it all, and the run JSON's memory_per_worker.  Run by
+# tests/cli.sh.
+# usage: tests/cli_plan.sh [path/to/dilosim]
+bin=${1:-bin/dilosim}
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/tests/cli_lib.sh"
+
+sc=$root/tests/data/table/one_layer_dp.json
+cost=$root/tests/data/table/cost.json
+want=$root/tests/data/plan/one_layer_dp.txt
+
+# help
+expect 0 "plan help" -- "$bin" plan --help
+for w in --sensitivity --mtbf-hours --train-hours --tokens pricing egress_usd_per_gb; do
+  contains "$tmp/out" "$w" "plan help lists $w"
+done
+
+# The whole text, every block: the methods and costs as before, the
+# assumptions first, then limits, memory and the training.  Written from
+# the working directory so that the title names the file as given.
+expect 0 "plan text" -- sh -c 'cd "$1" && "$2" plan tests/data/table/one_layer_dp.json \
+  --target-cu 0.95 --cost tests/data/table/cost.json --train-hours 0.01' sh "$root" "$bin"
+same "$tmp/out" "$want" "plan text (got $tmp/out, want $want)"
+[ -s "$tmp/err" ] && bad "plan wrote to stderr: $(head -1 "$tmp/err")" || ok
+
+# usage errors: one line, exit 2, no output file
+for args in "--mtbf-hours 24" "--sensitivity --mtbf-hours 0" "--sensitivity --mtbf-hours x" \
+            "--train-hours -1" "--train-hours 1 --tokens 5" "--tokens 0.5"; do
+  expect 2 "plan $args" -- "$bin" plan "$sc" --target-cu 0.9 $args --out "$tmp/u.txt"
+  lines "$tmp/err" 1 "plan $args: one line"
+  contains "$tmp/err" "^dilosim plan: .*(see 'dilosim plan --help')$" "plan $args: usage"
+  absent "$tmp/u.txt" "plan $args"
+done
+contains "$tmp/err" "--tokens: '0.5' is not a number in \[1, 1e+18\]" "--tokens range"
+expect 2 "plan --mtbf-hours alone" -- "$bin" plan "$sc" --target-cu 0.9 --mtbf-hours 24
+contains "$tmp/err" "--mtbf-hours is the MTBF of --sensitivity" "--mtbf-hours alone"
+expect 2 "plan --tokens without tokens_per_step" -- "$bin" plan "$sc" --target-cu 0.9 \
+  --tokens 1e6 --out "$tmp/u.txt"
+contains "$tmp/err" "^$sc: dp: --tokens needs model.tokens_per_step" "--tokens message"
+lines "$tmp/err" 1 "--tokens message: one line"
+absent "$tmp/u.txt" "--tokens without tokens_per_step"
+expect 0 "plan --tokens" -- "$bin" plan "$root/tests/data/plan/tokens.json" \
+  --target-cu 0.95 --tokens 36001
+contains "$tmp/out" "^whole training: 36001 tokens " "--tokens title"
+contains "$tmp/out" "^dp  *37  *3.04 " "--tokens steps"
+
+# cost files: pricing and egress
+printf '{"wan_usd_per_gbps_month": 200, "accelerator_usd_per_hour": 2.5,\n "accelerators": 8, "pricing": "ring"}\n' >"$tmp/c1.json"
+expect 2 "cost pricing" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/c1.json"
+contains "$tmp/err" "^$tmp/c1.json:2:32: pricing: must be \"port\"" "cost pricing message"
+printf '{"wan_usd_per_gbps_month": 200, "accelerator_usd_per_hour": 2.5,\n "accelerators": 8, "egress_usd_per_gb": -1}\n' >"$tmp/c2.json"
+expect 2 "cost egress" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/c2.json"
+contains "$tmp/err" "^$tmp/c2.json:2:42: egress_usd_per_gb: must be a number >= 0" \
+  "cost egress message"
+printf '{"wan_usd_per_gbps_month": 200, "accelerator_usd_per_hour": 2.5,\n "accelerators": 1024, "bandwidths_gbps": [1, 10], "pricing": "link",\n "egress_usd_per_gb": 0.01}\n' >"$tmp/c3.json"
+expect 0 "cost link, egress" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/c3.json"
+contains "$tmp/out" "^monthly cost, USD: WAN 200 per Gbit/s per link between two sites;$" \
+  "link pricing header"
+contains "$tmp/out" "^egress 0.01 per GB (1e9 bytes) of the bytes sent per month" "egress header"
+# 1 link of 10 Gbit/s: 2000; egress 8e7 B / 2.032 s x 730 h = 1034.6 USD
+contains "$tmp/out" "^dp  *10  *0.9843  *2000  *29430  *1035  *32465  cheapest overall$" \
+  "link and egress row"
+
+# --sensitivity (one_layer_dp at 20 ms: 0.2667 Gbit/s, at 40 ms 0.8)
+expect 0 "plan --sensitivity" -- "$bin" plan "$sc" --target-cu 0.5 --set network.latency_ms=20 \
+  --sensitivity --mtbf-hours 0.0001
+contains "$tmp/out" "^sensitivity: the least Gbit/s per worker link with one assumption changed$" \
+  "sensitivity title"
+contains "$tmp/out" "^method  *base  *latency x2  *efficiency 0.6  *MTBF 0.0001 h$" "sensitivity header"
+contains "$tmp/out" "^dp  *0.2667  *0.8  *[0-9.]*  *> 100000$" "sensitivity row"
+lacks "$tmp/out" "^note: about" "sensitivity: enough failures"
+expect 0 "plan --sensitivity, default MTBF" -- "$bin" plan "$sc" --target-cu 0.5 --sensitivity
+contains "$tmp/out" "MTBF 24 h$" "default MTBF"
+contains "$tmp/out" "^note: about 4.6e-05 failures expected in the simulated steps at MTBF 24 h, too few to$" \
+  "few failures note"
+contains "$tmp/out" "^tell (--set steps=4320000 expects 10)\.$" "few failures: the steps"
+
+# JSON: every new field parses
+expect 0 "plan json, all" -- "$bin" plan "$root/tests/data/table/variants.json" --target-cu 0.9 \
+  --cost "$tmp/c3.json" --sensitivity --train-hours 0.01 --json --out "$tmp/p.json"
+if command -v python3 >"$tmp/null"; then
+  if python3 - "$tmp/p.json" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["cost"]["pricing"] == "link" and p["cost"]["egress_usd_per_gb"] == 0.01
+assert p["sensitivity"]["mtbf_hours"] == 24 and p["training_hours"] == 0.01
+assert p["cheapest_training"]["name"] in ("fast", "slow")
+for m in p["methods"]:
+    a = m["assumptions"]
+    assert a["transport"] == "ideal" and a["site_links"] == 1 and a["steps"] == 20
+    assert m["memory_per_worker"]["accelerator_bytes"] == 12000000
+    assert len(m["candidates"]) == len(m["options"]) == 3
+    for c, o in zip(m["candidates"], m["options"]):
+        assert c["gbps"] == o["gbps"] and c["limit"] == "bandwidth"
+        assert c["gain_latency_half"] is None and c["window_covers"] is None
+        assert c["training"]["steps"] == (360 if m["name"] == "fast" else 180)
+        assert o["total_usd_month"] == o["wan_usd_month"] + o["idle_usd_month"] + o["egress_usd_month"]
+    assert m["sensitivity"]["latency_x2"]["least_status"] == "found"
+EOF
+  then ok; else bad "plan --json fields"; fi
+fi
+
+# run JSON: memory per worker, with and without offloading
+expect 0 "run memory" -- "$bin" run "$sc"
+contains "$tmp/out" '^  "memory_per_worker": {"parameters_bytes": 2000000, "gradients_bytes": 2000000, "inner_optimizer_bytes": 8000000, "outer_parameters_bytes": 0, "outer_momentum_bytes": 0, "accelerator_bytes": 12000000, "bytes_per_param": 12, "offload_outer": false},$' \
+  "run memory_per_worker"
+expect 0 "run memory, offload" -- "$bin" run "$root/scenarios/paper/100b.json" \
+  --variant streaming_overlap --set method.offload_outer=true --set steps=300
+contains "$tmp/out" '"accelerator_bytes": 1222222222224, "bytes_per_param": 12.22222222224, "offload_outer": true, "host_bytes": 800000000000, "fragments_in_flight": 1, "fragment_params": 2777777778}' \
+  "run memory_per_worker, offloaded"
+contains "$tmp/out" '"failures": 0, "outer_device_peak_bytes": 22222222224}' \
+  "run: the measured peak of an offloaded run"
+
+finish cli_plan

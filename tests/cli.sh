@@ -40,6 +40,26 @@ contains "$tmp/out" '^  "tau": 1,$' "run output: the least tau"
 contains "$tmp/out" '^  "tau_per_worker": \[1, 3\],$' "run output: tau_per_worker"
 "$bin" run "$sc" >"$tmp/second"
 if cmp -s "$tmp/first" "$tmp/second"; then ok; else bad "two runs differ"; fi
+# the network keys beyond the ideal model: only when a scenario sets them
+for k in transport completion efficiency collective_overhead_ms \
+         latency_matrix_ms ring_order dp_bucket_mb host_gbps; do
+  lacks "$tmp/first" "\"$k\"" "run output: no $k by default"
+done
+expect 0 "run tcp" -- "$bin" run "$root/scenarios/examples/tcp_idle.json" --variant h10
+contains "$tmp/out" '^  "transport": "tcp",$' "run output: transport"
+contains "$tmp/out" '^  "tcp_init_window_kb": 14.48,$' "run output: initial window"
+expect 0 "run far site" -- "$bin" run "$root/scenarios/examples/far_site.json" \
+  --set 'network.ring_order=[2, 0, 1]' --set network.efficiency=0.9
+contains "$tmp/out" '^  "latency_matrix_ms": \[\[0, 10, 50\], \[10, 0, 50\], \[50, 50, 0\]\],$' \
+  "run output: latency matrix"
+lacks "$tmp/out" '"latency_ms"' "run output: no latency_ms with a matrix"
+contains "$tmp/out" '^  "ring_order": \[2, 0, 1\],$' "run output: ring order"
+contains "$tmp/out" '^  "completion": "member",$' "run output: completion"
+contains "$tmp/out" '^  "efficiency": 0.9,$' "run output: efficiency"
+expect 2 "member completion with late continue" -- "$bin" run \
+  "$root/scenarios/examples/far_site.json" --set method.late=continue
+contains "$tmp/err" 'network.completion: "member" cannot be combined with method.late "continue"' \
+  "member completion refuses late continue"
 
 # --out: the file appears whole; on an input error nothing is left behind.
 expect 0 "run --out" -- "$bin" run "$sc" --out "$tmp/res.json"

@@ -114,7 +114,9 @@ expect 0 "run memory, offload" -- "$bin" run "$root/scenarios/paper/100b.json" \
   --variant streaming_overlap --set method.offload_outer=true --set steps=300
 contains "$tmp/out" '"accelerator_bytes": 1222222222224, "bytes_per_param": 12.22222222224, "offload_outer": true, "host_bytes": 800000000000, "fragments_in_flight": 1, "fragment_params": 2777777778}' \
   "run memory_per_worker, offloaded"
-contains "$tmp/out" '"failures": 0, "outer_device_peak_bytes": 22222222224}' \
+# measured: the fragment merged at a step boundary and the next one taken
+# there are both on the accelerator while their copies (256 Gbit/s) run
+contains "$tmp/out" '"failures": 0, "outer_device_peak_bytes": 44444444440}' \
   "run: the measured peak of an offloaded run"
 
 finish cli_plan

@@ -765,11 +765,13 @@ END_TEST
  *   one bucket: ready at 1.2 (L0's gradient), period 1.2 + 2(lam + 0.5)
  *              = 2.2 + 2 lam
  * lam 0: 18 s against 22 s; lam 0.5: 38 s against 32 s.  Same bytes. */
+static const char *dp_1200ms = "{\"model\": {\"params\": 2e6, \"layers\": 2,"
+    " \"step_time_s\": 1.2}, \"workers\": {\"count\": 2},"
+    " \"network\": {\"bandwidth_gbps\": 0.032},"
+    " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
+
 START_TEST(dp_buckets_by_hand) {
-    static const char *dp = "{\"model\": {\"params\": 2e6, \"layers\": 2,"
-        " \"step_time_s\": 1.2}, \"workers\": {\"count\": 2},"
-        " \"network\": {\"bandwidth_gbps\": 0.032},"
-        " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
+    const char *dp = dp_1200ms;
     for (int k = 0; k < 2; k++) {
         double lam = 0.5 * k;
         char l[64];
@@ -792,12 +794,9 @@ END_TEST
  * lam + 0.5 s and the period 0.8 + 4(lam + 0.5) = 2.8 + 4 lam.  The
  * bytes do not change (they are the payload's). */
 START_TEST(efficiency_scales_transfers) {
-    static const char *dp = "{\"model\": {\"params\": 2e6, \"layers\": 2,"
-        " \"step_time_s\": 1.2}, \"workers\": {\"count\": 2},"
-        " \"network\": {\"bandwidth_gbps\": 0.032, \"latency_ms\": 100},"
-        " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
-    run_result full = SIM(NULL, dp, "network.efficiency=1");
-    run_result half = SIM(NULL, dp, "network.efficiency=0.5");
+    const char *lam = "network.latency_ms=100";
+    run_result full = SIM(NULL, dp_1200ms, lam, "network.efficiency=1");
+    run_result half = SIM(NULL, dp_1200ms, lam, "network.efficiency=0.5");
     ck_assert_int_eq(NS(full.wall_time_s), NS(10 * (1.8 + 0.4)));
     ck_assert_int_eq(NS(half.wall_time_s), NS(10 * (2.8 + 0.4)));
     ck_assert(half.bytes_sent_total == full.bytes_sent_total);

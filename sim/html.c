@@ -566,33 +566,43 @@ void html_bytes(FILE *f, int n, const char *const *names,
 /* ---- plan --------------------------------------------------------------- */
 
 static void plan_costs(FILE *f, const plan_result *p) {
-    static const char *const titles[] = {
+    static const char *const all[] = {
         "method", "Gbit/s", "CU", "WAN, USD/month", "idle compute, USD/month",
-        "total, USD/month", ""};
+        "egress, USD/month", "total, USD/month", ""};
     const plan_cost *c = &p->cost;
-    char msg[512];
+    int egress = c->has_egress, n = 0;
+    const char *titles[8];
+    for (int k = 0; k < 8; k++) /* the egress column only when priced */
+        if (k != 5 || egress) titles[n++] = all[k];
+    char msg[640], eg[160] = "";
+    if (egress)
+        snprintf(eg, sizeof eg, "; egress %g USD per GB (1e9 bytes) sent",
+                 c->egress_usd_per_gb);
     snprintf(msg, sizeof msg, "Monthly cost: the WAN at %g USD per Gbit/s "
-             "per worker link; idle compute (1 - CU) x %g accelerators x %g "
-             "USD per hour x %g h.", c->wan_usd_per_gbps_month,
+             "per %s; idle compute (1 - CU) x %g accelerators x %g "
+             "USD per hour x %g h%s.", c->wan_usd_per_gbps_month,
+             c->pricing == PLAN_PRICING_LINK ? "link between two sites (each "
+             "pair the collective sends between, bought once)" : "worker link",
              c->accelerators, c->accelerator_usd_per_hour,
-             PLAN_HOURS_PER_MONTH);
+             PLAN_HOURS_PER_MONTH, eg);
     note(f, msg);
     fputs("<table class=\"cost\">\n", f);
-    head_row(f, titles, 7);
+    head_row(f, titles, n);
     fputs("<tbody>\n", f);
     for (int i = 0; i < p->nmethods; i++) {
         const plan_method *m = &p->method[i];
         for (int k = 0; k < m->noptions; k++) {
             const plan_option *o = &m->option[k];
-            char g[32], cu[32], wan[32], idle[32], tot[32], mark[64];
+            char g[32], cu[32], wan[32], idle[32], egr[32], tot[32], mark[64];
             snprintf(g, sizeof g, "%.4g", o->gbps);
             snprintf(cu, sizeof cu, "%.4f", o->cu);
             snprintf(wan, sizeof wan, "%.0f", o->wan_usd);
             snprintf(idle, sizeof idle, "%.0f", o->idle_usd);
+            snprintf(egr, sizeof egr, "%.0f", o->egress_usd);
             snprintf(tot, sizeof tot, "%.0f", o->total_usd);
             plan_option_note(o, mark, sizeof mark);
-            const char *num[] = {g, cu, wan, idle, tot};
-            row(f, m->name, num, 5, mark);
+            const char *num[] = {g, cu, wan, idle, egress ? egr : tot, tot};
+            row(f, m->name, num, egress ? 6 : 5, mark);
         }
     }
     fputs("</tbody>\n</table>\n", f);

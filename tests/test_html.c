@@ -255,8 +255,24 @@ START_TEST(plan_table) {
                                     "\"num\">0.9500</td><td class=\"num\">"
                                     "40.82</td><td class=\"num\">1.926</td>"));
     ck_assert_ptr_nonnull(strstr(t, "<td>least, cheapest overall</td>"));
+    ck_assert_ptr_nonnull(strstr(t, "per Gbit/s per worker link;"));
+    ck_assert_ptr_null(strstr(t, "egress"));
     ck_assert_ptr_nonnull(strstr(t, "Cheapest: streaming at 1.834 Gbit/s per "
                                     "worker link, 150788 USD per month."));
+    free(t);
+    /* link pricing and an egress price: the note says so, a column more */
+    p->cost.pricing = PLAN_PRICING_LINK;
+    p->cost.has_egress = 1;
+    p->cost.egress_usd_per_gb = 0.02;
+    p->method[1].option[0].egress_usd = 12;
+    p->method[1].option[0].total_usd = 150800;
+    html_plan(cap_open(&c), p);
+    t = cap_close(&c);
+    ck_assert_ptr_nonnull(strstr(t, "per Gbit/s per link between two sites"));
+    ck_assert_ptr_nonnull(strstr(t, "egress 0.02 USD per GB (1e9 bytes) sent."));
+    ck_assert_ptr_nonnull(strstr(t, "<th>egress, USD/month</th>"));
+    ck_assert_ptr_nonnull(strstr(t, "<td class=\"num\">12</td><td class=\"num\">"
+                                    "150800</td>"));
     free(t);
     free(p);
 }

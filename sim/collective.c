@@ -437,6 +437,8 @@ static int launch_step(coll *c, int64_t now) {
         }
         break;
     case COLL_ALL_TO_ALL:
+        for (int b = 0; c->member_done && b < M; b++)
+            c->inleft[b] = M - 1; /* members_done counts them down */
         for (int a = 0; a < M && !err; a++)
             for (int b = 0; b < M && !err; b++)
                 if (a != b)
@@ -598,9 +600,6 @@ static void members_done(coll *c, int64_t now, int k) {
     case COLL_ALL_TO_ALL: {
         if (!last)
             break;
-        if (c->left == M * (M - 1) - 1) /* the step's first end */
-            for (int b = 0; b < M; b++)
-                c->inleft[b] = M - 1;
         int a = k / (M - 1), b = k % (M - 1);
         b += b >= a; /* flows run a -> b for b != a, in order */
         if (--c->inleft[b] == 0)

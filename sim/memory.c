@@ -103,7 +103,7 @@ int mem_in_flight(const sched_spec *s, int extra, int64_t steps, int *out,
 
 /* The parameters of layer l: floor((l+1)N/L) - floor(lN/L) (run.h). */
 static uint64_t layer_params(const scn_config *c, int l) {
-    return run_layer_bytes(c, (codec_spec){CODEC_FP32, 0}, l) / 4;
+    return run_slice_params(c, l, 0, 1);
 }
 
 int mem_largest_fragment(const scn_config *c, const sched_spec *s,

@@ -27,9 +27,10 @@ struct offload {
     int workers, fragments;
     double rate;
     engine *e;
-    int *open;     /* per worker and fragment: index of its residency on the
-                      accelerator, -1 for none */
-    int64_t *ready; /* per worker and fragment: end of its latest copy-in */
+    int *open;        /* per worker and fragment: index of its residency on
+                         the accelerator, -1 for none */
+    int64_t *in_end;  /* per worker and fragment: end of its latest copy-in */
+    int64_t *out_end; /* ... and of its latest copy-out */
 };
 
 offload *off_new(int workers, int fragments, double bytes_per_s) {
@@ -41,8 +42,9 @@ offload *off_new(int workers, int fragments, double bytes_per_s) {
     o->rate = bytes_per_s;
     o->e = calloc((size_t)workers, sizeof *o->e);
     o->open = malloc(n * sizeof *o->open);
-    o->ready = calloc(n, sizeof *o->ready);
-    if (!o->e || !o->open || !o->ready) {
+    o->in_end = calloc(n, sizeof *o->in_end);
+    o->out_end = calloc(n, sizeof *o->out_end);
+    if (!o->e || !o->open || !o->in_end || !o->out_end) {
         off_free(o);
         return NULL;
     }
@@ -56,7 +58,8 @@ void off_free(offload *o) {
         for (int w = 0; w < o->workers; w++) free(o->e[w].v);
     free(o->e);
     free(o->open);
-    free(o->ready);
+    free(o->in_end);
+    free(o->out_end);
     free(o);
 }
 
@@ -70,7 +73,7 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 int64_t off_copy_in(offload *o, int w, int f, uint64_t bytes, int64_t now) {
     int k = w * o->fragments + f;
-    if (o->open[k] >= 0) return o->ready[k];
+    if (o->open[k] >= 0) return o->in_end[k];
     engine *e = &o->e[w];
     if (e->n == e->cap) {
         int cap = e->cap ? 2 * e->cap : 16;
@@ -79,16 +82,15 @@ int64_t off_copy_in(offload *o, int w, int f, uint64_t bytes, int64_t now) {
         e->v = v;
         e->cap = cap;
     }
-    /* the previous copy-out of f has ended: ready[k] holds its end */
-    int64_t start = max64(max64(now, e->in_free), o->ready[k]);
+    int64_t start = max64(max64(now, e->in_free), o->out_end[k]);
     e->v[e->n] = (resident){start, INT64_MAX, bytes};
     o->open[k] = e->n++;
     e->in_free = start + copy_ns(o, bytes);
-    return o->ready[k] = e->in_free;
+    return o->in_end[k] = e->in_free;
 }
 
 int64_t off_ready_at(const offload *o, int w, int f) {
-    return o->ready[w * o->fragments + f];
+    return o->in_end[w * o->fragments + f];
 }
 
 void off_copy_out(offload *o, int w, int f, int64_t now) {
@@ -96,9 +98,8 @@ void off_copy_out(offload *o, int w, int f, int64_t now) {
     if (o->open[k] < 0) return;
     engine *e = &o->e[w];
     resident *r = &e->v[o->open[k]];
-    int64_t start = max64(max64(now, e->out_free), o->ready[k]);
-    e->out_free = r->end = start + copy_ns(o, r->bytes);
-    o->ready[k] = r->end; /* the next copy-in of f starts after it */
+    int64_t start = max64(max64(now, e->out_free), o->in_end[k]);
+    e->out_free = o->out_end[k] = r->end = start + copy_ns(o, r->bytes);
     o->open[k] = -1;
 }
 

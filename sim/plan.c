@@ -720,7 +720,7 @@ static void cand_results(work *w, const plan_cost *c, plan_result *out) {
     for (int m = 0; m < out->nmethods; m++) {
         plan_method *pm = &out->method[m];
         const plan_assumptions *a = &pm->assume;
-        double unit = a->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
+        double unit = scn_gbit_bits(a->gbit);
         for (int k = 0; k < pm->noptions; k++) {
             plan_option *o = &pm->option[k];
             if (o->is_least && o->has_run) pm->assume.wall_s = o->run.wall_s;

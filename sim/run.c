@@ -85,6 +85,7 @@
 #include "collective.h"
 #include "eventq.h"
 #include "faults.h"
+#include "memory.h"
 #include "net.h"
 #include "offload.h"
 #include "sig.h"
@@ -395,18 +396,18 @@ static void copy_in(world *W, int wi, int64_t t, int64_t now) {
             fail_rc(W, MSG_ENOMEM);
 }
 
-/* Draws the factor of the step a worker is about to start, notes the
- * fragment taken after it, and (offload) starts copying its state in. */
 static void offload_merged(world *W, int wi, int64_t now);
 
+/* Draws the factor of the step a worker is about to start, notes the
+ * fragment taken after it, and (offload) sends the state it has merged
+ * back to the host and starts copying in what the step's end takes. */
 static void begin_step(world *W, worker *w, int wi, int64_t now) {
     const scn_config *c = W->cfg;
     w->taken = sched_take_phase(&W->sch, w->step, W->T);
     if (W->sliced && w->taken)
         sched_taken_after(&W->sch, w->step, W->T, &w->tfrag); /* P <= H */
     if (W->off) offload_merged(W, wi, now);
-    if (W->off && w->taken && w->joined) /* the outer state of what this */
-        copy_in(W, wi, w->step, now);     /* step's end takes */
+    if (W->off && w->taken && w->joined) copy_in(W, wi, w->step, now);
     double f = 1.0 / c->speed[wi];
     if (c->straggler_prob > 0 &&
         gsl_rng_uniform(w->straggle) < c->straggler_prob)
@@ -810,7 +811,8 @@ static void member_got(world *W, int l, int wi, int64_t now) {
 
 /* Worker wi leaves the results it waits for (it failed). */
 static void member_gone(world *W, int wi) {
-    for (int l = 0; W->member_mode && l < W->L; l++)
+    if (!W->member_mode) return;
+    for (int l = 0; l < W->L; l++)
         if (W->rel[l].pending && !W->rel[l].got[wi]) {
             W->rel[l].got[wi] = 1;
             W->rel[l].pending--;
@@ -1505,26 +1507,33 @@ static void fast_forward(world *W, int64_t now) {
 
 /* ---- building and tearing down the world -------------------------------- */
 
-uint64_t run_slice_bytes(const scn_config *cfg, codec_spec codec, int l,
-                         int j, int P) {
-    /* params beyond 2^62 cannot be run (world_init stops); clamp here so
-     * the conversion is always defined */
+/* The model's parameters as a whole count: params beyond 2^62 cannot be
+ * run (world_init stops); clamped here so the conversion is defined. */
+static uint64_t model_params(const scn_config *cfg) {
     double np = cfg->params < (double)RUN_TIME_MAX_NS ? cfg->params
                                                        : (double)RUN_TIME_MAX_NS;
-    uint64_t N = np > 0 ? (uint64_t)llround(np) : 0;
-    uint64_t L = (uint64_t)cfg->layers;
+    return np > 0 ? (uint64_t)llround(np) : 0;
+}
+
+uint64_t run_slice_params(const scn_config *cfg, int l, int j, int P) {
+    uint64_t N = model_params(cfg), L = (uint64_t)cfg->layers;
     uint64_t q = N / L, r = N % L, ul = (uint64_t)l;
     uint64_t n = q + ((ul + 1) * r / L - ul * r / L);
-    uint64_t row = cfg->hidden;
-    if (row == 0) {
-        row = (uint64_t)llround(sqrt((double)N / (double)L / 12.0));
-        if (row == 0) row = 1;
-    }
     /* n < 2^62 and j < P < 2^31: the products fit */
     uint64_t uj = (uint64_t)j, uP = (uint64_t)P;
     uint64_t part = n / uP, rem = n % uP;
-    part += (uj + 1) * rem / uP - uj * rem / uP;
-    return codec_wire_bytes(codec, part, row);
+    return part + ((uj + 1) * rem / uP - uj * rem / uP);
+}
+
+uint64_t run_slice_bytes(const scn_config *cfg, codec_spec codec, int l,
+                         int j, int P) {
+    uint64_t row = cfg->hidden;
+    if (row == 0) {
+        uint64_t N = model_params(cfg);
+        row = (uint64_t)llround(sqrt((double)N / (double)cfg->layers / 12.0));
+        if (row == 0) row = 1;
+    }
+    return codec_wire_bytes(codec, run_slice_params(cfg, l, j, P), row);
 }
 
 uint64_t run_layer_bytes(const scn_config *cfg, codec_spec codec, int l) {
@@ -1670,17 +1679,15 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
         W->bytes[l] = run_layer_bytes(c, codec, l);
     }
     buckets_init(W);
-    if (offload) {
-        /* outer parameters and momentum in fp32: 8 bytes a parameter,
-         * twice a layer's fp32 payload */
-        codec_spec fp32 = {CODEC_FP32, 0};
+    if (offload) { /* outer parameters and momentum (sim/memory.h) */
+        uint64_t per = MEM_OUTER_BYTES + MEM_MOMENTUM_BYTES;
         for (int l = 0; l < L; l++)
             for (int p = 0; p < P; p++)
-                if (W->sliced || W->frag[l] == p)
-                    W->outer_bytes[p] += 2 * (W->sliced
-                        ? run_slice_bytes(c, fp32, l, p, P) : run_layer_bytes(c, fp32, l));
-        double gbit = c->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
-        W->off = off_new(M, P, c->host_gbps * gbit / 8);
+                if (W->sliced) /* a slice of every layer */
+                    W->outer_bytes[p] += per * run_slice_params(c, l, p, P);
+                else if (W->frag[l] == p)
+                    W->outer_bytes[p] += per * run_slice_params(c, l, 0, 1);
+        W->off = off_new(M, P, c->host_gbps * scn_gbit_bits(c->gbit) / 8);
         if (!W->off) return MSG_ENOMEM;
     }
     for (int p = 0; p < P; p++) {
@@ -1714,8 +1721,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     W->net = net_new(2 * M);
     if (!W->net) return MSG_ENOMEM;
     /* payload bytes get the efficiency's share of the line rate */
-    double gbit = c->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
-    double rate = gbit / 8 * c->efficiency;
+    double rate = scn_gbit_bits(c->gbit) / 8 * c->efficiency;
     for (int i = 0; i < M; i++) {
         net_link_set(W->net, 2 * i, c->up_gbps[i] * rate);
         net_link_set(W->net, 2 * i + 1, c->down_gbps[i] * rate);
@@ -1898,7 +1904,7 @@ static void fill_result(const world *W, int done, uint64_t events,
     out->goodput = W->end > 0 ? (double)out->useful_ns /
                                     ((double)W->end * W->M) : 0;
     /* Rates in the scenario's own Gbit, like its bandwidth keys. */
-    double gbit = W->cfg->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
+    double gbit = scn_gbit_bits(W->cfg->gbit);
     out->peak_link_gbps = peak * 8 / gbit;
     out->avg_link_gbps =
         wall > 0 ? (double)out->bytes_sent_total * 8 / gbit / wall / W->M : 0;

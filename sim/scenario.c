@@ -506,17 +506,22 @@ static int load_matrix(ctx *c, const cJSON *v, const char *path,
     if (n > SCN_MAX_MATRIX)
         return fail(c, v, 0, path, "given for %d workers (expected at most "
                     "%d workers)", n, SCN_MAX_MATRIX);
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n)
-        return fail(c, v, 0, path, "%s (expected workers.count = %d arrays "
-                    "of %d numbers)", cJSON_IsArray(v) ? "wrong length"
-                    : "wrong type", n, n);
+    char all[96], one[96];
+    snprintf(all, sizeof all, "workers.count = %d arrays of %d numbers", n, n);
+    snprintf(one, sizeof one, "an array of workers.count = %d numbers", n);
+    if (!cJSON_IsArray(v))
+        return fail(c, v, 0, path, "wrong type: %s (expected %s)", type_name(v), all);
+    if (cJSON_GetArraySize(v) != n)
+        return fail(c, v, 0, path, "array of %d values (expected %s)",
+                    cJSON_GetArraySize(v), all);
     int i = 0;
     for (const cJSON *row = v->child; row; row = row->next, i++) {
         join_index(p, path, i);
-        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != n)
-            return fail(c, row, 0, p, "%s (expected an array of "
-                        "workers.count = %d numbers)", cJSON_IsArray(row)
-                        ? "wrong length" : "wrong type", n);
+        if (!cJSON_IsArray(row))
+            return fail(c, row, 0, p, "wrong type: %s (expected %s)", type_name(row), one);
+        if (cJSON_GetArraySize(row) != n)
+            return fail(c, row, 0, p, "array of %d values (expected %s)",
+                        cJSON_GetArraySize(row), one);
         int j = 0;
         for (const cJSON *e = row->child; e; e = e->next, j++) {
             join_index(q, p, j);
@@ -1046,27 +1051,33 @@ static int check_network(ctx *c, const cJSON *root, scn_config *cfg) {
                     "combined with method.late \"continue\" (expected "
                     "\"group\", or late \"wait\")");
     if (!lm) return 0;
-    if (lv)
-        return fail(c, is_later(c, lv, lm) ? lv : lm, 0, is_later(c, lv, lm)
-                    ? "network.latency_ms" : "network.latency_matrix_ms",
-                    "cannot be given together with %s (expected one of "
-                    "latency_ms and latency_matrix_ms)", is_later(c, lv, lm)
-                    ? "latency_matrix_ms" : "latency_ms");
+    if (lv) { /* at the later of the two */
+        int later = is_later(c, lv, lm);
+        return fail(c, later ? lv : lm, 0, later ? "network.latency_ms"
+                    : "network.latency_matrix_ms", "cannot be given together "
+                    "with %s (expected one of latency_ms and latency_matrix_ms)",
+                    later ? "latency_matrix_ms" : "latency_ms");
+    }
     const double *L = cfg->latency_matrix_ms;
+    char p[PATH_LEN];
     for (int i = 0; i < M; i++)
         for (int j = 0; j <= i; j++) {
-            if (i == j && L[i * M + i] != 0)
-                return fail(c, lm, 0, "network.latency_matrix_ms", "[%d][%d] "
-                            "is %s ms (expected 0 on the diagonal)", i, i,
-                            msg_number(L[i * M + i], a));
-            if (L[i * M + j] != L[j * M + i])
-                return fail(c, lm, 0, "network.latency_matrix_ms", "[%d][%d] "
-                            "is %s ms but [%d][%d] is %s ms (expected a "
-                            "symmetric matrix)", i, j, msg_number(L[i * M + j], a),
-                            j, i, msg_number(L[j * M + i], b));
+            double x = L[i * M + j], y = L[j * M + i];
+            if (i == j ? x == 0 : x == y) continue;
+            const cJSON *at = cJSON_GetArrayItem(cJSON_GetArrayItem(lm, i), j);
+            snprintf(p, sizeof p, "network.latency_matrix_ms[%d][%d]", i, j);
+            if (i == j)
+                return fail(c, at, 0, p, "%s ms (expected 0 on the diagonal)",
+                            msg_number(x, a));
+            return fail(c, at, 0, p, "%s ms but [%d][%d] is %s ms (expected a "
+                        "symmetric matrix)", msg_number(x, a), j, i, msg_number(y, b));
         }
     cfg->has_latency_matrix = 1;
     return 0;
+}
+
+double scn_gbit_bits(scn_gbit g) {
+    return g == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
 }
 
 double scn_latency_ms(const scn_config *c, int i, int j) {
@@ -1130,7 +1141,7 @@ static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
                     msg_number(cfg->faults.mtbf_s / 3600, a));
     int M = cfg->workers;
     double slow = INFINITY, rate = INFINITY, lat = 0;
-    double unit = cfg->gbit == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
+    double unit = scn_gbit_bits(cfg->gbit);
     for (int i = 0; i < M; i++) {
         if (cfg->speed[i] < slow) slow = cfg->speed[i];
         double r = fmin(cfg->up_gbps[i], cfg->down_gbps[i]) * unit / 8;

@@ -54,6 +54,9 @@ typedef enum { SCN_LATE_WAIT, SCN_LATE_CONTINUE } scn_late;
 /* What "Gbit" means in bandwidth keys: 1e9 bits (si) or 2^30 (binary). */
 typedef enum { SCN_GBIT_SI, SCN_GBIT_BINARY } scn_gbit;
 
+/* Bits in one Gbit: 1e9 (si) or 2^30 (binary). */
+double scn_gbit_bits(scn_gbit g);
+
 /* How a flow uses its share of the links: at once (ideal), or as a TCP
  * connection with slow start and restart after idle (tcp). */
 typedef enum { SCN_TRANSPORT_IDEAL, SCN_TRANSPORT_TCP } scn_transport;

@@ -957,6 +957,60 @@ START_TEST(test_array_lengths) {
 }
 END_TEST
 
+/* The network keys beyond the ideal model: defaults, what loads, and
+ * every error at the value that causes it. */
+START_TEST(test_network_keys) {
+    load_ok("{}", NULL, 0);
+    ck_assert_int_eq(cfg.transport, SCN_TRANSPORT_IDEAL);
+    ck_assert_int_eq(cfg.completion, SCN_COMPLETION_GROUP);
+    ck_assert(cfg.tcp_init_window_kb == 14.48 && cfg.tcp_slow_start_after_idle);
+    ck_assert(cfg.efficiency == 1 && cfg.collective_overhead_ms == 0);
+    ck_assert(cfg.dp_bucket_mb == 0 && !cfg.offload_outer && cfg.host_gbps == 256);
+    ck_assert(!cfg.has_latency_matrix && !cfg.has_ring_order);
+    ck_assert_int_eq(cfg.ring_order[1], 1);
+    load_ok(IN("network", "\"latency_matrix_ms\": [[0, 3], [3, 0]], "
+               "\"ring_order\": [1, 0], \"transport\": \"tcp\""), NULL, 0);
+    ck_assert(cfg.has_latency_matrix && cfg.has_ring_order);
+    ck_assert(scn_latency_ms(&cfg, 0, 1) == 3 && scn_latency_ms(&cfg, 1, 1) == 0);
+    ck_assert_int_eq(cfg.ring_order[0], 1);
+    ck_assert_int_eq(cfg.transport, SCN_TRANSPORT_TCP);
+    FAIL(IN("network", "\"ring_order\": [1, 1]"),
+         "s.json:3:19: network.ring_order: worker 1 given twice (expected a "
+         "permutation of 0..1)");
+    FAIL(IN("network", "\"ring_order\": [0, 5]"),
+         "s.json:3:19: network.ring_order: worker 5 does not exist (expected a "
+         "permutation of 0..1)");
+    FAIL(IN("network", "\"latency_matrix_ms\": [[0, 3], [2, 0]]"),
+         "s.json:3:36: network.latency_matrix_ms[1][0]: 2 ms but [0][1] is 3 ms "
+         "(expected a symmetric matrix)");
+    FAIL(IN("network", "\"latency_matrix_ms\": [[1, 3], [3, 0]]"),
+         "s.json:3:28: network.latency_matrix_ms[0][0]: 1 ms (expected 0 on the "
+         "diagonal)");
+    FAIL(IN("network", "\"latency_matrix_ms\": [[0, 3]]"),
+         "s.json:3:26: network.latency_matrix_ms: array of 1 values (expected "
+         "workers.count = 2 arrays of 2 numbers)");
+    FAIL(IN("network", "\"latency_matrix_ms\": [[0, 3], 5]"),
+         "s.json:3:35: network.latency_matrix_ms[1]: wrong type: number (expected "
+         "an array of workers.count = 2 numbers)");
+    FAIL(IN("network", "\"latency_ms\": 1, \"latency_matrix_ms\": [[0, 3], [3, 0]]"),
+         "s.json:3:43: network.latency_matrix_ms: cannot be given together with "
+         "latency_ms (expected one of latency_ms and latency_matrix_ms)");
+    FAIL("{\"workers\": {\"count\": 65}, \"network\": {\"latency_matrix_ms\": [[0]]}}",
+         "s.json:1:61: network.latency_matrix_ms: given for 65 workers (expected "
+         "at most 64 workers)");
+    FAIL(IN("network", "\"completion\": \"member\"}, \"method\": {\"late\": "
+            "\"continue\""),
+         "s.json:3:19: network.completion: \"member\" cannot be combined with "
+         "method.late \"continue\" (expected \"group\", or late \"wait\")");
+    FAIL(IN("network", "\"transport\": \"udp\""),
+         "s.json:3:18: network.transport: unknown value \"udp\" (expected one "
+         "of: ideal, tcp)");
+    FAIL(IN("network", "\"efficiency\": 0"),
+         "s.json:3:19: network.efficiency: 0 is out of range (expected a number "
+         "in (0, 1])");
+}
+END_TEST
+
 START_TEST(test_model_combinations) {
     /* step_time_s with FLOP keys: reported at whichever comes later. */
     FAIL("{\n  \"model\": {\n    \"step_time_s\": 0.2,\n"
@@ -2465,6 +2519,7 @@ Suite *make_suite(void) {
     tcase_add_test(te, test_ranges);
     tcase_add_test(te, test_per_worker_tau);
     tcase_add_test(te, test_array_lengths);
+    tcase_add_test(te, test_network_keys);
     tcase_add_test(te, test_model_combinations);
     tcase_add_test(te, test_schedule_errors);
     tcase_add_test(te, test_enum_errors);

@@ -124,25 +124,32 @@ demo: deps
 
 # Runs every Check suite and the command-line tests, then the suites again
 # in a sanitizer build (build-asan/).
+# Every stage runs even when an earlier one fails; the stages that failed
+# are named last.
 test: deps
-	@$(MAKE) --no-print-directory check
-	@$(MAKE) --no-print-directory B=build-asan OPT=-O1 SAN="$(SAN_FLAGS)" asan
-	@$(MAKE) --no-print-directory fuzz-smoke
+	@failed=; \
+	  $(MAKE) --no-print-directory check || failed="$$failed check"; \
+	  $(MAKE) --no-print-directory B=build-asan OPT=-O1 SAN="$(SAN_FLAGS)" asan \
+	    || failed="$$failed asan"; \
+	  $(MAKE) --no-print-directory fuzz-smoke || failed="$$failed fuzz-smoke"; \
+	  if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
+	  echo "make test: every stage passed"
 
+# A failing suite or script is named again at the end of the pass.
 check: bin/dilosim $(TEST_BIN)
-	@fail=0; for t in $(TEST_BIN); do \
-	  $$t || fail=1; done; \
-	  tests/cli.sh bin/dilosim || fail=1; \
-	  tests/style.sh || fail=1; \
-	  exit $$fail
+	@failed=; for t in $(TEST_BIN); do \
+	  $$t || failed="$$failed $${t##*/}"; done; \
+	  tests/cli.sh bin/dilosim || failed="$$failed tests/cli.sh"; \
+	  tests/style.sh || failed="$$failed tests/style.sh"; \
+	  if [ -n "$$failed" ]; then echo "make check: FAILED:$$failed"; exit 1; fi
 
 # The sanitizer pass runs the command-line scripts too, on its own binary
 # ($(B)/dilosim), with CLI_QUICK=1 to skip their slowest parts.
 asan: $(TEST_BIN) $(B)/dilosim
-	@echo "sanitizer build:"; fail=0; for t in $(TEST_BIN); do \
-	  CK_FORK=no $$t || fail=1; done; \
-	  CLI_QUICK=1 tests/cli.sh $(B)/dilosim || fail=1; \
-	  exit $$fail
+	@echo "sanitizer build:"; failed=; for t in $(TEST_BIN); do \
+	  CK_FORK=no $$t || failed="$$failed $${t##*/}"; done; \
+	  CLI_QUICK=1 tests/cli.sh $(B)/dilosim || failed="$$failed tests/cli.sh"; \
+	  if [ -n "$$failed" ]; then echo "sanitizer pass: FAILED:$$failed"; exit 1; fi
 
 bench: bin/dilosim $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do $$b || exit 1; done

@@ -1,14 +1,14 @@
 # cli_lib.sh -- what the command-line test scripts share: a temporary
 # directory removed on exit, pass/fail counters and the checks.  A script
 # sets bin and root, then sources it:  . "$root/tests/cli_lib.sh"
-# and ends with  finish NAME  (prints the counts; exit status 0 if all
-# passed).
+# and ends with  finish NAME  (prints the counts and the failures again;
+# exit status 0 if all passed).
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 
 ok()   { pass=$((pass + 1)); }
-bad()  { fail=$((fail + 1)); echo "FAIL: $*"; }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*"; echo "FAIL: $*" >>"$tmp/failures"; }
 # expect CODE DESCRIPTION -- CMD...: runs CMD (stdout to $tmp/out, stderr
 # to $tmp/err), checks its exit status.
 expect() {
@@ -29,4 +29,7 @@ reap()     { i=0
                sleep 0.05; i=$((i + 1))
              done
              kill "$1" 2>"$tmp/reap"; wait "$1" 2>"$tmp/reap"; }
-finish()   { echo "$1: $pass passed, $fail failed"; [ "$fail" = 0 ]; }
+# finish NAME: the counts, then the failures again, where one looks.
+finish()   { echo "$1: $pass passed, $fail failed"
+             if [ -s "$tmp/failures" ]; then sed "s/^/$1: /" "$tmp/failures"; fi
+             [ "$fail" = 0 ]; }

@@ -10,7 +10,7 @@ bin=${1:-bin/dilosim}
 dir=$(dirname "$0")
 
 echo "dilosim: the Streaming DiLoCo paper's 1B setup, 2 replicas, 1000 steps"
-echo "(scenarios/paper/1b.json; its bandwidths count 2^30 bits per Gbit, see README)"
+echo "(scenarios/paper/1b.json; its bandwidths count 2^30 bits per Gbit, see docs/reproduction.md)"
 echo
 "$bin" sweep "$dir/paper/1b.json" --jobs 2 \
   --variant data_parallel --variant diloco --variant streaming_overlap_fp4 \

@@ -31,7 +31,7 @@ const char *report_seconds(int64_t ns, char buf[REPORT_SECONDS_MAX]);
 
 /* Writes the result of a run as one JSON object (and a newline): the
  * version, the scenario digest, the resolved inputs, then the figures
- * (README.md lists every field and its unit). */
+ * (docs/scenarios.md lists every field and its unit). */
 void report_run_json(FILE *f, const scn_config *cfg, const run_result *r);
 
 /* A Chrome trace-event timeline (opens in Perfetto or chrome://tracing).

@@ -14,7 +14,7 @@
  * about an override read "--set a.b.c=value: a.b.c: what is wrong".
  *
  * Every key, its default, its unit and its valid range is listed in
- * README.md; the keys of the "train" section (for `dilosim train`) in
+ * docs/scenarios.md; the keys of the "train" section (for `dilosim train`) in
  * docs/experiments.md.
  *
  * The path "-" reads the scenario from standard input (messages then say
@@ -206,7 +206,7 @@ int scn_late_continues(const scn_config *c);
  * entry, or (latency_ms[i] + latency_ms[j]) / 2. */
 double scn_latency_ms(const scn_config *c, int i, int j);
 
-/* Fills c with the defaults (see README.md). */
+/* Fills c with the defaults (see docs/scenarios.md). */
 void scn_defaults(scn_config *c);
 
 /* Loads and validates a scenario file, applying the overrides

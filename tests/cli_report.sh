@@ -77,6 +77,18 @@ for t in '<th>one-way latency, ms</th><td>per pair, from row to column: 0, 10, 5
 done
 lacks "$tmp/out" '<th>one-way latency, ms</th><td>0</td>' "report assumptions: latency_ms unused"
 
+# curve titles are whole: two sweep values sharing their first 1100 bytes
+# are two curves (the title "description=aaa...a1" and "...a2"), not one
+long=$(awk 'BEGIN { while (n++ < 1100) printf "a" }')
+cat >"$tmp/long.json" <<EOF
+{"model": {"params": 1e8, "layers": 4, "step_time_s": 0.1},
+ "network": {"bandwidth_gbps": 10}, "method": {"name": "diloco", "H": 10},
+ "steps": 20, "seed": 1, "sweep": {"description": "${long}1,${long}2"}}
+EOF
+expect 0 "report of long titles" -- "$bin" report "$tmp/long.json" --grid 1,10 --quiet
+n=$(grep -c '<g id="s1-cu-gnuplot_plot_[0-9]*"' "$tmp/out")
+if [ "$n" = 2 ]; then ok; else bad "report of long titles: $n curves, expected 2"; fi
+
 # errors: one line, the right status, no page
 printf 'old\n' >"$tmp/keep.html"
 expect 1 "report without gnuplot" -- env PATH=/nonexistent-dilosim "$bin" report "$sc" \

@@ -37,8 +37,10 @@ static const char help[] =
     "Writes one self-contained HTML page (inline style sheet and SVG\n"
     "figures; no script, nothing fetched from the network) with, for each\n"
     "scenario given:\n"
-    "  - its assumptions, per variant: model, step time, workers, network,\n"
-    "    latency, codec, the method's parameters, faults, steps;\n"
+    "  - its assumptions, per variant: model, step time, workers, network\n"
+    "    (links, latency or the latency matrix, all-reduce, completion,\n"
+    "    transport, efficiency, step overhead, ring order when set),\n"
+    "    codec, the method's parameters, faults, steps;\n"
     "  - compute utilization (CU) against network.bandwidth_gbps on the\n"
     "    grid, one curve per variant (a sweep, as 'dilosim sweep'; other\n"
     "    dimensions of the scenario's \"sweep\" section add curves);\n"
@@ -277,13 +279,37 @@ static curve *curve_named(curve **c, int *n, const char *title) {
     return k;
 }
 
+/* The title of a row's curve: its leading columns before `cu` but the
+ * grid's `bw`, "KEY=VALUE" joined by ", " (the variant's value alone),
+ * malloc'ed whole however long; `base` (copied) when there are none.
+ * NULL when out of memory. */
+static char *row_title(char *const *head, char *const *f, int bw, int cu,
+                       const char *base) {
+    char *title = NULL;
+    size_t len = 0;
+    FILE *t = open_memstream(&title, &len);
+    if (!t) return NULL;
+    for (int i = 0; i < cu; i++) {
+        if (i == bw) continue;
+        int named = strcmp(head[i], "variant");
+        fprintf(t, "%s%s%s%s", ftell(t) > 0 ? ", " : "",
+                named ? head[i] : "", named ? "=" : "", f[i]);
+    }
+    if (ftell(t) == 0) fputs(base, t);
+    if (fclose(t)) {
+        free(title);
+        return NULL;
+    }
+    return title;
+}
+
 /* The sweep's CSV as curves: x the grid column, y CU in %, one curve per
  * value of the other leading columns (the variant, other dimensions);
- * `base` titles the curve of a scenario without either. */
+ * `base` titles the curve of a scenario without either.  Titles are
+ * whole: two curves stay two however long their common prefix. */
 static int csv_curves(char *csv, const char *base, curve **out, int *nout,
                       char *err, size_t errlen) {
     char *pos = csv, *f[CSV_MAX_FIELDS], *head[CSV_MAX_FIELDS];
-    char title[LABEL_MAX];
     int nh = csv_record(&pos, f, CSV_MAX_FIELDS), bw = -1, cu = -1;
     for (int i = 0; i < nh; i++) {
         head[i] = f[i];
@@ -295,17 +321,9 @@ static int csv_curves(char *csv, const char *base, curve **out, int *nout,
     for (int n; (n = csv_record(&pos, f, CSV_MAX_FIELDS)) != 0;) {
         if (n != nh)
             return msg_set(err, errlen, MSG_EFAIL, "sweep: malformed row");
-        size_t k = 0;
-        title[0] = 0;
-        for (int i = 0; i < cu; i++) {
-            if (i == bw) continue;
-            int named = strcmp(head[i], "variant");
-            k += (size_t)snprintf(title + k, k < sizeof title ?
-                                  sizeof title - k : 0, "%s%s%s%s",
-                                  k ? ", " : "", named ? head[i] : "",
-                                  named ? "=" : "", f[i]);
-        }
-        curve *c = curve_named(out, nout, k ? title : base);
+        char *title = row_title(head, f, bw, cu, base);
+        curve *c = title ? curve_named(out, nout, title) : NULL;
+        free(title);
         if (!c || curve_add(c, strtod(f[bw], NULL), 100 * strtod(f[cu],
                                                                  NULL)))
             return msg_set(err, errlen, MSG_ENOMEM, "out of memory");

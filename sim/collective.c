@@ -46,10 +46,17 @@
  *
  * TCP.  Connection i * nw + j keeps the window its last flow ended with
  * (net_flow_window, read in the done callback or before a cancel) and the
- * instant, stored less net_shift_total() so that a shift of the net moves
- * it too.  A flow's start window is taken when the flow is added, at the
- * instant its step began plus the step overhead (when its sender would
- * send again); the step overhead itself is part of the flow's wait.
+ * instant its sender last sent data, stored less net_shift_total() so that
+ * a shift of the net moves it too.  A flow moves its bytes (as the net
+ * counts them, at the receiver) over [t_act, t_end], t_act its activation
+ * and t_end its completion or cancel; its sender sent them one one-way
+ * latency earlier, over [t_act - lat, t_end - lat]: Linux's lsndtime is
+ * t_end - lat(i -> j).  A flow cancelled at or before t_act has moved
+ * nothing and sent nothing: its connection stays as it was (its window,
+ * restarted or not, was never used).  A flow's start window is taken when
+ * the flow is added, at the instant its step began plus the step overhead
+ * (t_act - lat, when its sender sends again); the step overhead itself is
+ * part of the flow's wait.
  *
  * Choices the header leaves open (what a simulation user would expect):
  *  - The net tag of a flow is tag_base + its index within its step, so the
@@ -128,8 +135,11 @@ struct coll {
     int tcp;
     coll_tcp tp;
     double *cwin;       /* the window each connection's last flow ended with */
-    int64_t *cend;      /* the instant it ended, less net_shift_total() then
-                           (so net_shift moves it); INT64_MIN: never */
+    int64_t *cend;      /* the instant its last flow's sender last sent
+                           (t_end - lat), less net_shift_total() then (so
+                           net_shift moves it); INT64_MIN: never */
+    int64_t step_at;    /* the instant the current step began, less
+                           net_shift_total() then */
     int *fpair;         /* per flow of the step (as flows): its connection,
                            -1 for a flow that is not TCP */
     int64_t overhead;   /* coll_set_step_overhead() */
@@ -319,8 +329,8 @@ double coll_tcp_restart(const coll_tcp *t, int64_t rtt_ns, double window,
     return window > restart ? window : restart;
 }
 
-/* The instant connection p's last flow ended, as the net's clock now has
- * it (net_shift moves it). */
+/* The instant connection p last sent data (its last flow's end less its
+ * one-way latency), as the net's clock now has it (net_shift moves it). */
 static int64_t conn_end_at(const coll *c, int p) {
     return c->cend[p] + net_shift_total(c->n);
 }
@@ -332,14 +342,20 @@ static double conn_window(const coll *c, int p, int64_t start) {
     return coll_tcp_restart(&c->tp, pair_rtt(c, p), c->cwin[p], start - conn_end_at(c, p));
 }
 
-/* Flow k of the step (net id `flow`) has ended at now: its connection
- * keeps its window and the instant. */
+/* Flow k of the step (net id `flow`) has ended (completed or been
+ * cancelled) at now: its connection keeps its window and the instant its
+ * sender last sent, now less the one-way latency -- unless the flow was
+ * not yet past its activation, step start + overhead + latency, and so
+ * sent nothing (see the file comment). */
 static void conn_close(coll *c, int k, int flow, int64_t now) {
     int p = c->fpair[k];
     if (p < 0)
         return;
+    int64_t shift = net_shift_total(c->n), lat = c->lat[p];
+    if (now - shift <= c->step_at + c->overhead + lat)
+        return;
     c->cwin[p] = net_flow_window(c->n, flow);
-    c->cend[p] = now - net_shift_total(c->n);
+    c->cend[p] = now - lat - shift;
 }
 
 /* ---- flows ------------------------------------------------------------- */
@@ -406,6 +422,7 @@ static int launch_step(coll *c, int64_t now) {
     int err = 0, s = c->step;
     c->nflows = 0;
     c->left = 0;
+    c->step_at = now - net_shift_total(c->n);
     if (M <= 1) {
         int id = net_flow_add(c->n, now, 0, -1, -1, 0, INFINITY, c->tag_base);
         if (id < 0)
@@ -738,8 +755,8 @@ const char *coll_algo_name(coll_algo a) {
 }
 
 /* The connections' part of coll_signature(): each one that carried a
- * flow, with its window and how long ago (on the net's clock) its last
- * flow ended, or INT64_MIN once that no longer matters (see the header);
+ * flow, with its window and how long ago (on the net's clock) it last
+ * sent data, or INT64_MIN once that no longer matters (see the header);
  * then -1. */
 static void conns_signature(const coll *c, sig_buf *b) {
     sig_i64(b, c->tcp);

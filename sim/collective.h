@@ -31,12 +31,17 @@
  * lat(j -> i) (no queueing delay), whose window the net grows by slow
  * start (net.h).  Connections persist between flows, steps and
  * collectives: each keeps the window its last flow ended with and the
- * instant it ended.  A flow starts with the window of its connection: the
- * initial window if the connection never carried a flow; else, with
- * restart_after_idle, Linux's tcp_cwnd_restart() (net/ipv4/tcp_output.c,
- * called by tcp_slow_start_after_idle_check() when the idle time exceeds
- * the RTO) on the idle time delta since its last flow ended, taken at the
- * instant the flow starts (its step's start plus the step overhead):
+ * instant its sender last sent data, Linux's lsndtime: the flow's end
+ * (completion or cancel, when the net has its last byte at the receiver)
+ * less the one-way latency lat(i -> j).  A flow cancelled before it was
+ * active sent nothing and leaves its connection as it was.  A flow starts
+ * with the window of its connection: the initial window if the connection
+ * never carried a flow; else, with restart_after_idle, Linux's
+ * tcp_cwnd_restart() (net/ipv4/tcp_output.c, called by
+ * tcp_slow_start_after_idle_check() when the idle time exceeds the RTO)
+ * on the idle time delta since that last transmission, taken at the
+ * instant the flow's sender starts (its step's start plus the step
+ * overhead), so delta = start - (end of the last flow - lat(i -> j)):
  * if delta > RTO, restart = min(init, w); halve w once per RTO while
  * (delta -= RTO) > 0 and w > restart; w = max(w, restart)
  * (coll_tcp_restart).  Linux's RTO is srtt + rttvar (__tcp_set_rto,
@@ -132,7 +137,7 @@ void coll_set_exclusive(coll *c);
 void coll_flush_bytes(coll *c);
 
 /* Appends the stream's state (sig.h): with TCP, every connection's window
- * and the time since its last flow ended, relative to the net's clock
+ * and the time since it last sent data, relative to the net's clock
  * (net_now: net_signature puts that relative to its now), left out once
  * more idle time can no longer change its restart (restart off, or
  * coll_tcp_restart already at its floor min(init, window)); the queued
@@ -167,7 +172,8 @@ void coll_set_step_overhead(coll *c, int64_t ns);
 int coll_set_order(coll *c, const int *order);
 
 /* The window a connection of round trip rtt_ns whose last flow ended with
- * `window` bytes starts its next flow with, idle_ns later: Linux's
+ * `window` bytes starts its next flow with, idle_ns after it last sent
+ * data (see the top of this file): Linux's
  * tcp_cwnd_restart() with RTO = rtt + rto_min when t->restart_after_idle
  * and idle_ns > RTO (see the top of this file), else `window`. */
 double coll_tcp_restart(const coll_tcp *t, int64_t rtt_ns, double window,

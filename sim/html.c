@@ -231,8 +231,9 @@ static void note(FILE *f, const char *text) {
 enum {
     R_GROUP, R_PARAMS, R_LAYERS, R_STEP, R_SPLIT, R_WORKERS, R_SPEED,
     R_STRAGGLERS, R_UP, R_DOWN, R_LATENCY, R_GBIT, R_COLLECTIVE, R_WINDOW,
+    R_RING_ORDER, R_COMPLETION, R_TRANSPORT, R_EFFICIENCY, R_OVERHEAD,
     R_METHOD, R_H, R_FRAGMENTS, R_TAU, R_RULE, R_ALPHA, R_CODEC, R_LATE,
-    R_FAULTS,
+    R_BUCKETS, R_OFFLOAD, R_FAULTS,
     R_CHECKPOINT, R_RECOVERY, R_STEPS, R_SEED, R_TRAIN
 };
 static const struct {
@@ -255,7 +256,12 @@ static const struct {
     {R_LATENCY, "one-way latency, ms"},
     {R_GBIT, "1 Gbit"},
     {R_COLLECTIVE, "all-reduce, stream order"},
+    {R_RING_ORDER, "ring order (star: hub first)"},
+    {R_COMPLETION, "a worker passes an all-reduce"},
+    {R_TRANSPORT, "transport"},
     {R_WINDOW, "TCP window"},
+    {R_EFFICIENCY, "payload share of the line rate"},
+    {R_OVERHEAD, "overhead per collective step"},
     {R_GROUP, "Method"},
     {R_METHOD, "method"},
     {R_H, "H: inner steps between syncs of a fragment"},
@@ -265,6 +271,8 @@ static const struct {
     {R_ALPHA, "merge alpha (local weight)"},
     {R_CODEC, "payload codec"},
     {R_LATE, "late syncs"},
+    {R_BUCKETS, "DP gradient buckets"},
+    {R_OFFLOAD, "outer parameters and momentum"},
     {R_GROUP, "Faults"},
     {R_FAULTS, "failures"},
     {R_CHECKPOINT, "DP checkpoint interval"},
@@ -285,6 +293,44 @@ static void per_worker(const double *v, int n, char *buf, size_t len) {
     for (int i = 0; i < (same ? 1 : n) && k < len; i++)
         k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "",
                               html_number(v[i], num));
+}
+
+/* The one-way latencies: per worker as given (between two workers their
+ * mean), or the matrix row by row (from the row's worker to the
+ * column's), or for more than LATENCY_ROWS workers its least and largest
+ * value between two workers. */
+#define LATENCY_ROWS 8
+static void latency_text(const scn_config *c, char *buf, size_t len) {
+    int M = c->workers;
+    if (!c->has_latency_matrix) {
+        per_worker(c->latency_ms, M, buf, len);
+        int same = 1;
+        for (int i = 1; i < M; i++) same &= c->latency_ms[i] == c->latency_ms[0];
+        if (!same)
+            snprintf(buf + strlen(buf), len - strlen(buf),
+                     " (per worker; between two, their mean)");
+        return;
+    }
+    char num[HTML_NUM_MAX], hi[HTML_NUM_MAX];
+    size_t k = 0;
+    if (M <= LATENCY_ROWS) {
+        k = (size_t)snprintf(buf, len, "per pair, from row to column: ");
+        for (int i = 0; i < M && k < len; i++)
+            for (int j = 0; j < M && k < len; j++)
+                k += (size_t)snprintf(buf + k, len - k, "%s%s",
+                                      j ? ", " : i ? "; " : "",
+                                      html_number(c->latency_matrix_ms[i * M + j], num));
+        return;
+    }
+    double lo = INFINITY, top = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < M; j++)
+            if (i != j) {
+                lo = fmin(lo, c->latency_matrix_ms[i * M + j]);
+                top = fmax(top, c->latency_matrix_ms[i * M + j]);
+            }
+    snprintf(buf, len, "per pair (a %d x %d matrix): %s to %s between two workers",
+             M, M, html_number(lo, num), html_number(top, hi));
 }
 
 static const char *method_title(sched_method m) {
@@ -339,6 +385,15 @@ static void train_text(const scn_config *c, char *buf, size_t len) {
              html_number(t->outer_momentum, om));
 }
 
+/* "x unit" for x > 0, else "none". */
+static void amount_or_none(double x, const char *unit, char *buf, size_t len) {
+    char num[HTML_NUM_MAX];
+    if (x > 0)
+        snprintf(buf, len, "%s %s", html_number(x, num), unit);
+    else
+        snprintf(buf, len, "none");
+}
+
 /* The text of assumption `id` for config c. */
 static void assumption(const scn_config *c, int id, char *buf, size_t len) {
     char a[HTML_NUM_MAX], b[HTML_NUM_MAX];
@@ -371,7 +426,7 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
         break;
     case R_UP: per_worker(c->up_gbps, c->workers, buf, len); break;
     case R_DOWN: per_worker(c->down_gbps, c->workers, buf, len); break;
-    case R_LATENCY: per_worker(c->latency_ms, c->workers, buf, len); break;
+    case R_LATENCY: latency_text(c, buf, len); break;
     case R_GBIT:
         snprintf(buf, len, "%s", c->gbit == SCN_GBIT_BINARY
                  ? "2^30 bit (binary)" : "10^9 bit (si)");
@@ -381,12 +436,32 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
                  c->reduce_order == SCN_FORWARD_FIRST ? "forward_first"
                                                       : "fifo");
         break;
-    case R_WINDOW:
-        if (c->tcp_window_mb > 0)
-            snprintf(buf, len, "%s MB", html_number(c->tcp_window_mb, a));
-        else
-            snprintf(buf, len, "none");
+    case R_WINDOW: amount_or_none(c->tcp_window_mb, "MB", buf, len); break;
+    case R_RING_ORDER:
+        if (!c->has_ring_order) {
+            snprintf(buf, len, "by worker id");
+            break;
+        }
+        for (int i = 0, k = 0; i < c->workers && k < (int)len; i++)
+            k += snprintf(buf + k, len - (size_t)k, "%s%d", i ? ", " : "",
+                          c->ring_order[i]);
         break;
+    case R_COMPLETION:
+        snprintf(buf, len, "%s", c->completion == SCN_COMPLETION_MEMBER
+                 ? "member: once it has its own result"
+                 : "group: once the whole all-reduce is over");
+        break;
+    case R_TRANSPORT:
+        if (c->transport == SCN_TRANSPORT_TCP)
+            snprintf(buf, len, "tcp: slow start from %s kB, %s",
+                     html_number(c->tcp_init_window_kb, a),
+                     c->tcp_slow_start_after_idle ? "restart after idle"
+                                                  : "no restart after idle");
+        else
+            snprintf(buf, len, "ideal: a flow gets its share from its first byte");
+        break;
+    case R_EFFICIENCY: snprintf(buf, len, "%s", html_number(c->efficiency, a)); break;
+    case R_OVERHEAD: amount_or_none(c->collective_overhead_ms, "ms", buf, len); break;
     case R_METHOD: snprintf(buf, len, "%s", method_title(s.method)); break;
     case R_H: snprintf(buf, len, "%d", s.H); break;
     case R_FRAGMENTS:
@@ -421,6 +496,22 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
             snprintf(buf + strlen(buf), len - strlen(buf), "; timeout %s s",
                      html_number(c->sync_timeout_s, a));
         break;
+    case R_BUCKETS:
+        if (s.method != SCHED_DP)
+            snprintf(buf, len, "n/a (not DP)");
+        else if (c->dp_bucket_mb > 0)
+            snprintf(buf, len, "at least %s MB of payload each",
+                     html_number(c->dp_bucket_mb, a));
+        else
+            snprintf(buf, len, "one per layer");
+        break;
+    case R_OFFLOAD:
+        if (c->offload_outer && s.method != SCHED_DP)
+            snprintf(buf, len, "in host memory, copied at %s Gbit/s",
+                     html_number(c->host_gbps, a));
+        else
+            snprintf(buf, len, "on the accelerator");
+        break;
     case R_FAULTS: faults_text(c, buf, len); break;
     case R_CHECKPOINT:
         snprintf(buf, len, "%lld steps", (long long)c->checkpoint_steps);
@@ -435,6 +526,19 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
         break;
     case R_TRAIN: train_text(c, buf, len); break;
     }
+}
+
+/* Whether row `id` is shown: the ring order when a variant sets one, DP's
+ * buckets when a variant is DP, the offload when a variant offloads;
+ * every other row always. */
+static int row_shown(int id, int n, const scn_config *cfg) {
+    int any = 0;
+    for (int i = 0; i < n; i++)
+        any |= id == R_RING_ORDER ? cfg[i].has_ring_order
+               : id == R_BUCKETS  ? cfg[i].sched.method == SCHED_DP
+               : id == R_OFFLOAD  ? cfg[i].offload_outer && cfg[i].sched.method != SCHED_DP
+                                  : 1;
+    return any;
 }
 
 #define CELL_MAX 1536
@@ -454,6 +558,7 @@ void html_assumptions(FILE *f, int n, const char *const *names,
             fputs("</th></tr>\n", f);
             continue;
         }
+        if (!row_shown(rows[r].id, n, cfg)) continue;
         int same = 1;
         for (int i = 0; i < n; i++) {
             assumption(&cfg[i], rows[r].id, v[i], CELL_MAX);

@@ -46,10 +46,16 @@ void html_end(FILE *f);
 void html_figure(FILE *f, const char *svg, const char *caption);
 
 /* The assumptions of n variants (names[i], their loaded configs cfg[i]):
- * one row per assumption (model, step time, workers, network, latency,
- * codec, the method's parameters as the run normalises them, faults,
- * steps, the train section), one column per variant; a row on which
- * every variant agrees is one cell across them. */
+ * one row per assumption, one column per variant; a row on which every
+ * variant agrees is one cell across them.  The rows say what the run
+ * uses: the model and step time; workers, speeds, stragglers; the links,
+ * the latency (per worker, or the matrix: whole up to 8 workers, else
+ * its least and largest value), the Gbit, the all-reduce and stream
+ * order, completion, transport (with TCP's initial window and restart),
+ * window, efficiency and step overhead; the method's parameters as the
+ * run normalises them; faults; steps, seed and the train section.  The
+ * ring order shows only when a variant sets one, DP's buckets when a
+ * variant is DP, the outer state's offload when a variant offloads it. */
 void html_assumptions(FILE *f, int n, const char *const *names,
                       const scn_config *cfg);
 

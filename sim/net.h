@@ -35,6 +35,14 @@
  * changes.  A flow that ends inside a round while its window bound it
  * ends with that window plus what it sent in the round (the round's
  * acknowledgements, which arrive after its end).
+ *
+ * Timing is the receiver's: a flow's bytes move (and count) from t_act to
+ * its completion, the instant its last byte arrives; its sender sent them
+ * over the same span less its latency (the one-way latency, the part of
+ * the wait that is propagation).  The net keeps no idle clock: restart
+ * after idle is the connection's (collective.h), and it counts a
+ * connection's idle time from its last transmission, its last flow's end
+ * less that one-way latency, as Linux counts it from lsndtime.
  */
 #ifndef DILOSIM_NET_H
 #define DILOSIM_NET_H

@@ -55,6 +55,40 @@ expect 0 "report --variant" -- "$bin" report "$sc" $grid --variant dp --quiet
 if grep -q 'streaming.e3m0-v1' "$tmp/out"; then bad "--variant dp shows the other"; else ok; fi
 contains "$tmp/out" '<th>dp</th>' "--variant dp"
 
+# the assumptions say what the run uses: the latency matrix (not the
+# unused latency_ms), completion, transport, efficiency, overhead, ring order
+cat >"$tmp/net.json" <<'EOF'
+{"model": {"params": 1e8, "layers": 4, "step_time_s": 0.1},
+ "workers": {"count": 3},
+ "network": {"bandwidth_gbps": 10, "collective": "star", "completion": "member",
+             "latency_matrix_ms": [[0, 10, 50], [10, 0, 50], [50, 50, 0]],
+             "transport": "tcp", "tcp_init_window_kb": 64, "efficiency": 0.95,
+             "collective_overhead_ms": 2.5, "ring_order": [1, 0, 2]},
+ "method": {"name": "diloco", "H": 10}, "steps": 20, "seed": 1}
+EOF
+expect 0 "report of a latency matrix" -- "$bin" report "$tmp/net.json" --grid 1,10 --quiet
+for t in '<th>one-way latency, ms</th><td>per pair, from row to column: 0, 10, 50; 10, 0, 50; 50, 50, 0</td>' \
+         '<th>a worker passes an all-reduce</th><td>member: once it has its own result</td>' \
+         '<th>transport</th><td>tcp: slow start from 64 kB, restart after idle</td>' \
+         '<th>payload share of the line rate</th><td>0.95</td>' \
+         '<th>overhead per collective step</th><td>2.5 ms</td>' \
+         '<th>ring order (star: hub first)</th><td>1, 0, 2</td>'; do
+  contains "$tmp/out" "$t" "report assumptions"
+done
+lacks "$tmp/out" '<th>one-way latency, ms</th><td>0</td>' "report assumptions: latency_ms unused"
+
+# curve titles are whole: two sweep values sharing their first 1100 bytes
+# are two curves (the title "description=aaa...a1" and "...a2"), not one
+long=$(awk 'BEGIN { while (n++ < 1100) printf "a" }')
+cat >"$tmp/long.json" <<EOF
+{"model": {"params": 1e8, "layers": 4, "step_time_s": 0.1},
+ "network": {"bandwidth_gbps": 10}, "method": {"name": "diloco", "H": 10},
+ "steps": 20, "seed": 1, "sweep": {"description": "${long}1,${long}2"}}
+EOF
+expect 0 "report of long titles" -- "$bin" report "$tmp/long.json" --grid 1,10 --quiet
+n=$(grep -c '<g id="s1-cu-gnuplot_plot_[0-9]*"' "$tmp/out")
+if [ "$n" = 2 ]; then ok; else bad "report of long titles: $n curves, expected 2"; fi
+
 # errors: one line, the right status, no page
 printf 'old\n' >"$tmp/keep.html"
 expect 1 "report without gnuplot" -- env PATH=/nonexistent-dilosim "$bin" report "$sc" \

@@ -177,6 +177,110 @@ START_TEST(assumptions_merge_equal_rows) {
 }
 END_TEST
 
+/* The row of `label` in t, up to its end (a static copy). */
+static const char *row_of(const char *t, const char *label) {
+    static char row[4096];
+    char th[256];
+    snprintf(th, sizeof th, "<th>%s</th>", label);
+    const char *p = strstr(t, th), *e = p ? strstr(p, "</tr>") : NULL;
+    if (!p || !e || (size_t)(e - p) >= sizeof row) return "";
+    memcpy(row, p, (size_t)(e - p));
+    row[e - p] = 0;
+    return row;
+}
+
+/* Each row of t labelled want[k][0] holds the cells want[k][1]; rows
+ * labelled absent[] are not there. */
+static void rows_are(const char *t, const char *const (*want)[2], int n,
+                     const char *const *absent, int nabsent) {
+    for (int k = 0; k < n; k++) {
+        char th[256];
+        snprintf(th, sizeof th, "<th>%s</th>%s", want[k][0], want[k][1]);
+        ck_assert_str_eq(row_of(t, want[k][0]), th);
+    }
+    for (int k = 0; k < nabsent; k++)
+        ck_assert_ptr_null(strstr(t, absent[k]));
+}
+
+/* The network the run uses: the latency matrix (not the unused
+ * latency_ms), completion, transport with TCP's window and restart,
+ * efficiency, step overhead, the ring order when set; a matrix of more
+ * than 8 workers by its least and largest value; DP's buckets and the
+ * offload only when a variant has them. */
+START_TEST(assumptions_show_the_network_used) {
+    scn_config cfg[2];
+    for (int i = 0; i < 2; i++) {
+        scn_defaults(&cfg[i]);
+        cfg[i].workers = 3;
+    }
+    scn_config *c = &cfg[0];
+    const double lat[9] = {0, 10, 50, 10, 0, 50, 50, 50, 0};
+    c->has_latency_matrix = 1;
+    memcpy(c->latency_matrix_ms, lat, sizeof lat);
+    c->completion = SCN_COMPLETION_MEMBER;
+    c->transport = SCN_TRANSPORT_TCP;
+    c->tcp_init_window_kb = 14.48;
+    c->tcp_slow_start_after_idle = 1;
+    c->efficiency = 0.95;
+    c->collective_overhead_ms = 2.5;
+    c->has_ring_order = 1;
+    c->ring_order[0] = 2;
+    c->ring_order[1] = 0;
+    c->ring_order[2] = 1;
+    cfg[1].latency_ms[0] = 4; /* per worker: 4, 0, 0 */
+    const char *names[] = {"far", "plain"};
+    static const char *const first[][2] = {
+        {"one-way latency, ms", "<td>per pair, from row to column: 0, 10, 50; "
+         "10, 0, 50; 50, 50, 0</td><td>4, 0, 0 (per worker; between two, their "
+         "mean)</td>"},
+        {"a worker passes an all-reduce", "<td>member: once it has its own "
+         "result</td><td>group: once the whole all-reduce is over</td>"},
+        {"transport", "<td>tcp: slow start from 14.48 kB, restart after "
+         "idle</td><td>ideal: a flow gets its share from its first byte</td>"},
+        {"payload share of the line rate", "<td>0.95</td><td>1</td>"},
+        {"overhead per collective step", "<td>2.5 ms</td><td>none</td>"},
+        {"ring order (star: hub first)", "<td>2, 0, 1</td><td>by worker id</td>"}};
+    static const char *const dp_offload[] = {"DP gradient buckets",
+                                             "outer parameters and momentum"};
+    capture k;
+    html_assumptions(cap_open(&k), 2, names, cfg);
+    char *t = cap_close(&k);
+    rows_are(t, first, 6, dp_offload, 2);
+    free(t);
+
+    /* 10 workers: the matrix's range; restart off; DP buckets, offload */
+    for (int i = 0; i < 2; i++) {
+        scn_defaults(&cfg[i]);
+        cfg[i].workers = 10;
+        cfg[i].has_latency_matrix = 1;
+        for (int a = 0; a < 10; a++)
+            for (int b = 0; b < 10; b++)
+                cfg[i].latency_matrix_ms[a * 10 + b] = a == b ? 0 : 3 + a + b;
+    }
+    cfg[0].transport = SCN_TRANSPORT_TCP;
+    cfg[0].tcp_slow_start_after_idle = 0;
+    cfg[0].tcp_init_window_kb = 64;
+    cfg[0].sched.method = SCHED_DP;
+    cfg[0].dp_bucket_mb = 25;
+    cfg[1].offload_outer = 1;
+    cfg[1].host_gbps = 256;
+    static const char *const second[][2] = {
+        {"one-way latency, ms", "<td colspan=\"2\">per pair (a 10 x 10 "
+         "matrix): 4 to 20 between two workers</td>"},
+        {"transport", "<td>tcp: slow start from 64 kB, no restart after "
+         "idle</td><td>ideal: a flow gets its share from its first byte</td>"},
+        {"DP gradient buckets", "<td>at least 25 MB of payload each</td>"
+         "<td>n/a (not DP)</td>"},
+        {"outer parameters and momentum", "<td>on the accelerator</td><td>in "
+         "host memory, copied at 256 Gbit/s</td>"}};
+    static const char *const no_order[] = {"ring order"};
+    html_assumptions(cap_open(&k), 2, names, cfg);
+    t = cap_close(&k);
+    rows_are(t, second, 4, no_order, 1);
+    free(t);
+}
+END_TEST
+
 START_TEST(thresholds_table) {
     double grid[] = {1, 10, 100}, cu[] = {0.2, 0.9, 0.8};
     table_block b = {.npoints = 3, .cu = cu, .dip = 2, .nrows = 3};
@@ -312,6 +416,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, svg_inline);
     tcase_add_test(tc, page_frame);
     tcase_add_test(tc, assumptions_merge_equal_rows);
+    tcase_add_test(tc, assumptions_show_the_network_used);
     tcase_add_test(tc, thresholds_table);
     tcase_add_test(tc, bytes_table);
     tcase_add_test(tc, plan_table);

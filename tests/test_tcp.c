@@ -438,6 +438,77 @@ START_TEST(ring_warm_and_cold) {
 }
 END_TEST
 
+/* A 2-member ring of 2 x 100 MB over TCP, run cold and then warm: every
+ * window ends at B R = 62.5 MB (the existing test above proves it);
+ * returns the instant the connections last sent data, the warm
+ * collective's end (both of its last flows end there) less L. */
+static int64_t warm_ring(stream *s) {
+    stream_new(s, 2, COLL_RING, NULL, &LINUX);
+    one_collective(s, 0, 200000000, 1);
+    one_collective(s, s->t[0], 200000000, 2);
+    ck_assert(coll_conn_window(s->c, 0, 1) == B * (double)R / 1e9);
+    ck_assert(coll_conn_window(s->c, 1, 0) == B * (double)R / 1e9);
+    return s->t[1] - L;
+}
+
+/* The warm ring's next collective by hand, from windows B R / 2^h: a step
+ * is L plus its 100 MB chunk.  h = 0: 80 ms at B (210 ms in all).  h = 1:
+ * 31.25 MB in the first round (50 ms), the rest, 68.75 MB, at B (55 ms);
+ * the window is B R again, so the second step is 80 ms: 235 ms.  h = 2:
+ * 15.625 + 31.25 MB in two rounds (100 ms), the rest, 53.125 MB, at B
+ * (42.5 ms), then 80 ms: 272.5 ms.  Checked against ring_by_hand too. */
+static int64_t warm_ring_by_hand(int h) {
+    const int64_t ms = 1000000, by_hand[3] = {210 * ms, 235 * ms, 272500000};
+    double w = B * (double)R / 1e9 / ldexp(1, h);
+    ck_assert_int_eq(ring_by_hand(2, 2e8, &w), by_hand[h]);
+    return by_hand[h];
+}
+
+/* The idle time of a restart is counted from the connection's last
+ * transmission (Linux's lsndtime): its last flow's end less the one-way
+ * latency, not the end.  Idle g from there: g = RTO keeps the windows,
+ * RTO + 1 ns halves them once, 2 RTO once, 2 RTO + 1 ns twice.  Counted
+ * from the last flow's end (L = 25 ms less), RTO + 1 and 2 RTO + 1 would
+ * halve once less: 210 and 235 ms instead of 235 and 272.5. */
+START_TEST(restart_from_last_send) {
+    const int64_t rto = R + 200000000;
+    const int64_t gap[4] = {rto, rto + 1, 2 * rto, 2 * rto + 1};
+    const int halvings[4] = {0, 1, 1, 2};
+    for (int k = 0; k < 4; k++) {
+        stream s;
+        int64_t sent = warm_ring(&s);
+        ck_assert_int_eq(one_collective(&s, sent + gap[k], 200000000, 3),
+                         warm_ring_by_hand(halvings[k]));
+        stream_free(&s);
+    }
+}
+END_TEST
+
+/* A flow cancelled before it is active has sent nothing: its connection
+ * keeps the window and the last transmission it had.  One cancelled while
+ * active last sent at the cancel less L.  Either way the next collective,
+ * RTO + 1 ns after that last transmission, halves the windows once (235
+ * ms); counting from the cancel would halve nothing (210 ms). */
+START_TEST(restart_after_cancel) {
+    const int64_t rto = R + 200000000, ms = 1000000;
+    for (int active = 0; active < 2; active++) {
+        stream s;
+        int64_t sent = warm_ring(&s);
+        /* 200 ms after: below the RTO, so the flows start at B R */
+        ck_assert_int_eq(coll_submit(s.c, sent + 200 * ms, 200000000, NULL, 3), 0);
+        int64_t cancel = sent + 200 * ms + (active ? L : 0) + 10 * ms;
+        advance_all(s.n, cancel, on_stream_flow, &s);
+        coll_clear(s.c, cancel);
+        ck_assert_int_eq(s.count, 2);
+        if (active)
+            sent = cancel - L; /* 12.5 MB moved, at B: window B R */
+        ck_assert_int_eq(one_collective(&s, sent + rto + 1, 200000000, 4),
+                         warm_ring_by_hand(1));
+        stream_free(&s);
+    }
+}
+END_TEST
+
 /* Star and all-to-all over TCP open every pair they use; the hub's
  * connections are the ones that grow. */
 START_TEST(star_and_all_to_all_connections) {
@@ -811,6 +882,8 @@ Suite *make_suite(void) {
     tcase_add_test(tc, tcp_signature_and_shift);
     tcase_add_test(tc, restart_rule);
     tcase_add_test(tc, ring_warm_and_cold);
+    tcase_add_test(tc, restart_from_last_send);
+    tcase_add_test(tc, restart_after_cancel);
     tcase_add_test(tc, star_and_all_to_all_connections);
     tcase_add_test(tc, step_overhead);
     tcase_add_test(tc, ring_order);

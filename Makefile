@@ -49,9 +49,10 @@ help:
 	@echo "                (once plainly, once under ASan+UBSan)"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS each (tests/fuzz/)"
 	@echo "make bench      build with -O2 and print the benchmarks"
-	@echo "make plots      run the paper sweeps and draw the figures (plots/out/)"
+	@echo "make plots      the paper sweeps and their figures (plots/out/; seconds)"
 	@echo "make reproduce  make plots, then Table 4 next to the paper's"
-	@echo "make experiments  the training comparisons of docs/experiments.md (~1 h)"
+	@echo "make experiments  the training runs of docs/experiments.md: coupled"
+	@echo "                runs, then the comparisons (~1 h; resumes)"
 	@echo "make report     the HTML report of the paper setups (plots/out/report.html)"
 	@echo "make validate-net  the network model against real TCP in namespaces (root, ~12 min)"
 	@echo "make install    install under PREFIX (/usr/local; DESTDIR honoured)"
@@ -156,30 +157,28 @@ bench: bin/dilosim $(BENCH_BIN)
 	@bench/bench_sweeps.sh bin/dilosim
 	@[ ! -x bin/dilosim-mpi ] || bench/bench_mpi.sh bin/dilosim
 
-# Figures: the sweeps behind them, then gnuplot (a gnuplot error fails).
+# Figures, training runs, the report: the rules of plots/plots.mk, run
+# once bin/dilosim is built.  Each file there is remade only when what it
+# is made from changed (so `make reproduce` after `make plots` runs no
+# simulation), with a line per step.  PLOTS_OUT: where they go.
+PLOTS_OUT ?= plots/out
+PLOTS_MK  = --no-print-directory -f plots/plots.mk PLOTS_OUT="$(PLOTS_OUT)"
 plots: deps
 	@$(MAKE) --no-print-directory bin/dilosim
-	@plots/sweeps.sh bin/dilosim
-	gnuplot -e "dir='plots/out'" plots/figure4.gp
-	gnuplot -e "dir='plots/out'" plots/studies.gp
-	bin/dilosim train scenarios/train/mlp_smoke.json --out plots/out/loss_smoke.csv >/dev/null
-	gnuplot -e "files='plots/out/loss_smoke.csv'" \
-	  -e "cols='eval_loss_outer_nats eval_loss_replica_nats eval_loss_average_nats'" \
-	  -e "out='plots/out/loss_smoke'" plots/loss.gp
-	@plots/coupled.sh bin/dilosim
-	@if [ -s plots/out/experiments/results.csv ]; then \
-	  PLOTS_ONLY=1 scenarios/experiments/run.sh bin/dilosim; fi
-	@echo "figures in plots/out/"
+	@$(MAKE) $(PLOTS_MK) plots
+	@echo "figures in $(PLOTS_OUT)/"
 
-# The small-scale training experiments of docs/experiments.md: 19 runs of
-# `dilosim train`, about 30 minutes on two cores at low priority; not in
-# `make test`.
+# The training runs of docs/experiments.md: the 14 coupled runs of
+# plots/coupled.sh (a minute or a few), then the 38 runs of
+# scenarios/experiments/run.sh (about an hour on two cores at low
+# priority); both resume.  Not in `make plots` nor `make test`.
 experiments: deps
 	@$(MAKE) --no-print-directory bin/dilosim
-	@scenarios/experiments/run.sh bin/dilosim
+	@$(MAKE) $(PLOTS_MK) experiments
 
 reproduce: plots
-	@plots/reproduce.sh
+	@echo "reproduce: Table 4 from $(PLOTS_OUT)/sweep_*.csv"
+	@PLOTS_OUT="$(PLOTS_OUT)" plots/reproduce.sh
 
 clean:
 	rm -rf build build-asan bin plots/out
@@ -188,10 +187,8 @@ clean:
 .PHONY: report install uninstall
 report: deps
 	@$(MAKE) --no-print-directory bin/dilosim
-	@mkdir -p plots/out
-	bin/dilosim report scenarios/paper/1b.json scenarios/paper/10b.json \
-	  scenarios/paper/100b.json --out plots/out/report.html
-	@echo "report in plots/out/report.html"
+	@$(MAKE) $(PLOTS_MK) report
+	@echo "report in $(PLOTS_OUT)/report.html"
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the binaries, the man
 # page, bash completion, the scenarios and plot scripts (share/dilosim/,

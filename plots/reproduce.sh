@@ -5,10 +5,11 @@
 # Writes plots/out/table4.csv with the reference's columns, then prints it
 # next to the reference (1B, 10B) with the grid steps between each pair of
 # cells, and a summary line.
-# usage: plots/reproduce.sh   (after plots/sweeps.sh)
+# usage: plots/reproduce.sh   (after plots/sweeps.sh; both read and write
+# $PLOTS_OUT, default plots/out)
 set -e
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=$root/plots/out
+out=${PLOTS_OUT:-$root/plots/out}
 ref=$root/scenarios/paper/table4-reference.csv
 
 for s in 1b:1B:24:0.1 10b:10B:48:0.8 100b:100B:108:4.9; do

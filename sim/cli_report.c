@@ -384,22 +384,74 @@ static void bandwidth_label(const scn_config *c, char *buf, size_t n) {
                                                       : "10^9 bit");
 }
 
+/* The palette key of a variant's method (gnuplot_method_color): the
+ * method and, for Streaming DiLoCo, whether it overlaps (tau >= 1) and
+ * sends 4-bit payloads; an outer-step overlap and FedPart have their
+ * own. */
+static const char *method_key(const scn_config *c) {
+    const sched_spec *m = &c->sched;
+    if (m->method == SCHED_DP) return "dp";
+    if (c->has_train && c->train.fedpart) return "fedpart";
+    if (m->overlap == SCHED_OUTER) return "outer";
+    if (m->overlap == SCHED_EAGER) return "eager";
+    if (m->method == SCHED_DILOCO) return "diloco";
+    if (m->tau == 0) return "streaming";
+    return c->codec.kind == CODEC_E3M0 || c->codec.kind == CODEC_E2M1
+               ? "streaming_overlap_fp4" : "streaming_overlap";
+}
+
+/* The variant a curve shows: the one whose label is the curve's title,
+ * or starts it followed by ", " (a curve of another sweep dimension);
+ * the only one of a scenario without variants.  -1: none. */
+static int curve_variant(const section *s, const char *title) {
+    int best = s->nvar == 1 ? 0 : -1;
+    size_t longest = 0;
+    for (int i = 0; title && s->nvar > 1 && i < s->nvar; i++) {
+        size_t n = strlen(s->label[i]);
+        if (n >= longest && !strncmp(title, s->label[i], n) &&
+            (!title[n] || !strncmp(title + n, ", ", 2))) {
+            best = i;
+            longest = n;
+        }
+    }
+    return best;
+}
+
+/* The style of each curve of g[0..n-1] into st[0..n-1]: its variant's
+ * method colour, the same in every figure (plots/palette.gp); curves of
+ * one colour get dash types 1, 2, 3, ... in order. */
+static void curves_style(const section *s, const gnuplot_curve *g,
+                         gnuplot_style *st, int n) {
+    for (int i = 0; i < n; i++) {
+        int v = g[i].dashed ? -1 : curve_variant(s, g[i].title);
+        st[i] = (gnuplot_style){NULL, 0};
+        if (v < 0) continue;
+        st[i].color = gnuplot_method_color(method_key(&s->cfg[v]));
+        st[i].dash = 1;
+        for (int j = 0; j < i; j++)
+            st[i].dash += st[j].color && !strcmp(st[j].color, st[i].color);
+    }
+}
+
 static int figure_cu(const report *r, section *s, int k) {
     curve *c = NULL;
     int nc = 0, rc = sweep_curves(r, s, &c, &nc);
     gnuplot_curve *g = rc ? NULL : calloc((size_t)nc + 1, sizeof *g);
-    if (!rc && !g) rc = fail(MSG_ENOMEM, "out of memory");
+    gnuplot_style *st = rc ? NULL : calloc((size_t)nc + 1, sizeof *st);
+    if (!rc && (!g || !st)) rc = fail(MSG_ENOMEM, "out of memory");
     if (!rc) {
         for (int i = 0; i < nc; i++)
             g[i] = (gnuplot_curve){c[i].title, c[i].n, c[i].x, c[i].y, 0};
+        curves_style(s, g, st, nc);
         char xl[128];
         bandwidth_label(&s->cfg[0], xl, sizeof xl);
         gnuplot_figure fig = {
             .xlabel = xl, .ylabel = "compute utilization (%)", .logx = 1,
             .xmin = r->grid[0], .xmax = r->grid[r->npoints - 1], .ymin = 0,
-            .ymax = 102, .ncurves = nc, .curve = g};
+            .ymax = 102, .ncurves = nc, .curve = g, .style = st};
         rc = draw(&fig, k, "cu", &s->cu_svg);
     }
+    free(st);
     free(g);
     curves_free(c, nc);
     return rc;
@@ -484,6 +536,8 @@ static int figure_loss(section *s, curve *c, int k) {
         if (isnan(floor)) floor = s->train[i].entropy_floor;
     }
     int n = s->ntrain;
+    gnuplot_style st[SCN_MAX_VARIANTS + 1];
+    curves_style(s, g, st, n);
     if (!isnan(floor)) {
         fy[0] = fy[1] = floor;
         g[n++] = (gnuplot_curve){"entropy floor of the data", 2, fx, fy, 1};
@@ -493,7 +547,7 @@ static int figure_loss(section *s, curve *c, int k) {
     gnuplot_figure fig = {
         .xlabel = xl, .ylabel = "eval loss of the outer parameters (nats)",
         .xmin = NAN, .xmax = NAN, .ymin = NAN, .ymax = NAN,
-        .key = "top right", .ncurves = n, .curve = g};
+        .key = "top right", .ncurves = n, .curve = g, .style = st};
     return draw(&fig, k, "loss", &s->loss_svg);
 }
 

@@ -25,11 +25,26 @@
 
 extern char **environ;
 
-/* The ten colours of the curves, cycled (then with other dash types). */
-static const char *const colors[] = {
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-#define NCOLORS ((int)(sizeof colors / sizeof *colors))
+/* One colour per method, the same as plots/palette.gp's (Okabe and Ito's
+ * set); curves without a colour take them in turn (then other dash
+ * types). */
+static const struct {
+    const char *key, *color;
+} palette[] = {{"dp", "#d55e00"},
+               {"diloco", "#0072b2"},
+               {"streaming", "#009e73"},
+               {"streaming_overlap", "#cc79a7"},
+               {"streaming_overlap_fp4", "#e69f00"},
+               {"outer", "#882255"},
+               {"eager", "#56b4e9"},
+               {"fedpart", "#999999"}};
+#define NCOLORS ((int)(sizeof palette / sizeof *palette))
+
+const char *gnuplot_method_color(const char *key) {
+    for (int i = 0; key && i < NCOLORS; i++)
+        if (!strcmp(palette[i].key, key)) return palette[i].color;
+    return NULL;
+}
 
 void gnuplot_quote(FILE *f, const char *s) {
     fputc('\'', f);
@@ -107,11 +122,14 @@ void gnuplot_script(FILE *f, const gnuplot_figure *fig) {
         const gnuplot_curve *c = &fig->curve[k];
         if (!curve_points(fig, c)) continue;
         fprintf(f, "%s$d%d using 1:2 ", sep, k);
-        if (c->dashed)
+        if (c->dashed) {
             fputs("with lines lw 1.5 dt 2 lc rgb '#555555' ", f);
-        else
+        } else {
+            const gnuplot_style *st = fig->style ? &fig->style[k] : NULL;
             fprintf(f, "with linespoints lw 2 pt 7 ps 0.5 dt %d lc rgb '%s' ",
-                    1 + k / NCOLORS, colors[k % NCOLORS]);
+                    st && st->dash > 0 ? st->dash : 1 + k / NCOLORS,
+                    st && st->color ? st->color : palette[k % NCOLORS].color);
+        }
         if (c->title) {
             fputs("title ", f);
             gnuplot_quote(f, c->title);

@@ -28,6 +28,14 @@ typedef struct {
     int dashed;               /* 1: a dashed line without points */
 } gnuplot_curve;
 
+/* How a curve (not a dashed one) is drawn. */
+typedef struct {
+    const char *color;        /* "#rrggbb" (gnuplot_method_color); NULL:
+                                 the palette's colours in turn */
+    int dash;                 /* gnuplot dash type >= 1; 0: solid, then
+                                 another once the colours repeat */
+} gnuplot_style;
+
 typedef struct {
     const char *title;        /* above the plot; NULL: none */
     const char *xlabel, *ylabel;
@@ -39,7 +47,16 @@ typedef struct {
                                  "outside below horizontal" */
     int ncurves;
     const gnuplot_curve *curve;
+    const gnuplot_style *style; /* ncurves of them; NULL: every curve in
+                                   the palette's colours in turn */
 } gnuplot_figure;
+
+/* The colour of a method in every figure, "#rrggbb", by the keys of
+ * plots/palette.gp (which holds the same colours for the gnuplot scripts):
+ * "dp", "diloco", "streaming" (tau 0), "streaming_overlap" (tau >= 1),
+ * "streaming_overlap_fp4" (tau >= 1, 4-bit payloads), "outer" (outer-step
+ * overlap, delayed), "eager", "fedpart".  NULL for any other key. */
+const char *gnuplot_method_color(const char *key);
 
 /* Writes s as a gnuplot single-quoted string ('' for a quote; control
  * characters, which would end the command, as blanks). */

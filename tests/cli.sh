@@ -232,6 +232,7 @@ fi
   expect 0 "scenario $f" -- "$bin" run "$f" --set steps=300
 done
 
+sh "$root/tests/cli_plots.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_table.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_plan.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_sweep.sh" "$bin" || fail=$((fail + 1))

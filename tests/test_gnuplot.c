@@ -66,6 +66,31 @@ START_TEST(script_points) {
 }
 END_TEST
 
+/* A curve's style (its method's colour, a dash type) reaches the plot
+ * command; curves without one take the palette's colours in turn. */
+START_TEST(script_styles) {
+    double x[] = {1, 10}, y[] = {1, 2};
+    gnuplot_curve c[3] = {{"dp", 2, x, y, 0}, {"dp 2", 2, x, y, 0},
+                          {"other", 2, x, y, 0}};
+    gnuplot_style st[3] = {{gnuplot_method_color("dp"), 1},
+                           {gnuplot_method_color("dp"), 2}, {NULL, 0}};
+    gnuplot_figure fig = {.xmin = NAN, .xmax = NAN, .ymin = NAN,
+                          .ymax = NAN, .ncurves = 3, .curve = c,
+                          .style = st};
+    ck_assert_str_eq(gnuplot_method_color("dp"), "#d55e00");
+    ck_assert_str_eq(gnuplot_method_color("streaming_overlap_fp4"),
+                     "#e69f00");
+    ck_assert_ptr_null(gnuplot_method_color("bogus"));
+    ck_assert_ptr_null(gnuplot_method_color(NULL));
+    char *s = script_of(&fig);
+    ck_assert_ptr_nonnull(strstr(s, "dt 1 lc rgb '#d55e00' title 'dp'"));
+    ck_assert_ptr_nonnull(strstr(s, "dt 2 lc rgb '#d55e00' title 'dp 2'"));
+    /* the third curve's turn of the palette: its third colour */
+    ck_assert_ptr_nonnull(strstr(s, "dt 1 lc rgb '#009e73' title 'other'"));
+    free(s);
+}
+END_TEST
+
 START_TEST(svg_through_pipe) {
     double x[] = {0.1, 1, 10}, y[] = {10, 50, 90};
     gnuplot_curve c = {"a<b & c", 3, x, y, 0};
@@ -142,6 +167,7 @@ static Suite *make_suite(void) {
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, quote);
     tcase_add_test(tc, script_points);
+    tcase_add_test(tc, script_styles);
     tcase_add_test(tc, svg_through_pipe);
     tcase_add_test(tc, large_figure);
     tcase_add_test(tc, errors_quoted);

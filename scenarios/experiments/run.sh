@@ -10,7 +10,7 @@
 # the CSV files there (an error if one is missing).
 #
 # usage: scenarios/experiments/run.sh [path/to/dilosim]
-# writes, under plots/out/experiments/:
+# writes, under OUT/experiments/ (OUT is $PLOTS_OUT, default plots/out):
 #   VARIANT.csv, VARIANT.json  the loss curve and the summary of each run
 #   results.csv, results.md    one row per run (final losses, bytes, time)
 #   tau.csv                    final eval loss against tau, per alpha
@@ -20,7 +20,7 @@ bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/scenarios/experiments
 sc=$here/markov.json
-out=$root/plots/out/experiments
+out=${PLOTS_OUT:-$root/plots/out}/experiments
 mkdir -p "$out"
 
 # (a) methods, (b) codec, (c) tau x alpha, (d) FedPart, (f) replicas;
@@ -65,7 +65,7 @@ val() {
 # relative to DP's with the same seed (the seed also draws the chain).
 dp_loss=$(val eval_loss_outer_nats "$out/dp.json")
 {
-  echo "variant,method,codec,replicas,H,fragments,tau,alpha,fedpart,batch,steps,tokens,eval_loss_outer_nats,eval_loss_replica_nats,eval_loss_average_nats,entropy_floor_nats,gap_to_floor_nats,vs_dp_percent,bytes_sent_total,wall_time_s"
+  echo "variant,method,codec,replicas,H,fragments,tau,alpha,fedpart,batch,steps,tokens,eval_loss_outer_nats,eval_loss_replica_nats,eval_loss_average_nats,entropy_floor_nats,gap_to_floor_nats,vs_dp_percent,bytes_sent_total,host_time_s"
   for v in $variants; do
     j=$out/$v.json
     ref=$out/dp.json
@@ -78,14 +78,17 @@ dp_loss=$(val eval_loss_outer_nats "$out/dp.json")
       row="$row,$(val $k "$j")"
     done
     pct=$(awk -v a="$loss" -v b="$ref_loss" 'BEGIN { printf "%.2f", 100 * (a - b) / b }')
-    row="$row,$pct,$(val bytes_sent_total "$j"),$(val wall_time_s "$j")"
+    # the host time of the run (older summaries call it wall_time_s)
+    host=$(val host_time_s "$j")
+    [ -n "$host" ] || host=$(val wall_time_s "$j")
+    row="$row,$pct,$(val bytes_sent_total "$j"),$host"
     echo "$row"
   done
 } >"$out/results.csv"
 
 # results.md: the table of docs/experiments.md.
 awk -F, 'NR == 1 {
-    print "| variant | method | codec | M | tau | alpha | eval loss (outer) | gap to floor | vs DP | bytes sent | wall s |"
+    print "| variant | method | codec | M | tau | alpha | eval loss (outer) | gap to floor | vs DP | bytes sent | host s |"
     print "|---|---|---|---|---|---|---|---|---|---|---|"
     next }
   { printf "| %s | %s%s | %s | %s | %s | %s | %.4f | %.4f | %+.2f%% | %.3g | %.0f |\n",
@@ -134,35 +137,41 @@ awk -F, 'BEGIN {
   done
 } >"$out/tau2.csv"
 
-# The figures.
+# The figures: a colour per method (plots/palette.gp; the base is
+# Streaming DiLoCo with tau 1 and E3M0 payloads, streaming_overlap_fp4),
+# shades of one colour when every line is one method.
 plot() { gnuplot -e "out='$out/$1'" -e "$2" "$root/plots/loss.gp"; }
+fp4="method='streaming_overlap_fp4'"
 c() { for v in "$@"; do printf '%s/%s.csv ' "$out" "$v"; done; }
 zoom="ymin=1.7; ymax=2.6"
 plot loss_methods "files='$(c dp diloco streaming streaming_fp32)'; \
   labels='\"data-parallel (fp32)\" \"DiLoCo (H 24, alpha 0, fp32)\" \"Streaming DiLoCo (tau 1, alpha 0.5, E3M0)\" \"Streaming DiLoCo (tau 1, alpha 0.5, FP32)\"'; \
+  colors='dp diloco streaming_overlap_fp4 streaming_overlap'; \
   title='(a), (b): methods at equal tokens (2 replicas)'; $zoom"
 plot loss_tau_alpha0.5 "files='$(c tau0_alpha0.5 streaming tau2_alpha0.5 tau5_alpha0.5 tau10_alpha0.5)'; \
   labels='\"tau 0\" \"tau 1\" \"tau 2\" \"tau 5\" \"tau 10\"'; \
-  title='(c): Streaming DiLoCo, E3M0, alpha 0.5: overlap tau'; $zoom"
+  title='(c): Streaming DiLoCo, E3M0, alpha 0.5: overlap tau'; $fp4; $zoom"
 plot loss_tau_alpha0 "files='$(c tau0_alpha0 tau1_alpha0 tau2_alpha0 tau5_alpha0 tau10_alpha0)'; \
   labels='\"tau 0\" \"tau 1\" \"tau 2\" \"tau 5\" \"tau 10\"'; \
-  title='(c): Streaming DiLoCo, E3M0, alpha 0: overlap tau'; $zoom"
+  title='(c): Streaming DiLoCo, E3M0, alpha 0: overlap tau'; $fp4; $zoom"
 plot loss_fedpart "files='$(c streaming fedpart)'; \
   labels='\"Streaming DiLoCo\" \"FedPart (one fragment trains at a time)\"'; \
+  colors='streaming_overlap_fp4 fedpart'; \
   title='(d): FedPart against Streaming DiLoCo (tau 1, alpha 0.5, E3M0)'"
 plot loss_eval "files='$(c streaming)'; \
   cols='eval_loss_outer_nats eval_loss_replica_nats eval_loss_average_nats'; \
   labels='\"outer parameters\" \"replica 0\" \"average of the replicas\"'; \
-  title='(e): what to evaluate (Streaming DiLoCo, tau 1, alpha 0.5, E3M0)'; $zoom"
+  title='(e): what to evaluate (Streaming DiLoCo, tau 1, alpha 0.5, E3M0)'; $fp4; $zoom"
 plot loss_eval_alpha0 "files='$(c tau1_alpha0)'; \
   cols='eval_loss_outer_nats eval_loss_replica_nats eval_loss_average_nats'; \
   labels='\"outer parameters\" \"replica 0\" \"average of the replicas\"'; \
-  title='(e): what to evaluate (Streaming DiLoCo, tau 1, alpha 0, E3M0)'; $zoom"
+  title='(e): what to evaluate (Streaming DiLoCo, tau 1, alpha 0, E3M0)'; $fp4; $zoom"
 plot loss_replicas "files='$(c streaming m4_batch4 m4_steps480)'; \
   labels='\"M 2, batch 8, 960 steps\" \"M 4, batch 4, 960 steps\" \"M 4, batch 8, 480 steps\"'; \
-  title='(f): 2 against 4 replicas at equal tokens (Streaming DiLoCo, E3M0)'; $zoom"
+  title='(f): 2 against 4 replicas at equal tokens (Streaming DiLoCo, E3M0)'; $fp4; $zoom"
 plot loss_overlap "files='$(c h30_none h30_inner h30_delayed h30_delayed_lr h30_eager)'; \
   labels='\"no overlap\" \"1 inner step (tau 1)\" \"1 outer step, delayed\" \"delayed, outer lr 0.35\" \"1 outer step, eager\"'; \
+  colors='streaming streaming_overlap_fp4 outer outer eager'; dashes='1 1 1 2 1'; \
   title='(g): overlapping the outer all-reduce (H 30, P 1, E3M0, seed 1)'; ymin=1.7; ymax=3.6"
 gnuplot -e "in='$out/tau.csv'; out='$out/tau'; dp=$dp_loss" "$here/tau.gp"
 echo "experiments: results in $out/results.md" >&2

@@ -65,7 +65,7 @@ val() {
 # relative to DP's with the same seed (the seed also draws the chain).
 dp_loss=$(val eval_loss_outer_nats "$out/dp.json")
 {
-  echo "variant,method,codec,replicas,H,fragments,tau,alpha,fedpart,batch,steps,tokens,eval_loss_outer_nats,eval_loss_replica_nats,eval_loss_average_nats,entropy_floor_nats,gap_to_floor_nats,vs_dp_percent,bytes_sent_total,wall_time_s"
+  echo "variant,method,codec,replicas,H,fragments,tau,alpha,fedpart,batch,steps,tokens,eval_loss_outer_nats,eval_loss_replica_nats,eval_loss_average_nats,entropy_floor_nats,gap_to_floor_nats,vs_dp_percent,bytes_sent_total,host_time_s"
   for v in $variants; do
     j=$out/$v.json
     ref=$out/dp.json
@@ -78,14 +78,17 @@ dp_loss=$(val eval_loss_outer_nats "$out/dp.json")
       row="$row,$(val $k "$j")"
     done
     pct=$(awk -v a="$loss" -v b="$ref_loss" 'BEGIN { printf "%.2f", 100 * (a - b) / b }')
-    row="$row,$pct,$(val bytes_sent_total "$j"),$(val wall_time_s "$j")"
+    # host_time_s: wall_time_s in the summaries of earlier versions
+    host=$(val host_time_s "$j")
+    [ -n "$host" ] || host=$(val wall_time_s "$j")
+    row="$row,$pct,$(val bytes_sent_total "$j"),$host"
     echo "$row"
   done
 } >"$out/results.csv"
 
 # results.md: the table of docs/experiments.md.
 awk -F, 'NR == 1 {
-    print "| variant | method | codec | M | tau | alpha | eval loss (outer) | gap to floor | vs DP | bytes sent | wall s |"
+    print "| variant | method | codec | M | tau | alpha | eval loss (outer) | gap to floor | vs DP | bytes sent | host s |"
     print "|---|---|---|---|---|---|---|---|---|---|---|"
     next }
   { printf "| %s | %s%s | %s | %s | %s | %s | %.4f | %.4f | %+.2f%% | %.3g | %.0f |\n",

@@ -122,9 +122,9 @@ static int check_config(const nn_config *c, char *err, size_t errlen) {
                     DIM_MAX);
     if (c->d < 1 || c->d > DIM_MAX)
         return msg_set(err, errlen, NN_EINVAL, "nn: d %d (expected 1..%d)", c->d, DIM_MAX);
-    if (c->layers < 1 || c->layers > 4096)
-        return msg_set(err, errlen, NN_EINVAL, "nn: layers %d (expected 1..4096)",
-                    c->layers);
+    if (c->layers < 1 || c->layers > NN_MAX_LAYERS)
+        return msg_set(err, errlen, NN_EINVAL, "nn: layers %d (expected 1..%d)",
+                    c->layers, NN_MAX_LAYERS);
     if (c->mlp_ratio < 0 || c->mlp_ratio > 64 ||
         (long long)(c->mlp_ratio ? c->mlp_ratio : 4) * c->d > DIM_MAX)
         return msg_set(err, errlen, NN_EINVAL, "nn: mlp_ratio %d (expected 0..64, "

@@ -89,6 +89,9 @@ typedef struct nn_model nn_model;
 
 /* ---- configuration (pure functions, no model needed) -------------------- */
 
+/* The most blocks (nn_config.layers) a model may have. */
+#define NN_MAX_LAYERS 10000
+
 /* Checks a configuration and the batch shape nn_new would get: returns
  * NN_OK, or NN_EINVAL and writes a one-line reason to err (when err is
  * not NULL; truncated to errlen).  seq must be <= ctx for the

@@ -19,7 +19,7 @@
  * update), merge a fragment into a replica (land_fragment).  The lockstep
  * calls, prepare / apply, are these with every merge landing at once.
  * Payloads are allocated when encoded and freed when reduced (or
- * withdrawn), so only syncs in flight hold wire buffers.
+ * dropped), so only syncs in flight hold wire buffers.
  */
 #include "train.h"
 #include "pool.h"
@@ -59,6 +59,11 @@ static void run_jobs(pool *p, int njobs, job_fn fn, void *ctx) {
 
 /* ---- the two built-in models --------------------------------------------- */
 
+static int nn_check_fn(const void *cfg, int batch, int seq, char *err,
+                       size_t errlen) {
+    return nn_check(cfg, batch, seq, err, errlen);
+}
+
 static void *nn_create(const void *cfg, int batch, int seq, uint64_t seed,
                        char *err, size_t errlen) {
     if (nn_check(cfg, batch, seq, err, errlen)) return NULL;
@@ -96,7 +101,7 @@ static float nn_eval_fn(void *m, const float *params, const int32_t *x,
 const train_model_ops train_nn_ops = {
     "nn", nn_create, nn_destroy, nn_params_fn, nn_grads_fn, nn_nparams_fn,
     nn_nunits_fn, nn_uoff_fn, nn_tensors_fn, nn_vocab_fn, nn_grad_fn,
-    nn_eval_fn};
+    nn_eval_fn, nn_check_fn};
 
 typedef struct {
     int units;
@@ -114,15 +119,21 @@ static void toy_destroy(void *m) {
     free(t);
 }
 
+static int toy_check(const void *cfg, int batch, int seq, char *err,
+                     size_t errlen) {
+    const train_toy_config *c = cfg;
+    (void)batch, (void)seq;
+    if (c->units >= 1 && isfinite(c->grad) && isfinite(c->init)) return 0;
+    snprintf(err, errlen, "toy: units %d, grad %g, init %g (expected units "
+             ">= 1, finite values)", c->units, c->grad, c->init);
+    return -1;
+}
+
 static void *toy_create(const void *cfg, int batch, int seq, uint64_t seed,
                         char *err, size_t errlen) {
     const train_toy_config *c = cfg;
-    (void)batch, (void)seq, (void)seed;
-    if (c->units < 1 || !isfinite(c->grad) || !isfinite(c->init)) {
-        snprintf(err, errlen, "toy: units %d, grad %g, init %g (expected "
-                 "units >= 1, finite values)", c->units, c->grad, c->init);
-        return NULL;
-    }
+    (void)seed;
+    if (toy_check(cfg, batch, seq, err, errlen)) return NULL;
     toy_model *t = calloc(1, sizeof *t);
     if (t) {
         t->units = c->units;
@@ -170,7 +181,8 @@ static float toy_grad(void *m, const int32_t *x, const int32_t *y) {
 
 const train_model_ops train_toy_ops = {
     "toy", toy_create, toy_destroy, toy_params, toy_grads, toy_nparams,
-    toy_nunits, toy_uoff, toy_tensors, toy_vocab, toy_grad, toy_eval};
+    toy_nunits, toy_uoff, toy_tensors, toy_vocab, toy_grad, toy_eval,
+    toy_check};
 
 /* ---- the trainer --------------------------------------------------------- */
 
@@ -485,17 +497,24 @@ static int build_fragments(train *tr) {
     return TRAIN_OK;
 }
 
+/* The replicas' models.  A model whose configuration its `check`
+ * accepted and that cannot be created is out of memory. */
 static int build_replicas(train *tr) {
     const train_config *c = &tr->cfg;
     char e[200] = "";
+    const train_model_ops *o = tr->ops;
+    if (o->check && o->check(tr->mcfg, c->batch, c->seq, e, sizeof e))
+        return fail(tr, TRAIN_EINVAL, "train: %s", e);
     tr->rep = calloc((size_t)tr->M, sizeof *tr->rep);
     if (!tr->rep) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
     for (int r = 0; r < tr->M; r++) {
         replica *rp = &tr->rep[r];
         rp->loss = NAN;
-        rp->model = tr->ops->create(tr->mcfg, c->batch, c->seq, c->seed, e,
-                                    sizeof e);
-        if (!rp->model) return fail(tr, TRAIN_EINVAL, "train: %s", e);
+        rp->model = o->create(tr->mcfg, c->batch, c->seq, c->seed, e,
+                              sizeof e);
+        if (!rp->model)
+            return fail(tr, o->check ? TRAIN_ENOMEM : TRAIN_EINVAL,
+                        "train: %s", e);
         rp->p = tr->ops->params(rp->model);
         rp->g = tr->ops->grads(rp->model);
     }
@@ -522,12 +541,16 @@ static optim_state *inner_optimizer(const train *tr, char *e, size_t elen) {
     return o;
 }
 
+/* The inner optimizers: a configuration optim_check accepts that cannot
+ * be built is out of memory. */
 static int build_optimizers(train *tr) {
     char e[200] = "";
+    if (optim_check(&tr->cfg.inner, e, sizeof e))
+        return fail(tr, TRAIN_EINVAL, "train: inner %s", e);
     for (int r = 0; r < tr->M; r++) {
         tr->rep[r].opt = inner_optimizer(tr, e, sizeof e);
         if (!tr->rep[r].opt)
-            return fail(tr, TRAIN_EINVAL, "train: inner %s", e);
+            return fail(tr, TRAIN_ENOMEM, "train: inner %s", e);
     }
     return TRAIN_OK;
 }
@@ -546,8 +569,10 @@ static int build_data(train *tr) {
         return tr->eloss ? TRAIN_OK
                          : fail(tr, TRAIN_ENOMEM, "train: out of memory");
     }
-    if (data_source_new(&c->data, tr->M, &tr->data, e, sizeof e))
-        return fail(tr, TRAIN_EINVAL, "train: %s", e);
+    int drc = data_source_new(&c->data, tr->M, &tr->data, e, sizeof e);
+    if (drc)
+        return fail(tr, drc == DATA_ENOMEM ? TRAIN_ENOMEM : TRAIN_EINVAL,
+                    "train: %s", e);
     if (mv != 0 && data_vocab(tr->data) > mv)
         return fail(tr, TRAIN_EINVAL, "train: data vocab %d exceeds the "
                     "model's %d", data_vocab(tr->data), mv);
@@ -988,7 +1013,10 @@ static void batch_run(void *ctx, int r) {
     for (int i = 0; i < j->n && !rc; i++) {
         train_op *o = &j->ops[i];
         if (o->replica != r) continue;
-        if (o->fragment < 0) {
+        if (o->fragment == TRAIN_OP_COPY) {
+            land_due(tr, r, o->take);
+            memcpy(o->copy, tr->rep[r].p, tr->N * sizeof *o->copy);
+        } else if (o->fragment < 0) {
             land_due(tr, r, o->take);
             rc = inner_step(tr, r, o->take);
             o->loss = tr->rep[r].loss;
@@ -1051,6 +1079,13 @@ static int batch_accept(train *tr, train_op *o) {
     int r = o->replica, rc = check_replica(tr, r);
     if (rc) return rc;
     replica *rp = &tr->rep[r];
+    if (o->fragment == TRAIN_OP_COPY) {
+        if (!o->copy)
+            return fail(tr, TRAIN_EINVAL, "train: a copy of replica %d to "
+                        "nowhere", r);
+        o->take = rp->steps + 1;
+        return TRAIN_OK;
+    }
     if (o->fragment < 0) {
         int64_t t = rp->steps + 1;
         rc = step_refused(tr, r, t, tr->cfg.late == TRAIN_LATE_WAIT);
@@ -1084,13 +1119,13 @@ int train_batch(train *tr, train_op *ops, int n) {
 }
 
 int train_inner_step(train *tr, int r) {
-    train_op o = {r, -1, 0, 0};
+    train_op o = {r, -1, 0, 0, NULL};
     return train_batch(tr, &o, 1);
 }
 
 int train_contribute(train *tr, int r, int f, int64_t take,
                      uint64_t *bytes) {
-    train_op o = {r, f, take, 0};
+    train_op o = {r, f, take, 0, NULL};
     int rc = train_batch(tr, &o, 1);
     if (!rc && bytes) *bytes = tr->frag[f].wire;
     return rc;
@@ -1113,7 +1148,7 @@ int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
             return fail(tr, TRAIN_ESTATE, "train: dp: replica %d has no "
                         "gradient to send", r);
         if (tr->rep[r].steps + tr->dp < take) take = tr->rep[r].steps + tr->dp;
-        ops[n++] = (train_op){r, f, 0, 0};
+        ops[n++] = (train_op){r, f, 0, 0, NULL};
     }
     for (int i = 0; i < n; i++)
         if (!(buf[i] = malloc(fr->wire))) {
@@ -1289,10 +1324,7 @@ int train_rejoin(train *tr, int r, int src, int64_t steps) {
     }
     memcpy(rp->p, outer_of(tr, r), tr->N * sizeof *rp->p);
     rp->steps = steps;
-    for (int f = 0; f < tr->P; f++) {
-        *due_of(tr, r, f) = -1;
-        drop_payload(&tr->frag[f], r);
-    }
+    for (int f = 0; f < tr->P; f++) *due_of(tr, r, f) = -1;
     return TRAIN_OK;
 }
 
@@ -1501,11 +1533,25 @@ int train_eval_replica(train *tr, int r, double *loss) {
 }
 
 int train_eval_average(train *tr, double *loss) {
+    return train_eval_mean(tr, NULL, loss);
+}
+
+int train_eval_params(train *tr, const float *params, double *loss) {
+    if (!params) return fail(tr, TRAIN_EINVAL, "train: no parameters");
+    *loss = eval_params(tr, params);
+    return TRAIN_OK;
+}
+
+int train_eval_mean(train *tr, const float *const *params, double *loss) {
     float *avg = malloc(tr->N * sizeof *avg);
     if (!avg) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
-    memcpy(avg, tr->rep[0].p, tr->N * sizeof *avg);
-    for (int r = 1; r < tr->M; r++)
-        for (size_t i = 0; i < tr->N; i++) avg[i] += tr->rep[r].p[i];
+    for (int r = 0; r < tr->M; r++) {
+        const float *p = params && params[r] ? params[r] : tr->rep[r].p;
+        if (r == 0)
+            memcpy(avg, p, tr->N * sizeof *avg);
+        else
+            for (size_t i = 0; i < tr->N; i++) avg[i] += p[i];
+    }
     if (tr->M > 1)
         for (size_t i = 0; i < tr->N; i++) avg[i] /= (float)tr->M;
     *loss = eval_params(tr, avg);

@@ -88,7 +88,8 @@
  *   rejoin      a replica that lost its state heals from the outer
  *               parameters (each fragment as of its last reduce), with a
  *               copy of a live replica's inner optimizer and that
- *               replica's step count; what it had in flight is withdrawn.
+ *               replica's step count; the payloads it had already sent
+ *               stay in their syncs (the reduce says whether they count).
  *   snapshot    a copy of every replica's parameters, inner optimizer,
  *               step count, data position, and of the outer state;
  *               restoring one rolls the trainer back to it, dropping the
@@ -223,18 +224,25 @@ int train_contribute(train *tr, int r, int f, int64_t take,
 int train_reduce(train *tr, int f, uint64_t members,
                  const int64_t *merge_step);
 
-/* One call of a batch: replica's next inner step (fragment -1), or its
- * contribution to fragment's sync taken after step `take`.  train_batch
- * fills in a step's number (take) and loss. */
+/* One call of a batch: replica's next inner step (fragment -1), its
+ * contribution to fragment's sync taken after step `take` (fragment >=
+ * 0), or (fragment TRAIN_OP_COPY) a copy of its parameters as its next
+ * step would start from: its pending merges due by then land (as
+ * train_land), then its train_num_params values go to `copy`.
+ * train_batch fills in a step's number (take) and loss, and a copy's
+ * take: the step it precedes. */
+enum { TRAIN_OP_COPY = -2 };
+
 typedef struct {
     int replica;
     int fragment;
     int64_t take;
     float loss;
+    float *copy;        /* TRAIN_OP_COPY: where the parameters go */
 } train_op;
 
 /* Runs n ops as the same calls one by one in this order would
- * (train_inner_step, train_contribute): each op is checked, in order,
+ * (train_inner_step, train_contribute, a copy): each op is checked, in order,
  * against the state the ops before it left, then the arithmetic runs,
  * each replica's ops in order, replicas in parallel on the pool -- the
  * same bits, since replicas share no state.  On a refused op the ops
@@ -254,13 +262,13 @@ int train_land(train *tr, int r);
  * outer parameters (every fragment as of its last reduce), its inner
  * optimizer state a copy of replica src's (src < 0 or src == r: it keeps
  * its own), its step count `steps` (>= 0; the learning-rate schedule
- * goes on from there); its pending merges are dropped and its
- * contributions to syncs in flight withdrawn (payload freed).  A sync
- * left without contributors stays open: a later contributor of the same
- * take may join it, or train_reduce with members 0 abandons it.  Its
- * data stream keeps its position (the batches of discarded work stay
- * consumed) and its gradient count is not changed.  TRAIN_EINVAL for a
- * bad r, src (>= M) or steps, trainer unchanged. */
+ * goes on from there); its pending merges are dropped.  Its
+ * contributions to syncs in flight stay: those payloads were sent before
+ * it lost its state, and train_reduce counts them when r is among the
+ * members (or drops them).  Its data stream keeps its position (the
+ * batches of discarded work stay consumed) and its gradient count is not
+ * changed.  TRAIN_EINVAL for a bad r, src (>= M) or steps, trainer
+ * unchanged. */
 int train_rejoin(train *tr, int r, int src, int64_t steps);
 
 /* A snapshot of a trainer's state, to roll back to (DP's recovery from
@@ -322,6 +330,14 @@ void train_on_step(train *tr, void (*fn)(void *ctx, int64_t t,
 int train_eval_outer(train *tr, double *loss);
 int train_eval_replica(train *tr, int r, double *loss);
 int train_eval_average(train *tr, double *loss);
+
+/* The same evaluations of vectors laid out like the parameters (e.g.
+ * copies a TRAIN_OP_COPY made): of `params`; of the FP32 mean of
+ * params[0..M-1] (summed in replica order, divided by M, as
+ * train_eval_average), a NULL entry standing for that replica's live
+ * parameters. */
+int train_eval_params(train *tr, const float *params, double *loss);
+int train_eval_mean(train *tr, const float *const *params, double *loss);
 
 /* ---- inspection ---------------------------------------------------------- */
 

@@ -63,6 +63,12 @@ typedef struct {
      * on one batch, using this model's buffers only. */
     float (*eval)(void *model, const float *params, const int32_t *x,
                   const int32_t *y);
+    /* Optional (NULL: none).  0 when `create` accepts cfg, batch and seq,
+     * so that a NULL from it means out of memory; else non-zero with a
+     * one-line reason in err.  Without it every failure of `create`
+     * counts as a bad configuration. */
+    int (*check)(const void *cfg, int batch, int seq, char *err,
+                 size_t errlen);
 } train_model_ops;
 
 /* The toy of the golden vectors: `units` units of one parameter each,

@@ -8,7 +8,10 @@
  *
  * The CSV depends only on the scenario (not on the thread count, not on
  * the machine's load): two runs give the same bytes.  The summary adds
- * wall-clock figures, which do not repeat.
+ * this machine's time (host_time_s and the rates), which does not
+ * repeat.  A value that does not exist (a loss no replica has at a row,
+ * the entropy floor of text) is an empty CSV field and a JSON null; a run
+ * in which no step completes writes the header and no row.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,10 +25,11 @@
 #include "coupled.h"
 #include "outfile.h"
 #include "report.h"
+#include "version.h"
 
 static const char help[] =
     "usage: dilosim train SCENARIO.json [--variant NAME] [--set KEY=VALUE]...\n"
-    "                     [--out FILE.csv] [--threads N] [--lockstep]\n"
+    "                     [--out FILE.csv] [--jobs N] [--lockstep]\n"
     "\n"
     "Trains the scenario's \"train\" section for real (FP32 on the CPU): M =\n"
     "workers.count replicas of a small transformer or MLP, the method and\n"
@@ -51,22 +55,27 @@ static const char help[] =
     "  sync_delay_max_steps    ... and maximum (tau with late: wait)\n"
     "  wan_bytes               bytes the simulated model has sent so far\n"
     "\n"
+    "A value that does not exist is an empty field.  When no step completes\n"
+    "(every worker down, say) the CSV has its header and no row, and stderr\n"
+    "says why.\n"
+    "\n"
     "With --out the CSV goes to FILE.csv and a JSON summary goes to stdout;\n"
     "without --out the CSV goes to stdout and the summary to stderr.  The\n"
-    "summary: method, codec, replicas, schedule, steps, tokens, final\n"
-    "losses, entropy floor, bytes, the simulated run (sim_time_s, compute\n"
-    "utilization, goodput, failures, sync delay histogram), the target\n"
+    "summary: version, revision, method, codec, replicas, schedule, steps,\n"
+    "tokens, final losses (null without a row), entropy floor, bytes, the\n"
+    "simulated run (sim_time_s: run's wall_time_s, compute utilization,\n"
+    "goodput, failures, sync delay histogram), the target\n"
     "(train.target_loss: time_to_target_s and target_step, or\n"
-    "target_reached false), and this machine's wall_time_s, steps_per_s,\n"
-    "tokens_per_s, gflops_per_s (training FLOPs, see nn.h).\n"
+    "target_reached false), and this machine's time: host_time_s,\n"
+    "steps_per_s, tokens_per_s, gflops_per_s (training FLOPs, see nn.h).\n"
     "\n"
     "options:\n"
     "  --variant NAME   train one of the scenario's variants\n"
     "  --set KEY=VALUE  override a scenario key, e.g. train.inner.lr=1e-3\n"
     "                   (repeatable; VALUE is JSON, or else a string)\n"
     "  --out FILE.csv   write the CSV to FILE.csv (whole, or not at all)\n"
-    "  --threads N      threads stepping replicas (overrides train.threads;\n"
-    "                   the results do not depend on it)\n"
+    "  --jobs N         threads stepping replicas, 1..256 (overrides\n"
+    "                   train.threads; the results do not depend on it)\n"
     "  --lockstep       no clock: every replica steps together, syncs\n"
     "                   block, no failures (the reference the coupled run\n"
     "                   equals with late: wait and no faults); the sim_*\n"
@@ -192,14 +201,18 @@ static void summary_target(FILE *f, const cpl_summary *s, int sim) {
     if (sim) json_num(f, "time_to_target_s", s->target_time_s, 0);
 }
 
-/* The summary: what ran, the final losses, bytes, the simulated run,
- * speed. */
+/* The summary: the build, what ran, the final losses, bytes, the
+ * simulated run, this machine's time. */
 static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
-                    unsigned eval, int sim, double wall_s, double flops) {
+                    unsigned eval, int sim, double host_s, double flops) {
     const train_config *t = &cfg->train;
     const cpl_row *r = &s->last;
     double steps = (double)r->step;
-    fprintf(f, "{\n  \"method\": \"%s\",\n  \"codec\": \"%s\",\n",
+    fputs("{\n  \"version\": ", f);
+    report_string(f, DILOSIM_VERSION);
+    fputs(",\n  \"revision\": ", f);
+    report_string(f, version_revision());
+    fprintf(f, ",\n  \"method\": \"%s\",\n  \"codec\": \"%s\",\n",
             sched_method_name(t->sched.method),
             codec_name(t->sched.method == SCHED_DP ? t->dp_codec.kind
                                                    : t->codec.kind));
@@ -230,29 +243,33 @@ static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
     json_num(f, "bytes_per_step", (double)r->bytes_sent / steps, 0);
     if (sim) summary_sim(f, s);
     summary_target(f, s, sim);
-    json_num(f, "wall_time_s", wall_s, 0);
-    json_num(f, "steps_per_s", steps / wall_s, 0);
-    json_num(f, "tokens_per_s", (double)r->tokens / wall_s, 0);
-    json_num(f, "gflops_per_s", flops * t->replicas * steps / wall_s / 1e9,
+    json_num(f, "host_time_s", host_s, 0);
+    json_num(f, "steps_per_s", steps / host_s, 0);
+    json_num(f, "tokens_per_s", (double)r->tokens / host_s, 0);
+    json_num(f, "gflops_per_s", flops * t->replicas * steps / host_s / 1e9,
              1);
     fputs("}\n", f);
 }
 
-/* --threads N: 1..256, or a usage error. */
-static int parse_threads(const char *v, int *out) {
+/* --jobs N (or --threads N, its former name, when --jobs is absent):
+ * 1..256 threads into *out, or a usage error; neither given: 0, *out
+ * unchanged. */
+static int parse_jobs(const cli_options *o, int *out) {
+    const char *name = "--jobs", *v = cli_value(o, name);
+    if (!v) v = cli_value(o, name = "--threads");
+    if (!v) return 0;
     char *end;
     long n = strtol(v, &end, 10);
     if (*v == 0 || *end || n < 1 || n > 256)
-        return cli_usage_error("train", "--threads needs an integer in "
-                               "1..256 (got '%s')", v);
+        return cli_usage_error("train", "%s must be an integer in 1..256 "
+                               "(got '%s')", name, v);
     *out = (int)n;
     return 0;
 }
 
-/* Loads the scenario into *cfg (the --threads override applied);
+/* Loads the scenario into *cfg (the --jobs override applied);
  * CLI_EXIT_INPUT with the message printed, or 0. */
 static int load(const cli_options *o, scn_config *cfg) {
-    const char *threads = cli_value(o, "--threads");
     int rc = cli_load(o, NULL, 0, cfg);
     if (rc) return rc;
     if (!cfg->has_train) {
@@ -260,9 +277,7 @@ static int load(const cli_options *o, scn_config *cfg) {
                 "\"train\" section)\n", o->scenario);
         return CLI_EXIT_INPUT;
     }
-    if (threads && (rc = parse_threads(threads, &cfg->train.threads)))
-        return rc;
-    return 0;
+    return parse_jobs(o, &cfg->train.threads);
 }
 
 /* Progress in steps (a cpl_options.progress). */
@@ -276,9 +291,10 @@ static void on_progress(void *ctx, double fraction) {
     cli_progress_count(&p->bar, floor(fraction * p->steps), p->steps);
 }
 
-/* Runs the training, writing the CSV to out; fills *s and *wall_s. */
+/* Runs the training, writing the CSV to out (its header even without a
+ * row); fills *s and *host_s. */
 static int train_to(outfile *out, const scn_config *cfg, csv_ctx *c,
-                    const char *label, cpl_summary *s, double *wall_s,
+                    const char *label, cpl_summary *s, double *host_s,
                     char *err, size_t errlen) {
     steps_progress progress = {.steps = (double)cfg->steps};
     c->csv = out->f;
@@ -287,14 +303,40 @@ static int train_to(outfile *out, const scn_config *cfg, csv_ctx *c,
     double t0 = cli_now_s();
     int rc = c->sim ? cpl_run(&o, s, err, errlen)
                     : cpl_lockstep(&o, s, err, errlen);
-    *wall_s = cli_now_s() - t0;
+    *host_s = cli_now_s() - t0;
     if (!rc) on_progress(&progress, 1); /* the last step, whatever was shown */
     cli_progress_end(&progress.bar);
+    if (!rc && c->rows == 0) {
+        c->floor = s->entropy_floor;
+        csv_header(c);
+        if (fflush(c->csv) || ferror(c->csv)) {
+            rc = msg_set(err, errlen, MSG_EIO, "write error: %s",
+                         strerror(errno ? errno : EIO));
+        }
+    }
     return rc;
 }
 
+/* Why a coupled run has no row or stopped early, on stderr. */
+static void say_why(const scn_config *cfg, const cpl_summary *s,
+                    const csv_ctx *c) {
+    const run_result *r = &s->sim;
+    if (c->rows == 0)
+        fprintf(stderr, "dilosim train: no step completed%s%s; the CSV has "
+                "its header and no row\n", r->finished ? "" : ": ",
+                r->finished ? "" : r->stop_reason);
+    else if (!r->finished)
+        fprintf(stderr, "dilosim train: not finished: %s\n", r->stop_reason);
+    else if (s->last.step < cfg->steps)
+        fprintf(stderr, "dilosim train: no row after step %lld: the "
+                "simulated run ended before one was complete\n",
+                (long long)s->last.step);
+}
+
 int cli_train(int argc, char **argv) {
-    static const char *const extra[] = {"--variant", "--threads", NULL};
+    /* --threads: the former name of --jobs, still accepted */
+    static const char *const extra[] = {"--variant", "--jobs", "--threads",
+                                        NULL};
     static const char *const flags[] = {"--lockstep", NULL};
     cli_options o;
     int rc = cli_parse("train", help, argc, argv, extra, flags, &o);
@@ -310,7 +352,7 @@ int cli_train(int argc, char **argv) {
     csv_ctx c = {.floor = NAN, .sim = !cli_flag(&o, "--lockstep")};
     outfile out;
     int to_stdout = !o.out || !strcmp(o.out, "-");
-    double wall_s = 0;
+    double host_s = 0;
     if ((rc = load(&o, cfg))) goto done;
     c.eval = cfg->train_eval;
     if ((rc = outfile_open(&out, o.out, err, sizeof err))) {
@@ -318,7 +360,7 @@ int cli_train(int argc, char **argv) {
         rc = msg_exit_status(rc);
         goto done;
     }
-    rc = train_to(&out, cfg, &c, o.scenario, s, &wall_s, err, sizeof err);
+    rc = train_to(&out, cfg, &c, o.scenario, s, &host_s, err, sizeof err);
     if (rc) {
         if (rc == MSG_EIO)
             fprintf(stderr, "dilosim train: %s%s%s\n", to_stdout ? "" : o.out,
@@ -334,8 +376,9 @@ int cli_train(int argc, char **argv) {
         rc = msg_exit_status(rc);
         goto done;
     }
-    summary(to_stdout ? stderr : stdout, cfg, s, c.eval, c.sim, wall_s,
+    summary(to_stdout ? stderr : stdout, cfg, s, c.eval, c.sim, host_s,
             flops_per_step(&cfg->train));
+    if (c.sim) say_why(cfg, s, &c);
 done:
     free(s);
     free(cfg);

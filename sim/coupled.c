@@ -7,8 +7,12 @@
  * since replicas run at different speeds.  What each needs of the past is
  * kept as it happens: each replica's loss and gradient count at its step
  * t, the bytes of contributions taken after t (subtracted from the
- * trainer's total), and the outer parameters' loss, evaluated at the
- * latest just before a sync applied after t changes them.
+ * trainer's total), the outer parameters' loss, evaluated at the latest
+ * just before a sync applied after t changes them, and, for the replica
+ * and average evaluations, a copy of each replica that starts step t + 1
+ * before the row is complete, as it starts it (a TRAIN_OP_COPY deferred
+ * with the step: only at report steps, only of the replicas evaluated,
+ * only when a replica runs ahead).
  *
  * Inner steps and contributions are deferred: the engine's reports are
  * queued in order and given to the trainer as one batch (train_batch:
@@ -37,6 +41,9 @@ typedef struct {        /* a row waiting for its step to complete */
     uint64_t bytes_ahead; /* bytes of contributions taken after `step` */
     int outer_done;     /* the outer parameters' loss is in `outer` */
     double outer;
+    float **copy;       /* per replica: its parameters as it started step
+                           + 1 (NULL: not copied, it is still there) */
+    float **buf;        /*   the buffers of those copies, kept for reuse */
 } pending;
 
 typedef struct {
@@ -60,6 +67,7 @@ typedef struct {
     int64_t emitted;    /* step of the last row written */
     train_snapshot *ckpt, *cand; /* DP: committed and candidate state */
     int64_t ckpt_step, cand_step;
+    size_t N;           /* parameters of one replica */
 } cpl;
 
 /* A trainer call failed: its message, as a msg.h code. */
@@ -92,19 +100,31 @@ static pending *pending_at(cpl *c, int64_t t, int make) {
         p->have = calloc(M, 1);
         p->loss = calloc(M, sizeof *p->loss);
         p->grads = calloc(M, sizeof *p->grads);
-        if (!p->have || !p->loss || !p->grads) {
+        p->copy = calloc(M, sizeof *p->copy);
+        p->buf = calloc(M, sizeof *p->buf);
+        if (!p->have || !p->loss || !p->grads || !p->copy || !p->buf) {
             free(p->have), free(p->loss), free(p->grads);
+            free(p->copy), free(p->buf);
             p->have = NULL, p->loss = NULL, p->grads = NULL;
+            p->copy = NULL, p->buf = NULL;
             return NULL;
         }
     }
-    c->npend++;
     p->step = t;
     memset(p->have, 0, M);
     memset(p->grads, 0, M * sizeof *p->grads);
+    memset(p->copy, 0, M * sizeof *p->copy);
     p->bytes_ahead = 0;
     p->outer_done = 0;
-    return p;
+    /* in step order (a rejoined replica may run ahead of the others) */
+    int at = c->npend;
+    while (at > 0 && c->pend[at - 1].step > t) at--;
+    pending made = *p;
+    memmove(c->pend + at + 1, c->pend + at,
+            (size_t)(c->npend - at) * sizeof made);
+    c->pend[at] = made;
+    c->npend++;
+    return &c->pend[at];
 }
 
 /* Drops the first pending row, keeping its buffers for reuse. */
@@ -114,9 +134,9 @@ static void pending_pop(cpl *c) {
     c->pend[--c->npend] = first;
 }
 
-/* Defers a trainer call. */
-static int enqueue(cpl *c, int r, int f, int64_t take, char *err,
-                   size_t errlen) {
+/* Defers a trainer call (copy: of a TRAIN_OP_COPY). */
+static int enqueue(cpl *c, int r, int f, int64_t take, float *copy,
+                   char *err, size_t errlen) {
     if (c->nqueue == c->qcap) {
         int cap = c->qcap ? 2 * c->qcap : 64;
         train_op *q = realloc(c->queue, (size_t)cap * sizeof *q);
@@ -127,7 +147,7 @@ static int enqueue(cpl *c, int r, int f, int64_t take, char *err,
         c->qcap = cap;
     }
     c->qstep[c->nqueue] = take;
-    c->queue[c->nqueue++] = (train_op){r, f, take, 0};
+    c->queue[c->nqueue++] = (train_op){r, f, take, 0, copy};
     return 0;
 }
 
@@ -139,7 +159,8 @@ static int flush_first(cpl *c, int n, char *err, size_t errlen) {
     int rc = train_batch(c->tr, c->queue, n);
     for (int i = 0; i < n && !rc; i++) {
         const train_op *o = &c->queue[i];
-        pending *p = o->fragment < 0 ? pending_at(c, c->qstep[i], 0) : NULL;
+        pending *p = o->fragment == -1 ? pending_at(c, c->qstep[i], 0)
+                                       : NULL;
         if (p && p->grads[o->replica]) {
             p->have[o->replica] = 1;
             p->loss[o->replica] = o->loss;
@@ -156,17 +177,28 @@ static int flush(cpl *c, char *err, size_t errlen) {
     return flush_first(c, c->nqueue, err, errlen);
 }
 
-/* The loss of the replica or average evaluations a row asks for (the
+/* Replica r is evaluated in a row: replica 0 for SCN_EVAL_REPLICA,
+ * every one for SCN_EVAL_AVERAGE. */
+static int evaluated(const cpl *c, int r) {
+    return (c->o->eval & SCN_EVAL_AVERAGE) ||
+           ((c->o->eval & SCN_EVAL_REPLICA) && r == 0);
+}
+
+/* The loss of the replica or average evaluations a row asks for: of the
+ * copies in `copy` (NULL, or a NULL entry: the replica as it is now, its
  * merges due landed first). */
-static int extra_evals(cpl *c, cpl_row *r) {
+static int extra_evals(cpl *c, cpl_row *r, float *const *copy) {
     int rc = 0;
     r->replica_loss = r->average_loss = NAN;
-    if (c->o->eval & (SCN_EVAL_REPLICA | SCN_EVAL_AVERAGE))
-        for (int i = 0; i < c->M && !rc; i++) rc = train_land(c->tr, i);
-    if (c->o->eval & SCN_EVAL_REPLICA)
-        rc = train_eval_replica(c->tr, 0, &r->replica_loss);
+    for (int i = 0; i < c->M && !rc; i++)
+        if (evaluated(c, i) && !(copy && copy[i])) rc = train_land(c->tr, i);
+    if (!rc && (c->o->eval & SCN_EVAL_REPLICA))
+        rc = copy && copy[0]
+                 ? train_eval_params(c->tr, copy[0], &r->replica_loss)
+                 : train_eval_replica(c->tr, 0, &r->replica_loss);
     if (!rc && (c->o->eval & SCN_EVAL_AVERAGE))
-        rc = train_eval_average(c->tr, &r->average_loss);
+        rc = train_eval_mean(c->tr, (const float *const *)copy,
+                             &r->average_loss);
     return rc;
 }
 
@@ -210,7 +242,7 @@ static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
         }
         r.train_loss = n ? r.train_loss / n : NAN;
         if (!p->outer_done) rc = train_eval_outer(c->tr, &p->outer);
-        if (!rc) rc = extra_evals(c, &r);
+        if (!rc) rc = extra_evals(c, &r, p->copy);
         if (rc) return trainer_failed(c, rc, err, errlen);
         r.eval_loss = p->outer;
         r.bytes_sent = train_bytes(c->tr) - p->bytes_ahead;
@@ -228,8 +260,22 @@ static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
     return 0;
 }
 
+/* Replica r starts step t + 1 while the row of step t waits: a copy of it
+ * as it starts, for the row's evaluations. */
+static int copy_ahead(cpl *c, int r, int64_t t, char *err, size_t errlen) {
+    pending *p = evaluated(c, r) ? pending_at(c, t, 0) : NULL;
+    if (!p) return 0;
+    if (!p->buf[r] && !(p->buf[r] = malloc(c->N * sizeof *p->buf[r])))
+        return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    p->copy[r] = p->buf[r];
+    return enqueue(c, r, TRAIN_OP_COPY, t, p->copy[r], err, errlen);
+}
+
 static int on_step(cpl *c, int r, int64_t t, char *err, size_t errlen) {
-    int rc = enqueue(c, r, -1, t, err, errlen);
+    int rc = t > 1 && is_report(c, t - 1) && t - 1 > c->emitted
+                 ? copy_ahead(c, r, t - 1, err, errlen)
+                 : 0;
+    if (!rc) rc = enqueue(c, r, -1, t, NULL, err, errlen);
     if (rc) return rc;
     c->grads[r]++;
     if (!is_report(c, t) || t <= c->emitted) return 0;
@@ -273,7 +319,8 @@ static int eager_change(cpl *c, int r, int64_t step, char *err,
 static int on_contribute(cpl *c, const run_event *e, char *err,
                          size_t errlen) {
     int rc = eager_change(c, e->worker, e->step, err, errlen);
-    if (!rc) rc = enqueue(c, e->worker, e->fragment, e->step, err, errlen);
+    if (!rc)
+        rc = enqueue(c, e->worker, e->fragment, e->step, NULL, err, errlen);
     if (rc) return rc;
     c->open[e->fragment] = e->step;
     uint64_t bytes = train_fragment_wire_bytes(c->tr, e->fragment);
@@ -383,6 +430,9 @@ static void summary_init(cpl_summary *out, const scn_config *cfg) {
     out->target_step = -1;
     out->target_time_s = NAN;
     out->entropy_floor = NAN;
+    cpl_row *r = &out->last; /* no row yet: no losses */
+    r->train_loss = r->eval_loss = r->replica_loss = r->average_loss = NAN;
+    r->entropy_floor = r->sim_time_s = NAN;
 }
 
 /* The trainer of a scenario's train section (late follows the method's,
@@ -399,9 +449,13 @@ static int trainer_new(const scn_config *cfg, train **tr, char *err,
 
 static void cpl_free(cpl *c) {
     for (int i = 0; i < c->cap; i++) {
-        free(c->pend[i].have);
-        free(c->pend[i].loss);
-        free(c->pend[i].grads);
+        pending *p = &c->pend[i];
+        for (int r = 0; p->buf && r < c->M; r++) free(p->buf[r]);
+        free(p->have);
+        free(p->loss);
+        free(p->grads);
+        free(p->copy);
+        free(p->buf);
     }
     free(c->pend);
     free(c->joined);
@@ -449,7 +503,7 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
         if (!c->ckpt || !c->cand || train_snapshot_take(c->tr, c->ckpt))
             return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     }
-    out->params = train_num_params(c->tr);
+    out->params = c->N = train_num_params(c->tr);
     out->entropy_floor = train_entropy_floor(c->tr);
     return 0;
 }
@@ -485,7 +539,7 @@ static int lockstep_report(const train_report *tr, void *ctx) {
     cpl_row r = {tr->step, tr->tokens, tr->train_loss, tr->eval_loss,
                  NAN, NAN, tr->bytes, l->c->out->entropy_floor, NAN, NAN,
                  NAN, 0, 0};
-    int rc = extra_evals(l->c, &r);
+    int rc = extra_evals(l->c, &r, NULL);
     if (rc) {
         l->rc = trainer_failed(l->c, rc, l->err, l->errlen);
         return 1;

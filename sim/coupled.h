@@ -29,9 +29,17 @@
  * losses at their step t, the gradients they had computed by then, the
  * bytes of the syncs taken by step t, and the outer parameters as of step
  * t (evaluated before a later sync changes them).  The replica and
- * average evaluations take the replicas as they are at the row's instant.
- * After a DP rollback the redone steps report again, at their new
- * instants.
+ * average evaluations take each replica as it starts step t + 1 (its
+ * merges due by then landed): a copy made then when it runs ahead, else
+ * the replica itself at the row's instant.  So with blocking syncs and no
+ * failures every column equals lockstep's, whatever the speeds.  After a
+ * DP rollback the redone steps report again, at their new instants.
+ *
+ * Failures.  A worker that fails loses its replica; when it rejoins, the
+ * replica heals from the outer parameters (train_rejoin), and a payload
+ * it had sent before failing stays in its sync: the reduce averages the
+ * payloads of the members the engine names (those that took part in
+ * every layer of the sync).
  */
 #ifndef DILOSIM_COUPLED_H
 #define DILOSIM_COUPLED_H
@@ -65,13 +73,13 @@ typedef int (*cpl_row_fn)(const cpl_row *r, void *ctx);
 /* What a run ends with, besides its rows. */
 typedef struct {
     run_result sim;           /* the timing world (zero in a lockstep run) */
-    cpl_row last;             /* the last row */
+    cpl_row last;             /* the last row (none: step 0, NAN losses
+                                 and sim_time_s) */
     double target_loss;       /* train.target_loss, or NAN */
     int64_t target_step;      /* the first row at or below it; -1: never */
     double target_time_s;     /* its sim_time_s (lockstep: NAN) */
     size_t params;            /* of one trained replica */
     double entropy_floor;     /* the eval chain's entropy rate, or NAN */
-    double wall_time_s;       /* of the whole run on this machine */
 } cpl_summary;
 
 /* Options of a run: the scenario must have a train section (has_train). */

@@ -59,7 +59,7 @@ static const field train_model_fields[] = {
     K_INT("vocab", train.nn.vocab, 2, 1 << 24),
     K_INT("d", train.nn.d, 1, 1 << 16),
     K_INT("heads", train.nn.heads, 1, 1 << 16),
-    K_INT("layers", train.nn.layers, 1, 10000),
+    K_INT("layers", train.nn.layers, 1, NN_MAX_LAYERS),
     K_INT("ctx", train.nn.ctx, 1, 1 << 20),
     K_INT("mlp_ratio", train.nn.mlp_ratio, 1, 64),
     K_END};

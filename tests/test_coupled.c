@@ -2,16 +2,20 @@
  * test_coupled.c -- coupled runs: the event engine drives the trainer.
  *
  *   - with blocking syncs and no faults a coupled run equals the lockstep
- *     trainer bit for bit (every row's losses, tokens and bytes), for dp,
- *     diloco and streaming, tau 0..4 (4 >= H/P), P > H, outer and eager
- *     overlap, bandwidths from hopeless to infinite, heterogeneous speeds
- *     and stragglers;
+ *     trainer bit for bit (every row's losses, tokens and bytes, the
+ *     replica and average evaluations too), for dp, diloco and streaming,
+ *     tau 0..4 (4 >= H/P), P > H, outer and eager overlap, bandwidths
+ *     from hopeless to infinite, heterogeneous speeds and stragglers, and
+ *     three workers at speeds 1, 0.9 and 1.15;
  *   - late: continue at infinite bandwidth equals wait; at finite
  *     bandwidth the effective delays and the wall time equal a case
  *     worked out by hand (one layer, closed-form transfers);
  *   - a DiLoCo and a streaming failure from a trace equal the trainer
  *     calls written out by hand; a DP failure restores its checkpoint
  *     exactly (the run ends where one without the failure ends);
+ *   - runs with several outages (one where a worker fails after sending
+ *     its payload and rejoins before the sync completes, and random
+ *     traces) finish where `run` finishes, with finite losses;
  *   - sync_timeout_s leaves exactly the late worker out;
  *   - a non-finite loss stops the run with MSG_EFAIL and one line.
  */
@@ -151,9 +155,7 @@ START_TEST(test_equals_lockstep) {
                     methods[m][2], nets[n], worlds[w][0], worlds[w][1],
                     NULL);
                 ck_assert_int_eq(s.sim.finished, 1);
-                /* replicas evaluated as they are when a row completes:
-                 * in step when nobody runs ahead (equal speeds, one tau) */
-                same_rows(&got, &ref, w == 0 && !strchr(methods[m][1], '['));
+                same_rows(&got, &ref, 1);
                 /* the last row is the end of the simulated run; with
                  * member completion, the first member's (the average
                  * exists then; the run ends when the last has it) */
@@ -164,6 +166,34 @@ START_TEST(test_equals_lockstep) {
                     ck_assert(last == s.sim.wall_time_s);
                 ck_assert(s.sim.wall_time_s > 0);
             }
+    }
+}
+END_TEST
+
+/* Three workers at speeds 1, 0.9 and 1.15: the fast one is steps ahead
+ * when a row completes, and every column still equals lockstep's (the
+ * replicas are evaluated as they were at the row's step). */
+START_TEST(test_unequal_speeds_equal_lockstep) {
+    static const char *const methods[][2] = {
+        {"method.name=\"streaming\"", "method.tau=1"},
+        {"method.name=\"diloco\"", "method.tau=0"},
+        {"method.name=\"dp\"", "method.tau=0"},
+    };
+    rows ref, got;
+    cpl_summary s;
+    for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
+        run(&ref, &s, 1, NULL, methods[m][0], methods[m][1],
+            "workers.count=3", NULL);
+        run(&got, &s, 0, NULL, methods[m][0], methods[m][1],
+            "workers.count=3", "workers.speed=[1, 0.9, 1.15]",
+            "network.bandwidth_gbps=\"inf\"", NULL);
+        same_rows(&got, &ref, 1);
+        run(&got, &s, 0, NULL, methods[m][0], methods[m][1],
+            "workers.count=3", "workers.speed=[1, 0.9, 1.15]",
+            "train.eval_interval=1", NULL);
+        run(&ref, &s, 1, NULL, methods[m][0], methods[m][1],
+            "workers.count=3", "train.eval_interval=1", NULL);
+        same_rows(&got, &ref, 1);
     }
 }
 END_TEST
@@ -463,6 +493,100 @@ START_TEST(test_dp_failure_restores_checkpoint) {
 }
 END_TEST
 
+/* Two workers, 0.1 s steps of a 4-layer 1e8-parameter model at 100
+ * Gbit/s, a small MLP trained, 10 steps, eval every step. */
+static const char *const outages =
+    "{\"model\": {\"params\": 1e8, \"layers\": 4, \"step_time_s\": 0.1},"
+    " \"workers\": {\"count\": 2},"
+    " \"network\": {\"bandwidth_gbps\": 100},"
+    " \"method\": {\"name\": \"diloco\", \"H\": 2},"
+    " \"steps\": 10, \"seed\": 1,"
+    " \"train\": {\"model\": {\"kind\": \"mlp\", \"vocab\": 16, \"d\": 8,"
+    "   \"layers\": 2, \"mlp_ratio\": 2},"
+    "   \"data\": {\"kind\": \"markov\", \"successors\": 3},"
+    "   \"batch\": 2, \"seq\": 4, \"eval_interval\": 1, \"eval_batches\": 1,"
+    "   \"threads\": 1, \"eval\": [\"outer\", \"replica\", \"average\"]}}";
+
+/* A coupled run of `outages` with the fault trace `trace` and sets[n]
+ * finishes where `run` finishes: the same simulated run, a row for every
+ * step up to the last, finite losses. */
+static void outages_finish(const char *trace, const char *const *sets,
+                           int n) {
+    char tr_set[128];
+    snprintf(tr_set, sizeof tr_set, "faults.trace=\"%s\"", trace_file(trace));
+    const char *all[16];
+    memcpy(all, sets, (size_t)n * sizeof *all);
+    all[n] = tr_set;
+    scn_config *cfg = malloc(sizeof *cfg);
+    ck_assert_ptr_nonnull(cfg);
+    char err[512];
+    ck_assert_msg(scn_load_string(outages, "/tmp/case.json", all, n + 1, cfg,
+                                  err, sizeof err) == 0, "%s", err);
+    run_result alone;
+    ck_assert_int_eq(run_simulate(cfg, NULL, &alone, err, sizeof err), 0);
+    rows rs;
+    cpl_summary s;
+    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
+    rs.n = 0;
+    ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s\ntrace:\n%s",
+                  err, trace);
+    ck_assert_int_eq(s.sim.finished, alone.finished);
+    ck_assert_int_eq(s.sim.wall_ns, alone.wall_ns);
+    ck_assert_int_eq(s.sim.failures, alone.failures);
+    ck_assert_int_eq(s.sim.syncs, alone.syncs);
+    ck_assert_int_eq(rs.n, 10);
+    for (int i = 0; i < rs.n; i++) {
+        const cpl_row *r = &rs.row[i];
+        ck_assert_int_eq(r->step, i + 1);
+        ck_assert_msg(isfinite(r->eval_loss) && isfinite(r->replica_loss) &&
+                      isfinite(r->average_loss), "row %d\ntrace:\n%s", i,
+                      trace);
+    }
+    free(cfg);
+    unlink(trace_file(""));
+}
+
+/* Worker 1 sends its payload of the sync taken after step 6 alone (worker
+ * 0 is down), fails before that sync completes and rejoins at step 5:
+ * the payload it sent is the sync's only member's. */
+START_TEST(test_outages_diloco_finish) {
+    const char *none[1] = {NULL};
+    outages_finish("0.314 0 down\n0.517 0 up\n0.572 1 down\n"
+                   "0.687 0 down\n0.73 1 up\n1.01 0 up\n", none, 0);
+}
+END_TEST
+
+/* Random traces of three outages (fixed draws), DiLoCo H 2 and 3 with
+ * both late policies, streaming with 2 fragments. */
+START_TEST(test_outages_random_finish) {
+    static const char *const methods[][3] = {
+        {"method.H=2", "method.late=\"wait\"", "method.fragments=1"},
+        {"method.H=3", "method.late=\"continue\"", "method.fragments=1"},
+        {"method.name=\"streaming\"", "method.H=2", "method.fragments=2"},
+    };
+    uint64_t x = 88172645463325252ull; /* xorshift64 */
+    for (int k = 0; k < 12; k++) {
+        char trace[256];
+        int len = 0;
+        double busy_until[2] = {0, 0};
+        for (int j = 0; j < 3; j++) {
+            double u[3];
+            for (int i = 0; i < 3; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                u[i] = (double)(x >> 11) / 9007199254740992.0;
+            }
+            int w = u[0] < 0.5 ? 0 : 1;
+            double down = busy_until[w] + 0.01 + 0.4 * u[1];
+            double up = down + 0.01 + 0.3 * u[2];
+            busy_until[w] = up;
+            len += snprintf(trace + len, sizeof trace - (size_t)len,
+                            "%.3f %d down\n%.3f %d up\n", down, w, up, w);
+        }
+        outages_finish(trace, methods[k % 3], 3);
+    }
+}
+END_TEST
+
 /* ---- sync timeout ----------------------------------------------------------
  * DiLoCo H 2, three workers, worker 2 at half speed, timeout 0.5 s: at
  * the take after step 2 workers 0 and 1 arrive at 2 s, worker 2 would at
@@ -542,6 +666,7 @@ Suite *make_suite(void) {
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_equals_lockstep);
+    tcase_add_test(tc, test_unequal_speeds_equal_lockstep);
     tcase_add_test(tc, test_equal_taus_are_scalar);
     tcase_add_test(tc, test_time_grows_with_slower_links);
     tcase_add_test(tc, test_continue_at_infinite_bandwidth_is_wait);
@@ -549,6 +674,8 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_diloco_failure_by_hand);
     tcase_add_test(tc, test_streaming_failure_by_hand);
     tcase_add_test(tc, test_dp_failure_restores_checkpoint);
+    tcase_add_test(tc, test_outages_diloco_finish);
+    tcase_add_test(tc, test_outages_random_finish);
     tcase_add_test(tc, test_sync_timeout_drops_the_late_worker);
     tcase_add_test(tc, test_nonfinite_loss_stops);
     suite_add_tcase(s, tc);

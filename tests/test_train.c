@@ -355,7 +355,8 @@ static float ptoy_grad(void *m, const int32_t *x, const int32_t *y) {
 }
 static const train_model_ops ptoy_ops = {
     "ptoy", ptoy_create, ptoy_destroy, ptoy_params, ptoy_grads_of, ptoy_n,
-    ptoy_units, ptoy_off, ptoy_tensors, ptoy_vocab, ptoy_grad, ptoy_eval};
+    ptoy_units, ptoy_off, ptoy_tensors, ptoy_vocab, ptoy_grad, ptoy_eval,
+    NULL};
 
 /* Replica 1 takes tau + extra1. */
 static train *ptoy_train(sched_overlap overlap, int H, int tau, int extra1) {
@@ -775,6 +776,44 @@ START_TEST(config_errors) {
 }
 END_TEST
 
+/* A model that cannot be created after its check accepted the
+ * configuration is out of memory, not a bad configuration (the command
+ * line's exit 1, not 2); without a check it counts as a bad one. */
+static void *nomem_create(const void *cfg, int batch, int seq, uint64_t seed,
+                          char *err, size_t errlen) {
+    (void)cfg, (void)batch, (void)seq, (void)seed;
+    snprintf(err, errlen, "nomem: out of memory");
+    return NULL;
+}
+static int nomem_check(const void *cfg, int batch, int seq, char *err,
+                       size_t errlen) {
+    (void)cfg, (void)batch, (void)seq, (void)err, (void)errlen;
+    return 0;
+}
+
+START_TEST(out_of_memory_is_not_a_bad_config) {
+    train_model_ops ops = ptoy_ops;
+    ops.create = nomem_create;
+    train_config c = nn_cfg();
+    c.model = TRAIN_MODEL_CUSTOM;
+    c.custom_ops = &ops;
+    c.data.kind = DATA_NONE;
+    char err[256];
+    train *tr;
+    ck_assert_int_eq(train_new(&c, &tr, err, sizeof err), TRAIN_EINVAL);
+    ops.check = nomem_check;
+    ck_assert_int_eq(train_new(&c, &tr, err, sizeof err), TRAIN_ENOMEM);
+    ck_assert_str_eq(err, "train: nomem: out of memory");
+    ck_assert_ptr_null(tr);
+    /* the nn model's check: its layer range */
+    c = nn_cfg();
+    c.nn.layers = NN_MAX_LAYERS + 1;
+    bad_config(&c, "layers");
+    ck_assert_int_eq(nn_check(&(nn_config){NN_MLP, 2, 1, 1, NN_MAX_LAYERS,
+                                            0, 1}, 1, 1, NULL, 0), NN_OK);
+}
+END_TEST
+
 /* ---- mappings and evaluation --------------------------------------------- */
 
 static void units_are(const train *tr, int f, const int *want, int n) {
@@ -906,6 +945,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, partial_participation);
     tcase_add_test(tc, call_order_errors);
     tcase_add_test(tc, config_errors);
+    tcase_add_test(tc, out_of_memory_is_not_a_bad_config);
     tcase_add_test(tc, unit_mappings);
     tcase_add_test(tc, evaluation);
     tcase_add_test(tc, reports_and_stop);

@@ -11,7 +11,10 @@
  *   - TRAIN_LATE_CONTINUE: late merges, by hand on the constant-gradient
  *     toy, one pending merge per fragment, landing before a contribute;
  *   - rejoin heals from the outer parameters with a copy of a live
- *     replica's optimizer; checkpoint / restore replays bit for bit;
+ *     replica's optimizer, and the payloads it sent before stay in their
+ *     syncs; checkpoint / restore replays bit for bit;
+ *   - a batch is the calls one by one; a copy op is the replica as its
+ *     next step starts; the evaluations of copies equal the live ones;
  *   - optim_copy and data_stream_copy.
  */
 #include <math.h>
@@ -415,13 +418,15 @@ START_TEST(rejoin_heals_from_outer) {
     ok(tr, train_rejoin(tr, 1, 0, 5));
     ck_assert(same_floats(train_params(tr, 1), train_outer(tr), N));
     ck_assert_int_eq(train_replica_steps(tr, 1), 5);
-    /* replica 2 keeps its optimizer; its payload is withdrawn */
+    /* replica 2 keeps its optimizer; the payload it sent stays */
+    uint64_t bytes = train_bytes(tr);
     ok(tr, train_rejoin(tr, 2, -1, 5));
-    ck_assert_uint_eq(train_sync_contributors(tr, 0), 0);
+    ck_assert_uint_eq(train_sync_contributors(tr, 0), 4);
     ck_assert_int_eq(train_sync_take(tr, 0), 4);
+    ck_assert_uint_eq(train_bytes(tr), bytes);
     ck_assert(same_floats(train_params(tr, 2), train_outer(tr), N));
     ok(tr, train_rejoin(tr, 0, 0, 5));
-    REFUSED(tr, train_reduce(tr, 0, 4, NULL), TRAIN_EINVAL, "not all");
+    REFUSED(tr, train_reduce(tr, 0, 6, NULL), TRAIN_EINVAL, "not all");
     ok(tr, train_reduce(tr, 0, 0, NULL));
     ck_assert_int_eq(train_sync_take(tr, 0), -1);
     /* replica 0 alone syncs again before the others step: replica 1's
@@ -458,14 +463,38 @@ static void lockstep(train *tr, int n) {
     for (int i = 0; i < n; i++) ok(tr, train_step(tr));
 }
 
+/* A replica that sent its payload, lost its state and rejoined before
+ * the sync completed: its payload counts as if it had not failed. */
+START_TEST(rejoin_keeps_sent_payloads) {
+    train_config c = tiny_cfg(sched_of(SCHED_DILOCO, 2, 1, 0, 0.5), 2);
+    train *a = new_trainer(&c), *b = new_trainer(&c);
+    for (int k = 0; k < 2; k++) {
+        train *tr = k ? b : a;
+        for (int r = 0; r < 2; r++) {
+            step_n(tr, r, 2);
+            ok(tr, train_contribute(tr, r, 0, 2, NULL));
+        }
+    }
+    ok(b, train_rejoin(b, 1, 0, 0));
+    ck_assert_uint_eq(train_sync_contributors(b, 0), 3);
+    ok(a, train_reduce(a, 0, 3, (const int64_t[]){3, 3}));
+    ok(b, train_reduce(b, 0, 3, (const int64_t[]){3, 1}));
+    ck_assert(same_floats(train_outer(a), train_outer(b),
+                          train_num_params(a)));
+    train_free(a);
+    train_free(b);
+}
+END_TEST
+
 /* A batch is the same calls one by one (replicas in parallel: the same
  * bits), and stops at a refused op with the ops before it done. */
 START_TEST(batch_is_the_calls) {
     train_config c = tiny_cfg(sched_of(SCHED_STREAMING, 6, 2, 1, 0.5), 3);
     train *a = new_trainer(&c), *b = new_trainer(&c);
-    train_op ops[] = {{0, -1, 0, 0}, {2, -1, 0, 0}, {0, -1, 0, 0},
-                      {1, -1, 0, 0}, {0, -1, 0, 0}, {2, -1, 0, 0},
-                      {1, 0, 1, 0}};
+    train_op ops[] = {{0, -1, 0, 0, NULL}, {2, -1, 0, 0, NULL},
+                      {0, -1, 0, 0, NULL}, {1, -1, 0, 0, NULL},
+                      {0, -1, 0, 0, NULL}, {2, -1, 0, 0, NULL},
+                      {1, 0, 1, 0, NULL}};
     ok(a, train_batch(a, ops, 7));
     ck_assert_int_eq(ops[4].take, 3); /* replica 0's third step */
     ck_assert(ops[4].loss == train_last_loss(a, 0));
@@ -479,13 +508,62 @@ START_TEST(batch_is_the_calls) {
     ck_assert_uint_eq(train_sync_contributors(a, 0), 2);
     /* with tau 1 nobody may compute step 3 before that sync is reduced:
      * replica 1's step 2 is done, its step 3 refused */
-    train_op more[] = {{1, -1, 0, 0}, {1, -1, 0, 0}, {2, -1, 0, 0}};
+    train_op more[] = {{1, -1, 0, 0, NULL}, {1, -1, 0, 0, NULL},
+                       {2, -1, 0, 0, NULL}};
     ck_assert_int_eq(train_batch(a, more, 3), TRAIN_ESTATE);
     ck_assert_ptr_nonnull(strstr(train_error(a), "step 3 before"));
     ck_assert_int_eq(train_replica_steps(a, 1), 2);
     ck_assert_int_eq(train_replica_steps(a, 2), 2);
     ck_assert_int_eq(train_batch(a, more, -1), TRAIN_EINVAL);
     ck_assert_int_eq(train_batch(a, more, 0), TRAIN_OK);
+    train_free(a);
+    train_free(b);
+}
+END_TEST
+
+/* A copy op is the replica as its next step starts (its due merges
+ * landed), whatever ran after it in the batch; evaluating copies gives
+ * the live evaluations' bits.  A copy to nowhere is refused. */
+START_TEST(batch_copy_is_the_next_steps_start) {
+    train_config c = tiny_cfg(sched_of(SCHED_STREAMING, 6, 2, 0, 0.5), 2);
+    train *a = new_trainer(&c), *b = new_trainer(&c);
+    const size_t N = train_num_params(a);
+    float *copy[2] = {malloc(N * sizeof(float)), malloc(N * sizeof(float))};
+    ck_assert(copy[0] && copy[1]);
+    /* b: replica 0 syncs fragment 0 alone after step 2 (its merge due at
+     * step 3), then is copied before step 3 and steps on */
+    for (int k = 0; k < 2; k++) {
+        train *tr = k ? b : a;
+        step_n(tr, 0, 2);
+        step_n(tr, 1, 2);
+        ok(tr, train_contribute(tr, 0, 0, 2, NULL));
+        ok(tr, train_reduce(tr, 0, 1, NULL));
+    }
+    train_op ops[] = {{0, TRAIN_OP_COPY, 0, 0, copy[0]},
+                      {0, -1, 0, 0, NULL},
+                      {1, TRAIN_OP_COPY, 0, 0, copy[1]},
+                      {1, -1, 0, 0, NULL}};
+    ok(b, train_batch(b, ops, 4));
+    ck_assert_int_eq(ops[0].take, 3);
+    for (int r = 0; r < 2; r++) ok(a, train_land(a, r));
+    ck_assert(same_floats(copy[0], train_params(a, 0), N));
+    ck_assert(same_floats(copy[1], train_params(a, 1), N));
+    ck_assert(!same_floats(copy[0], train_params(b, 0), N));
+    double x, y;
+    ok(a, train_eval_replica(a, 0, &x));
+    ok(b, train_eval_params(b, copy[0], &y));
+    ck_assert(x == y);
+    ok(a, train_eval_average(a, &x));
+    ok(b, train_eval_mean(b, (const float *const *)copy, &y));
+    ck_assert(x == y);
+    /* a NULL entry is the live replica */
+    const float *mixed[2] = {copy[0], NULL};
+    ok(a, train_eval_mean(a, mixed, &y));
+    ck_assert(x == y);
+    train_op nowhere = {0, TRAIN_OP_COPY, 0, 0, NULL};
+    REFUSED(b, train_batch(b, &nowhere, 1), TRAIN_EINVAL, "nowhere");
+    free(copy[0]);
+    free(copy[1]);
     train_free(a);
     train_free(b);
 }
@@ -650,9 +728,11 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, continue_merges_late);
     tcase_add_test(tc, contribute_lands_pending_merge);
     tcase_add_test(tc, rejoin_heals_from_outer);
+    tcase_add_test(tc, rejoin_keeps_sent_payloads);
     tcase_add_loop_test(tc, checkpoint_restore_replays, 0, 3);
     tcase_add_test(tc, checkpoint_mid_dp_step);
     tcase_add_test(tc, batch_is_the_calls);
+    tcase_add_test(tc, batch_copy_is_the_next_steps_start);
     tcase_add_test(tc, optim_copy_copies_state);
     tcase_add_test(tc, data_stream_copy_copies_position);
     suite_add_tcase(s, tc);

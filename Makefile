@@ -198,33 +198,38 @@ report: deps
 PREFIX    ?= /usr/local
 INST      = $(DESTDIR)$(PREFIX)
 INST_DATA = $(INST)/share/dilosim
+# The shell sees PREFIX and DESTDIR as one word each, whatever they hold
+# (a quote, a backquote, $, a blank): single-quoted, a ' as '\''.
+sq         = '$(subst ','\'',$(1))'
+Q_INST     = $(call sq,$(INST))
+Q_DATA     = $(call sq,$(INST_DATA))
 DATA_FILES = $(shell find scenarios -type f | LC_ALL=C sort) \
              $(wildcard plots/*.gp plots/*.sh)
 DATA_DIRS  = $(shell find scenarios -type d | LC_ALL=C sort) plots
 
 install: bin/dilosim
-	install -d -m 755 "$(INST)/bin" "$(INST)/share/man/man1" \
-	  "$(INST)/share/bash-completion/completions"
-	install -m 755 bin/dilosim "$(INST)/bin/dilosim"
+	install -d -m 755 $(Q_INST)/bin $(Q_INST)/share/man/man1 \
+	  $(Q_INST)/share/bash-completion/completions
+	install -m 755 bin/dilosim $(Q_INST)/bin/dilosim
 	if [ -f bin/dilosim-mpi ]; then \
-	  install -m 755 bin/dilosim-mpi "$(INST)/bin/dilosim-mpi"; fi
-	install -m 644 docs/dilosim.1 "$(INST)/share/man/man1/dilosim.1"
+	  install -m 755 bin/dilosim-mpi $(Q_INST)/bin/dilosim-mpi; fi
+	install -m 644 docs/dilosim.1 $(Q_INST)/share/man/man1/dilosim.1
 	install -m 644 docs/dilosim.bash-completion \
-	  "$(INST)/share/bash-completion/completions/dilosim"
-	@for d in $(DATA_DIRS); do install -d -m 755 "$(INST_DATA)/$$d" || exit 1; done
+	  $(Q_INST)/share/bash-completion/completions/dilosim
+	@for d in $(DATA_DIRS); do install -d -m 755 $(Q_DATA)/"$$d" || exit 1; done
 	@for f in $(DATA_FILES); do \
 	  m=644; if [ -x "$$f" ]; then m=755; fi; \
-	  install -m $$m "$$f" "$(INST_DATA)/$$f" || exit 1; done
-	@echo "installed under $(INST)"
+	  install -m $$m "$$f" $(Q_DATA)/"$$f" || exit 1; done
+	@printf 'installed under %s\n' $(Q_INST)
 
 uninstall:
-	rm -f "$(INST)/bin/dilosim" "$(INST)/bin/dilosim-mpi" \
-	  "$(INST)/share/man/man1/dilosim.1" \
-	  "$(INST)/share/bash-completion/completions/dilosim"
-	@for f in $(DATA_FILES); do rm -f "$(INST_DATA)/$$f"; done
+	rm -f $(Q_INST)/bin/dilosim $(Q_INST)/bin/dilosim-mpi \
+	  $(Q_INST)/share/man/man1/dilosim.1 \
+	  $(Q_INST)/share/bash-completion/completions/dilosim
+	@for f in $(DATA_FILES); do rm -f $(Q_DATA)/"$$f"; done
 	@for d in $$(printf '%s\n' $(DATA_DIRS) | LC_ALL=C sort -r); do \
-	  if [ -d "$(INST_DATA)/$$d" ]; then rmdir "$(INST_DATA)/$$d" 2>/dev/null || :; fi; \
-	done; if [ -d "$(INST_DATA)" ]; then rmdir "$(INST_DATA)" 2>/dev/null || :; fi
+	  if [ -d $(Q_DATA)/"$$d" ]; then rmdir $(Q_DATA)/"$$d" 2>/dev/null || :; fi; \
+	done; if [ -d $(Q_DATA) ]; then rmdir $(Q_DATA) 2>/dev/null || :; fi
 
 # The network rig (bench/netrig/, docs/validation.md): netrig_ring, a ring
 # all-reduce over TCP between network namespaces, and netrig_trace, the

@@ -81,6 +81,47 @@ int msg_parse_name(const char *s, const char *const *names, int n) {
     return -1;
 }
 
+/* The optimal string alignment distance of a and b (at most
+ * MSG_NEAREST_MAX bytes each). */
+static int edit_distance(const char *a, size_t na, const char *b, size_t nb) {
+    int rows[3][MSG_NEAREST_MAX + 1]; /* rows i-2, i-1 and i, cyclically */
+    for (size_t j = 0; j <= nb; j++) rows[0][j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        int *cur = rows[i % 3], *up = rows[(i - 1) % 3];
+        const int *up2 = rows[(i + 1) % 3]; /* row i - 2 */
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int d = up[j - 1] + cost;
+            if (up[j] + 1 < d) d = up[j] + 1;
+            if (cur[j - 1] + 1 < d) d = cur[j - 1] + 1;
+            int swap = i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+                       a[i - 2] == b[j - 1];
+            if (swap && up2[j - 2] + 1 < d) d = up2[j - 2] + 1;
+            cur[j] = d;
+        }
+    }
+    return rows[na % 3][nb];
+}
+
+int msg_nearest_name(const char *s, const char *const *names, int n,
+                     int max_dist) {
+    size_t ns = s ? strlen(s) : MSG_NEAREST_MAX + 1;
+    if (ns > MSG_NEAREST_MAX) return -1;
+    int best = -1, best_d = max_dist + 1, ties = 0;
+    for (int i = 0; i < n; i++) {
+        size_t nn = strlen(names[i]);
+        if (nn > MSG_NEAREST_MAX ||
+            (nn > ns ? nn - ns : ns - nn) > (size_t)max_dist)
+            continue;
+        int d = edit_distance(s, ns, names[i], nn);
+        if ((size_t)d >= ns || (size_t)d >= nn) continue; /* all replaced */
+        if (d < best_d) best = i, best_d = d, ties = 0;
+        else if (d == best_d) ties++;
+    }
+    return best >= 0 && !ties ? best : -1;
+}
+
 const char *msg_name_list(const char *const *names, int n, char *buf,
                           size_t len) {
     size_t at = 0;

@@ -60,6 +60,17 @@ const char *msg_number(double x, char buf[MSG_NUM_MAX]);
  * -1 when s is NULL or not one of them: the one parser of enum names. */
 int msg_parse_name(const char *s, const char *const *names, int n);
 
+/* The one name of names[0..n-1] nearest to s, for "did you mean ...":
+ * its index when its edit distance to s (insertions, deletions,
+ * substitutions and swaps of two neighbouring characters, each 1: the
+ * optimal string alignment distance) is at most max_dist, less than the
+ * length of either (a name that replaces all of s is no suggestion), and
+ * no other name is as near; else -1 (names of more than MSG_NEAREST_MAX
+ * bytes, and such an s, are never near). */
+#define MSG_NEAREST_MAX 128
+int msg_nearest_name(const char *s, const char *const *names, int n,
+                     int max_dist);
+
 /* names[0..n-1] joined with ", " into buf (cut to fit len bytes, always
  * terminated when len > 0), for "(expected one of: ...)".  Returns buf. */
 const char *msg_name_list(const char *const *names, int n, char *buf,

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef DILOSIM_OPENBLAS
@@ -26,12 +27,30 @@ void tn_gemm(int ta, int tb, int M, int N, int K, float alpha,
 }
 
 #ifdef DILOSIM_OPENBLAS
+/* OpenBLAS's own: ends the threads of its server (its handler before a
+ * fork; the next call that needs them starts them again).  Not in
+ * <cblas.h>, and absent from some builds (OpenMP's): weak, NULL there. */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+
 /* The one piece of process-wide state here, set once: OpenBLAS's own
- * thread count.  pthread_once makes concurrent first calls safe. */
+ * thread count.  pthread_once makes concurrent first calls safe.  A
+ * count of 1 already is left alone: setting it again would start the
+ * server's threads anew. */
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 
-static void blas_set_one_thread(void) { openblas_set_num_threads(1); }
+static void blas_set_one_thread(void) {
+    if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+}
 #endif
+
+void tn_blas_start(void) {
+#ifdef DILOSIM_OPENBLAS
+    if (getenv("OPENBLAS_NUM_THREADS") || openblas_get_num_threads() == 1)
+        return;
+    openblas_set_num_threads(1);
+    if (blas_thread_shutdown_) blas_thread_shutdown_();
+#endif
+}
 
 void tn_blas_single_thread(void) {
 #ifdef DILOSIM_OPENBLAS

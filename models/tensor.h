@@ -33,6 +33,15 @@ void tn_gemm(int ta, int tb, int M, int N, int K, float alpha,
              const float *A, int lda, const float *B, int ldb, float beta,
              float *C, int ldc);
 
+/* Called once at the start of a program: OpenBLAS starts a thread per
+ * core as it loads (in its constructor, before main), and they spin for a
+ * while, about 0.1 s of a core per process, though dilosim only calls
+ * BLAS from its own threads, one thread a call.  Unless the user chose a
+ * count (OPENBLAS_NUM_THREADS), this sets OpenBLAS's count to 1 and ends
+ * those threads (no re-exec: valgrind and the dynamic loader run by hand
+ * see one process).  Does nothing for gslcblas. */
+void tn_blas_start(void);
+
 /* Makes the BLAS backend run each call on the calling thread only
  * (OpenBLAS: openblas_set_num_threads(1), done once per process however
  * many threads call this).  Does nothing for gslcblas, which never

@@ -19,7 +19,7 @@ static const char help[] =
     "Simulates the scenario and prints one JSON object: the version, the\n"
     "scenario digest, the resolved inputs, then compute_utilization, goodput,\n"
     "wall_time_s, bytes_sent_total, peak_link_gbps, per_worker, ...\n"
-    "(every field and its unit is listed in README.md).  A run that cannot\n"
+    "(every field and its unit: 'man dilosim').  A run that cannot\n"
     "go to its end has \"finished\": 0 and a \"stop_reason\", also printed on\n"
     "stderr; it still exits 0.\n"
     "\n"

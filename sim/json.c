@@ -298,6 +298,10 @@ static int scan_document(scanner *s) {
     return 0;
 }
 
+size_t json_bom(const char *text, size_t len) {
+    return len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
 int json_valid(const char *text) {
     scanner s = {.t = text, .keep = 0};
     return scan_document(&s) == 0;

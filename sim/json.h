@@ -53,6 +53,12 @@ int json_parse(const char *text, size_t len, json_doc *doc, size_t *err_at,
  * positions; leaves doc empty. */
 void json_doc_free(json_doc *doc);
 
+/* The bytes of a UTF-8 byte order mark at the start of text (len bytes):
+ * 3, or 0 when there is none.  Every input file may start with one; its
+ * reader skips them before json_parse (offsets then count from after
+ * it). */
+size_t json_bom(const char *text, size_t len);
+
 /* Whether text is one strict JSON value (nothing is kept). */
 int json_valid(const char *text);
 

@@ -7,10 +7,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "../models/tensor.h"
 #include "cli.h"
 #include "outfile.h"
 #include "version.h"
@@ -35,7 +34,8 @@ static const char usage[] =
     "Every command takes --quiet (no progress line on a terminal) and\n"
     "--progress (a plain progress line every ~10 s, for logs).\n"
     "\n"
-    "Run 'dilosim <command> --help' for the options of a command.\n";
+    "Run 'dilosim <command> --help' for the options of a command, and\n"
+    "'man dilosim' for the whole reference (keys, outputs, units).\n";
 
 static const struct {
     const char *name;
@@ -66,24 +66,8 @@ static int close_stdout(const char *cmd, int rc) {
     return rc;
 }
 
-/* OpenBLAS starts a thread per core as it loads, and they spin for a
- * while: about 0.1 s of a core for every process, though dilosim only
- * calls BLAS from its own threads, one thread a call (models/tensor.h).
- * Unless the user chose a count, the process starts over once with
- * OPENBLAS_NUM_THREADS=1, and the library starts none.  If the exec
- * fails, it goes on as it is. */
-static void blas_threads_off(char **argv) {
-#ifdef DILOSIM_OPENBLAS
-    if (getenv("OPENBLAS_NUM_THREADS")) return;
-    if (setenv("OPENBLAS_NUM_THREADS", "1", 1)) return;
-    execv("/proc/self/exe", argv);
-#else
-    (void)argv;
-#endif
-}
-
 int main(int argc, char **argv) {
-    blas_threads_off(argv);
+    tn_blas_start(); /* OpenBLAS's threads, started as it loaded: ended */
     if (argc < 2) {
         fputs(usage, stderr);
         return CLI_EXIT_INPUT;

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -117,6 +118,33 @@ static int resolve_error(const char *path, int e, char *err, size_t errlen) {
                    strerror(e));
 }
 
+/* The descriptor N of this process that path names as /dev/fd/N,
+ * /proc/self/fd/N, /proc/thread-self/fd/N or /proc/PID/fd/N (PID this
+ * process's), or -1. */
+static int own_fd(const char *path) {
+    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/",
+                                       "/proc/thread-self/fd/"};
+    char mine[48];
+    snprintf(mine, sizeof mine, "/proc/%ld/fd/", (long)getpid());
+    const char *n = NULL;
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs && !n; i++)
+        if (!strncmp(path, dirs[i], strlen(dirs[i])))
+            n = path + strlen(dirs[i]);
+    if (!n && !strncmp(path, mine, strlen(mine))) n = path + strlen(mine);
+    if (!n || !*n || strspn(n, "0123456789") != strlen(n) || strlen(n) > 9)
+        return -1;
+    return atoi(n);
+}
+
+int outfile_open_through(const char *target) {
+    int fd = own_fd(target);
+    if (fd < 0) return open(target, O_WRONLY | O_CLOEXEC);
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0) return -1;
+    if ((fl & O_ACCMODE) == O_RDONLY) return errno = EBADF, -1;
+    return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
 int outfile_resolve(const char *path, char **target, outfile_mode *mode,
                     char *err, size_t errlen) {
     *target = NULL;
@@ -125,6 +153,16 @@ int outfile_resolve(const char *path, char **target, outfile_mode *mode,
     if (!cur) return resolve_error(path, ENOMEM, err, errlen);
     for (int links = 0;; links++) {
         struct stat st;
+        int fd = own_fd(cur);
+        if (fd >= 0) { /* one of ours: written through, as it is open */
+            int fl = fcntl(fd, F_GETFL);
+            if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+                free(cur);
+                return resolve_error(path, EBADF, err, errlen);
+            }
+            *mode = OUTFILE_THROUGH;
+            break;
+        }
         if (lstat(cur, &st)) {
             int e = errno;
             if (e == ENOENT || e == ENOTDIR || e == EACCES) break;
@@ -157,8 +195,24 @@ int outfile_resolve(const char *path, char **target, outfile_mode *mode,
             next = str_cat(cur, (size_t)(slash - cur) + 1, link);
             free(link);
         }
+        if (!next) {
+            free(cur);
+            return resolve_error(path, ENOMEM, err, errlen);
+        }
+        /* A link the kernel follows where its text leads nowhere (/proc's
+         * links to pipes, sockets and deleted files): written through. */
+        struct stat ns;
+        if (own_fd(next) < 0 && lstat(next, &ns) && stat(cur, &st) == 0) {
+            free(next);
+            if (S_ISDIR(st.st_mode)) {
+                free(cur);
+                return resolve_error(path, EISDIR, err, errlen);
+            }
+            *mode = OUTFILE_THROUGH;
+            break;
+        }
         free(cur);
-        if (!(cur = next)) return resolve_error(path, ENOMEM, err, errlen);
+        cur = next;
     }
     *target = cur;
     return 0;
@@ -229,7 +283,7 @@ int outfile_open(outfile *of, const char *path, char *err, size_t errlen) {
     }
     int fd;
     if (of->mode == OUTFILE_THROUGH) {
-        fd = open(of->target, O_WRONLY | O_CLOEXEC);
+        fd = outfile_open_through(of->target);
         if (fd < 0) return open_error(of, path, errno, err, errlen);
     } else {
         struct stat st;

@@ -16,6 +16,14 @@
  *   - anything else (a character or block device, a FIFO, a socket) is
  *     opened for writing and written through, in place: /dev/null stays
  *     /dev/null, a FIFO's reader receives the data;
+ *   - a descriptor of this process named as /dev/fd/N, /proc/self/fd/N
+ *     (so /dev/stdout, /dev/stderr), /proc/thread-self/fd/N or
+ *     /proc/PID/fd/N is written through that descriptor (a duplicate of
+ *     it), whatever it is open on: a pipe (`| cat`, bash's `>(...)`), a
+ *     socket, a terminal, a file opened by the shell (`>>` appends);
+ *   - a link the kernel follows but whose text names nothing (another
+ *     process's /proc/PID/fd/N on a pipe: "pipe:[1234]") is written
+ *     through, opened by its own name;
  *   - a directory is an error.
  *
  * While a temporary file exists its name is registered, so that
@@ -34,7 +42,8 @@
 /* How a path is written (outfile_resolve). */
 typedef enum {
     OUTFILE_REPLACE, /* regular file or none: temporary file, rename */
-    OUTFILE_THROUGH  /* device, FIFO, socket: written in place */
+    OUTFILE_THROUGH  /* device, FIFO, socket, pipe, a descriptor of
+                        ours: written in place */
 } outfile_mode;
 
 typedef struct {
@@ -53,6 +62,13 @@ typedef struct {
  * long), MSG_EIO or MSG_ENOMEM with "PATH: why" in err. */
 int outfile_resolve(const char *path, char **target, outfile_mode *mode,
                     char *err, size_t errlen);
+
+/* Opens the target of an OUTFILE_THROUGH path (outfile_resolve's) for
+ * writing: a descriptor of this process that it names is duplicated, any
+ * other path opened with open(2).  Returns the new descriptor
+ * (close-on-exec), or -1 with errno (EBADF: a descriptor not open for
+ * writing). */
+int outfile_open_through(const char *target);
 
 /* Opens path for writing (see above); NULL or "-" is stdout.  Returns 0,
  * or a negative MSG_E* code with "PATH: cannot write: why" in err (nothing

@@ -28,6 +28,7 @@
 /* The cost file goes through the scenario's strict JSON reader (sim/json.h):
  * errors are "file:line:col: key: what is wrong (expected ...)". */
 #define COST_MAX_BYTES (64 << 10)
+#define COST_MAX 1e15 /* prices and counts */
 
 enum { K_WAN, K_ACC_PRICE, K_ACC, K_BANDWIDTHS, K_PRICING, K_EGRESS, NKEYS };
 static const char *const cost_key[NKEYS] = {
@@ -67,19 +68,18 @@ static int cost_fail(const cost_ctx *c, const cJSON *at, int at_key,
                    c->name, line, col, path, msg);
 }
 
-/* A finite number >= lo (> lo when strict), an integer when asked. */
+/* A finite number in [lo, hi], an integer when asked. */
 static int cost_number(const cost_ctx *c, const cJSON *it, const char *key,
-                       double lo, int strict, int integer, double *out) {
+                       double lo, double hi, int integer, double *out) {
     const char *what = integer ? "an integer" : "a number";
-    char b[MSG_NUM_MAX], l[MSG_NUM_MAX];
+    char b[MSG_NUM_MAX], l[MSG_NUM_MAX], h[MSG_NUM_MAX];
     if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
         return cost_fail(c, it, 0, key, "must be %s", what);
     double x = it->valuedouble;
-    if (x < lo || (strict && x == lo) || (integer && x != floor(x)) ||
-        x > 1e15)
-        return cost_fail(c, it, 0, key, "must be %s %s %s, at most 1e15 "
-                         "(got %s)", what, strict ? ">" : ">=",
-                         msg_number(lo, l), msg_number(x, b));
+    if (x < lo || (integer && x != floor(x)) || x > hi)
+        return cost_fail(c, it, 0, key, "must be %s >= %s, at most %s "
+                         "(got %s)", what, msg_number(lo, l),
+                         msg_number(hi, h), msg_number(x, b));
     *out = x;
     return 0;
 }
@@ -96,7 +96,8 @@ static int cost_bandwidths(const cost_ctx *c, const cJSON *it,
     cJSON_ArrayForEach(e, it) {
         char path[64];
         snprintf(path, sizeof path, "%s[%d]", key, i);
-        if (cost_number(c, e, path, 0, 1, 0, &out->bandwidths_gbps[i]))
+        if (cost_number(c, e, path, SCN_MIN_GBPS, SCN_MAX_GBPS, 0,
+                        &out->bandwidths_gbps[i]))
             return MSG_EINPUT;
         i++;
     }
@@ -108,13 +109,14 @@ static int cost_member(const cost_ctx *c, const cJSON *it, int k,
                        plan_cost *out) {
     switch (k) {
     case K_WAN:
-        return cost_number(c, it, cost_key[k], 0, 0, 0,
+        return cost_number(c, it, cost_key[k], 0, COST_MAX, 0,
                            &out->wan_usd_per_gbps_month);
     case K_ACC_PRICE:
-        return cost_number(c, it, cost_key[k], 0, 0, 0,
+        return cost_number(c, it, cost_key[k], 0, COST_MAX, 0,
                            &out->accelerator_usd_per_hour);
     case K_ACC:
-        return cost_number(c, it, cost_key[k], 1, 0, 1, &out->accelerators);
+        return cost_number(c, it, cost_key[k], 1, COST_MAX, 1,
+                           &out->accelerators);
     case K_PRICING: {
         int i = cJSON_IsString(it) ? msg_parse_name(it->valuestring,
                                                     pricing_name, 2)
@@ -128,7 +130,7 @@ static int cost_member(const cost_ctx *c, const cJSON *it, int k,
     }
     case K_EGRESS:
         out->has_egress = 1;
-        return cost_number(c, it, cost_key[k], 0, 0, 0,
+        return cost_number(c, it, cost_key[k], 0, COST_MAX, 0,
                            &out->egress_usd_per_gb);
     default:
         return cost_bandwidths(c, it, out);
@@ -144,9 +146,14 @@ static int cost_object(const cost_ctx *c, const cJSON *root, plan_cost *out) {
     const cJSON *seen[NKEYS] = {0}, *it;
     cJSON_ArrayForEach(it, root) {
         int k = msg_parse_name(it->string, cost_key, NKEYS);
-        if (k < 0)
-            return cost_fail(c, it, 1, it->string, "unknown key (expected "
-                             "one of: %s)", names);
+        if (k < 0) {
+            int near = msg_nearest_name(it->string, cost_key, NKEYS, 2);
+            return cost_fail(c, it, 1, it->string, "unknown key (%s%s%s"
+                             "expected one of: %s)",
+                             near < 0 ? "" : "did you mean ",
+                             near < 0 ? "" : cost_key[near],
+                             near < 0 ? "" : "? ", names);
+        }
         if (seen[k]) {
             int line, col;
             size_t off = 0;
@@ -174,6 +181,8 @@ int plan_cost_parse_n(const char *text, size_t len, const char *name,
         return msg_set(err, errlen, MSG_EINPUT, "%s: larger than 64 KiB "
                        "(expected a cost file of at most %d bytes)", name,
                        COST_MAX_BYTES);
+    size_t bom = json_bom(text, len);
+    text += bom, len -= bom;
     json_doc doc;
     size_t at;
     char msg[128];

@@ -29,13 +29,19 @@
  * Every error stops the load and leaves one line in err:
  *     file:line:col: json.path: what is wrong (expected ...)
  *     --set a.b.c=value: json.path: what is wrong (expected ...)
+ *     --vary a.b.c=SPEC: json.path: what is wrong (expected ...)
+ *     file:line:col: sweep.a.b.c[i]: what is wrong (expected ...)
  *     file:line:col: syntax error (what is wrong; expected ...)
  *     file: cannot open: reason
  * Lines and columns count from 1; a column counts characters (UTF-8 code
  * points, a tab is one).  The position is that of the offending value; of
  * the key for an unknown or duplicate key; of the enclosing object's "{"
- * for a missing key.  On error *out is left untouched: the config is built
- * in a local copy and copied out only on success.
+ * for a missing key.  An override a sweep drew from the file's sweep
+ * section (scn_doc_load_from) is reported at that item of the section (at
+ * its key for an unknown key), one drawn from a --vary as that --vary.
+ * An unknown key within two edits of exactly one known key names it
+ * ("did you mean a.b?").  On error *out is left untouched: the config is
+ * built in a local copy and copied out only on success.
  *
  * The "variants" and "sweep" sections are checked for shape only (object
  * of objects with valid names; object of key: spec string or array of
@@ -161,6 +167,56 @@ static void join_index(char out[PATH_LEN], const char *base, int i) {
     join(out, base, "", num);
 }
 
+/* Where in the file's sweep section override k was drawn from: the
+ * offset of its item (the member's key when at_key, or when the member is
+ * no array) and its path in path[PATH_LEN]; NO_POS when k is no such
+ * override. */
+static size_t sweep_origin(const ctx *c, int k, int at_key, char *path) {
+    if (!c->from || k < c->from_base || c->from[k - c->from_base].vary)
+        return NO_POS;
+    const scn_origin *o = &c->from[k - c->from_base];
+    const cJSON *m = o->sweep >= 0 ? get(c->root, "sweep") : NULL;
+    m = m ? cJSON_GetArrayItem(m, o->sweep) : NULL;
+    if (!m || !m->string) return NO_POS;
+    char key[PATH_LEN];
+    join_key(key, "sweep", m->string);
+    const pos *p = lookup(c, m);
+    if (at_key || !cJSON_IsArray(m) || o->item < 0) {
+        memcpy(path, key, PATH_LEN);
+        return !p ? NO_POS : at_key && p->key != NO_POS ? p->key : p->val;
+    }
+    join_index(path, key, o->item);
+    p = lookup(c, cJSON_GetArrayItem(m, o->item));
+    return p ? p->val : NO_POS;
+}
+
+/* "PREFIX: PATH: msg" about override k (at its key when at_key), PREFIX
+ * naming where it comes from: "--set KEY=VALUE", "--vary KEY=SPEC", or
+ * "file:line:col: sweep.KEY[i]" (then PATH only when it is not KEY).
+ * path NULL: none. */
+static int override_fail(ctx *c, int k, int at_key, const char *path,
+                         const char *msg) {
+    const char *s = c->sets[k];
+    char sp[PATH_LEN];
+    size_t off = sweep_origin(c, k, at_key, sp);
+    if (off != NO_POS) {
+        int line, col;
+        size_t klen = strcspn(s, "=");
+        json_line_col(c->text, off, &line, &col);
+        if (path && !(strlen(path) == klen && !strncmp(path, s, klen)))
+            return set_err(c, "%s:%d:%d: %s: %s: %s", c->name, line, col, sp,
+                           path, msg);
+        return set_err(c, "%s:%d:%d: %s: %s", c->name, line, col, sp, msg);
+    }
+    const char *opt = "--set";
+    if (c->from && k >= c->from_base && c->from[k - c->from_base].vary) {
+        opt = "--vary";
+        s = c->from[k - c->from_base].vary;
+    }
+    if (path) return set_err(c, "%s %s: %s: %s", opt, s, path, msg);
+    return set_err(c, "%s %s: %s", opt, s, msg);
+}
+
 int scn__vfail(ctx *c, const cJSON *at, int at_key, const char *path,
                const char *fmt, va_list ap) {
     char msg[SCN_PATH_MAX + 512];
@@ -173,8 +229,7 @@ int scn__vfail(ctx *c, const cJSON *at, int at_key, const char *path,
         join_key(in_file, var, path);
         path = in_file;
     }
-    if (p && p->set >= 0)
-        return set_err(c, "--set %s: %s: %s", c->sets[p->set], path, msg);
+    if (p && p->set >= 0) return override_fail(c, p->set, at_key, path, msg);
     if (!p) return set_err(c, "%s: %s: %s", c->name, path, msg);
     int line, col;
     json_line_col(c->text, at_key && p->key != NO_POS ? p->key : p->val,
@@ -306,7 +361,7 @@ static const field model_fields[] = {
     K_OBJ("split", split_fields),
     K_ENUM("backward_order", bwd_order, E_BWD),
     K_U64("hidden", hidden, 0, 1e15),
-    K_NUM("host_gbps", host_gbps, OC(0, 1e9)),
+    K_NUM("host_gbps", host_gbps, IN(SCN_MIN_GBPS, SCN_MAX_GBPS)),
     K_END};
 
 static const field stragglers_fields[] = {
@@ -324,11 +379,11 @@ static const field workers_fields[] = {
 /* bandwidth_gbps before up_gbps and down_gbps, which override it. */
 static const field network_fields[] = {
     {.key = "bandwidth_gbps", .type = F_WORKERS, .off = AT(up_gbps),
-     .off2 = AT(down_gbps), .r = IN(1e-6, 1e9), .inf_ok = 1},
+     .off2 = AT(down_gbps), .r = IN(SCN_MIN_GBPS, SCN_MAX_GBPS), .inf_ok = 1},
     {.key = "up_gbps", .type = F_WORKERS, .off = AT(up_gbps),
-     .r = IN(1e-6, 1e9), .inf_ok = 1},
+     .r = IN(SCN_MIN_GBPS, SCN_MAX_GBPS), .inf_ok = 1},
     {.key = "down_gbps", .type = F_WORKERS, .off = AT(down_gbps),
-     .r = IN(1e-6, 1e9), .inf_ok = 1},
+     .r = IN(SCN_MIN_GBPS, SCN_MAX_GBPS), .inf_ok = 1},
     K_WORKERS("latency_ms", latency_ms, IN(0, 1e6)),
     K_ENUM("collective", collective, E_COLL),
     K_ENUM("reduce_order", reduce_order, E_REDUCE),
@@ -684,13 +739,19 @@ static int check_keys(ctx *c, const cJSON *obj, const char *path,
         const field *f = fields;
         while (f->key && strcmp(f->key, m->string) != 0) f++;
         if (!f->key) {
-            char keys[512] = "";
-            size_t n = 0;
-            for (f = fields; f->key && n < sizeof keys; f++)
-                n += (size_t)snprintf(keys + n, sizeof keys - n, "%s%s",
-                                      f == fields ? "" : ", ", f->key);
-            return fail(c, m, 1, p, "unknown key (expected one of: %s)",
-                        keys);
+            const char *names[64];
+            int n = 0;
+            for (f = fields; f->key && n < 64; f++) names[n++] = f->key;
+            char keys[512], near[PATH_LEN + 32] = "";
+            msg_name_list(names, n, keys, sizeof keys);
+            int k = msg_nearest_name(m->string, names, n, 2);
+            if (k >= 0) {
+                char q[PATH_LEN];
+                join_key(q, path, names[k]);
+                snprintf(near, sizeof near, "did you mean %s? ", q);
+            }
+            return fail(c, m, 1, p, "unknown key (%sexpected one of: %s)",
+                        near, keys);
         }
         if (m == dup) return dup_fail(c, m, first, p);
     }
@@ -848,7 +909,14 @@ static int sweep_member(ctx *c, const cJSON *m, const char *p, int n,
                     (int)sizeof meta->sweep_key[0] - 1);
     if (sweep_spec_text(c, m, p, meta ? meta->sweep_spec[n] : spec))
         return -1;
-    if (meta) strcpy(meta->sweep_key[n], m->string);
+    if (meta) {
+        const pos *at = lookup(c, m);
+        strcpy(meta->sweep_key[n], m->string);
+        meta->sweep_line[n] = meta->sweep_col[n] = 0;
+        if (at && at->val != NO_POS)
+            json_line_col(c->text, at->val, &meta->sweep_line[n],
+                          &meta->sweep_col[n]);
+    }
     return 0;
 }
 
@@ -1103,10 +1171,12 @@ static const cJSON *given(const cJSON *root, const char *sec,
 }
 
 /* What the engine must represent in int64 nanoseconds: the step time
- * (given or derived from FLOPs) at least 1 ns and at most 1e6 s, and an
- * estimate of the whole run (every step at the slowest worker's speed and
- * slowdown, plus every sync's latencies and transfer of its payload at
- * the lowest bandwidth and TCP window) at most RUN_MAX_S.  A product is
+ * (given or derived from FLOPs) at least 1 ns and at most 1e6 s, a sync
+ * timeout of 0 or at least 1 ns, and an estimate of the whole run (every
+ * step at the slowest worker's speed and slowdown, plus every sync's
+ * collective steps, each with its latency and software overhead, the
+ * transfer of its payload at the lowest bandwidth and TCP window, and the
+ * host copies of offloaded outer state) at most RUN_MAX_S.  A product is
  * reported at the key that dominates it, naming the others. */
 static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
     static const char *const net_keys[] = {
@@ -1139,6 +1209,12 @@ static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
         return fail(c, mt, 0, "faults.mtbf_hours", "%s is below 1e-06 h "
                     "(expected 0 for none, or a number in [1e-06, 1000000])",
                     msg_number(cfg->faults.mtbf_s / 3600, a));
+    /* A timeout is whole ns: one below 1 ns would round to 0, none. */
+    const cJSON *to = get(get(root, "method"), "sync_timeout_s");
+    if (to && cfg->sync_timeout_s > 0 && cfg->sync_timeout_s < STEP_MIN_S)
+        return fail(c, to, 0, "method.sync_timeout_s", "%s is a positive "
+                    "value below 1 ns (expected 0 for none, or a number in "
+                    "[1e-09, 1000000000])", msg_number(cfg->sync_timeout_s, a));
     int M = cfg->workers;
     double slow = INFINITY, rate = INFINITY, lat = 0;
     double unit = scn_gbit_bits(cfg->gbit);
@@ -1157,11 +1233,18 @@ static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
     double compute = steps * step / slow * factor;
     /* Syncs: every step for DP, else P every H steps; each moves at most
      * the fp32 payload (all parameters for DP, a fragment otherwise), M
-     * times over the busiest link, after 2M latencies; a repair moves
-     * recovery_bytes_per_param per parameter. */
-    int dp = cfg->sched.method == SCHED_DP;
-    double syncs = dp ? steps : floor(steps / cfg->sched.H) * cfg->sched.P;
-    double bytes = 4 * cfg->params / (dp ? 1 : cfg->sched.P);
+     * times over the busiest link, in one collective per layer it holds
+     * (per DP bucket; every layer for a sliced layout), each of 2M steps;
+     * a repair moves recovery_bytes_per_param per parameter. */
+    int dp = cfg->sched.method == SCHED_DP, P = cfg->sched.P;
+    double syncs = dp ? steps : floor(steps / cfg->sched.H) * P;
+    double bytes = 4 * cfg->params / (dp ? 1 : P);
+    double layers = cfg->layers;
+    double colls = dp ? layers
+                   : cfg->sched.layout == SCHED_SLICED ? layers
+                                                       : ceil(layers / P);
+    if (dp && cfg->dp_bucket_mb > 0)
+        colls = fmin(layers, ceil(bytes / (cfg->dp_bucket_mb * 1e6)));
     double repair = cfg->params * cfg->recovery_bytes_per_param / rate;
     /* every collective step: its latency, its software overhead and, over
      * TCP, the round trips of a slow start from the initial window */
@@ -1169,14 +1252,28 @@ static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
     if (cfg->transport == SCN_TRANSPORT_TCP && lat > 0 && isfinite(rate))
         rounds = ceil(log2(fmax(1, rate * 2 * lat /
                                 (cfg->tcp_init_window_kb * 1e3))));
-    double latency = syncs * 2 * M *
-                     (lat + cfg->collective_overhead_ms * 1e-3 + rounds * 2 * lat);
+    double hop = lat + rounds * 2 * lat;
+    double overhead = cfg->collective_overhead_ms * 1e-3;
+    double latency = syncs * colls * 2 * M * (hop + overhead);
     double transfer = syncs * M * bytes / rate + repair;
-    double total = compute + latency + transfer;
+    /* Offloaded outer state: each sync copies its fragment's outer
+     * parameters and momentum in and out at host_gbps. */
+    double copies = 0;
+    if (cfg->offload_outer && !dp)
+        copies = syncs * 2 * bytes * 2 / (cfg->host_gbps * unit / 8);
+    double total = compute + latency + transfer + copies;
     if (total <= RUN_MAX_S && isfinite(total)) return 0;
     const cJSON *at = get(root, "steps");
     const char *path = "steps";
-    if (!at || fmax(latency, transfer) > compute) {
+    const cJSON *hv = get(get(root, "model"), "host_gbps");
+    const cJSON *ov = get(get(root, "network"), "collective_overhead_ms");
+    double syncing = fmax(fmax(latency, transfer), copies);
+    if (syncing > compute && copies == syncing && hv) {
+        at = hv, path = "model.host_gbps";
+    } else if (syncing > compute && latency == syncing && ov &&
+               overhead >= hop) {
+        at = ov, path = "network.collective_overhead_ms";
+    } else if (!at || fmax(latency, transfer) > compute) {
         const cJSON *nv = given(root, "network", net_keys, &key);
         if (compute >= fmax(latency, transfer) && sv) {
             join_key(p, "model", key);
@@ -1189,12 +1286,17 @@ static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
             path = get(root, "model") ? "model" : "";
         }
     }
+    char h[MSG_NUM_MAX + 64] = "";
+    if (copies > 0)
+        snprintf(h, sizeof h, ", %s s of host copies (method.offload_outer "
+                 "at model.host_gbps)", msg_number(copies, a));
     return fail(c, at, 0, path, "the run would last about %s s: %s s of "
-                "compute (steps * step time / speed * slowdown) and %s s of "
-                "syncs (latency and transfers at the lowest bandwidth, given "
-                "model.params) (expected at most 1e+09 s, about 31.7 years; "
-                "fewer steps, a shorter step or a faster network)",
-                msg_number(total, a), msg_number(compute, b),
+                "compute (steps * step time / speed * slowdown)%s and %s s of "
+                "syncs (latencies, collective overheads and transfers at the "
+                "lowest bandwidth, given model.params) (expected at most "
+                "1e+09 s, about 31.7 years; fewer steps, a shorter step or a "
+                "faster network)",
+                msg_number(total, a), msg_number(compute, b), h,
                 msg_number(latency + transfer, d));
 }
 
@@ -1252,8 +1354,7 @@ static int set_fail(ctx *c, int k, const char *path, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (path) return set_err(c, "--set %s: %s: %s", c->sets[k], path, msg);
-    return set_err(c, "--set %s: %s", c->sets[k], msg);
+    return override_fail(c, k, 0, path, msg);
 }
 
 /* Whether the n bytes at s are an array index: digits, no leading zero. */
@@ -1432,7 +1533,8 @@ double scn_step_time_s(const scn_config *c) {
  * NULL; either way the caller frees the positions. */
 static int parse_doc(ctx *c, const char *text, size_t len, cJSON **root) {
     *root = NULL;
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3, len -= 3;
+    size_t bom = json_bom(text, len);
+    text += bom, len -= bom;
     c->text = text;
     json_doc d;
     size_t at;
@@ -1727,6 +1829,12 @@ static cJSON *copy_node(ctx *c, const scn_doc *d, const cJSON *n) {
 
 int scn_doc_load(const scn_doc *d, const char *const *more, int nmore,
                  scn_config *out, char *err, size_t errlen) {
+    return scn_doc_load_from(d, more, NULL, nmore, out, err, errlen);
+}
+
+int scn_doc_load_from(const scn_doc *d, const char *const *more,
+                      const scn_origin *from, int nmore, scn_config *out,
+                      char *err, size_t errlen) {
     int n = d->nset + (nmore > 0 ? nmore : 0);
     const char **sets = malloc((size_t)(n > 0 ? n : 1) * sizeof *sets);
     if (!sets)
@@ -1735,7 +1843,10 @@ int scn_doc_load(const scn_doc *d, const char *const *more, int nmore,
     for (int i = d->nset; i < n; i++) sets[i] = more[i - d->nset];
     ctx c = doc_ctx(d, err, errlen);
     c.sets = sets;
+    c.from = from;
+    c.from_base = d->nset;
     cJSON *root = copy_node(&c, d, d->root);
+    c.root = root;
     int rc = root ? 0 : oom(&c);
     for (int i = d->nset; !rc && i < n; i++) rc = apply_set(&c, root, i);
     if (!rc) rc = validate(&c, root, out);

@@ -11,7 +11,9 @@
  * missing key).  Overrides given on the command line as "a.b.c=value"
  * are applied to the document before validation; a value that parses as
  * JSON is used as such, anything else is taken as a string.  Messages
- * about an override read "--set a.b.c=value: a.b.c: what is wrong".
+ * about an override read "--set a.b.c=value: a.b.c: what is wrong" (a
+ * sweep's: see scn_doc_load_from).  An unknown key close to exactly one
+ * known key names it: "unknown key (did you mean a.b.c? expected ...)".
  *
  * Every key, its default, its unit and its valid range is listed in
  * docs/scenarios.md; the keys of the "train" section (for `dilosim train`) in
@@ -36,6 +38,10 @@
 #include "faults.h"
 
 #define SCN_MAX_WORKERS 256
+/* Every rate in Gbit/s (a link, a host copy engine, a cost file's
+ * bandwidths) lies in [SCN_MIN_GBPS, SCN_MAX_GBPS]. */
+#define SCN_MIN_GBPS 1e-6
+#define SCN_MAX_GBPS 1e9
 #define SCN_PATH_MAX 1024
 #define SCN_MAX_BYTES (16 << 20) /* the largest scenario file, bytes */
 
@@ -257,6 +263,8 @@ typedef struct {
     char sweep_key[SCN_MAX_SWEEP][SCN_NAME_MAX * 2];  /* dotted key */
     char sweep_spec[SCN_MAX_SWEEP][SCN_SPEC_MAX];    /* a grid spec; an
         array in the file becomes a comma list of its JSON values */
+    int sweep_line[SCN_MAX_SWEEP], sweep_col[SCN_MAX_SWEEP]; /* where its
+        value is in the file (1-based) */
 } scn_meta;
 
 /* Reads the variant names and the sweep section of a scenario file
@@ -290,6 +298,25 @@ int scn_doc_open(const char *path, const char *variant,
 /* Returns 0, or MSG_EINPUT / MSG_ENOMEM with the message in err. */
 int scn_doc_load(const scn_doc *doc, const char *const *more, int nmore,
                  scn_config *out, char *err, size_t errlen);
+
+/* Where an override of scn_doc_load_from comes from, for its messages. */
+typedef struct {
+    const char *vary;  /* the --vary KEY=SPEC it was drawn from: messages
+                          read "--vary KEY=SPEC: json.path: ...", or NULL */
+    int sweep;         /* else >= 0: the member of the file's "sweep"
+                          section (in document order) it was drawn from,
+                          and */
+    int item;          /*   its item when that member is an array:
+                          messages read "file:line:col: sweep.KEY[item]:
+                          ..." (the path after it when not KEY);
+                          else (-1) a --set */
+} scn_origin;
+
+/* scn_doc_load with override more[i] drawn from from[i] (from NULL:
+ * every one a --set, as scn_doc_load). */
+int scn_doc_load_from(const scn_doc *doc, const char *const *more,
+                      const scn_origin *from, int nmore, scn_config *out,
+                      char *err, size_t errlen);
 /* scn_meta_load of the doc's file, as read by scn_doc_open. */
 int scn_doc_meta(const scn_doc *doc, scn_meta *meta, char *err,
                  size_t errlen);

@@ -36,6 +36,9 @@ typedef struct {
     const char *dir;          /* prefix for relative paths, or NULL */
     size_t dirlen;
     const char *const *sets;  /* the overrides, for messages */
+    const scn_origin *from;   /* where override from_base + i comes from */
+    int from_base;            /*   (from[i]; NULL: every one a --set) */
+    const cJSON *root;        /* the tree loaded (its sweep section) */
     const char *variant;      /* the merged variant, or NULL */
     scn__pos *pos;            /* every node filed, oldest first */
     size_t npos, cap;

@@ -51,6 +51,7 @@ typedef struct {
     const char *spec;            /* its grid spec */
     char label[MSG_MAX];         /* what the user wrote, for messages */
     int from_vary;               /* 1: given (or replaced) by --vary */
+    scn_origin from;             /* where its values come from */
     grid_list vals;
 } dim;
 
@@ -219,15 +220,27 @@ static int point_load(const sweep *sw, int64_t p, scn_config *cfg,
     }
     char msg[MSG_MAX];
     int rc = MSG_ENOMEM;
-    if (!sets || kv.oom) {
+    scn_origin *from = malloc((size_t)(nset + 1) * sizeof *from);
+    if (!sets || !from || kv.oom) {
         snprintf(msg, sizeof msg, "out of memory");
     } else {
-        for (int i = 0; i < s->nset; i++) sets[i] = s->sets[i];
-        for (int k = 0; k < sw->ndim; k++) sets[s->nset + k] = kv.s + at[k];
-        rc = scn_doc_load(sw->doc[vi], sets, nset, cfg, msg, sizeof msg);
+        for (int i = 0; i < s->nset; i++) {
+            sets[i] = s->sets[i];
+            from[i] = (scn_origin){NULL, -1, -1};
+        }
+        int idx[SWEEP_MAX_DIMS + 1], off = sw->nvar ? 1 : 0;
+        grid_unrank(sw->naxis, sw->size, p, idx);
+        for (int k = 0; k < sw->ndim; k++) {
+            sets[s->nset + k] = kv.s + at[k];
+            from[s->nset + k] = sw->dim[k].from;
+            from[s->nset + k].item = idx[off + k];
+        }
+        rc = scn_doc_load_from(sw->doc[vi], sets, from, nset, cfg, msg,
+                               sizeof msg);
         cfg->full = sw->spec->full;
     }
     free(sets);
+    free(from);
     free(kv.s);
     return rc ? point_error(sw, p, rc, msg, err, errlen) : rc;
 }
@@ -335,6 +348,7 @@ static int plan_vary(sweep *sw, const char *v, char *err, size_t errlen) {
     }
     d->spec = eq + 1;
     d->from_vary = 1;
+    d->from = (scn_origin){v, -1, -1};
     msg_set(d->label, sizeof d->label, 0, "--vary %s", v);
     return MSG_OK;
 }
@@ -347,9 +361,10 @@ static int plan_dims(sweep *sw, char *err, size_t errlen) {
         dim *d = &sw->dim[sw->ndim++];
         strcpy(d->key, m->sweep_key[i]);
         d->spec = m->sweep_spec[i];
-        msg_set(d->label, sizeof d->label, 0, "%s: sweep: %s=%s",
-                strcmp(s->scenario, "-") ? s->scenario : "<stdin>", d->key,
-                d->spec);
+        d->from = (scn_origin){NULL, i, -1};
+        msg_set(d->label, sizeof d->label, 0, "%s:%d:%d: sweep.%s",
+                strcmp(s->scenario, "-") ? s->scenario : "<stdin>",
+                m->sweep_line[i], m->sweep_col[i], d->key);
     }
     for (int i = 0; i < s->nvary; i++) {
         int rc = plan_vary(sw, s->vary[i], err, errlen);
@@ -667,7 +682,7 @@ static int open_output(sweep *sw, char *err, size_t errlen) {
             if (s->resume)
                 return msg_set(err, errlen, MSG_EINPUT, "%s: not a "
                                "regular file: nothing to resume", s->out);
-            int fd = open(sw->target, O_WRONLY | O_CLOEXEC);
+            int fd = outfile_open_through(sw->target);
             if (fd < 0 || !(sw->f = fdopen(fd, "w"))) {
                 int e = errno;
                 if (fd >= 0) close(fd);
@@ -757,6 +772,8 @@ static char *run_point(const sweep *sw, int64_t p, const scn_config *cfg,
 int64_t sweep_kept(const sweep *sw) { return sw->kept; }
 
 int64_t sweep_count(const sweep *sw) { return sw->count; }
+
+const char *sweep_partial(const sweep *sw) { return sw->partial; }
 
 /* Loaded from its variant's doc (scn_doc_load is thread-safe) and run
  * without any lock. */

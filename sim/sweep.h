@@ -21,7 +21,11 @@
  *
  *     point 17 (variant=dp, network.bandwidth_gbps=-1): <loader message>
  *
- * (points are numbered from 1, as the data rows of the CSV).
+ * (points are numbered from 1, as the data rows of the CSV), the loader's
+ * message naming where the value came from: "FILE:LINE:COL:
+ * sweep.KEY[i]: ..." for the scenario's sweep section (scn_doc_load_from),
+ * "--vary KEY=SPEC: KEY: ..." for a --vary.  A bad spec in the section is
+ * "FILE:LINE:COL: sweep.KEY: what is wrong".
  *
  * The output is CSV: a header, then one row per point in point order,
  * whatever the number of threads (same input, same bytes):
@@ -150,6 +154,11 @@ int sweep_run(const sweep_spec *s, char *err, size_t errlen);
  * kept; 0 on a worker) to sweep_count(sw) - 1 (the output's rows). */
 int64_t sweep_kept(const sweep *sw);
 int64_t sweep_count(const sweep *sw);
+
+/* The file the rows go to until the sweep is complete (TARGET.partial,
+ * links followed), or NULL (no output file, a device or a FIFO, a
+ * worker). */
+const char *sweep_partial(const sweep *sw);
 
 /* Computes row j's text (loads its point and runs it; thread-safe, any
  * sweep of the same spec).  Returns 0 and *row (malloc'ed), or the code

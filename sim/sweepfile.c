@@ -2,9 +2,12 @@
  * sweepfile.c -- the first line of sweep files, shards, and merging shards
  * (see sweepfile.h).
  *
- * A merge reads every part twice: once, one file at a time, to check it
- * (its line, its header, its rows counted) before anything is written,
- * then all together, a row from each in turn, into the output.
+ * A merge opens every part once (a FIFO can be read only once) and reads
+ * it to check it (its line, its header, its rows counted) before anything
+ * is written, then reads the rows again, a row from each part in turn,
+ * into the output: a regular file from where its rows start (fseek), any
+ * other part (a FIFO, a pipe) from the copy of its rows kept while it
+ * was checked.
  */
 #include "sweepfile.h"
 #include "../models/msg.h"
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "outfile.h"
 #include "version.h"
@@ -110,7 +114,12 @@ typedef struct {
     sweepfile_id id;
     char *first;         /* its first line */
     char *header;        /* its second */
-    FILE *f;             /* while writing */
+    FILE *f;             /* a regular file: open from its check to the
+                            end of the merge */
+    long rows_at;        /*   and the offset of its rows */
+    int kept;            /* else 1: its rows, read while checking, */
+    char *rows;          /*   are kept here */
+    size_t nrows, caprows, next; /* bytes in rows, room, the next row */
 } part;
 
 /* One line of f into *line (with its newline, if it has one); its length,
@@ -154,8 +163,22 @@ static int check_first(part *pt, const part *first, const char *line,
     return MSG_OK;
 }
 
+/* Keeps a copy of row line (n bytes) of a part that cannot be read
+ * again.  Returns 0, or -1 when out of memory. */
+static int keep_row(part *pt, const char *line, size_t n) {
+    if (pt->nrows + n + 1 > pt->caprows) {
+        size_t cap = 2 * (pt->nrows + n + 1);
+        char *p = realloc(pt->rows, cap);
+        if (!p) return -1;
+        pt->rows = p, pt->caprows = cap;
+    }
+    memcpy(pt->rows + pt->nrows, line, n + 1);
+    pt->nrows += n;
+    return 0;
+}
+
 /* pt's header (the first part's) and rows after it: exactly its shard's
- * count, each with its newline. */
+ * count, each with its newline; the rows kept when pt->kept. */
 static int check_rows(part *pt, const part *first, FILE *f, char **line,
                       size_t *cap, char *err, size_t errlen) {
     int64_t want = sweepfile_rows(pt->id.npoints, pt->id.shard,
@@ -167,13 +190,18 @@ static int check_rows(part *pt, const part *first, FILE *f, char **line,
     if (pt->header && first && strcmp(pt->header, first->header))
         return msg_set(err, errlen, MSG_EINPUT, "%s: header differs from "
                        "%s's", pt->path, first->path);
+    if (!pt->kept && (pt->rows_at = ftell(f)) < 0)
+        return read_error(pt, err, errlen);
     while (pt->header && (n = read_line(f, line, cap)) > 0 &&
-           (*line)[n - 1] == '\n')
+           (*line)[n - 1] == '\n') {
         if (++rows > want)
             return msg_set(err, errlen, MSG_EINPUT, "%s:%lld: more rows than "
                            "shard %d/%d holds (%lld)", pt->path,
                            (long long)rows + 2, pt->id.shard, pt->id.nshards,
                            (long long)want);
+        if (pt->kept && keep_row(pt, *line, (size_t)n))
+            return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    }
     if (n < 0) return read_error(pt, err, errlen);
     if (!pt->header || rows < want || n > 0)
         return msg_set(err, errlen, MSG_EINPUT, "%s: incomplete: shard %d/%d "
@@ -185,13 +213,23 @@ static int check_rows(part *pt, const part *first, FILE *f, char **line,
     return MSG_OK;
 }
 
-/* Reads part pt (its line, header and rows) and checks it against the
- * first part (first NULL: pt is the first). */
+/* Opens part pt, reads it (its line, header and rows) and checks it
+ * against the first part (first NULL: pt is the first); pt->f is left
+ * open where its rows start (a regular file), or NULL with the rows kept
+ * in pt->rows (anything else). */
 static int check_part(part *pt, const part *first, char *err, size_t errlen) {
     FILE *f = fopen(pt->path, "rb");
     if (!f)
-        return msg_set(err, errlen, MSG_EINPUT, "%s: cannot open: %s",
-                       pt->path, strerror(errno));
+        return msg_set(err, errlen, errno == EMFILE ? MSG_EFAIL : MSG_EINPUT,
+                       "%s: cannot open: %s", pt->path, strerror(errno));
+    pt->f = f;
+    struct stat st;
+    if (fstat(fileno(f), &st)) return read_error(pt, err, errlen);
+    if (S_ISDIR(st.st_mode))
+        return msg_set(err, errlen, MSG_EINPUT, "%s: a directory (expected "
+                       "a shard file, as sweep --shard K/N --out writes)",
+                       pt->path);
+    pt->kept = !S_ISREG(st.st_mode);
     char *line = NULL;
     size_t cap = 0;
     ssize_t n = read_line(f, &line, &cap);
@@ -199,8 +237,31 @@ static int check_part(part *pt, const part *first, char *err, size_t errlen) {
                    : check_first(pt, first, line, n, err, errlen);
     if (!rc) rc = check_rows(pt, first, f, &line, &cap, err, errlen);
     free(line);
-    fclose(f);
+    if (!rc && !pt->kept && fseek(f, pt->rows_at, SEEK_SET))
+        rc = read_error(pt, err, errlen);
+    if (rc || pt->kept) {
+        fclose(f);
+        pt->f = NULL;
+    }
     return rc;
+}
+
+/* The next row of part pt into *line; its length, or <= 0 at the end or
+ * on an error. */
+static ssize_t next_row(part *pt, char **line, size_t *cap) {
+    if (pt->f) return read_line(pt->f, line, cap);
+    if (pt->next >= pt->nrows) return 0;
+    const char *s = pt->rows + pt->next, *nl = strchr(s, '\n');
+    size_t n = nl ? (size_t)(nl - s) + 1 : strlen(s);
+    if (n + 1 > *cap) {
+        char *p = realloc(*line, n + 1);
+        if (!p) return -1;
+        *line = p, *cap = n + 1;
+    }
+    memcpy(*line, s, n);
+    (*line)[n] = 0;
+    pt->next += n;
+    return (ssize_t)n;
 }
 
 /* The parts by shard (by[k - 1]), every shard once. */
@@ -238,18 +299,9 @@ static int write_merged(part **by, int n, const char *out, char *err,
     fputs(p1->header, of.f);
     char *line = NULL;
     size_t cap = 0;
-    for (int k = 0; k < n && !rc; k++) {
-        if (!(by[k]->f = fopen(by[k]->path, "rb")))
-            rc = msg_set(err, errlen, errno == EMFILE ? MSG_EFAIL : MSG_EIO,
-                         "%s: cannot open: %s", by[k]->path, strerror(errno));
-        for (int skipped = 0; !rc && skipped < 2; skipped++)
-            if (read_line(by[k]->f, &line, &cap) <= 0)
-                rc = msg_set(err, errlen, MSG_EIO, "%s: changed while "
-                             "merging", by[k]->path);
-    }
     for (int64_t p = 0; !rc && p < p1->id.npoints; p++) {
         part *pt = by[p % n];
-        ssize_t len = read_line(pt->f, &line, &cap);
+        ssize_t len = next_row(pt, &line, &cap);
         if (len <= 0 || line[len - 1] != '\n')
             rc = msg_set(err, errlen, MSG_EIO, "%s: changed while merging",
                          pt->path);
@@ -257,8 +309,6 @@ static int write_merged(part **by, int n, const char *out, char *err,
             fputs(line, of.f);
     }
     free(line);
-    for (int k = 0; k < n; k++)
-        if (by[k]->f) fclose(by[k]->f);
     if (rc) {
         outfile_abort(&of);
         return rc;
@@ -284,8 +334,10 @@ int sweepfile_merge(const char *const *parts, int nparts, const char *out,
     if (!rc) rc = order_parts(pt, nparts, by, err, errlen);
     if (!rc) rc = write_merged(by, n, out, err, errlen);
     for (int i = 0; i < nparts; i++) {
+        if (pt[i].f) fclose(pt[i].f);
         free(pt[i].first);
         free(pt[i].header);
+        free(pt[i].rows);
     }
     free(by);
     free(pt);

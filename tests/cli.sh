@@ -244,4 +244,5 @@ sh "$root/tests/cli_report.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_docs.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_install.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_rig.sh" "$bin" || fail=$((fail + 1))
+sh "$root/tests/cli_inputs.sh" "$bin" || fail=$((fail + 1))
 finish cli

@@ -65,4 +65,25 @@ if [ -x "$d/opt/dilo/bin/dilosim" ]; then ok; else bad "PREFIX=/opt/dilo: no bin
 expect 0 "make uninstall PREFIX" -- mk uninstall DESTDIR="$d" PREFIX=/opt/dilo
 left=$(find "$d" -type f | wc -l)
 if [ "$left" = 0 ]; then ok; else bad "uninstall PREFIX left $left files"; fi
+
+# A PREFIX went to the shell inside double quotes: a backquote ran a
+# command, $$HOME expanded, a '"' broke the command.  Every character is
+# now the directory's own; nothing runs.
+# (make reads "$$" as one "$", and expands "$(...)" itself: the third
+# gives the shell "$HOME" and "$(touch ...)".)
+rm -rf "$d"
+for pre in '/x`touch '"$tmp"'/pwned`y' '/q"uo'"'"'te' '/d$$HOME s$$(touch '"$tmp"'/pwned2)'; do
+  expect 0 "make install PREFIX=$pre" -- mk install DESTDIR="$d" PREFIX="$pre"
+  absent "$tmp/pwned" "install PREFIX=$pre ran a command"
+  absent "$tmp/pwned2" "install PREFIX=$pre ran a command"
+  lit=$(printf '%s' "$pre" | sed 's/\$\$/$/g')
+  if [ -x "$d$lit/bin/dilosim" ]; then ok; else bad "PREFIX=$pre: no $d$lit/bin/dilosim"; fi
+  top=$(cd "$d" && find . -mindepth 1 -maxdepth 1 | wc -l)
+  if [ "$top" = 1 ]; then ok; else bad "install PREFIX=$pre wrote elsewhere: $(ls -A "$d")"; fi
+  expect 0 "make uninstall PREFIX=$pre" -- mk uninstall DESTDIR="$d" PREFIX="$pre"
+  absent "$tmp/pwned" "uninstall PREFIX=$pre ran a command"
+  left=$(find "$d" -type f | wc -l)
+  if [ "$left" = 0 ]; then ok; else bad "uninstall PREFIX=$pre left $left files"; fi
+  rm -rf "$d"
+done
 finish cli_install

@@ -133,6 +133,10 @@ done
 wait "$mp"; got=$?
 if [ "$got" != 0 ]; then ok; else bad "killed rank: exit 0"; fi
 contains "$tmp/k.err" "^dilosim-mpi sweep: stopped by a signal (a rank died" "killed rank"
+# The note names the partial file (it said "FILE.partial").
+contains "$tmp/k.err" "; $tmp/k.csv.partial keeps the rows written: the same command" \
+  "killed rank: the partial file named"
+lacks "$tmp/k.err" "FILE.partial" "killed rank: no placeholder"
 lines "$tmp/k.err" 1 "killed rank: one line"
 absent "$tmp/k.csv" "killed rank"
 if [ -e "$tmp/k.csv.partial" ]; then ok; else bad "killed rank: no partial file"; fi

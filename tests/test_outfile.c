@@ -397,6 +397,95 @@ START_TEST(test_stdout_and_commit_errors) {
 }
 END_TEST
 
+/* --out /dev/stdout, /dev/fd/N, /proc/self/fd/N and bash's >(...) failed
+ * on a pipe ("cannot write: No such file or directory": the link's text,
+ * "pipe:[1234]", was taken for a file name).  A descriptor of this
+ * process is written through a duplicate of it; another process's
+ * /proc/PID/fd/N on a pipe is opened by its name. */
+static void expect_through(const char *path, const char *text) {
+    outfile of;
+    ck_assert_msg(outfile_open(&of, path, err, sizeof err) == 0, "%s: %s",
+                  path, err);
+    ck_assert_int_eq(of.mode, OUTFILE_THROUGH);
+    ck_assert_ptr_null(of.tmp);
+    fputs(text, of.f);
+    ck_assert_msg(outfile_commit(&of, err, sizeof err) == 0, "%s", err);
+}
+
+static void read_exactly(int fd, const char *want) {
+    char buf[256];
+    size_t n = 0, len = strlen(want);
+    while (n < len) {
+        ssize_t k = read(fd, buf + n, len - n);
+        ck_assert_int_gt(k, 0);
+        n += (size_t)k;
+    }
+    buf[n] = 0;
+    ck_assert_str_eq(buf, want);
+}
+
+START_TEST(test_descriptor_paths_written_through) {
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", p[1]);
+    expect_through(path, "one\n");
+    read_exactly(p[0], "one\n");
+    snprintf(path, sizeof path, "/proc/self/fd/%d", p[1]);
+    expect_through(path, "two\n");
+    read_exactly(p[0], "two\n");
+    snprintf(path, sizeof path, "/proc/%ld/fd/%d", (long)getpid(), p[1]);
+    expect_through(path, "three\n");
+    read_exactly(p[0], "three\n");
+    /* A link to one of them, as /dev/stdout is to /proc/self/fd/1. */
+    char *link = path_in("out");
+    snprintf(path, sizeof path, "/proc/self/fd/%d", p[1]);
+    ck_assert_int_eq(symlink(path, link), 0);
+    expect_through(link, "four\n");
+    read_exactly(p[0], "four\n");
+    ck_assert_int_eq(entries(dir), 1); /* the link: no temporary file */
+    /* A file the descriptor holds open for appending is appended to, not
+     * replaced. */
+    char *file = path_in("log.txt");
+    spit(file, "kept\n");
+    struct stat before, after;
+    ck_assert_int_eq(stat(file, &before), 0);
+    int fd = open(file, O_WRONLY | O_APPEND);
+    ck_assert_int_ge(fd, 0);
+    snprintf(path, sizeof path, "/dev/fd/%d", fd);
+    expect_through(path, "added\n");
+    close(fd);
+    char *t = slurp(file);
+    ck_assert_str_eq(t, "kept\nadded\n");
+    ck_assert_int_eq(stat(file, &after), 0);
+    ck_assert(before.st_ino == after.st_ino);
+    /* Not open, or open for reading only: refused, nothing left. */
+    outfile of;
+    fd = open(file, O_RDONLY);
+    snprintf(path, sizeof path, "/dev/fd/%d", fd);
+    ck_assert_int_eq(outfile_open(&of, path, err, sizeof err), MSG_EIO);
+    ck_assert_ptr_nonnull(strstr(err, "Bad file descriptor"));
+    close(fd);
+    ck_assert_int_eq(outfile_open(&of, path, err, sizeof err), MSG_EIO);
+    /* Another process's descriptor on a pipe: its /proc link's text names
+     * nothing, the kernel follows it. */
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        pause();
+        _exit(0);
+    }
+    snprintf(path, sizeof path, "/proc/%ld/fd/%d", (long)child, p[1]);
+    expect_through(path, "five\n");
+    read_exactly(p[0], "five\n");
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    close(p[0]);
+    close(p[1]);
+    free(t), free(file), free(link);
+}
+END_TEST
+
 static Suite *make_suite(void) {
     Suite *s = suite_create("outfile");
     TCase *tc = tcase_create("outfile");
@@ -409,6 +498,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, test_defect4_long_paths);
     tcase_add_test(tc, test_defect11_signal_removes_temp);
     tcase_add_test(tc, test_stdout_and_commit_errors);
+    tcase_add_test(tc, test_descriptor_paths_written_through);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -685,11 +685,13 @@ END_TEST
 
 START_TEST(test_unknown_keys) {
     FAIL(TOP("\"steps\": 5,\n  \"step\": 5"),
-         "s.json:3:3: step: unknown key (expected one of: model, workers, "
+         "s.json:3:3: step: unknown key (did you mean steps? expected one "
+         "of: model, workers, "
          "network, method, faults, train, steps, seed, name, description, "
          "variants, sweep)");
     FAIL(IN("model", "\"Params\": 1"),
-         "s.json:3:5: model.Params: unknown key (expected one of: params, "
+         "s.json:3:5: model.Params: unknown key (did you mean model.params? "
+         "expected one of: params, "
          "layers, step_time_s, tokens_per_step, chips, peak_tflops, mfu, "
          "split, backward_order, hidden, host_gbps)");
     FAIL(IN("model", "\"split\": {\"fwd\": 1}"),
@@ -1160,7 +1162,8 @@ START_TEST(test_set_errors) {
              "params, layers, step_time_s, tokens_per_step, chips, "
              "peak_tflops, mfu, split, backward_order, hidden, host_gbps)");
     FAIL_SET("{}", "modle.params=1",
-             "--set modle.params=1: modle: unknown key (expected one of: "
+             "--set modle.params=1: modle: unknown key (did you mean model? "
+             "expected one of: "
              "model, workers, network, method, faults, train, steps, seed, "
              "name, description, variants, sweep)");
     FAIL_SET("{}", "workers={\"count\": 2, \"speed\": [1, 0]}",
@@ -1353,7 +1356,8 @@ START_TEST(test_variant_errors) {
            "one of: dp, diloco, streaming)");
     V_FAIL("{\"method\": {\"H\": 10},\n"
            " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}", "v",
-           ":2:32: variants.v.method.nmae: unknown key (expected one of: "
+           ":2:32: variants.v.method.nmae: unknown key (did you mean "
+           "method.name? expected one of: "
            "name, H, fragments, layout, order, tau, overlap, rule, alpha, codec, "
            "codec_block, dp_codec, late, sync_timeout_s, dp_bucket_mb, offload_outer)");
     V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}",
@@ -2189,8 +2193,8 @@ START_TEST(test_defect8_cost_file) {
              "c.json:2:3: accelerators: duplicate key (first given at 1:64)");
     bad_cost(__LINE__, "{\"wan_usd_per_gbps_month\": 1, " COST_OK ", "
              "\"bandwidths_gbps\": [1, 0]}",
-             "c.json:1:106: bandwidths_gbps[1]: must be a number > 0, at most "
-             "1e15 (got 0)");
+             "c.json:1:106: bandwidths_gbps[1]: must be a number >= 1e-06, at "
+             "most 1000000000 (got 0)");
     bad_cost(__LINE__, "{\"name\\u0000\": 1}",
              "c.json:1:7: syntax error (\\u0000 in string; expected no NUL "
              "character)");
@@ -2313,9 +2317,10 @@ START_TEST(test_defect5_ranges) {
     FAIL(TOP("\"steps\": 1000000000000"),
          "s.json:2:12: steps: the run would last about 164000000003.2 s: "
          "100000000000 s of compute (steps * step time / speed * slowdown) "
-         "and 64000000003.2 s of syncs (latency and transfers at the lowest "
-         "bandwidth, given model.params) (expected at most 1e+09 s, about "
-         "31.7 years; fewer steps, a shorter step or a faster network)");
+         "and 64000000003.2 s of syncs (latencies, collective overheads and "
+         "transfers at the lowest bandwidth, given model.params) (expected "
+         "at most 1e+09 s, about 31.7 years; fewer steps, a shorter step or "
+         "a faster network)");
     load_fail_prefix(__LINE__, IN("network", "\"latency_ms\": 1000, "
                                   "\"tcp_window_mb\": 0.00001"),
                      "s.json:3:42: network.tcp_window_mb: the run would "
@@ -2483,6 +2488,218 @@ START_TEST(test_doc) {
 }
 END_TEST
 
+/* model.host_gbps took any positive value: at 1e-9 with offload_outer
+ * the run failed "out of memory" (exit 1, no position), at 1e-8 it ran
+ * past the clock limit.  It is a rate like a link's, and the run-length
+ * estimate counts the host copies of the outer state. */
+START_TEST(test_host_gbps_range) {
+    FAIL(IN("model", "\"host_gbps\": 1e-9"),
+         "s.json:3:18: model.host_gbps: 1e-09 is out of range (expected a "
+         "number in [1e-06, 1000000000])");
+    FAIL(IN("model", "\"host_gbps\": 2e9"),
+         "s.json:3:18: model.host_gbps: 2000000000 is out of range (expected "
+         "a number in [1e-06, 1000000000])");
+    load_ok(IN("model", "\"host_gbps\": 1e-6"), NULL, 0); /* no offload */
+    ck_assert_double_eq(cfg.host_gbps, 1e-6);
+    /* 1e9 parameters, 1 fragment, 10 syncs of 8e9 bytes in and out at
+     * 125 bytes/s: 1.28e9 s of copies, at the key. */
+    const char *off[] = {"method.offload_outer=true"};
+    load_fail_at(__LINE__, IN("model", "\"host_gbps\": 1e-6"), off, 1,
+                 "s.json:3:18: model.host_gbps: the run would last about "
+                 "1280000167.2 s: 100 s of compute (steps * step time / "
+                 "speed * slowdown), 1280000000 s of host copies "
+                 "(method.offload_outer at model.host_gbps) and 67.2 s of "
+                 "syncs (latencies, collective overheads and transfers at "
+                 "the lowest bandwidth, given model.params) (expected at most "
+                 "1e+09 s, about 31.7 years; fewer steps, a shorter step or a "
+                 "faster network)");
+    load_ok(IN("model", "\"host_gbps\": 1e-3"), off, 1);
+    /* DP has no outer state: nothing is copied. */
+    const char *dp[] = {"method.offload_outer=true", "method.name=dp"};
+    load_ok(IN("model", "\"host_gbps\": 1e-6"), dp, 2);
+}
+END_TEST
+
+/* collective_overhead_ms was counted once per sync, not once per
+ * collective step of every layer: 1e6 ms with 100 layers and 1e4 DP steps
+ * (a 2e9 s run) was accepted, and at 1e5 steps the run stopped with
+ * "transfers can never complete". */
+START_TEST(test_overhead_in_run_length) {
+    const char *json = "{\n  \"model\": {\"params\": 1e6, \"layers\": 100, "
+                       "\"step_time_s\": 0.01},\n"
+                       "  \"method\": {\"name\": \"dp\"}, \"steps\": 10000,\n"
+                       "  \"network\": {\"collective_overhead_ms\": 1e6}\n}\n";
+    load_fail_prefix(__LINE__, json,
+                     "s.json:4:41: network.collective_overhead_ms: the run "
+                     "would last about 4000000164.0032 s: 100 s of compute");
+    /* One layer: 4e7 s, accepted. */
+    const char *one[] = {"model.layers=1"};
+    load_ok(json, one, 1);
+    /* DP buckets: 4 MB of fp32 gradients in buckets of 1 MB, 4 all-reduces
+     * a step: 1.6e8 s. */
+    const char *buckets[] = {"method.dp_bucket_mb=1"};
+    load_ok(json, buckets, 1);
+}
+END_TEST
+
+/* method.sync_timeout_s at or below 5e-10 rounded to 0 ns, no timeout:
+ * a positive value below 1 ns is refused. */
+START_TEST(test_sync_timeout_below_ns) {
+    FAIL(IN("method", "\"sync_timeout_s\": 9.99e-10"),
+         "s.json:3:23: method.sync_timeout_s: 9.99e-10 is a positive value "
+         "below 1 ns (expected 0 for none, or a number in [1e-09, "
+         "1000000000])");
+    FAIL(IN("method", "\"sync_timeout_s\": 5e-10"),
+         "s.json:3:23: method.sync_timeout_s: 5e-10 is a positive value "
+         "below 1 ns (expected 0 for none, or a number in [1e-09, "
+         "1000000000])");
+    FAIL_SET("{}", "method.sync_timeout_s=1e-300",
+             "--set method.sync_timeout_s=1e-300: method.sync_timeout_s: "
+             "1e-300 is a positive value below 1 ns (expected 0 for none, or "
+             "a number in [1e-09, 1000000000])");
+    load_ok(IN("method", "\"sync_timeout_s\": 1e-9"), NULL, 0);
+    ck_assert_double_eq(cfg.sync_timeout_s, 1e-9);
+    load_ok(IN("method", "\"sync_timeout_s\": 0"), NULL, 0);
+    ck_assert_double_eq(cfg.sync_timeout_s, 0);
+}
+END_TEST
+
+/* An unknown key within edit distance 2 of exactly one known key names
+ * it; none for a tie, for a key farther away, or for one that would be
+ * replaced whole. */
+START_TEST(test_did_you_mean) {
+    FAIL_SET("{}", "network.bandwith_gbps=3",
+             "--set network.bandwith_gbps=3: network.bandwith_gbps: unknown "
+             "key (did you mean network.bandwidth_gbps? expected one of: "
+             "bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
+             "reduce_order, gbit, tcp_window_mb, transport, completion, "
+             "tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, "
+             "collective_overhead_ms, latency_matrix_ms, ring_order)");
+    FAIL(IN("method", "\"fragmnets\": 2"), /* a swap is one edit */
+         "s.json:3:5: method.fragmnets: unknown key (did you mean "
+         "method.fragments? expected one of: name, H, fragments, layout, "
+         "order, tau, overlap, rule, alpha, codec, codec_block, dp_codec, "
+         "late, sync_timeout_s, dp_bucket_mb, offload_outer)");
+    FAIL(IN("faults", "\"mtbr_hours\": 1"), /* mtbf_hours or mttr_hours */
+         "s.json:3:5: faults.mtbr_hours: unknown key (expected one of: "
+         "mtbf_hours, mttr_hours, distribution, weibull_shape, trace, "
+         "checkpoint_steps, recovery_bytes_per_param)");
+    FAIL(IN("workers", "\"cnt\": 2"), /* count: 2 edits, kept */
+         "s.json:3:5: workers.cnt: unknown key (did you mean "
+         "workers.count? expected one of: count, speed, stragglers)");
+    FAIL(IN("workers", "\"ct\": 2"), /* 3 edits from count */
+         "s.json:3:5: workers.ct: unknown key (expected one of: count, "
+         "speed, stragglers)");
+    static const char *const names[] = {"steps", "seed", "model"};
+    ck_assert_int_eq(msg_nearest_name("stpes", names, 3, 2), 0);
+    ck_assert_int_eq(msg_nearest_name("sed", names, 3, 2), 1);
+    ck_assert_int_eq(msg_nearest_name("mo", names, 3, 2), -1); /* 3 edits */
+    ck_assert_int_eq(msg_nearest_name("xy", names, 3, 5), -1); /* whole */
+    /* The cost file too. */
+    plan_cost c;
+    ck_assert_int_eq(plan_cost_parse("{\"pricng\": \"port\"}", "c.json", &c,
+                                     err, sizeof err), MSG_EINPUT);
+    ck_assert_str_eq(err, "c.json:1:2: pricng: unknown key (did you mean "
+                     "pricing? expected one of: wan_usd_per_gbps_month, "
+                     "accelerator_usd_per_hour, accelerators, "
+                     "bandwidths_gbps, pricing, egress_usd_per_gb)");
+}
+END_TEST
+
+/* The cost file allowed bandwidths up to 1e15 Gbit/s where a scenario
+ * allows 1e9 (the plan then failed naming a --set nobody gave), and read
+ * a UTF-8 byte order mark as a syntax error. */
+START_TEST(test_cost_file_limits_and_bom) {
+    plan_cost c;
+    ck_assert_int_eq(plan_cost_parse("{\"wan_usd_per_gbps_month\": 1, "
+                                     COST_OK ", \"bandwidths_gbps\": [1e-6, "
+                                     "1e9]}", "c.json", &c, err, sizeof err),
+                     0);
+    ck_assert_double_eq(c.bandwidths_gbps[1], SCN_MAX_GBPS);
+    bad_cost(__LINE__, "{\"wan_usd_per_gbps_month\": 1, " COST_OK ", "
+             "\"bandwidths_gbps\": [1e15]}",
+             "c.json:1:103: bandwidths_gbps[0]: must be a number >= 1e-06, "
+             "at most 1000000000 (got 1e+15)");
+    bad_cost(__LINE__, "{\"wan_usd_per_gbps_month\": 1, " COST_OK ", "
+             "\"bandwidths_gbps\": [1e-7]}",
+             "c.json:1:103: bandwidths_gbps[0]: must be a number >= 1e-06, "
+             "at most 1000000000 (got 1e-07)");
+    ck_assert_int_eq(plan_cost_parse("\xEF\xBB\xBF{\"wan_usd_per_gbps_month\""
+                                     ": 200, " COST_OK "}", "c.json", &c, err,
+                                     sizeof err), 0);
+    ck_assert_double_eq(c.wan_usd_per_gbps_month, 200);
+    /* Positions count from after the mark, as in a scenario. */
+    bad_cost(__LINE__, "\xEF\xBB\xBF{\"x\": 1}",
+             "c.json:1:2: x: unknown key (expected one of: "
+             "wan_usd_per_gbps_month, accelerator_usd_per_hour, accelerators, "
+             "bandwidths_gbps, pricing, egress_usd_per_gb)");
+    FAIL("\xEF\xBB\xBF{\"x\": 1}",
+         "s.json:1:2: x: unknown key (expected one of: model, workers, "
+         "network, method, faults, train, steps, seed, name, description, "
+         "variants, sweep)");
+}
+END_TEST
+
+/* Errors about a value of the sweep section were "--set KEY=VALUE"
+ * errors: they point into the file (the array item, the spec string, the
+ * key for an unknown key); a --vary's say --vary. */
+START_TEST(test_sweep_origins) {
+    const char *path = scenario_file(
+        "{\"steps\": 10,\n"
+        " \"sweep\": {\"network.bandwidth_gbps\": [1, -1],\n"
+        "           \"network.latency_ms\": \"[1,2],[1,-1]\",\n"
+        "           \"network.bandwith_gbps\": [1]}}\n");
+    scn_doc *d;
+    ck_assert_int_eq(scn_doc_open(path, NULL, NULL, 0, &d, err, sizeof err),
+                     0);
+    scn_meta m;
+    ck_assert_int_eq(scn_doc_meta(d, &m, err, sizeof err), 0);
+    ck_assert_int_eq(m.sweep_line[0], 2);
+    ck_assert_int_eq(m.sweep_col[0], 38);
+    ck_assert_int_eq(m.sweep_line[2], 4);
+    char want[1024];
+    const char *bw[] = {"network.bandwidth_gbps=-1"};
+    scn_origin from = {NULL, 0, 1};
+    ck_assert_int_eq(scn_doc_load_from(d, bw, &from, 1, &cfg, err, sizeof err),
+                     MSG_EINPUT);
+    snprintf(want, sizeof want, "%s:2:42: sweep.network.bandwidth_gbps[1]: "
+             "-1 is out of range (expected a number in [1e-06, 1000000000] "
+             "or \"inf\", or an array of workers.count = 2 such values)",
+             path);
+    ck_assert_str_eq(err, want);
+    const char *lat[] = {"network.latency_ms=[1,-1]"};
+    from = (scn_origin){NULL, 1, 1}; /* a spec string: its position */
+    ck_assert_int_eq(scn_doc_load_from(d, lat, &from, 1, &cfg, err,
+                                       sizeof err), MSG_EINPUT);
+    snprintf(want, sizeof want, "%s:3:34: sweep.network.latency_ms: "
+             "network.latency_ms[1]: -1 is out of range (expected a number in "
+             "[0, 1000000])", path);
+    ck_assert_str_eq(err, want);
+    const char *typo[] = {"network.bandwith_gbps=1"};
+    from = (scn_origin){NULL, 2, 0}; /* an unknown key: at the key */
+    ck_assert_int_eq(scn_doc_load_from(d, typo, &from, 1, &cfg, err,
+                                       sizeof err), MSG_EINPUT);
+    snprintf(want, sizeof want, "%s:4:12: sweep.network.bandwith_gbps: "
+             "unknown key (did you mean network.bandwidth_gbps? expected one "
+             "of: bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
+             "reduce_order, gbit, tcp_window_mb, transport, completion, "
+             "tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, "
+             "collective_overhead_ms, latency_matrix_ms, ring_order)", path);
+    ck_assert_str_eq(err, want);
+    from = (scn_origin){"network.bandwidth_gbps=1,-1", -1, 1};
+    ck_assert_int_eq(scn_doc_load_from(d, bw, &from, 1, &cfg, err, sizeof err),
+                     MSG_EINPUT);
+    ck_assert_str_eq(err, "--vary network.bandwidth_gbps=1,-1: "
+                     "network.bandwidth_gbps: -1 is out of range (expected a "
+                     "number in [1e-06, 1000000000] or \"inf\", or an array of "
+                     "workers.count = 2 such values)");
+    ck_assert_int_eq(scn_doc_load(d, bw, 1, &cfg, err, sizeof err),
+                     MSG_EINPUT); /* no origin: a --set */
+    ck_assert_ptr_nonnull(strstr(err, "--set network.bandwidth_gbps=-1: "));
+    scn_doc_free(d);
+}
+END_TEST
+
 /* The one parser of enum names. */
 START_TEST(test_parse_name) {
     static const char *const names[] = {"ring", "all_to_all", "star"};
@@ -2558,6 +2775,12 @@ Suite *make_suite(void) {
     tcase_add_test(td, test_stdin);
     tcase_add_test(td, test_doc);
     tcase_add_test(td, test_parse_name);
+    tcase_add_test(td, test_host_gbps_range);
+    tcase_add_test(td, test_overhead_in_run_length);
+    tcase_add_test(td, test_sync_timeout_below_ns);
+    tcase_add_test(td, test_did_you_mean);
+    tcase_add_test(td, test_cost_file_limits_and_bom);
+    tcase_add_test(td, test_sweep_origins);
     suite_add_tcase(s, td);
     return s;
 }

@@ -538,8 +538,8 @@ START_TEST(test_bad_point_leaves_nothing) {
             s.resume = resume;
             sweep_expect(&s, MSG_EINPUT);
             ck_assert_str_eq(err, "point 2 (variant=dp, "
-                             "network.bandwidth_gbps=-1): --set "
-                             "network.bandwidth_gbps=-1: "
+                             "network.bandwidth_gbps=-1): --vary "
+                             "network.bandwidth_gbps=1,-1,0: "
                              "network.bandwidth_gbps: -1 is out of range "
                              "(expected a number in [1e-06, 1000000000] or "
                              "\"inf\", or an array of workers.count = 2 "
@@ -688,7 +688,7 @@ START_TEST(test_input_errors) {
          "directory"},
         {TINY, "steps=1e99", NULL, NULL,
          "point 1 (variant=dp, network.bandwidth_gbps=0.01, steps=1e99): "
-         "--set steps=1e99: steps: 1e+99 is out of range (expected an "
+         "--vary steps=1e99: steps: 1e+99 is out of range (expected an "
          "integer in 1..1000000000000)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

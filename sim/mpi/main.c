@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../models/msg.h"
+#include "../../models/tensor.h"
 #include "../cli.h"
 #include "../outfile.h"
 #include "../version.h"
@@ -52,7 +53,7 @@ static const char usage[] =
  * rank when one dies), and the handlers it goes on to (outfile's, which
  * remove the temporary files).  Set once before the work; the handler
  * reads them: a signal handler has no other way in. */
-static char stop_note[256];
+static char stop_note[CLI_ERR_MAX];
 static size_t stop_note_len;
 static struct sigaction stop_next[3];
 static const int stop_signals[3] = {SIGINT, SIGTERM, SIGHUP};
@@ -71,15 +72,30 @@ static void on_stop(int sig) {
     raise(sig); /* SA_RESETHAND: the default action */
 }
 
+/* Sets the note for command cmd, naming the sweep's partial file when
+ * there is one (NULL: none), with the stop signals blocked so that the
+ * handler never reads half a note. */
+static void set_stop_note(const char *cmd, const char *partial) {
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (int k = 0; k < 3; k++) sigaddset(&block, stop_signals[k]);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    int n = snprintf(stop_note, sizeof stop_note, "dilosim-mpi %s: stopped by "
+                     "a signal (a rank died, or the job was stopped)%s%s%s\n",
+                     cmd, partial ? "; " : "", partial ? partial : "",
+                     partial ? " keeps the rows written: the same command "
+                               "with --resume finishes it" : "");
+    if (n < 0 || (size_t)n >= sizeof stop_note) /* a long name: cut, ended */
+        n = (int)sizeof stop_note - 1, stop_note[n - 1] = '\n';
+    stop_note_len = (size_t)n;
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 /* Installs on_stop over outfile's handlers (an ignored signal stays
  * ignored). */
 static void catch_stop(const char *cmd) {
     outfile_catch_signals();
-    stop_note_len = (size_t)snprintf(
-        stop_note, sizeof stop_note, "dilosim-mpi %s: stopped by a signal (a "
-        "rank died, or the job was stopped)%s\n", cmd,
-        strcmp(cmd, "sweep") ? "" : "; FILE.partial keeps the rows written: "
-        "the same command with --resume finishes it");
+    set_stop_note(cmd, NULL);
     for (int k = 0; k < 3; k++) {
         struct sigaction sa;
         if (sigaction(stop_signals[k], NULL, &stop_next[k]) ||
@@ -110,6 +126,7 @@ static void sweep_got(void *ctx, int64_t i, char *res, size_t len, int rc,
 
 static int sweep_on_ranks(void *ctx, sweep *sw, int jobs, char *err,
                           size_t errlen) {
+    if (sweep_partial(sw)) set_stop_note("sweep", sweep_partial(sw));
     par_batch b = {.compute = sweep_task, .deliver = sweep_got, .ctx = sw,
                    .first = sweep_kept(sw), .n = sweep_count(sw),
                    .jobs = jobs};
@@ -227,6 +244,7 @@ static int command(int argc, char **argv, par *p) {
 }
 
 int main(int argc, char **argv) {
+    tn_blas_start(); /* OpenBLAS's threads, started as it loaded: ended */
     char err[256];
     const char *sched = getenv("DILOSIM_MPI_SCHEDULE");
     par *p;

@@ -7,9 +7,12 @@
  *
  * Checks: no crash, leak or undefined behaviour; a failure returns a
  * negative code with one line that starts with the name given; a success
- * gives prices inside the documented ranges.
+ * gives prices inside the documented ranges, bandwidths inside a
+ * scenario's; a UTF-8 byte order mark in front changes nothing (the same
+ * code, message or prices: positions count from after it).
  */
 #include "../../sim/plan.h"
+#include "../../sim/scenario.h"
 #include "fuzz.h"
 
 #include <math.h>
@@ -47,10 +50,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (cost.nbandwidths < 0 || cost.nbandwidths > PLAN_MAX_BANDWIDTHS)
             fuzz_fail("%d bandwidths", cost.nbandwidths);
         for (int i = 0; i < cost.nbandwidths; i++)
-            if (!finite_ge(cost.bandwidths_gbps[i], 0) ||
-                cost.bandwidths_gbps[i] == 0)
+            if (!(cost.bandwidths_gbps[i] >= SCN_MIN_GBPS &&
+                  cost.bandwidths_gbps[i] <= SCN_MAX_GBPS))
                 fuzz_fail("bandwidths_gbps[%d] %g", i,
                           cost.bandwidths_gbps[i]);
+    }
+    if (size < 3 || memcmp(data, "\xEF\xBB\xBF", 3)) {
+        char *marked = malloc(size + 4);
+        if (marked) {
+            memcpy(marked, "\xEF\xBB\xBF", 3);
+            if (size) memcpy(marked + 3, data, size);
+            marked[size + 3] = 0;
+            plan_cost again;
+            char e2[FUZZ_ERRLEN] = "";
+            int rc2 = parse(marked, size + 3, &again, e2);
+            if (rc2 != rc || (rc && strcmp(err, e2)) ||
+                (!rc && memcmp(&cost, &again, sizeof cost)))
+                fuzz_fail("a byte order mark changes the answer (%d, %d): "
+                          "%s | %s", rc, rc2, err, e2);
+            free(marked);
+        }
     }
     free(text);
     return 0;

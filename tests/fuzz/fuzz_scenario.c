@@ -87,6 +87,20 @@ static void check_config(const scn_config *c) {
         if (!(c->latency_ms[w] >= 0) || !isfinite(c->latency_ms[w]))
             fuzz_fail("network.latency_ms[%d] %g", w, c->latency_ms[w]);
     }
+    /* Every rate in [SCN_MIN_GBPS, SCN_MAX_GBPS] (a host rate of 1e-9
+     * once ran the offloaded run out of memory); a sync timeout of 0 or at
+     * least 1 ns (one below rounded to 0, no timeout). */
+    for (int w = 0; w < c->workers; w++)
+        if (!(isinf(c->up_gbps[w]) || in(c->up_gbps[w], SCN_MIN_GBPS,
+                                         SCN_MAX_GBPS)) ||
+            !(isinf(c->down_gbps[w]) || in(c->down_gbps[w], SCN_MIN_GBPS,
+                                           SCN_MAX_GBPS)))
+            fuzz_fail("worker %d bandwidth %g/%g", w, c->up_gbps[w],
+                      c->down_gbps[w]);
+    if (!in(c->host_gbps, SCN_MIN_GBPS, SCN_MAX_GBPS))
+        fuzz_fail("model.host_gbps %g", c->host_gbps);
+    if (!(c->sync_timeout_s == 0 || in(c->sync_timeout_s, 1e-9, 1e9)))
+        fuzz_fail("method.sync_timeout_s %g", c->sync_timeout_s);
     if (!in(c->straggler_prob, 0, 1) || !(c->straggler_slowdown >= 1))
         fuzz_fail("stragglers %g x%g", c->straggler_prob,
                   c->straggler_slowdown);

@@ -18,6 +18,7 @@ scenario|run)
            workers.speed network.bandwidth_gbps network.up_gbps \
            network.latency_ms method.name method.H method.fragments \
            method.tau method.late method.sync_timeout_s faults.mtbf_hours \
+           model.host_gbps method.offload_outer network.collective_overhead_ms \
            faults.trace steps seed; do
     echo "\"$k=\""
   done

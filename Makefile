@@ -192,7 +192,8 @@ report: deps
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the binaries, the man
 # page, bash completion, the scenarios and plot scripts (share/dilosim/,
-# in the tree's layout, so the scripts find the scenarios).  Nothing
+# in the tree's layout, so the scripts find the scenarios), and README.md
+# with docs/ (share/doc/dilosim/, in the tree's layout, so its links work).  Nothing
 # outside $(DESTDIR)$(PREFIX) is touched.  bin/dilosim-mpi is installed
 # when it has been built.
 PREFIX    ?= /usr/local
@@ -203,6 +204,9 @@ INST_DATA = $(INST)/share/dilosim
 sq         = '$(subst ','\'',$(1))'
 Q_INST     = $(call sq,$(INST))
 Q_DATA     = $(call sq,$(INST_DATA))
+Q_DOC      = $(call sq,$(INST)/share/doc/dilosim)
+DOC_FILES  = README.md $(wildcard docs/*.md docs/img/*.png)
+DOC_DIRS   = docs docs/img
 DATA_FILES = $(shell find scenarios -type f | LC_ALL=C sort) \
              $(wildcard plots/*.gp plots/*.sh)
 DATA_DIRS  = $(shell find scenarios -type d | LC_ALL=C sort) plots
@@ -220,6 +224,8 @@ install: bin/dilosim
 	@for f in $(DATA_FILES); do \
 	  m=644; if [ -x "$$f" ]; then m=755; fi; \
 	  install -m $$m "$$f" $(Q_DATA)/"$$f" || exit 1; done
+	@for d in $(DOC_DIRS); do install -d -m 755 $(Q_DOC)/"$$d" || exit 1; done
+	@for f in $(DOC_FILES); do install -m 644 "$$f" $(Q_DOC)/"$$f" || exit 1; done
 	@printf 'installed under %s\n' $(Q_INST)
 
 uninstall:
@@ -230,6 +236,10 @@ uninstall:
 	@for d in $$(printf '%s\n' $(DATA_DIRS) | LC_ALL=C sort -r); do \
 	  if [ -d $(Q_DATA)/"$$d" ]; then rmdir $(Q_DATA)/"$$d" 2>/dev/null || :; fi; \
 	done; if [ -d $(Q_DATA) ]; then rmdir $(Q_DATA) 2>/dev/null || :; fi
+	@for f in $(DOC_FILES); do rm -f $(Q_DOC)/"$$f"; done
+	@for d in docs/img docs; do \
+	  if [ -d $(Q_DOC)/"$$d" ]; then rmdir $(Q_DOC)/"$$d" 2>/dev/null || :; fi; \
+	done; if [ -d $(Q_DOC) ]; then rmdir $(Q_DOC) 2>/dev/null || :; fi
 
 # The network rig (bench/netrig/, docs/validation.md): netrig_ring, a ring
 # all-reduce over TCP between network namespaces, and netrig_trace, the

@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli_install.sh -- `make install DESTDIR=...` of the tree as built (no
 # rebuild): the binary, man page, completion, scenarios and plot scripts
-# land under DESTDIR/PREFIX and nowhere else, with their modes, and the
+# and the documents (README.md, docs/) land under DESTDIR/PREFIX and
+# nowhere else, with their modes, and the
 # installed binary runs an installed scenario; `make uninstall` removes
 # exactly that, and the empty directories it made under share/dilosim.
 # Skipped with CLI_QUICK=1 (the sanitizer pass: it installs bin/dilosim,
@@ -24,7 +25,8 @@ for f in bin/dilosim:755 share/man/man1/dilosim.1:644 \
          share/bash-completion/completions/dilosim:644 \
          share/dilosim/scenarios/paper/1b.json:644 \
          share/dilosim/scenarios/examples/cost/two_sites.json:644 \
-         share/dilosim/plots/figure4.gp:644 share/dilosim/plots/sweeps.sh:755; do
+         share/dilosim/plots/figure4.gp:644 share/dilosim/plots/sweeps.sh:755 \
+         share/doc/dilosim/README.md:644 share/doc/dilosim/docs/usage.md:644; do
   m=$(mode "$p/${f%:*}")
   if [ "$m" = "${f#*:}" ]; then ok; else bad "install: $p/${f%:*}: mode '$m', expected ${f#*:}"; fi
 done
@@ -32,6 +34,13 @@ want=$(cd "$root" && { find scenarios -type f; ls plots/*.gp plots/*.sh; } | wc 
 got=$(find "$p/share/dilosim" -type f | wc -l)
 if [ "$want" = "$got" ]; then ok; else bad "install: $got data files, expected $want"; fi
 same "$root/scenarios/paper/10b.json" "$p/share/dilosim/scenarios/paper/10b.json" "installed scenario"
+want=$(cd "$root" && ls README.md docs/*.md docs/img/*.png | wc -l)
+got=$(find "$p/share/doc/dilosim" -type f | wc -l)
+if [ "$want" = "$got" ]; then ok; else bad "install: $got documents, expected $want"; fi
+# the README's links to docs/ resolve where it is installed
+for l in $(grep -o '](docs/[a-z]*\.md)' "$p/share/doc/dilosim/README.md" | sed 's/^](//; s/)$//'); do
+  if [ -f "$p/share/doc/dilosim/$l" ]; then ok; else bad "installed README links to missing $l"; fi
+done
 top=$(cd "$d" && find . -mindepth 1 -maxdepth 2 | LC_ALL=C sort | tr '\n' ' ')
 if [ "$top" = "./usr ./usr/local " ]; then ok; else bad "install wrote outside PREFIX: $top"; fi
 
@@ -58,6 +67,7 @@ expect 0 "make uninstall again" -- mk uninstall DESTDIR="$d"
 left=$(find "$d" -type f | wc -l)
 if [ "$left" = 0 ]; then ok; else bad "uninstall left $left files"; fi
 absent "$p/share/dilosim" "uninstall"
+absent "$p/share/doc/dilosim" "uninstall of the documents"
 
 # Another PREFIX.
 expect 0 "make install PREFIX" -- mk install DESTDIR="$d" PREFIX=/opt/dilo

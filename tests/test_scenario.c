@@ -529,8 +529,8 @@ START_TEST(test_text_details) {
     /* Columns count characters, not bytes. */
     FAIL("{\"name\": \"\xC3\xA9t\xC3\xA9\", \"x\": 1}",
          "s.json:1:17: x: unknown key (expected one of: model, workers, "
-         "network, method, faults, train, steps, seed, name, description, "
-         "variants, sweep)");
+         "network, method, faults, train, steps, seed, measure, name, "
+         "description, variants, sweep)");
     /* CRLF line ends. */
     FAIL("{\r\n  \"steps\": -1\r\n}\r\n",
          "s.json:2:12: steps: -1 is out of range (expected an integer in "
@@ -538,8 +538,8 @@ START_TEST(test_text_details) {
     /* Messages are one line whatever the keys hold. */
     FAIL("{\"a\\nb\": 1}",
          "s.json:1:2: a?b: unknown key (expected one of: model, workers, "
-         "network, method, faults, train, steps, seed, name, description, "
-         "variants, sweep)");
+         "network, method, faults, train, steps, seed, measure, name, "
+         "description, variants, sweep)");
     /* Escapes and integers written as 1e3 or 1.0 are fine. */
     load_ok("{\"name\": \"\\u00e9\\ud83d\\ude00\\\"\\\\\\/\\b\\f\\n\\r\\t\",\n"
             " \"steps\": 1e3, \"seed\": 2.0}",
@@ -686,8 +686,8 @@ END_TEST
 START_TEST(test_unknown_keys) {
     FAIL(TOP("\"steps\": 5,\n  \"step\": 5"),
          "s.json:3:3: step: unknown key (expected one of: model, workers, "
-         "network, method, faults, train, steps, seed, name, description, "
-         "variants, sweep)");
+         "network, method, faults, train, steps, seed, measure, name, "
+         "description, variants, sweep)");
     FAIL(IN("model", "\"Params\": 1"),
          "s.json:3:5: model.Params: unknown key (expected one of: params, "
          "layers, step_time_s, tokens_per_step, chips, peak_tflops, mfu, "
@@ -1162,7 +1162,7 @@ START_TEST(test_set_errors) {
     FAIL_SET("{}", "modle.params=1",
              "--set modle.params=1: modle: unknown key (expected one of: "
              "model, workers, network, method, faults, train, steps, seed, "
-             "name, description, variants, sweep)");
+             "measure, name, description, variants, sweep)");
     FAIL_SET("{}", "workers={\"count\": 2, \"speed\": [1, 0]}",
              "--set workers={\"count\": 2, \"speed\": [1, 0]}: "
              "workers.speed[1]: 0 is out of range (expected a number in "
@@ -2150,8 +2150,8 @@ START_TEST(test_defect8_utf8) {
     /* A column counts code points. */
     FAIL("{\"name\": \"\xe2\x82\xac\", \"x\": 1}",
          "s.json:1:15: x: unknown key (expected one of: model, workers, "
-         "network, method, faults, train, steps, seed, name, description, "
-         "variants, sweep)");
+         "network, method, faults, train, steps, seed, measure, name, "
+         "description, variants, sweep)");
 }
 END_TEST
 

@@ -1243,6 +1243,7 @@ static void rejoin_due(world *W, int64_t now) {
         group_restart(W, now);
         int64_t step = W->frontier + 1 < W->resume_step ? W->frontier + 1
                                                         : W->resume_step;
+        W->frontier = step - 1; /* the steps after it are to be done again */
         for (int i = 0; i < W->M; i++)
             if (W->w[i].state == W_REJOINING) rejoin(W, i, step, now);
         return;

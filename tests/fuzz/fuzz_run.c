@@ -247,6 +247,8 @@ static int observe(void *ctx, const run_event *e, char *err, size_t errlen) {
                       "finished %lld", w, (long long)e->step,
                       (long long)p->ended);
         p->last[w] = e->step - 1;
+        if (e->src < 0) /* nobody in the group: it begins again there */
+            p->ended = e->step - 1;
         break;
     case RUN_EV_ROLLBACK:
         p->ended = e->step;

@@ -203,6 +203,7 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     /* in s, as the run used them (hours / 3600 would not read back) */
     field(f, "mtbf_s", c->faults.mtbf_s);
     field(f, "mttr_s", c->faults.mttr_s);
+    field_str(f, "measure", c->measure == SCN_MEASURE_STEADY ? "steady" : "run");
     /* the results */
     field_int(f, "finished", r->finished);
     field_str(f, "stop_reason", r->stop_reason);
@@ -214,6 +215,7 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     field(f, "peak_link_gbps", r->peak_link_gbps);
     field(f, "avg_link_gbps", r->avg_link_gbps);
     field_int(f, "syncs", (long long)r->syncs);
+    field_int(f, "syncs_not_waited", (long long)r->syncs_not_waited);
     field(f, "sync_delay_mean_steps", r->delays.count ? (double)r->delays.sum /
                                       (double)r->delays.count : 0);
     field_int(f, "sync_delay_max_steps", (long long)r->delays.max);

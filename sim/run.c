@@ -32,9 +32,22 @@
  * last contribution to each fragment that reached a completed sync (it
  * took part in every layer of that sync; weighted 1/P per fragment): an
  * arrival whose reduction then goes on without it counts for nothing.
- * Once repaired it downloads the
- * outer parameters from a live peer and rejoins when the group's next
- * fragment sync completes, at the step after that sync.
+ * Once repaired it downloads the outer parameters from a live peer and
+ * rejoins at the step after the apply step of a completed sync (the
+ * newest, if the group has not begun that step yet, else the next one
+ * to complete), once a worker of the group has finished the step before:
+ * never ahead of the group, whose steps it would otherwise skip (with
+ * tau, or a delay of H under outer and eager overlap, the result of a
+ * sync exists up to that many steps before it is applied).  When the
+ * whole group has failed, the first worker back begins again at once, at
+ * the step after the group's last finished step (or the newest sync's,
+ * if that is sooner), from the outer parameters of the last completed
+ * sync; what was in flight is abandoned (group_restart).
+ *
+ * Measure.  A sync whose apply step lies past the last step is not taken
+ * (measure run, the default; syncs_not_waited counts them); with measure
+ * steady it is taken after its step and the run waits for it, as a
+ * longer run would.
  *
  * Life of a reduction (one per layer at a time, in W->red[l]):
  *   RED_IDLE        nothing outstanding; the forward of layer l is free.
@@ -43,15 +56,18 @@
  *                   takes l's fragment opens it (reduction_open: members =
  *                   the joined workers; gate[l] = take + 1 + tau).  Each
  *                   member's arrival is recorded; a failed member is
- *                   dropped (reductions_drop).
+ *                   dropped (reductions_drop); one with no members (its
+ *                   sync timed out before they came) is over at once.
  *   RED_READY       reduction_submit: every member has arrived; the layer
  *                   waits in W->ready for the communication stream.
  *   RED_SENDING     stream_kick hands it to the collective (coll_submit);
  *                   the flows run on the net (net_advance -> on_flow_done
  *                   -> coll_on_flow_done) until the collective ends.
  *   back to idle    on_coll_done -> reduction_done: spans, sync count,
- *                   gate cleared, blocked workers woken (wake), repaired
- *                   workers rejoined when a whole fragment has synced.
+ *                   the result charged to the joined workers that did not
+ *                   take part (result_to_others), gate cleared, blocked
+ *                   workers woken (wake), repaired workers rejoined when a
+ *                   whole fragment has synced.
  *
  * Goodput.  Besides compute-busy time, each worker counts its useful
  * compute: every op it completes adds the op's duration at speed 1 (so a
@@ -65,12 +81,14 @@
  * Both give the results of the full simulation exactly.
  *
  * Stopping unfinished (finished 0, a one-line stop_reason, return 0):
- * DP rolls back MAX_ROLLBACKS times without a new checkpoint; failures
- * keep coming without progress (MAX_IDLE_FAILURES per worker in a row
- * without any worker finishing a step: a recovery slower than the time
- * between failures); a step, latency, transfer or event would not fit
- * before RUN_TIME_MAX_NS; nothing is left to happen (a transfer whose rate
- * is too low to ever complete, or every worker down for good).  Every
+ * DP rolls back MAX_ROLLBACKS times without a new checkpoint; DiLoCo or
+ * streaming begin again MAX_RESTARTS times after the whole group failed
+ * without a sync completing; failures keep coming without progress
+ * (MAX_IDLE_FAILURES per worker in a row without any worker finishing a
+ * step: a recovery slower than the time between failures); a step,
+ * latency, transfer or event would not fit before RUN_TIME_MAX_NS;
+ * nothing is left to happen (a transfer whose rate is too low to ever
+ * complete, or every worker down for good).  Every
  * instant is checked before it is computed, so no ns arithmetic
  * overflows and no NaN or infinity is converted to an integer.
  */
@@ -121,6 +139,11 @@ enum { RED_IDLE, RED_COLLECTING, RED_READY, RED_SENDING };
  * finishing a step and the run stops unfinished (failures faster than a
  * recovery, or than a step). */
 #define MAX_IDLE_FAILURES 100
+/* DiLoCo and streaming: the group emptied (every worker failed, and one
+ * came back from the outer parameters of the last completed sync) this
+ * many times without a sync completing and the run stops unfinished: it
+ * would start again forever (the analogue of MAX_ROLLBACKS). */
+#define MAX_RESTARTS 100
 /* Linux's TCP_RTO_MIN, the floor of a connection's retransmission
  * timeout (network.transport tcp). */
 #define RUN_TCP_RTO_MIN_S 0.2
@@ -159,7 +182,11 @@ typedef struct {
     int dl_flow;       /* recovery download, -1 when none */
     int64_t dl_start;
     int64_t idle_start; /* ns: entered W_DOWN, W_STALLED or W_REJOINING */
+    int64_t rejoin_at; /* W_REJOINING: the step it rejoins at, once the
+                          group has finished the one before (0: not known
+                          yet, the next completed sync sets it) */
     int64_t lost, failures;
+    int64_t counted;   /* the newest step the progress has counted */
     gsl_rng *straggle;
 } worker;
 
@@ -227,6 +254,9 @@ typedef struct {
     int64_t *nom_cum;   /* per op: ns at speed 1 of ops 0..o of a step */
     int M, L, P;
     int64_t T;
+    int64_t take_last;  /* the last apply step of a sync taken: T (measure
+                           run), or T + delay (steady: every sync taken
+                           after a step up to T) */
     sched_spec sch;
     eq_queue q;
     net *net;
@@ -280,9 +310,13 @@ typedef struct {
     int64_t ckpt_cand;  /* DP: step all workers have computed for the next
                            checkpoint (0: none yet) */
     int64_t dp_synced;  /* DP: newest step whose all-reduces completed */
-    int64_t resume_step; /* the step after the newest completed sync */
+    int64_t resume_step; /* the step after the newest completed sync's
+                            apply step */
+    int64_t frontier;   /* the newest step a joined worker has finished */
     int outage;         /* DP: workers stalled for a recovery */
     int rollbacks;      /* DP: outages since the last checkpoint */
+    int restarts;       /* DiLoCo, streaming: the group emptied and began
+                           again since the last completed sync */
     int64_t syncs, failures;
     int64_t idle_failures; /* failures since a worker last ended a step */
     int check_done;     /* something happened that may end the run */
@@ -390,7 +424,7 @@ static int64_t ops_ns(const int64_t *c, int a, int b) {
 /* Offload: worker wi begins step t, after which fragments are taken:
  * their outer state starts its way to the accelerator. */
 static void copy_in(world *W, int wi, int64_t t, int64_t now) {
-    int *fr = W->flist, n = sched_taken_after(&W->sch, t, W->T, fr);
+    int *fr = W->flist, n = sched_taken_after(&W->sch, t, W->take_last, fr);
     for (int k = 0; k < n; k++)
         if (off_copy_in(W->off, wi, fr[k], W->outer_bytes[fr[k]], now) < 0)
             fail_rc(W, MSG_ENOMEM);
@@ -403,9 +437,9 @@ static void offload_merged(world *W, int wi, int64_t now);
  * back to the host and starts copying in what the step's end takes. */
 static void begin_step(world *W, worker *w, int wi, int64_t now) {
     const scn_config *c = W->cfg;
-    w->taken = sched_take_phase(&W->sch, w->step, W->T);
-    if (W->sliced && w->taken)
-        sched_taken_after(&W->sch, w->step, W->T, &w->tfrag); /* P <= H */
+    w->taken = sched_take_phase(&W->sch, w->step, W->take_last);
+    if (W->sliced && w->taken) /* P <= H: one */
+        sched_taken_after(&W->sch, w->step, W->take_last, &w->tfrag);
     if (W->off) offload_merged(W, wi, now);
     if (W->off && w->taken && w->joined) copy_in(W, wi, w->step, now);
     double f = 1.0 / c->speed[wi];
@@ -629,7 +663,8 @@ static void wake(world *W, int list, int64_t now) {
     }
 }
 
-static void rejoin_waiting(world *W, int64_t step, int64_t now);
+static void rejoin_waiting(world *W, int64_t now);
+static void rejoin_due(world *W, int64_t now);
 static void dp_commit(world *W);
 
 /* Offload: fragment f's sync is over; worker i merges its result at the
@@ -715,6 +750,7 @@ static int fsync_layer_done(world *W, int f, int64_t now, int *synced) {
     }
     if (*synced) {
         W->syncs++;
+        W->restarts = 0;
         W->resume_step = take + W->delay + 1;
         /* what reached the outer parameters: the work of the members */
         for (int i = 0; i < W->M; i++) {
@@ -745,7 +781,26 @@ static void layer_closed(world *W, int l, int64_t now) {
     wake(W, l, now);
     if (!closed) return;
     wake(W, W->L + f, now);
-    if (synced) rejoin_waiting(W, W->resume_step, now);
+    if (synced) rejoin_waiting(W, now);
+}
+
+/* Layer l's all-reduce has its result: the joined workers that did not
+ * take part (left out by the sync's timeout, or in the group since the
+ * reduction opened) merge it too, so they receive it, from the lowest
+ * member: its payload bytes are charged to that member's up link and to
+ * each such worker's down link (the copy takes no simulated time: a
+ * worker left out is late for the sync anyway). */
+static void result_to_others(world *W, int l) {
+    const reduction *r = &W->red[l];
+    int src = 0;
+    while (src < W->M && !r->came[src]) src++;
+    if (src == W->M) return;
+    uint64_t bytes = layer_bytes(W, l);
+    for (int i = 0; i < W->M; i++)
+        if (W->w[i].joined && !r->came[i]) {
+            net_link_bytes_add(W->net, 2 * src, bytes);
+            net_link_bytes_add(W->net, 2 * i + 1, bytes);
+        }
 }
 
 /* Layer l's all-reduce has its result (group: at its end; member: at its
@@ -758,6 +813,7 @@ static void reduction_over(world *W, int l, int64_t now) {
     int f = W->frag[l];
     for (int i = 0; i < W->M; i++)
         if (r->came[i]) W->w[i].pend_layers[f]++;
+    result_to_others(W, l);
     if (now > W->end) W->end = now;
     W->check_done = 1;
     layer_closed(W, l, now);
@@ -819,6 +875,13 @@ static void member_gone(world *W, int wi) {
         }
 }
 
+/* Layer l's reduction has nobody left to take part: it is over. */
+static void reduction_void(world *W, int l, int64_t now) {
+    W->red[l].state = RED_IDLE;
+    W->gate[l] = NO_GATE;
+    layer_closed(W, l, now);
+}
+
 /* Worker wi finished the parameter backward of layer l after step t. */
 static void arrive(world *W, int wi, int l, int64_t t, int64_t now) {
     reduction *r = &W->red[l];
@@ -830,6 +893,10 @@ static void arrive(world *W, int wi, int l, int64_t t, int64_t now) {
         if (W->fs[f].take != t) fsync_open(W, f, t, now);
         reduction_open(W, l, t);
         W->last_take[l] = t;
+        if (!r->need) { /* its sync timed out before any member came */
+            reduction_void(W, l, now);
+            return;
+        }
     }
     if (r->state != RED_COLLECTING || r->take != t || !r->member[wi] ||
         r->came[wi])
@@ -852,11 +919,9 @@ static void reduction_leave(world *W, int l, int wi, int64_t now) {
     r->member[wi] = 0;
     r->need--;
     if (r->came[wi]) r->came[wi] = 0, r->arrived--;
-    if (r->need == 0) {
-        r->state = RED_IDLE;
-        W->gate[l] = NO_GATE;
-        layer_closed(W, l, now);
-    } else if (r->arrived == r->need) {
+    if (r->need == 0)
+        reduction_void(W, l, now);
+    else if (r->arrived == r->need) {
         reduction_submit(W, l, now);
     }
 }
@@ -918,8 +983,12 @@ static void dp_checkpoint(world *W, worker *w, int64_t step) {
     dp_commit(W);
 }
 
-static void report_progress(world *W) {
-    if (!W->hooks || !W->hooks->progress) return;
+/* Worker w has ended step w->step - 1.  The progress counts each worker's
+ * steps once (a step redone after a failure or a rollback adds nothing),
+ * so the fraction never goes back nor past 1. */
+static void report_progress(world *W, worker *w) {
+    if (!W->hooks || !W->hooks->progress || w->step - 1 <= w->counted) return;
+    w->counted = w->step - 1;
     if (++W->progress_done < W->progress_next) return;
     W->progress_next += W->T * W->M / 100 + 1;
     W->hooks->progress(W->hooks->progress_ctx,
@@ -1022,10 +1091,13 @@ static void op_next(world *W, int wi, int64_t now) {
         observe(W, RUN_EV_STEP_END, wi, -1, w->step, -1, now);
         if (wi == 0 && W->jumps && w->step % W->period == 0) W->ff_check = 1;
         if (W->sch.method == SCHED_DP) dp_checkpoint(W, w, w->step);
+        int ahead = w->joined && w->step > W->frontier;
+        if (ahead) W->frontier = w->step;
         w->step++;
         W->idle_failures = 0;
-        report_progress(W);
+        report_progress(W, w);
         if (w->step <= W->T) begin_step(W, w, wi, now);
+        if (ahead && W->sch.method != SCHED_DP) rejoin_due(W, now);
     }
     try_advance(W, wi, now);
 }
@@ -1038,6 +1110,7 @@ static const char *const cut_names[] = {"forward_interrupted",
 static void cancel_op(world *W, worker *w, int64_t now) {
     if (w->state == W_BUSY) {
         w->busy += now - w->op_start;
+        if (now > W->end) W->end = now; /* the wall covers every compute */
         w->epoch++;
         int layer, kind;
         op_of(W, w->op, &layer, &kind);
@@ -1093,8 +1166,8 @@ static void start_download(world *W, int wi, int64_t now) {
     fail_rc(W, w->dl_flow);
 }
 
-/* A worker enters the group at `step`: the one after the sync that just
- * completed, whose outer parameters it now holds. */
+/* A worker enters the group at `step` (rejoin_due), holding the outer
+ * parameters of the syncs completed so far. */
 static void rejoin(world *W, int wi, int64_t step, int64_t now) {
     worker *w = &W->w[wi];
     int src = -1;
@@ -1110,13 +1183,86 @@ static void rejoin(world *W, int wi, int64_t step, int64_t now) {
     }
     if (w->state == W_REJOINING) idle_span(W, wi, "rejoin_wait", now);
     w->state = W_READY;
+    w->rejoin_at = 0;
     begin_step(W, w, wi, now);
     try_advance(W, wi, now);
 }
 
-static void rejoin_waiting(world *W, int64_t step, int64_t now) {
+/* The group emptied and begins again from the outer parameters: what was
+ * under way is void, as nobody holds its payloads.  Each fragment sync
+ * in flight is abandoned (the observer hears it without members) and its
+ * layers may be taken again at the same step; the communication stream is
+ * cleared. */
+static void group_restart(world *W, int64_t now) {
+    for (int f = 0; f < W->P; f++) {
+        fsync *fs = &W->fs[f];
+        if (fs->take < 0) continue;
+        for (int l = 0; l < W->L; l++)
+            if (W->frag[l] == f && W->last_take[l] == fs->take)
+                W->last_take[l] = fs->take - 1;
+        int64_t take = fs->take;
+        fs->take = -1;
+        fs->epoch++; /* its timeout, if pending, is void */
+        for (int i = 0; i < W->M; i++) {
+            W->member[i] = 0;
+            W->merge_step[i] = -1;
+            W->w[i].pend_layers[f] = 0;
+        }
+        observe(W, RUN_EV_SYNCED, -1, f, take, -1, now);
+    }
+    for (int l = 0; l < W->L; l++) {
+        W->red[l].state = RED_IDLE;
+        W->rel[l].pending = 0;
+        W->gate[l] = NO_GATE;
+    }
+    W->nready = W->head = 0;
+    W->stream_busy = 0;
+    coll_clear(W->coll, now);
+}
+
+/* Rejoins the repaired workers that are due, never ahead of the group: a
+ * waiting worker rejoins at step rejoin_at (the step after the apply step
+ * of a completed sync) once a joined worker has finished the step before
+ * (at once if one has: blocking syncs, or late: continue, where the
+ * others may be further).  With nobody left in the group they rejoin at
+ * once, at the step after the group's last finished step (or the newest
+ * sync's resume step, if that is sooner): nobody is ahead to wait for. */
+static void rejoin_due(world *W, int64_t now) {
+    int anyone = 0, waiting = 0;
+    for (int i = 0; i < W->M; i++) {
+        anyone |= W->w[i].joined;
+        waiting |= W->w[i].state == W_REJOINING;
+    }
+    if (!waiting) return;
+    if (!anyone) { /* the group begins again from the outer parameters */
+        if (++W->restarts >= MAX_RESTARTS) {
+            stop(W, "the group emptied %d times without a sync completing "
+                 "(failures come faster than syncs)", W->restarts);
+            return;
+        }
+        group_restart(W, now);
+        int64_t step = W->frontier + 1 < W->resume_step ? W->frontier + 1
+                                                        : W->resume_step;
+        W->frontier = step - 1; /* the steps after it are to be done again */
+        for (int i = 0; i < W->M; i++)
+            if (W->w[i].state == W_REJOINING) rejoin(W, i, step, now);
+        return;
+    }
+    for (int i = 0; i < W->M; i++) {
+        const worker *w = &W->w[i];
+        if (w->state == W_REJOINING && w->rejoin_at &&
+            W->frontier >= w->rejoin_at - 1)
+            rejoin(W, i, w->rejoin_at, now);
+    }
+}
+
+/* A sync has completed: the repaired workers waiting for one rejoin at
+ * the step after its apply step (W->resume_step). */
+static void rejoin_waiting(world *W, int64_t now) {
     for (int i = 0; i < W->M; i++)
-        if (W->w[i].state == W_REJOINING) rejoin(W, i, step, now);
+        if (W->w[i].state == W_REJOINING && !W->w[i].rejoin_at)
+            W->w[i].rejoin_at = W->resume_step;
+    rejoin_due(W, now);
 }
 
 /* DP: a failure stops everybody and rolls back to the last checkpoint. */
@@ -1210,6 +1356,12 @@ static void on_fail(world *W, int wi, int64_t now, int64_t repair) {
             w->lost += lost / W->P;
             w->nom_lost += nlost / W->P;
             w->joined = 0;
+            for (int p = 0; p < W->P; p++) { /* its arrivals count for
+                                                 nothing, also if it
+                                                 comes back to the take */
+                W->fs[p].arrived[wi] = 0;
+                w->pend_layers[p] = 0;
+            }
             for (int l = 0; l < W->L; l++)
                 if (W->red[l].state == RED_READY ||
                     W->red[l].state == RED_SENDING)
@@ -1220,6 +1372,7 @@ static void on_fail(world *W, int wi, int64_t now, int64_t repair) {
             W->check_done = 1;
         }
         w->state = W_DOWN;
+        rejoin_due(W, now); /* the last one in the group: nobody to wait for */
     }
     w->idle_start = now;
     if (repair >= now && repair <= RUN_TIME_MAX_NS)
@@ -1243,10 +1396,11 @@ static void on_download_done(world *W, int wi, int64_t now) {
         dp_resume(W, now);
         return;
     }
+    /* it waits for the apply point of the newest completed sync if the
+     * group has not reached it yet, else of the next one */
     w->state = W_REJOINING;
-    int anyone = 0;
-    for (int i = 0; i < W->M; i++) anyone |= W->w[i].joined;
-    if (!anyone) rejoin(W, wi, W->resume_step, now);
+    w->rejoin_at = W->resume_step > W->frontier + 1 ? W->resume_step : 0;
+    rejoin_due(W, now);
 }
 
 /* ---- net callbacks ------------------------------------------------------ */
@@ -1427,6 +1581,7 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
         if (w->state == W_BUSY) w->op_start += D;
         w->idle_start += D;
         w->step += K;
+        w->counted += K;
     }
     for (int l = 0; l < W->L; l++) {
         reduction *r = &W->red[l];
@@ -1621,6 +1776,7 @@ static int world_init(world *W, const scn_config *c, const run_hooks *h,
     if (sched_normalize(&W->sch, err, errlen)) return MSG_EINPUT;
     W->P = W->sch.P;
     W->delay = sched_delay(&W->sch);
+    W->take_last = c->measure == SCN_MEASURE_STEADY ? W->T + W->delay : W->T;
     W->sliced = W->sch.layout == SCHED_SLICED;
     check_inputs(W);
     W->net_at = INT64_MAX;
@@ -1853,6 +2009,17 @@ static void close_spans(world *W) {
     }
 }
 
+/* The syncs taken after a step up to T whose apply step lies past T
+ * (t in (T - delay, T]): measure run does not take them; steady waits for
+ * them. */
+static int64_t not_waited(const world *W) {
+    if (W->take_last > W->T) return 0;
+    int64_t n = 0;
+    for (int64_t t = W->T; t > W->T - W->delay && t >= 1; t--)
+        n += sched_taken_after(&W->sch, t, INT64_MAX, NULL);
+    return n;
+}
+
 static void fill_result(const world *W, int done, uint64_t events,
                         run_result *out) {
     memset(out, 0, sizeof *out);
@@ -1873,6 +2040,7 @@ static void fill_result(const world *W, int done, uint64_t events,
     out->events = events;
     out->delays = W->delays;
     out->timeouts = W->timeouts;
+    out->syncs_not_waited = not_waited(W);
     double peak = 0;
     for (int i = 0; i < W->M; i++) {
         const worker *w = &W->w[i];

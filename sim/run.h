@@ -4,7 +4,8 @@
  * run_simulate builds the world of a scenario (workers with their compute
  * DAG, WAN links, the collective stream, failure processes, the method's
  * schedule), runs the event loop to the end of the last inner step and of
- * every sync that step needs, and fills a run_result.  Same config, same
+ * every sync that step needs (cfg->measure steady: of every sync taken
+ * after a step up to the last), and fills a run_result.  Same config, same
  * result, bit for bit; with cfg->full or without (the engine then
  * fast-forwards where that gives the same result: run.c).
  *
@@ -62,7 +63,9 @@ typedef struct {
     int finished;               /* 1 when every live worker did them all */
     char stop_reason[RUN_REASON_MAX]; /* finished 0: why, one line;
                                          finished 1: "" */
-    int64_t wall_ns;            /* ns from start to the last step's end */
+    int64_t wall_ns;            /* ns from start to the last step's end,
+                                   or later: the last sync waited for, an
+                                   op a failure cut short */
     double wall_time_s;         /* the same in s */
     int64_t compute_ns;         /* ns of compute, summed over workers
                                    (the sums saturate at INT64_MAX) */
@@ -85,6 +88,11 @@ typedef struct {
                                    (--full or not: the same count) */
     run_delays delays;          /* effective sync delays, steps */
     int64_t timeouts;           /* syncs whose timeout left workers out */
+    int64_t syncs_not_waited;   /* syncs the schedule takes after a step up
+                                   to `steps` but applies after the last
+                                   step: measure run neither sends nor
+                                   waits for them (a longer run would);
+                                   0 with measure steady, which does */
     run_worker per_worker[SCN_MAX_WORKERS];
 } run_result;
 

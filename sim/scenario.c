@@ -341,6 +341,11 @@ static int p_completion(const char *s, void *o) {
     return scn__parse_index(s, o, n, 2);
 }
 static const enum_def E_COMPLETION = {"group, member", p_completion};
+static int p_measure(const char *s, void *o) {
+    static const char *const n[] = {"run", "steady"};
+    return scn__parse_index(s, o, n, 2);
+}
+static const enum_def E_MEASURE = {"run, steady", p_measure};
 
 
 static const field split_fields[] = {
@@ -443,6 +448,7 @@ static const field root_fields[] = {
     K_OBJ("train", scn__train_fields),
     K_I64("steps", steps, 1, 1e12),
     K_U64("seed", seed, 0, EXACT_INT),
+    K_ENUM("measure", measure, E_MEASURE),
     K_STR("name"),
     K_STR("description"),
     {.key = "variants", .type = F_VARIANTS},
@@ -1514,6 +1520,7 @@ void scn_defaults(scn_config *c) {
 
     c->steps = 1000;
     c->seed = 1;
+    c->measure = SCN_MEASURE_RUN;
 
     c->has_train = 0;
     train_config_default(&c->train);

@@ -57,6 +57,13 @@ typedef enum { SCN_FIFO, SCN_FORWARD_FIRST } scn_reduce_order;
  * result at its first step boundary after the sync completes. */
 typedef enum { SCN_LATE_WAIT, SCN_LATE_CONTINUE } scn_late;
 
+/* What a run measures (the "measure" key): the run as scheduled (run: a
+ * sync whose apply step lies past the last step is not taken, so the
+ * last steps send and wait for nothing), or a steady-state reading
+ * (steady: every sync taken after a step up to the last is sent, and the
+ * run waits for it, as a longer run would). */
+typedef enum { SCN_MEASURE_RUN, SCN_MEASURE_STEADY } scn_measure;
+
 /* What "Gbit" means in bandwidth keys: 1e9 bits (si) or 2^30 (binary). */
 typedef enum { SCN_GBIT_SI, SCN_GBIT_BINARY } scn_gbit;
 
@@ -168,6 +175,7 @@ typedef struct {
 
     int64_t steps;           /* inner steps to simulate, >= 1 */
     uint64_t seed;
+    scn_measure measure;     /* run (default) or steady */
 
     /* numerics: the "train" section, for `dilosim train` (the timing half
      * ignores it).  has_train 0: absent, and train holds

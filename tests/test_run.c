@@ -576,6 +576,133 @@ END_TEST
  * step 3x slower) keep CU at 1 but goodput at 1/3; a half-speed worker
  * is busy all the time at half the goodput; work redone after a DP
  * rollback counts once. */
+/* ---- measure: the syncs past the last step ----------------------------- */
+
+/* The syncs of fragment position q (offset o_q = floor((q+1)H/P), H where
+ * that is 0) are applied after o_q + kH and taken `delay` steps earlier
+ * (tau, or H with outer or eager overlap).  A run of T steps takes those
+ * with 1 <= take and apply <= T; the ones with take <= T < apply are not
+ * waited for (measure run), or taken and waited for (measure steady). */
+static void sync_counts(int H, int P, int delay, int64_t T, int64_t *taken,
+                        int64_t *trailing) {
+    *taken = *trailing = 0;
+    for (int q = 0; q < P; q++) {
+        int64_t o = (int64_t)(q + 1) * H / P;
+        if (!o) o = H;
+        for (int64_t apply = o; apply - delay <= T; apply += H) {
+            if (apply - delay < 1) continue;
+            if (apply <= T) ++*taken;
+            else ++*trailing;
+        }
+    }
+}
+
+START_TEST(syncs_not_waited_closed_form) {
+    static const char *const overlaps[] = {"inner", "outer", "eager"};
+    int cases = 0, trailing_cases = 0;
+    for (int ov = 0; ov < 3; ov++)
+        for (int H = 2; H <= 6; H++)
+            for (int P = 1; P <= 4; P++)
+                for (int tau = 0; tau < (ov ? 1 : H); tau++)
+                    for (int64_t T = 3 * H - 1; T <= 3 * H + 1; T++) {
+                        char sets[5][64];
+                        snprintf(sets[0], 64, "method.overlap=\"%s\"",
+                                 overlaps[ov]);
+                        snprintf(sets[1], 64, "method.H=%d", H);
+                        snprintf(sets[2], 64, "method.fragments=%d", P);
+                        snprintf(sets[3], 64, "method.tau=%d", tau);
+                        snprintf(sets[4], 64, "steps=%lld", (long long)T);
+                        const char *doc =
+                            "{\"model\": {\"params\": 4e6, \"layers\": 4,"
+                            " \"step_time_s\": 0.1},"
+                            " \"workers\": {\"count\": 2},"
+                            " \"network\": {\"bandwidth_gbps\": 10},"
+                            " \"method\": {\"name\": \"streaming\"}}";
+                        scn_config cfg;
+                        run_result run = SIM(doc, sets[0], sets[1], sets[2],
+                                             sets[3], sets[4]);
+                        run_result steady = SIM(doc, sets[0], sets[1],
+                                                sets[2], sets[3], sets[4],
+                                                "measure=\"steady\"");
+                        int64_t taken, trailing;
+                        sync_counts(H, P, ov ? H : tau, T, &taken, &trailing);
+                        ck_assert_msg(run.syncs == taken &&
+                                      run.syncs_not_waited == trailing &&
+                                      steady.syncs == taken + trailing &&
+                                      steady.syncs_not_waited == 0,
+                                      "%s H %d P %d tau %d T %lld: syncs %lld"
+                                      " + %lld not waited, steady %lld + %lld"
+                                      " (expected %lld + %lld)",
+                                      overlaps[ov], H, P, tau, (long long)T,
+                                      (long long)run.syncs,
+                                      (long long)run.syncs_not_waited,
+                                      (long long)steady.syncs,
+                                      (long long)steady.syncs_not_waited,
+                                      (long long)taken, (long long)trailing);
+                        ck_assert(steady.wall_ns >= run.wall_ns);
+                        cases++;
+                        trailing_cases += trailing > 0;
+                    }
+    ck_assert_int_gt(trailing_cases, cases / 4);
+}
+END_TEST
+
+/* DiLoCo, one layer of 1e6 parameters (bf16: S = 2e6 bytes), 0.1 s steps,
+ * H 5, T = 5k, 2 workers at 0.016 Gbit/s (2e6 B/s): the ring takes
+ * C = 2 x (S/2)/B = 1 s, against H t = 0.5 s of compute.
+ *
+ * Blocking, inner overlap: each outer step is H t of compute, then C:
+ * the steady-state bound H t / (H t + C) is every run's, and the sync
+ * after the last step applies after it too: nothing is left out.
+ *
+ * Outer overlap: the sync taken after step jH runs while steps
+ * jH+1..(j+1)H compute, and the arrival for the next one waits for it: a
+ * period lasts max(H t, C) = C, and the steady-state bound is H t / C =
+ * 0.5.  The sync taken after step T would apply after T + H: measure run
+ * does not take it (1 not waited), so the run ends with the sync taken
+ * after T - H: wall = H t + (k-1) C, utilization k H t / (H t + (k-1) C),
+ * above the bound (4/7 = 0.571 for k 4).  Measure steady waits for it:
+ * wall = H t + k C, utilization k H t / (H t + k C), below the bound
+ * by the first period, which overlaps no sync (4/9 = 0.444 for k 4); both
+ * tend to the bound as k grows. */
+START_TEST(measure_steady_closed_forms) {
+    scn_config cfg;
+    const char *doc =
+        "{\"model\": {\"params\": 1e6, \"layers\": 1, \"step_time_s\": 0.1},"
+        " \"workers\": {\"count\": 2},"
+        " \"network\": {\"bandwidth_gbps\": 0.016},"
+        " \"method\": {\"name\": \"diloco\", \"H\": 5}}";
+    double Ht = 0.5, C = ring_s(2e6, 2, 2e6, 0);
+    ck_assert_double_eq_tol(C, 1.0, 1e-12);
+    for (int k = 2; k <= 6; k++) {
+        char steps[32];
+        snprintf(steps, sizeof steps, "steps=%d", 5 * k);
+        double T = 5 * k * 0.1;
+        run_result b = SIM(doc, steps);
+        run_result bs = SIM(doc, steps, "measure=\"steady\"");
+        ck_assert_int_eq(b.syncs_not_waited, 0);
+        ck_assert_double_eq_tol(b.compute_utilization, Ht / (Ht + C), 1e-9);
+        ck_assert_double_eq_tol(bs.compute_utilization, Ht / (Ht + C), 1e-9);
+        ck_assert_int_eq(bs.wall_ns, b.wall_ns);
+
+        run_result o = SIM(doc, steps, "method.overlap=\"outer\"");
+        run_result os = SIM(doc, steps, "method.overlap=\"outer\"",
+                            "measure=\"steady\"");
+        ck_assert_int_eq(o.syncs, k - 1);
+        ck_assert_int_eq(o.syncs_not_waited, 1);
+        ck_assert_int_eq(os.syncs, k);
+        ck_assert_int_eq(os.syncs_not_waited, 0);
+        ck_assert_double_eq_tol(o.wall_time_s, Ht + (k - 1) * C, 1e-9);
+        ck_assert_double_eq_tol(os.wall_time_s, Ht + k * C, 1e-9);
+        ck_assert_double_eq_tol(o.compute_utilization, T / (Ht + (k - 1) * C),
+                                1e-9);
+        ck_assert_double_eq_tol(os.compute_utilization, T / (Ht + k * C), 1e-9);
+        ck_assert(o.compute_utilization > Ht / C);  /* beats the bound */
+        ck_assert(os.compute_utilization < Ht / C); /* does not */
+    }
+}
+END_TEST
+
 START_TEST(goodput_closed_forms) {
     scn_config cfg;
     run_result r = SIM(one_b, "method.name=diloco",
@@ -858,6 +985,8 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, defect7_input_errors_are_einput);
     tcase_add_test(tc, times_exact);
     tcase_add_test(tc, goodput_closed_forms);
+    tcase_add_test(tc, syncs_not_waited_closed_form);
+    tcase_add_test(tc, measure_steady_closed_forms);
     tcase_add_test(tc, trace_back_to_back_slices_do_not_nest);
     tcase_add_test(tc, trace_args_and_failure_spans);
     tcase_add_test(tc, trace_steps_window);

@@ -463,15 +463,15 @@ END_TEST
  * (applied after 2, 6, 10), fragment 1 after 3, 7, 11.  Repaired at 10 s,
  * worker 1 waits for the next fragment sync to complete: fragment 0's
  * taken after step 9, whose layer 0 ends step 9 at 10.8 s.  It rejoins at
- * the step after that sync's apply step, 9 + tau + 1 = 11, at 10.8 s,
- * while worker 0 begins step 10: the rejoined worker starts tau steps
- * ahead.  Its steps 11, 12 are [10.8, 12.0], [12.0, 13.2] (the sync taken
- * after step 11 gates step 13 only); worker 0 ends step 12 at 14.4 s.
- * Worker 1 computed 8.05 + 2.4 = 10.45 s.  Bytes a worker in rings with
- * both members: fragment syncs taken after 1, 3, 5, 11 (two layers each)
- * and layer 3 of the one taken after 7 (it arrived at 7.8 s, before the
- * failure; layer 1 at 8.2 s would have been after): 9 x 2e6 = 18e6;
- * worker 0 also sends the 16e6-byte download. */
+ * the step after that sync's apply step, 9 + tau + 1 = 11, once the group
+ * has finished step 10: worker 0 computes step 10 in [10.8, 12.0], and
+ * worker 1 rejoins at 12.0 s, never ahead of it (the engine once rejoined
+ * it at 10.8 s, tau steps ahead).  Both compute steps 11, 12 in
+ * [12.0, 14.4].  Worker 1 computed 8.05 + 2.4 = 10.45 s.  Bytes a worker
+ * in rings with both members: fragment syncs taken after 1, 3, 5, 11 (two
+ * layers each) and layer 3 of the one taken after 7 (it arrived at 7.8 s,
+ * before the failure; layer 1 at 8.2 s would have been after): 9 x 2e6 =
+ * 18e6; worker 0 also sends the 16e6-byte download. */
 START_TEST(streaming_failure_rejoin_with_tau) {
     trace_tmp t;
     trace_write(&t, "8.05 1 down\n10 1 up\n");
@@ -487,8 +487,8 @@ START_TEST(streaming_failure_rejoin_with_tau) {
     span_rec *c = compute_track(&sp, 1, &n);
     ck_assert_int_eq(n, 6 * 12 + 8 + 2 * 12);
     ck_assert_int_eq(c[6 * 12 + 8].step, 11);
-    ck_assert_int_eq(c[6 * 12 + 8].start, NS(10.8));
-    ck_assert_int_eq(c[n - 1].end, NS(13.2));
+    ck_assert_int_eq(c[6 * 12 + 8].start, NS(12.0));
+    ck_assert_int_eq(c[n - 1].end, NS(14.4));
     free(c);
     c = compute_track(&sp, 0, &n);
     int k = 0;
@@ -497,6 +497,39 @@ START_TEST(streaming_failure_rejoin_with_tau) {
     ck_assert_int_eq(c[k].start, NS(10.8));
     free(c);
     spans_free(&sp);
+}
+END_TEST
+
+/* A sync timeout leaves the slow worker out: DiLoCo, H 2, 4 steps, 3
+ * workers, one layer of 1e6 parameters in fp32 (S = 4e6 bytes), worker 2
+ * at half speed (2 s steps), unbounded links, timeout 0.5 s.
+ *   Workers 0, 1 end step 2 at 2.0 s and arrive; worker 2 is in step 2
+ *   until 4.0 s: at 2.5 s it is left out, and the ring of {0, 1} runs at
+ *   once (each sends and receives 2 x S/2 = S).  Steps 3, 4 of workers
+ *   0, 1 [2.5, 4.5]; again left out at 5.0 s.  Worker 2 ends at 8.0 s.
+ * Worker 2 merges both results: it receives each from worker 0, S per
+ * sync.  Bytes: worker 0 sends 2S (rings) + 2S (to worker 2) = 16e6 and
+ * receives 2S; worker 1 sends and receives 2S; worker 2 receives 2S and
+ * sends nothing.  (The engine once charged worker 2 nothing.) */
+static const char *diloco3_slow =
+    "{\"model\": {\"params\": 1e6, \"layers\": 1, \"step_time_s\": 1},"
+    " \"workers\": {\"count\": 3, \"speed\": [1, 1, 0.5]},"
+    " \"network\": {\"bandwidth_gbps\": \"inf\"},"
+    " \"method\": {\"name\": \"diloco\", \"H\": 2, \"codec\": \"fp32\"},"
+    " \"steps\": 4}";
+
+START_TEST(sync_timeout_left_out_worker_receives_the_result) {
+    run_result r = SIM(NULL, diloco3_slow, "method.sync_timeout_s=0.5");
+    ck_assert_int_eq(r.timeouts, 2);
+    ck_assert_int_eq(r.syncs, 2);
+    ck_assert_int_eq(r.wall_ns, NS(8.0));
+    ck_assert(r.per_worker[0].bytes_sent == 16e6);
+    ck_assert(r.per_worker[0].bytes_received == 8e6);
+    ck_assert(r.per_worker[1].bytes_sent == 8e6);
+    ck_assert(r.per_worker[1].bytes_received == 8e6);
+    ck_assert(r.per_worker[2].bytes_sent == 0);
+    ck_assert(r.per_worker[2].bytes_received == 8e6);
+    ck_assert(r.bytes_sent_total == 24e6);
 }
 END_TEST
 
@@ -1165,6 +1198,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, streaming_failure_lost_per_fragment_and_rejoin);
     tcase_add_test(tc, streaming_failure_lost_sequential);
     tcase_add_test(tc, streaming_failure_rejoin_with_tau);
+    tcase_add_test(tc, sync_timeout_left_out_worker_receives_the_result);
     tcase_add_test(tc, failure_during_allreduce_restarts_among_survivors);
     tcase_add_test(tc, recovery_download_finite_bandwidth);
     tcase_add_test(tc, recovery_download_shares_link_with_ring);
@@ -1180,6 +1214,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, trace_spans_tile_compute);
     suite_add_tcase(s, tc);
     TCase *dc = tcase_create("defects");
+    tcase_set_timeout(dc, 60);
     tcase_add_test(dc, defect_lost_dropped_allreduce);
     tcase_add_test(dc, defect_lost_partial_fragment);
     tcase_add_test(dc, defect_dp_checkpoint_before_allreduce);

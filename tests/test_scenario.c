@@ -529,8 +529,8 @@ START_TEST(test_text_details) {
     /* Columns count characters, not bytes. */
     FAIL("{\"name\": \"\xC3\xA9t\xC3\xA9\", \"x\": 1}",
          "s.json:1:17: x: unknown key (expected one of: model, workers, "
-         "network, method, faults, train, steps, seed, name, description, "
-         "variants, sweep)");
+         "network, method, faults, train, steps, seed, measure, name, "
+         "description, variants, sweep)");
     /* CRLF line ends. */
     FAIL("{\r\n  \"steps\": -1\r\n}\r\n",
          "s.json:2:12: steps: -1 is out of range (expected an integer in "
@@ -538,8 +538,8 @@ START_TEST(test_text_details) {
     /* Messages are one line whatever the keys hold. */
     FAIL("{\"a\\nb\": 1}",
          "s.json:1:2: a?b: unknown key (expected one of: model, workers, "
-         "network, method, faults, train, steps, seed, name, description, "
-         "variants, sweep)");
+         "network, method, faults, train, steps, seed, measure, name, "
+         "description, variants, sweep)");
     /* Escapes and integers written as 1e3 or 1.0 are fine. */
     load_ok("{\"name\": \"\\u00e9\\ud83d\\ude00\\\"\\\\\\/\\b\\f\\n\\r\\t\",\n"
             " \"steps\": 1e3, \"seed\": 2.0}",
@@ -687,8 +687,8 @@ START_TEST(test_unknown_keys) {
     FAIL(TOP("\"steps\": 5,\n  \"step\": 5"),
          "s.json:3:3: step: unknown key (did you mean steps? expected one "
          "of: model, workers, "
-         "network, method, faults, train, steps, seed, name, description, "
-         "variants, sweep)");
+         "network, method, faults, train, steps, seed, measure, name, "
+         "description, variants, sweep)");
     FAIL(IN("model", "\"Params\": 1"),
          "s.json:3:5: model.Params: unknown key (did you mean model.params? "
          "expected one of: params, "
@@ -1165,7 +1165,7 @@ START_TEST(test_set_errors) {
              "--set modle.params=1: modle: unknown key (did you mean model? "
              "expected one of: "
              "model, workers, network, method, faults, train, steps, seed, "
-             "name, description, variants, sweep)");
+             "measure, name, description, variants, sweep)");
     FAIL_SET("{}", "workers={\"count\": 2, \"speed\": [1, 0]}",
              "--set workers={\"count\": 2, \"speed\": [1, 0]}: "
              "workers.speed[1]: 0 is out of range (expected a number in "
@@ -2154,8 +2154,8 @@ START_TEST(test_defect8_utf8) {
     /* A column counts code points. */
     FAIL("{\"name\": \"\xe2\x82\xac\", \"x\": 1}",
          "s.json:1:15: x: unknown key (expected one of: model, workers, "
-         "network, method, faults, train, steps, seed, name, description, "
-         "variants, sweep)");
+         "network, method, faults, train, steps, seed, measure, name, "
+         "description, variants, sweep)");
 }
 END_TEST
 
@@ -2635,8 +2635,8 @@ START_TEST(test_cost_file_limits_and_bom) {
              "bandwidths_gbps, pricing, egress_usd_per_gb)");
     FAIL("\xEF\xBB\xBF{\"x\": 1}",
          "s.json:1:2: x: unknown key (expected one of: model, workers, "
-         "network, method, faults, train, steps, seed, name, description, "
-         "variants, sweep)");
+         "network, method, faults, train, steps, seed, measure, name, "
+         "description, variants, sweep)");
 }
 END_TEST
 

@@ -2,26 +2,39 @@
  * fuzz_run.c -- libFuzzer target: a small bounded run_simulate
  * (sim/run.h) of a fuzzed scenario.
  *
- * Input: as fuzz_scenario.c, document \0 variant \0 override ...  A
- * scenario that loads is clamped to a tiny world so that one run takes
- * milliseconds: at most 50 steps, 8 workers and 8 layers (the schedule
- * cut down to match and normalised again), unbounded bandwidths made
- * 100 Gbit/s, random failures no more often than every 10 steps, no
- * trace file.  Everything else (step time, latency, codecs, stragglers,
- * the schedule) is run as loaded.
+ * Input: as fuzz_scenario.c, document \0 variant \0 override ..., where
+ * an override that starts with "#trace" is instead a fault trace
+ * (sim/faults.h), used in place of the document's failures when it
+ * parses.  A scenario that loads is clamped to a tiny world so that one
+ * run takes milliseconds: at most 50 steps, 8 workers and 8 layers (the
+ * schedule cut down to match and normalised again), unbounded bandwidths
+ * made 100 Gbit/s, random failures no more often than every 10 steps, no
+ * trace file but the input's own.  Everything else (step time, latency,
+ * codecs, stragglers, the schedule) is run as loaded.  A DiLoCo or
+ * streaming config is then run again with another overlap mode drawn from
+ * the input's bytes (inner, outer, eager; tau 0 and a layout other than
+ * sliced where the mode needs them) and with failures: its own, or when
+ * it has none, random ones every 10 to 40 steps repaired in 1 to 10,
+ * drawn too.
  *
  * Checks: no crash, leak or undefined behaviour; the run succeeds (a
- * valid config without a trace only fails when out of memory); 0 <=
- * utilization <= 1 overall and per worker; times >= 0; bytes finite and
- * >= 0; the same config run twice (the second time with a timeline and
+ * valid config only fails when out of memory); 0 <= utilization <= 1
+ * overall and per worker, goodput too when no worker is faster than
+ * speed 1; a finished run's wall covers its steps (T steps at the fastest
+ * worker's step time: some worker computed each); times >= 0; bytes
+ * finite and >= 0; the same config run twice (the second time with a
+ * timeline and
  * progress hooks, whose spans and fractions are checked; a timeline turns
  * the engine's fast-forward off, so this also holds the fast-forward to
  * the full simulation) gives the same result; in the second run the
  * observer's events keep the protocol a coupled trainer relies on (a
  * worker computes its steps in order and
  * contributes after the step it computed; a sync's result never reaches
- * a worker that has already computed its merge step; members contributed).
+ * a worker that has already computed its merge step; members contributed,
+ * since their last failure; a repaired worker rejoins at most at the step
+ * after the newest one any worker has finished, never ahead of the group).
  */
+#include "../../sim/faults.h"
 #include "../../sim/run.h"
 #include "fuzz.h"
 
@@ -86,6 +99,18 @@ static void check_result(const run_result *r, const scn_config *c) {
                   (long long)r->steps);
     if (!unit(r->compute_utilization))
         fuzz_fail("compute_utilization %.17g", r->compute_utilization);
+    double fastest = 0; /* the highest speed: each step lasts at least
+                           llround(step / fastest) ns */
+    for (int w = 0; w < c->workers; w++)
+        if (c->speed[w] > fastest) fastest = c->speed[w];
+    int64_t least = llround((double)r->step_ns / fastest) - 1; /* 1 ns:
+                                                       the op ends' rounding */
+    if (r->finished && r->wall_ns / r->steps < least)
+        fuzz_fail("wall %lld ns for %lld steps of at least %lld ns",
+                  (long long)r->wall_ns, (long long)r->steps,
+                  (long long)least);
+    if (fastest <= 1 && !unit(r->goodput))
+        fuzz_fail("goodput %.17g", r->goodput);
     if (!finite_ge0(r->wall_time_s)) fuzz_fail("wall_time_s %g", r->wall_time_s);
     if (!finite_ge0(r->compute_time_s))
         fuzz_fail("compute_time_s %g", r->compute_time_s);
@@ -105,6 +130,8 @@ static void check_result(const run_result *r, const scn_config *c) {
         const run_worker *p = &r->per_worker[w];
         if (!unit(p->utilization))
             fuzz_fail("worker %d utilization %.17g", w, p->utilization);
+        if (fastest <= 1 && !unit(p->goodput))
+            fuzz_fail("worker %d goodput %.17g", w, p->goodput);
         if (!finite_ge0(p->compute_time_s) || !finite_ge0(p->bytes_sent) ||
             !finite_ge0(p->bytes_received) || !finite_ge0(p->lost_compute_s))
             fuzz_fail("worker %d: compute %g s, bytes %g up %g down, lost "
@@ -166,6 +193,7 @@ static void on_progress(void *ctx, double fraction) {
 typedef struct {
     int M, tau;
     int64_t last[MAX_WORKERS];             /* last step computed */
+    int64_t ended;                         /* newest step any ended */
     int64_t take[MAX_LAYERS];              /* per fragment: open sync */
     uint8_t came[MAX_LAYERS][MAX_WORKERS]; /*   its contributors */
 } protocol;
@@ -185,6 +213,7 @@ static int observe(void *ctx, const run_event *e, char *err, size_t errlen) {
         if (e->step != p->last[w])
             fuzz_fail("worker %d ends step %lld, computed %lld", w,
                       (long long)e->step, (long long)p->last[w]);
+        if (e->step > p->ended) p->ended = e->step;
         break;
     case RUN_EV_CONTRIBUTE:
         if (e->step != p->last[w] ||
@@ -209,10 +238,20 @@ static int observe(void *ctx, const run_event *e, char *err, size_t errlen) {
         p->take[f] = -1;
         memset(p->came[f], 0, sizeof p->came[f]);
         break;
+    case RUN_EV_FAILED: /* what it contributed counts for nothing */
+        for (int k = 0; k < MAX_LAYERS; k++) p->came[k][w] = 0;
+        break;
     case RUN_EV_REJOINED:
+        if (e->step > p->ended + 1)
+            fuzz_fail("worker %d rejoins at step %lld, the group has "
+                      "finished %lld", w, (long long)e->step,
+                      (long long)p->ended);
         p->last[w] = e->step - 1;
+        if (e->src < 0) /* nobody in the group: it begins again there */
+            p->ended = e->step - 1;
         break;
     case RUN_EV_ROLLBACK:
+        p->ended = e->step;
         for (int i = 0; i < p->M; i++) p->last[i] = e->step;
         for (int k = 0; k < MAX_LAYERS; k++) {
             p->take[k] = -1;
@@ -225,36 +264,116 @@ static int observe(void *ctx, const run_event *e, char *err, size_t errlen) {
     return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    fuzz_parts p;
-    if (fuzz_split(data, size, &p)) return 0;
-    const char *variant, *sets[FUZZ_MAX_PARTS];
-    int nset = fuzz_scenario_args(&p, &variant, sets);
-
-    static scn_config cfg;       /* large: not on the stack */
+/* Runs a clamped config twice, the second time with every hook, and
+ * checks both runs (see the header comment). */
+static void check_config(const scn_config *cfg) {
     static run_result r1, r2;
-    int rc = load(p.part[0], p.len[0], variant, sets, nset, &cfg);
-    fuzz_parts_free(&p);
-    if (rc != 0 || clamp(&cfg) != 0) return 0;
-
     char err[FUZZ_ERRLEN] = "";
-    if (run_simulate(&cfg, NULL, &r1, err, sizeof err) != 0)
+    if (run_simulate(cfg, NULL, &r1, err, sizeof err) != 0)
         fuzz_fail("run_simulate failed: %s", err);
-    check_result(&r1, &cfg);
-    hook_ctx h = {cfg.workers, 0};
+    check_result(&r1, cfg);
+    hook_ctx h = {cfg->workers, 0};
     static protocol pr;
     memset(&pr, 0, sizeof pr);
-    pr.M = cfg.workers;
-    sched_spec s = cfg.sched;
-    s.layers = cfg.layers;
+    pr.M = cfg->workers;
+    sched_spec s = cfg->sched;
+    s.layers = cfg->layers;
     char e2[256];
     pr.tau = sched_normalize(&s, e2, sizeof e2) ? 0 : s.tau;
     for (int k = 0; k < MAX_LAYERS; k++) pr.take[k] = -1;
     run_hooks hooks = {.span = on_span, .span_ctx = &h, .progress = on_progress,
                        .progress_ctx = &h, .observe = observe,
                        .observe_ctx = &pr};
-    if (run_simulate(&cfg, &hooks, &r2, err, sizeof err) != 0)
+    if (run_simulate(cfg, &hooks, &r2, err, sizeof err) != 0)
         fuzz_fail("second run_simulate failed: %s", err);
     check_same(&r1, &r2);
+}
+
+/* The input's own draws: FNV-1a of its bytes. */
+static uint64_t input_hash(const uint8_t *data, size_t size) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < size; i++) h = (h ^ data[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Another overlap mode, drawn from h, with failures (drawn too when the
+ * config has none).  Returns 0, or -1 when there is nothing to draw (DP)
+ * or the schedule does not allow the mode. */
+static int draw_overlap(scn_config *c, uint64_t h) {
+    sched_spec *s = &c->sched;
+    if (s->method == SCHED_DP) return -1;
+    s->overlap = (sched_overlap)((s->overlap + 1 + h % 2) % 3);
+    h /= 2;
+    if (s->overlap != SCHED_INNER) { /* a delay of H: tau 0, not sliced */
+        s->tau = 0;
+        memset(c->tau_extra, 0, sizeof c->tau_extra);
+        if (s->layout == SCHED_SLICED) s->layout = SCHED_STRIDED;
+    }
+    char err[256];
+    if (sched_normalize(s, err, sizeof err)) return -1;
+    if (c->faults.mtbf_s == 0 && !c->trace_path[0]) {
+        double step = scn_step_time_s(c);
+        c->faults.mtbf_s = step * (double)(10 + h % 31);
+        h /= 31;
+        c->faults.mttr_s = step * (double)(1 + h % 10);
+        h /= 10;
+        c->faults.dist = h % 2 ? FAULTS_WEIBULL : FAULTS_EXPONENTIAL;
+        if (c->faults.weibull_shape <= 0) c->faults.weibull_shape = 1.5;
+        c->seed ^= h;
+    }
+    return 0;
+}
+
+/* Takes the first override that starts with "#trace" out of sets (its
+ * text in *trace, NULL when none); returns the overrides left. */
+static int take_trace(const char **sets, int nset, const char **trace) {
+    *trace = NULL;
+    for (int i = 0; i < nset; i++)
+        if (!strncmp(sets[i], "#trace", 6)) {
+            *trace = sets[i];
+            memmove(sets + i, sets + i + 1, (size_t)(nset - i - 1) * sizeof *sets);
+            return nset - 1;
+        }
+    return nset;
+}
+
+/* The input's trace for the clamped config: written to a temporary file
+ * named in c->trace_path (path: to unlink; "" when there is none, or it
+ * does not parse for the config's workers). */
+static void use_trace(scn_config *c, const char *trace, char path[64]) {
+    path[0] = '\0';
+    if (!trace) return;
+    faults_trace *t;
+    char err[FUZZ_ERRLEN];
+    if (faults_trace_parse(trace, strlen(trace), "trace", c->workers, &t, err,
+                           sizeof err))
+        return;
+    faults_trace_free(t);
+    if (fuzz_temp(trace, strlen(trace), path)) {
+        path[0] = '\0';
+        return;
+    }
+    snprintf(c->trace_path, sizeof c->trace_path, "%s", path);
+    c->faults.mtbf_s = 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    fuzz_parts p;
+    if (fuzz_split(data, size, &p)) return 0;
+    const char *variant, *sets[FUZZ_MAX_PARTS], *trace;
+    int nset = fuzz_scenario_args(&p, &variant, sets);
+    nset = take_trace(sets, nset, &trace);
+
+    static scn_config cfg; /* large: not on the stack */
+    int rc = load(p.part[0], p.len[0], variant, sets, nset, &cfg);
+    char path[64] = "";
+    if (rc == 0 && clamp(&cfg) == 0) {
+        use_trace(&cfg, trace, path);
+        check_config(&cfg);
+        if (draw_overlap(&cfg, input_hash(data, size)) == 0)
+            check_config(&cfg);
+    }
+    if (path[0]) unlink(path);
+    fuzz_parts_free(&p);
     return 0;
 }

@@ -246,8 +246,11 @@ int cli_load(const cli_options *o, const char *const *more, int nmore,
     return 0;
 }
 
-void cli_csv_comment(FILE *f) {
-    fprintf(f, "# dilosim %s (%s)\n", DILOSIM_VERSION, version_revision());
+void cli_csv_comment(FILE *f) { cli_csv_comment_note(f, ""); }
+
+void cli_csv_comment_note(FILE *f, const char *note) {
+    fprintf(f, "# dilosim %s (%s)%s\n", DILOSIM_VERSION, version_revision(),
+            note);
 }
 
 void cli_csv_number(FILE *f, double x) {

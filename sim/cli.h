@@ -134,6 +134,10 @@ void cli_csv_number(FILE *f, double x);
  * (REVISION)".  CSV readers skip it as a comment (gnuplot does). */
 void cli_csv_comment(FILE *f);
 
+/* cli_csv_comment, the line ending with note (scn_gbit_note: what the
+ * Gbit of its Gbit/s columns is; "" for none). */
+void cli_csv_comment_note(FILE *f, const char *note);
+
 /* Seconds on a monotonic clock (for wall-clock figures). */
 double cli_now_s(void);
 

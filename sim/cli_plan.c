@@ -12,6 +12,7 @@
 #include "memory.h"
 #include "plan.h"
 #include "report.h"
+#include "version.h"
 
 static const char help[] =
     "usage: dilosim plan SCENARIO.json --target-cu CU [--cost FILE.json]\n"
@@ -22,11 +23,14 @@ static const char help[] =
     "\n"
     "For each method (each variant of the scenario, or its base):\n"
     "  - the least bandwidth per worker link (network.bandwidth_gbps: every\n"
-    "    worker's up and down link) in 0.01..100000 Gbit/s that reaches the\n"
-    "    target compute utilization (CU) at the scenario's latency: a scan\n"
-    "    of 10 points per decade, then Brent's method on log10 bandwidth\n"
-    "    between the first point reaching the target and the one before, to\n"
-    "    1e-6 relative (bisection where CU jumps); CU there is >= the target;\n"
+    "    worker's up and down link) in 0.01..100000 Gbit/s from which the\n"
+    "    compute utilization (CU) stays >= the target at every bandwidth\n"
+    "    evaluated above it, at the scenario's latency: a scan of 10 points\n"
+    "    per decade, then Brent's method on log10 bandwidth between the last\n"
+    "    point below the target and the next one, to 1e-6 relative\n"
+    "    (bisection where CU jumps; where CU falls as bandwidth grows, the\n"
+    "    scan refined to 0.5% steps there, as 'dilosim table' does); CU\n"
+    "    there is >= the target;\n"
     "  - the latency limit: at 1.05 x that bandwidth, the largest one-way\n"
     "    latency (network.latency_ms, every worker) in 0..1000 ms up to\n"
     "    which CU stays >= the target (a scan of 0 and 0.001..1000 ms, then\n"
@@ -116,10 +120,11 @@ static void write_notes(FILE *f, const plan_result *r) {
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         if (m->bandwidth_dip)
-            fprintf(f, "note: %s: CU falls somewhere as bandwidth grows; the "
-                    "least bandwidth is a\ncrossing after the first point "
-                    "of a 10-per-decade scan that reaches the target.\n",
-                    m->name);
+            fprintf(f, "note: %s: CU falls somewhere as bandwidth grows;\n"
+                    "the least bandwidth is the least from which CU stays >= "
+                    "the target at every\nbandwidth evaluated above it (a "
+                    "10-per-decade scan, refined to %g%% steps\nwhere CU "
+                    "falls).\n", m->name, 100 * TABLE_SCAN_STEP);
         if (m->latency_rise)
             fprintf(f, "note: %s: CU rises somewhere as latency grows; the "
                     "limit is a crossing\nbefore the first point of a "
@@ -690,7 +695,11 @@ static void json_cost(FILE *f, const plan_result *r) {
 }
 
 static void write_json(FILE *f, const char *scenario, const plan_result *r) {
-    fputs("{\n  \"scenario\": ", f);
+    fputs("{\n  \"version\": ", f);
+    json_string(f, DILOSIM_VERSION);
+    fputs(",\n  \"revision\": ", f);
+    json_string(f, version_revision());
+    fputs(",\n  \"scenario\": ", f);
     json_string(f, scenario);
     fputs(",\n  ", f);
     json_num(f, "target_cu", r->target_cu, ",\n  ");

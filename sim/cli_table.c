@@ -24,13 +24,19 @@ static const char help[] =
     "each grid value.  For each threshold the table gives\n"
     "  - the first grid value with CU >= threshold (the paper's convention,\n"
     "    printed to one decimal);\n"
-    "  - the exact crossing, where CU = threshold: Brent's method on log10\n"
-    "    of the value, between that grid value and the one before, to 1e-6\n"
-    "    relative (4 significant digits shown); where CU jumps across the\n"
-    "    threshold, bisection to the least value with CU >= threshold\n"
-    "    (method 'bisection'); and CU at the crossing.\n"
-    "'<= V': the first grid value V already reaches the threshold;\n"
-    "'> V': no grid value (up to V) does.\n"
+    "  - the exact crossing: the least value from which CU >= threshold at\n"
+    "    every value evaluated above it (4 significant digits shown), and CU\n"
+    "    there.  Brent's method on log10 of the value finds CU = threshold\n"
+    "    between the last grid value below the threshold and the next one,\n"
+    "    to 1e-6 relative; where CU jumps across it, bisection to the least\n"
+    "    value reaching it (method 'bisection').  CU need not be monotone:\n"
+    "    where the values evaluated show it falling as the value grows, that\n"
+    "    grid interval (and each next one while CU still falls there) is\n"
+    "    scanned at 0.5% steps, then bisection after the last value below\n"
+    "    the threshold (method 'scan').  'dilosim plan' finds its least\n"
+    "    bandwidth the same way.\n"
+    "'<= V': every value evaluated, from the first grid value V on, reaches\n"
+    "the threshold; '> V': the last grid value V does not.\n"
     "\n"
     "options:\n"
     "  --thresholds LIST  CU thresholds, increasing, each in (0, 1]\n"
@@ -55,11 +61,15 @@ static const char help[] =
     "                     terminal (for logs)\n"
     "  -h, --help         show this help\n"
     "\n"
-    "CSV columns: variant,threshold,grid_gbps,exact_gbps,cu_at_exact,method\n"
-    "(values of KEY, whatever KEY is).  grid_gbps is empty when no grid\n"
-    "value reaches the threshold; exact_gbps and cu_at_exact are empty\n"
-    "unless method is brent or bisection; method below_grid: the crossing\n"
-    "is at or below grid_gbps; not_reached: above the last grid value.\n"
+    "CSV columns: variant,threshold,grid_V,exact_V,cu_at_exact,method, V\n"
+    "being gbps for the default KEY, else KEY's last part (grid_latency_ms\n"
+    "for network.latency_ms); the values are KEY's.  grid_V is empty when\n"
+    "no grid value reaches the threshold; exact_V and cu_at_exact are\n"
+    "empty unless method is brent, bisection or scan; method below_grid:\n"
+    "the crossing is at or below the first grid value; not_reached: above\n"
+    "the last.  The first line is a comment, '# dilosim VERSION (REVISION)',\n"
+    "ending with '; Gbit = 2^30 bits (network.gbit binary)' when the\n"
+    "scenario counts binary Gbit (see the man page).\n"
     "\n"
     "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
 
@@ -81,9 +91,28 @@ static void csv_text(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-static void write_csv(FILE *f, const table_result *r) {
-    cli_csv_comment(f);
-    fputs("variant,threshold,grid_gbps,exact_gbps,cu_at_exact,method\n", f);
+/* What the value columns are named after: "gbps" for the bandwidth (the
+ * default key), else the key's last part ("latency_ms" for
+ * network.latency_ms). */
+static const char *value_name(const char *key) {
+    if (!strcmp(key, DEFAULT_KEY)) return "gbps";
+    const char *dot = strrchr(key, '.');
+    return dot ? dot + 1 : key;
+}
+
+static void write_csv(FILE *f, const table_result *r, const char *key) {
+    int64_t binary = 0;
+    for (int b = 0; b < r->nblocks; b++)
+        binary += r->block[b].gbit == SCN_GBIT_BINARY;
+    cli_csv_comment_note(f, scn_gbit_note(binary, r->nblocks));
+    char col[2 * SCN_NAME_MAX + 16];
+    fputs("variant,threshold,", f);
+    snprintf(col, sizeof col, "grid_%s", value_name(key));
+    csv_text(f, col);
+    snprintf(col, sizeof col, "exact_%s", value_name(key));
+    fputc(',', f);
+    csv_text(f, col);
+    fputs(",cu_at_exact,method\n", f);
     for (int b = 0; b < r->nblocks; b++)
         for (int i = 0; i < r->block[b].nrows; i++) {
             const table_row *row = &r->block[b].row[i];
@@ -118,11 +147,13 @@ static void write_block(FILE *f, const table_block *b, const char *key,
         fprintf(f, "%9g  %16s  %14s  %14s  %s\n", row->threshold, first, exact,
                 cu, how);
     }
-    if (b->dip >= 0)
+    table_point from, to;
+    if (table_block_fall(b, values, &from, &to))
         fprintf(f, "note: CU is not monotone: it falls from %.4f at %.4g to "
-                "%.4f at %.4g; each\nrow holds the first crossing on the grid"
-                ", one crossing inside its bracket.\n", b->cu[b->dip - 1],
-                values[b->dip - 1], b->cu[b->dip], values[b->dip]);
+                "%.4f at %.4g;\neach exact crossing is the least value from "
+                "which every value evaluated\nreaches the threshold (method "
+                "scan: where CU falls, the grid is scanned\nat %g%% steps)."
+                "\n", from.cu, from.v, to.cu, to.v, 100 * TABLE_SCAN_STEP);
 }
 
 /* The options a table needs beyond cli_options. */
@@ -166,7 +197,7 @@ typedef struct {
 
 static void write_output(FILE *f, const void *ctx) {
     const table_output *t = ctx;
-    if (t->csv) write_csv(f, t->r);
+    if (t->csv) write_csv(f, t->r, t->a->key);
     else write_blocks(f, t->a, t->r);
 }
 

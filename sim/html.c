@@ -615,12 +615,13 @@ void html_thresholds(FILE *f, const table_result *t, const double *grid,
     fputs("</tbody>\n</table>\n", f);
     for (int k = 0; k < t->nblocks; k++) {
         const table_block *b = &t->block[k];
-        if (b->dip < 0) continue;
+        table_point from, to;
+        if (!table_block_fall(b, grid, &from, &to)) continue;
         char msg[256 + SCN_NAME_MAX];
         snprintf(msg, sizeof msg, "%s: CU is not monotone: it falls from "
-                 "%.4f at %.4g to %.4f at %.4g; each cell holds the first "
-                 "crossing on the grid.", b->name, b->cu[b->dip - 1],
-                 grid[b->dip - 1], b->cu[b->dip], grid[b->dip]);
+                 "%.4f at %.4g to %.4f at %.4g; each exact value is the least "
+                 "from which every value evaluated reaches the threshold.",
+                 b->name, from.cu, from.v, to.cu, to.v);
         note(f, msg);
     }
 }

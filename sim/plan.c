@@ -234,9 +234,8 @@ int plan_cost_load(const char *path, plan_cost *out, char *err,
 
 /* ---- searches ---------------------------------------------------------- */
 
-/* The scan grids (grid.h specs): bandwidth PLAN_MIN_GBPS..PLAN_MAX_GBPS,
- * latency 0 then 0.001..PLAN_MAX_LATENCY_MS ms, 10 points per decade. */
-#define BANDWIDTH_SCAN "logspace:-2:5:71"
+/* The scan grids (grid.h specs): bandwidth PLAN_BANDWIDTH_SCAN, latency
+ * 0 then 0.001..PLAN_MAX_LATENCY_MS ms, 10 points per decade. */
 #define LATENCY_SCAN "logspace:-3:3:61"
 #define MAX_SCAN 72
 
@@ -395,14 +394,14 @@ static int changed_cu(void *ctx, double v, double *cu, char *err,
 }
 
 /* The least bandwidth of nblocks curves (fn over ctx[b]) into
- * blocks[b].row[0].exact (AT_START: the first scan point) and dip; their
- * CU arrays are freed. */
+ * blocks[b].row[0].exact (table_need, as `dilosim table` finds a row;
+ * AT_START: the first scan point) and dip; their CU arrays are freed. */
 static int scan_least(work *w, const plan_spec *spec, int nblocks,
                       table_cu_fn fn, void *const *ctx, table_block *blocks,
                       char *err, size_t errlen) {
     double grid[MAX_SCAN];
     int n;
-    int rc = scan_grid(BANDWIDTH_SCAN, grid, &n, err, errlen);
+    int rc = scan_grid(PLAN_BANDWIDTH_SCAN, grid, &n, err, errlen);
     if (rc) return rc;
     if (w->pr) w->pr->total += (int64_t)nblocks * (n + 1);
     rc = table_run_on(nblocks, fn, ctx, grid, n, &spec->target_cu, 1,
@@ -428,7 +427,8 @@ static int find_least(work *w, const plan_spec *spec, plan_result *out,
                         errlen);
     for (int m = 0; m < w->n && !rc; m++) {
         out->method[m].least = w->blocks[m].row[0].exact;
-        out->method[m].bandwidth_dip = w->blocks[m].dip >= 0;
+        out->method[m].bandwidth_dip = w->blocks[m].dip >= 0 ||
+                                       w->blocks[m].row[0].exact.scans;
     }
     return rc;
 }
@@ -452,7 +452,7 @@ static int find_sensitivity(work *w, const plan_spec *spec, plan_result *out,
     for (int b = 0; b < nb && !rc; b++) {
         plan_sensitive *x = &out->method[b % w->n].sens[b / w->n];
         x->least = blocks[b].row[0].exact;
-        x->bandwidth_dip = blocks[b].dip >= 0;
+        x->bandwidth_dip = blocks[b].dip >= 0 || x->least.scans;
     }
     free(blocks);
     return rc;

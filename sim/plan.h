@@ -7,14 +7,15 @@
  * how the answer moves when an assumption changes, and what a whole
  * training costs.
  *
- * - Least bandwidth: the smallest network.bandwidth_gbps (every worker's
- *   up and down link) in [PLAN_MIN_GBPS, PLAN_MAX_GBPS] with CU >= the
- *   target, at the scenario's own latency: a table over a scan of 10
- *   points per decade (the first scan point reaching the target and the
- *   one before bracket the crossing; table_solve over log10 bandwidth, to
- *   1e-6 relative), reported on the reaching side, so CU there is >= the
- *   target.  Scanning first keeps the answer the first crossing where CU
- *   is not monotone in bandwidth.
+ * - Least bandwidth: the least network.bandwidth_gbps (every worker's
+ *   up and down link) in [PLAN_MIN_GBPS, PLAN_MAX_GBPS] from which CU >=
+ *   the target at every bandwidth evaluated above it, at the scenario's
+ *   own latency: table_need over a scan of 10 points per decade (the last
+ *   scan point below the target and the next one bracket the crossing,
+ *   solved over log10 bandwidth to 1e-6 relative; where CU falls as
+ *   bandwidth grows, the scan is refined to TABLE_SCAN_STEP there), the
+ *   definition and the code `dilosim table` uses for its rows, reported
+ *   on the reaching side, so CU there is >= the target.
  * - Latency limit: at PLAN_LATENCY_MARGIN (1.05) times that bandwidth,
  *   the largest one-way latency of every pair of workers (every worker's
  *   network.latency_ms, in place of a network.latency_matrix_ms) in
@@ -72,6 +73,8 @@
 
 #define PLAN_MIN_GBPS 0.01
 #define PLAN_MAX_GBPS 100000.0
+#define PLAN_BANDWIDTH_SCAN "logspace:-2:5:71" /* PLAN_MIN_GBPS..PLAN_MAX_GBPS,
+                                                  10 points per decade */
 #define PLAN_MAX_LATENCY_MS 1000.0
 #define PLAN_LATENCY_MARGIN 1.05
 #define PLAN_HOURS_PER_MONTH 730.0
@@ -227,7 +230,8 @@ typedef struct {
 typedef struct {
     char name[SCN_NAME_MAX]; /* the variant, or the method for the base */
     int workers;
-    int bandwidth_dip;       /* CU falls somewhere on the bandwidth scan */
+    int bandwidth_dip;       /* CU falls somewhere on the bandwidth scan
+                                (least.scans: near the least one) */
     int latency_rise;        /* CU rises somewhere on the latency scan */
     table_crossing least;    /* FOUND: the least bandwidth is least.v_hi,
                                 CU least.cu_hi; AT_START: <= PLAN_MIN_GBPS

@@ -1154,6 +1154,14 @@ double scn_gbit_bits(scn_gbit g) {
     return g == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
 }
 
+const char *scn_gbit_note(int64_t nbinary, int64_t npoints) {
+    if (nbinary <= 0) return "";
+    return nbinary >= npoints
+               ? "; Gbit = 2^30 bits (network.gbit binary)"
+               : "; Gbit = 2^30 bits where network.gbit is binary, else 1e9 "
+                 "bits";
+}
+
 double scn_latency_ms(const scn_config *c, int i, int j) {
     if (c->has_latency_matrix)
         return c->latency_matrix_ms[i * c->workers + j];

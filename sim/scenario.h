@@ -70,6 +70,13 @@ typedef enum { SCN_GBIT_SI, SCN_GBIT_BINARY } scn_gbit;
 /* Bits in one Gbit: 1e9 (si) or 2^30 (binary). */
 double scn_gbit_bits(scn_gbit g);
 
+/* What the Gbit of a CSV of npoints points, nbinary of them counting
+ * binary Gbit, is, as its comment line ends: "" when none does (1e9 bits,
+ * the default), "; Gbit = 2^30 bits (network.gbit binary)" when all do,
+ * "; Gbit = 2^30 bits where network.gbit is binary, else 1e9 bits"
+ * otherwise. */
+const char *scn_gbit_note(int64_t nbinary, int64_t npoints);
+
 /* How a flow uses its share of the links: at once (ideal), or as a TCP
  * connection with slow start and restart after idle (tcp). */
 typedef enum { SCN_TRANSPORT_IDEAL, SCN_TRANSPORT_TCP } scn_transport;

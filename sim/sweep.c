@@ -72,7 +72,9 @@ struct sweep {
     char *header;                      /* with its newline */
     uint64_t digest;                   /* of every point's config */
     sweepfile_id id;                   /* the output's identity */
-    char digest_line[SWEEPFILE_LINE_MAX]; /* its first line (sweepfile.h) */
+    char digest_line[SWEEPFILE_LINE_MAX]; /* its first line (sweepfile.h),
+                                          ending with the Gbit note */
+    const char *gbit_note;             /* scn_gbit_note of the points */
 
     FILE *f;                           /* the rows' stream */
     char *target;                      /* OUT, its links followed */
@@ -458,6 +460,7 @@ static int validate(sweep *sw, char *err, size_t errlen) {
     if (!cfg) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     int rc = MSG_OK;
     str vals = {0};
+    int64_t nbinary = 0;
     sw->digest = rng_mix((uint64_t)sw->npoints);
     sw->digest = rng_mix(sw->digest ^ scn_digest_bytes(sw->header,
                                                        strlen(sw->header)));
@@ -469,6 +472,7 @@ static int validate(sweep *sw, char *err, size_t errlen) {
             rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
         sw->digest = rng_mix(sw->digest ^ cfg->digest);
         sw->digest = rng_mix(sw->digest ^ scn_digest_bytes(vals.s, vals.n));
+        nbinary += !rc && cfg->gbit == SCN_GBIT_BINARY;
     }
     free(vals.s);
     free(cfg);
@@ -476,6 +480,12 @@ static int validate(sweep *sw, char *err, size_t errlen) {
                             .nshards = s->nshards,
                             .npoints = s->nshards ? sw->npoints : 0};
     sweepfile_line(&sw->id, sw->digest_line);
+    /* The unit of the Gbit/s columns after the version: not part of the
+     * identity a resume compares. */
+    sw->gbit_note = scn_gbit_note(nbinary, sw->npoints);
+    size_t n = strlen(sw->digest_line) - 1; /* before its newline */
+    snprintf(sw->digest_line + n, sizeof sw->digest_line - n, "%s\n",
+             sw->gbit_note);
     return rc;
 }
 
@@ -715,6 +725,9 @@ static int open_output(sweep *sw, char *err, size_t errlen) {
     }
     sw->written = sw->kept;
     if (fresh && s->out) fputs(sw->digest_line, sw->f);
+    else if (fresh && *sw->gbit_note) /* a stream: the line, no identity */
+        fprintf(sw->f, "%s%s", SWEEPFILE_STREAM_PREFIX,
+                sw->digest_line + sw->id.len);
     if (fresh) fputs(sw->header, sw->f);
     if (fflush(sw->f))
         return out_error(sw, errno, err, errlen);

@@ -296,6 +296,8 @@ static int write_merged(part **by, int n, const char *out, char *err,
     if (!of.is_stdout)
         fprintf(of.f, "%.*s%s", (int)strlen(SWEEPFILE_PREFIX) + 16, p1->first,
                 p1->first + p1->id.len);
+    else if (strstr(p1->first + p1->id.len, SWEEPFILE_NOTE))
+        fprintf(of.f, "%s%s", SWEEPFILE_STREAM_PREFIX, p1->first + p1->id.len);
     fputs(p1->header, of.f);
     char *line = NULL;
     size_t cap = 0;

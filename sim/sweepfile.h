@@ -16,13 +16,25 @@
  * comes before " (dilosim" is the file's identity: a resumed sweep must
  * find its own there (another sweep, another shard, or the whole sweep
  * for a shard is refused); the version and revision after it only say
- * which build wrote the file.
+ * which build wrote the file.  When the points count binary Gbit, the
+ * line ends with what the Gbit/s columns mean (scn_gbit_note), e.g.
+ *
+ *     # dilosim sweep digest 0123456789abcdef (dilosim 0.7.0, 29a73df);
+ *       Gbit = 2^30 bits (network.gbit binary)
+ *
+ * and a sweep to a stream (no output file, no identity) starts with the
+ * line from " (dilosim" on after SWEEPFILE_STREAM_PREFIX:
+ *
+ *     # dilosim sweep (dilosim 0.7.0, 29a73df); Gbit = 2^30 bits (...)
+ *
+ * (without the note, a stream has no such line: the header comes first).
  *
  * Merging reads shards 1..N of one sweep and writes the file the whole
  * sweep writes, byte for byte: the digest line without the shard (the
  * version and revision of shard 1's line), the header, then the rows in
  * point order, row p from shard p % N + 1.  To a stream (no output file)
- * it writes what the sweep writes to one: the header and the rows.
+ * it writes what the sweep writes to one: the stream's line when shard
+ * 1's line has a Gbit note, the header and the rows.
  */
 #ifndef DILOSIM_SWEEPFILE_H
 #define DILOSIM_SWEEPFILE_H
@@ -31,6 +43,8 @@
 #include <stdint.h>
 
 #define SWEEPFILE_PREFIX "# dilosim sweep digest "
+#define SWEEPFILE_STREAM_PREFIX "# dilosim sweep"
+#define SWEEPFILE_NOTE "); " /* the end of the version, then a note */
 #define SWEEPFILE_MAX_SHARDS 10000000
 #define SWEEPFILE_LINE_MAX 256   /* a first line, with its newline */
 

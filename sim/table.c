@@ -128,6 +128,16 @@ static void remember(solve *s, double x, double v, double cu) {
     s->cu[s->n++] = cu;
 }
 
+/* CU at v from fn, which must be finite.  Returns 0 or an error code. */
+static int cu_at(table_cu_fn fn, void *ctx, double v, double *cu, char *err,
+                 size_t errlen) {
+    int rc = fn(ctx, v, cu, err, errlen);
+    if (!rc && !isfinite(*cu))
+        rc = msg_set(err, errlen, MSG_EFAIL,
+                     "compute utilization is not finite at %g", v);
+    return rc;
+}
+
 /* The value and CU at solver coordinate x, from memory or simulated.
  * Returns 0, or the error code (also kept in s->rc: after a failure
  * nothing more is simulated). */
@@ -141,10 +151,7 @@ static int point_at(solve *s, double x, double *v, double *cu) {
     if (s->rc) return s->rc;
     *v = s->log_scale ? pow(10, x) : x;
     s->evals++;
-    int rc = s->fn(s->ctx, *v, cu, s->err, s->errlen);
-    if (!rc && !isfinite(*cu))
-        rc = msg_set(s->err, s->errlen, MSG_EFAIL,
-                     "compute utilization is not finite at %g", *v);
+    int rc = cu_at(s->fn, s->ctx, *v, cu, s->err, s->errlen);
     if (rc) return s->rc = rc;
     remember(s, x, *v, *cu);
     return 0;
@@ -223,9 +230,39 @@ static int solve_bisect(solve *s, double xb, double xr, table_crossing *out) {
     return 0;
 }
 
-int table_solve(table_cu_fn fn, void *ctx, double threshold,
-                table_point below, table_point reach, int log_scale,
-                table_crossing *out, char *err, size_t errlen) {
+/* The values a search evaluated: kept sorted by v (pointset_sort). */
+typedef struct {
+    int n, cap;
+    table_point *p;
+} pointset;
+
+static int pointset_add(pointset *ps, double v, double cu) {
+    if (ps->n == ps->cap) {
+        int cap = ps->cap ? 2 * ps->cap : 64;
+        table_point *p = realloc(ps->p, (size_t)cap * sizeof *p);
+        if (!p) return MSG_ENOMEM;
+        ps->p = p;
+        ps->cap = cap;
+    }
+    ps->p[ps->n++] = (table_point){v, cu};
+    return 0;
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = ((const table_point *)a)->v, y = ((const table_point *)b)->v;
+    return (x > y) - (x < y);
+}
+
+static void pointset_sort(pointset *ps) {
+    qsort(ps->p, (size_t)ps->n, sizeof *ps->p, by_value);
+}
+
+/* table_solve; bisect: bisection only (no Brent); ps (or NULL): every
+ * point the solve knew, its two ends included, appended. */
+static int solve_points(table_cu_fn fn, void *ctx, double threshold,
+                        table_point below, table_point reach, int log_scale,
+                        int bisect, table_crossing *out, pointset *ps,
+                        char *err, size_t errlen) {
     if (!(below.cu < threshold && reach.cu >= threshold) ||
         (log_scale && !(below.v > 0 && reach.v > 0)))
         return msg_set(err, errlen, MSG_EINPUT, "no crossing of %g "
@@ -247,11 +284,166 @@ int table_solve(table_cu_fn fn, void *ctx, double threshold,
     remember(s, xr, reach.v, reach.cu);
     memset(out, 0, sizeof *out);
     out->status = TABLE_FOUND;
-    int rc = solve_brent(s, xb, xr, out);
+    int rc = bisect ? 0 : solve_brent(s, xb, xr, out);
     if (rc == 0) rc = solve_bisect(s, xb, xr, out);
     out->evals = s->evals;
+    for (int i = 0; i < s->n && ps && rc >= 0; i++)
+        if (pointset_add(ps, s->v[i], s->cu[i]))
+            rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     free(s);
     return rc < 0 ? rc : 0;
+}
+
+int table_solve(table_cu_fn fn, void *ctx, double threshold,
+                table_point below, table_point reach, int log_scale,
+                table_crossing *out, char *err, size_t errlen) {
+    return solve_points(fn, ctx, threshold, below, reach, log_scale, 0, out,
+                        NULL, err, errlen);
+}
+
+/* ---- the value needed -------------------------------------------------- */
+
+/* A search in progress (table_need). */
+typedef struct {
+    table_cu_fn fn;
+    void *ctx;
+    int log_scale;
+    pointset ps;       /* every value evaluated at or above the start */
+    int evals;
+    char *err;
+    size_t errlen;
+} need;
+
+/* The first fall of CU among the values evaluated in [a, b] (ps sorted):
+ * 1 and the two points, or 0 when CU never falls there. */
+static int fall_in(const pointset *ps, double a, double b, table_point *from,
+                   table_point *to) {
+    int lo = 0, hi = ps->n; /* the first point with v >= a */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (ps->p[mid].v < a) lo = mid + 1;
+        else hi = mid;
+    }
+    for (int i = lo; i + 1 < ps->n && ps->p[i + 1].v <= b; i++)
+        if (ps->p[i + 1].cu < ps->p[i].cu - TABLE_DIP_TOL) {
+            *from = ps->p[i];
+            *to = ps->p[i + 1];
+            return 1;
+        }
+    return 0;
+}
+
+/* Evaluates the interior of [a, b] at `parts` equal steps (over log10 v
+ * on a log scale): parts - 1 values. */
+static int eval_interior(need *nd, double a, double b, int parts) {
+    double xa = nd->log_scale ? log10(a) : a;
+    double xb = nd->log_scale ? log10(b) : b;
+    for (int i = 1; i < parts; i++) {
+        double x = xa + (xb - xa) * i / parts;
+        double v = nd->log_scale ? pow(10, x) : x, cu;
+        nd->evals++;
+        int rc = cu_at(nd->fn, nd->ctx, v, &cu, nd->err, nd->errlen);
+        if (!rc && pointset_add(&nd->ps, v, cu))
+            rc = msg_set(nd->err, nd->errlen, MSG_ENOMEM, "out of memory");
+        if (rc) return rc;
+    }
+    pointset_sort(&nd->ps);
+    return 0;
+}
+
+/* Evaluates the interior of [a, b] at steps of at most TABLE_SCAN_STEP
+ * (at most TABLE_SCAN_MAX values). */
+static int scan_interval(need *nd, double a, double b) {
+    double span = nd->log_scale ? log10(b) - log10(a) : b - a;
+    double step = nd->log_scale ? log10(1 + TABLE_SCAN_STEP)
+                                : TABLE_SCAN_STEP * fmax(fabs(a), fabs(b));
+    double parts = ceil(span / step);
+    return eval_interior(nd, a, b,
+                         parts > TABLE_SCAN_MAX + 1 ? TABLE_SCAN_MAX + 1
+                                                    : (int)parts);
+}
+
+/* Scans grid interval `from` when the values evaluated in it show CU
+ * falling, then each next one while its scan still does; the count and
+ * the first fall seen into x. */
+static int scan_falls(need *nd, const double *grid, int n, int from,
+                      table_crossing *x) {
+    table_point f, t;
+    int falls = from + 1 < n && fall_in(&nd->ps, grid[from], grid[from + 1],
+                                        &f, &t);
+    for (int j = from; falls && j + 1 < n; j++) {
+        int rc = scan_interval(nd, grid[j], grid[j + 1]);
+        if (rc) return rc;
+        falls = fall_in(&nd->ps, grid[j], grid[j + 1], &f, &t);
+        if (falls && !x->scans) {
+            x->fall_from = f;
+            x->fall_to = t;
+        }
+        x->scans++;
+    }
+    return 0;
+}
+
+/* After a scan: the crossing between the last value evaluated with CU < c
+ * and the next one, by bisection (AT_START when every value reaches c). */
+static int solve_last(need *nd, double c, table_crossing *x) {
+    int k = nd->ps.n;
+    while (k > 0 && nd->ps.p[k - 1].cu >= c) k--;
+    table_crossing found = *x;
+    if (k == 0) {
+        found.status = TABLE_AT_START;
+        *x = found;
+        return 0;
+    }
+    int rc = solve_points(nd->fn, nd->ctx, c, nd->ps.p[k - 1], nd->ps.p[k],
+                          nd->log_scale, 1, &found, NULL, nd->err,
+                          nd->errlen);
+    if (rc) return rc;
+    found.evals += nd->evals;
+    found.scans = x->scans;
+    found.fall_from = x->fall_from;
+    found.fall_to = x->fall_to;
+    *x = found;
+    return 0;
+}
+
+int table_need(table_cu_fn fn, void *ctx, double c, const double *grid,
+               const double *cu, int n, int log_scale, table_row *row,
+               char *err, size_t errlen) {
+    int first = 0, last = n - 1;
+    while (first < n && !(cu[first] >= c)) first++;
+    while (last >= 0 && cu[last] >= c) last--;
+    *row = (table_row){.threshold = c, .grid_index = first < n ? first : -1,
+                       .grid_value = first < n ? grid[first] : NAN};
+    table_crossing *x = &row->exact;
+    x->v = x->cu = x->v_hi = x->cu_hi = NAN;
+    x->status = last < 0 ? TABLE_AT_START : TABLE_NOT_REACHED;
+    if (last == n - 1) return 0;
+    need nd = {.fn = fn, .ctx = ctx, .log_scale = log_scale, .err = err,
+               .errlen = errlen};
+    int start = last < 0 ? 0 : last, rc = 0;
+    for (int p = start; p < n && !rc; p++)
+        if (pointset_add(&nd.ps, grid[p], cu[p]))
+            rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    if (!rc && last >= 0) {
+        table_point below = {grid[last], cu[last]};
+        table_point reach = {grid[last + 1], cu[last + 1]};
+        rc = solve_points(fn, ctx, c, below, reach, log_scale, 0, x, &nd.ps,
+                          err, errlen);
+        nd.evals = x->evals;
+        /* a look for falls the solver's points may straddle */
+        if (!rc) rc = eval_interior(&nd, below.v, reach.v,
+                                    TABLE_CHECK_POINTS + 1);
+    }
+    if (!rc) {
+        pointset_sort(&nd.ps);
+        rc = scan_falls(&nd, grid, n, start, x);
+    }
+    if (!rc && !x->scans) x->evals = nd.evals;
+    if (!rc && x->scans) rc = solve_last(&nd, c, x);
+    if (x->status != TABLE_FOUND) x->v = x->cu = x->v_hi = x->cu_hi = NAN;
+    free(nd.ps.p);
+    return rc;
 }
 
 /* ---- a table ----------------------------------------------------------- */
@@ -285,26 +477,10 @@ static void row_out(void *arg, int i, void **ptr, size_t *len) {
 static int row_task(void *arg, int i, char *err, size_t errlen) {
     run_job *j = arg;
     table_block *blk = &j->blocks[i / j->nthresholds];
-    table_row *row = &blk->row[i % j->nthresholds];
-    void *ctx = j->ctx[i / j->nthresholds];
-    double c = j->thresholds[i % j->nthresholds];
-    int k = 0;
-    while (k < j->npoints && !(blk->cu[k] >= c)) k++;
-    *row = (table_row){.threshold = c, .grid_index = k < j->npoints ? k : -1,
-                       .grid_value = k < j->npoints ? j->grid[k] : NAN};
-    row->exact.v = row->exact.cu = row->exact.v_hi = row->exact.cu_hi = NAN;
-    if (k == j->npoints) {
-        row->exact.status = TABLE_NOT_REACHED;
-        return 0;
-    }
-    if (k == 0) {
-        row->exact.status = TABLE_AT_START;
-        return 0;
-    }
-    table_point below = {j->grid[k - 1], blk->cu[k - 1]};
-    table_point reach = {j->grid[k], blk->cu[k]};
-    return table_solve(j->fn, ctx, c, below, reach, j->log_scale,
-                       &row->exact, err, errlen);
+    return table_need(j->fn, j->ctx[i / j->nthresholds],
+                      j->thresholds[i % j->nthresholds], j->grid, blk->cu,
+                      j->npoints, j->log_scale,
+                      &blk->row[i % j->nthresholds], err, errlen);
 }
 
 static void free_blocks(table_block *blocks, int n) {
@@ -368,6 +544,22 @@ int table_first_dip(const double *cu, int n, int rising) {
                    : cu[k] > cu[k - 1] + TABLE_DIP_TOL)
             return k;
     return -1;
+}
+
+int table_block_fall(const table_block *b, const double *values,
+                     table_point *from, table_point *to) {
+    if (b->dip >= 0) {
+        *from = (table_point){values[b->dip - 1], b->cu[b->dip - 1]};
+        *to = (table_point){values[b->dip], b->cu[b->dip]};
+        return 1;
+    }
+    for (int i = 0; i < b->nrows; i++)
+        if (b->row[i].exact.scans) {
+            *from = b->row[i].exact.fall_from;
+            *to = b->row[i].exact.fall_to;
+            return 1;
+        }
+    return 0;
 }
 
 void table_docs_free(scn_doc **docs, int n) {
@@ -478,6 +670,7 @@ int table_compute_progress(const table_spec *spec, table_progress_fn progress,
         scn_config cfg;
         rc = table_scenario_name(&sc[b], spec->grid[0], blocks[b].name, &cfg,
                                  err, errlen);
+        if (!rc) blocks[b].gbit = cfg.gbit;
     }
     table_progress pr = {progress, pctx, 0,
                          (int64_t)n * (spec->npoints + spec->nthresholds)};
@@ -544,7 +737,9 @@ const char *table_method_name(const table_crossing *x) {
     switch (x->status) {
     case TABLE_AT_START: return "below_grid";
     case TABLE_NOT_REACHED: return "not_reached";
-    default: return x->method == TABLE_BRENT ? "brent" : "bisection";
+    default:
+        return x->scans ? "scan" : x->method == TABLE_BRENT ? "brent"
+                                                            : "bisection";
     }
 }
 

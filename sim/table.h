@@ -8,22 +8,46 @@
  *
  *   - the first grid point with CU >= c: the paper's convention, where a
  *     cell is the first point of a 50-point log grid 0.1..1000 Gbit/s;
- *   - the exact crossing v*, CU(v*) = c, found with GSL's Brent solver on
- *     f(x) = CU(10^x) - c over x = log10 v (over v itself when a grid value
- *     is <= 0), bracketed by that first grid point and the one before it,
- *     to 1e-6 relative in v.  CU is nondecreasing in bandwidth but only
- *     piecewise smooth: when Brent's final bracket still holds a step in CU
- *     larger than TABLE_JUMP_TOL (or it does not converge), the crossing is
- *     found again by bisection as the value nearest the lower grid point
- *     with CU >= c, and the row says so (method "bisection").
+ *   - the value needed, v*: the least value of the searched range from
+ *     which CU >= c at every value the search evaluated (table_need).
+ *
+ * The search (table_need): the grid; then, between the LAST grid value
+ * with CU < c and the next one, the crossing CU(v*) = c, found with GSL's
+ * Brent solver on f(x) = CU(10^x) - c over x = log10 v (over v itself when
+ * a grid value is <= 0), to 1e-6 relative in v.  CU is piecewise smooth:
+ * when Brent's final bracket still holds a step in CU larger than
+ * TABLE_JUMP_TOL (or it does not converge), the crossing is found again by
+ * bisection as the value nearest the lower end with CU >= c, and the row
+ * says so (method "bisection").  Where CU is monotone this is the one
+ * crossing.
+ *
+ * CU need not be monotone: DP's per-layer all-reduces on one
+ * non-preemptive stream (reduce_order forward_first) are a list schedule,
+ * and a faster link can reorder them for the worse (docs/reproduction.md,
+ * "Where CU falls as bandwidth grows").  So CU is also evaluated at
+ * TABLE_CHECK_POINTS values evenly inside that grid interval, and when
+ * the values evaluated in it (its ends, the solver's, those) show CU
+ * falling by more than TABLE_DIP_TOL as v grows, the interval is scanned
+ * at steps of at most TABLE_SCAN_STEP (relative; at most TABLE_SCAN_MAX
+ * values), and so is each next interval while its scan still shows CU
+ * falling.  (With every grid value reaching c, the first interval is
+ * scanned when its ends show a fall.)  After any scan, v* is found by
+ * bisection between the last value evaluated with CU < c and the next
+ * value evaluated: every value evaluated above that one reaches c, and
+ * every value bisection adds keeps it so.  Where nothing falls, v* is
+ * Brent's root, as if CU were monotone.  A dip that the values evaluated
+ * straddle, or narrower than the scan step, is missed; `dilosim table` and
+ * `dilosim plan` share this definition (one code, on two grids), so they
+ * agree wherever their scans resolve the dips.
  *
  * A CU equal to the threshold counts as reaching it, so on a plateau at
  * exactly c the crossing is its start.  The grid is scanned in the order
- * given; nothing assumes CU is monotone beyond the bracket's two points.
+ * given.
  *
  * The same machinery serves `dilosim plan`: table_run over any
  * table_cu_fn evaluates many points in parallel (results do not depend on
- * the number of threads) and table_solve finds one crossing.
+ * the number of threads), table_need finds the value needed (the least
+ * bandwidth of a plan) and table_solve one crossing.
  */
 #ifndef DILOSIM_TABLE_H
 #define DILOSIM_TABLE_H
@@ -39,7 +63,13 @@
 #define TABLE_JUMP_TOL 1e-4  /* a CU step larger than this inside the
                                 converged bracket is a discontinuity */
 #define TABLE_DIP_TOL 1e-6   /* a fall of CU larger than this between two
-                                grid points makes the curve non-monotone */
+                                values makes the curve non-monotone */
+#define TABLE_SCAN_STEP 0.005 /* the scan of a grid interval where CU
+                                 falls: steps of at most 0.5% of the value
+                                 (log scale; linear: of the larger end) */
+#define TABLE_SCAN_MAX 1000  /* at most this many points per interval */
+#define TABLE_CHECK_POINTS 8 /* values looked at inside the bracket of a
+                                crossing for a fall of CU */
 
 /*
  * Errors: every function below returns 0 or a negative MSG_E* code
@@ -136,11 +166,16 @@ typedef struct {
 
 typedef enum {
     TABLE_FOUND,       /* crossing between two points */
-    TABLE_AT_START,    /* the first point already reaches the threshold */
-    TABLE_NOT_REACHED  /* no point reaches it */
+    TABLE_AT_START,    /* every point reaches the threshold (table_need;
+                          table_solve never gives it) */
+    TABLE_NOT_REACHED  /* the last point does not reach it */
 } table_status;
 
 typedef enum { TABLE_BRENT, TABLE_BISECTION } table_method;
+
+typedef struct {
+    double v, cu;
+} table_point;
 
 typedef struct {
     table_status status;
@@ -150,12 +185,15 @@ typedef struct {
                              with bisection equal to v_hi, cu_hi */
     double v_hi, cu_hi;   /* the value nearest the crossing known to reach
                              the threshold (within 1e-6 relative of v) */
-    int evals;            /* simulations the solve ran */
+    int evals;            /* simulations the solve ran (table_need: with
+                             its scans) */
+    int scans;            /* table_need: grid intervals scanned at
+                             TABLE_SCAN_STEP because CU falls there (0:
+                             none, the curve looked monotone) */
+    table_point fall_from, fall_to; /* scans > 0: the first fall of CU seen
+                             in a scanned interval (fall_from.v <
+                             fall_to.v, fall_from.cu > fall_to.cu) */
 } table_crossing;
-
-typedef struct {
-    double v, cu;
-} table_point;
 
 /* Finds where CU crosses `threshold` between `below` (cu < threshold) and
  * `reach` (cu >= threshold); either may be the larger value.  log_scale:
@@ -172,13 +210,30 @@ typedef struct {
     double threshold;
     int grid_index;       /* first grid point with CU >= threshold; -1 */
     double grid_value;    /* its value; NAN when none */
-    table_crossing exact; /* status AT_START: <= the first grid value;
+    table_crossing exact; /* the value needed (table_need); status
+                             AT_START: <= the first grid value;
                              NOT_REACHED: > the last */
 } table_row;
+
+/* The value needed to reach threshold c (the header comment's search) on
+ * a curve evaluated at grid[0..n-1] (increasing, n >= 1) as cu[0..n-1];
+ * fn(ctx, v) gives CU at the other values the search evaluates.
+ * log_scale: every grid value is > 0 (solve and scan over log10 v).
+ * Fills row: threshold c; grid_index and grid_value, the first grid point
+ * with CU >= c (the paper's convention); exact, the value needed (v_hi:
+ * CU >= c there and at every value evaluated above it), with status
+ * AT_START when every value evaluated reaches c and NOT_REACHED when the
+ * last grid value does not (v, cu, v_hi, cu_hi NAN for both).  `dilosim
+ * table` (each row) and `dilosim plan` (the least bandwidth) call it.
+ * Returns 0, fn's error, or MSG_ENOMEM. */
+int table_need(table_cu_fn fn, void *ctx, double c, const double *grid,
+               const double *cu, int n, int log_scale, table_row *row,
+               char *err, size_t errlen);
 
 /* One variant's table. */
 typedef struct {
     char name[SCN_NAME_MAX]; /* the variant, or the method for the base */
+    scn_gbit gbit;           /* table_compute: what its Gbit is */
     int npoints;
     double *cu;              /* CU at each grid point (npoints, owned) */
     int dip;                 /* first grid index where CU falls below the
@@ -199,6 +254,12 @@ int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
               const double *grid, int npoints, const double *thresholds,
               int nthresholds, int jobs, table_block *blocks, char *err,
               size_t errlen);
+
+/* Where block b's CU is seen to fall as the value grows: the grid's first
+ * dip (values: its grid), else the first fall a row's scan found.  Returns
+ * 1 with the two points, or 0 when the curve looked monotone. */
+int table_block_fall(const table_block *b, const double *values,
+                     table_point *from, table_point *to);
 
 /* The first index k of cu[0..n-1] where the curve goes the wrong way by
  * more than TABLE_DIP_TOL: cu[k] < cu[k-1] when rising (1), cu[k] >
@@ -290,7 +351,9 @@ int table_parallel_on(int n, table_task_fn task, table_out_fn out, void *ctx,
                       const table_exec *ex, char *err, size_t errlen);
 
 /* How a row's crossing was found, as the table and its CSV name it:
- * "brent", "bisection", "below_grid" (AT_START), "not_reached". */
+ * "brent", "bisection", "scan" (CU falls near it: grid intervals scanned,
+ * then bisection; see table_need), "below_grid" (AT_START),
+ * "not_reached". */
 const char *table_method_name(const table_crossing *x);
 
 /* Bytes of one cell of table_row_text, with the NUL. */

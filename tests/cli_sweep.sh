@@ -1,7 +1,9 @@
 #!/bin/sh
 # cli_sweep.sh -- command-line tests of `dilosim sweep`: help, exit codes,
 # the same bytes whatever --jobs is, an output file that appears whole,
-# and a killed sweep that --resume completes to the same bytes; "-".
+# and a killed sweep that --resume completes to the same bytes; "-"; the
+# Gbit of a binary-Gbit scenario in the first line (file, stdout, shards
+# and their merge, resume).
 # usage: tests/cli_sweep.sh [path/to/dilosim]   (run by tests/cli.sh)
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,6 +61,40 @@ contains "$tmp/two.csv" "^variant,network.bandwidth_gbps,compute_utilization,goo
 contains "$tmp/two.csv" "^streaming,10,1," "last row"
 expect 0 "variant and vary" -- "$bin" sweep "$tiny" --variant streaming --vary network.bandwidth_gbps=1,2 --set steps=20
 if [ "$(wc -l <"$tmp/out")" -eq 3 ]; then ok; else bad "--variant --vary: not 3 lines"; fi
+
+# The paper scenarios count binary Gbit: a sweep of one says so at the end
+# of its first line, after the version (not part of the identity a resume
+# compares); to stdout, where an SI sweep starts with the header, it
+# starts with that line without the digest.  Shards merge to the same
+# bytes, to a file and to stdout, and a cut file resumes to them.
+head -1 "$tmp/one.csv" | grep -q '^variant,' && ok || bad "SI sweep to stdout: a line before the header"
+p1b=$root/scenarios/paper/1b.json
+bsw="sweep $p1b --variant diloco --vary network.bandwidth_gbps=1,2,4 --set steps=200"
+note='; Gbit = 2^30 bits (network\.gbit binary)$'
+expect 0 "binary Gbit to stdout" -- "$bin" $bsw
+cp "$tmp/out" "$tmp/b.rows"
+if head -1 "$tmp/b.rows" | grep -q "^# dilosim sweep (dilosim 0\.7\.0, [^)]*)$note"; then ok
+else bad "binary Gbit stdout line: $(head -1 "$tmp/b.rows")"; fi
+expect 0 "binary Gbit to a file" -- "$bin" $bsw --out "$tmp/b.csv"
+if head -1 "$tmp/b.csv" | grep -q "^# dilosim sweep digest [0-9a-f]\{16\} (dilosim 0\.7\.0, [^)]*)$note"; then ok
+else bad "binary Gbit file line: $(head -1 "$tmp/b.csv")"; fi
+tail -n +2 "$tmp/b.csv" >"$tmp/b.file.rows"
+tail -n +2 "$tmp/b.rows" >"$tmp/b.stdout.rows"
+same "$tmp/b.file.rows" "$tmp/b.stdout.rows" "binary Gbit: file and stdout rows"
+lines "$tmp/b.csv" 5 "binary Gbit: line, header, 3 rows"
+for k in 1 2; do
+  expect 0 "binary Gbit shard $k/2" -- "$bin" $bsw --shard $k/2 --out "$tmp/b$k.csv"
+done
+contains "$tmp/b2.csv" "^# dilosim sweep digest [0-9a-f]\{16\} shard 2/2 of 3 points (dilosim .*$note" "binary Gbit shard line"
+expect 0 "binary Gbit merge" -- "$bin" merge "$tmp/b2.csv" "$tmp/b1.csv" --out "$tmp/bm.csv"
+same "$tmp/bm.csv" "$tmp/b.csv" "binary Gbit: merged shards"
+expect 0 "binary Gbit merge to stdout" -- "$bin" merge "$tmp/b1.csv" "$tmp/b2.csv"
+same "$tmp/out" "$tmp/b.rows" "binary Gbit: merged shards on stdout"
+head -3 "$tmp/b.csv" >"$tmp/br.csv.partial"
+expect 0 "binary Gbit resume" -- "$bin" $bsw --out "$tmp/br.csv" --resume
+same "$tmp/br.csv" "$tmp/b.csv" "binary Gbit: resumed sweep"
+expect 0 "binary Gbit resume again" -- "$bin" $bsw --out "$tmp/br.csv" --resume
+contains "$tmp/err" "already complete" "binary Gbit: resume again"
 
 # The reference: an uninterrupted sweep.
 expect 0 "reference" -- "$bin" sweep "$slow" $q --jobs 2 --out "$tmp/ref.csv"

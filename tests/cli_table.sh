@@ -1,8 +1,10 @@
 #!/bin/sh
 # cli_table.sh -- command-line tests of `dilosim table` and `dilosim plan`:
 # help, exit codes of bad thresholds, grids and cost files, the exact CSV
-# header, --out, JSON output, standard input, and the exit status of a
-# run's input error (table, plan and sweep).  Run by tests/cli.sh.
+# header (named after the swept key, the Gbit in its comment), --out,
+# JSON output (with the version), table and plan agreeing where CU is not
+# monotone, standard input, and the exit status of a run's input error
+# (table, plan and sweep).  Run by tests/cli.sh.
 # usage: tests/cli_table.sh [path/to/dilosim]
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,6 +80,58 @@ if command -v python3 >"$tmp/null"; then
   if python3 -m json.tool "$tmp/p.json" >"$tmp/null"; then ok; else bad "plan --json is not JSON"; fi
 fi
 contains "$tmp/p.json" '"cheapest": {"name": "slow", "gbps": 10' "plan json cheapest"
+
+# plan --json carries the version and revision, as every JSON result
+# (it had neither): the same two lines as `dilosim run` writes.
+expect 0 "run for its version" -- "$bin" run "$sc"
+sed -n 2,3p "$tmp/out" >"$tmp/run.version"
+expect 0 "plan json version" -- "$bin" plan "$sc" --target-cu 0.9 --json
+sed -n 2,3p "$tmp/out" >"$tmp/plan.version"
+same "$tmp/plan.version" "$tmp/run.version" "plan json: version and revision"
+contains "$tmp/plan.version" '^  "version": "0\.7\.0",$' "plan json: version"
+contains "$tmp/plan.version" '^  "revision": "' "plan json: revision"
+
+# The value columns are named after the swept key and its unit (with
+# --key network.latency_ms they were grid_gbps and exact_gbps).
+header() { # KEY... : the CSV header of a table over KEY
+  "$bin" table "$sc" --csv --grid 1,2 --thresholds 0.5 "$@" | sed -n 2p
+}
+if [ "$(header --key network.latency_ms)" = "variant,threshold,grid_latency_ms,exact_latency_ms,cu_at_exact,method" ]
+then ok; else bad "latency csv header: $(header --key network.latency_ms)"; fi
+if [ "$(header --key network.bandwidth_gbps)" = "variant,threshold,grid_gbps,exact_gbps,cu_at_exact,method" ]
+then ok; else bad "bandwidth csv header: $(header --key network.bandwidth_gbps)"; fi
+if [ "$(header --key steps)" = "variant,threshold,grid_steps,exact_steps,cu_at_exact,method" ]
+then ok; else bad "steps csv header: $(header --key steps)"; fi
+
+# The paper scenarios count binary Gbit: their CSV says so at the end of
+# its comment line; an SI scenario's line is as before.
+p1b=$root/scenarios/paper/1b.json
+expect 0 "table csv, binary Gbit" -- "$bin" table "$p1b" --variant diloco --csv --thresholds 0.5
+if head -1 "$tmp/out" | grep -q '^# dilosim 0\.7\.0 ([^)]*); Gbit = 2^30 bits (network\.gbit binary)$'
+then ok; else bad "binary Gbit comment: $(head -1 "$tmp/out")"; fi
+expect 0 "table csv, SI Gbit" -- "$bin" table "$p1b" --variant diloco --csv --thresholds 0.5 --set network.gbit=si
+if head -1 "$tmp/out" | grep -q '^# dilosim 0\.7\.0 ([^)]*)$'; then ok
+else bad "SI Gbit comment: $(head -1 "$tmp/out")"; fi
+
+# Defect: table and plan answered "what bandwidth does DP 1B need for 95%"
+# with 206.5 and 197.5 Gbit/s: CU is not monotone there (the per-layer
+# reductions' schedule, docs/reproduction.md), and each took a crossing
+# inside its own grid's first bracket.  Both now give the least bandwidth
+# from which CU stays >= 0.95 at every bandwidth evaluated, 215.5, and
+# say that CU falls.
+expect 0 "table: DP 1B at 95%" -- "$bin" table "$p1b" --variant data_parallel --thresholds 0.95 --csv
+table_bw=$(awk -F, '$2 == 0.95 { printf "%.4g %s", $4, $6 }' "$tmp/out")
+if [ "$table_bw" = "215.5 scan" ]; then ok; else bad "table: DP 1B at 95%: $table_bw"; fi
+expect 0 "plan: DP 1B at 95%" -- "$bin" plan "$p1b" --variant data_parallel --target-cu 0.95 --json
+plan_bw=$(grep -o '"least_gbps": [0-9.e+-]*' "$tmp/out" | awk '{ printf "%.4g", $2 }')
+if [ "$plan_bw" = "215.5" ]; then ok; else bad "plan: DP 1B at 95%: $plan_bw"; fi
+contains "$tmp/out" '"cu_falls_with_bandwidth": true' "plan: DP 1B: CU falls"
+expect 0 "table text: DP 1B" -- "$bin" table "$p1b" --variant data_parallel --thresholds 0.95
+contains "$tmp/out" "^     0.95             222.3           215.5          0.9500  scan$" "table text: DP 1B row"
+contains "$tmp/out" "^note: CU is not monotone: it falls from " "table text: DP 1B note"
+expect 0 "plan text: DP 1B" -- "$bin" plan "$p1b" --variant data_parallel --target-cu 0.95
+contains "$tmp/out" "^data_parallel          215.5   0.9500 " "plan text: DP 1B row"
+contains "$tmp/out" "^note: data_parallel: CU falls somewhere as bandwidth grows;$" "plan text: DP 1B note"
 
 # Progress: nothing on stderr off a terminal; with --progress a last line
 # counting the table's tasks (9 grid points and 3 rows).

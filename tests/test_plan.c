@@ -677,6 +677,43 @@ START_TEST(a_runner_gives_the_same_extras) {
 }
 END_TEST
 
+/* Defect: for DP 1B at 95% (CU not monotone in bandwidth there: the
+ * per-layer reductions' schedule, docs/reproduction.md) `dilosim table`
+ * said 206.5 Gbit/s and `dilosim plan` 197.5, a crossing each inside its
+ * own grid's first bracket.  Both are now the least bandwidth from which
+ * CU stays >= 0.95, 215.5, found on their own grids by table_need. */
+START_TEST(table_and_plan_agree_on_dp_1b) {
+    const char *dp[] = {"data_parallel"};
+    double target = 0.95, *grid;
+    int n;
+    char err[1024];
+    ck_assert(!table_parse_numbers("grid", "logspace:-1:3:50", 100, &grid,
+                                   &n, err, sizeof err));
+    table_spec ts = {"scenarios/paper/1b.json", dp, 1, NULL, 0,
+                     "network.bandwidth_gbps", grid, n, &target, 1, 2, 0,
+                     NULL};
+    table_result t;
+    ck_assert_msg(!table_compute(&ts, &t, err, sizeof err), "%s", err);
+    plan_spec ps = {"scenarios/paper/1b.json", dp, 1, NULL, 0, target, NULL,
+                    2, 0, NULL};
+    plan_result *r = malloc(sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_msg(!plan_compute(&ps, r, err, sizeof err), "%s", err);
+    const table_crossing *a = &t.block[0].row[0].exact;
+    const table_crossing *b = &r->method[0].least;
+    ck_assert_int_eq(a->status, TABLE_FOUND);
+    ck_assert_int_eq(b->status, TABLE_FOUND);
+    ck_rel(a->v_hi, b->v_hi, 2e-6);
+    ck_assert_msg(fabs(b->v_hi - 215.48) < 0.01, "%.9g", b->v_hi);
+    ck_assert(a->cu_hi >= target && b->cu_hi >= target);
+    ck_assert(a->scans > 0 && b->scans > 0);
+    ck_assert(r->method[0].bandwidth_dip);
+    table_result_free(&t);
+    free(grid);
+    free(r);
+}
+END_TEST
+
 static Suite *make_suite(void) {
     Suite *s = suite_create("plan");
     TCase *tc = tcase_create("plan");
@@ -701,6 +738,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, training_input_errors);
     tcase_add_test(tc, sensitivity_closed_form);
     tcase_add_test(tc, a_runner_gives_the_same_extras);
+    tcase_add_test(tc, table_and_plan_agree_on_dp_1b);
     suite_add_tcase(s, tc);
     return s;
 }

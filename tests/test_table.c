@@ -23,6 +23,7 @@
 #include "fifo_feeder.h"
 #include "fork_runner.h"
 #include "../models/msg.h"
+#include "../sim/plan.h"
 #include "../sim/run.h"
 #include "../sim/table.h"
 
@@ -208,11 +209,20 @@ typedef struct {
 
 /* 0: a step from 0.3 to 0.97 at v = 3;  1: piecewise linear through
  * (1, 0.1) (2, 0.6) (3, 0.3) (4, 0.9) (5, 0.95): a dip;  2: min(1, v/5), a
- * plateau at 1 from v = 5;  3: v/10 but failing at v >= fail_at. */
+ * plateau at 1 from v = 5;  3: v/10 but failing at v >= fail_at;  4: a
+ * sawtooth as DP's per-layer reductions make one (docs/reproduction.md):
+ * v/200 below 100, then 15 teeth 10 wide, each rising from 0.93 to 0.97
+ * and falling back, then 0.97 + (v - 250) / 1e4 up to 1.  CU >= 0.95 at
+ * every v >= 245, and falls below it in every tooth before. */
 static int curve(void *arg, double v, double *cu, char *err, size_t errlen) {
     const curve_ctx *c = arg;
     static const double ys[] = {0.1, 0.6, 0.3, 0.9, 0.95};
     switch (c->kind) {
+    case 4:
+        *cu = v < 100   ? v / 200
+              : v < 250 ? 0.93 + 0.004 * fmod(v - 100, 10)
+                        : fmin(1, 0.97 + (v - 250) / 1e4);
+        return 0;
     case 0:
         *cu = v < 3 ? 0.3 : 0.97;
         return 0;
@@ -263,10 +273,11 @@ START_TEST(a_step_falls_back_to_bisection) {
 }
 END_TEST
 
-/* The first grid point reaching the threshold wins, even when a later
- * one dips below again; the crossing lies between it and the point
- * before. */
-START_TEST(a_dip_keeps_the_first_crossing) {
+/* The value needed is the least from which every grid value reaches the
+ * threshold: a later grid point dipping below it moves the crossing past
+ * the dip (it used to be the first crossing, 1.8 for 0.5); the first grid
+ * value reaching it stays the paper's cell. */
+START_TEST(a_dip_gives_the_last_crossing) {
     curve_ctx c = {1, 0};
     double grid[] = {1, 2, 3, 4, 5}, thr[] = {0.5, 0.8, 0.99};
     char err[1024];
@@ -274,12 +285,86 @@ START_TEST(a_dip_keeps_the_first_crossing) {
     table_block b = run_curve(&c, grid, 5, thr, 3, &rc, err);
     ck_assert_msg(rc == 0, "%s", err);
     ck_assert_int_eq(b.row[0].grid_index, 1);
-    ck_assert_double_eq_tol(b.row[0].exact.v, 1.8, 4e-6); /* 0.1 + 0.5x */
+    ck_assert_double_eq_tol(b.row[0].exact.v, 3 + 1.0 / 3, 7e-6); /* 0.3 + 0.6x */
     ck_assert_int_eq(b.row[0].exact.method, TABLE_BRENT);
+    ck_assert_int_eq(b.row[0].exact.scans, 0); /* linear above the dip */
     ck_assert_int_eq(b.row[1].grid_index, 3);
     ck_assert_double_eq_tol(b.row[1].exact.v, 3 + 5.0 / 6, 8e-6);
     ck_assert_int_eq(b.row[2].exact.status, TABLE_NOT_REACHED);
     ck_assert_int_eq(b.dip, 2); /* 0.6 at 2, then 0.3 at 3 */
+    table_point from, to;
+    ck_assert(table_block_fall(&b, grid, &from, &to));
+    ck_assert_double_eq(from.v, 2);
+    ck_assert_double_eq(to.cu, 0.3);
+    free(b.cu);
+}
+END_TEST
+
+/* Defect: `dilosim table` (the paper's grid) and `dilosim plan` (its
+ * 10-per-decade scan) gave two answers to one question where CU is not
+ * monotone (DP 1B at 95%: 206.5 and 197.5 Gbit/s), each a crossing in its
+ * own bracket.  Both grids now give the least value from which CU stays
+ * >= the target, 245 on the sawtooth, though neither grid has a point in
+ * the last tooth's dip and Brent's points alone do not see it. */
+START_TEST(table_and_plan_grids_agree_on_a_sawtooth) {
+    curve_ctx c = {4, 0};
+    const char *specs[] = {"logspace:-1:3:50", PLAN_BANDWIDTH_SCAN};
+    double thr[] = {0.5, 0.95};
+    char err[1024];
+    for (int g = 0; g < 2; g++) {
+        double *grid;
+        int n, rc;
+        ck_assert(!table_parse_numbers("grid", specs[g], TABLE_MAX_POINTS,
+                                       &grid, &n, err, sizeof err));
+        table_block b = run_curve(&c, grid, n, thr, 2, &rc, err);
+        ck_assert_msg(rc == 0, "%s", err);
+        const table_crossing *x = &b.row[1].exact;
+        ck_assert_int_eq(x->status, TABLE_FOUND);
+        ck_assert_msg(x->v_hi >= 245 && x->v_hi / 245 - 1 < 2e-6,
+                      "%s: %.9g, expected 245", specs[g], x->v_hi);
+        ck_assert(x->cu_hi >= 0.95);
+        ck_assert_int_gt(x->scans, 0);
+        ck_assert_str_eq(table_method_name(x), "scan");
+        ck_assert(x->fall_from.v < x->fall_to.v &&
+                  x->fall_from.cu > x->fall_to.cu);
+        /* 0.5 at the step to the teeth, v = 100: no fall in its bracket,
+         * so no scan (the teeth above it are all >= 0.93) */
+        ck_assert_int_eq(b.row[0].exact.scans, 0);
+        ck_assert_str_eq(table_method_name(&b.row[0].exact), "bisection");
+        ck_assert_double_eq_tol(b.row[0].exact.v_hi, 100, 1e-4);
+        free(b.cu);
+        free(grid);
+    }
+}
+END_TEST
+
+/* The same on a linear grid (it holds 0), and when every grid value
+ * reaches the threshold but CU falls between two of them: the scan finds
+ * the teeth below it, so the answer is no longer "at the start".  Where
+ * no value evaluated shows a fall nothing is scanned: the search sees the
+ * curve only at the values it evaluates. */
+START_TEST(falls_are_scanned_on_any_grid) {
+    curve_ctx c = {4, 0};
+    double lin[] = {0, 100, 300}, thr[] = {0.95};
+    char err[1024];
+    int rc;
+    table_block b = run_curve(&c, lin, 3, thr, 1, &rc, err);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(b.row[0].exact.status, TABLE_FOUND);
+    ck_assert_double_eq_tol(b.row[0].exact.v_hi, 245, 245 * 2e-6);
+    free(b.cu);
+    double high[] = {109.5, 116, 300}; /* 0.968, 0.954, 0.975 */
+    b = run_curve(&c, high, 3, thr, 1, &rc, err);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(b.row[0].grid_index, 0);
+    ck_assert_int_eq(b.row[0].exact.status, TABLE_FOUND);
+    ck_assert_double_eq_tol(b.row[0].exact.v_hi, 245, 245 * 2e-6);
+    free(b.cu);
+    double flat[] = {108, 118, 300}; /* 0.962, 0.962, 0.975: no fall seen */
+    b = run_curve(&c, flat, 3, thr, 1, &rc, err);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_int_eq(b.row[0].exact.status, TABLE_AT_START);
+    ck_assert_int_eq(b.row[0].exact.scans, 0);
     free(b.cu);
 }
 END_TEST
@@ -518,7 +603,9 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, thresholds_outside_the_grid);
     tcase_add_test(tc, bad_scenario_input_is_an_input_error);
     tcase_add_test(tc, a_step_falls_back_to_bisection);
-    tcase_add_test(tc, a_dip_keeps_the_first_crossing);
+    tcase_add_test(tc, a_dip_gives_the_last_crossing);
+    tcase_add_test(tc, table_and_plan_grids_agree_on_a_sawtooth);
+    tcase_add_test(tc, falls_are_scanned_on_any_grid);
     tcase_add_test(tc, a_plateau_at_the_threshold_gives_its_start);
     tcase_add_test(tc, a_linear_grid);
     tcase_add_test(tc, a_failure_reports_the_lowest_point);

@@ -96,7 +96,7 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(B)/tests/%: tests/%.c $(B)/libdilosim.a
+$(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(B)/libdilosim.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libdilosim.a $(LDLIBS)
 

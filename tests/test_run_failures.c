@@ -24,70 +24,25 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#include "run_protocol.h"
 #include "../sim/run.h"
 #include "../models/msg.h"
 
 #define NS(s) ((int64_t)llround((s) * 1e9))
 #define SWEEP_MAX_EVENTS 2000000 /* far above what a sweep world needs */
 
-/* What the observer holds a run to (see the header comment). */
-#define SWEEP_MAX_P 8
-
+/* The observer: tests/run_protocol.h, with a bound on the events. */
 typedef struct {
-    int M;
+    run_protocol p;
     int64_t events;
-    uint8_t came[SWEEP_MAX_P][SCN_MAX_WORKERS]; /* contributed to the
-                                                   fragment's open sync */
-    int64_t last[SCN_MAX_WORKERS]; /* last step computed, per worker */
-    int64_t ended;                 /* newest step any worker finished */
-    char bad[200];                 /* the first violation, "" for none */
 } protocol;
 
 static int observe(void *ctx, const run_event *e, char *err, size_t errlen) {
-    protocol *p = ctx;
-    if (++p->events > SWEEP_MAX_EVENTS)
+    protocol *q = ctx;
+    if (++q->events > SWEEP_MAX_EVENTS)
         return msg_set(err, errlen, MSG_EFAIL, "more than %d events",
                        SWEEP_MAX_EVENTS);
-    int w = e->worker;
-    switch (e->kind) {
-    case RUN_EV_STEP:
-        if (e->step != p->last[w] + 1 && !p->bad[0])
-            snprintf(p->bad, sizeof p->bad, "worker %d computes step %lld "
-                     "after %lld", w, (long long)e->step,
-                     (long long)p->last[w]);
-        p->last[w] = e->step;
-        break;
-    case RUN_EV_STEP_END:
-        if (e->step > p->ended) p->ended = e->step;
-        break;
-    case RUN_EV_CONTRIBUTE:
-        p->came[e->fragment][w] = 1;
-        break;
-    case RUN_EV_FAILED:
-        for (int f = 0; f < SWEEP_MAX_P; f++) p->came[f][w] = 0;
-        break;
-    case RUN_EV_SYNCED:
-        for (int i = 0; i < p->M; i++)
-            if (e->member[i] && !p->came[e->fragment][i] && !p->bad[0])
-                snprintf(p->bad, sizeof p->bad, "worker %d is a member of "
-                         "fragment %d's sync of step %lld without having "
-                         "contributed since it failed", i, e->fragment,
-                         (long long)e->step);
-        memset(p->came[e->fragment], 0, sizeof p->came[e->fragment]);
-        break;
-    case RUN_EV_REJOINED:
-        if (e->step > p->ended + 1 && !p->bad[0])
-            snprintf(p->bad, sizeof p->bad, "worker %d rejoins at step %lld, "
-                     "the group has finished %lld", w, (long long)e->step,
-                     (long long)p->ended);
-        p->last[w] = e->step - 1;
-        if (e->src < 0) /* nobody in the group: it begins again there */
-            p->ended = e->step - 1;
-        break;
-    default:
-        break;
-    }
-    return 0;
+    return run_protocol_observe(&q->p, e, err, errlen);
 }
 
 /* Runs cfg with the protocol observer; returns "" when every invariant
@@ -95,8 +50,8 @@ static int observe(void *ctx, const run_event *e, char *err, size_t errlen) {
 static const char *violation(const scn_config *cfg, run_result *r) {
     static char why[300];
     static protocol p;
-    memset(&p, 0, sizeof p);
-    p.M = cfg->workers;
+    run_protocol_init(&p.p, cfg);
+    p.events = 0;
     run_hooks h = {.observe = observe, .observe_ctx = &p};
     char err[256];
     if (run_simulate(cfg, &h, r, err, sizeof err)) {
@@ -105,8 +60,8 @@ static const char *violation(const scn_config *cfg, run_result *r) {
     }
     double eps = 1e-12;
     why[0] = 0;
-    if (p.bad[0])
-        snprintf(why, sizeof why, "%s", p.bad);
+    if (p.p.bad[0])
+        snprintf(why, sizeof why, "%s", p.p.bad);
     else if (!r->finished)
         snprintf(why, sizeof why, "unfinished: %s", r->stop_reason);
     else if (r->wall_ns < r->steps * r->step_ns)

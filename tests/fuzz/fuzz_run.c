@@ -37,6 +37,7 @@
 #include "../../sim/faults.h"
 #include "../../sim/run.h"
 #include "fuzz.h"
+#include "../run_protocol.h"
 
 #include <math.h>
 
@@ -189,78 +190,11 @@ static void on_progress(void *ctx, double fraction) {
     h->progress = fraction;
 }
 
-/* What the observer checks follow (see the header comment). */
-typedef struct {
-    int M, tau;
-    int64_t last[MAX_WORKERS];             /* last step computed */
-    int64_t ended;                         /* newest step any ended */
-    int64_t take[MAX_LAYERS];              /* per fragment: open sync */
-    uint8_t came[MAX_LAYERS][MAX_WORKERS]; /*   its contributors */
-} protocol;
-
+/* The observer: tests/run_protocol.h; a violation is a finding. */
 static int observe(void *ctx, const run_event *e, char *err, size_t errlen) {
-    (void)err, (void)errlen;
-    protocol *p = ctx;
-    int w = e->worker, f = e->fragment;
-    switch (e->kind) {
-    case RUN_EV_STEP:
-        if (e->step != p->last[w] + 1)
-            fuzz_fail("worker %d computes step %lld after %lld", w,
-                      (long long)e->step, (long long)p->last[w]);
-        p->last[w] = e->step;
-        break;
-    case RUN_EV_STEP_END:
-        if (e->step != p->last[w])
-            fuzz_fail("worker %d ends step %lld, computed %lld", w,
-                      (long long)e->step, (long long)p->last[w]);
-        if (e->step > p->ended) p->ended = e->step;
-        break;
-    case RUN_EV_CONTRIBUTE:
-        if (e->step != p->last[w] ||
-            (p->take[f] >= 0 && p->take[f] != e->step) || p->came[f][w])
-            fuzz_fail("worker %d contributes to fragment %d's sync of step "
-                      "%lld at step %lld (open: %lld)", w, f,
-                      (long long)e->step, (long long)p->last[w],
-                      (long long)p->take[f]);
-        p->take[f] = e->step;
-        p->came[f][w] = 1;
-        break;
-    case RUN_EV_SYNCED:
-        for (int i = 0; i < p->M; i++) {
-            int64_t m = e->merge_step[i];
-            if ((e->member[i] && !p->came[f][i]) ||
-                (m >= 0 && (m <= p->last[i] || m < e->step + p->tau + 1)))
-                fuzz_fail("fragment %d's sync of step %lld: worker %d "
-                          "member %d, merge step %lld, at step %lld", f,
-                          (long long)e->step, i, e->member[i], (long long)m,
-                          (long long)p->last[i]);
-        }
-        p->take[f] = -1;
-        memset(p->came[f], 0, sizeof p->came[f]);
-        break;
-    case RUN_EV_FAILED: /* what it contributed counts for nothing */
-        for (int k = 0; k < MAX_LAYERS; k++) p->came[k][w] = 0;
-        break;
-    case RUN_EV_REJOINED:
-        if (e->step > p->ended + 1)
-            fuzz_fail("worker %d rejoins at step %lld, the group has "
-                      "finished %lld", w, (long long)e->step,
-                      (long long)p->ended);
-        p->last[w] = e->step - 1;
-        if (e->src < 0) /* nobody in the group: it begins again there */
-            p->ended = e->step - 1;
-        break;
-    case RUN_EV_ROLLBACK:
-        p->ended = e->step;
-        for (int i = 0; i < p->M; i++) p->last[i] = e->step;
-        for (int k = 0; k < MAX_LAYERS; k++) {
-            p->take[k] = -1;
-            memset(p->came[k], 0, sizeof p->came[k]);
-        }
-        break;
-    default:
-        break;
-    }
+    run_protocol *p = ctx;
+    run_protocol_observe(p, e, err, errlen);
+    if (p->bad[0]) fuzz_fail("%s", p->bad);
     return 0;
 }
 
@@ -273,14 +207,8 @@ static void check_config(const scn_config *cfg) {
         fuzz_fail("run_simulate failed: %s", err);
     check_result(&r1, cfg);
     hook_ctx h = {cfg->workers, 0};
-    static protocol pr;
-    memset(&pr, 0, sizeof pr);
-    pr.M = cfg->workers;
-    sched_spec s = cfg->sched;
-    s.layers = cfg->layers;
-    char e2[256];
-    pr.tau = sched_normalize(&s, e2, sizeof e2) ? 0 : s.tau;
-    for (int k = 0; k < MAX_LAYERS; k++) pr.take[k] = -1;
+    static run_protocol pr;
+    run_protocol_init(&pr, cfg);
     run_hooks hooks = {.span = on_span, .span_ctx = &h, .progress = on_progress,
                        .progress_ctx = &h, .observe = observe,
                        .observe_ctx = &pr};

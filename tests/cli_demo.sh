@@ -2,7 +2,8 @@
 # cli_demo.sh -- what `make demo` prints, checked figure by figure: each
 # row of its table against `dilosim run` of the same variant and
 # bandwidth (a separate code path from the sweep the demo reads), and
-# the full result it ends with against `dilosim run scenarios/default.json`.
+# the full result it ends with against `dilosim run scenarios/default.json`,
+# and its method labels against the variants they name.
 # With bin/dilosim (the plain pass) it runs `make demo` itself; otherwise
 # (the sanitizer pass) scenarios/demo.sh with the given binary.
 # usage: tests/cli_demo.sh [path/to/dilosim]
@@ -47,6 +48,14 @@ for want in "data-parallel  *1  .*4000.0" "DiLoCo (H 100)  *1  .*40.0" \
             "Streaming (tau 1, E3M0)  *1  .*10.0"; do
   contains "$tmp/rows" "$want" "demo closed-form bytes"
 done
+
+# The labels name what the variants are: DiLoCo with H 100, Streaming
+# with tau 1 and E3M0 payloads.
+"$bin" run "$root/scenarios/paper/1b.json" --variant diloco >"$tmp/d.json"
+contains "$tmp/d.json" '^  "H": 100,$' "demo label: DiLoCo's H"
+"$bin" run "$root/scenarios/paper/1b.json" --variant streaming_overlap_fp4 >"$tmp/s.json"
+contains "$tmp/s.json" '^  "tau": 1,$' "demo label: Streaming's tau"
+contains "$tmp/s.json" '^  "codec": "e3m0",$' "demo label: Streaming's codec"
 
 # The full result the demo ends with is `dilosim run scenarios/default.json`.
 sed -n '/^The default scenario/,$p' "$tmp/demo" | sed 1d >"$tmp/tail"

@@ -159,20 +159,23 @@ int cli_values(const cli_options *o, const char *cmd, const char *name,
     return 0;
 }
 
-int cli_jobs(const cli_options *o, const char *cmd, int *jobs) {
-    const char *s = cli_value(o, "--jobs");
-    if (!s) {
-        int n = pool_cpu_count();
-        *jobs = n > CLI_MAX_JOBS ? CLI_MAX_JOBS : n;
-        return 0;
-    }
+int cli_count(const cli_options *o, const char *cmd, const char *name,
+              int max, int *out) {
+    const char *s = cli_value(o, name);
+    if (!s) return 0;
     char *end;
     long n = strtol(s, &end, 10);
-    if (*s == 0 || *end || n < 1 || n > CLI_MAX_JOBS)
-        return cli_usage_error(cmd, "--jobs must be an integer in 1..%d "
-                               "(got '%s')", CLI_MAX_JOBS, s);
-    *jobs = (int)n;
+    if (*s == 0 || *end || n < 1 || n > max)
+        return cli_usage_error(cmd, "%s must be an integer in 1..%d "
+                               "(got '%s')", name, max, s);
+    *out = (int)n;
     return 0;
+}
+
+int cli_jobs(const cli_options *o, const char *cmd, int *jobs) {
+    int n = pool_cpu_count();
+    *jobs = n > CLI_MAX_JOBS ? CLI_MAX_JOBS : n;
+    return cli_count(o, cmd, "--jobs", CLI_MAX_JOBS, jobs);
 }
 
 int cli_fraction(const cli_options *o, const char *cmd, const char *name,

@@ -85,6 +85,12 @@ int cli_flag(const cli_options *o, const char *name);
 int cli_values(const cli_options *o, const char *cmd, const char *name,
                const char **out, int max, int *n);
 
+/* Option `name` (e.g. "--jobs"), an integer in 1..max, into *out; absent,
+ * *out is left as it is.  Returns 0, or CLI_EXIT_INPUT after a usage
+ * error ("NAME must be an integer in 1..MAX (got 'V')"). */
+int cli_count(const cli_options *o, const char *cmd, const char *name,
+              int max, int *out);
+
 /* --jobs N, an integer in 1..CLI_MAX_JOBS; absent: pool_cpu_count(), the
  * CPUs of the affinity mask (taskset, cgroups), not the online count.
  * Returns 0, or CLI_EXIT_INPUT after a usage error. */

@@ -536,7 +536,7 @@ static int figure_loss(section *s, curve *c, int k) {
         if (isnan(floor)) floor = s->train[i].entropy_floor;
     }
     int n = s->ntrain;
-    gnuplot_style st[SCN_MAX_VARIANTS + 1];
+    gnuplot_style st[SCN_MAX_VARIANTS + 1] = {{0}};
     curves_style(s, g, st, n);
     if (!isnan(floor)) {
         fy[0] = fy[1] = floor;

@@ -255,16 +255,8 @@ static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
  * 1..256 threads into *out, or a usage error; neither given: 0, *out
  * unchanged. */
 static int parse_jobs(const cli_options *o, int *out) {
-    const char *name = "--jobs", *v = cli_value(o, name);
-    if (!v) v = cli_value(o, name = "--threads");
-    if (!v) return 0;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*v == 0 || *end || n < 1 || n > 256)
-        return cli_usage_error("train", "%s must be an integer in 1..256 "
-                               "(got '%s')", name, v);
-    *out = (int)n;
-    return 0;
+    const char *name = cli_value(o, "--jobs") ? "--jobs" : "--threads";
+    return cli_count(o, "train", name, 256, out);
 }
 
 /* Loads the scenario into *cfg (the --jobs override applied);

@@ -67,7 +67,6 @@ typedef struct {
     int64_t emitted;    /* step of the last row written */
     train_snapshot *ckpt, *cand; /* DP: committed and candidate state */
     int64_t ckpt_step, cand_step;
-    size_t N;           /* parameters of one replica */
 } cpl;
 
 /* A trainer call failed: its message, as a msg.h code. */
@@ -265,7 +264,7 @@ static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
 static int copy_ahead(cpl *c, int r, int64_t t, char *err, size_t errlen) {
     pending *p = evaluated(c, r) ? pending_at(c, t, 0) : NULL;
     if (!p) return 0;
-    if (!p->buf[r] && !(p->buf[r] = malloc(c->N * sizeof *p->buf[r])))
+    if (!p->buf[r] && !(p->buf[r] = malloc(c->out->params * sizeof *p->buf[r])))
         return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     p->copy[r] = p->buf[r];
     return enqueue(c, r, TRAIN_OP_COPY, t, p->copy[r], err, errlen);
@@ -503,7 +502,7 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
         if (!c->ckpt || !c->cand || train_snapshot_take(c->tr, c->ckpt))
             return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     }
-    out->params = c->N = train_num_params(c->tr);
+    out->params = train_num_params(c->tr);
     out->entropy_floor = train_entropy_floor(c->tr);
     return 0;
 }

@@ -1097,7 +1097,9 @@ static void op_next(world *W, int wi, int64_t now) {
         W->idle_failures = 0;
         report_progress(W, w);
         if (w->step <= W->T) begin_step(W, w, wi, now);
-        if (ahead && W->sch.method != SCHED_DP) rejoin_due(W, now);
+        /* (only a failure makes a worker wait to rejoin) */
+        if (ahead && W->failures && W->sch.method != SCHED_DP)
+            rejoin_due(W, now);
     }
     try_advance(W, wi, now);
 }
@@ -1599,6 +1601,7 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
     for (int p = 0; p < W->P; p++)
         if (W->fs[p].take >= 0) W->fs[p].take += K;
     W->resume_step += K;
+    W->frontier += K;
     W->dp_synced += K;
     if (W->ckpt_step) W->ckpt_step += K;
     if (W->ckpt_cand) W->ckpt_cand += K;

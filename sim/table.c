@@ -371,6 +371,10 @@ static int scan_falls(need *nd, const double *grid, int n, int from,
     table_point f, t;
     int falls = from + 1 < n && fall_in(&nd->ps, grid[from], grid[from + 1],
                                         &f, &t);
+    if (falls) { /* the fall that starts the scan, refined by its first step */
+        x->fall_from = f;
+        x->fall_to = t;
+    }
     for (int j = from; falls && j + 1 < n; j++) {
         int rc = scan_interval(nd, grid[j], grid[j + 1]);
         if (rc) return rc;

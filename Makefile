@@ -21,7 +21,7 @@ CSTD      := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN      := -Wall -Wextra -Werror
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(BLAS_PKG) 2>/dev/null)
 PKG_LIBS   = $(filter-out $(NO_LIBS),$(shell pkg-config --libs $(PKGS) $(BLAS_PKG) 2>/dev/null))
-CFLAGS    += $(CSTD) $(OPT) -g $(WARN) $(BLAS_DEF) $(PKG_CFLAGS) $(SAN)
+CFLAGS    += $(CSTD) $(OPT) -g $(WARN) -I. $(BLAS_DEF) $(PKG_CFLAGS) $(SAN)
 LDLIBS    += $(PKG_LIBS) -lm -lpthread $(SAN)
 
 # A second build with AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -29,7 +29,8 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=all
 
 B         ?= build
-LIB_SRC   := $(filter-out sim/main.c,$(wildcard sim/*.c models/*.c))
+LIB_SRC   := $(filter-out sim/cli/main.c,$(wildcard sim/*/*.c models/*.c))
+LIB_SRC   := $(filter-out sim/mpi/%,$(LIB_SRC))
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/obj/%.o)
 TEST_SRC  := $(wildcard tests/test_*.c)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(B)/tests/%)
@@ -69,7 +70,7 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PKGS) >/dev/null; \
 	fi
 
-bin/dilosim $(B)/dilosim: $(B)/obj/sim/main.o $(B)/libdilosim.a
+bin/dilosim $(B)/dilosim: $(B)/obj/sim/cli/main.o $(B)/libdilosim.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -84,8 +85,8 @@ $(B)/version_rev.h: FORCE
 	@mkdir -p $(@D)
 	@printf '#define DILOSIM_REVISION "%s"\n' '$(REVISION)' >$@.new; \
 	  if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
-$(B)/obj/sim/version.o: $(B)/version_rev.h
-$(B)/obj/sim/version.o: CFLAGS += -include $(B)/version_rev.h
+$(B)/obj/sim/cli/version.o: $(B)/version_rev.h
+$(B)/obj/sim/cli/version.o: CFLAGS += -include $(B)/version_rev.h
 FORCE:
 
 $(B)/libdilosim.a: $(LIB_OBJ)
@@ -104,7 +105,7 @@ $(B)/bench/%: bench/%.c $(B)/libdilosim.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libdilosim.a $(LDLIBS)
 
--include $(LIB_OBJ:.o=.d) $(B)/obj/sim/main.d
+-include $(LIB_OBJ:.o=.d) $(B)/obj/sim/cli/main.d
 
 # bin/dilosim-mpi (sim/mpi/, not in the library): sweep, table and plan
 # over the ranks of an MPI job, built when pkg-config knows Open MPI.

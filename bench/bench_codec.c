@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../models/codec.h"
+#include "sim/base/codec.h"
 
 enum { N = 4 << 20, REPS = 7 };
 

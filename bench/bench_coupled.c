@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../sim/coupled.h"
+#include "sim/adapter/coupled.h"
 
 #define REPS 3
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../models/nn.h"
-#include "../models/tensor.h"
+#include "models/nn.h"
+#include "models/tensor.h"
 
 static double now_s(void) {
     struct timespec t;

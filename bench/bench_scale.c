@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../sim/run.h"
+#include "sim/engine/run.h"
 
 static double cpu_s(void) {
     struct timespec t;

@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "../sim/collective.h"
-#include "../sim/eventq.h"
-#include "../sim/run.h"
+#include "sim/engine/collective.h"
+#include "sim/engine/eventq.h"
+#include "sim/engine/run.h"
 
 static double now_s(void) {
     struct timespec t;

@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../models/train.h"
+#include "models/train.h"
 
 #define STEPS 30
 #define MB (1024.0 * 1024.0)

@@ -7,8 +7,8 @@
  * owns the base chain and, with skew, one tilted copy per replica; a
  * stream owns only its generator and position.
  */
-#include "data.h"
-#include "msg.h"
+#include "models/data.h"
+#include "sim/base/msg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "rng.h"
+#include "sim/base/rng.h"
 
 #define STATIONARY_TOL 1e-13
 #define STATIONARY_MAX_ITERS 1000000

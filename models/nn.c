@@ -9,8 +9,8 @@
  * for the backward pass, which walks the layers in reverse carrying the
  * gradient of the residual stream in one buffer.
  */
-#include "nn.h"
-#include "msg.h"
+#include "models/nn.h"
+#include "sim/base/msg.h"
 
 #include <limits.h>
 #include <math.h>
@@ -21,8 +21,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "rng.h"
-#include "tensor.h"
+#include "sim/base/rng.h"
+#include "models/tensor.h"
 
 /* ---- roles and layout --------------------------------------------------- */
 

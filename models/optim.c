@@ -5,8 +5,8 @@
  * The element loops are plain FP32 with scalars rounded once per call, so
  * a given (state, gradient) gives the same bits on every thread.
  */
-#include "optim.h"
-#include "msg.h"
+#include "models/optim.h"
+#include "sim/base/msg.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * tensor.h for the conventions).  Written for clarity first; the matrix
  * products, which are nearly all of the arithmetic, go to cblas_sgemm.
  */
-#include "tensor.h"
+#include "models/tensor.h"
 
 #include <math.h>
 #include <pthread.h>

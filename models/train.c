@@ -21,8 +21,8 @@
  * Payloads are allocated when encoded and freed when reduced (or
  * dropped), so only syncs in flight hold wire buffers.
  */
-#include "train.h"
-#include "pool.h"
+#include "models/train.h"
+#include "sim/base/pool.h"
 
 #include <math.h>
 #include <stdarg.h>

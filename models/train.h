@@ -119,7 +119,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "train_config.h"
+#include "models/train_config.h"
 
 enum {
     TRAIN_OK = 0,

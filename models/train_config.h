@@ -12,11 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codec.h"
-#include "data.h"
-#include "nn.h"
-#include "optim.h"
-#include "schedule.h"
+#include "sim/base/codec.h"
+#include "models/data.h"
+#include "models/nn.h"
+#include "models/optim.h"
+#include "sim/base/schedule.h"
 
 #define TRAIN_MAX_REPLICAS 64 /* participant masks are uint64_t */
 

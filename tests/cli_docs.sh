@@ -3,7 +3,7 @@
 # program: the page renders without a warning, documents every command of
 # `dilosim --help`, every option of each command's --help (as an entry of
 # that command's section, or of COMMON OPTIONS), every key the scenario
-# loader's tables accept (sim/scenario.c, sim/scenario_train.c), every
+# loader's tables accept (sim/config/scenario*.c), every
 # exit status and --version; the completion offers the commands, exactly
 # each command's options, scenario files and the variants of a scenario.
 # usage: tests/cli_docs.sh [path/to/dilosim]
@@ -78,7 +78,7 @@ awk 'match($0, /const (scn__)?field [A-Za-z_]+\[\] = \{/) {
          if ((t, i) in child) walk(child[t, i], prefix key[t, i] ".")
          else print prefix key[t, i] }
      END { walk("root_fields", "") }' \
-  "$root/sim/scenario.c" "$root/sim/scenario_train.c" >"$tmp/keys"
+  "$root"/sim/config/scenario*.c >"$tmp/keys"
 nk=$(wc -l <"$tmp/keys")
 if [ "$nk" -ge 80 ]; then ok; else bad "only $nk scenario keys found in the tables"; fi
 cut -f2 "$tmp/tags" >"$tmp/words"

@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../sim/sweep.h"
-#include "../sim/table.h"
+#include "sim/study/sweep.h"
+#include "sim/study/table.h"
 
 /* Runs fn(ctx, i, &bytes, &len, err) in a child; returns its code and, on
  * success, the bytes (malloc'ed) it produced; the message in err. */

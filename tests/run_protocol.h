@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../sim/run.h"
+#include "sim/engine/run.h"
 
 #define RUN_PROTOCOL_MAX_P 64 /* fragments followed; more are not checked */
 

@@ -12,7 +12,7 @@ cd "$root" || exit 1
 bad=$(awk 'length > 100 { print FILENAME ":" FNR ": line of " length " columns" }
            /\t/         { print FILENAME ":" FNR ": tab" }
            /[ ]+$/      { print FILENAME ":" FNR ": trailing blank" }' \
-      sim/*.[ch] sim/mpi/*.[ch] models/*.[ch] tests/*.[ch] bench/*.c $(ls tests/fuzz/*.c 2>/dev/null))
+      sim/*/*.[ch] models/*.[ch] tests/*.[ch] bench/*.c $(ls tests/fuzz/*.c 2>/dev/null))
 for f in $(git ls-files '*.sh' 2>/dev/null || ls tests/*.sh plots/*.sh bench/*.sh \
            scenarios/*.sh scenarios/*/*.sh tests/fuzz/*.sh); do
   out=$(sh -n "$f" 2>&1) || bad="$bad${bad:+

@@ -2,7 +2,7 @@
  * test_codec.c -- wire formats: sizes, byte layout, rounding and error
  * bounds of every codec (see models/codec.h for the definitions tested).
  */
-#include "../models/codec.h"
+#include "sim/base/codec.h"
 
 #include <float.h>
 #include <math.h>

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../sim/collective.h"
-#include "../models/msg.h"
+#include "sim/engine/collective.h"
+#include "sim/base/msg.h"
 
 #define MAXW 16
 #define MAXLOG 64

@@ -27,9 +27,9 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "../models/msg.h"
-#include "../models/train.h"
-#include "../sim/coupled.h"
+#include "sim/base/msg.h"
+#include "models/train.h"
+#include "sim/adapter/coupled.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../models/data.h"
+#include "models/data.h"
 
 #define TEXT "tests/data/train/text.txt"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "check_main.h"
-#include "../sim/eventq.h"
+#include "sim/engine/eventq.h"
 
 START_TEST(ties_break_by_class_then_push_order) {
     eq_queue q;

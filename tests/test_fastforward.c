@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "check_main.h"
-#include "../sim/run.h"
+#include "sim/engine/run.h"
 
 static run_result fast, full;
 

@@ -6,7 +6,7 @@
  * Fixtures live in tests/data/faults/; the tests run from the repository
  * root (as `make check` does).
  */
-#include "../sim/faults.h"
+#include "sim/engine/faults.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,8 +17,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sf_gamma.h>
 
-#include "../models/msg.h"
-#include "../models/rng.h"
+#include "sim/base/msg.h"
+#include "sim/base/rng.h"
 #include "check_main.h"
 
 #define DATA "tests/data/faults/"

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../models/msg.h"
-#include "../sim/gnuplot.h"
+#include "sim/base/msg.h"
+#include "sim/out/gnuplot.h"
 
 static char *script_of(const gnuplot_figure *fig) {
     char *text = NULL;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/grid.h"
+#include "sim/study/grid.h"
 #include "check_main.h"
 
 static grid_list g;

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../models/msg.h"
-#include "../sim/html.h"
+#include "sim/base/msg.h"
+#include "sim/study/html.h"
 
 /* What fn wrote, as a malloc'ed string. */
 typedef struct {

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../sim/memory.h"
-#include "../sim/report.h"
-#include "../sim/run.h"
+#include "sim/engine/memory.h"
+#include "sim/out/report.h"
+#include "sim/engine/run.h"
 
 static scn_config load(const char *json) {
     scn_config c;

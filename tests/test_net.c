@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../sim/net.h"
-#include "../models/msg.h"
+#include "sim/engine/net.h"
+#include "sim/base/msg.h"
 
 #define MAXLOG 1024
 

@@ -4,8 +4,8 @@
  * parameter tensor of both model kinds, causality, determinism (also
  * across threads) and a tiny model overfitting one batch.
  */
-#include "../models/nn.h"
-#include "../models/tensor.h"
+#include "models/nn.h"
+#include "models/tensor.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../models/optim.h"
+#include "models/optim.h"
 
 /* |a - b| <= tol * max(1, |b|) */
 #define REL(a, b, tol)                                                  \

@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../models/msg.h"
-#include "../sim/outfile.h"
+#include "sim/base/msg.h"
+#include "sim/out/outfile.h"
 #include "check_main.h"
 
 static char dir[64], err[4096];

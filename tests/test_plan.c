@@ -22,8 +22,8 @@
 #include "check_main.h"
 #include "fifo_feeder.h"
 #include "fork_runner.h"
-#include "../models/msg.h"
-#include "../sim/plan.h"
+#include "sim/base/msg.h"
+#include "sim/study/plan.h"
 
 #define DATA "tests/data/table/"
 

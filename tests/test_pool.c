@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../models/pool.h"
+#include "sim/base/pool.h"
 #include "check_main.h"
 
 typedef struct {

@@ -13,12 +13,12 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../sim/cli.h"
-#include "../sim/collective.h"
-#include "../sim/report.h"
-#include "../sim/run.h"
-#include "../sim/version.h"
-#include "../models/msg.h"
+#include "sim/cli/cli.h"
+#include "sim/engine/collective.h"
+#include "sim/out/report.h"
+#include "sim/engine/run.h"
+#include "sim/cli/version.h"
+#include "sim/base/msg.h"
 
 /* Loads a scenario from text plus overrides (NULL-terminated) and runs it. */
 static run_result sim_cfg(scn_config *cfg, const char *json, ...) {

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "../sim/run.h"
+#include "sim/engine/run.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

@@ -25,8 +25,8 @@
 
 #include "check_main.h"
 #include "run_protocol.h"
-#include "../sim/run.h"
-#include "../models/msg.h"
+#include "sim/engine/run.h"
+#include "sim/base/msg.h"
 
 #define NS(s) ((int64_t)llround((s) * 1e9))
 #define SWEEP_MAX_EVENTS 2000000 /* far above what a sweep world needs */

@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../models/msg.h"
-#include "../sim/json.h"
-#include "../sim/plan.h"
-#include "../sim/scenario.h"
+#include "sim/base/msg.h"
+#include "sim/config/json.h"
+#include "sim/study/plan.h"
+#include "sim/config/scenario.h"
 #include "check_main.h"
 
 /* A scenario whose only key in section `sec` is `body`, on line 3 from

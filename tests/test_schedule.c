@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../models/schedule.h"
+#include "sim/base/schedule.h"
 
 /* The one fragment applied after t (-1 for none; fails on several). */
 static int applied(const sched_spec *s, int64_t t) {

@@ -16,10 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../sim/grid.h"
-#include "../sim/report.h"
-#include "../sim/run.h"
-#include "../sim/sweep.h"
+#include "sim/study/grid.h"
+#include "sim/out/report.h"
+#include "sim/engine/run.h"
+#include "sim/study/sweep.h"
 #include "check_main.h"
 #include "fifo_feeder.h"
 #include "fork_runner.h"

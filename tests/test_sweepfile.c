@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../models/msg.h"
-#include "../sim/sweep.h"
-#include "../sim/sweepfile.h"
+#include "sim/base/msg.h"
+#include "sim/study/sweep.h"
+#include "sim/study/sweepfile.h"
 #include "check_main.h"
 
 #define TINY "tests/data/sweep/tiny.json"

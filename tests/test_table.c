@@ -22,10 +22,10 @@
 #include "check_main.h"
 #include "fifo_feeder.h"
 #include "fork_runner.h"
-#include "../models/msg.h"
-#include "../sim/plan.h"
-#include "../sim/run.h"
-#include "../sim/table.h"
+#include "sim/base/msg.h"
+#include "sim/study/plan.h"
+#include "sim/engine/run.h"
+#include "sim/study/table.h"
 
 #define DATA "tests/data/table/"
 

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../sim/collective.h"
-#include "../models/msg.h"
+#include "sim/engine/collective.h"
+#include "sim/base/msg.h"
 
 #define MAXW 6
 #define NLOG 512

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../models/train.h"
+#include "models/train.h"
 
 /* ---- golden vectors ------------------------------------------------------ */
 

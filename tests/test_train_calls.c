@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "../models/train.h"
+#include "models/train.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 

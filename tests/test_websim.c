@@ -26,7 +26,7 @@
 #include <stdlib.h>
 
 #include "check_main.h"
-#include "../sim/run.h"
+#include "sim/engine/run.h"
 
 enum { WEB_DP, WEB_DILOCO, WEB_STREAMING };
 

@@ -15,12 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../models/msg.h"
-#include "../../models/tensor.h"
-#include "../cli.h"
-#include "../outfile.h"
-#include "../version.h"
-#include "par.h"
+#include "sim/base/msg.h"
+#include "models/tensor.h"
+#include "sim/cli/cli.h"
+#include "sim/out/outfile.h"
+#include "sim/cli/version.h"
+#include "sim/mpi/par.h"
 
 static const char usage[] =
     "usage: mpirun [-q] -np N dilosim-mpi <command> [options]\n"

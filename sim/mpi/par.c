@@ -19,8 +19,8 @@
  * On each rank one mutex guards the batch: rank 0's queue, failure and
  * deliveries; another rank's inbox and outbox.
  */
-#include "par.h"
-#include "../../models/msg.h"
+#include "sim/mpi/par.h"
+#include "sim/base/msg.h"
 
 #include <math.h>
 #include <mpi.h>

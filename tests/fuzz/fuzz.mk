@@ -20,7 +20,7 @@ FUZZ_DEB_PKGS := clang libclang-rt-dev
 FUZZ_TARGETS  := scenario faults cost run
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
                  -fno-omit-frame-pointer
-FUZZ_CFLAGS   := $(CSTD) -O1 -g $(WARN) $(BLAS_DEF) $(FUZZ_SAN)
+FUZZ_CFLAGS   := $(CSTD) -O1 -g $(WARN) -I. $(BLAS_DEF) $(FUZZ_SAN)
 FUZZ_LIB_OBJ  := $(LIB_SRC:%.c=$(FUZZ_B)/obj/%.o)
 FUZZ_BIN      := $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%)
 FUZZ_LIBS      = $(filter-out $(NO_LIBS),$(shell pkg-config --libs gsl libcjson \

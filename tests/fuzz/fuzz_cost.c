@@ -11,8 +11,8 @@
  * scenario's; a UTF-8 byte order mark in front changes nothing (the same
  * code, message or prices: positions count from after it).
  */
-#include "../../sim/plan.h"
-#include "../../sim/scenario.h"
+#include "sim/study/plan.h"
+#include "sim/config/scenario.h"
 #include "fuzz.h"
 
 #include <math.h>

@@ -14,7 +14,7 @@
  * previous repair (times per worker strictly increase), and at most one
  * period per trace line.
  */
-#include "../../sim/faults.h"
+#include "sim/engine/faults.h"
 #include "fuzz.h"
 
 #define NAME "trace.txt"

@@ -34,8 +34,8 @@
  * since their last failure; a repaired worker rejoins at most at the step
  * after the newest one any worker has finished, never ahead of the group).
  */
-#include "../../sim/faults.h"
-#include "../../sim/run.h"
+#include "sim/engine/faults.h"
+#include "sim/engine/run.h"
 #include "fuzz.h"
 #include "../run_protocol.h"
 

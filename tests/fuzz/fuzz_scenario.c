@@ -13,7 +13,7 @@
  * failure returns a negative code with one line that names the file or
  * the override; a success gives a config inside the documented ranges.
  */
-#include "../../sim/scenario.h"
+#include "sim/config/scenario.h"
 #include "fuzz.h"
 
 #include <math.h>

@@ -11,8 +11,8 @@ words() { # quoted lowercase words and comma lists of them, one a line
 case "$1" in
 scenario|run)
   cat tests/fuzz/json.dict
-  words sim/scenario.c models/codec.c models/schedule.c sim/collective.c \
-        sim/faults.c | sed 's/.*/"&"\n"\\"&\\""/'
+  words sim/config/scenario*.c sim/base/codec.c sim/base/schedule.c sim/engine/collective.c \
+        sim/engine/faults.c | sed 's/.*/"&"\n"\\"&\\""/'
   # dotted keys for --set overrides
   for k in model.layers model.params model.step_time_s workers.count \
            workers.speed network.bandwidth_gbps network.up_gbps \
@@ -26,7 +26,7 @@ scenario|run)
 faults) cat tests/fuzz/faults.dict ;;
 cost)
   cat tests/fuzz/json.dict
-  words sim/plan.c | sed 's/.*/"\\"&\\""/'
+  words sim/study/plan.c | sed 's/.*/"\\"&\\""/'
   ;;
 *) echo "usage: mkdict.sh scenario|faults|cost|run" >&2; exit 2 ;;
 esac

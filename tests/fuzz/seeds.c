@@ -11,7 +11,7 @@
  * that scn_meta_load rejects still gives its .base seed.  Exit 0, or 1
  * when a file cannot be read or a seed cannot be written.
  */
-#include "../../sim/scenario.h"
+#include "sim/config/scenario.h"
 
 #include <stdio.h>
 #include <stdlib.h>

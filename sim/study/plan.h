@@ -1,0 +1,341 @@
+/*
+ * plan.h -- what network to buy: for each method (variant) of a scenario,
+ * the least bandwidth that reaches a target compute utilization, the
+ * latency at which a little more than that stops being enough, and,
+ * given prices, what each choice of bandwidth costs per month; on request
+ * what the plan assumed, what limits each choice, the memory of a worker,
+ * how the answer moves when an assumption changes, and what a whole
+ * training costs.
+ *
+ * - Least bandwidth: the least network.bandwidth_gbps (every worker's
+ *   up and down link) in [PLAN_MIN_GBPS, PLAN_MAX_GBPS] from which CU >=
+ *   the target at every bandwidth evaluated above it, at the scenario's
+ *   own latency: table_need over a scan of 10 points per decade (the last
+ *   scan point below the target and the next one bracket the crossing,
+ *   solved over log10 bandwidth to 1e-6 relative; where CU falls as
+ *   bandwidth grows, the scan is refined to TABLE_SCAN_STEP there), the
+ *   definition and the code `dilosim table` uses for its rows, reported
+ *   on the reaching side, so CU there is >= the target.
+ * - Latency limit: at PLAN_LATENCY_MARGIN (1.05) times that bandwidth,
+ *   the largest one-way latency of every pair of workers (every worker's
+ *   network.latency_ms, in place of a network.latency_matrix_ms) in
+ *   [0, PLAN_MAX_LATENCY_MS] up to which CU stays >= the target: a scan
+ *   of 0 and 0.001..1000 ms, 10 points per decade, finds the first
+ *   latency where CU falls under the target, and table_solve the crossing
+ *   between it and the scan point before (to 1e-6 relative).
+ * - Costs, per month of PLAN_HOURS_PER_MONTH (730) hours, for each listed
+ *   bandwidth and for the least sufficient one:
+ *     WAN    = bandwidth (Gbit/s) x links x wan_usd_per_gbps_month, where
+ *              links = workers ("pricing": "port", each worker's link) or
+ *              the site-to-site links of the collective ("link": a ring
+ *              of M >= 3 sites M, of 2 sites 1, a star M - 1, all-to-all
+ *              M (M - 1) / 2: each pair of sites the collective sends
+ *              between, bought once, with that bandwidth each way)
+ *     idle   = (1 - CU) x accelerators x accelerator_usd_per_hour x 730
+ *     egress = bytes sent per month (bytes_sent_total / wall x 730 h) /
+ *              1e9 x egress_usd_per_gb (only when the file has that key)
+ *   and their sum; the cheapest choice per method and overall is marked
+ *   (ties: the earlier, i.e. lower bandwidth, then earlier method).
+ * - Binding limit (plan_spec.explain) of each candidate (each priced
+ *   bandwidth and the least sufficient one; without prices the least):
+ *   CU is simulated again with every link's bandwidth x2, every one-way
+ *   latency / 2 (only when some latency is > 0; the TCP windows / 2 with
+ *   it, so that what a window lets through per round trip stays and the
+ *   change is the latency's own), and the TCP window x2
+ *   (network.tcp_window_mb and with transport tcp tcp_init_window_kb;
+ *   only when a window is set or the transport is tcp).  The limit is
+ *   the change that gains the most CU (ties: bandwidth, latency, window),
+ *   "compute" when none gains more than PLAN_LIMIT_MIN_GAIN (0.001): more
+ *   network would not make the workers busier (plan_binding).
+ * - Sensitivity (plan_spec.sensitivity): the least bandwidth again with
+ *   every one-way latency x2, with network.efficiency 0.6, and with
+ *   random failures at faults.mtbf_hours = mtbf_hours (the scenario's
+ *   MTTR; a fault trace is dropped), at the scenario's steps.
+ * - Training (plan_spec.train_hours or tokens): each candidate simulated
+ *   again for steps = round(hours x 3600 / step time) (tokens: ceil(tokens
+ *   / model.tokens_per_step)), the steps set on the loaded config (the
+ *   loader's estimate of the run's length does not apply: a run that
+ *   would pass RUN_TIME_MAX_NS stops unfinished), and priced whole:
+ *     compute = accelerators x wall h x accelerator_usd_per_hour (busy
+ *               and idle; idle = (1 - CU) of it)
+ *     WAN     = the monthly WAN x wall h / 730
+ *     egress  = bytes sent / 1e9 x egress_usd_per_gb
+ *   the cheapest finished run per method and overall marked.
+ */
+#ifndef DILOSIM_PLAN_H
+#define DILOSIM_PLAN_H
+
+#include <stddef.h>
+
+#include "sim/engine/memory.h"
+#include "sim/config/scenario.h"
+#include "sim/study/table.h"
+
+#define PLAN_MIN_GBPS 0.01
+#define PLAN_MAX_GBPS 100000.0
+#define PLAN_BANDWIDTH_SCAN "logspace:-2:5:71" /* PLAN_MIN_GBPS..PLAN_MAX_GBPS,
+                                                  10 points per decade */
+#define PLAN_MAX_LATENCY_MS 1000.0
+#define PLAN_LATENCY_MARGIN 1.05
+#define PLAN_HOURS_PER_MONTH 730.0
+#define PLAN_MAX_BANDWIDTHS 64
+#define PLAN_LIMIT_MIN_GAIN 0.001 /* CU a change must gain to bind */
+#define PLAN_MTBF_HOURS 24.0      /* the sensitivity's MTBF by default */
+#define PLAN_LOW_EFFICIENCY 0.6   /* the sensitivity's efficiency */
+#define PLAN_GB 1e9               /* bytes of the GB egress is priced by */
+
+/* How the WAN is priced: per worker link, or per link between sites. */
+typedef enum { PLAN_PRICING_PORT, PLAN_PRICING_LINK } plan_pricing;
+
+/* Prices, from a cost file:
+ *   {"wan_usd_per_gbps_month": 200, "accelerator_usd_per_hour": 2.5,
+ *    "accelerators": 1024, "bandwidths_gbps": [1, 10, 100, 400],
+ *    "pricing": "port", "egress_usd_per_gb": 0.02}
+ * the last two optional ("port" and no egress by default). */
+typedef struct {
+    double wan_usd_per_gbps_month;   /* USD per Gbit/s of one worker's
+                                        link per month, >= 0 (required) */
+    double accelerator_usd_per_hour; /* USD per accelerator-hour, >= 0
+                                        (required) */
+    double accelerators;             /* accelerators of the whole job,
+                                        all workers together, integer
+                                        >= 1 (required) */
+    int nbandwidths;                 /* bandwidths to price (optional, */
+    double bandwidths_gbps[PLAN_MAX_BANDWIDTHS]; /* Gbit/s per worker
+                                        link, > 0, at most 64) */
+    plan_pricing pricing;            /* "pricing" (optional: port) */
+    int has_egress;                  /* "egress_usd_per_gb" given */
+    double egress_usd_per_gb;        /* USD per 1e9 bytes sent, >= 0 */
+} plan_cost;
+
+/* Parses a cost document of len bytes (any bytes; `name` stands for the
+ * file in messages) with the scenario's strict JSON reader.  Syntax
+ * errors, unknown, duplicate or missing keys and bad values are errors:
+ * returns 0, or MSG_EINPUT with a one-line message "name:line:col: key:
+ * what is wrong (expected ...)" (MSG_ENOMEM when out of memory).  A
+ * document is at most 64 KiB. */
+int plan_cost_parse_n(const char *text, size_t len, const char *name,
+                      plan_cost *out, char *err, size_t errlen);
+
+/* plan_cost_parse_n of a NUL-terminated text. */
+int plan_cost_parse(const char *text, const char *name, plan_cost *out,
+                    char *err, size_t errlen);
+
+/* plan_cost_parse_n of a file (at most 64 KiB). */
+int plan_cost_load(const char *path, plan_cost *out, char *err,
+                   size_t errlen);
+
+/* Why a candidate's CU is what it is (see the header comment). */
+typedef enum {
+    PLAN_LIMIT_BANDWIDTH,
+    PLAN_LIMIT_LATENCY,
+    PLAN_LIMIT_WINDOW,
+    PLAN_LIMIT_COMPUTE
+} plan_limit;
+
+/* The changes a binding limit tries, in the order ties go. */
+enum { PLAN_TRY_BANDWIDTH, PLAN_TRY_LATENCY, PLAN_TRY_WINDOW, PLAN_NTRIES };
+
+/* The rule: the change of the largest gain (CU with it minus CU without;
+ * NAN: the change does not apply), the first of equal ones, or
+ * PLAN_LIMIT_COMPUTE when no gain exceeds PLAN_LIMIT_MIN_GAIN. */
+plan_limit plan_binding(const double gain[PLAN_NTRIES]);
+
+/* "bandwidth", "latency", "window", "compute". */
+const char *plan_limit_name(plan_limit l);
+
+/* What one simulation gave. */
+typedef struct {
+    int64_t steps;
+    int finished;      /* run_result.finished */
+    double cu;         /* compute utilization */
+    double wall_s;     /* simulated time */
+    double bytes;      /* bytes_sent_total */
+    int64_t failures;
+} plan_run;
+
+/* A whole training at one bandwidth (plan_spec.train_hours, tokens). */
+typedef struct {
+    plan_run run;
+    double wall_h;           /* run.wall_s / 3600 */
+    double idle_h;           /* (1 - CU) x wall_h, per accelerator */
+    double wan_months;       /* wall_h / 730 */
+    double compute_usd;      /* with prices: accelerators x wall_h x price */
+    double idle_usd;         /* the idle part of compute_usd */
+    double wan_usd;          /* monthly WAN x wan_months */
+    double egress_usd;       /* bytes / 1e9 x egress price */
+    double total_usd;        /* compute + WAN + egress */
+    int cheapest_method;     /* cheapest finished run of the method */
+    int cheapest_overall;
+} plan_training;
+
+/* One priced bandwidth of one method (without prices, with explain or a
+ * training: the least sufficient one, its prices 0). */
+typedef struct {
+    double gbps;          /* per worker link */
+    double cu;            /* compute utilization there */
+    double wan_usd;       /* per month */
+    double idle_usd;      /* per month: compute paid for but idle */
+    double total_usd;     /* wan_usd + idle_usd + egress_usd */
+    int is_least;         /* the least sufficient bandwidth */
+    int cheapest_method;  /* cheapest of this method */
+    int cheapest_overall; /* cheapest of all */
+    double egress_usd;    /* per month (0 without an egress price) */
+    /* simulated for explain, an egress price or a training: */
+    int has_run;
+    plan_run run;         /* the scenario's steps at this bandwidth */
+    /* explain: */
+    double gain[PLAN_NTRIES]; /* CU gained by each change; NAN: none */
+    plan_limit limit;
+    double window_mb;     /* bandwidth x the longest round trip, MB (1e6
+                             bytes): the window a flow needs for it */
+    int window_covers;    /* network.tcp_window_mb >= window_mb: 1 or 0;
+                             -1 when no window is set */
+    /* a training: */
+    plan_training train;
+} plan_option;
+
+/* What the plan of a method assumed (explain), from its config. */
+typedef struct {
+    double latency_min_ms, latency_max_ms; /* one way, over the pairs of
+                                              workers (0 with one) */
+    int latency_matrix;          /* from network.latency_matrix_ms */
+    scn_transport transport;
+    double tcp_init_window_kb;   /* transport tcp */
+    int tcp_slow_start_after_idle;
+    double efficiency;
+    double collective_overhead_ms;
+    double tcp_window_mb;        /* 0: none */
+    coll_algo collective;
+    int links;                   /* site-to-site links of the collective */
+    int dp;                      /* buckets apply */
+    double dp_bucket_mb;         /* 0: one bucket per layer */
+    scn_gbit gbit;
+    double mtbf_s, mttr_s;       /* mtbf 0: no random failures */
+    int trace;                   /* failures replayed from a trace */
+    int64_t steps;
+    double step_time_s;
+    double wall_s;               /* simulated time at the least bandwidth;
+                                    NAN when there is none */
+} plan_assumptions;
+
+/* The sensitivity's changes. */
+enum { PLAN_SENS_LATENCY, PLAN_SENS_EFFICIENCY, PLAN_SENS_MTBF, PLAN_NSENS };
+
+typedef struct {
+    table_crossing least;    /* as plan_method.least */
+    int bandwidth_dip;
+} plan_sensitive;
+
+typedef struct {
+    char name[SCN_NAME_MAX]; /* the variant, or the method for the base */
+    int workers;
+    int bandwidth_dip;       /* CU falls somewhere on the bandwidth scan
+                                (least.scans: near the least one) */
+    int latency_rise;        /* CU rises somewhere on the latency scan */
+    table_crossing least;    /* FOUND: the least bandwidth is least.v_hi,
+                                CU least.cu_hi; AT_START: <= PLAN_MIN_GBPS
+                                (v_hi, cu_hi: that point); NOT_REACHED:
+                                > PLAN_MAX_GBPS */
+    double latency_gbps;     /* PLAN_LATENCY_MARGIN x the least; NAN when
+                                not reached */
+    table_crossing latency;  /* FOUND: the limit is latency.v_hi ms;
+                                AT_START: still enough at the maximum;
+                                NOT_REACHED: not even at 0 ms (or no least
+                                bandwidth to test) */
+    int noptions;            /* by increasing bandwidth */
+    plan_option option[PLAN_MAX_BANDWIDTHS + 1];
+    int links;               /* WAN links priced: workers, or with
+                                "pricing": "link" the site-to-site ones */
+    plan_assumptions assume; /* from its config */
+    int has_memory;          /* explain */
+    mem_worker memory;
+    plan_sensitive sens[PLAN_NSENS]; /* sensitivity */
+    double mtbf_failures;    /* sensitivity: failures expected in the MTBF
+                                run, workers x steps x step time / MTBF */
+    int64_t train_steps;     /* a training: its steps; else 0 */
+} plan_method;
+
+typedef struct {
+    const char *path;                /* scenario file */
+    const char *const *variants;     /* nvariants 0: all (or the base) */
+    int nvariants;
+    const char *const *sets;         /* --set overrides */
+    int nset;
+    double target_cu;                /* (0, 1] */
+    const plan_cost *cost;           /* NULL: no prices */
+    int jobs;                        /* threads; <= 0: pool_cpu_count() */
+    int full;                        /* --full: no fast-forward */
+    const table_runner *runner;      /* NULL: this process's threads; else
+                                        every batch (table.h) */
+} plan_spec;
+
+/* What `dilosim plan` adds to plan_compute's answers (all 0: nothing). */
+typedef struct {
+    int explain;                     /* assumptions, binding limits,
+                                        memory */
+    int sensitivity;                 /* the answer under PLAN_NSENS changes */
+    double mtbf_hours;               /* the sensitivity's; <= 0:
+                                        PLAN_MTBF_HOURS */
+    double train_hours;              /* > 0: price a training of this many
+                                        hours of compute */
+    double tokens;                   /* > 0: of this many tokens (instead
+                                        of train_hours) */
+} plan_extra;
+
+typedef struct {
+    double target_cu;
+    int has_cost;
+    plan_cost cost;
+    int nmethods;
+    plan_method method[SCN_MAX_VARIANTS];
+    int best_method, best_option;    /* cheapest overall; -1 without */
+    int explain, sensitivity;        /* as asked */
+    double mtbf_hours;               /* the sensitivity's */
+    double train_hours, tokens;      /* as asked (0: no training) */
+    int train_best_method, train_best_option; /* cheapest training; -1 */
+} plan_result;
+
+/* Plans every method, the scenario read and parsed once per method
+ * (table_docs_open: "-" is standard input, for one method).  Returns 0,
+ * or a MSG_E* code (MSG_EINPUT: the input; others: runtime, passed
+ * through from the loader and run_simulate) with a one-line message. */
+int plan_compute(const plan_spec *spec, plan_result *out, char *err,
+                 size_t errlen);
+
+/* plan_compute, calling progress(ctx, done, total) (one thread at a time)
+ * as its simulations finish; total grows as each search starts (the
+ * bandwidth scan, the latency scans, the priced bandwidths). */
+int plan_compute_progress(const plan_spec *spec, table_progress_fn progress,
+                          void *ctx, plan_result *out, char *err,
+                          size_t errlen);
+
+/* plan_compute_progress with the extra answers (NULL: none).  A training
+ * (tokens without model.tokens_per_step, more than 1e12 steps) is an
+ * input error. */
+int plan_compute_extra(const plan_spec *spec, const plan_extra *extra,
+                       table_progress_fn progress, void *ctx,
+                       plan_result *out, char *err, size_t errlen);
+
+/* Bytes of one cell of plan_method_text, with the NUL. */
+#define PLAN_CELL_MAX 32
+
+/* A method's answers as `dilosim plan` prints them: the least bandwidth
+ * ("%.4g" Gbit/s, "> 100000" when not reached, "<= 0.01" below the
+ * range), CU there ("%.4f"), the latency limit ("%.4g" ms, "> 1000" when
+ * CU stays above the target, "none" when not even 0 ms is enough) and
+ * the bandwidth it was found at ("%.4g"); "-" where there is no least
+ * bandwidth. */
+void plan_method_text(const plan_method *m, char least[PLAN_CELL_MAX],
+                      char cu[PLAN_CELL_MAX], char latency[PLAN_CELL_MAX],
+                      char at[PLAN_CELL_MAX]);
+
+/* A least bandwidth (plan_method.least, plan_sensitive.least) as
+ * plan_method_text prints it: "%.4g", "> 100000" or "<= 0.01". */
+void plan_least_text(const table_crossing *least, char out[PLAN_CELL_MAX]);
+
+/* A priced option's marks: "least", "cheapest", "cheapest overall",
+ * joined by ", " ("" when none applies). */
+void plan_option_note(const plan_option *o, char *buf, size_t n);
+
+#endif

@@ -85,8 +85,8 @@ $(B)/version_rev.h: FORCE
 	@mkdir -p $(@D)
 	@printf '#define DILOSIM_REVISION "%s"\n' '$(REVISION)' >$@.new; \
 	  if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
-$(B)/obj/sim/cli/version.o: $(B)/version_rev.h
-$(B)/obj/sim/cli/version.o: CFLAGS += -include $(B)/version_rev.h
+$(B)/obj/sim/base/version.o: $(B)/version_rev.h
+$(B)/obj/sim/base/version.o: CFLAGS += -include $(B)/version_rev.h
 FORCE:
 
 $(B)/libdilosim.a: $(LIB_OBJ)

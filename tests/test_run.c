@@ -17,7 +17,7 @@
 #include "sim/engine/collective.h"
 #include "sim/out/report.h"
 #include "sim/engine/run.h"
-#include "sim/cli/version.h"
+#include "sim/base/version.h"
 #include "sim/base/msg.h"
 
 /* Loads a scenario from text plus overrides (NULL-terminated) and runs it. */

@@ -17,7 +17,7 @@
 #include "sim/base/pool.h"
 #include "sim/out/outfile.h"
 #include "sim/study/table.h"
-#include "sim/cli/version.h"
+#include "sim/base/version.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;

@@ -12,7 +12,7 @@
 #include "sim/engine/memory.h"
 #include "sim/study/plan.h"
 #include "sim/out/report.h"
-#include "sim/cli/version.h"
+#include "sim/base/version.h"
 
 static const char help[] =
     "usage: dilosim plan SCENARIO.json --target-cu CU [--cost FILE.json]\n"

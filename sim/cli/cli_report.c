@@ -26,7 +26,7 @@
 #include "sim/engine/run.h"
 #include "sim/study/sweep.h"
 #include "sim/study/table.h"
-#include "sim/cli/version.h"
+#include "sim/base/version.h"
 
 static const char help[] =
     "usage: dilosim report SCENARIO.json... [--variant NAME]...\n"

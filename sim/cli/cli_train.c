@@ -25,7 +25,7 @@
 #include "sim/adapter/coupled.h"
 #include "sim/out/outfile.h"
 #include "sim/out/report.h"
-#include "sim/cli/version.h"
+#include "sim/base/version.h"
 
 static const char help[] =
     "usage: dilosim train SCENARIO.json [--variant NAME] [--set KEY=VALUE]...\n"

@@ -12,7 +12,7 @@
 #include "models/tensor.h"
 #include "sim/cli/cli.h"
 #include "sim/out/outfile.h"
-#include "sim/cli/version.h"
+#include "sim/base/version.h"
 
 static const char usage[] =
     "usage: dilosim <command> [options]\n"

@@ -19,7 +19,7 @@
 #include "models/tensor.h"
 #include "sim/cli/cli.h"
 #include "sim/out/outfile.h"
-#include "sim/cli/version.h"
+#include "sim/base/version.h"
 #include "sim/mpi/par.h"
 
 static const char usage[] =

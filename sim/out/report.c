@@ -18,7 +18,7 @@
 
 #include "sim/base/msg.h"
 #include "sim/engine/memory.h"
-#include "sim/cli/version.h"
+#include "sim/base/version.h"
 
 void report_number(FILE *f, double x) {
     if (isinf(x)) {

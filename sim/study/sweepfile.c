@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 
 #include "sim/out/outfile.h"
-#include "sim/cli/version.h"
+#include "sim/base/version.h"
 
 void sweepfile_line(sweepfile_id *id, char buf[SWEEPFILE_LINE_MAX]) {
     int n = snprintf(buf, SWEEPFILE_LINE_MAX, "%s%016" PRIx64,

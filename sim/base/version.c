@@ -3,7 +3,7 @@
  * compiles this file with -include $(B)/version_rev.h, which defines
  * DILOSIM_REVISION; other builds (the fuzz targets) get "unknown".
  */
-#include "sim/cli/version.h"
+#include "sim/base/version.h"
 
 #ifndef DILOSIM_REVISION
 #define DILOSIM_REVISION "unknown"

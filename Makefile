@@ -2,7 +2,7 @@
 
 PKGS      := gsl libcjson check
 DEB_PKGS  := libgsl-dev libcjson-dev check gnuplot-nox pkg-config libopenblas-dev \
-             libopenmpi-dev openmpi-bin chromium
+             libopenmpi-dev openmpi-bin chromium clang-format
 
 # BLAS: OpenBLAS when pkg-config finds it (models/tensor.c then includes
 # <cblas.h> and makes it single-threaded per call), else GSL's gslcblas.
@@ -63,7 +63,8 @@ help:
 # Installs the Debian packages that are missing (sudo when not root).
 deps:
 	@if pkg-config --exists $(PKGS) openblas $(MPI_PKG) 2>/dev/null && command -v gnuplot >/dev/null \
-	  && command -v mpirun >/dev/null && command -v chromium >/dev/null; then :; else \
+	  && command -v mpirun >/dev/null && command -v chromium >/dev/null \
+	  && command -v clang-format >/dev/null; then :; else \
 	  echo "installing: $(DEB_PKGS)"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && \

@@ -12,7 +12,9 @@
 # the paper setups and the cost example; `train` (CSV) of every training
 # scenario and variant, cut to 60 steps with "quick" (the full lengths
 # take about an hour).  The revision string is written as REV, so that
-# builds of two commits compare equal.  Then: diff -r OLD NEW.
+# builds of two commits compare equal; the summary lines that measure the
+# host's speed (host_time_s, steps_per_s, tokens_per_s, gflops_per_s)
+# are left out.  Then: diff -r OLD NEW.
 set -eu
 bin=$1
 out=$2
@@ -37,6 +39,9 @@ for f in $(find scenarios -name '*.json' -not -path '*/cost/*' | LC_ALL=C sort);
       "$bin" train "$f" "$@" $steps --quiet --out "$out/$tag.train.csv" \
         >"$out/$tag.train.out" 2>&1 || true
       norm "$out/$tag.train.csv"; norm "$out/$tag.train.out"
+      # the host's speed, which no two runs share
+      sed -i '/"\(host_time_s\|steps_per_s\|tokens_per_s\|gflops_per_s\)"/d' \
+        "$out/$tag.train.out"
     fi
   done
 done

@@ -22,7 +22,7 @@ quick=${3:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 rev=$("$bin" --version | sed 's/.*(\(.*\))$/\1/')
-norm() { sed "s/\"$rev\"/\"REV\"/g; s/ $rev / REV /g; s/($rev)/(REV)/g" "$1" >"$1.n" && mv "$1.n" "$1"; }
+norm() { sed "s/$rev/REV/g" "$1" >"$1.n" && mv "$1.n" "$1"; }
 
 cd "$root"
 for f in $(find scenarios -name '*.json' -not -path '*/cost/*' | LC_ALL=C sort); do

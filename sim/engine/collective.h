@@ -88,8 +88,11 @@ typedef void (*coll_done_fn)(void *ctx, int64_t now, uint64_t tag);
 
 /* A stream over net n for nworkers workers.  lat_ns (nworkers^2 entries)
  * is copied; max_flow_bytes_per_s caps every flow (INFINITY: no cap).
- * Flow tags used on the net are tag_base + small integers; the caller
- * routes net completions whose tag >= tag_base to coll_on_flow_done. */
+ * The stream owns its flows on the net (net_flow_add's callback: the net
+ * reports their completions to the stream itself); they carry the tags
+ * tag_base + k, k < nworkers^2, which the net's signature includes: the
+ * other owners of flows on the same net (streams, downloads) keep their
+ * tags out of that range. */
 coll *coll_new(net *n, int nworkers, coll_algo algo, const int64_t *lat_ns,
                double max_flow_bytes_per_s, uint64_t tag_base,
                coll_done_fn done, void *ctx);
@@ -104,10 +107,6 @@ int coll_submit(coll *c, int64_t now, uint64_t bytes, const uint8_t *members,
 /* Bytes of chunk i (0 <= i < m) when S bytes are split m ways (m >= 1):
  * floor((i+1)S/m) - floor(iS/m); the m chunks sum to S. */
 uint64_t coll_chunk_bytes(uint64_t S, int m, int i);
-
-/* To be called from the net's done callback for flows whose tag belongs to
- * this stream. Advances the running collective, starts the next one. */
-void coll_on_flow_done(coll *c, int64_t now, int flow, uint64_t flow_tag);
 
 /* A member has failed: queued collectives drop it; the running one, if it
  * includes the worker, restarts from its first step among the remaining

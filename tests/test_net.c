@@ -1251,8 +1251,10 @@ START_TEST(lazy_long_flow_many_instants) {
         net_link_set(w.n[k], 0, 7.3e8);
         net_link_set(w.n[k], 1, 1e9);
         net_link_set(w.n[k], 2, 3e9);
-        ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 0, -1, 146000027, INFINITY, twin_dones[k], &w, 1), 0);
-        ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 1, -1, 10000000, INFINITY, twin_dones[k], &w, 2), 1);
+        ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 0, -1, 146000027, INFINITY,
+                                      twin_dones[k], &w, 1), 0);
+        ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 1, -1, 10000000, INFINITY,
+                                      twin_dones[k], &w, 2), 1);
     }
     net_set_lazy(w.n[1], 0);
     w.live[0] = w.live[1] = 1;
@@ -1264,7 +1266,8 @@ START_TEST(lazy_long_flow_many_instants) {
         if (i % 500 == 0) {
             uint64_t size = 1 + lcg(&w.seed) % 99999;
             for (int k = 0; k < 2; k++)
-                w.live[net_flow_add(w.n[k], w.now, 0, 2, -1, size, INFINITY, twin_dones[k], &w, 3)] = 1;
+                w.live[net_flow_add(w.n[k], w.now, 0, 2, -1, size, INFINITY,
+                                    twin_dones[k], &w, 3)] = 1;
         }
         if (i % 997 == 0)
             twin_check(&w);

@@ -55,6 +55,40 @@
  * Step overhead (coll_set_step_overhead): every step's flows wait the
  * overhead before their latency (a single-member collective has no steps
  * to pay it: it still completes at once).
+ *
+ * The life of a reduction, the functions it goes through in order (the
+ * static ones are collective.c's; the engine's side is in run.c: an op
+ * completes, on_op_done -> arrive; the last member's arrival,
+ * reduction_submit -> stream_kick -> coll_submit):
+ *   coll_submit        queues the job (its bytes, tag and member mask);
+ *   start_next         if the stream is idle, the head job starts:
+ *   restart_head       its members in ring order, its steps, whether an
+ *                      exclusive ring takes the shortcut (alike_ring);
+ *   launch_step        the flows of the current step, by algorithm:
+ *   add_flow, start_flow  net_flow_add with the stream's own callback
+ *                      (flow_done, context the stream, tag tag_base + k),
+ *                      and under TCP net_flow_set_tcp with the window of
+ *                      its connection (conn_window: restart after idle).
+ * Then the net runs (the engine's event loop calls net_advance at the
+ * instants net_next_time gives); when a flow ends,
+ *   net_advance -> process_instant (net.c) calls flow_done directly:
+ *   flow_done          flow k of the step is over: under TCP, conn_close
+ *                      (the connection keeps its window and last send);
+ *                      with coll_set_member_done, members_done ->
+ *                      member_has_it -> the member-done callback (the
+ *                      engine's on_member_done) for each member that now
+ *                      has all of its result; once the step's last flow
+ *                      is over, launch_step for the next step, or after
+ *                      the last one
+ *   finish_head        end_alike (the shortcut's bytes onto the net's
+ *                      counters), the job leaves the queue, the done
+ *                      callback given to coll_new (the engine's
+ *                      on_coll_done -> reduction_done, stream_kick: the
+ *                      next reduction may be submitted from inside it),
+ *                      then start_next for the next queued job.
+ * A member removed on the way (coll_remove_member) cancels the step
+ * (cancel_step) and goes back to restart_head; coll_clear cancels it
+ * without callbacks.
  */
 #ifndef DILOSIM_COLLECTIVE_H
 #define DILOSIM_COLLECTIVE_H

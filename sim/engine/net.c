@@ -87,9 +87,12 @@ static int done_by_now(const net *n, const flow *f) {
     return f->t_done <= n->now;
 }
 
+/* Ends flow id at the current instant: whatever residue it had left counts
+ * as moved, it leaves the live set and joins the batch to report. */
 static void finish(net *n, int id) {
     flow *f = &n->flows[id];
-    net__tcp_last_round(n, f);
+    if (f->rtt != 0)
+        net__tcp_last_round(n, f);
     count_bytes(n, f, f->bytes);
     eager_remove(n, id);
     f->lazy = 0;
@@ -99,7 +102,6 @@ static void finish(net *n, int id) {
     n->batch[n->nbatch++] = id;
 }
 
-/* Finishes the active flows due at t.  Returns how many. */
 /* The positions of the cnt marked flows ids[] into n->order, ascending. */
 static void found_positions(net *n, const int *ids, int cnt) {
     for (int i = 0; i < cnt; i++)
@@ -324,7 +326,8 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
     *f = (flow){.bytes = bytes, .remaining = (double)bytes,
                 .cap = max_bytes_per_s,
                 .t_act = add_sat(n->now, latency_ns), .t_done = INT64_MAX,
-                .done = done, .ctx = ctx, .tag = tag, .link = {link_a, link_b}, .state = FLOW_WAITING,
+                .done = done, .ctx = ctx, .tag = tag, .link = {link_a, link_b},
+                .state = FLOW_WAITING,
                 .pos = n->nlive, .count = 1, .seg_rate = NAN, .epos = -1,
                 .t_round = INT64_MAX};
     for (int k = 0; k < 2; k++)

@@ -95,8 +95,6 @@ int net__round_due(net *n, int id) {
     return 0;
 }
 
-/* Ends flow id at the current instant: whatever residue it had left counts
- * as moved, it leaves the live set and joins the batch to report. */
 /* A TCP flow that ends inside a round while its window bound it: the
  * acknowledgements of what it sent in that round come after its end and
  * net__grow the window by as much, as slow start does for every acknowledged

@@ -151,7 +151,7 @@ static int activate(net *n, int id) {
         return 1;
     }
     due_update(n, id);
-    net__links_join(n, id);
+    links_join(n, id);
     return 0;
 }
 
@@ -230,7 +230,7 @@ static void process_instant(net *n, int64_t t) {
             f->done(f->ctx, t, n->batch[i], f->tag);
     }
     for (int i = 0; i < nb; i++)
-        net__release_id(n, n->batch[i]);
+        release_id(n, n->batch[i]);
     n->nbatch = 0;
 }
 
@@ -315,10 +315,10 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
         return MSG_EINPUT;
     if (link_a == link_b)
         link_b = -1;
-    if ((link_a >= 0 && net__reserve_link(n, link_a) < 0) ||
-        (link_b >= 0 && net__reserve_link(n, link_b) < 0))
+    if ((link_a >= 0 && reserve_link(n, link_a) < 0) ||
+        (link_b >= 0 && reserve_link(n, link_b) < 0))
         return MSG_ENOMEM;
-    int id = net__new_id(n);
+    int id = new_id(n);
     if (id < 0)
         return MSG_ENOMEM;
     catch_up(n, now);
@@ -364,7 +364,7 @@ void net_flow_cancel(net *n, int64_t now, int flow_id) {
         net__links_leave(n, flow_id);
     }
     net__live_remove(n, flow_id);
-    net__release_id(n, flow_id);
+    release_id(n, flow_id);
     if (state == FLOW_ACTIVE)
         net__share(n);
     else

@@ -147,25 +147,6 @@ void net__live_remove(net *n, int id) {
         mark_links_dirty(n, &n->flows[last]);
 }
 
-void net__release_id(net *n, int id) {
-    n->flows[id].state = FLOW_FREE;
-    n->freeids[n->nfree++] = id;
-}
-
-/* An active flow joins the lists of its links and seeds net__share(). */
-void net__links_join(net *n, int id) {
-    flow *f = &n->flows[id];
-    for (int k = 0; k < 2; k++) {
-        if (f->link[k] < 0)
-            continue;
-        link_state *L = &n->links[f->link[k]];
-        f->lpos[k] = L->nact;
-        L->act[L->nact++] = id;
-    }
-    f->tied = 0;
-    seed(n, id);
-}
-
 /* An active flow leaves the lists of its links; the flows left on its
  * bounded links seed net__share(). */
 void net__links_leave(net *n, int id) {
@@ -194,7 +175,7 @@ int net__doubled(int count, int first) {
 }
 
 /* Doubles every per-flow array.  On failure nothing the net relies on has
- * changed (arrays that did net__grow are simply larger than needed). */
+ * changed (arrays that did grow are simply larger than needed). */
 int net__grow(net *n) {
     int cap = net__doubled(n->fcap, 16);
     if (cap < 0)
@@ -225,29 +206,6 @@ int net__grow(net *n) {
     n->due = de;
     n->fcap = cap;
     return 0;
-}
-
-/* Makes room in link l's list for one more live flow.  Returns 0 or -1. */
-int net__reserve_link(net *n, int l) {
-    link_state *L = &n->links[l];
-    int cap = L->nref < L->cact ? 0 : net__doubled(L->cact, 4);
-    if (cap <= 0)
-        return cap;
-    int *p = realloc(L->act, (size_t)cap * sizeof *p);
-    if (!p)
-        return -1;
-    L->act = p;
-    L->cact = cap;
-    return 0;
-}
-
-/* A free flow id, or -1 when out of memory. */
-int net__new_id(net *n) {
-    if (n->nfree > 0)
-        return n->freeids[--n->nfree];
-    if (n->nflows == n->fcap && net__grow(n) < 0)
-        return -1;
-    return n->nflows++;
 }
 
 static int by_int(const void *a, const void *b) {

@@ -22,6 +22,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "sim/engine/net.h"
 
@@ -173,13 +174,9 @@ void net__due_sift(net *n, int i, due_entry e);
 void net__due_add(net *n, int id);
 void net__gather_due(net *n, int64_t t, int *nf, int *na, int *nr);
 void net__live_remove(net *n, int id);
-void net__release_id(net *n, int id);
-void net__links_join(net *n, int id);
 void net__links_leave(net *n, int id);
 int net__doubled(int count, int first);
 int net__grow(net *n);
-int net__reserve_link(net *n, int l);
-int net__new_id(net *n);
 void net__sort_ints(int *a, int cnt);
 void net__sort_live(net *n, int *ids, int cnt);
 
@@ -188,7 +185,6 @@ double net__remaining_now(const net *n, const flow *f);
 void net__make_eager_if(net *n, int (*pred)(const net *, const flow *));
 void net__step_to(net *n, int64_t t);
 void net__begin_segment(net *n, int id, int prove);
-void net__rate_set(net *n, int id);
 void net__update_next(net *n);
 
 /* net_tcp.c */
@@ -303,6 +299,66 @@ static inline void eager_remove(net *n, int id) {
 static inline void tcp_schedule(net *n, int id) {
     if (n->flows[id].rtt != 0)
         net__tcp_reschedule(n, id);
+}
+
+static inline void release_id(net *n, int id) {
+    n->flows[id].state = FLOW_FREE;
+    n->freeids[n->nfree++] = id;
+}
+
+/* A free flow id, or -1 when out of memory. */
+static inline int new_id(net *n) {
+    if (n->nfree > 0)
+        return n->freeids[--n->nfree];
+    if (n->nflows == n->fcap && net__grow(n) < 0)
+        return -1;
+    return n->nflows++;
+}
+
+/* Makes room in link l's list for one more live flow.  Returns 0 or -1. */
+static inline int reserve_link(net *n, int l) {
+    link_state *L = &n->links[l];
+    int cap = L->nref < L->cact ? 0 : net__doubled(L->cact, 4);
+    if (cap <= 0)
+        return cap;
+    int *p = realloc(L->act, (size_t)cap * sizeof *p);
+    if (!p)
+        return -1;
+    L->act = p;
+    L->cact = cap;
+    return 0;
+}
+
+/* An active flow joins the lists of its links and seeds net__share(). */
+static inline void links_join(net *n, int id) {
+    flow *f = &n->flows[id];
+    for (int k = 0; k < 2; k++) {
+        if (f->link[k] < 0)
+            continue;
+        link_state *L = &n->links[f->link[k]];
+        f->lpos[k] = L->nact;
+        L->act[L->nact++] = id;
+    }
+    f->tied = 0;
+    seed(n, id);
+}
+
+/* Brings a lazy flow's bytes to now; it is lazy no more. */
+static inline void make_current(net *n, flow *f) {
+    if (f->lazy) {
+        f->remaining = net__remaining_now(n, f);
+        f->lazy = 0;
+    }
+}
+
+/* After a filling gave active flow id its rate: a new segment if the rate
+ * is not the one its segment began with. */
+static inline void rate_set(net *n, int id) {
+    flow *f = &n->flows[id];
+    if (f->rate == f->seg_rate)
+        return;
+    make_current(n, f);
+    net__begin_segment(n, id, 0); /* proven at a later share, if it lives on */
 }
 
 #endif

@@ -68,7 +68,7 @@ static int by_cap(const void *a, const void *b) {
 }
 
 /* Marks the active flows ids[0..cnt) (in live order) unfrozen (rate -1),
- * lists the bounded links they cross in n->heap (heapified on fair net__share)
+ * lists the bounded links they cross in n->heap (heapified on fair share)
  * with each link's flows in n->lflows, and the capped flows, sorted, in
  * n->capped.  Returns the number of links; *ncapped gets the number of
  * capped flows. */
@@ -113,7 +113,7 @@ static int fill_setup(net *n, const int *ids, int cnt, int *ncapped) {
 }
 
 /* Freezes flow f at rate lam and updates its links' fair shares.  Returns
- * 1 if rounding lowered a fair net__share (the heap may then be out of order),
+ * 1 if rounding lowered a fair share (the heap may then be out of order),
  * else 0. */
 static int fill_freeze(net *n, int nt, flow *f, double lam) {
     int ls[2], lowered = 0;
@@ -132,7 +132,7 @@ static int fill_freeze(net *n, int nt, flow *f, double lam) {
     return lowered;
 }
 
-/* Whether level lam binds below the fair net__share of every bounded link f
+/* Whether level lam binds below the fair share of every bounded link f
  * crosses (CAP_MARGIN). */
 static int below_links(const net *n, const flow *f, double lam) {
     int ls[2];
@@ -239,7 +239,7 @@ static int component(net *n, int id) {
 
 /* The rate the filling gives active flow f when no other active flow
  * shares a bounded link with it: the least of its cap and its links'
- * capacities (each link's first fair net__share is its capacity over 1, exact),
+ * capacities (each link's first fair share is its capacity over 1, exact),
  * and such a filling is never tied; *capbound: the cap is below both.
  * -1 when another flow shares one. */
 static double lone_rate(const net *n, const flow *f, int *capbound) {
@@ -277,7 +277,7 @@ static void fill_component(net *n, int id) {
         n->ntied += tied - g->tied;
         g->tied = tied;
         mark_links_dirty(n, g);
-        net__rate_set(n, n->comp[i]);
+        rate_set(n, n->comp[i]);
         tcp_schedule(n, n->comp[i]);
     }
 }
@@ -290,7 +290,7 @@ static void fill_all(net *n) {
             n->comp[c++] = n->live[i];
     fill_rates(n, n->comp, c, 0);
     for (int i = 0; i < c; i++) {
-        net__rate_set(n, n->comp[i]);
+        rate_set(n, n->comp[i]);
         tcp_schedule(n, n->comp[i]);
     }
 }

@@ -86,14 +86,6 @@ double net__remaining_now(const net *n, const flow *f) {
     return r;
 }
 
-/* Brings a lazy flow's bytes to now; it is lazy no more. */
-static void make_current(net *n, flow *f) {
-    if (f->lazy) {
-        f->remaining = net__remaining_now(n, f);
-        f->lazy = 0;
-    }
-}
-
 /* ... and from here it is stepped every tick. */
 static void make_eager(net *n, int id) {
     make_current(n, &n->flows[id]);
@@ -170,7 +162,7 @@ static void trim_ticks(net *n) {
     n->trim_at = at > INT32_MAX / 2 ? INT32_MAX / 2 : (int)at;
 }
 
-/* Room for one more tick: old ticks dropped, or the array net__doubled.  Past
+/* Room for one more tick: old ticks dropped, or the array doubled.  Past
  * TICKS_MAX ticks kept (a flow lazy for that long) or out of memory, every
  * lazy flow's segment restarts at the last tick with its replayed bytes
  * (its proof, counted from where it began, stays), and all but that tick
@@ -286,16 +278,6 @@ void net__begin_segment(net *n, int id, int prove) {
     }
     eager_remove(n, id);
     f->lazy = 1;
-}
-
-/* After a filling gave active flow id its rate: a new segment if the rate
- * is not the one its segment began with. */
-void net__rate_set(net *n, int id) {
-    flow *f = &n->flows[id];
-    if (f->rate == f->seg_rate)
-        return;
-    make_current(n, f);
-    net__begin_segment(n, id, 0); /* proven at a later net__share, if it lives on */
 }
 
 void net__update_next(net *n) {

@@ -76,8 +76,8 @@ void net__tcp_reschedule(net *n, int id) {
 }
 
 /* Active flow id is at a round boundary: its new window and cap; a new
- * cap seeds net__share(), unless it is the flow's rate (a net__share-limited flow
- * whose cap comes down to its net__share: the filling is the same, and
+ * cap seeds net__share(), unless it is the flow's rate (a share-limited flow
+ * whose cap comes down to its share: the filling is the same, and
  * refilling would only move other rates by rounding).  Returns 0
  * (visit_in_live_order: not removed). */
 int net__round_due(net *n, int id) {
@@ -97,7 +97,7 @@ int net__round_due(net *n, int id) {
 
 /* A TCP flow that ends inside a round while its window bound it: the
  * acknowledgements of what it sent in that round come after its end and
- * net__grow the window by as much, as slow start does for every acknowledged
+ * grow the window by as much, as slow start does for every acknowledged
  * byte (Linux counts a flow sending at its window as cwnd-limited).  So a
  * flow shorter than a round still grows the window its connection keeps.
  * The bytes of the round are its rate times the time since the round

@@ -165,34 +165,60 @@ enum { TICKS_MAX = 1 << 16 };         /* ticks kept for lazy flows, at most */
  * may compute an ulp higher in another order, never looks binding. */
 #define CAP_MARGIN (1 - 1e-9)
 
-/* ---- shared between the files (contracts at their definitions) --------- */
+/* ---- shared between the files (the details at their definitions) ------ */
 
-/* net_flows.c */
+/* net_flows.c: the heap of due instants and the live set */
+/* Puts e in the hole at i of the min-heap h[0..cnt) or below it / up past
+ * larger parents; with flows, records each entry's place in its hpos. */
 void net__heap_down(due_entry *h, int cnt, int i, due_entry e, flow *flows);
 void net__heap_up(due_entry *h, int i, due_entry e, flow *flows);
+/* Puts e where the hole at i of net.due belongs. */
 void net__due_sift(net *n, int i, due_entry e);
+/* Flow id (already counted in nlive) joins net.due; builds the heap past
+ * HEAP_ON live flows. */
 void net__due_add(net *n, int id);
+/* The flows due at t (heap on): to finish into n->found, to activate into
+ * n->found_act, at a round boundary into n->found_round; their counts. */
 void net__gather_due(net *n, int64_t t, int *nf, int *na, int *nr);
+/* Flow id leaves the live set (and net.due, and its links' counts). */
 void net__live_remove(net *n, int id);
+/* An active flow leaves its links' lists; the flows left on its bounded
+ * links seed net__share(). */
 void net__links_leave(net *n, int id);
+/* Twice count (first when 0), or -1 past INT32_MAX. */
 int net__doubled(int count, int first);
+/* Doubles every per-flow array; 0, or -1 with nothing relied on changed. */
 int net__grow(net *n);
+/* Sorts a[0..cnt) ascending. */
 void net__sort_ints(int *a, int cnt);
+/* Sorts the live flows ids[0..cnt) into live order. */
 void net__sort_live(net *n, int *ids, int cnt);
 
-/* net_step.c */
+/* net_step.c: time */
+/* f's remaining bytes at n->now (a lazy flow's replayed exactly). */
 double net__remaining_now(const net *n, const flow *f);
+/* Makes every active lazy flow for which pred holds eager. */
 void net__make_eager_if(net *n, int (*pred)(const net *, const flow *));
+/* Moves every active flow's bytes from n->now to t (a new tick). */
 void net__step_to(net *n, int64_t t);
+/* A new segment of active flow id at now: its completion instant, then
+ * with `prove` lazy if that can be proven, else eager. */
 void net__begin_segment(net *n, int id, int prove);
+/* Recomputes the cached next instant (n->next). */
 void net__update_next(net *n);
 
 /* net_tcp.c */
+/* Sets active TCP flow id's next round boundary that changes something. */
 void net__tcp_reschedule(net *n, int id);
+/* Active flow id is at a round boundary: its new window and cap; returns 0
+ * (it stays live). */
 int net__round_due(net *n, int id);
+/* A TCP flow ending inside a window-bound round adds what it sent in it. */
 void net__tcp_last_round(net *n, flow *f);
 
 /* net_share.c */
+/* Refills the seeded components (or every flow while one is tied), then
+ * brings completion instants, peaks and the next instant up to date. */
 void net__share(net *n);
 
 /* ---- small helpers, inline ---------------------------------------------- */

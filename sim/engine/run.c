@@ -1425,6 +1425,8 @@ static void on_member_done(void *ctx, int64_t now, uint64_t tag, int worker) {
     member_got(ctx, (int)tag, worker, now);
 }
 
+/* The net's done callback of a recovery download's flow (start_download):
+ * ctx the world, tag TAG_RECOVERY + the worker. */
 static void on_download_flow(void *ctx, int64_t now, int flow, uint64_t tag) {
     (void)flow;
     on_download_done(ctx, (int)(tag - TAG_RECOVERY), now);

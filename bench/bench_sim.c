@@ -63,18 +63,14 @@ static void ring_done(void *ctx, int64_t now, uint64_t tag) {
     ((ring_bench *)ctx)->end = now;
 }
 
-static void ring_flow(void *ctx, int64_t now, int flow, uint64_t tag) {
-    coll_on_flow_done(((ring_bench *)ctx)->c, now, flow, tag);
-}
-
 /* Submits S bytes at `at` and runs it to its end; returns its seconds. */
 static double ring_once(ring_bench *b, int64_t at, uint64_t S) {
     for (int64_t t; (t = net_next_time(b->n)) <= at; b->stops++)
-        net_advance(b->n, t, ring_flow, b);
-    net_advance(b->n, at, ring_flow, b);
+        net_advance(b->n, t);
+    net_advance(b->n, at);
     coll_submit(b->c, at, S, NULL, 0);
     for (int64_t t; (t = net_next_time(b->n)) != INT64_MAX; b->stops++)
-        net_advance(b->n, t, ring_flow, b);
+        net_advance(b->n, t);
     return 1e-9 * (double)(b->end - at);
 }
 

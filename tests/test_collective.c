@@ -45,15 +45,6 @@ static void on_coll(void *ctx, int64_t now, uint64_t tag) {
         ck_assert_int_eq(coll_submit(w->c, now, S, NULL, 100), 0);
 }
 
-/* The net's done callback: routes each completion to its stream. */
-static void on_net(void *ctx, int64_t now, int flow, uint64_t tag) {
-    world *w = ctx;
-    if (w->c2 && tag >= 2 * TAG_BASE)
-        coll_on_flow_done(w->c2, now, flow, tag);
-    else if (tag >= TAG_BASE)
-        coll_on_flow_done(w->c, now, flow, tag);
-}
-
 /* W workers, every link at B, every latency LAT (or lat when given). */
 static void world_init(world *w, int W, coll_algo algo, const int64_t *lat) {
     *w = (world){.W = W};
@@ -78,15 +69,15 @@ static void world_free(world *w) {
 static void drive(world *w) {
     int64_t t;
     while ((t = net_next_time(w->n)) != INT64_MAX)
-        net_advance(w->n, t, on_net, w);
+        net_advance(w->n, t);
 }
 
 /* Runs everything due up to `until` and brings the net to it. */
 static void drive_until(world *w, int64_t until) {
     int64_t t;
     while ((t = net_next_time(w->n)) <= until)
-        net_advance(w->n, t, on_net, w);
-    net_advance(w->n, until, on_net, w);
+        net_advance(w->n, t);
+    net_advance(w->n, until);
 }
 
 static uint64_t lcg(uint64_t *s) {
@@ -507,7 +498,6 @@ START_TEST(invalid_arguments) {
     ck_assert_ptr_nonnull(c);
     ck_assert_int_eq(coll_pending(c), 0);
     coll_remove_member(c, 0, 7); /* ignored */
-    coll_on_flow_done(c, 0, 3, 12345); /* unknown flow: ignored */
     coll_free(c);
     net_free(n);
 }
@@ -601,11 +591,11 @@ static int twins_drive(world *w, uint64_t *seed) {
         if (t > last + 2 && lcg(seed) % 3 == 0) { /* somewhere before it */
             int64_t mid = last + 1 + (int64_t)(lcg(seed) % (uint64_t)(t - last - 1));
             for (int k = 0; k < 2; k++)
-                net_advance(w[k].n, mid, on_net, &w[k]);
+                net_advance(w[k].n, mid);
             twins_check(w);
         }
         for (int k = 0; k < 2; k++)
-            net_advance(w[k].n, t, on_net, &w[k]);
+            net_advance(w[k].n, t);
         twins_check(w);
         fewer += live_flows(w[1].n) < live_flows(w[0].n);
         last = t;

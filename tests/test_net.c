@@ -37,10 +37,10 @@ static void record(void *ctx, int64_t now, int flow, uint64_t tag) {
 }
 
 /* Drives the net to quiescence the way the simulator does. */
-static void run(net *n, net_done_fn cb, void *ctx) {
+static void run(net *n) {
     int64_t t;
     while ((t = net_next_time(n)) != INT64_MAX)
-        net_advance(n, t, cb, ctx);
+        net_advance(n, t);
 }
 
 /* Completion instant of the flow tagged `tag`, or -1. */
@@ -64,11 +64,11 @@ START_TEST(single_flow) {
     net_link_set(n, 0, B);
     flow_log lg = {0};
     double S = 3e6 + 7; /* not a whole number of ns: exercises the ceil */
-    int id = net_flow_add(n, 100, LAT, 0, -1, S, INFINITY, 42);
+    int id = net_flow_add(n, 100, LAT, 0, -1, S, INFINITY, record, &lg, 42);
     ck_assert_int_ge(id, 0);
     ck_assert_int_eq(net_next_time(n), 100 + LAT);
     ck_assert_int_eq(net_active_flows(n), 1);
-    run(n, record, &lg);
+    run(n);
     ck_assert_int_eq(lg.count, 1);
     ck_assert_int_eq(lg.flow[0], id);
     ck_assert_uint_eq(lg.tag[0], 42);
@@ -88,8 +88,8 @@ START_TEST(equal_flows_share) {
         flow_log lg = {0};
         double S = 1e6;
         for (int i = 0; i < N; i++)
-            net_flow_add(n, 0, LAT, 0, -1, S, INFINITY, (uint64_t)i);
-        run(n, record, &lg);
+            net_flow_add(n, 0, LAT, 0, -1, S, INFINITY, record, &lg, (uint64_t)i);
+        run(n);
         ck_assert_int_eq(lg.count, N);
         /* each gets B/N, so all end together at LAT + N*S/B */
         int64_t expect = LAT + xfer_ns(N * S, B);
@@ -111,9 +111,9 @@ START_TEST(unequal_sizes_maxmin) {
     net_link_set(n, 0, B);
     flow_log lg = {0};
     double s1 = 1e6, s2 = 3e6;
-    net_flow_add(n, 0, LAT, 0, -1, s1, INFINITY, 1);
-    net_flow_add(n, 0, LAT, 0, -1, s2, INFINITY, 2);
-    run(n, record, &lg);
+    net_flow_add(n, 0, LAT, 0, -1, s1, INFINITY, record, &lg, 1);
+    net_flow_add(n, 0, LAT, 0, -1, s2, INFINITY, record, &lg, 2);
+    run(n);
     /* both at B/2 until the small one ends: t1 = LAT + 2*s1/B; then the big
      * one has s2 - s1 left at full rate: t2 = t1 + (s2 - s1)/B. */
     int64_t t1 = LAT + xfer_ns(2 * s1, B);
@@ -132,9 +132,9 @@ START_TEST(staggered_start) {
     flow_log lg = {0};
     double S = 4e6;
     int64_t latb = LAT + 1000000; /* B activates when A has moved 1e6 */
-    net_flow_add(n, 0, LAT, 0, -1, S, INFINITY, 1);
-    net_flow_add(n, 0, latb, 0, -1, S, INFINITY, 2);
-    run(n, record, &lg);
+    net_flow_add(n, 0, LAT, 0, -1, S, INFINITY, record, &lg, 1);
+    net_flow_add(n, 0, latb, 0, -1, S, INFINITY, record, &lg, 2);
+    run(n);
     /* A: 1e6 alone, then 3e6 at B/2 -> ends at latb + 6e6 ns; B then has
      * 1e6 left at full rate. */
     int64_t ta = latb + xfer_ns(2 * 3e6, B);
@@ -151,8 +151,8 @@ START_TEST(two_links_slowest_bounds) {
     net_link_set(n, 1, B / 4);
     flow_log lg = {0};
     double S = 2e6;
-    net_flow_add(n, 0, LAT, 0, 1, S, INFINITY, 7);
-    run(n, record, &lg);
+    net_flow_add(n, 0, LAT, 0, 1, S, INFINITY, record, &lg, 7);
+    run(n);
     ck_assert_int_eq(lg.t[0], LAT + xfer_ns(S, B / 4));
     ck_assert_uint_eq(net_link_bytes(n, 0), (uint64_t)(S));
     ck_assert_uint_eq(net_link_bytes(n, 1), (uint64_t)(S));
@@ -172,10 +172,10 @@ START_TEST(maxmin_textbook) {
     net_link_set(n, 1, 2 * B);
     flow_log lg = {0};
     double S = 3e6;
-    net_flow_add(n, 0, 0, 0, 1, S, INFINITY, 'A');
-    net_flow_add(n, 0, 0, 0, -1, S, INFINITY, 'B');
-    net_flow_add(n, 0, 0, 1, -1, S, INFINITY, 'C');
-    run(n, record, &lg);
+    net_flow_add(n, 0, 0, 0, 1, S, INFINITY, record, &lg, 'A');
+    net_flow_add(n, 0, 0, 0, -1, S, INFINITY, record, &lg, 'B');
+    net_flow_add(n, 0, 0, 1, -1, S, INFINITY, record, &lg, 'C');
+    run(n);
     int64_t tc = xfer_ns(S, 1.5 * B);
     ck_assert_int_eq(done_at(&lg, 'C'), tc);
     ck_assert_int_eq(tc, 2000000);
@@ -195,9 +195,9 @@ START_TEST(per_flow_cap) {
     net_link_set(n, 0, B);
     flow_log lg = {0};
     double cap = B / 10;
-    net_flow_add(n, 0, LAT, 0, -1, 2e6, cap, 1);      /* capped */
-    net_flow_add(n, 0, LAT, 0, -1, 9e6, INFINITY, 2); /* gets the rest */
-    run(n, record, &lg);
+    net_flow_add(n, 0, LAT, 0, -1, 2e6, cap, record, &lg, 1);      /* capped */
+    net_flow_add(n, 0, LAT, 0, -1, 9e6, INFINITY, record, &lg, 2); /* gets the rest */
+    run(n);
     ck_assert_int_eq(done_at(&lg, 2), LAT + xfer_ns(9e6, B - cap));
     ck_assert_int_eq(done_at(&lg, 1), LAT + xfer_ns(2e6, cap));
     ck_assert_double_eq_tol(net_link_peak(n, 0), B, 1e-9 * B);
@@ -205,8 +205,8 @@ START_TEST(per_flow_cap) {
     /* A cap alone on an unbounded flow sets its pace. */
     net *m = net_new(0);
     flow_log lm = {0};
-    net_flow_add(m, 0, LAT, -1, -1, 1e6, 1e8, 3);
-    run(m, record, &lm);
+    net_flow_add(m, 0, LAT, -1, -1, 1e6, 1e8, record, &lm, 3);
+    run(m);
     ck_assert_int_eq(lm.t[0], LAT + xfer_ns(1e6, 1e8));
     net_free(m);
     net_free(n);
@@ -218,9 +218,9 @@ START_TEST(infinite_links) {
     net_link_set(n, 0, INFINITY);
     net_link_set(n, 1, INFINITY);
     flow_log lg = {0};
-    net_flow_add(n, 10, LAT, 0, 1, 5e9, INFINITY, 1);
-    net_flow_add(n, 10, LAT, 0, -1, 1e6, 1e9, 2); /* capped: 1 ms */
-    run(n, record, &lg);
+    net_flow_add(n, 10, LAT, 0, 1, 5e9, INFINITY, record, &lg, 1);
+    net_flow_add(n, 10, LAT, 0, -1, 1e6, 1e9, record, &lg, 2); /* capped: 1 ms */
+    run(n);
     ck_assert_int_eq(done_at(&lg, 1), 10 + LAT);
     ck_assert_int_eq(done_at(&lg, 2), 10 + LAT + xfer_ns(1e6, 1e9));
     ck_assert_uint_eq(net_link_bytes(n, 0), (uint64_t)(5e9 + 1e6));
@@ -237,8 +237,8 @@ START_TEST(infinite_link_bounded_by_other) {
     net_link_set(n, 0, INFINITY);
     net_link_set(n, 1, B);
     flow_log lg = {0};
-    net_flow_add(n, 0, 0, 0, 1, 1e6, INFINITY, 1);
-    run(n, record, &lg);
+    net_flow_add(n, 0, 0, 0, 1, 1e6, INFINITY, record, &lg, 1);
+    run(n);
     ck_assert_int_eq(lg.t[0], xfer_ns(1e6, B));
     ck_assert_double_eq(net_link_peak(n, 0), B);
     net_free(n);
@@ -250,24 +250,24 @@ START_TEST(cancel_keeps_bytes) {
     net_link_set(n, 0, B);
     flow_log lg = {0};
     double S = 4e6;
-    int a = net_flow_add(n, 0, LAT, 0, -1, S, INFINITY, 1);
-    int b = net_flow_add(n, 0, LAT, 0, -1, S, INFINITY, 2);
+    int a = net_flow_add(n, 0, LAT, 0, -1, S, INFINITY, record, &lg, 1);
+    int b = net_flow_add(n, 0, LAT, 0, -1, S, INFINITY, record, &lg, 2);
     /* both at B/2; cancel A after 2 ms of transfer: it moved 1e6. */
     int64_t tc = LAT + 2000000;
-    net_advance(n, tc, record, &lg);
+    net_advance(n, tc);
     ck_assert_int_eq(lg.count, 0);
     net_flow_cancel(n, tc, a);
     ck_assert_uint_eq(net_link_bytes(n, 0), (uint64_t)(2e6));
     ck_assert_int_eq(net_active_flows(n), 1);
     /* B has 3e6 left, now alone at full rate. */
     ck_assert_int_eq(net_next_time(n), tc + xfer_ns(3e6, B));
-    run(n, record, &lg);
+    run(n);
     ck_assert_int_eq(lg.count, 1);
     ck_assert_int_eq(lg.flow[0], b);
     ck_assert_uint_eq(net_link_bytes(n, 0), (uint64_t)(1e6 + S));
 
     /* Cancelled during its latency: moves nothing, nothing pending. */
-    int c = net_flow_add(n, lg.t[0], LAT, 0, -1, S, INFINITY, 3);
+    int c = net_flow_add(n, lg.t[0], LAT, 0, -1, S, INFINITY, record, &lg, 3);
     net_flow_cancel(n, lg.t[0] + 1, c);
     ck_assert_int_eq(net_next_time(n), INT64_MAX);
     ck_assert_int_eq(net_active_flows(n), 0);
@@ -302,7 +302,7 @@ START_TEST(byte_counters_and_peaks) {
         double bytes = (double)(lcg(&seed) % 1000000);
         double fcap = lcg(&seed) % 3 ? INFINITY : 1e6 + lcg(&seed) % 100000000;
         int64_t lat = (int64_t)(lcg(&seed) % 100000);
-        ck_assert_int_ge(net_flow_add(n, now, lat, a, b, bytes, fcap,
+        ck_assert_int_ge(net_flow_add(n, now, lat, a, b, bytes, fcap, record, &lg,
                                       (uint64_t)i), 0);
         expect[a] += bytes;
         if (b >= 0 && b != a)
@@ -311,13 +311,13 @@ START_TEST(byte_counters_and_peaks) {
         now += (int64_t)(lcg(&seed) % 200000);
         int64_t t;
         while ((t = net_next_time(n)) <= now) {
-            net_advance(n, t, record, &lg);
+            net_advance(n, t);
             lg.count = 0;
         }
-        net_advance(n, now, record, &lg);
+        net_advance(n, now);
         lg.count = 0;
     }
-    run(n, NULL, NULL);
+    run(n);
     ck_assert_int_eq(net_active_flows(n), 0);
     for (int l = 0; l < L; l++) {
         ck_assert_uint_eq(net_link_bytes(n, l), (uint64_t)expect[l]);
@@ -340,9 +340,9 @@ START_TEST(many_flows_stay_consistent) {
     for (int i = 0; i < W; i++)
         for (int j = 0; j < W; j++)
             if (i != j)
-                net_flow_add(n, 0, LAT, 2 * i, 2 * j + 1, S, INFINITY, 0);
+                net_flow_add(n, 0, LAT, 2 * i, 2 * j + 1, S, INFINITY, record, &lg, 0);
     ck_assert_int_eq(net_active_flows(n), F);
-    run(n, record, &lg);
+    run(n);
     ck_assert_int_eq(lg.count, F);
     /* every up/down link carries W-1 equal flows: B/(W-1) each */
     for (int i = 0; i < F; i++)
@@ -358,7 +358,7 @@ static void chain(void *ctx, int64_t now, int flow, uint64_t tag) {
     flow_log *lg = ctx;
     record(ctx, now, flow, tag);
     if (tag == 1) {
-        lg->added = net_flow_add(lg->n, now, 0, 0, -1, 2e6, INFINITY, 2);
+        lg->added = net_flow_add(lg->n, now, 0, 0, -1, 2e6, INFINITY, chain, ctx, 2);
         lg->seen_next = net_next_time(lg->n);
     }
 }
@@ -367,8 +367,8 @@ START_TEST(add_from_callback) {
     net *n = net_new(1);
     net_link_set(n, 0, B);
     flow_log lg = {.n = n};
-    int a = net_flow_add(n, 0, LAT, 0, -1, 1e6, INFINITY, 1);
-    run(n, chain, &lg);
+    int a = net_flow_add(n, 0, LAT, 0, -1, 1e6, INFINITY, chain, &lg, 1);
+    run(n);
     ck_assert_int_eq(lg.count, 2);
     int64_t t1 = LAT + xfer_ns(1e6, B);
     ck_assert_int_eq(lg.t[0], t1);
@@ -378,7 +378,7 @@ START_TEST(add_from_callback) {
     ck_assert_int_eq(lg.flow[1], lg.added);
     ck_assert_int_eq(lg.t[1], t1 + xfer_ns(2e6, B));
     /* after the callbacks, ids are reused */
-    int c = net_flow_add(n, lg.t[1], 0, 0, -1, 1, INFINITY, 3);
+    int c = net_flow_add(n, lg.t[1], 0, 0, -1, 1, INFINITY, chain, &lg, 3);
     ck_assert(c == a || c == lg.added);
     net_free(n);
 }
@@ -390,25 +390,25 @@ static void chain_zero(void *ctx, int64_t now, int flow, uint64_t tag) {
     flow_log *lg = ctx;
     record(ctx, now, flow, tag);
     if (tag == 1)
-        net_flow_add(lg->n, now, 0, -1, -1, 0, INFINITY, 9);
+        net_flow_add(lg->n, now, 0, -1, -1, 0, INFINITY, chain_zero, ctx, 9);
 }
 
 START_TEST(zero_byte_flows) {
     net *n = net_new(1);
     net_link_set(n, 0, B);
     flow_log lg = {.n = n};
-    net_flow_add(n, 50, 0, -1, -1, 0, INFINITY, 1);
+    net_flow_add(n, 50, 0, -1, -1, 0, INFINITY, chain_zero, &lg, 1);
     /* never completes inside add */
     ck_assert_int_eq(net_next_time(n), 50);
     ck_assert_int_eq(net_active_flows(n), 1);
-    run(n, chain_zero, &lg);
+    run(n);
     ck_assert_int_eq(lg.count, 2);
     ck_assert_int_eq(lg.t[0], 50);
     ck_assert_int_eq(lg.t[1], 50);
     ck_assert_uint_eq(lg.tag[1], 9);
     /* a zero-byte flow over a link completes after its latency */
-    net_flow_add(n, 60, LAT, 0, -1, 0, INFINITY, 3);
-    run(n, record, &lg);
+    net_flow_add(n, 60, LAT, 0, -1, 0, INFINITY, record, &lg, 3);
+    run(n);
     ck_assert_int_eq(lg.t[2], 60 + LAT);
     ck_assert_uint_eq(net_link_bytes(n, 0), (uint64_t)(0));
     net_free(n);
@@ -422,10 +422,10 @@ START_TEST(advance_jumps_in_order) {
     for (int l = 0; l < 3; l++)
         net_link_set(n, l, B);
     flow_log lg = {0};
-    net_flow_add(n, 0, 0, 0, -1, 3e6, INFINITY, 1); /* ends 3 ms */
-    net_flow_add(n, 0, 0, 1, -1, 1e6, INFINITY, 2); /* ends 1 ms */
-    net_flow_add(n, 0, 0, 2, -1, 1e6, INFINITY, 3); /* ends 1 ms */
-    net_advance(n, 10000000, record, &lg);
+    net_flow_add(n, 0, 0, 0, -1, 3e6, INFINITY, record, &lg, 1); /* ends 3 ms */
+    net_flow_add(n, 0, 0, 1, -1, 1e6, INFINITY, record, &lg, 2); /* ends 1 ms */
+    net_flow_add(n, 0, 0, 2, -1, 1e6, INFINITY, record, &lg, 3); /* ends 1 ms */
+    net_advance(n, 10000000);
     ck_assert_int_eq(lg.count, 3);
     ck_assert_uint_eq(lg.tag[0], 2);
     ck_assert_uint_eq(lg.tag[1], 3);
@@ -446,8 +446,8 @@ START_TEST(fractional_rates_complete_on_time) {
     flow_log lg = {0};
     double s[3] = {1e6, 2e6, 3.5e6};
     for (int i = 0; i < 3; i++)
-        net_flow_add(n, 0, 0, 0, -1, s[i], INFINITY, (uint64_t)i);
-    run(n, record, &lg);
+        net_flow_add(n, 0, 0, 0, -1, s[i], INFINITY, record, &lg, (uint64_t)i);
+    run(n);
     /* t0 = 3*s0/B; t1 = t0 + 2*(s1 - s0)/B; t2 = t1 + (s2 - s1)/B */
     double t0 = 3 * s[0] / B * 1e9;
     double t1 = t0 + 2 * (s[1] - s[0]) / B * 1e9;
@@ -464,20 +464,20 @@ END_TEST
 
 START_TEST(invalid_arguments) {
     net *n = net_new(2);
-    ck_assert_int_eq(net_flow_add(n, 0, 0, 2, -1, 1, INFINITY, 0), MSG_EINPUT);
-    ck_assert_int_eq(net_flow_add(n, 0, 0, -2, -1, 1, INFINITY, 0),
+    ck_assert_int_eq(net_flow_add(n, 0, 0, 2, -1, 1, INFINITY, NULL, NULL, 0), MSG_EINPUT);
+    ck_assert_int_eq(net_flow_add(n, 0, 0, -2, -1, 1, INFINITY, NULL, NULL, 0),
                      MSG_EINPUT);
-    ck_assert_int_eq(net_flow_add(n, 0, -1, 0, -1, 1, INFINITY, 0),
+    ck_assert_int_eq(net_flow_add(n, 0, -1, 0, -1, 1, INFINITY, NULL, NULL, 0),
                      MSG_EINPUT);
-    ck_assert_int_eq(net_flow_add(n, 0, 0, 0, -1, 1, 0, 0), MSG_EINPUT);
-    ck_assert_int_eq(net_flow_add(n, 0, 0, 0, -1, 1, NAN, 0), MSG_EINPUT);
+    ck_assert_int_eq(net_flow_add(n, 0, 0, 0, -1, 1, 0, NULL, NULL, 0), MSG_EINPUT);
+    ck_assert_int_eq(net_flow_add(n, 0, 0, 0, -1, 1, NAN, NULL, NULL, 0), MSG_EINPUT);
     ck_assert_int_eq(net_active_flows(n), 0);
     net_link_set(n, 5, B);  /* ignored */
     net_link_set(n, 0, -1); /* ignored */
     ck_assert_uint_eq(net_link_bytes(n, 7), (uint64_t)(0));
     /* a link never set has capacity 0: the flow never completes */
-    net_flow_add(n, 0, 0, 1, -1, 1, INFINITY, 0);
-    net_advance(n, 0, NULL, NULL);
+    net_flow_add(n, 0, 0, 1, -1, 1, INFINITY, NULL, NULL, 0);
+    net_advance(n, 0);
     ck_assert_int_eq(net_next_time(n), INT64_MAX);
     ck_assert_int_eq(net_active_flows(n), 1);
     /* ...until it is given one */
@@ -493,9 +493,9 @@ START_TEST(activation_at_completion_instant) {
     net *n = net_new(1);
     net_link_set(n, 0, B);
     flow_log lg = {0};
-    net_flow_add(n, 0, 0, 0, -1, 1e6, INFINITY, 1);
-    net_flow_add(n, 0, xfer_ns(1e6, B), 0, -1, 1e6, INFINITY, 2);
-    run(n, record, &lg);
+    net_flow_add(n, 0, 0, 0, -1, 1e6, INFINITY, record, &lg, 1);
+    net_flow_add(n, 0, xfer_ns(1e6, B), 0, -1, 1e6, INFINITY, record, &lg, 2);
+    run(n);
     ck_assert_int_eq(done_at(&lg, 1), xfer_ns(1e6, B));
     ck_assert_int_eq(done_at(&lg, 2), 2 * xfer_ns(1e6, B));
     ck_assert_double_eq(net_link_peak(n, 0), B);
@@ -508,11 +508,11 @@ START_TEST(link_set_mid_run) {
     net *n = net_new(1);
     net_link_set(n, 0, B);
     flow_log lg = {0};
-    net_flow_add(n, 0, 0, 0, -1, 2e6, INFINITY, 1);
-    net_advance(n, 1000000, record, &lg);
+    net_flow_add(n, 0, 0, 0, -1, 2e6, INFINITY, record, &lg, 1);
+    net_advance(n, 1000000);
     net_link_set(n, 0, B / 2);
     ck_assert_int_eq(net_next_time(n), 1000000 + xfer_ns(1e6, B / 2));
-    run(n, record, &lg);
+    run(n);
     ck_assert_int_eq(lg.t[0], 3000000);
     ck_assert_double_eq(net_link_peak(n, 0), B);
     net_free(n);
@@ -528,10 +528,10 @@ START_TEST(lone_flow_rates) {
     net_link_set(n, 1, 4e8);
     net_link_set(n, 2, INFINITY); /* link 3 stays at capacity 0 */
     flow_log lg = {0};
-    int a = net_flow_add(n, 0, 0, 0, 1, 1e9, INFINITY, 1);
-    int b = net_flow_add(n, 0, 0, 2, -1, 1e9, 3e8, 2);
-    int c = net_flow_add(n, 0, 0, 2, 3, 1e9, INFINITY, 3);
-    net_advance(n, 0, record, &lg);
+    int a = net_flow_add(n, 0, 0, 0, 1, 1e9, INFINITY, record, &lg, 1);
+    int b = net_flow_add(n, 0, 0, 2, -1, 1e9, 3e8, record, &lg, 2);
+    int c = net_flow_add(n, 0, 0, 2, 3, 1e9, INFINITY, record, &lg, 3);
+    net_advance(n, 0);
     ck_assert_double_eq(net_flow_rate(n, a), 4e8);
     ck_assert_double_eq(net_flow_rate(n, b), 3e8);
     ck_assert_double_eq(net_flow_rate(n, c), 0);
@@ -539,8 +539,8 @@ START_TEST(lone_flow_rates) {
     ck_assert_double_eq(net_flow_rate(n, a), B);
     net_link_set(n, 3, 2e8);
     ck_assert_double_eq(net_flow_rate(n, c), 2e8);
-    int d = net_flow_add(n, 0, 0, 0, -1, 1e9, INFINITY, 4);
-    net_advance(n, 0, record, &lg);
+    int d = net_flow_add(n, 0, 0, 0, -1, 1e9, INFINITY, record, &lg, 4);
+    net_advance(n, 0);
     ck_assert_double_eq(net_flow_rate(n, a), B / 2);
     ck_assert_double_eq(net_flow_rate(n, d), B / 2);
     net_flow_cancel(n, 0, d);
@@ -548,7 +548,7 @@ START_TEST(lone_flow_rates) {
     /* nothing bounds c any more: it completes at once */
     net_link_set(n, 3, INFINITY);
     ck_assert(isinf(net_flow_rate(n, c)));
-    net_advance(n, 0, record, &lg);
+    net_advance(n, 0);
     ck_assert_int_eq(lg.count, 1);
     ck_assert_uint_eq(lg.tag[0], 3);
     ck_assert_double_eq(net_link_peak(n, 0), B);
@@ -571,13 +571,14 @@ typedef struct {
 } churn;
 
 static uint64_t lcg(uint64_t *s);
+static void churn_done(void *ctx, int64_t now, int flow, uint64_t tag);
 
 static void churn_add(churn *ch, int64_t now) {
     int a = (int)(lcg(&ch->seed) % 8), b = (int)(lcg(&ch->seed) % 9) - 1;
     double bytes = (double)(lcg(&ch->seed) % 3000000);
     int64_t lat = lcg(&ch->seed) % 4 ? (int64_t)(lcg(&ch->seed) % 50000) : 0;
     double cap = lcg(&ch->seed) % 4 ? INFINITY : 1e7 * (1 + lcg(&ch->seed) % 50);
-    int id = net_flow_add(ch->n, now, lat, a, b, bytes, cap, (uint64_t)bytes);
+    int id = net_flow_add(ch->n, now, lat, a, b, bytes, cap, churn_done, ch, (uint64_t)bytes);
     ck_assert_int_ge(id, 0);
     ck_assert_int_lt(id, 4096);
     ck_assert_int_eq(ch->live[id], 0); /* never reused while live */
@@ -630,7 +631,7 @@ START_TEST(random_churn) {
     int64_t t;
     while ((t = net_next_time(n)) != INT64_MAX) {
         ck_assert_int_ge(t, ch.last_t);
-        net_advance(n, t, churn_done, &ch);
+        net_advance(n, t);
     }
     ck_assert_int_eq(net_active_flows(n), 0);
     ck_assert_int_eq(ch.added, ch.completed + ch.cancelled);
@@ -656,9 +657,9 @@ START_TEST(defect5_subnormal_rate_never_completes) {
     net_link_set(n, 0, 1e-300 * 1e9 / 8);
     net_link_set(n, 1, 1e9);
     flow_log lg = {0};
-    ck_assert_int_ge(net_flow_add(n, 0, 10, 0, -1, 1000, INFINITY, 1), 0);
-    ck_assert_int_ge(net_flow_add(n, 0, 10, 1, -1, 1000, 1e-292, 2), 0);
-    net_advance(n, 10, record, &lg);
+    ck_assert_int_ge(net_flow_add(n, 0, 10, 0, -1, 1000, INFINITY, record, &lg, 1), 0);
+    ck_assert_int_ge(net_flow_add(n, 0, 10, 1, -1, 1000, 1e-292, record, &lg, 2), 0);
+    net_advance(n, 10);
     ck_assert_int_eq(lg.count, 0);
     ck_assert_int_eq(net_next_time(n), INT64_MAX);
     ck_assert_int_eq(net_active_flows(n), 2);
@@ -673,16 +674,16 @@ END_TEST
 START_TEST(whole_bytes_on_cancel_and_completion) {
     net *n = net_new(1);
     net_link_set(n, 0, 1000);
-    int a = net_flow_add(n, 0, 0, 0, -1, 10, INFINITY, 1);
-    net_advance(n, 0, NULL, NULL);
-    net_advance(n, 3500000, NULL, NULL); /* 3.5 bytes moved */
+    int a = net_flow_add(n, 0, 0, 0, -1, 10, INFINITY, NULL, NULL, 1);
+    net_advance(n, 0);
+    net_advance(n, 3500000); /* 3.5 bytes moved */
     ck_assert_uint_eq(net_link_bytes(n, 0), 3);
     net_flow_cancel(n, 3500000, a);
     ck_assert_uint_eq(net_link_bytes(n, 0), 3);
-    net_flow_add(n, 3500000, 0, 0, -1, 7, INFINITY, 2);
+    net_flow_add(n, 3500000, 0, 0, -1, 7, INFINITY, NULL, NULL, 2);
     for (int64_t t = 3500000; t < 20000000; t += 333333)
-        net_advance(n, t, NULL, NULL);
-    run(n, NULL, NULL);
+        net_advance(n, t);
+    run(n);
     ck_assert_uint_eq(net_link_bytes(n, 0), 10);
     net_free(n);
 }
@@ -821,7 +822,7 @@ static void ref_add(ref_world *w) {
     int b = (int)(lcg(&w->seed) % (unsigned)(w->nl + 1)) - 1;
     double cap = lcg(&w->seed) % 4 ? INFINITY : 1e8 * (1 + (double)(lcg(&w->seed) % 1000) / 77);
     uint64_t size = 1 + lcg(&w->seed) % 50000000;
-    int id = net_flow_add(w->n, w->now, 0, a, b, size, cap, 0);
+    int id = net_flow_add(w->n, w->now, 0, a, b, size, cap, ref_done, w, 0);
     ck_assert_int_ge(id, 0);
     ck_assert_int_lt(id, RF);
     w->live[id] = 1;
@@ -853,7 +854,7 @@ START_TEST(incremental_matches_reference) {
                 for (int k = 1 + (int)(lcg(&w.seed) % 3); k-- > 0;)
                     ref_add(&w);
                 w.last_flow = -1;
-                net_advance(w.n, w.now, ref_done, &w); /* activates them */
+                net_advance(w.n, w.now); /* activates them */
             } else if (r < 5) {
                 for (int id = (int)(lcg(&w.seed) % RF), k = 0; k < RF; k++, id = (id + 1) % RF)
                     if (w.live[id]) {
@@ -865,7 +866,7 @@ START_TEST(incremental_matches_reference) {
                 int64_t t = net_next_time(w.n);
                 ref_step(&w, t);
                 w.last_flow = -1;
-                net_advance(w.n, t, ref_done, &w);
+                net_advance(w.n, t);
             }
             ref_check(&w);
         }
@@ -888,7 +889,7 @@ START_TEST(incremental_ring_equal_links) {
     for (int step = 0; step < 20; step++) {
         for (int k = 0; k < RL / 2; k++) {
             int id = net_flow_add(w.n, w.now, 0, 2 * k, 2 * ((k + 1) % (RL / 2)) + 1,
-                                  1000003 + (uint64_t)(k % 2), INFINITY, 0);
+                                  1000003 + (uint64_t)(k % 2), INFINITY, ref_done, &w, 0);
             w.live[id] = 1;
             w.link[id][0] = 2 * k;
             w.link[id][1] = 2 * ((k + 1) % (RL / 2)) + 1;
@@ -897,13 +898,13 @@ START_TEST(incremental_ring_equal_links) {
             w.size[id] = 1000003 + (uint64_t)(k % 2);
         }
         w.last_flow = -1;
-        net_advance(w.n, w.now, ref_done, &w);
+        net_advance(w.n, w.now);
         ref_check(&w);
         while (net_next_time(w.n) != INT64_MAX) {
             int64_t t = net_next_time(w.n);
             ref_step(&w, t);
             w.last_flow = -1;
-            net_advance(w.n, t, ref_done, &w);
+            net_advance(w.n, t);
             ref_check(&w);
         }
     }
@@ -921,14 +922,14 @@ static net *sig_net(int64_t t0, flow_log *lg) {
     double caps[4] = {1e9, 7e8, 1.3e9, INFINITY};
     for (int l = 0; l < 4; l++)
         net_link_set(n, l, caps[l]);
-    net_flow_add(n, t0, 1000, 0, 1, 3000001, INFINITY, 1);
-    net_flow_add(n, t0, 0, 0, 2, 2000003, 4e8, 2);
-    net_flow_add(n, t0, 7, 1, 3, 5000000, INFINITY, 3);
-    int c = net_flow_add(n, t0, 0, 2, -1, 9000000, INFINITY, 4);
-    net_advance(n, t0 + 500000, record, lg);
+    net_flow_add(n, t0, 1000, 0, 1, 3000001, INFINITY, record, lg, 1);
+    net_flow_add(n, t0, 0, 0, 2, 2000003, 4e8, record, lg, 2);
+    net_flow_add(n, t0, 7, 1, 3, 5000000, INFINITY, record, lg, 3);
+    int c = net_flow_add(n, t0, 0, 2, -1, 9000000, INFINITY, record, lg, 4);
+    net_advance(n, t0 + 500000);
     net_flow_cancel(n, t0 + 500000, c);
-    net_flow_add(n, t0 + 500000, 30, 2, 1, 4000000, INFINITY, 5);
-    net_advance(n, t0 + 1700001, record, lg);
+    net_flow_add(n, t0 + 500000, 30, 2, 1, 4000000, INFINITY, record, lg, 5);
+    net_advance(n, t0 + 1700001);
     return n;
 }
 
@@ -966,8 +967,8 @@ START_TEST(signature_equal_under_shift) {
     int before = la.count;
     for (int k = 0; k < 5; k++)
         ck_assert(net_flow_rate(a, k) == net_flow_rate(b, k));
-    run(a, record, &la);
-    run(b, record, &lb);
+    run(a);
+    run(b);
     ck_assert_int_eq(la.count, lb.count);
     ck_assert_int_gt(la.count, before);
     for (int i = before; i < la.count; i++) {
@@ -1009,15 +1010,15 @@ START_TEST(signature_sees_one_ulp) {
     for (int k = 0; k < 2; k++) {
         net *n = k ? b : a;
         net_link_set(n, 0, rate);
-        net_flow_add(n, 0, 0, 0, -1, S, INFINITY, 9);
-        net_advance(n, 0, NULL, NULL);
+        net_flow_add(n, 0, 0, 0, -1, S, INFINITY, NULL, NULL, 9);
+        net_advance(n, 0);
     }
     sig_of(a, 0, &sa, &na, &ca);
     sig_of(b, 0, &sb, &nb, &cb);
     ck_assert(na == nb && memcmp(sa, sb, na) == 0);
-    net_advance(a, t1, NULL, NULL);
-    net_advance(a, t2, NULL, NULL);
-    net_advance(b, t2, NULL, NULL);
+    net_advance(a, t1);
+    net_advance(a, t2);
+    net_advance(b, t2);
     ck_assert_uint_eq(net_link_bytes(a, 0), net_link_bytes(b, 0));
     sig_of(a, t2, &sa, &na, &ca);
     sig_of(b, t2, &sb, &nb, &cb);
@@ -1051,26 +1052,27 @@ typedef struct {
     int tcp;            /* some flows added get a TCP window */
 } twin;
 
-typedef struct {
-    twin *w;
-    int k;
-} twin_side;
-
-static void twin_done(void *ctx, int64_t now, int flow, uint64_t tag) {
-    twin_side *side = ctx;
-    twin *w = side->w;
-    int k = side->k;
+static void twin_done(twin *w, int k, int64_t now, int flow, uint64_t tag) {
     w->sum[k] = w->sum[k] * 1000003u + (uint64_t)now * 31u + (uint64_t)flow * 7u + tag;
     w->count[k]++;
     if (k == 0)
         w->live[flow] = 0;
 }
 
+/* The done callbacks of net 0's and net 1's flows. */
+static void twin_done0(void *ctx, int64_t now, int flow, uint64_t tag) {
+    twin_done(ctx, 0, now, flow, tag);
+}
+
+static void twin_done1(void *ctx, int64_t now, int flow, uint64_t tag) {
+    twin_done(ctx, 1, now, flow, tag);
+}
+
+static const net_done_fn twin_dones[2] = {twin_done0, twin_done1};
+
 static void twin_advance(twin *w, int64_t t) {
-    for (int k = 0; k < 2; k++) {
-        twin_side side = {w, k};
-        net_advance(w->n[k], t, twin_done, &side);
-    }
+    for (int k = 0; k < 2; k++)
+        net_advance(w->n[k], t);
     w->now = t;
 }
 
@@ -1113,7 +1115,7 @@ static void twin_add(twin *w, int lone) {
     uint64_t size = twin_size(w), tag = lcg(&w->seed);
     int id = -1;
     for (int k = 0; k < 2; k++) {
-        int got = net_flow_add(w->n[k], w->now, lat, a, b, size, cap, tag);
+        int got = net_flow_add(w->n[k], w->now, lat, a, b, size, cap, twin_dones[k], w, tag);
         ck_assert_int_ge(got, 0);
         ck_assert(k == 0 || got == id);
         id = got;
@@ -1249,8 +1251,10 @@ START_TEST(lazy_long_flow_many_instants) {
         net_link_set(w.n[k], 0, 7.3e8);
         net_link_set(w.n[k], 1, 1e9);
         net_link_set(w.n[k], 2, 3e9);
-        ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 0, -1, 146000027, INFINITY, 1), 0);
-        ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 1, -1, 10000000, INFINITY, 2), 1);
+        ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 0, -1, 146000027, INFINITY,
+                                      twin_dones[k], &w, 1), 0);
+        ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 1, -1, 10000000, INFINITY,
+                                      twin_dones[k], &w, 2), 1);
     }
     net_set_lazy(w.n[1], 0);
     w.live[0] = w.live[1] = 1;
@@ -1262,7 +1266,8 @@ START_TEST(lazy_long_flow_many_instants) {
         if (i % 500 == 0) {
             uint64_t size = 1 + lcg(&w.seed) % 99999;
             for (int k = 0; k < 2; k++)
-                w.live[net_flow_add(w.n[k], w.now, 0, 2, -1, size, INFINITY, 3)] = 1;
+                w.live[net_flow_add(w.n[k], w.now, 0, 2, -1, size, INFINITY,
+                                    twin_dones[k], &w, 3)] = 1;
         }
         if (i % 997 == 0)
             twin_check(&w);
@@ -1288,10 +1293,10 @@ START_TEST(heap_ties_in_id_order) {
         /* 150 flows: 3 per link pair, sizes 1000, 2000, 1000 */
         for (int i = 0; i < 150; i++)
             net_flow_add(n[k], 0, i % 7 ? 0 : 10, i % 100, 100 + i % 50,
-                         i % 3 == 1 ? 2000 : 1000, INFINITY, (uint64_t)i);
+                         i % 3 == 1 ? 2000 : 1000, INFINITY, record, &lg[k], (uint64_t)i);
         if (k)
             net_set_lazy(n[k], 0);
-        run(n[k], record, &lg[k]);
+        run(n[k]);
     }
     ck_assert_int_eq(lg[0].count, 150);
     ck_assert_int_eq(lg[1].count, 150);
@@ -1313,13 +1318,13 @@ END_TEST
 START_TEST(flow_counts) {
     net *n = net_new(1);
     net_link_set(n, 0, 1e9);
-    int a = net_flow_add(n, 0, 0, 0, -1, 1000, INFINITY, 1);
-    int b = net_flow_add(n, 0, 0, -1, -1, 1000, 1e9, 2);
+    int a = net_flow_add(n, 0, 0, 0, -1, 1000, INFINITY, NULL, NULL, 1);
+    int b = net_flow_add(n, 0, 0, -1, -1, 1000, 1e9, NULL, NULL, 2);
     net_flow_set_count(n, b, 5);
     net_flow_set_count(n, b, 0);  /* ignored */
     net_flow_set_count(n, 99, 3); /* not live: ignored */
     ck_assert_int_eq(net_active_flows(n), 6);
-    run(n, NULL, NULL);
+    run(n);
     ck_assert_int_eq(net_active_flows(n), 0);
     ck_assert_uint_eq(net_link_bytes(n, 0), 1000);
     ck_assert_uint_eq(net_flow_counted(n, a), 0);
@@ -1346,17 +1351,17 @@ START_TEST(anonymous_signatures) {
             /* the same two flows, added in the other order */
             for (int i = 0; i < 2; i++) {
                 int j = k ? 1 - i : i;
-                net_flow_add(n[k], 0, 0, 2 * j, 2 * j + 1, 5000 + (uint64_t)j, INFINITY,
+                net_flow_add(n[k], 0, 0, 2 * j, 2 * j + 1, 5000 + (uint64_t)j, INFINITY, NULL, NULL,
                              (uint64_t)j);
             }
-            net_advance(n[k], 100, NULL, NULL);
+            net_advance(n[k], 100);
             sig_of(n[k], 100, &s[k], &len[k], &cap[k]);
         }
         int same = len[0] == len[1] && memcmp(s[0], s[1], len[0]) == 0;
         ck_assert_int_eq(same, anon);
         if (anon) { /* a shared link: ids count again */
             for (int k = 0; k < 2; k++) {
-                net_flow_add(n[k], 100, 0, 0, -1, 77, INFINITY, 9);
+                net_flow_add(n[k], 100, 0, 0, -1, 77, INFINITY, NULL, NULL, 9);
                 sig_of(n[k], 100, &s[k], &len[k], &cap[k]);
             }
             ck_assert(len[0] != len[1] || memcmp(s[0], s[1], len[0]) != 0);

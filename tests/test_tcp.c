@@ -87,12 +87,12 @@ static void on_flow(void *ctx, int64_t now, int flow, uint64_t tag) {
 
 /* Steps the net through every instant up to `until` (INT64_MAX: all);
  * returns how many instants it stopped at. */
-static int advance_all(net *n, int64_t until, net_done_fn cb, void *ctx) {
+static int advance_all(net *n, int64_t until) {
     int stops = 0;
     for (int64_t t; (t = net_next_time(n)) <= until && t != INT64_MAX; stops++)
-        net_advance(n, t, cb, ctx);
+        net_advance(n, t);
     if (until != INT64_MAX)
-        net_advance(n, until, cb, ctx);
+        net_advance(n, until);
     return stops;
 }
 
@@ -105,24 +105,24 @@ START_TEST(slow_start_alone) {
     ck_assert_int_eq(k, 13);
     flows f = {.n = net_new(1)};
     net_link_set(f.n, 0, B);
-    int id = net_flow_add(f.n, 0, L, 0, -1, (uint64_t)S, INFINITY, 7);
+    int id = net_flow_add(f.n, 0, L, 0, -1, (uint64_t)S, INFINITY, on_flow, &f, 7);
     ck_assert_int_eq(net_flow_set_tcp(f.n, id, R, W0, INFINITY), 0);
     ck_assert(net_flow_window(f.n, id) == W0);
     for (int j = 0; j < k; j++) {
         /* midway through round j: rate W0 2^j / R, W0 (2^j - 1) + half */
         int64_t t = L + j * R + R / 2;
-        advance_all(f.n, t, on_flow, &f);
+        advance_all(f.n, t);
         double w = W0 * ldexp(1, j);
         ck_assert(net_flow_rate(f.n, id) == w * 1e9 / (double)R);
         ck_assert(net_flow_window(f.n, id) == w);
         ck_assert_uint_eq(net_flow_counted(f.n, id), (uint64_t)(W0 * (ldexp(1, j) - 1) + w / 2));
     }
-    advance_all(f.n, L + k * R + 1, on_flow, &f);
+    advance_all(f.n, L + k * R + 1);
     ck_assert(net_flow_rate(f.n, id) == B); /* out of slow start */
-    advance_all(f.n, L + (k + 1) * R + 1, on_flow, &f);
+    advance_all(f.n, L + (k + 1) * R + 1);
     ck_assert(net_flow_window(f.n, id) == B * (double)R / 1e9); /* in flight */
     /* no instant until the end: settled at its share */
-    ck_assert_int_eq(advance_all(f.n, INT64_MAX, on_flow, &f), 1);
+    ck_assert_int_eq(advance_all(f.n, INT64_MAX), 1);
     ck_assert_int_eq(f.count, 1);
     double sent = W0 * (ldexp(1, k) - 1);
     ck_assert_int_eq(f.t[0], L + k * R + ceil_ns((S - sent) * 1e9 / B));
@@ -146,9 +146,9 @@ START_TEST(ends_in_slow_start) {
         flows f = {.n = net_new(2)};
         net_link_set(f.n, 0, B);
         net_link_set(f.n, 1, 2 * B);
-        int id = net_flow_add(f.n, 100, L, 1, 0, (uint64_t)sizes[i], INFINITY, 1);
+        int id = net_flow_add(f.n, 100, L, 1, 0, (uint64_t)sizes[i], INFINITY, on_flow, &f, 1);
         ck_assert_int_eq(net_flow_set_tcp(f.n, id, R, W0, INFINITY), 0);
-        int stops = advance_all(f.n, INT64_MAX, on_flow, &f);
+        int stops = advance_all(f.n, INT64_MAX);
         int j = rounds[i];
         double w = W0 * ldexp(1, j), before = W0 * (ldexp(1, j) - 1);
         int64_t expect = 100 + L + j * R + ceil_ns((sizes[i] - before) * 1e9 / (w * 1e9 / R));
@@ -172,19 +172,19 @@ END_TEST
 START_TEST(shared_link_and_rising_share) {
     flows f = {.n = net_new(1)};
     net_link_set(f.n, 0, B);
-    int a = net_flow_add(f.n, 0, 0, 0, -1, 4000000000u, INFINITY, 1);
-    int b = net_flow_add(f.n, 0, 0, 0, -1, 1250000000u, INFINITY, 2);
+    int a = net_flow_add(f.n, 0, 0, 0, -1, 4000000000u, INFINITY, on_flow, &f, 1);
+    int b = net_flow_add(f.n, 0, 0, 0, -1, 1250000000u, INFINITY, on_flow, &f, 2);
     ck_assert_int_eq(net_flow_set_tcp(f.n, a, R, W0, INFINITY), 0);
     int k = (int)ceil(log2(B / 2 * (double)R / 1e9 / W0));
     ck_assert_int_eq(k, 12);
-    advance_all(f.n, (k - 1) * R + 1, on_flow, &f);
+    advance_all(f.n, (k - 1) * R + 1);
     ck_assert(net_flow_rate(f.n, a) == W0 * ldexp(1, k - 1) * 1e9 / R);
     ck_assert(net_flow_rate(f.n, b) == B - net_flow_rate(f.n, a));
-    advance_all(f.n, (k + 1) * R + 1, on_flow, &f);
+    advance_all(f.n, (k + 1) * R + 1);
     ck_assert(net_flow_rate(f.n, a) == B / 2);
     ck_assert(net_flow_window(f.n, a) == B / 2 * (double)R / 1e9);
     /* b ends: a alone, window-limited at B/2, doubles at its next round */
-    advance_all(f.n, INT64_MAX, NULL, NULL);
+    advance_all(f.n, INT64_MAX);
     ck_assert_int_eq(net_active_flows(f.n), 0);
     ck_assert_uint_eq(net_link_bytes(f.n, 0), 5250000000u);
     net_free(f.n);
@@ -192,15 +192,15 @@ START_TEST(shared_link_and_rising_share) {
     /* the same, step by step past b's end */
     f = (flows){.n = net_new(1)};
     net_link_set(f.n, 0, B);
-    a = net_flow_add(f.n, 0, 0, 0, -1, 4000000000u, INFINITY, 1);
-    net_flow_add(f.n, 0, 0, 0, -1, 1000000000u, INFINITY, 2);
+    a = net_flow_add(f.n, 0, 0, 0, -1, 4000000000u, INFINITY, on_flow, &f, 1);
+    net_flow_add(f.n, 0, 0, 0, -1, 1000000000u, INFINITY, on_flow, &f, 2);
     net_flow_set_tcp(f.n, a, R, W0, INFINITY);
     while (f.count == 0)
-        advance_all(f.n, net_next_time(f.n), on_flow, &f);
+        advance_all(f.n, net_next_time(f.n));
     int64_t tb = f.t[0], next = tb - tb % R + R; /* a's next boundary */
     ck_assert(net_flow_rate(f.n, a) == B / 2);   /* its cap: in flight */
     ck_assert_int_eq(net_next_time(f.n), next);
-    advance_all(f.n, next, on_flow, &f);
+    advance_all(f.n, next);
     ck_assert(net_flow_rate(f.n, a) == B);
     ck_assert(net_flow_window(f.n, a) == B * (double)R / 1e9);
     net_free(f.n);
@@ -214,23 +214,23 @@ START_TEST(window_limit) {
     const double S = 1e9, wmax = 1e7;
     flows f = {.n = net_new(1)};
     net_link_set(f.n, 0, B);
-    int id = net_flow_add(f.n, 0, L, 0, -1, (uint64_t)S, INFINITY, 1);
+    int id = net_flow_add(f.n, 0, L, 0, -1, (uint64_t)S, INFINITY, on_flow, &f, 1);
     ck_assert_int_eq(net_flow_set_tcp(f.n, id, R, W0, wmax), 0);
     int j = (int)ceil(log2(wmax / W0)); /* rounds before the limit */
     ck_assert_int_eq(j, 10);
-    advance_all(f.n, L + j * R + 1, on_flow, &f);
+    advance_all(f.n, L + j * R + 1);
     ck_assert(net_flow_rate(f.n, id) == wmax * 1e9 / R);
     ck_assert(net_flow_window(f.n, id) == wmax);
-    ck_assert_int_eq(advance_all(f.n, INT64_MAX, on_flow, &f), 1);
+    ck_assert_int_eq(advance_all(f.n, INT64_MAX), 1);
     double before = W0 * (ldexp(1, j) - 1);
     ck_assert_int_eq(f.t[0], L + j * R + ceil_ns((S - before) * 1e9 / (wmax * 1e9 / R)));
     net_free(f.n);
 
     f = (flows){.n = net_new(1)};
     net_link_set(f.n, 0, B);
-    id = net_flow_add(f.n, 0, 0, 0, -1, (uint64_t)S, 1e8, 1);
+    id = net_flow_add(f.n, 0, 0, 0, -1, (uint64_t)S, 1e8, on_flow, &f, 1);
     net_flow_set_tcp(f.n, id, R, W0, INFINITY);
-    advance_all(f.n, 20 * R, on_flow, &f);
+    advance_all(f.n, 20 * R);
     ck_assert(net_flow_rate(f.n, id) == 1e8);
     ck_assert(net_flow_window(f.n, id) == 1e8 * (double)R / 1e9);
     net_free(f.n);
@@ -240,14 +240,14 @@ END_TEST
 START_TEST(set_tcp_arguments) {
     net *n = net_new(1);
     net_link_set(n, 0, B);
-    int id = net_flow_add(n, 0, 0, 0, -1, 1000, INFINITY, 1);
+    int id = net_flow_add(n, 0, 0, 0, -1, 1000, INFINITY, NULL, NULL, 1);
     ck_assert_int_eq(net_flow_set_tcp(n, id, 0, W0, INFINITY), MSG_EINPUT);
     ck_assert_int_eq(net_flow_set_tcp(n, id, R, 0, INFINITY), MSG_EINPUT);
     ck_assert_int_eq(net_flow_set_tcp(n, id, R, NAN, INFINITY), MSG_EINPUT);
     ck_assert_int_eq(net_flow_set_tcp(n, id, R, W0, 0), MSG_EINPUT);
     ck_assert_int_eq(net_flow_set_tcp(n, id + 1, R, W0, INFINITY), MSG_EINPUT);
     ck_assert(net_flow_window(n, id) == 0); /* not TCP */
-    net_advance(n, 0, NULL, NULL);          /* active: too late */
+    net_advance(n, 0);          /* active: too late */
     ck_assert_int_eq(net_flow_set_tcp(n, id, R, W0, INFINITY), MSG_EINPUT);
     net_free(n);
 }
@@ -265,11 +265,11 @@ START_TEST(tcp_signature_and_shift) {
         f[k].n = n[k] = net_new(2);
         net_link_set(n[k], 0, B);
         net_link_set(n[k], 1, B / 3);
-        int a = net_flow_add(n[k], t0, L, 0, -1, 300000000, INFINITY, 1);
+        int a = net_flow_add(n[k], t0, L, 0, -1, 300000000, INFINITY, on_flow, &f[k], 1);
         net_flow_set_tcp(n[k], a, R, k == 2 ? 2 * W0 : W0, INFINITY);
-        int b = net_flow_add(n[k], t0, 3 * L, 0, 1, 200000000, INFINITY, 2);
+        int b = net_flow_add(n[k], t0, 3 * L, 0, 1, 200000000, INFINITY, on_flow, &f[k], 2);
         net_flow_set_tcp(n[k], b, 3 * R, W0, 1e6);
-        advance_all(n[k], t0 + 7 * R + 3, on_flow, &f[k]);
+        advance_all(n[k], t0 + 7 * R + 3);
         net_signature(n[k], t0 + 7 * R + 3, &s[k]);
     }
     ck_assert(s[0].len == s[1].len && memcmp(s[0].p, s[1].p, s[0].len) == 0);
@@ -282,7 +282,7 @@ START_TEST(tcp_signature_and_shift) {
     ck_assert_int_eq(net_shift_total(n[0]), D);
     ck_assert_int_eq(net_now(n[0]), net_now(n[1]));
     for (int k = 0; k < 2; k++)
-        advance_all(n[k], INT64_MAX, on_flow, &f[k]);
+        advance_all(n[k], INT64_MAX);
     ck_assert_int_eq(f[0].count, 2);
     ck_assert_int_eq(f[1].count, 2);
     for (int i = 0; i < 2; i++) {
@@ -341,10 +341,6 @@ static void on_coll_done(void *ctx, int64_t now, uint64_t tag) {
     s->tag[s->count++] = tag;
 }
 
-static void on_stream_flow(void *ctx, int64_t now, int flow, uint64_t tag) {
-    coll_on_flow_done(((stream *)ctx)->c, now, flow, tag);
-}
-
 /* W workers, every link at B and every latency L unless given, the
  * algorithm, TCP when tcp is not NULL. */
 static void stream_new(stream *s, int W, coll_algo algo, const int64_t *lat,
@@ -369,10 +365,10 @@ static void stream_free(stream *s) {
 /* Submits `bytes` at `at` (after running everything before it) and runs
  * it to the end; returns how long it took. */
 static int64_t one_collective(stream *s, int64_t at, uint64_t bytes, uint64_t tag) {
-    advance_all(s->n, at, on_stream_flow, s);
+    advance_all(s->n, at);
     int before = s->count;
     ck_assert_int_eq(coll_submit(s->c, at, bytes, NULL, tag), 0);
-    advance_all(s->n, INT64_MAX, on_stream_flow, s);
+    advance_all(s->n, INT64_MAX);
     ck_assert_int_eq(s->count, before + 1);
     return s->t[before] - at;
 }
@@ -497,7 +493,7 @@ START_TEST(restart_after_cancel) {
         /* 200 ms after: below the RTO, so the flows start at B R */
         ck_assert_int_eq(coll_submit(s.c, sent + 200 * ms, 200000000, NULL, 3), 0);
         int64_t cancel = sent + 200 * ms + (active ? L : 0) + 10 * ms;
-        advance_all(s.n, cancel, on_stream_flow, &s);
+        advance_all(s.n, cancel);
         coll_clear(s.c, cancel);
         ck_assert_int_eq(s.count, 2);
         if (active)
@@ -714,10 +710,6 @@ static void ff_done(void *ctx, int64_t now, uint64_t tag) {
     r->t[r->count++] = now;
 }
 
-static void ff_flow(void *ctx, int64_t now, int flow, uint64_t tag) {
-    coll_on_flow_done(((ff_run *)ctx)->s.c, now, flow, tag);
-}
-
 /* The state of a period start: the net's and the stream's signatures. */
 static void ff_sig(ff_run *r, int64_t now, sig_buf *b) {
     b->len = 0;
@@ -755,7 +747,7 @@ static void ff_simulate(const ff_case *k, int fast, ff_run *r) {
     int nmarks = 0;
     for (int p = 0; p < PERIODS; p++) {
         int64_t now = p * k->period;
-        advance_all(r->s.n, now, ff_flow, r);
+        advance_all(r->s.n, now);
         if (fast) {
             if (nmarks == MARKS) { /* drop the oldest */
                 ff_mark old = marks[0];
@@ -796,7 +788,7 @@ static void ff_simulate(const ff_case *k, int fast, ff_run *r) {
         for (int i = 0; i < k->nsub; i++)
             ck_assert_int_eq(coll_submit(r->s.c, now, k->size[i], NULL, (uint64_t)i), 0);
     }
-    advance_all(r->s.n, INT64_MAX, ff_flow, r);
+    advance_all(r->s.n, INT64_MAX);
     coll_flush_bytes(r->s.c);
     for (int i = 0; i < MARKS; i++)
         free(marks[i].sig.p);
@@ -839,7 +831,7 @@ static void idle_signature(uint64_t bytes, int64_t idle, sig_buf *b) {
     stream s;
     stream_new(&s, 2, COLL_RING, NULL, &LINUX);
     one_collective(&s, 0, bytes, 1);
-    advance_all(s.n, s.t[0] + idle, NULL, NULL);
+    advance_all(s.n, s.t[0] + idle);
     b->len = 0;
     coll_signature(s.c, b);
     ck_assert(!b->oom);

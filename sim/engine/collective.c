@@ -59,11 +59,12 @@
  * part of the flow's wait.
  *
  * Choices the header leaves open (what a simulation user would expect):
- *  - The net tag of a flow is tag_base + its index within its step, so the
- *    tags of one stream lie in [tag_base, tag_base + M(M-1)) (all_to_all
- *    has the most flows per step).  Streams sharing a net need tag_bases
- *    at least nworkers^2 apart.  A completion is matched by flow id and
- *    index, so completions of cancelled or stale flows are ignored.
+ *  - Every flow of the stream is owned by flow_done (context: the
+ *    stream), so the net reports its completions here directly.  Its net
+ *    tag is tag_base + its index within its step, so the tags of one
+ *    stream lie in [tag_base, tag_base + M(M-1)) (all_to_all has the most
+ *    flows per step); the tag finds the flow's index, and it is what the
+ *    net's signature tells the flows of different owners apart by.
  *  - A collective with no members left (all removed, or an empty mask)
  *    completes like a single-member one.
  *  - lat_ns may be NULL (no latency); members may be NULL (all workers);
@@ -360,6 +361,8 @@ static void conn_close(coll *c, int k, int flow, int64_t now) {
 
 /* ---- flows ------------------------------------------------------------- */
 
+static void flow_done(void *ctx, int64_t now, int flow, uint64_t tag);
+
 /* Starts one flow of the current step over links a and b, standing for
  * `count` flows; a TCP flow of connection `pair` (i * nw + j) when TCP is
  * on, pair >= 0 and its round trip is not 0.  Returns 0 or a negative
@@ -378,7 +381,7 @@ static int start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
         c->fpair = q;
         c->fcap = cap;
     }
-    int id = net_flow_add(c->n, now, lat, a, b, bytes, rate,
+    int id = net_flow_add(c->n, now, lat, a, b, bytes, rate, flow_done, c,
                           c->tag_base + (uint64_t)c->nflows);
     if (id < 0)
         return id;
@@ -424,7 +427,8 @@ static int launch_step(coll *c, int64_t now) {
     c->left = 0;
     c->step_at = now - net_shift_total(c->n);
     if (M <= 1) {
-        int id = net_flow_add(c->n, now, 0, -1, -1, 0, INFINITY, c->tag_base);
+        int id = net_flow_add(c->n, now, 0, -1, -1, 0, INFINITY, flow_done, c,
+                              c->tag_base);
         if (id < 0)
             return id;
         c->fpair[c->nflows] = -1;
@@ -626,12 +630,15 @@ static void members_done(coll *c, int64_t now, int k) {
     }
 }
 
-void coll_on_flow_done(coll *c, int64_t now, int flow, uint64_t flow_tag) {
-    if (!c->running || flow_tag < c->tag_base)
+/* The net's done callback of every flow of the stream (ctx: the stream):
+ * flow k of the current step has completed.  Advances the running
+ * collective, starts the next one.  The net calls it only for flows that
+ * are live, so the check on k is a guard, not a filter. */
+static void flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
+    coll *c = ctx;
+    uint64_t k = tag - c->tag_base;
+    if (!c->running || k >= (uint64_t)c->nflows || c->flows[k] != flow)
         return;
-    uint64_t k = flow_tag - c->tag_base;
-    if (k >= (uint64_t)c->nflows || c->flows[k] != flow)
-        return; /* not a flow of the current step */
     if (c->tcp)
         conn_close(c, (int)k, flow, now);
     c->flows[k] = -1;

@@ -55,6 +55,40 @@
  * Step overhead (coll_set_step_overhead): every step's flows wait the
  * overhead before their latency (a single-member collective has no steps
  * to pay it: it still completes at once).
+ *
+ * The life of a reduction, the functions it goes through in order (the
+ * static ones are collective.c's; the engine's side is in run.c: an op
+ * completes, on_op_done -> arrive; the last member's arrival,
+ * reduction_submit -> stream_kick -> coll_submit):
+ *   coll_submit        queues the job (its bytes, tag and member mask);
+ *   start_next         if the stream is idle, the head job starts:
+ *   restart_head       its members in ring order, its steps, whether an
+ *                      exclusive ring takes the shortcut (alike_ring);
+ *   launch_step        the flows of the current step, by algorithm:
+ *   add_flow, start_flow  net_flow_add with the stream's own callback
+ *                      (flow_done, context the stream, tag tag_base + k),
+ *                      and under TCP net_flow_set_tcp with the window of
+ *                      its connection (conn_window: restart after idle).
+ * Then the net runs (the engine's event loop calls net_advance at the
+ * instants net_next_time gives); when a flow ends,
+ *   net_advance -> process_instant (net.c) calls flow_done directly:
+ *   flow_done          flow k of the step is over: under TCP, conn_close
+ *                      (the connection keeps its window and last send);
+ *                      with coll_set_member_done, members_done ->
+ *                      member_has_it -> the member-done callback (the
+ *                      engine's on_member_done) for each member that now
+ *                      has all of its result; once the step's last flow
+ *                      is over, launch_step for the next step, or after
+ *                      the last one
+ *   finish_head        end_alike (the shortcut's bytes onto the net's
+ *                      counters), the job leaves the queue, the done
+ *                      callback given to coll_new (the engine's
+ *                      on_coll_done -> reduction_done, stream_kick: the
+ *                      next reduction may be submitted from inside it),
+ *                      then start_next for the next queued job.
+ * A member removed on the way (coll_remove_member) cancels the step
+ * (cancel_step) and goes back to restart_head; coll_clear cancels it
+ * without callbacks.
  */
 #ifndef DILOSIM_COLLECTIVE_H
 #define DILOSIM_COLLECTIVE_H
@@ -88,8 +122,11 @@ typedef void (*coll_done_fn)(void *ctx, int64_t now, uint64_t tag);
 
 /* A stream over net n for nworkers workers.  lat_ns (nworkers^2 entries)
  * is copied; max_flow_bytes_per_s caps every flow (INFINITY: no cap).
- * Flow tags used on the net are tag_base + small integers; the caller
- * routes net completions whose tag >= tag_base to coll_on_flow_done. */
+ * The stream owns its flows on the net (net_flow_add's callback: the net
+ * reports their completions to the stream itself); they carry the tags
+ * tag_base + k, k < nworkers^2, which the net's signature includes: the
+ * other owners of flows on the same net (streams, downloads) keep their
+ * tags out of that range. */
 coll *coll_new(net *n, int nworkers, coll_algo algo, const int64_t *lat_ns,
                double max_flow_bytes_per_s, uint64_t tag_base,
                coll_done_fn done, void *ctx);
@@ -104,10 +141,6 @@ int coll_submit(coll *c, int64_t now, uint64_t bytes, const uint8_t *members,
 /* Bytes of chunk i (0 <= i < m) when S bytes are split m ways (m >= 1):
  * floor((i+1)S/m) - floor(iS/m); the m chunks sum to S. */
 uint64_t coll_chunk_bytes(uint64_t S, int m, int i);
-
-/* To be called from the net's done callback for flows whose tag belongs to
- * this stream. Advances the running collective, starts the next one. */
-void coll_on_flow_done(coll *c, int64_t now, int flow, uint64_t flow_tag);
 
 /* A member has failed: queued collectives drop it; the running one, if it
  * includes the worker, restarts from its first step among the remaining

@@ -55,8 +55,11 @@
 
 typedef struct net net;
 
-/* Called by net_advance() for every flow that completes, in order of
- * (completion time, flow id).  The callback may add or cancel flows. */
+/* A flow's owner: called by net_advance() when the flow completes, with
+ * the context and tag given to net_flow_add (the tag is the owner's own:
+ * the net only passes it back and puts it in its signature).  The flows
+ * completing at one instant are reported in order of flow id, the
+ * instants in order of time.  The callback may add or cancel flows. */
 typedef void (*net_done_fn)(void *ctx, int64_t now, int flow, uint64_t tag);
 
 /* A network of nlinks links, all of capacity 0 until set. NULL on OOM. */
@@ -68,12 +71,13 @@ void net_link_set(net *n, int link, double bytes_per_s);
 
 /* Starts a flow of `bytes` at `now` over links link_a and link_b (each -1
  * for none), active after latency_ns (>= 0), at most max_bytes_per_s
- * (> 0, INFINITY for no cap).  Returns the flow id (>= 0), MSG_EINPUT for
+ * (> 0, INFINITY for no cap), owned by done(ctx, ..., tag) (done NULL:
+ * nobody is told when it completes).  Returns the flow id (>= 0), MSG_EINPUT for
  * a bad link id, latency or cap, or MSG_ENOMEM.  A flow with no bounded
  * link and no cap completes as soon as it is active. */
 int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
                  int link_b, uint64_t bytes, double max_bytes_per_s,
-                 uint64_t tag);
+                 net_done_fn done, void *ctx, uint64_t tag);
 
 /* Makes a flow that waits out its latency (added, not yet advanced past
  * t_act) a TCP connection's flow (see the top of this file): round trip
@@ -110,8 +114,8 @@ void net_flow_cancel(net *n, int64_t now, int flow);
 int64_t net_next_time(const net *n);
 
 /* Brings the net to `now` (>= every earlier call's now): activates and
- * completes what is due, calling done for each completed flow. */
-void net_advance(net *n, int64_t now, net_done_fn done, void *ctx);
+ * completes what is due, calling each completed flow's done callback. */
+void net_advance(net *n, int64_t now);
 
 /* Whole bytes that have crossed a link so far (up to the last
  * advance/add/cancel). */

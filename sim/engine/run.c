@@ -61,8 +61,8 @@
  *   RED_READY       reduction_submit: every member has arrived; the layer
  *                   waits in W->ready for the communication stream.
  *   RED_SENDING     stream_kick hands it to the collective (coll_submit);
- *                   the flows run on the net (net_advance -> on_flow_done
- *                   -> coll_on_flow_done) until the collective ends.
+ *                   the flows run on the net (net_advance -> the
+ *                   stream's own flow callback) until the collective ends.
  *   back to idle    on_coll_done -> reduction_done: spans, sync count,
  *                   the result charged to the joined workers that did not
  *                   take part (result_to_others), gate cleared, blocked
@@ -148,7 +148,7 @@ enum { RED_IDLE, RED_COLLECTING, RED_READY, RED_SENDING };
  * timeout (network.transport tcp). */
 #define RUN_TCP_RTO_MIN_S 0.2
 #define TAG_RECOVERY 0           /* net tags below TAG_COLL: downloads */
-#define TAG_COLL (1ull << 40)
+#define TAG_COLL (1ull << 40)    /* the stream's (coll_new's tag_base) */
 
 typedef struct {
     int state;
@@ -1141,6 +1141,8 @@ static void next_failure(world *W, int wi) {
         push(W, fail, CLS_FAULT, EV_FAIL, wi, 0, (uint64_t)repair);
 }
 
+static void on_download_flow(void *ctx, int64_t now, int flow, uint64_t tag);
+
 /* The repaired worker wi downloads the parameters from the lowest live
  * peer, or from storage over its own down link when nobody is up. */
 static void start_download(world *W, int wi, int64_t now) {
@@ -1164,7 +1166,7 @@ static void start_download(world *W, int wi, int64_t now) {
     w->dl_start = now;
     w->dl_flow = net_flow_add(W->net, now, lat, src >= 0 ? 2 * src : -1,
                               2 * wi + 1, W->dl_bytes, W->flow_cap,
-                              TAG_RECOVERY + (uint64_t)wi);
+                              on_download_flow, W, TAG_RECOVERY + (uint64_t)wi);
     fail_rc(W, w->dl_flow);
 }
 
@@ -1423,12 +1425,11 @@ static void on_member_done(void *ctx, int64_t now, uint64_t tag, int worker) {
     member_got(ctx, (int)tag, worker, now);
 }
 
-static void on_flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
-    world *W = ctx;
-    if (tag >= TAG_COLL)
-        coll_on_flow_done(W->coll, now, flow, tag);
-    else
-        on_download_done(W, (int)(tag - TAG_RECOVERY), now);
+/* The net's done callback of a recovery download's flow (start_download):
+ * ctx the world, tag TAG_RECOVERY + the worker. */
+static void on_download_flow(void *ctx, int64_t now, int flow, uint64_t tag) {
+    (void)flow;
+    on_download_done(ctx, (int)(tag - TAG_RECOVERY), now);
 }
 
 /* ---- fast-forward ---------------------------------------------------------
@@ -2114,7 +2115,7 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
         case EV_NET:
             if (ev.c != W.net_version) continue; /* superseded */
             W.net_at = INT64_MAX;
-            net_advance(W.net, now, on_flow_done, &W);
+            net_advance(W.net, now);
             break;
         case EV_OP:
             if (ev.b != w->epoch || w->state != W_BUSY) continue;

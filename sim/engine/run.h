@@ -197,18 +197,4 @@ typedef struct {
 int run_simulate(const scn_config *cfg, const run_hooks *hooks,
                  run_result *out, char *err, size_t errlen);
 
-/* Bytes of one layer's payload under a codec: the layer holds
- * sched-independent n_l = floor((l+1)*N/L) - floor(l*N/L) of the model's N
- * parameters, as rows of `hidden` values. */
-uint64_t run_layer_bytes(const scn_config *cfg, codec_spec codec, int l);
-
-/* The values of slice j of P of layer l (layout sliced):
- * floor((j+1)*n_l/P) - floor(j*n_l/P); with P 1, n_l. */
-uint64_t run_slice_params(const scn_config *cfg, int l, int j, int P);
-
-/* Bytes of slice j of P of layer l: its run_slice_params values as rows
- * of `hidden` values.  With P 1, run_layer_bytes. */
-uint64_t run_slice_bytes(const scn_config *cfg, codec_spec codec, int l,
-                         int j, int P);
-
 #endif

@@ -82,7 +82,7 @@
  *                      waits on the fragment's list for the previous sync,
  *                      or for its copy-in: copy_wait), then op_next: the
  *                      next op, or the next step (rec_dp_checkpoint,
- *                      rec_frontier_moved, worker_begin_step), and
+ *                      worker_begin_step, rec_frontier_moved), and
  *                      worker_advance again.
  *   worker_wake        a reduction or sync it waited for is over: READY,
  *                      and worker_advance (or its held arrival).

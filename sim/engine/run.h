@@ -7,7 +7,7 @@
  * every sync that step needs (cfg->measure steady: of every sync taken
  * after a step up to the last), and fills a run_result.  Same config, same
  * result, bit for bit; with cfg->full or without (the engine then
- * fast-forwards where that gives the same result: run.c).
+ * fast-forwards where that gives the same result: fastfwd.c).
  *
  * Units: times are integer nanoseconds (the *_ns fields; the *_s fields
  * are the same values in seconds, for arithmetic), bytes are whole bytes.

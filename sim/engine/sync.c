@@ -183,7 +183,6 @@ static void offload_after_sync(world *W, int i, int f, int64_t now) {
         W->out_step[i * W->P + f] = m;
 }
 
-
 /* Opens fragment f's sync taken after t at its first arrival, and its
  * timeout. */
 static void fsync_open(world *W, int f, int64_t t, int64_t now) {

@@ -20,8 +20,9 @@
  *                             done yet (copy_wait, offload)
  *   READY      -> DONE        worker_advance: past the last step
  *   BUSY       -> READY       worker_op_done: its ops ended
- *   BLOCKED    -> READY       wake (the reduction or sync it waited for is
- *                             over), member_got (its own result came),
+ *   BLOCKED    -> READY       worker_wake (the reduction or sync it
+ *                             waited for is over), worker_got_result (its
+ *                             own result came: member completion),
  *                             worker_copy_done (the copy-in ended)
  *   READY, BUSY, BLOCKED, DONE
  *              -> STALLED     DP: a failure rolls everybody back

@@ -427,7 +427,8 @@ void rec_next_failure(world *W, int wi);
 void rec_fail(world *W, int wi, int64_t now, int64_t repair);
 void rec_repair(world *W, int wi, int64_t now);
 
-/* The net's flow callback: a collective's flow, or a download (by tag). */
+/* The net's flow callback (net_advance): a collective's flow (tag at or
+ * above TAG_COLL) goes to the collective, a download's to its worker. */
 void on_flow_done(void *ctx, int64_t now, int flow, uint64_t tag);
 
 /* A joined worker has finished a step past the group's frontier: a

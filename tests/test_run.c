@@ -15,6 +15,7 @@
 #include "check_main.h"
 #include "sim/cli/cli.h"
 #include "sim/engine/collective.h"
+#include "sim/engine/payload.h"
 #include "sim/out/report.h"
 #include "sim/engine/run.h"
 #include "sim/base/version.h"
@@ -154,14 +155,14 @@ START_TEST(bytes_closed_forms) {
         run_result dp = SIM(one_b, "method.name=dp", count);
         uint64_t payload = 0;
         for (int l = 0; l < 24; l++)
-            payload += run_layer_bytes(&cfg, cfg.dp_codec, l);
+            payload += payload_layer_bytes(&cfg, cfg.dp_codec, l);
         ck_assert_uint_eq(payload, 2000000000);
         ck_assert_uint_eq(dp.bytes_sent_total, 400 * f * payload);
         /* every worker's share, exactly: its ring chunks of every layer */
         for (int i = 0; i < M; i++) {
             uint64_t mine = 0;
             for (int l = 0; l < 24; l++) {
-                uint64_t S = run_layer_bytes(&cfg, cfg.dp_codec, l);
+                uint64_t S = payload_layer_bytes(&cfg, cfg.dp_codec, l);
                 mine += 2 * S - coll_chunk_bytes(S, M, (i + 1) % M) -
                         coll_chunk_bytes(S, M, (i + 2) % M);
             }
@@ -178,7 +179,7 @@ START_TEST(bytes_closed_forms) {
         for (int l = 0; l < 24; l++) {
             uint64_t n = (uint64_t)((l + 1) * 1000000000ull / 24 -
                                     l * 1000000000ull / 24);
-            ck_assert_uint_eq(run_layer_bytes(&cfg, cfg.codec, l),
+            ck_assert_uint_eq(payload_layer_bytes(&cfg, cfg.codec, l),
                               (n + 1) / 2 + 4);
             e3m0 += (n + 1) / 2 + 4;
         }

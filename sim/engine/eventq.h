@@ -3,7 +3,7 @@
  *
  * An array binary heap of plain-data events ordered by (time, class, seq).
  * Time is an integer number of nanoseconds.  Events at the same instant
- * run in increasing class (see CLS_* in run.c for the order the
+ * run in increasing class (see CLS_* in world.h for the order the
  * simulator uses), then in the order they were pushed (seq), so a run is
  * deterministic whatever the heap layout.
  */

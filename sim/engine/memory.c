@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "sim/base/msg.h"
-#include "sim/engine/run.h"
+#include "sim/engine/payload.h"
 
 /* An edge of a window over the steps: +1 where it starts, -1 one step
  * after it ends. */
@@ -101,9 +101,9 @@ int mem_in_flight(const sched_spec *s, int extra, int64_t steps, int *out,
     return 0;
 }
 
-/* The parameters of layer l: floor((l+1)N/L) - floor(lN/L) (run.h). */
+/* The parameters of layer l: floor((l+1)N/L) - floor(lN/L) (payload.h). */
 static uint64_t layer_params(const scn_config *c, int l) {
-    return run_slice_params(c, l, 0, 1);
+    return payload_slice_params(c, l, 0, 1);
 }
 
 int mem_largest_fragment(const scn_config *c, const sched_spec *s,

@@ -4,7 +4,7 @@
  *
  * Conventions, per parameter of the model's N (model.params, rounded to a
  * whole count, every layer its floor((l+1)N/L) - floor(lN/L) as in
- * run.h):
+ * payload.h):
  *
  *     parameters        bf16        2 B
  *     gradients         bf16        2 B

@@ -7,7 +7,7 @@
  * every sync that step needs (cfg->measure steady: of every sync taken
  * after a step up to the last), and fills a run_result.  Same config, same
  * result, bit for bit; with cfg->full or without (the engine then
- * fast-forwards where that gives the same result: run.c).
+ * fast-forwards where that gives the same result: fastfwd.c).
  *
  * Units: times are integer nanoseconds (the *_ns fields; the *_s fields
  * are the same values in seconds, for arithmetic), bytes are whole bytes.
@@ -196,19 +196,5 @@ typedef struct {
  *   any code    the observer's, with its message */
 int run_simulate(const scn_config *cfg, const run_hooks *hooks,
                  run_result *out, char *err, size_t errlen);
-
-/* Bytes of one layer's payload under a codec: the layer holds
- * sched-independent n_l = floor((l+1)*N/L) - floor(l*N/L) of the model's N
- * parameters, as rows of `hidden` values. */
-uint64_t run_layer_bytes(const scn_config *cfg, codec_spec codec, int l);
-
-/* The values of slice j of P of layer l (layout sliced):
- * floor((j+1)*n_l/P) - floor(j*n_l/P); with P 1, n_l. */
-uint64_t run_slice_params(const scn_config *cfg, int l, int j, int P);
-
-/* Bytes of slice j of P of layer l: its run_slice_params values as rows
- * of `hidden` values.  With P 1, run_layer_bytes. */
-uint64_t run_slice_bytes(const scn_config *cfg, codec_spec codec, int l,
-                         int j, int P);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * sig.h -- state signatures: byte strings that describe what decides a
- * simulation's future, for the engine's exact fast-forward (run.c).
+ * simulation's future, for the engine's exact fast-forward (fastfwd.c).
  *
  * Each module appends its state with every instant made relative to the
  * current one (and every step to a reference step), so two states whose

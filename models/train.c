@@ -15,7 +15,7 @@
  *     their payloads) and, per replica and fragment, the step before which
  *     the last reduce of the fragment merges into the replica.
  * Every path to the numbers is one of: encode a replica's payload
- * (encode_job), reduce a sync (reduce_sync: average, outer step or DP
+ * (encode_payload), reduce a sync (reduce_sync: average, outer step or DP
  * update), merge a fragment into a replica (land_fragment).  The lockstep
  * calls, prepare / apply, are these with every merge landing at once.
  * Payloads are allocated when encoded and freed when reduced (or
@@ -89,7 +89,7 @@ static int nn_vocab_fn(const void *m) { return nn_get_config(m)->vocab; }
 
 static float nn_grad_fn(void *m, const int32_t *x, const int32_t *y) {
     float loss = nn_forward(m, x, y);
-    if (isnan(loss) || nn_backward(m) != NN_OK) return NAN;
+    if (isnan(loss) || nn_backward(m)) return NAN;
     return loss;
 }
 
@@ -186,6 +186,8 @@ const train_model_ops train_toy_ops = {
 
 /* ---- the trainer --------------------------------------------------------- */
 
+#define TRAIN_ERR_MAX 256 /* bytes of a message */
+
 typedef struct {
     size_t off, n, row; /* global offset, values, row length (columns) */
     int decay, unit;
@@ -215,6 +217,7 @@ typedef struct {
     int grad_ready;   /* DP: a gradient awaits its apply */
     float loss;
     int rc;           /* of the last job run for this replica */
+    char err[TRAIN_ERR_MAX]; /* its message (a job may not write tr->err) */
 } replica;
 
 /* What a snapshot keeps of a replica. */
@@ -271,7 +274,7 @@ struct train {
     void (*step_fn)(void *ctx, int64_t t, int64_t steps); /* or NULL */
     void *step_ctx;
     uint64_t bytes;
-    char err[256];
+    char err[TRAIN_ERR_MAX];
 };
 
 static int fail(train *tr, int code, const char *fmt, ...) {
@@ -318,41 +321,41 @@ void train_config_default(train_config *c) {
 static int check_config(train *tr) {
     const train_config *c = &tr->cfg;
     if (c->replicas < 1 || c->replicas > TRAIN_MAX_REPLICAS)
-        return fail(tr, TRAIN_EINVAL, "train: replicas %d (expected 1..%d)",
+        return fail(tr, MSG_EINPUT, "train: replicas %d (expected 1..%d)",
                     c->replicas, TRAIN_MAX_REPLICAS);
     if (c->threads < 1)
-        return fail(tr, TRAIN_EINVAL, "train: threads %d (expected >= 1)",
+        return fail(tr, MSG_EINPUT, "train: threads %d (expected >= 1)",
                     c->threads);
     if (c->steps < 1)
-        return fail(tr, TRAIN_EINVAL, "train: steps %lld (expected >= 1)",
+        return fail(tr, MSG_EINPUT, "train: steps %lld (expected >= 1)",
                     (long long)c->steps);
     if (c->batch < 1 || c->seq < 1)
-        return fail(tr, TRAIN_EINVAL, "train: batch %d, seq %d (expected "
+        return fail(tr, MSG_EINPUT, "train: batch %d, seq %d (expected "
                     ">= 1)", c->batch, c->seq);
     if (c->map != TRAIN_MAP_JOIN && c->map != TRAIN_MAP_OWN)
-        return fail(tr, TRAIN_EINVAL, "train: map %d (expected join or own)",
+        return fail(tr, MSG_EINPUT, "train: map %d (expected join or own)",
                     (int)c->map);
     if (c->fedpart != 0 && c->fedpart != 1)
-        return fail(tr, TRAIN_EINVAL, "train: fedpart %d (expected 0 or 1)",
+        return fail(tr, MSG_EINPUT, "train: fedpart %d (expected 0 or 1)",
                     c->fedpart);
     if ((unsigned)c->codec.kind >= CODEC_COUNT ||
         (unsigned)c->dp_codec.kind >= CODEC_COUNT)
-        return fail(tr, TRAIN_EINVAL, "train: unknown codec (expected one "
+        return fail(tr, MSG_EINPUT, "train: unknown codec (expected one "
                     "of %s)", codec_names());
     if (!(c->outer_lr >= 0) || !isfinite(c->outer_lr))
-        return fail(tr, TRAIN_EINVAL, "train: outer_lr %g (expected finite "
+        return fail(tr, MSG_EINPUT, "train: outer_lr %g (expected finite "
                     ">= 0)", c->outer_lr);
     if (!(c->outer_momentum >= 0 && c->outer_momentum < 1))
-        return fail(tr, TRAIN_EINVAL, "train: outer_momentum %g (expected "
+        return fail(tr, MSG_EINPUT, "train: outer_momentum %g (expected "
                     "[0, 1))", c->outer_momentum);
     if (c->late != TRAIN_LATE_WAIT && c->late != TRAIN_LATE_CONTINUE)
-        return fail(tr, TRAIN_EINVAL, "train: late %d (expected wait or "
+        return fail(tr, MSG_EINPUT, "train: late %d (expected wait or "
                     "continue)", (int)c->late);
     if (c->eval_interval < 0 || c->eval_batches < 1)
-        return fail(tr, TRAIN_EINVAL, "train: eval_interval %lld, "
+        return fail(tr, MSG_EINPUT, "train: eval_interval %lld, "
                     "eval_batches %d (expected >= 0, >= 1)",
                     (long long)c->eval_interval, c->eval_batches);
-    return TRAIN_OK;
+    return 0;
 }
 
 static int pick_model(train *tr) {
@@ -361,24 +364,24 @@ static int pick_model(train *tr) {
     case TRAIN_MODEL_NN:
         tr->ops = &train_nn_ops;
         tr->mcfg = &tr->cfg.nn;
-        return TRAIN_OK;
+        return 0;
     case TRAIN_MODEL_TOY:
         tr->ops = &train_toy_ops;
         tr->mcfg = &tr->cfg.toy;
-        return TRAIN_OK;
+        return 0;
     case TRAIN_MODEL_CUSTOM: {
         const train_model_ops *o = c->custom_ops;
         if (!o || !o->create || !o->destroy || !o->params || !o->grads ||
             !o->num_params || !o->num_units || !o->unit_offset ||
             !o->unit_tensors || !o->vocab || !o->grad || !o->eval)
-            return fail(tr, TRAIN_EINVAL, "train: custom model without "
+            return fail(tr, MSG_EINPUT, "train: custom model without "
                         "every operation");
         tr->ops = o;
         tr->mcfg = c->custom_cfg;
-        return TRAIN_OK;
+        return 0;
     }
     }
-    return fail(tr, TRAIN_EINVAL, "train: model %d (expected nn, toy or "
+    return fail(tr, MSG_EINPUT, "train: model %d (expected nn, toy or "
                 "custom)", (int)c->model);
 }
 
@@ -389,14 +392,14 @@ static int build_tensors(train *tr) {
     tr->N = tr->ops->num_params(m);
     tr->U = tr->ops->num_units(m);
     if (tr->U < 1 || tr->N < 1)
-        return fail(tr, TRAIN_EINVAL, "train: model has no parameters");
+        return fail(tr, MSG_EINPUT, "train: model has no parameters");
     int n = 0;
     for (int u = 0; u < tr->U; u++) {
         const nn_tensor *t;
         n += tr->ops->unit_tensors(m, u, &t);
     }
     tr->tens = calloc((size_t)n, sizeof *tr->tens);
-    if (!tr->tens) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    if (!tr->tens) return fail(tr, MSG_ENOMEM, "train: out of memory");
     size_t next = 0;
     for (int u = 0; u < tr->U; u++) {
         const nn_tensor *t;
@@ -410,7 +413,7 @@ static int build_tensors(train *tr) {
             ti->decay = t[i].decay;
             ti->unit = u;
             if (ti->off != next || ti->n == 0)
-                return fail(tr, TRAIN_EINVAL, "train: model tensors do not "
+                return fail(tr, MSG_EINPUT, "train: model tensors do not "
                             "tile the parameters (unit %d, %s)", u,
                             t[i].name);
             next += ti->n;
@@ -418,9 +421,9 @@ static int build_tensors(train *tr) {
         }
     }
     if (next != tr->N)
-        return fail(tr, TRAIN_EINVAL, "train: model tensors cover %zu of "
+        return fail(tr, MSG_EINPUT, "train: model tensors cover %zu of "
                     "%zu parameters", next, tr->N);
-    return TRAIN_OK;
+    return 0;
 }
 
 /* The schedule over units (own) or blocks (join), normalised. */
@@ -428,7 +431,7 @@ static int build_schedule(train *tr) {
     tr->sp = tr->cfg.sched;
     if (tr->cfg.map == TRAIN_MAP_JOIN) {
         if (tr->U < 3)
-            return fail(tr, TRAIN_EINVAL, "train: map join needs an "
+            return fail(tr, MSG_EINPUT, "train: map join needs an "
                         "embedding, a block and a head (model has %d units)",
                         tr->U);
         tr->sp.layers = tr->U - 2;
@@ -437,25 +440,25 @@ static int build_schedule(train *tr) {
     }
     char e[200];
     if (sched_normalize(&tr->sp, e, sizeof e))
-        return fail(tr, TRAIN_EINVAL, "train: schedule: %s", e);
+        return fail(tr, MSG_EINPUT, "train: schedule: %s", e);
     tr->dp = tr->sp.method == SCHED_DP;
     tr->P = tr->sp.P;
     if (tr->sp.layout == SCHED_SLICED)
-        return fail(tr, TRAIN_EINVAL, "train: layout sliced is timing only "
+        return fail(tr, MSG_EINPUT, "train: layout sliced is timing only "
                     "(expected sequential or strided)");
     int cap = sched_tau_cap(&tr->sp);
     int taus = tr->sp.method == SCHED_STREAMING && tr->sp.overlap == SCHED_INNER;
     for (int r = 0; r < tr->cfg.replicas; r++) {
         int x = tr->cfg.tau_extra[r];
         if (x < 0 || (!taus && x) || tr->sp.tau + x >= cap)
-            return fail(tr, TRAIN_EINVAL, "train: replica %d's tau %d + %d "
+            return fail(tr, MSG_EINPUT, "train: replica %d's tau %d + %d "
                         "(expected below %d, and no extra without streaming "
                         "and inner overlap)", r, tr->sp.tau, x, cap);
     }
     if (tr->dp && tr->cfg.fedpart)
-        return fail(tr, TRAIN_EINVAL, "train: fedpart needs diloco or "
+        return fail(tr, MSG_EINPUT, "train: fedpart needs diloco or "
                     "streaming (not dp)");
-    return TRAIN_OK;
+    return 0;
 }
 
 static int unit_fragment(const train *tr, int u) {
@@ -472,7 +475,7 @@ static int build_fragments(train *tr) {
     tr->due = malloc((size_t)tr->M * (size_t)tr->P * sizeof *tr->due);
     tr->flist = malloc((size_t)tr->P * sizeof *tr->flist);
     if (!tr->unit_frag || !tr->frag || !tr->due || !tr->flist)
-        return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+        return fail(tr, MSG_ENOMEM, "train: out of memory");
     for (int i = 0; i < tr->M * tr->P; i++) tr->due[i] = -1;
     for (int u = 0; u < tr->U; u++) tr->unit_frag[u] = unit_fragment(tr, u);
     for (int f = 0; f < tr->P; f++) {
@@ -483,7 +486,7 @@ static int build_fragments(train *tr) {
         fr->boff = calloc((size_t)tr->ntens, sizeof *fr->boff);
         fr->buf = calloc((size_t)tr->M, sizeof *fr->buf);
         if (!fr->units || !fr->tens || !fr->boff || !fr->buf)
-            return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+            return fail(tr, MSG_ENOMEM, "train: out of memory");
         for (int u = 0; u < tr->U; u++)
             if (tr->unit_frag[u] == f) fr->units[fr->nunits++] = u;
         for (int k = 0; k < tr->ntens; k++) {
@@ -494,7 +497,7 @@ static int build_fragments(train *tr) {
             fr->wire += codec_wire_bytes(tr->codec, t->n, t->row);
         }
     }
-    return TRAIN_OK;
+    return 0;
 }
 
 /* The replicas' models.  A model whose configuration its `check`
@@ -504,21 +507,21 @@ static int build_replicas(train *tr) {
     char e[200] = "";
     const train_model_ops *o = tr->ops;
     if (o->check && o->check(tr->mcfg, c->batch, c->seq, e, sizeof e))
-        return fail(tr, TRAIN_EINVAL, "train: %s", e);
+        return fail(tr, MSG_EINPUT, "train: %s", e);
     tr->rep = calloc((size_t)tr->M, sizeof *tr->rep);
-    if (!tr->rep) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    if (!tr->rep) return fail(tr, MSG_ENOMEM, "train: out of memory");
     for (int r = 0; r < tr->M; r++) {
         replica *rp = &tr->rep[r];
         rp->loss = NAN;
         rp->model = o->create(tr->mcfg, c->batch, c->seq, c->seed, e,
                               sizeof e);
         if (!rp->model)
-            return fail(tr, o->check ? TRAIN_ENOMEM : TRAIN_EINVAL,
+            return fail(tr, o->check ? MSG_ENOMEM : MSG_EINPUT,
                         "train: %s", e);
         rp->p = tr->ops->params(rp->model);
         rp->g = tr->ops->grads(rp->model);
     }
-    return TRAIN_OK;
+    return 0;
 }
 
 /* A fresh inner optimizer over the tensor table (the one every replica
@@ -546,13 +549,13 @@ static optim_state *inner_optimizer(const train *tr, char *e, size_t elen) {
 static int build_optimizers(train *tr) {
     char e[200] = "";
     if (optim_check(&tr->cfg.inner, e, sizeof e))
-        return fail(tr, TRAIN_EINVAL, "train: inner %s", e);
+        return fail(tr, MSG_EINPUT, "train: inner %s", e);
     for (int r = 0; r < tr->M; r++) {
         tr->rep[r].opt = inner_optimizer(tr, e, sizeof e);
         if (!tr->rep[r].opt)
-            return fail(tr, TRAIN_ENOMEM, "train: inner %s", e);
+            return fail(tr, MSG_ENOMEM, "train: inner %s", e);
     }
-    return TRAIN_OK;
+    return 0;
 }
 
 /* Data streams, batch buffers and the fixed eval set. */
@@ -562,19 +565,19 @@ static int build_data(train *tr) {
     int mv = tr->ops->vocab(tr->rep[0].model);
     if (c->data.kind == DATA_NONE) {
         if (mv != 0)
-            return fail(tr, TRAIN_EINVAL, "train: the model needs tokens "
+            return fail(tr, MSG_EINPUT, "train: the model needs tokens "
                         "(data kind none)");
         tr->neval = 1;
         tr->eloss = calloc(1, sizeof *tr->eloss);
-        return tr->eloss ? TRAIN_OK
-                         : fail(tr, TRAIN_ENOMEM, "train: out of memory");
+        return tr->eloss ? 0
+                         : fail(tr, MSG_ENOMEM, "train: out of memory");
     }
     int drc = data_source_new(&c->data, tr->M, &tr->data, e, sizeof e);
     if (drc)
-        return fail(tr, drc == DATA_ENOMEM ? TRAIN_ENOMEM : TRAIN_EINVAL,
-                    "train: %s", e);
+        return fail(tr, drc == MSG_ENOMEM ? MSG_ENOMEM : MSG_EINPUT,
+                    "train: %s", e); /* an unreadable file is input too */
     if (mv != 0 && data_vocab(tr->data) > mv)
-        return fail(tr, TRAIN_EINVAL, "train: data vocab %d exceeds the "
+        return fail(tr, MSG_EINPUT, "train: data vocab %d exceeds the "
                     "model's %d", data_vocab(tr->data), mv);
     size_t bt = (size_t)c->batch * (size_t)c->seq;
     for (int r = 0; r < tr->M; r++) {
@@ -583,7 +586,7 @@ static int build_data(train *tr) {
         rp->x = malloc(bt * sizeof *rp->x);
         rp->y = malloc(bt * sizeof *rp->y);
         if (!rp->data || !rp->x || !rp->y)
-            return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+            return fail(tr, MSG_ENOMEM, "train: out of memory");
         /* a probe stream (the replica's own is left untouched) finds text
          * shards too short for one sequence now rather than mid-run */
         data_stream *probe = data_stream_new(tr->data, r);
@@ -591,7 +594,7 @@ static int build_data(train *tr) {
                                             rp->y);
         data_stream_free(probe);
         if (bad)
-            return fail(tr, TRAIN_EINVAL, "train: replica %d's data shard "
+            return fail(tr, MSG_EINPUT, "train: replica %d's data shard "
                         "cannot fill sequences of %d tokens", r, c->seq + 1);
     }
     tr->neval = c->eval_batches;
@@ -599,17 +602,17 @@ static int build_data(train *tr) {
     tr->ey = malloc((size_t)tr->neval * bt * sizeof *tr->ey);
     tr->eloss = calloc((size_t)tr->neval, sizeof *tr->eloss);
     data_stream *es = data_stream_new(tr->data, -1);
-    int rc = !tr->ex || !tr->ey || !tr->eloss || !es ? TRAIN_ENOMEM : 0;
+    int rc = !tr->ex || !tr->ey || !tr->eloss || !es ? MSG_ENOMEM : 0;
     for (int i = 0; i < tr->neval && !rc; i++)
         if (data_next_batch(es, c->batch, c->seq, tr->ex + i * bt,
                             tr->ey + i * bt))
-            rc = TRAIN_EINVAL;
+            rc = MSG_EINPUT;
     data_stream_free(es);
-    if (rc == TRAIN_ENOMEM) return fail(tr, rc, "train: out of memory");
+    if (rc == MSG_ENOMEM) return fail(tr, rc, "train: out of memory");
     if (rc)
         return fail(tr, rc, "train: the eval data has too few tokens for "
                     "sequences of %d", c->seq + 1);
-    return TRAIN_OK;
+    return 0;
 }
 
 /* Outer parameters and momentum (not DP), and the reduction buffers. */
@@ -617,8 +620,8 @@ static int build_outer(train *tr) {
     tr->acc = malloc(tr->maxt * sizeof *tr->acc);
     tr->scratch = malloc(tr->maxt * sizeof *tr->scratch);
     if (!tr->acc || !tr->scratch)
-        return fail(tr, TRAIN_ENOMEM, "train: out of memory");
-    if (tr->dp) return TRAIN_OK;
+        return fail(tr, MSG_ENOMEM, "train: out of memory");
+    if (tr->dp) return 0;
     const size_t N = tr->N;
     tr->eager = tr->sp.overlap == SCHED_EAGER;
     tr->nouter = tr->eager ? (size_t)tr->M * N : N;
@@ -630,14 +633,14 @@ static int build_outer(train *tr) {
     if (!tr->outer || (tr->cfg.outer_momentum > 0 && !tr->mom) ||
         (tr->sp.overlap == SCHED_OUTER && !tr->ref) ||
         (tr->eager && !tr->own))
-        return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+        return fail(tr, MSG_ENOMEM, "train: out of memory");
     for (size_t at = 0; at < tr->nouter; at += N)
         memcpy(tr->outer + at, tr->rep[0].p, N * sizeof *tr->outer);
     if (tr->ref) memcpy(tr->ref, tr->outer, N * sizeof *tr->ref);
     tr->averaging = tr->cfg.outer_lr == 1.0 && tr->cfg.outer_momentum == 0 &&
                     tr->codec.kind == CODEC_FP32 &&
                     tr->sp.overlap == SCHED_INNER;
-    return TRAIN_OK;
+    return 0;
 }
 
 int train_new(const train_config *c, train **out, char *err, size_t errlen) {
@@ -645,7 +648,7 @@ int train_new(const train_config *c, train **out, char *err, size_t errlen) {
     train *tr = calloc(1, sizeof *tr);
     if (!tr) {
         snprintf(err, errlen, "train: out of memory");
-        return TRAIN_ENOMEM;
+        return MSG_ENOMEM;
     }
     tr->cfg = *c;
     tr->M = c->replicas;
@@ -661,7 +664,7 @@ int train_new(const train_config *c, train **out, char *err, size_t errlen) {
     if (!rc) {
         int th = c->threads < tr->M ? c->threads : tr->M;
         tr->pool = pool_new(th);
-        if (!tr->pool) rc = fail(tr, TRAIN_ENOMEM, "train: cannot start "
+        if (!tr->pool) rc = fail(tr, MSG_ENOMEM, "train: cannot start "
                                  "threads");
     }
     if (rc) {
@@ -671,7 +674,7 @@ int train_new(const train_config *c, train **out, char *err, size_t errlen) {
     }
     tr->err[0] = 0;
     *out = tr;
-    return TRAIN_OK;
+    return 0;
 }
 
 /* Frees replica r's payload of fragment fr's sync and clears its bit. */
@@ -741,16 +744,16 @@ void train_free(train *tr) {
 
 static int check_replica(train *tr, int r) {
     if (r < 0 || r >= tr->M)
-        return fail(tr, TRAIN_EINVAL, "train: replica %d (expected 0..%d)",
+        return fail(tr, MSG_EINVAL, "train: replica %d (expected 0..%d)",
                     r, tr->M - 1);
-    return TRAIN_OK;
+    return 0;
 }
 
 static int check_fragment_id(train *tr, int f) {
     if (f < 0 || f >= tr->P)
-        return fail(tr, TRAIN_EINVAL, "train: fragment %d (expected 0..%d)",
+        return fail(tr, MSG_EINVAL, "train: fragment %d (expected 0..%d)",
                     f, tr->P - 1);
-    return TRAIN_OK;
+    return 0;
 }
 
 static int check_fragment(train *tr, int f, uint64_t mask) {
@@ -758,10 +761,10 @@ static int check_fragment(train *tr, int f, uint64_t mask) {
     if (rc) return rc;
     uint64_t all = tr->M == 64 ? ~0ull : (1ull << tr->M) - 1;
     if (mask == 0 || (mask & ~all))
-        return fail(tr, TRAIN_EINVAL, "train: participants 0x%llx (expected "
+        return fail(tr, MSG_EINVAL, "train: participants 0x%llx (expected "
                     "a non-empty subset of 0x%llx)", (unsigned long long)mask,
                     (unsigned long long)all);
-    return TRAIN_OK;
+    return 0;
 }
 
 /* ---- merges -------------------------------------------------------------- */
@@ -833,19 +836,34 @@ static int turn_fragment(const train *tr, int64_t t) {
     return 0; /* unreachable: every fragment is taken once per H steps */
 }
 
-/* One inner step of replica r: TRAIN_OK, TRAIN_EINVAL when the data
- * cannot fill a batch, TRAIN_ENUM on a non-finite loss. */
+/* Formats replica rp's message of a failed job and returns code. */
+static int replica_fail(replica *rp, int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rp->err, sizeof rp->err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* One inner step of replica r: 0, or with r's message data_next_batch's
+ * code when the data cannot fill a batch, MSG_ENUM on a non-finite
+ * loss. */
 static int inner_step(train *tr, int r, int64_t t) {
     replica *rp = &tr->rep[r];
-    if (tr->data && data_next_batch(rp->data, tr->cfg.batch, tr->cfg.seq,
-                                    rp->x, rp->y))
-        return TRAIN_EINVAL;
+    int rc = tr->data ? data_next_batch(rp->data, tr->cfg.batch, tr->cfg.seq,
+                                        rp->x, rp->y)
+                      : 0;
+    if (rc)
+        return replica_fail(rp, rc, "train: replica %d: the data cannot fill "
+                            "a batch of sequences of %d", r, tr->cfg.seq + 1);
     rp->loss = tr->ops->grad(rp->model, rp->x, rp->y);
     rp->ngrads++;
-    if (!isfinite(rp->loss)) return TRAIN_ENUM;
+    if (!isfinite(rp->loss))
+        return replica_fail(rp, MSG_ENUM, "train: replica %d step %lld: loss "
+                            "%g", r, (long long)rp->ngrads, rp->loss);
     if (tr->dp) {
         rp->grad_ready = 1;
-        return TRAIN_OK;
+        return 0;
     }
     const int *sel = NULL;
     int nsel = 0;
@@ -855,10 +873,10 @@ static int inner_step(train *tr, int r, int64_t t) {
         nsel = fr->ntens;
     }
     optim_step(rp->opt, rp->p, rp->g, sel, nsel, t);
-    return TRAIN_OK;
+    return 0;
 }
 
-/* TRAIN_ESTATE (with the message) when replica r may not compute its
+/* MSG_ESTATE (with the message) when replica r may not compute its
  * step `next` now: DP, while r's gradient is in fragment 0's sync in
  * flight; with `wait`, while a sync in flight was taken tau + 1 or more
  * steps before that step. */
@@ -867,25 +885,25 @@ static int step_refused(train *tr, int r, int64_t next, int wait) {
         const fragment *fr = &tr->frag[f];
         if (fr->take < 0) continue;
         if (tr->dp && (fr->contrib >> r & 1))
-            return fail(tr, TRAIN_ESTATE, "train: dp: replica %d would "
+            return fail(tr, MSG_ESTATE, "train: dp: replica %d would "
                         "compute a gradient while its gradient of step %lld "
                         "is in flight", r, (long long)fr->take);
         if (!tr->dp && wait && own_merge_step(tr, fr->take, r) <= next)
-            return fail(tr, TRAIN_ESTATE, "train: replica %d would compute "
+            return fail(tr, MSG_ESTATE, "train: replica %d would compute "
                         "step %lld before fragment %d's sync taken after "
                         "step %lld is reduced", r, (long long)next, f,
                         (long long)fr->take);
     }
-    return TRAIN_OK;
+    return 0;
 }
 
-/* The message for inner_step's code rc. */
-static int step_failed(train *tr, int r, int rc) {
-    if (rc == TRAIN_ENUM)
-        return fail(tr, rc, "train: replica %d step %lld: loss %g", r,
-                    (long long)tr->rep[r].ngrads, tr->rep[r].loss);
-    return fail(tr, rc, "train: replica %d: the data cannot fill a batch "
-                "of sequences of %d", r, tr->cfg.seq + 1);
+/* The first failure of the replicas' last jobs, in replica order, with
+ * its replica's message; 0 when none failed. */
+static int jobs_failed(train *tr) {
+    for (int r = 0; r < tr->M; r++)
+        if (tr->rep[r].rc)
+            return fail(tr, tr->rep[r].rc, "%s", tr->rep[r].err);
+    return 0;
 }
 
 /* Lockstep: the merges due, then the step, counted (a pool job). */
@@ -902,16 +920,10 @@ int train_land(train *tr, int r) {
     int rc = check_replica(tr, r);
     if (rc) return rc;
     land_due(tr, r, tr->rep[r].steps + 1);
-    return TRAIN_OK;
+    return 0;
 }
 
 /* ---- encoding ------------------------------------------------------------ */
-
-typedef struct {
-    train *tr;
-    int f;
-    uint64_t mask;
-} sync_job;
 
 /* Eager overlap: the outer step replica r takes on its own copy of
  * fragment fr at a sync, its fresh pseudo-gradient delta_r in rp->g.  Our
@@ -943,14 +955,12 @@ static void eager_step(train *tr, int r, const fragment *fr) {
 }
 
 /* Encodes replica r's payload of fragment f's sync in flight, after
- * landing r's pending merge of f (a pool job). */
-static void encode_job(void *ctx, int r) {
-    const sync_job *j = ctx;
-    train *tr = j->tr;
-    const fragment *fr = &tr->frag[j->f];
+ * landing r's pending merge of f: 0, or MSG_EFAIL with r's message when
+ * the codec wrote another size than the payload's. */
+static int encode_payload(train *tr, int r, int f) {
+    const fragment *fr = &tr->frag[f];
     replica *rp = &tr->rep[r];
-    if (!(j->mask >> r & 1)) return;
-    if (*due_of(tr, r, j->f) >= 0) land_fragment(tr, r, j->f);
+    if (*due_of(tr, r, f) >= 0) land_fragment(tr, r, f);
     uint64_t written = 0;
     for (int i = 0; i < fr->ntens; i++) {
         const tensor_info *t = &tr->tens[fr->tens[i]];
@@ -969,18 +979,22 @@ static void encode_job(void *ctx, int r) {
         written += codec_encode(tr->codec, src, t->n, t->row,
                                 fr->buf[r] + fr->boff[i]);
     }
-    rp->rc = written == fr->wire ? TRAIN_OK : TRAIN_EINVAL;
-    if (tr->dp || tr->sp.overlap == SCHED_INNER) return;
+    int rc = written == fr->wire
+                 ? 0
+                 : replica_fail(rp, MSG_EFAIL, "train: codec wrote an "
+                                "unexpected size");
+    if (tr->dp || tr->sp.overlap == SCHED_INNER) return rc;
     /* a 1-outer-step overlap merges what the outer parameters are once
      * the previous sync is applied, before the next step */
     if (tr->eager) eager_step(tr, r, fr);
-    *due_of(tr, r, j->f) = fr->take + 1;
+    *due_of(tr, r, f) = fr->take + 1;
+    return rc;
 }
 
 /* Replica r's payload of fragment f's sync taken after `take`, in buf
  * (wire bytes, owned by the sync from now on): the sync opened when none
  * is in flight, r a contributor, its bytes counted.  The encoding comes
- * later (encode_job). */
+ * later (encode_payload). */
 static void payload_open(train *tr, int r, int f, int64_t take,
                          uint8_t *buf) {
     fragment *fr = &tr->frag[f];
@@ -997,8 +1011,6 @@ static void payload_open(train *tr, int r, int f, int64_t take,
  * arithmetic runs, each replica's ops in order, replicas in parallel
  * (they share no state: the same bits as one op at a time). */
 
-enum { ENCODE_FAILED = 100 }; /* internal: a codec wrote another size */
-
 typedef struct {
     train *tr;
     train_op *ops;      /* accepted; a step's take is its step number */
@@ -1009,7 +1021,7 @@ typedef struct {
 static void batch_run(void *ctx, int r) {
     const batch_job *j = ctx;
     train *tr = j->tr;
-    int rc = TRAIN_OK;
+    int rc = 0;
     for (int i = 0; i < j->n && !rc; i++) {
         train_op *o = &j->ops[i];
         if (o->replica != r) continue;
@@ -1021,9 +1033,7 @@ static void batch_run(void *ctx, int r) {
             rc = inner_step(tr, r, o->take);
             o->loss = tr->rep[r].loss;
         } else {
-            sync_job s = {tr, o->fragment, 1ull << r};
-            encode_job(&s, r);
-            if (tr->rep[r].rc) rc = ENCODE_FAILED;
+            rc = encode_payload(tr, r, o->fragment);
         }
     }
     tr->rep[r].rc = rc;
@@ -1034,43 +1044,36 @@ static int batch_arith(train *tr, train_op *ops, int n) {
     batch_job j = {tr, ops, n};
     int one = 1;
     for (int i = 1; i < n; i++) one &= ops[i].replica == ops[0].replica;
-    if (n == 0) return TRAIN_OK;
+    if (n == 0) return 0;
     if (one) {
-        for (int r = 0; r < tr->M; r++) tr->rep[r].rc = TRAIN_OK;
+        for (int r = 0; r < tr->M; r++) tr->rep[r].rc = 0;
         batch_run(&j, ops[0].replica);
     } else {
         run_jobs(tr->pool, tr->M, batch_run, &j);
     }
-    for (int r = 0; r < tr->M; r++) {
-        int rc = tr->rep[r].rc;
-        if (rc == ENCODE_FAILED)
-            return fail(tr, TRAIN_EINVAL, "train: codec wrote an unexpected "
-                        "size");
-        if (rc) return step_failed(tr, r, rc);
-    }
-    return TRAIN_OK;
+    return jobs_failed(tr);
 }
 
-/* TRAIN_ESTATE (with the message) when replica r may not contribute to
+/* MSG_ESTATE (with the message) when replica r may not contribute to
  * fragment f's sync taken after `take` now. */
 static int contribute_refused(train *tr, int r, int f, int64_t take) {
     const replica *rp = &tr->rep[r];
     const fragment *fr = &tr->frag[f];
     if (tr->dp && !rp->grad_ready)
-        return fail(tr, TRAIN_ESTATE, "train: dp: replica %d has no "
+        return fail(tr, MSG_ESTATE, "train: dp: replica %d has no "
                     "gradient to send", r);
     if (rp->steps + tr->dp != take)
-        return fail(tr, TRAIN_ESTATE, "train: replica %d has done %lld "
+        return fail(tr, MSG_ESTATE, "train: replica %d has done %lld "
                     "steps, not the %lld of fragment %d's sync", r,
                     (long long)rp->steps, (long long)(take - tr->dp), f);
     if (fr->take >= 0 && fr->take != take)
-        return fail(tr, TRAIN_ESTATE, "train: fragment %d's sync in flight "
+        return fail(tr, MSG_ESTATE, "train: fragment %d's sync in flight "
                     "was taken after step %lld, not %lld", f,
                     (long long)fr->take, (long long)take);
     if (fr->contrib >> r & 1)
-        return fail(tr, TRAIN_ESTATE, "train: replica %d has already "
+        return fail(tr, MSG_ESTATE, "train: replica %d has already "
                     "contributed to fragment %d's sync", r, f);
-    return TRAIN_OK;
+    return 0;
 }
 
 /* Checks op o against the state so far and takes its shared effect; a
@@ -1081,10 +1084,10 @@ static int batch_accept(train *tr, train_op *o) {
     replica *rp = &tr->rep[r];
     if (o->fragment == TRAIN_OP_COPY) {
         if (!o->copy)
-            return fail(tr, TRAIN_EINVAL, "train: a copy of replica %d to "
+            return fail(tr, MSG_EINVAL, "train: a copy of replica %d to "
                         "nowhere", r);
         o->take = rp->steps + 1;
-        return TRAIN_OK;
+        return 0;
     }
     if (o->fragment < 0) {
         int64_t t = rp->steps + 1;
@@ -1095,22 +1098,22 @@ static int batch_accept(train *tr, train_op *o) {
             rp->grad_ready = 1;
         else
             rp->steps++;
-        return TRAIN_OK;
+        return 0;
     }
     if ((rc = check_fragment_id(tr, o->fragment)) ||
         (rc = contribute_refused(tr, r, o->fragment, o->take)))
         return rc;
     uint8_t *buf = malloc(tr->frag[o->fragment].wire);
-    if (!buf) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    if (!buf) return fail(tr, MSG_ENOMEM, "train: out of memory");
     payload_open(tr, r, o->fragment, o->take, buf);
-    return TRAIN_OK;
+    return 0;
 }
 
 int train_batch(train *tr, train_op *ops, int n) {
     if (n <= 0)
-        return n ? fail(tr, TRAIN_EINVAL, "train: a batch of %d ops", n)
-                 : TRAIN_OK;
-    int done = 0, rc = TRAIN_OK;
+        return n ? fail(tr, MSG_EINVAL, "train: a batch of %d ops", n)
+                 : 0;
+    int done = 0, rc = 0;
     while (done < n && !(rc = batch_accept(tr, &ops[done]))) done++;
     /* the ops before a refused one are done; its message stays unless
      * their arithmetic fails */
@@ -1136,7 +1139,7 @@ int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
     if (rc) return rc;
     fragment *fr = &tr->frag[f];
     if (fr->take >= 0)
-        return fail(tr, TRAIN_ESTATE, "train: fragment %d already has a "
+        return fail(tr, MSG_ESTATE, "train: fragment %d already has a "
                     "sync in flight", f);
     int64_t take = INT64_MAX; /* the least step among the participants */
     train_op ops[TRAIN_MAX_REPLICAS];
@@ -1145,7 +1148,7 @@ int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
     for (int r = 0; r < tr->M; r++) {
         if (!(participants >> r & 1)) continue;
         if (tr->dp && !tr->rep[r].grad_ready)
-            return fail(tr, TRAIN_ESTATE, "train: dp: replica %d has no "
+            return fail(tr, MSG_ESTATE, "train: dp: replica %d has no "
                         "gradient to send", r);
         if (tr->rep[r].steps + tr->dp < take) take = tr->rep[r].steps + tr->dp;
         ops[n++] = (train_op){r, f, 0, 0, NULL};
@@ -1153,7 +1156,7 @@ int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
     for (int i = 0; i < n; i++)
         if (!(buf[i] = malloc(fr->wire))) {
             for (int k = 0; k < i; k++) free(buf[k]);
-            return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+            return fail(tr, MSG_ENOMEM, "train: out of memory");
         }
     for (int i = 0; i < n; i++) {
         ops[i].take = take;
@@ -1162,7 +1165,7 @@ int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
     if ((rc = batch_arith(tr, ops, n))) return rc;
     for (int r = 0; bytes && r < tr->M; r++)
         bytes[r] = participants >> r & 1 ? fr->wire : 0;
-    return TRAIN_OK;
+    return 0;
 }
 
 /* ---- reduce -------------------------------------------------------------- */
@@ -1242,13 +1245,13 @@ static void reduce_sync(train *tr, int f, uint64_t members) {
 static int check_members(train *tr, int f, uint64_t members) {
     const fragment *fr = &tr->frag[f];
     if (fr->take < 0)
-        return fail(tr, TRAIN_ESTATE, "train: fragment %d has no sync in "
+        return fail(tr, MSG_ESTATE, "train: fragment %d has no sync in "
                     "flight", f);
     if (members & ~fr->contrib)
-        return fail(tr, TRAIN_EINVAL, "train: participants 0x%llx were not "
+        return fail(tr, MSG_EINVAL, "train: participants 0x%llx were not "
                     "all prepared (0x%llx)", (unsigned long long)members,
                     (unsigned long long)fr->contrib);
-    return TRAIN_OK;
+    return 0;
 }
 
 int train_apply(train *tr, int f, uint64_t participants) {
@@ -1265,7 +1268,7 @@ int train_apply(train *tr, int f, uint64_t participants) {
         else if (*d < 0) /* a larger tau: the merge lands later */
             *d = merge[r];
     }
-    return TRAIN_OK;
+    return 0;
 }
 
 /* The step before which replica r merges the reduce of fragment fr's
@@ -1284,14 +1287,14 @@ int train_reduce(train *tr, int f, uint64_t members,
     for (int r = 0; !tr->dp && members && r < tr->M; r++) {
         int64_t m = merge_step_of(tr, fr, merge_step, r);
         if (m >= 0 && tr->rep[r].steps >= m)
-            return fail(tr, TRAIN_ESTATE, "train: replica %d has computed "
+            return fail(tr, MSG_ESTATE, "train: replica %d has computed "
                         "step %lld, past the merge step %lld of fragment "
                         "%d's sync", r, (long long)tr->rep[r].steps,
                         (long long)m, f);
     }
     if (!members) {
         close_sync(tr, fr);
-        return TRAIN_OK;
+        return 0;
     }
     int64_t m[TRAIN_MAX_REPLICAS];
     for (int r = 0; r < tr->M; r++) m[r] = merge_step_of(tr, fr, merge_step, r);
@@ -1300,7 +1303,7 @@ int train_reduce(train *tr, int f, uint64_t members,
         int64_t *d = due_of(tr, r, f);
         if (m[r] >= 0 && (*d < 0 || m[r] < *d)) *d = m[r];
     }
-    return TRAIN_OK;
+    return 0;
 }
 
 /* ---- healing and snapshots ----------------------------------------------- */
@@ -1309,14 +1312,14 @@ int train_rejoin(train *tr, int r, int src, int64_t steps) {
     int rc = check_replica(tr, r);
     if (rc) return rc;
     if (tr->dp)
-        return fail(tr, TRAIN_EINVAL, "train: dp: no outer parameters to "
+        return fail(tr, MSG_EINVAL, "train: dp: no outer parameters to "
                     "rejoin from");
     if (src >= tr->M || steps < 0)
-        return fail(tr, TRAIN_EINVAL, "train: rejoin source %d, steps %lld "
+        return fail(tr, MSG_EINVAL, "train: rejoin source %d, steps %lld "
                     "(expected < %d, >= 0)", src, (long long)steps, tr->M);
     replica *rp = &tr->rep[r];
     if (src >= 0 && src != r && optim_copy(rp->opt, tr->rep[src].opt))
-        return fail(tr, TRAIN_EINVAL, "train: inner optimizers differ");
+        return fail(tr, MSG_EINVAL, "train: inner optimizers differ");
     if (tr->eager && src >= 0 && src != r) { /* src's outer copy */
         memcpy(outer_of(tr, r), outer_of(tr, src), tr->N * sizeof *tr->outer);
         if (tr->mom)
@@ -1325,7 +1328,7 @@ int train_rejoin(train *tr, int r, int src, int64_t steps) {
     memcpy(rp->p, outer_of(tr, r), tr->N * sizeof *rp->p);
     rp->steps = steps;
     for (int f = 0; f < tr->P; f++) *due_of(tr, r, f) = -1;
-    return TRAIN_OK;
+    return 0;
 }
 
 train_snapshot *train_snapshot_new(train *tr) {
@@ -1395,8 +1398,8 @@ static void snapshot_transfer(train *tr, train_snapshot *s, int restore) {
 
 static int check_snapshot(train *tr, const train_snapshot *s) {
     if (!s || s->owner != tr)
-        return fail(tr, TRAIN_EINVAL, "train: a snapshot of another trainer");
-    return TRAIN_OK;
+        return fail(tr, MSG_EINVAL, "train: a snapshot of another trainer");
+    return 0;
 }
 
 int train_snapshot_take(train *tr, train_snapshot *s) {
@@ -1404,19 +1407,19 @@ int train_snapshot_take(train *tr, train_snapshot *s) {
     if (rc) return rc;
     snapshot_transfer(tr, s, 0);
     s->taken = 1;
-    return TRAIN_OK;
+    return 0;
 }
 
 int train_snapshot_restore(train *tr, train_snapshot *s) {
     int rc = check_snapshot(tr, s);
     if (rc) return rc;
     if (!s->taken)
-        return fail(tr, TRAIN_ESTATE, "train: restore of a snapshot never "
+        return fail(tr, MSG_ESTATE, "train: restore of a snapshot never "
                     "taken");
     snapshot_transfer(tr, s, 1);
     for (int f = 0; f < tr->P; f++) close_sync(tr, &tr->frag[f]);
     for (int i = 0; i < tr->M * tr->P; i++) tr->due[i] = -1;
-    return TRAIN_OK;
+    return 0;
 }
 
 /* ---- the lockstep driver ------------------------------------------------- */
@@ -1424,36 +1427,31 @@ int train_snapshot_restore(train *tr, train_snapshot *s) {
 int train_step(train *tr) {
     int64_t t = train_steps_done(tr) + 1;
     uint64_t all = tr->M == 64 ? ~0ull : (1ull << tr->M) - 1;
-    for (int r = 0; r < tr->M; r++) {
-        int rc = step_refused(tr, r, tr->rep[r].steps + 1, 0);
-        if (rc) return rc;
-    }
+    int rc = 0;
+    for (int r = 0; r < tr->M && !rc; r++)
+        rc = step_refused(tr, r, tr->rep[r].steps + 1, 0);
+    if (rc) return rc;
     run_jobs(tr->pool, tr->M, inner_job, tr);
-    for (int r = 0; r < tr->M; r++)
-        if (tr->rep[r].rc) return step_failed(tr, r, tr->rep[r].rc);
+    if ((rc = jobs_failed(tr))) return rc;
     if (tr->dp) {
-        int rc = train_prepare(tr, 0, all, NULL);
+        rc = train_prepare(tr, 0, all, NULL);
         return rc ? rc : train_apply(tr, 0, all);
     }
     /* The syncs applied after t that were taken before it, then those
      * taken after t, then the ones of those applied at once (delay 0). */
     int n = sched_applied_after(&tr->sp, t, tr->flist);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !rc; i++) {
         int f = tr->flist[i];
         int64_t take = tr->frag[f].take;
-        int rc = take >= 0 && take < t ? train_apply(tr, f, all) : TRAIN_OK;
-        if (rc) return rc;
+        if (take >= 0 && take < t) rc = train_apply(tr, f, all);
     }
+    if (rc) return rc;
     n = sched_taken_after(&tr->sp, t, tr->cfg.steps, tr->flist);
-    for (int i = 0; i < n; i++) {
-        int rc = train_prepare(tr, tr->flist[i], all, NULL);
-        if (rc) return rc;
-    }
-    for (int i = 0; sched_delay(&tr->sp) == 0 && i < n; i++) {
-        int rc = train_apply(tr, tr->flist[i], all);
-        if (rc) return rc;
-    }
-    return TRAIN_OK;
+    for (int i = 0; i < n && !rc; i++)
+        rc = train_prepare(tr, tr->flist[i], all, NULL);
+    for (int i = 0; sched_delay(&tr->sp) == 0 && i < n && !rc; i++)
+        rc = train_apply(tr, tr->flist[i], all);
+    return rc;
 }
 
 static uint64_t tokens_done(const train *tr) {
@@ -1468,7 +1466,7 @@ static int report(train *tr, int64_t t, train_report_fn fn, void *ctx) {
     rep.train_loss /= tr->M;
     int rc = train_eval_outer(tr, &rep.eval_loss);
     if (rc) return rc;
-    return fn && fn(&rep, ctx) ? TRAIN_STOPPED : TRAIN_OK;
+    return fn && fn(&rep, ctx) ? TRAIN_STOPPED : 0;
 }
 
 void train_on_step(train *tr, void (*fn)(void *ctx, int64_t t,
@@ -1479,7 +1477,7 @@ void train_on_step(train *tr, void (*fn)(void *ctx, int64_t t,
 
 int train_run(train *tr, train_report_fn fn, void *ctx) {
     if (tokens_done(tr) != 0)
-        return fail(tr, TRAIN_ESTATE, "train: run needs a fresh trainer");
+        return fail(tr, MSG_ESTATE, "train: run needs a fresh trainer");
     const int64_t T = tr->cfg.steps, every = tr->cfg.eval_interval;
     for (int64_t t = 1; t <= T; t++) {
         int rc = train_step(tr);
@@ -1490,7 +1488,7 @@ int train_run(train *tr, train_report_fn fn, void *ctx) {
             if (rc) return rc;
         }
     }
-    return TRAIN_OK;
+    return 0;
 }
 
 /* ---- evaluation ---------------------------------------------------------- */
@@ -1522,14 +1520,14 @@ static double eval_params(train *tr, const float *params) {
 
 int train_eval_outer(train *tr, double *loss) {
     *loss = eval_params(tr, train_outer(tr));
-    return TRAIN_OK;
+    return 0;
 }
 
 int train_eval_replica(train *tr, int r, double *loss) {
     int rc = check_replica(tr, r);
     if (rc) return rc;
     *loss = eval_params(tr, tr->rep[r].p);
-    return TRAIN_OK;
+    return 0;
 }
 
 int train_eval_average(train *tr, double *loss) {
@@ -1537,14 +1535,14 @@ int train_eval_average(train *tr, double *loss) {
 }
 
 int train_eval_params(train *tr, const float *params, double *loss) {
-    if (!params) return fail(tr, TRAIN_EINVAL, "train: no parameters");
+    if (!params) return fail(tr, MSG_EINVAL, "train: no parameters");
     *loss = eval_params(tr, params);
-    return TRAIN_OK;
+    return 0;
 }
 
 int train_eval_mean(train *tr, const float *const *params, double *loss) {
     float *avg = malloc(tr->N * sizeof *avg);
-    if (!avg) return fail(tr, TRAIN_ENOMEM, "train: out of memory");
+    if (!avg) return fail(tr, MSG_ENOMEM, "train: out of memory");
     for (int r = 0; r < tr->M; r++) {
         const float *p = params && params[r] ? params[r] : tr->rep[r].p;
         if (r == 0)
@@ -1556,7 +1554,7 @@ int train_eval_mean(train *tr, const float *const *params, double *loss) {
         for (size_t i = 0; i < tr->N; i++) avg[i] /= (float)tr->M;
     *loss = eval_params(tr, avg);
     free(avg);
-    return TRAIN_OK;
+    return 0;
 }
 
 /* ---- inspection ---------------------------------------------------------- */

@@ -929,6 +929,27 @@ START_TEST(reports_and_stop) {
 }
 END_TEST
 
+/* The trainer's codes are msg.h's: named, described, and only a bad
+ * configuration is the user's input (exit 2). */
+START_TEST(codes_are_the_error_space) {
+    static const struct {
+        int rc;
+        const char *name, *text;
+        int exit;
+    } want[] = {{MSG_EINPUT, "EINPUT", "bad input", 2},
+                {MSG_EINVAL, "EINVAL", "invalid argument", 1},
+                {MSG_ESTATE, "ESTATE", "call out of order", 1},
+                {MSG_ENUM, "ENUM", "numerical failure", 1},
+                {MSG_ENOMEM, "ENOMEM", "out of memory", 1}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        ck_assert_str_eq(msg_errname(want[i].rc), want[i].name);
+        ck_assert_str_eq(msg_strerror(want[i].rc), want[i].text);
+        ck_assert_int_eq(msg_exit_status(want[i].rc), want[i].exit);
+    }
+    ck_assert_int_gt(TRAIN_STOPPED, 0); /* a status, no error */
+}
+END_TEST
+
 static Suite *make_suite(void) {
     Suite *s = suite_create("train");
     TCase *tc = tcase_create("core");
@@ -955,6 +976,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, per_worker_tau_by_hand);
     tcase_add_test(tc, eager_one_replica_is_diloco);
     tcase_add_test(tc, more_fragments_than_steps_numerics);
+    tcase_add_test(tc, codes_are_the_error_space);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -64,7 +64,7 @@ static int time_steps(nn_model *m, const int32_t *x, const int32_t *y,
         double t0 = now_s();
         out->loss = nn_forward(m, x, y);
         double t1 = now_s();
-        if (nn_backward(m) != NN_OK) return -1;
+        if (nn_backward(m)) return -1;
         double t2 = now_s();
         if (s == 0) continue;
         out->steps++;

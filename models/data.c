@@ -259,19 +259,19 @@ void data_config_default(data_config *c) {
 static int markov_new(data_source *s, char *err, size_t errlen) {
     const data_config *c = &s->cfg;
     if (c->vocab < 2 || c->vocab > (1 << 24))
-        return msg_set(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, MSG_EINPUT,
                     "data: vocab %d (expected 2..%d)", c->vocab, 1 << 24);
     if (c->successors < 1 || c->successors > c->vocab)
-        return msg_set(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, MSG_EINPUT,
                     "data: successors %d (expected 1..vocab = %d)",
                     c->successors, c->vocab);
     if (!(c->skew >= 0 && c->skew <= 1))
-        return msg_set(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, MSG_EINPUT,
                     "data: skew %g (expected [0, 1])", c->skew);
     s->base = data_chain_new(c->vocab, c->successors, c->seed);
     s->chains = calloc((size_t)s->replicas, sizeof *s->chains);
     if (!s->base || !s->chains)
-        return msg_set(err, errlen, DATA_ENOMEM, "data: out of memory");
+        return msg_set(err, errlen, MSG_ENOMEM, "data: out of memory");
     for (int r = 0; r < s->replicas; r++) {
         if (c->skew == 0) {
             s->chains[r] = s->base;
@@ -281,16 +281,16 @@ static int markov_new(data_source *s, char *err, size_t errlen) {
         s->chains[r] = g ? chain_tilted(s->base, c->skew, g) : NULL;
         if (g) gsl_rng_free(g);
         if (!s->chains[r])
-            return msg_set(err, errlen, DATA_ENOMEM, "data: out of memory");
+            return msg_set(err, errlen, MSG_ENOMEM, "data: out of memory");
     }
-    return DATA_OK;
+    return 0;
 }
 
 /* Reads a whole file into *buf (malloc'd) and its size into *n. */
 static int read_file(const char *path, uint8_t **buf, size_t *n, char *err,
                      size_t errlen) {
     FILE *f = fopen(path, "rb");
-    if (!f) return msg_set(err, errlen, DATA_EIO, "data: %s: cannot open", path);
+    if (!f) return msg_set(err, errlen, MSG_EIO, "data: %s: cannot open", path);
     size_t cap = 1 << 16, len = 0;
     uint8_t *b = malloc(cap);
     while (b) {
@@ -307,30 +307,30 @@ static int read_file(const char *path, uint8_t **buf, size_t *n, char *err,
     }
     int bad = ferror(f);
     fclose(f);
-    if (!b) return msg_set(err, errlen, DATA_ENOMEM, "data: out of memory");
+    if (!b) return msg_set(err, errlen, MSG_ENOMEM, "data: out of memory");
     if (bad) {
         free(b);
-        return msg_set(err, errlen, DATA_EIO, "data: %s: read error", path);
+        return msg_set(err, errlen, MSG_EIO, "data: %s: read error", path);
     }
     *buf = b;
     *n = len;
-    return DATA_OK;
+    return 0;
 }
 
 static int text_new(data_source *s, const char *path, char *err,
                     size_t errlen) {
     const data_config *c = &s->cfg;
     if (!path)
-        return msg_set(err, errlen, DATA_EINVAL, "data: text needs a path");
+        return msg_set(err, errlen, MSG_EINPUT, "data: text needs a path");
     if (c->vocab != 0 && c->vocab != 256)
-        return msg_set(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, MSG_EINPUT,
                     "data: text vocab %d (expected 256)", c->vocab);
     if (c->skew != 0)
-        return msg_set(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, MSG_EINPUT,
                     "data: text skew %g (expected 0: regions are disjoint)",
                     c->skew);
     if (!(c->eval_fraction > 0 && c->eval_fraction < 1))
-        return msg_set(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, MSG_EINPUT,
                     "data: eval_fraction %g (expected (0, 1))",
                     c->eval_fraction);
     int rc = read_file(path, &s->text, &s->ntext, err, errlen);
@@ -338,30 +338,30 @@ static int text_new(data_source *s, const char *path, char *err,
     size_t neval = (size_t)floor((double)s->ntext * c->eval_fraction);
     s->ntrain = s->ntext - neval;
     if (neval < 2 || s->ntrain / (size_t)s->replicas < 2)
-        return msg_set(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, MSG_EINPUT,
                     "data: %s: %zu bytes are too few for %d shards and an "
                     "eval tail", path, s->ntext, s->replicas);
-    return DATA_OK;
+    return 0;
 }
 
 int data_source_new(const data_config *c, int replicas, data_source **out,
                     char *err, size_t errlen) {
     *out = NULL;
     if (replicas < 1)
-        return msg_set(err, errlen, DATA_EINVAL,
+        return msg_set(err, errlen, MSG_EINPUT,
                     "data: replicas %d (expected >= 1)", replicas);
     data_source *s = calloc(1, sizeof *s);
-    if (!s) return msg_set(err, errlen, DATA_ENOMEM, "data: out of memory");
+    if (!s) return msg_set(err, errlen, MSG_ENOMEM, "data: out of memory");
     s->cfg = *c;
     s->cfg.path = NULL; /* not kept */
     s->replicas = replicas;
     int rc;
     switch (c->kind) {
-    case DATA_NONE: rc = DATA_OK; break;
+    case DATA_NONE: rc = 0; break;
     case DATA_MARKOV: rc = markov_new(s, err, errlen); break;
     case DATA_TEXT: rc = text_new(s, c->path, err, errlen); break;
     default:
-        rc = msg_set(err, errlen, DATA_EINVAL, "data: kind %d (expected none, "
+        rc = msg_set(err, errlen, MSG_EINPUT, "data: kind %d (expected none, "
                   "markov or text)", (int)c->kind);
     }
     if (rc) {
@@ -369,7 +369,7 @@ int data_source_new(const data_config *c, int replicas, data_source **out,
         return rc;
     }
     *out = s;
-    return DATA_OK;
+    return 0;
 }
 
 void data_source_free(data_source *s) {
@@ -444,13 +444,13 @@ void data_stream_free(data_stream *st) {
 
 int data_stream_copy(data_stream *dst, const data_stream *src) {
     if (dst->src != src->src || dst->rng->type != src->rng->type)
-        return DATA_EINVAL;
+        return MSG_EINVAL;
     gsl_rng_memcpy(dst->rng, src->rng);
     dst->chain = src->chain;
     dst->state = src->state;
     dst->lo = src->lo;
     dst->hi = src->hi;
-    return DATA_OK;
+    return 0;
 }
 
 /* The current state, then one transition. */
@@ -466,9 +466,9 @@ static int32_t markov_next(data_stream *st) {
 }
 
 int data_next_batch(data_stream *st, int B, int T, int32_t *x, int32_t *y) {
-    if (B < 1 || T < 1) return DATA_EINVAL;
+    if (B < 1 || T < 1) return MSG_EINVAL;
     const int text = st->src->cfg.kind == DATA_TEXT;
-    if (text && st->hi - st->lo < (size_t)T + 1) return DATA_EINVAL;
+    if (text && st->hi - st->lo < (size_t)T + 1) return MSG_EINVAL;
     for (int b = 0; b < B; b++) {
         int32_t *xb = x + (size_t)b * T, *yb = y + (size_t)b * T;
         if (text) {
@@ -487,5 +487,5 @@ int data_next_batch(data_stream *st, int B, int T, int32_t *x, int32_t *y) {
             yb[i] = prev = markov_next(st);
         }
     }
-    return DATA_OK;
+    return 0;
 }

@@ -45,8 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Error codes (0 is success). */
-enum { DATA_OK = 0, DATA_EINVAL = -1, DATA_EIO = -2, DATA_ENOMEM = -3 };
+#include "sim/base/msg.h" /* the codes returned */
 
 #define DATA_EVAL_INDEX 0x80000000u
 #define DATA_CHAIN_INDEX 0x80000001u
@@ -109,8 +108,9 @@ typedef struct data_stream data_stream;
 void data_config_default(data_config *c);
 
 /* Builds the corpus for `replicas` shards (>= 1): the base chain and the
- * replicas' tilted chains, or the file's bytes.  Returns DATA_OK and sets
- * *out, or an error code with a one-line reason in err. */
+ * replicas' tilted chains, or the file's bytes.  Returns 0 and sets
+ * *out, or an error code with a one-line reason in err: MSG_EINPUT for a
+ * bad configuration, MSG_EIO for a file that cannot be read, MSG_ENOMEM. */
 int data_source_new(const data_config *c, int replicas, data_source **out,
                     char *err, size_t errlen);
 
@@ -134,12 +134,12 @@ void data_stream_free(data_stream *st);
 /* Makes dst a copy of src: its generator state, chain and position
  * (Markov: the next token; text: the region), so both then yield the same
  * batches, whichever replica each was made for.  Both must be streams of
- * the same source: DATA_EINVAL otherwise, dst unchanged.  No allocation;
+ * the same source: MSG_EINVAL otherwise, dst unchanged.  No allocation;
  * src is not touched. */
 int data_stream_copy(data_stream *dst, const data_stream *src);
 
 /* The next batch of B sequences of T+1 tokens: x and y each B*T.
- * DATA_OK, or DATA_EINVAL when B or T < 1 or a text region is shorter
+ * 0, or MSG_EINVAL when B or T < 1 or a text region is shorter
  * than T+1 bytes. */
 int data_next_batch(data_stream *st, int B, int T, int32_t *x, int32_t *y);
 

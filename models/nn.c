@@ -113,34 +113,34 @@ static void build_layout(const nn_config *c, unit_layout *u) {
 #define DIM_MAX (1 << 24)
 
 static int check_config(const nn_config *c, char *err, size_t errlen) {
-    if (!c) return msg_set(err, errlen, NN_EINVAL, "nn: no configuration");
+    if (!c) return msg_set(err, errlen, MSG_EINPUT, "nn: no configuration");
     if (c->kind != NN_TRANSFORMER && c->kind != NN_MLP)
-        return msg_set(err, errlen, NN_EINVAL, "nn: kind %d (expected transformer or mlp)",
+        return msg_set(err, errlen, MSG_EINPUT, "nn: kind %d (expected transformer or mlp)",
                     (int)c->kind);
     if (c->vocab < 2 || c->vocab > DIM_MAX)
-        return msg_set(err, errlen, NN_EINVAL, "nn: vocab %d (expected 2..%d)", c->vocab,
+        return msg_set(err, errlen, MSG_EINPUT, "nn: vocab %d (expected 2..%d)", c->vocab,
                     DIM_MAX);
     if (c->d < 1 || c->d > DIM_MAX)
-        return msg_set(err, errlen, NN_EINVAL, "nn: d %d (expected 1..%d)", c->d, DIM_MAX);
+        return msg_set(err, errlen, MSG_EINPUT, "nn: d %d (expected 1..%d)", c->d, DIM_MAX);
     if (c->layers < 1 || c->layers > NN_MAX_LAYERS)
-        return msg_set(err, errlen, NN_EINVAL, "nn: layers %d (expected 1..%d)",
+        return msg_set(err, errlen, MSG_EINPUT, "nn: layers %d (expected 1..%d)",
                     c->layers, NN_MAX_LAYERS);
     if (c->mlp_ratio < 0 || c->mlp_ratio > 64 ||
         (long long)(c->mlp_ratio ? c->mlp_ratio : 4) * c->d > DIM_MAX)
-        return msg_set(err, errlen, NN_EINVAL, "nn: mlp_ratio %d (expected 0..64, "
+        return msg_set(err, errlen, MSG_EINPUT, "nn: mlp_ratio %d (expected 0..64, "
                     "mlp_ratio * d <= %d)", c->mlp_ratio, DIM_MAX);
     if (c->kind == NN_TRANSFORMER) {
         if (c->heads < 1 || c->d % c->heads != 0)
-            return msg_set(err, errlen, NN_EINVAL, "nn: heads %d (expected >= 1 dividing "
+            return msg_set(err, errlen, MSG_EINPUT, "nn: heads %d (expected >= 1 dividing "
                         "d = %d)", c->heads, c->d);
         if (c->d > DIM_MAX / 3)
-            return msg_set(err, errlen, NN_EINVAL, "nn: d %d (expected 3 * d <= %d)", c->d,
+            return msg_set(err, errlen, MSG_EINPUT, "nn: d %d (expected 3 * d <= %d)", c->d,
                         DIM_MAX);
         if (c->ctx < 1 || c->ctx > DIM_MAX)
-            return msg_set(err, errlen, NN_EINVAL, "nn: ctx %d (expected 1..%d)", c->ctx,
+            return msg_set(err, errlen, MSG_EINPUT, "nn: ctx %d (expected 1..%d)", c->ctx,
                         DIM_MAX);
     }
-    return NN_OK;
+    return 0;
 }
 
 int nn_check(const nn_config *c, int batch, int seq, char *err,
@@ -148,15 +148,15 @@ int nn_check(const nn_config *c, int batch, int seq, char *err,
     int rc = check_config(c, err, errlen);
     if (rc) return rc;
     if (batch < 1 || seq < 1)
-        return msg_set(err, errlen, NN_EINVAL, "nn: batch %d, seq %d (expected >= 1)",
+        return msg_set(err, errlen, MSG_EINPUT, "nn: batch %d, seq %d (expected >= 1)",
                     batch, seq);
     if (c->kind == NN_TRANSFORMER && seq > c->ctx)
-        return msg_set(err, errlen, NN_EINVAL, "nn: seq %d longer than ctx %d", seq,
+        return msg_set(err, errlen, MSG_EINPUT, "nn: seq %d longer than ctx %d", seq,
                     c->ctx);
     if ((long long)batch * seq > INT_MAX / 4)
-        return msg_set(err, errlen, NN_EINVAL, "nn: batch * seq = %lld too large",
+        return msg_set(err, errlen, MSG_EINPUT, "nn: batch * seq = %lld too large",
                     (long long)batch * seq);
-    return NN_OK;
+    return 0;
 }
 
 int nn_config_num_units(const nn_config *c) {
@@ -560,7 +560,7 @@ static void embed_backward(nn_model *m) {
 }
 
 int nn_backward(nn_model *m) {
-    if (!m->ready) return NN_ESTATE;
+    if (!m->ready) return MSG_ESTATE;
     m->ready = 0;
     const int n = m->n, c = m->cfg.d, v = m->cfg.vocab, L = m->cfg.layers;
     const float *P = m->params;
@@ -575,7 +575,7 @@ int nn_backward(nn_model *m) {
                           m->lnf_rstd, n, c);
     for (int l = L - 1; l >= 0; l--) block_backward(m, l);
     embed_backward(m);
-    return NN_OK;
+    return 0;
 }
 
 /* ---- accessors ----------------------------------------------------------- */

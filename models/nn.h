@@ -49,13 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Error codes (0 is success). */
-enum {
-    NN_OK = 0,
-    NN_EINVAL = -1, /* bad configuration, shape or argument */
-    NN_ESTATE = -2, /* call out of order (backward without a forward) */
-    NN_ENOMEM = -3
-};
+#include "sim/base/msg.h" /* the codes returned */
 
 typedef enum { NN_TRANSFORMER = 1, NN_MLP = 2 } nn_kind;
 
@@ -93,7 +87,7 @@ typedef struct nn_model nn_model;
 #define NN_MAX_LAYERS 10000
 
 /* Checks a configuration and the batch shape nn_new would get: returns
- * NN_OK, or NN_EINVAL and writes a one-line reason to err (when err is
+ * 0, or MSG_EINPUT and writes a one-line reason to err (when err is
  * not NULL; truncated to errlen).  seq must be <= ctx for the
  * transformer; batch * seq must fit in an int. */
 int nn_check(const nn_config *c, int batch, int seq, char *err,
@@ -136,8 +130,8 @@ float nn_forward(nn_model *m, const int32_t *tokens, const int32_t *targets);
 /* Backward pass of the last nn_forward: OVERWRITES the gradient vector
  * (zeroes it, then computes d mean-loss / d params); it does not
  * accumulate across calls.  Must follow a successful nn_forward, once:
- * returns NN_ESTATE otherwise (a second call, or after nn_eval_loss,
- * which reuses the activation buffers), else NN_OK. */
+ * returns MSG_ESTATE otherwise (a second call, or after nn_eval_loss,
+ * which reuses the activation buffers), else 0. */
 int nn_backward(nn_model *m);
 
 /* Forward only: the mean loss of the parameter vector `params` (laid out

@@ -48,35 +48,35 @@ static int in_range(double x, double lo, double hi, int open_hi) {
 
 int optim_check(const optim_config *c, char *err, size_t errlen) {
     if (c->kind != OPTIM_ADAMW && c->kind != OPTIM_SGD)
-        return msg_set(err, errlen, OPTIM_EINVAL, "optim: kind %d (expected adamw or sgd)",
+        return msg_set(err, errlen, MSG_EINPUT, "optim: kind %d (expected adamw or sgd)",
                    (int)c->kind);
     if (!in_range(c->lr, 0, INFINITY, 0))
-        return msg_set(err, errlen, OPTIM_EINVAL, "optim: lr %g (expected finite >= 0)", c->lr);
+        return msg_set(err, errlen, MSG_EINPUT, "optim: lr %g (expected finite >= 0)", c->lr);
     if (!in_range(c->lr_min, 0, c->lr, 0))
-        return msg_set(err, errlen, OPTIM_EINVAL, "optim: lr_min %g (expected 0..lr = %g)",
+        return msg_set(err, errlen, MSG_EINPUT, "optim: lr_min %g (expected 0..lr = %g)",
                    c->lr_min, c->lr);
     if (c->warmup < 0 || c->total < 0)
-        return msg_set(err, errlen, OPTIM_EINVAL, "optim: warmup %lld, total %lld (expected "
+        return msg_set(err, errlen, MSG_EINPUT, "optim: warmup %lld, total %lld (expected "
                    ">= 0)", (long long)c->warmup, (long long)c->total);
     if (c->cosine != 0 && c->cosine != 1)
-        return msg_set(err, errlen, OPTIM_EINVAL, "optim: cosine %d (expected 0 or 1)",
+        return msg_set(err, errlen, MSG_EINPUT, "optim: cosine %d (expected 0 or 1)",
                    c->cosine);
     if (!in_range(c->beta1, 0, 1, 1) || !in_range(c->beta2, 0, 1, 1))
-        return msg_set(err, errlen, OPTIM_EINVAL, "optim: betas %g, %g (expected [0, 1))",
+        return msg_set(err, errlen, MSG_EINPUT, "optim: betas %g, %g (expected [0, 1))",
                    c->beta1, c->beta2);
     if (!(c->eps > 0) || !isfinite(c->eps))
-        return msg_set(err, errlen, OPTIM_EINVAL, "optim: eps %g (expected finite > 0)",
+        return msg_set(err, errlen, MSG_EINPUT, "optim: eps %g (expected finite > 0)",
                    c->eps);
     if (!in_range(c->weight_decay, 0, INFINITY, 0))
-        return msg_set(err, errlen, OPTIM_EINVAL, "optim: weight_decay %g (expected finite "
+        return msg_set(err, errlen, MSG_EINPUT, "optim: weight_decay %g (expected finite "
                    ">= 0)", c->weight_decay);
     if (!in_range(c->momentum, 0, 1, 1))
-        return msg_set(err, errlen, OPTIM_EINVAL, "optim: momentum %g (expected [0, 1))",
+        return msg_set(err, errlen, MSG_EINPUT, "optim: momentum %g (expected [0, 1))",
                    c->momentum);
     if (!in_range(c->clip, 0, INFINITY, 0))
-        return msg_set(err, errlen, OPTIM_EINVAL, "optim: clip %g (expected finite >= 0; 0 "
+        return msg_set(err, errlen, MSG_EINPUT, "optim: clip %g (expected finite >= 0; 0 "
                    "= off)", c->clip);
-    return OPTIM_OK;
+    return 0;
 }
 
 /* ---- building blocks ----------------------------------------------------- */
@@ -159,7 +159,7 @@ optim_state *optim_new(const optim_config *c, const optim_range *ranges,
                        int nranges, char *err, size_t errlen) {
     if (optim_check(c, err, errlen)) return NULL;
     if (nranges < 0 || (nranges > 0 && !ranges)) {
-        msg_set(err, errlen, OPTIM_EINVAL, "optim: %d ranges", nranges);
+        msg_set(err, errlen, MSG_EINVAL, "optim: %d ranges", nranges);
         return NULL;
     }
     optim_state *o = calloc(1, sizeof *o);
@@ -183,7 +183,7 @@ optim_state *optim_new(const optim_config *c, const optim_range *ranges,
     }
     return o;
 oom:
-    msg_set(err, errlen, OPTIM_EINVAL, "optim: out of memory");
+    msg_set(err, errlen, MSG_ENOMEM, "optim: out of memory");
     optim_free(o);
     return NULL;
 }
@@ -241,17 +241,17 @@ static int same_config(const optim_config *a, const optim_config *b) {
 
 int optim_copy(optim_state *dst, const optim_state *src) {
     if (!same_config(&dst->cfg, &src->cfg) || dst->nranges != src->nranges)
-        return OPTIM_EINVAL;
+        return MSG_EINVAL;
     for (int i = 0; i < src->nranges; i++) {
         const optim_range *a = &dst->ranges[i], *b = &src->ranges[i];
         if (a->offset != b->offset || a->len != b->len || a->decay != b->decay)
-            return OPTIM_EINVAL;
+            return MSG_EINVAL;
     }
     if (src->nranges)
         memcpy(dst->steps, src->steps, (size_t)src->nranges * sizeof *dst->steps);
     if (src->m) memcpy(dst->m, src->m, src->n * sizeof *dst->m);
     if (src->v) memcpy(dst->v, src->v, src->n * sizeof *dst->v);
-    return OPTIM_OK;
+    return 0;
 }
 
 int64_t optim_range_steps(const optim_state *o, int i) {

@@ -45,8 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Error codes (0 is success). */
-enum { OPTIM_OK = 0, OPTIM_EINVAL = -1, OPTIM_ENOMEM = -3 };
+#include "sim/base/msg.h" /* the codes returned */
 
 typedef enum { OPTIM_ADAMW = 0, OPTIM_SGD = 1 } optim_kind;
 
@@ -82,8 +81,8 @@ typedef struct optim_state optim_state;
 /* Fills *c with the defaults listed above. */
 void optim_config_default(optim_config *c);
 
-/* Checks a configuration: OPTIM_OK, or OPTIM_EINVAL with a one-line
- * reason in err (when err is not NULL). */
+/* Checks a configuration: 0, or MSG_EINPUT with a one-line reason in
+ * err (when err is not NULL). */
 int optim_check(const optim_config *c, char *err, size_t errlen);
 
 /* ---- building blocks (pure functions) ------------------------------------ */
@@ -140,7 +139,7 @@ double optim_step(optim_state *o, float *p, const float *g, const int *sel,
  * v, or the momentum buffer), so both then take the same steps from the
  * same parameters and gradients.  Both must have the same configuration
  * (every optim_config field) and the same ranges (offsets, lengths and
- * decay flags, in order): OPTIM_EINVAL otherwise, dst unchanged.  No
+ * decay flags, in order): MSG_EINVAL otherwise, dst unchanged.  No
  * allocation. */
 int optim_copy(optim_state *dst, const optim_state *src);
 

@@ -110,8 +110,12 @@
  * replica (batch) order, so results are bit-identical for every thread
  * count.  A trainer itself is not thread-safe: call it from one thread.
  *
- * Errors.  Functions return TRAIN_OK (0) or a negative TRAIN_E* code and
- * leave a one-line message in train_error(tr).  No printing, no exit.
+ * Errors.  Functions return 0 or a negative MSG_E* code (sim/base/msg.h)
+ * and leave a one-line message in train_error(tr): MSG_EINPUT when
+ * train_new rejects its configuration (the user's scenario), MSG_EINVAL
+ * for a call's argument outside its contract, MSG_ESTATE for a call out
+ * of order, MSG_ENUM for a non-finite loss, MSG_ENOMEM.  No printing, no
+ * exit.
  */
 #ifndef DILOSIM_TRAIN_H
 #define DILOSIM_TRAIN_H
@@ -120,15 +124,11 @@
 #include <stdint.h>
 
 #include "models/train_config.h"
+#include "sim/base/msg.h" /* the codes returned */
 
-enum {
-    TRAIN_OK = 0,
-    TRAIN_EINVAL = -1, /* bad configuration or argument */
-    TRAIN_ESTATE = -2, /* call out of order (apply without prepare, ...) */
-    TRAIN_ENOMEM = -3,
-    TRAIN_ENUM = -4,   /* non-finite loss or data error in a step */
-    TRAIN_STOPPED = 1  /* train_run: the report callback asked to stop */
-};
+/* train_run's status when the report callback asked to stop: above 0,
+ * so no error code. */
+enum { TRAIN_STOPPED = 1 };
 
 typedef struct train train;
 
@@ -150,7 +150,7 @@ typedef int (*train_report_fn)(const train_report *r, void *ctx);
 
 /* Checks c and builds a trainer: M replicas initialised alike, outer
  * state, data streams, the eval set and the thread pool.  Returns
- * TRAIN_OK and sets *out, or an error code with a one-line reason in err
+ * 0 and sets *out, or an error code with a one-line reason in err
  * (*out NULL). */
 int train_new(const train_config *c, train **out, char *err, size_t errlen);
 
@@ -166,11 +166,11 @@ const char *train_error(const train *tr);
  * r's pending merges due at or before this step (train_steps + 1), then
  * forward, backward and (not DP) the inner optimizer update (FedPart: the
  * turn's fragment only).  DP: the gradient only; the update happens in
- * train_apply / train_reduce.  TRAIN_ESTATE, before anything changes,
+ * train_apply / train_reduce.  MSG_ESTATE, before anything changes,
  * when late is TRAIN_LATE_WAIT and some fragment's sync taken after step
  * `take` is in flight with take + tau + 1 <= the step r would compute;
  * DP: when r's gradient is in fragment 0's sync in flight (whatever
- * late).  TRAIN_ENUM on a non-finite loss. */
+ * late).  MSG_ENUM on a non-finite loss. */
 int train_inner_step(train *tr, int r);
 
 /* Takes fragment f's sync for the replicas in `participants` (bit r =
@@ -180,7 +180,7 @@ int train_inner_step(train *tr, int r);
  * after landing the participant's pending merge of f.  The sync's take
  * step is the least step count among the participants (DP: plus one).
  * bytes (M entries, or NULL) receives each replica's encoded size (0 for
- * the others).  TRAIN_ESTATE when f already has a sync in flight. */
+ * the others).  MSG_ESTATE when f already has a sync in flight. */
 int train_prepare(train *tr, int f, uint64_t participants,
                   uint64_t *bytes);
 
@@ -188,7 +188,7 @@ int train_prepare(train *tr, int f, uint64_t participants,
  * replicas in `participants` (a non-empty subset of those prepared; the
  * others' payloads are dropped), then the outer step and the merge into
  * every replica now (DP: one inner step of every replica with the
- * average); a pending merge of f is thereby done.  TRAIN_ESTATE when f
+ * average); a pending merge of f is thereby done.  MSG_ESTATE when f
  * has no sync in flight. */
 int train_apply(train *tr, int f, uint64_t participants);
 
@@ -202,7 +202,7 @@ int train_apply(train *tr, int f, uint64_t participants);
  * take).  When f has a sync in flight, this joins it: its take must be
  * `take` and r not yet a contributor; else this contribution opens it.
  * *bytes (bytes may be NULL) receives the payload's size, which
- * train_bytes counts.  TRAIN_EINVAL for a bad r or f; TRAIN_ESTATE for
+ * train_bytes counts.  MSG_EINVAL for a bad r or f; MSG_ESTATE for
  * the rest; either leaves the trainer unchanged. */
 int train_contribute(train *tr, int r, int f, int64_t take,
                      uint64_t *bytes);
@@ -215,10 +215,10 @@ int train_contribute(train *tr, int r, int f, int64_t take,
  * train_apply); not DP, a pending merge of f into every replica r due at
  * step merge_step[r] (merge_step NULL: take + tau + 1 for all; a
  * negative entry: no merge for r, e.g. a failed replica that will
- * rejoin), which lands as described under "Coupled runs".  TRAIN_ESTATE
+ * rejoin), which lands as described under "Coupled runs".  MSG_ESTATE
  * when f has no sync in flight or (not DP) a replica has already
  * computed its merge step (train_replica_steps >= merge_step[r]: the
- * result is too late for it); TRAIN_EINVAL for a bad f or members
+ * result is too late for it); MSG_EINVAL for a bad f or members
  * outside the contributors.  Every check comes first: on an error the
  * trainer is unchanged. */
 int train_reduce(train *tr, int f, uint64_t members,
@@ -247,7 +247,7 @@ typedef struct {
  * each replica's ops in order, replicas in parallel on the pool -- the
  * same bits, since replicas share no state.  On a refused op the ops
  * before it are done and its error is returned.  After a failure of the
- * arithmetic (TRAIN_ENUM: a non-finite loss; a data error) the first in
+ * arithmetic (MSG_ENUM: a non-finite loss; a data error) the first in
  * replica order is returned and the trainer is left as the ops' checks
  * made it: free it.  This is how an event loop gives the trainer the
  * steps of replicas that compute at nearby instants at once. */
@@ -255,10 +255,10 @@ int train_batch(train *tr, train_op *ops, int n);
 
 /* Lands replica r's pending merges due at or before its next step (as
  * train_inner_step does first), e.g. to evaluate r between its steps.
- * DP: nothing to land.  TRAIN_EINVAL for a bad r. */
+ * DP: nothing to land.  MSG_EINVAL for a bad r. */
 int train_land(train *tr, int r);
 
-/* Not DP (TRAIN_EINVAL).  Replica r heals: its parameters become the
+/* Not DP (MSG_EINVAL).  Replica r heals: its parameters become the
  * outer parameters (every fragment as of its last reduce), its inner
  * optimizer state a copy of replica src's (src < 0 or src == r: it keeps
  * its own), its step count `steps` (>= 0; the learning-rate schedule
@@ -267,7 +267,7 @@ int train_land(train *tr, int r);
  * it lost its state, and train_reduce counts them when r is among the
  * members (or drops them).  Its data stream keeps its position (the
  * batches of discarded work stay consumed) and its gradient count is not
- * changed.  TRAIN_EINVAL for a bad r, src (>= M) or steps, trainer
+ * changed.  MSG_EINVAL for a bad r, src (>= M) or steps, trainer
  * unchanged. */
 int train_rejoin(train *tr, int r, int src, int64_t steps);
 
@@ -284,14 +284,14 @@ typedef struct train_snapshot train_snapshot;
 train_snapshot *train_snapshot_new(train *tr);
 void train_snapshot_free(train_snapshot *s); /* NULL is allowed */
 
-/* Copies tr's state into s (replacing what s held).  TRAIN_EINVAL when s
+/* Copies tr's state into s (replacing what s held).  MSG_EINVAL when s
  * is not a snapshot of tr. */
 int train_snapshot_take(train *tr, train_snapshot *s);
 
 /* Puts s's state back and drops every sync in flight (payloads freed)
  * and every pending merge.  Gradient counts (tokens) and train_bytes are
  * not rolled back: they count the work done.  s keeps its state, for
- * another restore.  TRAIN_EINVAL when s is not tr's, TRAIN_ESTATE when it
+ * another restore.  MSG_EINVAL when s is not tr's, MSG_ESTATE when it
  * was never taken. */
 int train_snapshot_restore(train *tr, train_snapshot *s);
 
@@ -311,8 +311,8 @@ int train_step(train *tr);
 
 /* Runs train_step from step 1 to config.steps, evaluating the outer
  * parameters and calling fn (may be NULL) after every eval_interval steps
- * and after the last.  TRAIN_OK, TRAIN_STOPPED when fn stopped it, or an
- * error.  TRAIN_ESTATE when any replica has already stepped. */
+ * and after the last.  0, TRAIN_STOPPED when fn stopped it, or an
+ * error.  MSG_ESTATE when any replica has already stepped. */
 int train_run(train *tr, train_report_fn fn, void *ctx);
 
 /* Makes train_run call fn(ctx, t, steps) after every step t (for

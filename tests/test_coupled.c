@@ -17,7 +17,7 @@
  *     its payload and rejoins before the sync completes, and random
  *     traces) finish where `run` finishes, with finite losses;
  *   - sync_timeout_s leaves exactly the late worker out;
- *   - a non-finite loss stops the run with MSG_EFAIL and one line.
+ *   - a non-finite loss stops the run with MSG_ENUM and one line.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -654,7 +654,7 @@ START_TEST(test_nonfinite_loss_stops) {
     cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
     rs.n = 0;
     int rc = cpl_run(&o, &s, err, sizeof err);
-    ck_assert_int_eq(rc, MSG_EFAIL);
+    ck_assert_int_eq(rc, MSG_ENUM);
     ck_assert_ptr_null(strchr(err, '\n'));
     ck_assert_ptr_nonnull(strstr(err, "loss"));
     free(cfg);

@@ -295,7 +295,7 @@ START_TEST(text_shards) {
     }
     /* a region shorter than a sequence cannot fill a batch */
     data_stream *st = data_stream_new(s, 0);
-    ck_assert_int_eq(data_next_batch(st, 1, (int)ntrain, x, y), DATA_EINVAL);
+    ck_assert_int_eq(data_next_batch(st, 1, (int)ntrain, x, y), MSG_EINVAL);
     data_stream_free(st);
     data_source_free(s);
     free(file);
@@ -308,26 +308,26 @@ START_TEST(errors) {
     data_source *s;
     char err[160];
     c.vocab = 1;
-    ck_assert_int_eq(data_source_new(&c, 1, &s, err, sizeof err), DATA_EINVAL);
+    ck_assert_int_eq(data_source_new(&c, 1, &s, err, sizeof err), MSG_EINPUT);
     ck_assert_ptr_nonnull(strstr(err, "vocab"));
     data_config_default(&c);
     c.successors = 65;
-    ck_assert_int_eq(data_source_new(&c, 1, &s, err, sizeof err), DATA_EINVAL);
+    ck_assert_int_eq(data_source_new(&c, 1, &s, err, sizeof err), MSG_EINPUT);
     data_config_default(&c);
     c.skew = 1.5;
-    ck_assert_int_eq(data_source_new(&c, 1, &s, err, sizeof err), DATA_EINVAL);
+    ck_assert_int_eq(data_source_new(&c, 1, &s, err, sizeof err), MSG_EINPUT);
     data_config_default(&c);
     c.kind = DATA_TEXT;
     c.vocab = 0;
     c.path = "tests/data/train/no-such-file";
-    ck_assert_int_eq(data_source_new(&c, 1, &s, err, sizeof err), DATA_EIO);
+    ck_assert_int_eq(data_source_new(&c, 1, &s, err, sizeof err), MSG_EIO);
     ck_assert_ptr_nonnull(strstr(err, "no-such-file"));
     c.path = TEXT;
     c.skew = 0.5;
-    ck_assert_int_eq(data_source_new(&c, 1, &s, err, sizeof err), DATA_EINVAL);
+    ck_assert_int_eq(data_source_new(&c, 1, &s, err, sizeof err), MSG_EINPUT);
     c.skew = 0;
     ck_assert_int_eq(data_source_new(&c, 2000, &s, err, sizeof err),
-                     DATA_EINVAL); /* too few bytes per shard */
+                     MSG_EINPUT); /* too few bytes per shard */
     ck_assert_ptr_null(data_chain_new(1, 1, 1));
     ck_assert_ptr_null(data_chain_new(4, 5, 1));
     /* no tokens: no streams */

@@ -58,7 +58,7 @@ static nn_model *new_model(const nn_config *c, int batch, int seq,
 static float sgd_step(nn_model *m, const int32_t *x, const int32_t *y,
                       float lr) {
     float loss = nn_forward(m, x, y);
-    ck_assert_int_eq(nn_backward(m), NN_OK);
+    ck_assert_int_eq(nn_backward(m), MSG_OK);
     float *p = nn_params(m);
     const float *g = nn_grads(m);
     for (size_t i = 0; i < nn_num_params(m); i++) p[i] -= lr * g[i];
@@ -277,34 +277,34 @@ END_TEST
 START_TEST(test_config_checks) {
     char err[128];
     nn_config ok = transformer_cfg(16, 8, 2, 1, 4);
-    ck_assert_int_eq(nn_check(&ok, 2, 4, err, sizeof err), NN_OK);
-    ck_assert_int_eq(nn_check(&ok, 2, 5, err, sizeof err), NN_EINVAL);
+    ck_assert_int_eq(nn_check(&ok, 2, 4, err, sizeof err), MSG_OK);
+    ck_assert_int_eq(nn_check(&ok, 2, 5, err, sizeof err), MSG_EINPUT);
     ck_assert_ptr_nonnull(strstr(err, "ctx"));
     ck_assert_ptr_null(nn_new(&ok, 2, 5));
-    ck_assert_int_eq(nn_check(&ok, 0, 4, NULL, 0), NN_EINVAL);
+    ck_assert_int_eq(nn_check(&ok, 0, 4, NULL, 0), MSG_EINPUT);
     nn_config c = ok;
     c.heads = 3; /* does not divide d */
-    ck_assert_int_eq(nn_check(&c, 1, 1, err, sizeof err), NN_EINVAL);
+    ck_assert_int_eq(nn_check(&c, 1, 1, err, sizeof err), MSG_EINPUT);
     ck_assert_ptr_nonnull(strstr(err, "heads"));
     ck_assert_ptr_null(nn_new(&c, 1, 1));
     c = ok;
     c.vocab = 1;
-    ck_assert_int_eq(nn_check(&c, 1, 1, err, sizeof err), NN_EINVAL);
+    ck_assert_int_eq(nn_check(&c, 1, 1, err, sizeof err), MSG_EINPUT);
     c = ok;
     c.layers = 0;
-    ck_assert_int_eq(nn_check(&c, 1, 1, err, sizeof err), NN_EINVAL);
+    ck_assert_int_eq(nn_check(&c, 1, 1, err, sizeof err), MSG_EINPUT);
     ck_assert_int_eq(nn_config_num_units(&c), 0);
     ck_assert_uint_eq(nn_config_num_params(&c), 0);
     c = ok;
     c.kind = (nn_kind)7;
-    ck_assert_int_eq(nn_check(&c, 1, 1, err, sizeof err), NN_EINVAL);
+    ck_assert_int_eq(nn_check(&c, 1, 1, err, sizeof err), MSG_EINPUT);
     c = ok;
     c.mlp_ratio = -1;
-    ck_assert_int_eq(nn_check(&c, 1, 1, err, sizeof err), NN_EINVAL);
+    ck_assert_int_eq(nn_check(&c, 1, 1, err, sizeof err), MSG_EINPUT);
     /* the MLP ignores heads and ctx */
     nn_config m = mlp_cfg(16, 8, 1);
-    ck_assert_int_eq(nn_check(&m, 3, 100, err, sizeof err), NN_OK);
-    ck_assert_int_eq(nn_check(NULL, 1, 1, err, sizeof err), NN_EINVAL);
+    ck_assert_int_eq(nn_check(&m, 3, 100, err, sizeof err), MSG_OK);
+    ck_assert_int_eq(nn_check(NULL, 1, 1, err, sizeof err), MSG_EINPUT);
 }
 END_TEST
 
@@ -473,7 +473,7 @@ static void gradcheck(const nn_config *c, int b, int t, uint64_t seed) {
     rand_ids(x, n, c->vocab, seed + 2);
     rand_ids(y, n, c->vocab, seed + 3);
     nn_forward(m, x, y);
-    ck_assert_int_eq(nn_backward(m), NN_OK);
+    ck_assert_int_eq(nn_backward(m), MSG_OK);
     float *p = nn_params(m);
     const float *g = nn_grads(m);
     uint64_t s = seed | 1;
@@ -558,18 +558,18 @@ START_TEST(test_backward_overwrites) {
     rand_ids(y, 16, 16, 4);
     size_t np = nn_num_params(m);
     float *g1 = malloc(np * sizeof *g1);
-    ck_assert_int_eq(nn_backward(m), NN_ESTATE); /* no forward yet */
+    ck_assert_int_eq(nn_backward(m), MSG_ESTATE); /* no forward yet */
     nn_forward(m, x, y);
-    ck_assert_int_eq(nn_backward(m), NN_OK);
-    ck_assert_int_eq(nn_backward(m), NN_ESTATE); /* only once */
+    ck_assert_int_eq(nn_backward(m), MSG_OK);
+    ck_assert_int_eq(nn_backward(m), MSG_ESTATE); /* only once */
     memcpy(g1, nn_grads(m), np * sizeof *g1);
     nn_forward(m, x, y);
-    ck_assert_int_eq(nn_backward(m), NN_OK);
+    ck_assert_int_eq(nn_backward(m), MSG_OK);
     ck_assert(memcmp(g1, nn_grads(m), np * sizeof *g1) == 0);
     /* eval cancels a pending backward */
     nn_forward(m, x, y);
     nn_eval_loss(m, NULL, x, y);
-    ck_assert_int_eq(nn_backward(m), NN_ESTATE);
+    ck_assert_int_eq(nn_backward(m), MSG_ESTATE);
     free(g1);
     nn_free(m);
 }
@@ -580,7 +580,7 @@ START_TEST(test_bad_ids) {
     nn_model *m = new_model(&c, 1, 4, 5);
     int32_t x[4] = {0, 1, 2, 16}, y[4] = {0, 1, 2, 3};
     ck_assert(isnan(nn_forward(m, x, y)));
-    ck_assert_int_eq(nn_backward(m), NN_ESTATE);
+    ck_assert_int_eq(nn_backward(m), MSG_ESTATE);
     x[3] = 3;
     y[0] = -1;
     ck_assert(isnan(nn_forward(m, x, y)));

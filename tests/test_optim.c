@@ -179,23 +179,23 @@ START_TEST(checks) {
     optim_config c;
     optim_config_default(&c);
     char err[128];
-    ck_assert_int_eq(optim_check(&c, err, sizeof err), OPTIM_OK);
+    ck_assert_int_eq(optim_check(&c, err, sizeof err), MSG_OK);
     optim_config b = c;
     b.beta2 = 1.0;
-    ck_assert_int_eq(optim_check(&b, err, sizeof err), OPTIM_EINVAL);
+    ck_assert_int_eq(optim_check(&b, err, sizeof err), MSG_EINPUT);
     ck_assert_ptr_nonnull(strstr(err, "betas"));
     b = c;
     b.lr_min = 1.0;
-    ck_assert_int_eq(optim_check(&b, err, sizeof err), OPTIM_EINVAL);
+    ck_assert_int_eq(optim_check(&b, err, sizeof err), MSG_EINPUT);
     b = c;
     b.clip = -1;
-    ck_assert_int_eq(optim_check(&b, NULL, 0), OPTIM_EINVAL);
+    ck_assert_int_eq(optim_check(&b, NULL, 0), MSG_EINPUT);
     b = c;
     b.lr = NAN;
-    ck_assert_int_eq(optim_check(&b, NULL, 0), OPTIM_EINVAL);
+    ck_assert_int_eq(optim_check(&b, NULL, 0), MSG_EINPUT);
     b = c;
     b.momentum = 1;
-    ck_assert_int_eq(optim_check(&b, NULL, 0), OPTIM_EINVAL);
+    ck_assert_int_eq(optim_check(&b, NULL, 0), MSG_EINPUT);
     ck_assert_ptr_null(optim_new(&b, NULL, 0, err, sizeof err));
 }
 END_TEST

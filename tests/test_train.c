@@ -70,13 +70,13 @@ static train *make(const train_config *c) {
     train *tr;
     char err[256];
     int rc = train_new(c, &tr, err, sizeof err);
-    ck_assert_msg(rc == TRAIN_OK, "train_new: %s", err);
+    ck_assert_msg(rc == MSG_OK, "train_new: %s", err);
     return tr;
 }
 
 static void steps(train *tr, int n) {
     for (int i = 0; i < n; i++)
-        ck_assert_msg(train_step(tr) == TRAIN_OK, "%s", train_error(tr));
+        ck_assert_msg(train_step(tr) == MSG_OK, "%s", train_error(tr));
 }
 
 static sched_spec spec(sched_method m, int H, int P, int tau, double alpha) {
@@ -164,7 +164,7 @@ static int collect(const train_report *r, void *ctx) {
 
 static reports run(train *tr) {
     reports rs = {0};
-    ck_assert_msg(train_run(tr, collect, &rs) == TRAIN_OK, "%s",
+    ck_assert_msg(train_run(tr, collect, &rs) == MSG_OK, "%s",
                   train_error(tr));
     return rs;
 }
@@ -273,7 +273,7 @@ static void plain_training(const train_config *c, int n, float *out) {
     for (int t = 1; t <= n; t++) {
         ck_assert_int_eq(data_next_batch(st, c->batch, c->seq, x, y), 0);
         nn_forward(m, x, y);
-        ck_assert_int_eq(nn_backward(m), NN_OK);
+        ck_assert_int_eq(nn_backward(m), MSG_OK);
         optim_step(o, nn_params(m), nn_grads(m), NULL, 0, t);
     }
     memcpy(out, nn_params(m), nn_num_params(m) * sizeof(float));
@@ -592,10 +592,10 @@ START_TEST(bytes_are_codec_wire_bytes) {
     tr = make(&c);
     uint64_t bytes[2];
     for (int r = 0; r < 2; r++) train_inner_step(tr, r);
-    ck_assert_int_eq(train_prepare(tr, 0, 3, bytes), TRAIN_OK);
+    ck_assert_int_eq(train_prepare(tr, 0, 3, bytes), MSG_OK);
     ck_assert_uint_eq(bytes[0], 2 * train_num_params(tr));
     ck_assert_uint_eq(bytes[1], wire_of(tr, &c, 0, c.dp_codec));
-    ck_assert_int_eq(train_apply(tr, 0, 3), TRAIN_OK);
+    ck_assert_int_eq(train_apply(tr, 0, 3), MSG_OK);
     steps(tr, 9);
     ck_assert_uint_eq(train_bytes(tr), 10 * 2 * 2 * train_num_params(tr));
     train_free(tr);
@@ -680,14 +680,14 @@ START_TEST(partial_participation) {
         float *o = malloc(N * sizeof *o);
         memcpy(o, train_outer(tr), N * sizeof *o);
         for (int t = 0; t < 3; t++) {
-            ck_assert_int_eq(train_inner_step(tr, 0), TRAIN_OK);
-            ck_assert_int_eq(train_inner_step(tr, 1), TRAIN_OK);
+            ck_assert_int_eq(train_inner_step(tr, 0), MSG_OK);
+            ck_assert_int_eq(train_inner_step(tr, 1), MSG_OK);
         }
-        ck_assert_int_eq(train_prepare(tr, 0, 3, NULL), TRAIN_OK);
+        ck_assert_int_eq(train_prepare(tr, 0, 3, NULL), MSG_OK);
         /* only replica 0's payload arrives */
         float *l0 = malloc(N * sizeof *l0);
         memcpy(l0, train_params(tr, 0), N * sizeof *l0);
-        ck_assert_int_eq(train_apply(tr, 0, 1), TRAIN_OK);
+        ck_assert_int_eq(train_apply(tr, 0, 1), MSG_OK);
         for (size_t i = 0; i < N; i++) {
             float d = o[i] - l0[i];
             float want = avg ? l0[i] : o[i] - 0.5f * d;
@@ -706,26 +706,26 @@ END_TEST
 START_TEST(call_order_errors) {
     train_config c = nn_cfg();
     train *tr = make(&c);
-    ck_assert_int_eq(train_apply(tr, 0, 3), TRAIN_ESTATE);
+    ck_assert_int_eq(train_apply(tr, 0, 3), MSG_ESTATE);
     ck_assert_ptr_nonnull(strstr(train_error(tr), "no sync in flight"));
-    ck_assert_int_eq(train_prepare(tr, 2, 3, NULL), TRAIN_EINVAL);
-    ck_assert_int_eq(train_prepare(tr, 0, 4, NULL), TRAIN_EINVAL);
-    ck_assert_int_eq(train_prepare(tr, 0, 0, NULL), TRAIN_EINVAL);
-    ck_assert_int_eq(train_prepare(tr, 0, 1, NULL), TRAIN_OK);
-    ck_assert_int_eq(train_prepare(tr, 0, 3, NULL), TRAIN_ESTATE);
-    ck_assert_int_eq(train_apply(tr, 0, 2), TRAIN_EINVAL); /* not prepared */
-    ck_assert_int_eq(train_apply(tr, 0, 1), TRAIN_OK);
-    ck_assert_int_eq(train_inner_step(tr, 2), TRAIN_EINVAL);
-    ck_assert_int_eq(train_inner_step(tr, 0), TRAIN_OK);
-    ck_assert_int_eq(train_run(tr, NULL, NULL), TRAIN_ESTATE);
+    ck_assert_int_eq(train_prepare(tr, 2, 3, NULL), MSG_EINVAL);
+    ck_assert_int_eq(train_prepare(tr, 0, 4, NULL), MSG_EINVAL);
+    ck_assert_int_eq(train_prepare(tr, 0, 0, NULL), MSG_EINVAL);
+    ck_assert_int_eq(train_prepare(tr, 0, 1, NULL), MSG_OK);
+    ck_assert_int_eq(train_prepare(tr, 0, 3, NULL), MSG_ESTATE);
+    ck_assert_int_eq(train_apply(tr, 0, 2), MSG_EINVAL); /* not prepared */
+    ck_assert_int_eq(train_apply(tr, 0, 1), MSG_OK);
+    ck_assert_int_eq(train_inner_step(tr, 2), MSG_EINVAL);
+    ck_assert_int_eq(train_inner_step(tr, 0), MSG_OK);
+    ck_assert_int_eq(train_run(tr, NULL, NULL), MSG_ESTATE);
     train_free(tr);
 
     c.sched = spec(SCHED_DP, 1, 1, 0, 0);
     tr = make(&c);
-    ck_assert_int_eq(train_inner_step(tr, 0), TRAIN_OK);
-    ck_assert_int_eq(train_prepare(tr, 0, 3, NULL), TRAIN_ESTATE);
-    ck_assert_int_eq(train_prepare(tr, 0, 1, NULL), TRAIN_OK);
-    ck_assert_int_eq(train_apply(tr, 0, 1), TRAIN_OK);
+    ck_assert_int_eq(train_inner_step(tr, 0), MSG_OK);
+    ck_assert_int_eq(train_prepare(tr, 0, 3, NULL), MSG_ESTATE);
+    ck_assert_int_eq(train_prepare(tr, 0, 1, NULL), MSG_OK);
+    ck_assert_int_eq(train_apply(tr, 0, 1), MSG_OK);
     ck_assert_int_eq(train_replica_steps(tr, 1), 1); /* everyone stepped */
     ck_assert(!memcmp(train_params(tr, 0), train_params(tr, 1),
                       train_num_params(tr) * sizeof(float)));
@@ -736,7 +736,7 @@ END_TEST
 static void bad_config(const train_config *c, const char *needle) {
     train *tr = (train *)1;
     char err[256];
-    ck_assert_int_lt(train_new(c, &tr, err, sizeof err), 0);
+    ck_assert_int_eq(train_new(c, &tr, err, sizeof err), MSG_EINPUT);
     ck_assert_ptr_null(tr);
     ck_assert_msg(strstr(err, needle), "'%s' lacks '%s'", err, needle);
 }
@@ -800,9 +800,9 @@ START_TEST(out_of_memory_is_not_a_bad_config) {
     c.data.kind = DATA_NONE;
     char err[256];
     train *tr;
-    ck_assert_int_eq(train_new(&c, &tr, err, sizeof err), TRAIN_EINVAL);
+    ck_assert_int_eq(train_new(&c, &tr, err, sizeof err), MSG_EINPUT);
     ops.check = nomem_check;
-    ck_assert_int_eq(train_new(&c, &tr, err, sizeof err), TRAIN_ENOMEM);
+    ck_assert_int_eq(train_new(&c, &tr, err, sizeof err), MSG_ENOMEM);
     ck_assert_str_eq(err, "train: nomem: out of memory");
     ck_assert_ptr_null(tr);
     /* the nn model's check: its layer range */
@@ -810,7 +810,7 @@ START_TEST(out_of_memory_is_not_a_bad_config) {
     c.nn.layers = NN_MAX_LAYERS + 1;
     bad_config(&c, "layers");
     ck_assert_int_eq(nn_check(&(nn_config){NN_MLP, 2, 1, 1, NN_MAX_LAYERS,
-                                            0, 1}, 1, 1, NULL, 0), NN_OK);
+                                            0, 1}, 1, 1, NULL, 0), MSG_OK);
 }
 END_TEST
 
@@ -869,7 +869,7 @@ START_TEST(evaluation) {
     train_eval_replica(tr, 1, &lr1);
     train_eval_average(tr, &la);
     ck_assert(lo == lr0 && lo == lr1 && lo == la);
-    ck_assert_int_eq(train_eval_replica(tr, 5, &la), TRAIN_EINVAL);
+    ck_assert_int_eq(train_eval_replica(tr, 5, &la), MSG_EINVAL);
     ck_assert(isfinite(train_last_loss(tr, 0)));
     train_free(tr);
 }
@@ -929,6 +929,27 @@ START_TEST(reports_and_stop) {
 }
 END_TEST
 
+/* The trainer's codes are msg.h's: named, described, and only a bad
+ * configuration is the user's input (exit 2). */
+START_TEST(codes_are_the_error_space) {
+    static const struct {
+        int rc;
+        const char *name, *text;
+        int exit;
+    } want[] = {{MSG_EINPUT, "EINPUT", "bad input", 2},
+                {MSG_EINVAL, "EINVAL", "invalid argument", 1},
+                {MSG_ESTATE, "ESTATE", "call out of order", 1},
+                {MSG_ENUM, "ENUM", "numerical failure", 1},
+                {MSG_ENOMEM, "ENOMEM", "out of memory", 1}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        ck_assert_str_eq(msg_errname(want[i].rc), want[i].name);
+        ck_assert_str_eq(msg_strerror(want[i].rc), want[i].text);
+        ck_assert_int_eq(msg_exit_status(want[i].rc), want[i].exit);
+    }
+    ck_assert_int_gt(TRAIN_STOPPED, 0); /* a status, no error */
+}
+END_TEST
+
 static Suite *make_suite(void) {
     Suite *s = suite_create("train");
     TCase *tc = tcase_create("core");
@@ -955,6 +976,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, per_worker_tau_by_hand);
     tcase_add_test(tc, eager_one_replica_is_diloco);
     tcase_add_test(tc, more_fragments_than_steps_numerics);
+    tcase_add_test(tc, codes_are_the_error_space);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -30,13 +30,13 @@
 static train *new_trainer(const train_config *c) {
     char err[256] = "";
     train *tr = NULL;
-    ck_assert_msg(train_new(c, &tr, err, sizeof err) == TRAIN_OK,
+    ck_assert_msg(train_new(c, &tr, err, sizeof err) == MSG_OK,
                   "train_new: %s", err);
     return tr;
 }
 
 static void ok(train *tr, int rc) {
-    ck_assert_msg(rc == TRAIN_OK, "rc %d: %s", rc, train_error(tr));
+    ck_assert_msg(rc == MSG_OK, "rc %d: %s", rc, train_error(tr));
 }
 
 static uint64_t all_of(const train *tr) {
@@ -251,31 +251,31 @@ START_TEST(wait_refuses_late_orders) {
     /* fragment 0 is taken after step 2 and merges before step 4 */
     step_n(tr, 0, 2);
     step_n(tr, 1, 2);
-    REFUSED(tr, train_reduce(tr, 0, 1, NULL), TRAIN_ESTATE,
+    REFUSED(tr, train_reduce(tr, 0, 1, NULL), MSG_ESTATE,
             "no sync in flight");
     ok(tr, train_contribute(tr, 0, 0, 2, NULL));
-    REFUSED(tr, train_contribute(tr, 0, 0, 2, NULL), TRAIN_ESTATE,
+    REFUSED(tr, train_contribute(tr, 0, 0, 2, NULL), MSG_ESTATE,
             "already contributed");
-    REFUSED(tr, train_contribute(tr, 1, 0, 3, NULL), TRAIN_ESTATE,
+    REFUSED(tr, train_contribute(tr, 1, 0, 3, NULL), MSG_ESTATE,
             "has done 2 steps, not the 3");
-    REFUSED(tr, train_contribute(tr, 2, 0, 2, NULL), TRAIN_EINVAL,
+    REFUSED(tr, train_contribute(tr, 2, 0, 2, NULL), MSG_EINVAL,
             "replica 2");
-    REFUSED(tr, train_contribute(tr, 1, 2, 2, NULL), TRAIN_EINVAL,
+    REFUSED(tr, train_contribute(tr, 1, 2, 2, NULL), MSG_EINVAL,
             "fragment 2");
     step_n(tr, 1, 1); /* step 3 < 2 + tau + 1: allowed */
-    REFUSED(tr, train_contribute(tr, 1, 0, 3, NULL), TRAIN_ESTATE,
+    REFUSED(tr, train_contribute(tr, 1, 0, 3, NULL), MSG_ESTATE,
             "taken after step 2, not 3");
-    REFUSED(tr, train_contribute(tr, 1, 0, 2, NULL), TRAIN_ESTATE,
+    REFUSED(tr, train_contribute(tr, 1, 0, 2, NULL), MSG_ESTATE,
             "has done 3 steps, not the 2");
-    REFUSED(tr, train_inner_step(tr, 1), TRAIN_ESTATE,
+    REFUSED(tr, train_inner_step(tr, 1), MSG_ESTATE,
             "replica 1 would compute step 4 before fragment 0's sync taken "
             "after step 2 is reduced");
-    REFUSED(tr, train_reduce(tr, 0, 3, NULL), TRAIN_EINVAL, "not all");
-    REFUSED(tr, train_reduce(tr, 0, 4, NULL), TRAIN_EINVAL, "not all");
-    REFUSED(tr, train_reduce(tr, 1, 1, NULL), TRAIN_ESTATE,
+    REFUSED(tr, train_reduce(tr, 0, 3, NULL), MSG_EINVAL, "not all");
+    REFUSED(tr, train_reduce(tr, 0, 4, NULL), MSG_EINVAL, "not all");
+    REFUSED(tr, train_reduce(tr, 1, 1, NULL), MSG_ESTATE,
             "no sync in flight");
     REFUSED(tr, train_reduce(tr, 0, 1, (const int64_t[]){4, 3}),
-            TRAIN_ESTATE, "replica 1 has computed step 3");
+            MSG_ESTATE, "replica 1 has computed step 3");
     ok(tr, train_reduce(tr, 0, 1, (const int64_t[]){4, 4}));
     ck_assert_int_eq(train_sync_take(tr, 0), -1);
     ok(tr, train_inner_step(tr, 1)); /* step 4 with the merge landed */
@@ -284,7 +284,7 @@ START_TEST(wait_refuses_late_orders) {
     c.late = 2;
     train *bad = (train *)1;
     char err[256];
-    ck_assert_int_eq(train_new(&c, &bad, err, sizeof err), TRAIN_EINVAL);
+    ck_assert_int_eq(train_new(&c, &bad, err, sizeof err), MSG_EINPUT);
     ck_assert_ptr_null(bad);
     ck_assert_ptr_nonnull(strstr(err, "late"));
 }
@@ -293,19 +293,19 @@ END_TEST
 START_TEST(dp_refuses_out_of_order) {
     train_config c = tiny_cfg(sched_of(SCHED_DP, 1, 1, 0, 0), 2);
     train *tr = new_trainer(&c);
-    REFUSED(tr, train_contribute(tr, 0, 0, 1, NULL), TRAIN_ESTATE,
+    REFUSED(tr, train_contribute(tr, 0, 0, 1, NULL), MSG_ESTATE,
             "no gradient");
     step_n(tr, 0, 1);
-    REFUSED(tr, train_contribute(tr, 0, 0, 2, NULL), TRAIN_ESTATE,
+    REFUSED(tr, train_contribute(tr, 0, 0, 2, NULL), MSG_ESTATE,
             "has done 0 steps, not the 1");
     ok(tr, train_contribute(tr, 0, 0, 1, NULL));
     /* replica 0's gradient is in flight; replica 1 may still compute its
      * own for the same step and join */
-    REFUSED(tr, train_inner_step(tr, 0), TRAIN_ESTATE,
+    REFUSED(tr, train_inner_step(tr, 0), MSG_ESTATE,
             "replica 0 would compute a gradient");
     step_n(tr, 1, 1);
     ok(tr, train_contribute(tr, 1, 0, 1, NULL));
-    REFUSED(tr, train_rejoin(tr, 0, 1, 1), TRAIN_EINVAL, "dp");
+    REFUSED(tr, train_rejoin(tr, 0, 1, 1), MSG_EINVAL, "dp");
     ok(tr, train_reduce(tr, 0, 3, NULL));
     ck_assert_int_eq(train_replica_steps(tr, 0), 1);
     ck_assert_int_eq(train_replica_steps(tr, 1), 1);
@@ -340,7 +340,7 @@ START_TEST(continue_merges_late) {
     step_n(tr, 0, 2);
     step_n(tr, 1, 2); /* step 4 = take + tau + 1 before the reduce */
     REFUSED(tr, train_reduce(tr, 0, 3, (const int64_t[]){6, 4}),
-            TRAIN_ESTATE, "replica 1 has computed step 4");
+            MSG_ESTATE, "replica 1 has computed step 4");
     /* the merge lands 2 steps late for replica 0, never for replica 1 */
     ok(tr, train_reduce(tr, 0, 3, (const int64_t[]){6, -1}));
     ck_assert(train_outer(tr)[0] == -7.0f && train_outer(tr)[1] == 1.0f);
@@ -412,9 +412,9 @@ START_TEST(rejoin_heals_from_outer) {
     step_n(tr, 2, 2);
     ok(tr, train_contribute(tr, 2, 0, 4, NULL));
     /* replica 1 (2 steps, its merge pending) rejoins from replica 0 */
-    REFUSED(tr, train_rejoin(tr, 1, 3, 5), TRAIN_EINVAL, "source 3");
-    REFUSED(tr, train_rejoin(tr, 1, 0, -1), TRAIN_EINVAL, "steps -1");
-    REFUSED(tr, train_rejoin(tr, 3, 0, 5), TRAIN_EINVAL, "replica 3");
+    REFUSED(tr, train_rejoin(tr, 1, 3, 5), MSG_EINVAL, "source 3");
+    REFUSED(tr, train_rejoin(tr, 1, 0, -1), MSG_EINVAL, "steps -1");
+    REFUSED(tr, train_rejoin(tr, 3, 0, 5), MSG_EINVAL, "replica 3");
     ok(tr, train_rejoin(tr, 1, 0, 5));
     ck_assert(same_floats(train_params(tr, 1), train_outer(tr), N));
     ck_assert_int_eq(train_replica_steps(tr, 1), 5);
@@ -426,7 +426,7 @@ START_TEST(rejoin_heals_from_outer) {
     ck_assert_uint_eq(train_bytes(tr), bytes);
     ck_assert(same_floats(train_params(tr, 2), train_outer(tr), N));
     ok(tr, train_rejoin(tr, 0, 0, 5));
-    REFUSED(tr, train_reduce(tr, 0, 6, NULL), TRAIN_EINVAL, "not all");
+    REFUSED(tr, train_reduce(tr, 0, 6, NULL), MSG_EINVAL, "not all");
     ok(tr, train_reduce(tr, 0, 0, NULL));
     ck_assert_int_eq(train_sync_take(tr, 0), -1);
     /* replica 0 alone syncs again before the others step: replica 1's
@@ -510,12 +510,12 @@ START_TEST(batch_is_the_calls) {
      * replica 1's step 2 is done, its step 3 refused */
     train_op more[] = {{1, -1, 0, 0, NULL}, {1, -1, 0, 0, NULL},
                        {2, -1, 0, 0, NULL}};
-    ck_assert_int_eq(train_batch(a, more, 3), TRAIN_ESTATE);
+    ck_assert_int_eq(train_batch(a, more, 3), MSG_ESTATE);
     ck_assert_ptr_nonnull(strstr(train_error(a), "step 3 before"));
     ck_assert_int_eq(train_replica_steps(a, 1), 2);
     ck_assert_int_eq(train_replica_steps(a, 2), 2);
-    ck_assert_int_eq(train_batch(a, more, -1), TRAIN_EINVAL);
-    ck_assert_int_eq(train_batch(a, more, 0), TRAIN_OK);
+    ck_assert_int_eq(train_batch(a, more, -1), MSG_EINVAL);
+    ck_assert_int_eq(train_batch(a, more, 0), MSG_OK);
     train_free(a);
     train_free(b);
 }
@@ -561,7 +561,7 @@ START_TEST(batch_copy_is_the_next_steps_start) {
     ok(a, train_eval_mean(a, mixed, &y));
     ck_assert(x == y);
     train_op nowhere = {0, TRAIN_OP_COPY, 0, 0, NULL};
-    REFUSED(b, train_batch(b, &nowhere, 1), TRAIN_EINVAL, "nowhere");
+    REFUSED(b, train_batch(b, &nowhere, 1), MSG_EINVAL, "nowhere");
     free(copy[0]);
     free(copy[1]);
     train_free(a);
@@ -578,8 +578,8 @@ START_TEST(checkpoint_restore_replays) {
     train_snapshot *snap = train_snapshot_new(a), *other = train_snapshot_new(b);
     ck_assert_ptr_nonnull(snap);
     ck_assert_ptr_nonnull(other);
-    REFUSED(a, train_snapshot_restore(a, snap), TRAIN_ESTATE, "never taken");
-    REFUSED(a, train_snapshot_take(a, other), TRAIN_EINVAL, "another trainer");
+    REFUSED(a, train_snapshot_restore(a, snap), MSG_ESTATE, "never taken");
+    REFUSED(a, train_snapshot_take(a, other), MSG_EINVAL, "another trainer");
     lockstep(a, 4);
     ok(a, train_snapshot_take(a, snap));
     lockstep(a, 2);
@@ -659,16 +659,16 @@ START_TEST(optim_copy_copies_state) {
         optim_range rg2[2] = {{0, 3, 1}, {3, 2, 1}};
         optim_state *o3 = optim_new(&oc, rg2, 2, NULL, 0);
         optim_state *o4 = optim_new(&oc, rg, 1, NULL, 0);
-        ck_assert_int_eq(optim_copy(dst, o2), OPTIM_EINVAL);
-        ck_assert_int_eq(optim_copy(dst, o3), OPTIM_EINVAL);
-        ck_assert_int_eq(optim_copy(o4, src), OPTIM_EINVAL);
+        ck_assert_int_eq(optim_copy(dst, o2), MSG_EINVAL);
+        ck_assert_int_eq(optim_copy(dst, o3), MSG_EINVAL);
+        ck_assert_int_eq(optim_copy(o4, src), MSG_EINVAL);
         float q[5], r5[5];
         memcpy(q, p, sizeof q);
         memcpy(r5, p, sizeof r5);
         optim_step(dst, q, g, NULL, 0, 4);
         optim_step(fresh, r5, g, NULL, 0, 4);
         ck_assert(same_floats(q, r5, 5));
-        ck_assert_int_eq(optim_copy(dst, src), OPTIM_OK);
+        ck_assert_int_eq(optim_copy(dst, src), MSG_OK);
         ck_assert_int_eq(optim_range_steps(dst, 0), 2);
         ck_assert_int_eq(optim_range_steps(dst, 1), 1);
         memcpy(q, p, sizeof q);
@@ -691,19 +691,19 @@ START_TEST(data_stream_copy_copies_position) {
     data_config_default(&dc);
     dc.skew = 0.5; /* the replicas' chains differ */
     data_source *s, *s2;
-    ck_assert_int_eq(data_source_new(&dc, 2, &s, NULL, 0), DATA_OK);
-    ck_assert_int_eq(data_source_new(&dc, 2, &s2, NULL, 0), DATA_OK);
+    ck_assert_int_eq(data_source_new(&dc, 2, &s, NULL, 0), MSG_OK);
+    ck_assert_int_eq(data_source_new(&dc, 2, &s2, NULL, 0), MSG_OK);
     data_stream *st[4] = {data_stream_new(s, 0), data_stream_new(s, 1),
                           data_stream_new(s, 1), data_stream_new(s2, 0)};
     data_stream *a = st[0], *b = st[1], *b0 = st[2], *other = st[3];
     ck_assert(a && b && b0 && other);
     int32_t x[2][32], y[2][32];
     for (int i = 0; i < 3; i++) data_next_batch(a, 4, 8, x[0], y[0]);
-    ck_assert_int_eq(data_stream_copy(b, other), DATA_EINVAL);
+    ck_assert_int_eq(data_stream_copy(b, other), MSG_EINVAL);
     data_next_batch(b, 4, 8, x[0], y[0]); /* b is still replica 1's own */
     data_next_batch(b0, 4, 8, x[1], y[1]);
     ck_assert(!memcmp(x[0], x[1], sizeof x[0]));
-    ck_assert_int_eq(data_stream_copy(b, a), DATA_OK);
+    ck_assert_int_eq(data_stream_copy(b, a), MSG_OK);
     for (int i = 0; i < 4; i++) {
         data_next_batch(a, 4, 8, x[0], y[0]);
         data_next_batch(b, 4, 8, x[1], y[1]);

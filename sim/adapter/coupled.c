@@ -69,10 +69,9 @@ typedef struct {
     int64_t ckpt_step, cand_step;
 } cpl;
 
-/* A trainer call failed: its message, as a msg.h code. */
+/* A trainer call failed with code rc: its message. */
 static int trainer_failed(const cpl *c, int rc, char *err, size_t errlen) {
-    int code = rc == TRAIN_ENOMEM ? MSG_ENOMEM : MSG_EFAIL;
-    return msg_set(err, errlen, code, "%s", train_error(c->tr));
+    return msg_set(err, errlen, rc, "%s", train_error(c->tr));
 }
 
 static int is_report(const cpl *c, int64_t t) {
@@ -441,9 +440,7 @@ static int trainer_new(const scn_config *cfg, train **tr, char *err,
     train_config t = cfg->train;
     if (cfg->train_data_path[0]) t.data.path = cfg->train_data_path;
     t.late = scn_late_continues(cfg) ? TRAIN_LATE_CONTINUE : TRAIN_LATE_WAIT;
-    int rc = train_new(&t, tr, err, errlen);
-    if (rc == TRAIN_EINVAL) return MSG_EINPUT;
-    return rc ? MSG_ENOMEM : 0;
+    return train_new(&t, tr, err, errlen);
 }
 
 static void cpl_free(cpl *c) {

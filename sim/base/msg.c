@@ -36,6 +36,9 @@ static const struct {
     {MSG_EIO, "EIO", "input/output error"},
     {MSG_EINPUT, "EINPUT", "bad input"},
     {MSG_EINTR, "EINTR", "interrupted"},
+    {MSG_EINVAL, "EINVAL", "invalid argument"},
+    {MSG_ESTATE, "ESTATE", "call out of order"},
+    {MSG_ENUM, "ENUM", "numerical failure"},
 };
 
 static int code_index(int rc) {

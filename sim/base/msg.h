@@ -13,6 +13,15 @@
  * scenario, an option, a trace or data file; the command exits 2), every
  * other code is a runtime failure (exit 1).  Codes pass through callers
  * unchanged, so the distinction survives any depth of calls.
+ *
+ * The trainer (models/) answers in this space too.  A configuration it
+ * is built from (train_config and the model, optimizer and data
+ * configurations in it; a data file that cannot be read included) comes
+ * from the user's scenario: a rejected one is MSG_EINPUT.  Once built,
+ * its calls answer MSG_EINVAL for an argument outside the call's contract
+ * (a replica or fragment index, a mask, a pointer: the caller's mistake,
+ * not the input's), MSG_ESTATE for a call out of order, MSG_ENUM for a
+ * non-finite loss.
  */
 #ifndef DILOSIM_MSG_H
 #define DILOSIM_MSG_H
@@ -26,7 +35,10 @@ enum {
     MSG_ENOMEM = -2, /* out of memory */
     MSG_EIO = -3,    /* a file could not be read or written */
     MSG_EINPUT = -4, /* bad input: scenario, option, trace, data or cost file */
-    MSG_EINTR = -5   /* interrupted by a signal */
+    MSG_EINTR = -5,  /* interrupted by a signal */
+    MSG_EINVAL = -6, /* an argument outside a function's contract */
+    MSG_ESTATE = -7, /* a call out of order (backward before forward...) */
+    MSG_ENUM = -8    /* numerical failure: a non-finite loss */
 };
 
 /* Formats fmt into err (at most errlen bytes, always terminated when

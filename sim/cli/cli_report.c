@@ -574,7 +574,7 @@ static int training(section *s, int k) {
         cli_progress_end(&progress);
         if (e == MSG_EIO) e = msg_set(err, sizeof err, MSG_ENOMEM,
                                       "out of memory");
-        if (e == MSG_EINPUT || e == MSG_EFAIL) {
+        if (e && e != MSG_ENOMEM) { /* the variant's input, run or training */
             fprintf(stderr, "%s: %s: %s\n", s->path, s->label[i], err);
             rc = msg_exit_status(e);
         } else if (e) {

@@ -14,7 +14,40 @@
 #include "sim/study/plan.h"
 #include "sim/cli/version.h"
 
-static const char help[] =
+static const cli_help_opt help_opts[] = {
+    {"--target-cu CU", "target compute utilization, in (0, 1] (required)"},
+    {"--cost FILE.json", "prices (below)"},
+    {"--sensitivity",
+     "the least bandwidth again with every one-way latency\n"
+     "x2, with network.efficiency 0.6, and with random\n"
+     "failures at --mtbf-hours (the scenario's MTTR),\n"
+     "next to the base answer"},
+    {"--mtbf-hours H",
+     "the sensitivity's MTBF of a worker, hours, in\n"
+     "[1e-06, 1e6] (default 24)"},
+    {"--train-hours N",
+     "simulate a training of N hours of compute (steps =\n"
+     "N x 3600 / step time) at each candidate and price\n"
+     "it whole: wall, idle and WAN time, and with --cost\n"
+     "compute, WAN and egress USD"},
+    {"--tokens N",
+     "the same for a training of N tokens (steps = N /\n"
+     "model.tokens_per_step, rounded up)"},
+    {"--json", "one JSON object instead of tables"},
+    {"--set KEY=VALUE", CLI_HELP_COMMON},
+    {"--variant NAME", CLI_HELP_COMMON},
+    {"--out FILE", "write to FILE instead of stdout"},
+    {"--jobs N",
+     "threads (default: the CPUs this process may use,\n"
+     "its affinity mask); the results do not depend\n"
+     "on N"},
+    {"--full", CLI_HELP_COMMON},
+    {"--quiet", CLI_HELP_COMMON},
+    {"--progress", CLI_HELP_COMMON},
+    {"-h, --help", CLI_HELP_COMMON},
+    {NULL, NULL}};
+
+static const cli_help help = {
     "usage: dilosim plan SCENARIO.json --target-cu CU [--cost FILE.json]\n"
     "                    [--sensitivity [--mtbf-hours H]]\n"
     "                    [--train-hours N | --tokens N]\n"
@@ -49,36 +82,9 @@ static const char help[] =
     "limit ('compute' when none gains more than 0.001); and the window a\n"
     "flow needs at that bandwidth (bandwidth x the longest round trip).\n"
     "Last, each method's memory per worker before activations.\n"
-
     "\n"
-    "options:\n"
-    "  --target-cu CU    target compute utilization, in (0, 1] (required)\n"
-    "  --cost FILE.json  prices (below)\n"
-    "  --sensitivity     the least bandwidth again with every one-way latency\n"
-    "                    x2, with network.efficiency 0.6, and with random\n"
-    "                    failures at --mtbf-hours (the scenario's MTTR),\n"
-    "                    next to the base answer\n"
-    "  --mtbf-hours H    the sensitivity's MTBF of a worker, hours, in\n"
-    "                    [1e-06, 1e6] (default 24)\n"
-    "  --train-hours N   simulate a training of N hours of compute (steps =\n"
-    "                    N x 3600 / step time) at each candidate and price\n"
-    "                    it whole: wall, idle and WAN time, and with --cost\n"
-    "                    compute, WAN and egress USD\n"
-    "  --tokens N        the same for a training of N tokens (steps = N /\n"
-    "                    model.tokens_per_step, rounded up)\n"
-    "  --json            one JSON object instead of tables\n"
-    "  --set KEY=VALUE   override a scenario key (repeatable)\n"
-    "  --variant NAME    only this variant (repeatable; default: all)\n"
-    "  --out FILE        write to FILE instead of stdout\n"
-    "  --jobs N          threads (default: the CPUs this process may use,\n"
-    "                    its affinity mask); the results do not depend\n"
-    "                    on N\n"
-    "  --full            simulate every op and period (no fast-forward;\n"
-    "                    the results are the same)\n"
-    "  --quiet           no progress line on a terminal\n"
-    "  --progress        a plain progress line every ~10 s, even off a\n"
-    "                    terminal (for logs)\n"
-    "  -h, --help        show this help\n"
+    "options:\n",
+    20, help_opts,
     "\n"
     "cost file: a JSON object with the keys\n"
     "  wan_usd_per_gbps_month    USD per Gbit/s per month of ONE link:\n"
@@ -102,7 +108,7 @@ static const char help[] =
     "      \"accelerator_usd_per_hour\": 2.5, \"accelerators\": 1024,\n"
     "      \"bandwidths_gbps\": [1, 10, 100, 400]}\n"
     "\n"
-    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
+    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n"};
 
 /* ---- text -------------------------------------------------------------- */
 
@@ -796,7 +802,7 @@ int cli_plan_par(int argc, char **argv, const cli_par *par) {
                                         "--tokens",      NULL};
     static const char *const flags[] = {"--json", "--sensitivity", NULL};
     cli_options o;
-    int rc = cli_parse("plan", help, argc, argv, extra, flags, &o);
+    int rc = cli_parse("plan", &help, argc, argv, extra, flags, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
     plan_args a = {0};
     if ((rc = parse_args(&o, &a))) return rc;

@@ -27,7 +27,27 @@
 #include "sim/out/outfile.h"
 #include "sim/cli/version.h"
 
-static const char help[] =
+static const cli_help_opt help_opts[] = {
+    {"--variant NAME", "train one of the scenario's variants"},
+    {"--set KEY=VALUE",
+     "override a scenario key, e.g. train.inner.lr=1e-3\n"
+     "(repeatable; VALUE is JSON, or else a string)"},
+    {"--out FILE.csv", "write the CSV to FILE.csv (whole, or not at all)"},
+    {"--jobs N",
+     "threads stepping replicas, 1..256 (overrides\n"
+     "train.threads; the results do not depend on it)"},
+    {"--lockstep",
+     "no clock: every replica steps together, syncs\n"
+     "block, no failures (the reference the coupled run\n"
+     "equals with late: wait and no faults); the sim_*\n"
+     "columns are left out"},
+    {"--full", CLI_HELP_COMMON},
+    {"--quiet", CLI_HELP_COMMON},
+    {"--progress", CLI_HELP_COMMON},
+    {"-h, --help", CLI_HELP_COMMON},
+    {NULL, NULL}};
+
+static const cli_help help = {
     "usage: dilosim train SCENARIO.json [--variant NAME] [--set KEY=VALUE]...\n"
     "                     [--out FILE.csv] [--jobs N] [--lockstep]\n"
     "\n"
@@ -69,27 +89,12 @@ static const char help[] =
     "target_reached false), and this machine's time: host_time_s,\n"
     "steps_per_s, tokens_per_s, gflops_per_s (training FLOPs, see nn.h).\n"
     "\n"
-    "options:\n"
-    "  --variant NAME   train one of the scenario's variants\n"
-    "  --set KEY=VALUE  override a scenario key, e.g. train.inner.lr=1e-3\n"
-    "                   (repeatable; VALUE is JSON, or else a string)\n"
-    "  --out FILE.csv   write the CSV to FILE.csv (whole, or not at all)\n"
-    "  --jobs N         threads stepping replicas, 1..256 (overrides\n"
-    "                   train.threads; the results do not depend on it)\n"
-    "  --lockstep       no clock: every replica steps together, syncs\n"
-    "                   block, no failures (the reference the coupled run\n"
-    "                   equals with late: wait and no faults); the sim_*\n"
-    "                   columns are left out\n"
-    "  --full           simulate every op and period (no fast-forward;\n"
-    "                   the results are the same)\n"
-    "  --quiet          no progress line on a terminal\n"
-    "  --progress       a plain progress line every ~10 s, even off a\n"
-    "                   terminal (for logs)\n"
-    "  -h, --help       show this help\n"
+    "options:\n",
+    19, help_opts,
     "\n"
     "exit status: 0 success, 1 runtime failure (a diverged loss, an output\n"
     "file that cannot be written), 2 usage or input error (including a\n"
-    "scenario without a \"train\" section)\n";
+    "scenario without a \"train\" section)\n"};
 
 typedef struct {
     FILE *csv;
@@ -323,7 +328,7 @@ int cli_train(int argc, char **argv) {
                                         NULL};
     static const char *const flags[] = {"--lockstep", NULL};
     cli_options o;
-    int rc = cli_parse("train", help, argc, argv, extra, flags, &o);
+    int rc = cli_parse("train", &help, argc, argv, extra, flags, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
     scn_config *cfg = malloc(sizeof *cfg);
     cpl_summary *s = malloc(sizeof *s);

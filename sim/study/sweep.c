@@ -7,8 +7,9 @@
  *             the point count, the header;
  *   validate  every point is loaded once, in this thread, so a bad value
  *             stops the sweep before anything runs;
- *   output    (sweep_out.c) OUT.partial created (or, resuming, checked and cut after its
- *             last complete row) and locked against a second sweep;
+ *   output    OUT.partial created (or, resuming, checked and cut after its
+ *             last complete row) and locked against a second sweep
+ *             (sweep_out.c, which also commits it);
  *   run       the worker pool (models/pool.h), or the spec's runner, takes
  *             rows in order (a shard's rows are every N-th point); a
  *             finished row (sweep_compute) is delivered (sweep_deliver)

@@ -55,20 +55,34 @@ static const char *common_text(const char *name) {
     return "";
 }
 
-void cli_help_print(FILE *f, const cli_help *h) {
-    fputs(h->head, f);
-    for (const cli_help_opt *o = h->opts; o->name; o++) {
+/* cli_parse's own options after a command's (cli_help.parse_opts). */
+static const cli_help_opt parse_opts[] = {
+    {"--full", CLI_HELP_COMMON},
+    {"--quiet", CLI_HELP_COMMON},
+    {"--progress", CLI_HELP_COMMON},
+    {"-h, --help", CLI_HELP_COMMON},
+    {NULL, NULL}};
+
+/* The lines of opts (up to {NULL, NULL}), descriptions at column col. */
+static void print_opts(FILE *f, const cli_help_opt *opts, int col) {
+    for (const cli_help_opt *o = opts; o->name; o++) {
         const char *t = o->text ? o->text : common_text(o->name);
         int at = fprintf(f, "  %s", o->name);
-        fprintf(f, "%*s", at + 2 > h->col ? 2 : h->col - at, "");
+        fprintf(f, "%*s", at + 2 > col ? 2 : col - at, "");
         while (*t) {
             size_t n = strcspn(t, "\n");
             fwrite(t, 1, n, f);
             fputc('\n', f);
             t += n;
-            if (*t) fprintf(f, "%*s", h->col, ""), t++;
+            if (*t) fprintf(f, "%*s", col, ""), t++;
         }
     }
+}
+
+void cli_help_print(FILE *f, const cli_help *h) {
+    fputs(h->head, f);
+    print_opts(f, h->opts, h->col);
+    if (h->parse_opts) print_opts(f, parse_opts, h->col);
     fputs(h->tail, f);
 }
 

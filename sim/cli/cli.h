@@ -61,7 +61,9 @@ typedef struct {
  * lines below one another at col.  The description CLI_HELP_COMMON is
  * the option's line in the table of the lines several commands share
  * (cli.c: --set KEY=VALUE and --variant NAME of table and plan, --full,
- * --quiet, --progress, -h, --help), each written once. */
+ * --quiet, --progress, -h, --help), each written once; parse_opts
+ * prints the last four of them after opts, for every command that
+ * cli_parse parses. */
 #define CLI_HELP_COMMON NULL
 
 typedef struct {
@@ -73,6 +75,9 @@ typedef struct {
     int col;                  /* the column of the descriptions */
     const cli_help_opt *opts; /* up to {NULL, NULL} */
     const char *tail;         /* what follows the options */
+    int parse_opts;           /* 1: opts are followed by the lines of
+                                 cli_parse's own --full, --quiet,
+                                 --progress and -h, --help */
 } cli_help;
 
 /* Writes the help h to f. */

@@ -38,7 +38,8 @@ static const cli_help help = {
     "options:\n",
     15, help_opts,
     "\n"
-    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n"};
+    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n",
+    0};
 
 int cli_merge(int argc, char **argv) {
     static const struct option opts[] = {

@@ -41,10 +41,6 @@ static const cli_help_opt help_opts[] = {
      "threads (default: the CPUs this process may use,\n"
      "its affinity mask); the results do not depend\n"
      "on N"},
-    {"--full", CLI_HELP_COMMON},
-    {"--quiet", CLI_HELP_COMMON},
-    {"--progress", CLI_HELP_COMMON},
-    {"-h, --help", CLI_HELP_COMMON},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -108,7 +104,8 @@ static const cli_help help = {
     "      \"accelerator_usd_per_hour\": 2.5, \"accelerators\": 1024,\n"
     "      \"bandwidths_gbps\": [1, 10, 100, 400]}\n"
     "\n"
-    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n"};
+    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n",
+    1};
 
 /* ---- text -------------------------------------------------------------- */
 

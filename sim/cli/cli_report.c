@@ -49,10 +49,6 @@ static const cli_help_opt help_opts[] = {
     {"--jobs N",
      "threads (default: the CPUs this process may use,\n"
      "its affinity mask); the page does not depend on N"},
-    {"--full", CLI_HELP_COMMON},
-    {"--quiet", CLI_HELP_COMMON},
-    {"--progress", CLI_HELP_COMMON},
-    {"-h, --help", CLI_HELP_COMMON},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -86,7 +82,8 @@ static const cli_help help = {
     21, help_opts,
     "\n"
     "exit status: 0 success, 1 runtime failure (gnuplot missing or failing,\n"
-    "a page that cannot be written), 2 usage or input error\n"};
+    "a page that cannot be written), 2 usage or input error\n",
+    1};
 
 #define DEFAULT_THRESHOLDS "0.5,0.8,0.9,0.95,0.99"
 #define DEFAULT_GRID "logspace:-1:3:50"

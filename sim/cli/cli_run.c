@@ -26,10 +26,6 @@ static const cli_help_opt help_opts[] = {
     {"--trace-steps A:B",
      "put only steps A..B in the timeline (1 <= A <= B;\n"
      "\"A\" alone is A:A)"},
-    {"--full", CLI_HELP_COMMON},
-    {"--quiet", CLI_HELP_COMMON},
-    {"--progress", CLI_HELP_COMMON},
-    {"-h, --help", CLI_HELP_COMMON},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -47,7 +43,8 @@ static const cli_help help = {
     19, help_opts,
     "\n"
     "exit status: 0 success (finished or not), 1 runtime failure, 2 usage or\n"
-    "input error\n"};
+    "input error\n",
+    1};
 
 static int fail(int rc, const char *err, outfile *a, outfile *b) {
     fprintf(stderr, "dilosim run: %s\n", err);

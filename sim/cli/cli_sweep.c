@@ -41,10 +41,6 @@ static const cli_help_opt help_opts[] = {
      "--out; its first line says 'shard K/N of P\n"
      "points'); 'dilosim merge' joins shards 1..N into\n"
      "the file the whole sweep writes"},
-    {"--full", CLI_HELP_COMMON},
-    {"--quiet", CLI_HELP_COMMON},
-    {"--progress", CLI_HELP_COMMON},
-    {"-h, --help", CLI_HELP_COMMON},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -88,7 +84,8 @@ static const cli_help help = {
     "once, naming the point (numbered from 1, as the data rows).  On an\n"
     "error FILE.partial is removed, unless --resume was given.\n"
     "\n"
-    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n"};
+    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n",
+    1};
 
 static void progress_points(void *ctx, int64_t done, int64_t total) {
     cli_progress_count(ctx, (double)done, (double)total);

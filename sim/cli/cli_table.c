@@ -33,10 +33,6 @@ static const cli_help_opt help_opts[] = {
      "threads (default: the CPUs this process may use,\n"
      "its affinity mask); the\n"
      "results do not depend on N"},
-    {"--full", CLI_HELP_COMMON},
-    {"--quiet", CLI_HELP_COMMON},
-    {"--progress", CLI_HELP_COMMON},
-    {"-h, --help", CLI_HELP_COMMON},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -77,7 +73,8 @@ static const cli_help help = {
     "ending with '; Gbit = 2^30 bits (network.gbit binary)' when the\n"
     "scenario counts binary Gbit (see the man page).\n"
     "\n"
-    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n"};
+    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n",
+    1};
 
 #define DEFAULT_THRESHOLDS "0.5,0.8,0.9,0.95,0.99"
 #define DEFAULT_GRID "logspace:-1:3:50"

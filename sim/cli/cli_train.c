@@ -41,10 +41,6 @@ static const cli_help_opt help_opts[] = {
      "block, no failures (the reference the coupled run\n"
      "equals with late: wait and no faults); the sim_*\n"
      "columns are left out"},
-    {"--full", CLI_HELP_COMMON},
-    {"--quiet", CLI_HELP_COMMON},
-    {"--progress", CLI_HELP_COMMON},
-    {"-h, --help", CLI_HELP_COMMON},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -94,7 +90,8 @@ static const cli_help help = {
     "\n"
     "exit status: 0 success, 1 runtime failure (a diverged loss, an output\n"
     "file that cannot be written), 2 usage or input error (including a\n"
-    "scenario without a \"train\" section)\n"};
+    "scenario without a \"train\" section)\n",
+    1};
 
 typedef struct {
     FILE *csv;

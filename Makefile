@@ -20,7 +20,10 @@ OPT       ?= -O2
 CSTD      := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN      := -Wall -Wextra -Werror
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(BLAS_PKG) 2>/dev/null)
-PKG_LIBS   = $(filter-out $(NO_LIBS),$(shell pkg-config --libs $(PKGS) $(BLAS_PKG) 2>/dev/null))
+# The programs link without Check; only the test suites link it.
+LINK_PKGS := $(filter-out check,$(PKGS))
+PKG_LIBS   = $(filter-out $(NO_LIBS),$(shell pkg-config --libs $(LINK_PKGS) $(BLAS_PKG) 2>/dev/null))
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
 CFLAGS    += $(CSTD) $(OPT) -g $(WARN) -I. $(BLAS_DEF) $(PKG_CFLAGS) $(SAN)
 LDLIBS    += $(PKG_LIBS) -lm -lpthread $(SAN)
 
@@ -100,7 +103,7 @@ $(B)/obj/%.o: %.c
 
 $(B)/tests/%: tests/%.c $(wildcard tests/*.h) $(B)/libdilosim.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(B)/libdilosim.a $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libdilosim.a $(CHECK_LIBS) $(LDLIBS)
 
 $(B)/bench/%: bench/%.c $(B)/libdilosim.a
 	@mkdir -p $(@D)

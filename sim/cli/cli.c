@@ -34,6 +34,58 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
  * between the two, as getopt keeps optind. */
 static int progress_mode = CLI_PROGRESS_AUTO;
 
+/* The option lines several commands' --help share, each written once:
+ * an option of a command's help with the text CLI_HELP_COMMON is
+ * printed with its line here. */
+static const cli_help_opt common_opts[] = {
+    {"--set KEY=VALUE", "override a scenario key (repeatable)"},
+    {"--variant NAME", "only this variant (repeatable; default: all)"},
+    {"--full", "simulate every op and period (no fast-forward;\n"
+               "the results are the same)"},
+    {"--quiet", "no progress line on a terminal"},
+    {"--progress", "a plain progress line every ~10 s, even off a\n"
+                   "terminal (for logs)"},
+    {"-h, --help", "show this help"},
+    {NULL, NULL}};
+
+/* The common table's text of option name ("" when it has none). */
+static const char *common_text(const char *name) {
+    for (const cli_help_opt *c = common_opts; c->name; c++)
+        if (!strcmp(c->name, name)) return c->text;
+    return "";
+}
+
+/* cli_parse's own options after a command's (cli_help.parse_opts). */
+static const cli_help_opt parse_opts[] = {
+    {"--full", CLI_HELP_COMMON},
+    {"--quiet", CLI_HELP_COMMON},
+    {"--progress", CLI_HELP_COMMON},
+    {"-h, --help", CLI_HELP_COMMON},
+    {NULL, NULL}};
+
+/* The lines of opts (up to {NULL, NULL}), descriptions at column col. */
+static void print_opts(FILE *f, const cli_help_opt *opts, int col) {
+    for (const cli_help_opt *o = opts; o->name; o++) {
+        const char *t = o->text ? o->text : common_text(o->name);
+        int at = fprintf(f, "  %s", o->name);
+        fprintf(f, "%*s", at + 2 > col ? 2 : col - at, "");
+        while (*t) {
+            size_t n = strcspn(t, "\n");
+            fwrite(t, 1, n, f);
+            fputc('\n', f);
+            t += n;
+            if (*t) fprintf(f, "%*s", col, ""), t++;
+        }
+    }
+}
+
+void cli_help_print(FILE *f, const cli_help *h) {
+    fputs(h->head, f);
+    print_opts(f, h->opts, h->col);
+    if (h->parse_opts) print_opts(f, parse_opts, h->col);
+    fputs(h->tail, f);
+}
+
 /* getopt_long ids: all above 255, so that an optopt below 256 is an
  * unknown short option's character. */
 enum {
@@ -42,23 +94,13 @@ enum {
     OPT_SET = OPT_FLAG + 256, OPT_OUT, OPT_QUIET, OPT_PROGRESS, OPT_FULL
 };
 
-int cli_parse(const char *cmd, const char *help, int argc, char **argv,
-              const char *const *extra, const char *const *flags,
-              cli_options *o) {
-    return cli_parse_files(cmd, help, argc, argv, extra, flags, 1, o);
-}
+#define CLI_MAX_OPTS (CLI_MAX_EXTRA + 7)
 
-int cli_parse_files(const char *cmd, const char *help, int argc, char **argv,
-                    const char *const *extra, const char *const *flags,
-                    int max_files, cli_options *o) {
-    memset(o, 0, sizeof *o);
-    if (max_files > CLI_MAX_FILES) max_files = CLI_MAX_FILES;
-    int nextra = 0, nflags = 0;
-    while (extra && extra[nextra]) nextra++;
-    while (flags && flags[nflags]) nflags++;
-    if (nextra + nflags > CLI_MAX_EXTRA)
-        return cli_usage_error(cmd, "too many options declared");
-    struct option opts[CLI_MAX_EXTRA + 7];
+/* The getopt_long table: the command's extra options and flags, then the
+ * common ones, and the terminating entry. */
+static void option_table(const char *const *extra, int nextra,
+                         const char *const *flags, int nflags,
+                         struct option opts[CLI_MAX_OPTS]) {
     int n = 0;
     for (int i = 0; i < nextra; i++)
         opts[n++] = (struct option){extra[i] + 2, required_argument, NULL,
@@ -73,9 +115,76 @@ int cli_parse_files(const char *cmd, const char *help, int argc, char **argv,
     opts[n++] = (struct option){"full", no_argument, NULL, OPT_FULL};
     opts[n++] = (struct option){"help", no_argument, NULL, 'h'};
     opts[n] = (struct option){NULL, 0, NULL, 0};
+}
+
+/* The usage error of getopt's '?' (an unknown option, or a value given
+ * to one that takes none); a is the argument. */
+static int bad_option(const char *cmd, const char *const *flags, int nflags,
+                      const char *a) {
+    if (optopt > 0 && optopt < 256)
+        return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+    if (optopt >= OPT_FLAG && optopt < OPT_FLAG + nflags)
+        return cli_usage_error(cmd, "%s takes no value",
+                               flags[optopt - OPT_FLAG]);
+    if (optopt >= OPT_QUIET && optopt <= OPT_FULL)
+        return cli_usage_error(cmd, "--%s takes no value",
+                               optopt == OPT_QUIET      ? "quiet"
+                               : optopt == OPT_PROGRESS ? "progress"
+                                                        : "full");
+    return cli_usage_error(cmd, "unknown or ambiguous option '%s'", a);
+}
+
+/* One option c that getopt_long accepted, with its value optarg, into
+ * *o (or the progress mode).  Returns 0, or CLI_EXIT_INPUT after a usage
+ * error. */
+static int take_option(const char *cmd, int c, const char *const *extra,
+                       const char *const *flags, cli_options *o) {
+    if (c == OPT_SET) {
+        if (o->nset == CLI_MAX_SETS)
+            return cli_usage_error(cmd, "too many --set options");
+        o->sets[o->nset++] = optarg;
+    } else if (c == OPT_OUT) {
+        o->out = optarg;
+    } else if (c == OPT_QUIET) {
+        progress_mode = CLI_PROGRESS_OFF;
+    } else if (c == OPT_PROGRESS) {
+        progress_mode = CLI_PROGRESS_PLAIN;
+    } else if (c == OPT_FULL) {
+        o->full = 1;
+    } else if (c >= OPT_FLAG) {
+        if (o->nflags == CLI_MAX_EXTRA)
+            return cli_usage_error(cmd, "too many options");
+        o->flags_seen[o->nflags++] = flags[c - OPT_FLAG];
+    } else {
+        if (o->nextra == CLI_MAX_EXTRA)
+            return cli_usage_error(cmd, "too many options");
+        o->extra_name[o->nextra] = extra[c - OPT_EXTRA];
+        o->extra_value[o->nextra++] = optarg;
+    }
+    return 0;
+}
+
+int cli_parse(const char *cmd, const cli_help *help, int argc, char **argv,
+              const char *const *extra, const char *const *flags,
+              cli_options *o) {
+    return cli_parse_files(cmd, help, argc, argv, extra, flags, 1, o);
+}
+
+int cli_parse_files(const char *cmd, const cli_help *help, int argc,
+                    char **argv, const char *const *extra,
+                    const char *const *flags, int max_files, cli_options *o) {
+    memset(o, 0, sizeof *o);
+    if (max_files > CLI_MAX_FILES) max_files = CLI_MAX_FILES;
+    int nextra = 0, nflags = 0;
+    while (extra && extra[nextra]) nextra++;
+    while (flags && flags[nflags]) nflags++;
+    if (nextra + nflags > CLI_MAX_EXTRA)
+        return cli_usage_error(cmd, "too many options declared");
+    struct option opts[CLI_MAX_OPTS];
+    option_table(extra, nextra, flags, nflags, opts);
 
     /* getopt wants the program's name first: argv[-1] is the command's. */
-    int gargc = argc + 1;
+    int gargc = argc + 1, rc;
     char **gargv = argv - 1;
     optind = 0; /* a full re-initialisation (GNU): cli_parse may run twice */
     opterr = 0;
@@ -83,44 +192,14 @@ int cli_parse_files(const char *cmd, const char *help, int argc, char **argv,
     for (int c; (c = getopt_long(gargc, gargv, ":h", opts, NULL)) != -1;) {
         const char *a = gargv[optind - 1];
         if (c == 'h') {
-            fputs(help, stdout);
+            cli_help_print(stdout, help);
             return -1;
         } else if (c == '?') {
-            if (optopt > 0 && optopt < 256)
-                return cli_usage_error(cmd, "unknown option '-%c'", optopt);
-            if (optopt >= OPT_FLAG && optopt < OPT_FLAG + nflags)
-                return cli_usage_error(cmd, "%s takes no value",
-                                       flags[optopt - OPT_FLAG]);
-            if (optopt >= OPT_QUIET && optopt <= OPT_FULL)
-                return cli_usage_error(cmd, "--%s takes no value",
-                                       optopt == OPT_QUIET      ? "quiet"
-                                       : optopt == OPT_PROGRESS ? "progress"
-                                                                : "full");
-            return cli_usage_error(cmd, "unknown or ambiguous option '%s'",
-                                   a);
+            return bad_option(cmd, flags, nflags, a);
         } else if (c == ':') {
             return cli_usage_error(cmd, "%s needs a value", a);
-        } else if (c == OPT_SET) {
-            if (o->nset == CLI_MAX_SETS)
-                return cli_usage_error(cmd, "too many --set options");
-            o->sets[o->nset++] = optarg;
-        } else if (c == OPT_OUT) {
-            o->out = optarg;
-        } else if (c == OPT_QUIET) {
-            progress_mode = CLI_PROGRESS_OFF;
-        } else if (c == OPT_PROGRESS) {
-            progress_mode = CLI_PROGRESS_PLAIN;
-        } else if (c == OPT_FULL) {
-            o->full = 1;
-        } else if (c >= OPT_FLAG) {
-            if (o->nflags == CLI_MAX_EXTRA)
-                return cli_usage_error(cmd, "too many options");
-            o->flags_seen[o->nflags++] = flags[c - OPT_FLAG];
-        } else {
-            if (o->nextra == CLI_MAX_EXTRA)
-                return cli_usage_error(cmd, "too many options");
-            o->extra_name[o->nextra] = extra[c - OPT_EXTRA];
-            o->extra_value[o->nextra++] = optarg;
+        } else if ((rc = take_option(cmd, c, extra, flags, o))) {
+            return rc;
         }
     }
     for (int i = optind; i < gargc; i++) {

@@ -54,6 +54,35 @@ typedef struct {
     int nextra;
 } cli_options;
 
+/* The --help of a command: its usage and description, its options, then
+ * the rest.  Each option is a name ("--out FILE") and a description
+ * (lines joined by '\n'), printed as "  NAME" padded to the column `col`
+ * (or followed by two blanks when it reaches it), the description's
+ * lines below one another at col.  The description CLI_HELP_COMMON is
+ * the option's line in the table of the lines several commands share
+ * (cli.c: --set KEY=VALUE and --variant NAME of table and plan, --full,
+ * --quiet, --progress, -h, --help), each written once; parse_opts
+ * prints the last four of them after opts, for every command that
+ * cli_parse parses. */
+#define CLI_HELP_COMMON NULL
+
+typedef struct {
+    const char *name, *text; /* {NULL, NULL}: the end */
+} cli_help_opt;
+
+typedef struct {
+    const char *head;         /* usage and description, to "options:\n" */
+    int col;                  /* the column of the descriptions */
+    const cli_help_opt *opts; /* up to {NULL, NULL} */
+    const char *tail;         /* what follows the options */
+    int parse_opts;           /* 1: opts are followed by the lines of
+                                 cli_parse's own --full, --quiet,
+                                 --progress and -h, --help */
+} cli_help;
+
+/* Writes the help h to f. */
+void cli_help_print(FILE *f, const cli_help *h);
+
 /* Parses argv (the arguments after the command's name, which must be
  * argv[-1]) for command `cmd`, with getopt_long: options and the one
  * scenario argument in any order, "--opt VALUE" or "--opt=VALUE", a
@@ -63,15 +92,15 @@ typedef struct {
  * may be NULL).  Prints `help` to stdout for -h/--help and returns -1;
  * returns 0 on success, or CLI_EXIT_INPUT after printing a usage error.
  * Sets the progress mode cli_progress_start uses. */
-int cli_parse(const char *cmd, const char *help, int argc, char **argv,
+int cli_parse(const char *cmd, const cli_help *help, int argc, char **argv,
               const char *const *extra, const char *const *flags,
               cli_options *o);
 
 /* cli_parse for a command that takes 1..max_files scenario arguments
  * (at most CLI_MAX_FILES), in o->files[0..nfiles-1]. */
-int cli_parse_files(const char *cmd, const char *help, int argc, char **argv,
-                    const char *const *extra, const char *const *flags,
-                    int max_files, cli_options *o);
+int cli_parse_files(const char *cmd, const cli_help *help, int argc,
+                    char **argv, const char *const *extra,
+                    const char *const *flags, int max_files, cli_options *o);
 
 /* The last value given for an extra option, or NULL. */
 const char *cli_value(const cli_options *o, const char *name);

@@ -12,7 +12,14 @@
 #include "sim/cli/cli.h"
 #include "sim/study/sweepfile.h"
 
-static const char help[] =
+static const cli_help_opt help_opts[] = {
+    {"--out FILE", "write to FILE (whole or not at all) instead of stdout"},
+    {"--quiet", "no progress line (merge shows none)"},
+    {"--progress", "accepted for symmetry with the other commands"},
+    {"-h, --help", CLI_HELP_COMMON},
+    {NULL, NULL}};
+
+static const cli_help help = {
     "usage: dilosim merge PART... [--out FILE]\n"
     "\n"
     "Joins the shards of a sweep (each written by 'dilosim sweep ...\n"
@@ -28,13 +35,11 @@ static const char help[] =
     "given twice or missing, an incomplete shard: finish it with\n"
     "'dilosim sweep ... --shard K/N --out PART --resume').\n"
     "\n"
-    "options:\n"
-    "  --out FILE   write to FILE (whole or not at all) instead of stdout\n"
-    "  --quiet      no progress line (merge shows none)\n"
-    "  --progress   accepted for symmetry with the other commands\n"
-    "  -h, --help   show this help\n"
+    "options:\n",
+    15, help_opts,
     "\n"
-    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
+    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n",
+    0};
 
 int cli_merge(int argc, char **argv) {
     static const struct option opts[] = {
@@ -52,7 +57,7 @@ int cli_merge(int argc, char **argv) {
     for (int c; (c = getopt_long(gargc, gargv, ":h", opts, NULL)) != -1;) {
         const char *a = gargv[optind - 1];
         if (c == 'h') {
-            fputs(help, stdout);
+            cli_help_print(stdout, &help);
             return CLI_EXIT_OK;
         }
         if (c == 'o')

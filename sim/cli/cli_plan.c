@@ -7,14 +7,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/base/jw.h"
 #include "sim/base/msg.h"
 #include "sim/cli/cli.h"
 #include "sim/engine/memory.h"
 #include "sim/study/plan.h"
-#include "sim/out/report.h"
 #include "sim/base/version.h"
 
-static const char help[] =
+static const cli_help_opt help_opts[] = {
+    {"--target-cu CU", "target compute utilization, in (0, 1] (required)"},
+    {"--cost FILE.json", "prices (below)"},
+    {"--sensitivity",
+     "the least bandwidth again with every one-way latency\n"
+     "x2, with network.efficiency 0.6, and with random\n"
+     "failures at --mtbf-hours (the scenario's MTTR),\n"
+     "next to the base answer"},
+    {"--mtbf-hours H",
+     "the sensitivity's MTBF of a worker, hours, in\n"
+     "[1e-06, 1e6] (default 24)"},
+    {"--train-hours N",
+     "simulate a training of N hours of compute (steps =\n"
+     "N x 3600 / step time) at each candidate and price\n"
+     "it whole: wall, idle and WAN time, and with --cost\n"
+     "compute, WAN and egress USD"},
+    {"--tokens N",
+     "the same for a training of N tokens (steps = N /\n"
+     "model.tokens_per_step, rounded up)"},
+    {"--json", "one JSON object instead of tables"},
+    {"--set KEY=VALUE", CLI_HELP_COMMON},
+    {"--variant NAME", CLI_HELP_COMMON},
+    {"--out FILE", "write to FILE instead of stdout"},
+    {"--jobs N",
+     "threads (default: the CPUs this process may use,\n"
+     "its affinity mask); the results do not depend\n"
+     "on N"},
+    {NULL, NULL}};
+
+static const cli_help help = {
     "usage: dilosim plan SCENARIO.json --target-cu CU [--cost FILE.json]\n"
     "                    [--sensitivity [--mtbf-hours H]]\n"
     "                    [--train-hours N | --tokens N]\n"
@@ -49,36 +78,9 @@ static const char help[] =
     "limit ('compute' when none gains more than 0.001); and the window a\n"
     "flow needs at that bandwidth (bandwidth x the longest round trip).\n"
     "Last, each method's memory per worker before activations.\n"
-
     "\n"
-    "options:\n"
-    "  --target-cu CU    target compute utilization, in (0, 1] (required)\n"
-    "  --cost FILE.json  prices (below)\n"
-    "  --sensitivity     the least bandwidth again with every one-way latency\n"
-    "                    x2, with network.efficiency 0.6, and with random\n"
-    "                    failures at --mtbf-hours (the scenario's MTTR),\n"
-    "                    next to the base answer\n"
-    "  --mtbf-hours H    the sensitivity's MTBF of a worker, hours, in\n"
-    "                    [1e-06, 1e6] (default 24)\n"
-    "  --train-hours N   simulate a training of N hours of compute (steps =\n"
-    "                    N x 3600 / step time) at each candidate and price\n"
-    "                    it whole: wall, idle and WAN time, and with --cost\n"
-    "                    compute, WAN and egress USD\n"
-    "  --tokens N        the same for a training of N tokens (steps = N /\n"
-    "                    model.tokens_per_step, rounded up)\n"
-    "  --json            one JSON object instead of tables\n"
-    "  --set KEY=VALUE   override a scenario key (repeatable)\n"
-    "  --variant NAME    only this variant (repeatable; default: all)\n"
-    "  --out FILE        write to FILE instead of stdout\n"
-    "  --jobs N          threads (default: the CPUs this process may use,\n"
-    "                    its affinity mask); the results do not depend\n"
-    "                    on N\n"
-    "  --full            simulate every op and period (no fast-forward;\n"
-    "                    the results are the same)\n"
-    "  --quiet           no progress line on a terminal\n"
-    "  --progress        a plain progress line every ~10 s, even off a\n"
-    "                    terminal (for logs)\n"
-    "  -h, --help        show this help\n"
+    "options:\n",
+    20, help_opts,
     "\n"
     "cost file: a JSON object with the keys\n"
     "  wan_usd_per_gbps_month    USD per Gbit/s per month of ONE link:\n"
@@ -102,7 +104,8 @@ static const char help[] =
     "      \"accelerator_usd_per_hour\": 2.5, \"accelerators\": 1024,\n"
     "      \"bandwidths_gbps\": [1, 10, 100, 400]}\n"
     "\n"
-    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
+    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n",
+    1};
 
 /* ---- text -------------------------------------------------------------- */
 
@@ -484,245 +487,234 @@ static void write_text(FILE *f, const char *scenario, const plan_result *r) {
 
 /* ---- JSON -------------------------------------------------------------- */
 
-static void json_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
-static void json_num(FILE *f, const char *key, double x, const char *after) {
-    fprintf(f, "\"%s\": ", key);
-    report_number(f, x);
-    fputs(after, f);
-}
-
 static const char *range_name(table_status s) {
     return s == TABLE_FOUND ? "found"
            : s == TABLE_AT_START ? "below_range" : "above_range";
 }
 
-static const char *json_bool(int x) { return x ? "true" : "false"; }
+/* The plan's objects are inline, wrapped at fixed columns (jw_wrap):
+ * a method's members at 5, its assumptions' at 6, a candidate's at 9,
+ * its training's at 10; the arrays of methods and of options one
+ * element a line. */
 
-static void json_option(FILE *f, const plan_option *o, int egress, int last) {
-    fputs("        {", f);
-    json_num(f, "gbps", o->gbps, ", ");
-    json_num(f, "cu", o->cu, ", ");
-    json_num(f, "wan_usd_month", o->wan_usd, ", ");
-    json_num(f, "idle_usd_month", o->idle_usd, ", ");
-    if (egress) json_num(f, "egress_usd_month", o->egress_usd, ", ");
-    json_num(f, "total_usd_month", o->total_usd, ", ");
-    fprintf(f, "\"least\": %s, \"cheapest_for_method\": %s, "
-            "\"cheapest_overall\": %s}%s\n", json_bool(o->is_least),
-            json_bool(o->cheapest_method), json_bool(o->cheapest_overall),
-            last ? "" : ",");
+static void json_option(jw *w, const plan_option *o, int egress) {
+    jw_object(w, NULL);
+    jw_num(w, "gbps", o->gbps);
+    jw_num(w, "cu", o->cu);
+    jw_num(w, "wan_usd_month", o->wan_usd);
+    jw_num(w, "idle_usd_month", o->idle_usd);
+    if (egress) jw_num(w, "egress_usd_month", o->egress_usd);
+    jw_num(w, "total_usd_month", o->total_usd);
+    jw_bool(w, "least", o->is_least);
+    jw_bool(w, "cheapest_for_method", o->cheapest_method);
+    jw_bool(w, "cheapest_overall", o->cheapest_overall);
+    jw_end(w);
 }
 
-static void json_assumptions(FILE *f, const plan_method *m) {
+static void json_assumptions(jw *w, const plan_method *m) {
     const plan_assumptions *a = &m->assume;
-    fputs(",\n     \"assumptions\": {", f);
-    json_num(f, "latency_min_ms", a->latency_min_ms, ", ");
-    json_num(f, "latency_max_ms", a->latency_max_ms, ", ");
-    json_num(f, "rtt_min_ms", 2 * a->latency_min_ms, ", ");
-    json_num(f, "rtt_max_ms", 2 * a->latency_max_ms, ", ");
-    fprintf(f, "\"latency_matrix\": %s, \"transport\": \"%s\", ",
-            json_bool(a->latency_matrix),
-            a->transport == SCN_TRANSPORT_TCP ? "tcp" : "ideal");
-    json_num(f, "tcp_init_window_kb", a->tcp_init_window_kb, ", ");
-    fprintf(f, "\"tcp_slow_start_after_idle\": %s,\n      ",
-            json_bool(a->tcp_slow_start_after_idle));
-    json_num(f, "efficiency", a->efficiency, ", ");
-    json_num(f, "collective_overhead_ms", a->collective_overhead_ms, ", ");
-    json_num(f, "tcp_window_mb", a->tcp_window_mb, ", ");
-    fprintf(f, "\"collective\": \"%s\", \"site_links\": %d, ",
-            coll_algo_name(a->collective), a->links);
-    json_num(f, "dp_bucket_mb", a->dp ? a->dp_bucket_mb : NAN, ",\n      ");
-    fprintf(f, "\"gbit\": \"%s\", ", a->gbit == SCN_GBIT_BINARY ? "binary"
-                                                                 : "si");
-    json_num(f, "mtbf_s", a->mtbf_s, ", ");
-    json_num(f, "mttr_s", a->mttr_s, ", ");
-    fprintf(f, "\"fault_trace\": %s, \"steps\": %lld, ", json_bool(a->trace),
-            (long long)a->steps);
-    json_num(f, "step_time_s", a->step_time_s, ", ");
-    json_num(f, "wall_time_s_at_least", a->wall_s, "}");
+    jw_wrap(w, 5);
+    jw_object(w, "assumptions");
+    jw_num(w, "latency_min_ms", a->latency_min_ms);
+    jw_num(w, "latency_max_ms", a->latency_max_ms);
+    jw_num(w, "rtt_min_ms", 2 * a->latency_min_ms);
+    jw_num(w, "rtt_max_ms", 2 * a->latency_max_ms);
+    jw_bool(w, "latency_matrix", a->latency_matrix);
+    jw_str(w, "transport", a->transport == SCN_TRANSPORT_TCP ? "tcp" : "ideal");
+    jw_num(w, "tcp_init_window_kb", a->tcp_init_window_kb);
+    jw_bool(w, "tcp_slow_start_after_idle", a->tcp_slow_start_after_idle);
+    jw_wrap(w, 6);
+    jw_num(w, "efficiency", a->efficiency);
+    jw_num(w, "collective_overhead_ms", a->collective_overhead_ms);
+    jw_num(w, "tcp_window_mb", a->tcp_window_mb);
+    jw_str(w, "collective", coll_algo_name(a->collective));
+    jw_int(w, "site_links", a->links);
+    jw_num(w, "dp_bucket_mb", a->dp ? a->dp_bucket_mb : NAN);
+    jw_wrap(w, 6);
+    jw_str(w, "gbit", a->gbit == SCN_GBIT_BINARY ? "binary" : "si");
+    jw_num(w, "mtbf_s", a->mtbf_s);
+    jw_num(w, "mttr_s", a->mttr_s);
+    jw_bool(w, "fault_trace", a->trace);
+    jw_int(w, "steps", (long long)a->steps);
+    jw_num(w, "step_time_s", a->step_time_s);
+    jw_num(w, "wall_time_s_at_least", a->wall_s);
+    jw_end(w);
 }
 
-static void json_training(FILE *f, const plan_training *t, int has_cost) {
-    fprintf(f, ",\n         \"training\": {\"steps\": %lld, \"finished\": %s, ",
-            (long long)t->run.steps, json_bool(t->run.finished));
-    json_num(f, "cu", t->run.cu, ", ");
-    json_num(f, "wall_h", t->wall_h, ", ");
-    json_num(f, "idle_h", t->idle_h, ", ");
-    json_num(f, "wan_months", t->wan_months, ", ");
-    json_num(f, "bytes_sent_total", t->run.bytes, ", ");
-    fprintf(f, "\"failures\": %lld", (long long)t->run.failures);
+static void json_training(jw *w, const plan_training *t, int has_cost) {
+    jw_wrap(w, 9);
+    jw_object(w, "training");
+    jw_int(w, "steps", (long long)t->run.steps);
+    jw_bool(w, "finished", t->run.finished);
+    jw_num(w, "cu", t->run.cu);
+    jw_num(w, "wall_h", t->wall_h);
+    jw_num(w, "idle_h", t->idle_h);
+    jw_num(w, "wan_months", t->wan_months);
+    jw_num(w, "bytes_sent_total", t->run.bytes);
+    jw_int(w, "failures", (long long)t->run.failures);
     if (has_cost) {
-        fputs(",\n          ", f);
-        json_num(f, "compute_usd", t->compute_usd, ", ");
-        json_num(f, "idle_usd", t->idle_usd, ", ");
-        json_num(f, "wan_usd", t->wan_usd, ", ");
-        json_num(f, "egress_usd", t->egress_usd, ", ");
-        json_num(f, "total_usd", t->total_usd, ", ");
-        fprintf(f, "\"cheapest_for_method\": %s, \"cheapest_overall\": %s",
-                json_bool(t->cheapest_method), json_bool(t->cheapest_overall));
+        jw_wrap(w, 10);
+        jw_num(w, "compute_usd", t->compute_usd);
+        jw_num(w, "idle_usd", t->idle_usd);
+        jw_num(w, "wan_usd", t->wan_usd);
+        jw_num(w, "egress_usd", t->egress_usd);
+        jw_num(w, "total_usd", t->total_usd);
+        jw_bool(w, "cheapest_for_method", t->cheapest_method);
+        jw_bool(w, "cheapest_overall", t->cheapest_overall);
     }
-    fputc('}', f);
+    jw_end(w);
 }
 
-static void json_candidate(FILE *f, const plan_result *r, const plan_option *o,
-                           int last) {
+static void json_candidate(jw *w, const plan_result *r, const plan_option *o) {
     static const char *const gain_key[PLAN_NTRIES] = {
         "gain_bandwidth_x2", "gain_latency_half", "gain_window_x2"};
-    fputs("        {", f);
-    json_num(f, "gbps", o->gbps, ", ");
-    json_num(f, "cu", o->cu, ", ");
-    fprintf(f, "\"least\": %s", json_bool(o->is_least));
+    jw_object(w, NULL);
+    jw_num(w, "gbps", o->gbps);
+    jw_num(w, "cu", o->cu);
+    jw_bool(w, "least", o->is_least);
     if (o->has_run) {
-        fputs(", ", f);
-        json_num(f, "wall_time_s", o->run.wall_s, ", ");
-        json_num(f, "bytes_sent_total", o->run.bytes, "");
+        jw_num(w, "wall_time_s", o->run.wall_s);
+        jw_num(w, "bytes_sent_total", o->run.bytes);
     }
     if (r->explain) {
-        fprintf(f, ",\n         \"limit\": \"%s\", ", plan_limit_name(o->limit));
-        for (int t = 0; t < PLAN_NTRIES; t++)
-            json_num(f, gain_key[t], o->gain[t], ", ");
-        json_num(f, "window_needed_mb", o->window_mb, ", ");
-        fprintf(f, "\"window_covers\": %s", o->window_covers < 0 ? "null"
-                : json_bool(o->window_covers));
+        jw_wrap(w, 9);
+        jw_str(w, "limit", plan_limit_name(o->limit));
+        for (int t = 0; t < PLAN_NTRIES; t++) jw_num(w, gain_key[t], o->gain[t]);
+        jw_num(w, "window_needed_mb", o->window_mb);
+        if (o->window_covers < 0) jw_null(w, "window_covers");
+        else jw_bool(w, "window_covers", o->window_covers);
     }
     if (r->train_hours > 0 || r->tokens > 0)
-        json_training(f, &o->train, r->has_cost);
-    fprintf(f, "}%s\n", last ? "" : ",");
+        json_training(w, &o->train, r->has_cost);
+    jw_end(w);
 }
 
-static void json_sensitivity(FILE *f, const plan_method *m) {
+static void json_sensitivity(jw *w, const plan_method *m) {
     static const char *const key[PLAN_NSENS] = {"latency_x2", "efficiency",
                                                "mtbf"};
-    fputs(",\n     \"sensitivity\": {", f);
+    jw_wrap(w, 5);
+    jw_object(w, "sensitivity");
     for (int k = 0; k < PLAN_NSENS; k++) {
         const table_crossing *x = &m->sens[k].least;
         int reached = x->status != TABLE_NOT_REACHED;
-        fprintf(f, "\"%s\": {", key[k]);
-        json_num(f, "least_gbps", reached ? x->v_hi : NAN, ", ");
-        json_num(f, "cu_at_least", reached ? x->cu_hi : NAN, ", ");
-        fprintf(f, "\"least_status\": \"%s\", \"cu_falls_with_bandwidth\": "
-                "%s}, ", range_name(x->status),
-                json_bool(m->sens[k].bandwidth_dip));
+        jw_object(w, key[k]);
+        jw_num(w, "least_gbps", reached ? x->v_hi : NAN);
+        jw_num(w, "cu_at_least", reached ? x->cu_hi : NAN);
+        jw_str(w, "least_status", range_name(x->status));
+        jw_bool(w, "cu_falls_with_bandwidth", m->sens[k].bandwidth_dip);
+        jw_end(w);
     }
-    json_num(f, "mtbf_failures_expected", m->mtbf_failures, "}");
+    jw_num(w, "mtbf_failures_expected", m->mtbf_failures);
+    jw_end(w);
 }
 
-static void json_method(FILE *f, const plan_result *r, const plan_method *m,
-                        int last) {
+/* The method's options, one a line: their prices ("options"), or with
+ * candidates their limits and trainings ("candidates"). */
+static void json_options(jw *w, const plan_result *r, const plan_method *m,
+                         int candidates) {
+    jw_wrap(w, 5);
+    jw_lines(w, candidates ? "candidates" : "options", '[', 8, 5);
+    for (int k = 0; k < m->noptions; k++) {
+        if (candidates) json_candidate(w, r, &m->option[k]);
+        else json_option(w, &m->option[k], r->cost.has_egress);
+    }
+    jw_end(w);
+}
+
+/* The least bandwidth and the latency limit of a method. */
+static void json_answer(jw *w, const plan_method *m) {
     int reached = m->least.status != TABLE_NOT_REACHED;
     const char *lat_status =
         !reached || m->latency.status == TABLE_NOT_REACHED ? "none"
         : m->latency.status == TABLE_AT_START ? "above_range" : "found";
-    fputs("    {\"name\": ", f);
-    json_string(f, m->name);
-    fprintf(f, ", \"workers\": %d,\n     ", m->workers);
-    json_num(f, "least_gbps", reached ? m->least.v_hi : NAN, ", ");
-    json_num(f, "cu_at_least", reached ? m->least.cu_hi : NAN, ", ");
-    fprintf(f, "\"least_status\": \"%s\",\n     ",
-            range_name(m->least.status));
-    json_num(f, "latency_at_gbps", m->latency_gbps, ", ");
-    json_num(f, "latency_limit_ms", reached ? m->latency.v_hi : NAN, ", ");
-    fprintf(f, "\"latency_status\": \"%s\",\n     \"cu_falls_with_bandwidth\": "
-            "%s, \"cu_rises_with_latency\": %s", lat_status,
-            json_bool(m->bandwidth_dip), json_bool(m->latency_rise));
-    if (r->has_cost) {
-        fputs(",\n     \"options\": [\n", f);
-        for (int k = 0; k < m->noptions; k++)
-            json_option(f, &m->option[k], r->cost.has_egress,
-                        k + 1 == m->noptions);
-        fputs("     ]", f);
-    }
-    if (r->explain) {
-        json_assumptions(f, m);
-        fputs(",\n     \"memory_per_worker\": ", f);
-        if (m->has_memory) mem_write_json(f, &m->memory);
-        else fputs("null", f);
-    }
-    if (r->explain || r->train_hours > 0 || r->tokens > 0) {
-        fputs(",\n     \"candidates\": [\n", f);
-        for (int k = 0; k < m->noptions; k++)
-            json_candidate(f, r, &m->option[k], k + 1 == m->noptions);
-        fputs("     ]", f);
-    }
-    if (r->sensitivity) json_sensitivity(f, m);
-    fprintf(f, "}%s\n", last ? "" : ",");
+    jw_wrap(w, 5);
+    jw_num(w, "least_gbps", reached ? m->least.v_hi : NAN);
+    jw_num(w, "cu_at_least", reached ? m->least.cu_hi : NAN);
+    jw_str(w, "least_status", range_name(m->least.status));
+    jw_wrap(w, 5);
+    jw_num(w, "latency_at_gbps", m->latency_gbps);
+    jw_num(w, "latency_limit_ms", reached ? m->latency.v_hi : NAN);
+    jw_str(w, "latency_status", lat_status);
+    jw_wrap(w, 5);
+    jw_bool(w, "cu_falls_with_bandwidth", m->bandwidth_dip);
+    jw_bool(w, "cu_rises_with_latency", m->latency_rise);
 }
 
-static void json_cheapest(FILE *f, const char *key, const plan_result *r,
+static void json_method(jw *w, const plan_result *r, const plan_method *m) {
+    jw_object(w, NULL);
+    jw_str(w, "name", m->name);
+    jw_int(w, "workers", m->workers);
+    json_answer(w, m);
+    if (r->has_cost) json_options(w, r, m, 0);
+    if (r->explain) {
+        json_assumptions(w, m);
+        jw_wrap(w, 5);
+        if (m->has_memory) mem_write_json(jw_slot(w, "memory_per_worker"),
+                                          &m->memory);
+        else jw_null(w, "memory_per_worker");
+    }
+    if (r->explain || r->train_hours > 0 || r->tokens > 0)
+        json_options(w, r, m, 1);
+    if (r->sensitivity) json_sensitivity(w, m);
+    jw_end(w);
+}
+
+static void json_cheapest(jw *w, const char *key, const plan_result *r,
                           int bm, int bo, int training) {
-    fprintf(f, "  \"%s\": ", key);
     if (bm < 0) {
-        fputs("null,\n", f);
+        jw_null(w, key);
         return;
     }
     const plan_method *m = &r->method[bm];
     const plan_option *o = &m->option[bo];
-    fputs("{\"name\": ", f);
-    json_string(f, m->name);
-    fputs(", ", f);
-    json_num(f, "gbps", o->gbps, ", ");
-    if (training) json_num(f, "total_usd", o->train.total_usd, "},\n");
-    else json_num(f, "total_usd_month", o->total_usd, "},\n");
+    jw_object(w, key);
+    jw_str(w, "name", m->name);
+    jw_num(w, "gbps", o->gbps);
+    if (training) jw_num(w, "total_usd", o->train.total_usd);
+    else jw_num(w, "total_usd_month", o->total_usd);
+    jw_end(w);
 }
 
-static void json_cost(FILE *f, const plan_result *r) {
+static void json_cost(jw *w, const plan_result *r) {
     const plan_cost *c = &r->cost;
-    fputs("  \"cost\": {", f);
-    json_num(f, "wan_usd_per_gbps_month", c->wan_usd_per_gbps_month, ", ");
-    json_num(f, "accelerator_usd_per_hour", c->accelerator_usd_per_hour, ", ");
-    json_num(f, "accelerators", c->accelerators, ", ");
-    json_num(f, "hours_per_month", PLAN_HOURS_PER_MONTH, ", ");
-    fprintf(f, "\"pricing\": \"%s\"", c->pricing == PLAN_PRICING_LINK
-                                             ? "link" : "port");
-    if (c->has_egress) {
-        fputs(", ", f);
-        json_num(f, "egress_usd_per_gb", c->egress_usd_per_gb, "");
-    }
-    fputs("},\n", f);
-    json_cheapest(f, "cheapest", r, r->best_method, r->best_option, 0);
+    jw_object(w, "cost");
+    jw_num(w, "wan_usd_per_gbps_month", c->wan_usd_per_gbps_month);
+    jw_num(w, "accelerator_usd_per_hour", c->accelerator_usd_per_hour);
+    jw_num(w, "accelerators", c->accelerators);
+    jw_num(w, "hours_per_month", PLAN_HOURS_PER_MONTH);
+    jw_str(w, "pricing", c->pricing == PLAN_PRICING_LINK ? "link" : "port");
+    if (c->has_egress) jw_num(w, "egress_usd_per_gb", c->egress_usd_per_gb);
+    jw_end(w);
+    json_cheapest(w, "cheapest", r, r->best_method, r->best_option, 0);
     if (r->train_hours > 0 || r->tokens > 0)
-        json_cheapest(f, "cheapest_training", r, r->train_best_method,
+        json_cheapest(w, "cheapest_training", r, r->train_best_method,
                       r->train_best_option, 1);
 }
 
 static void write_json(FILE *f, const char *scenario, const plan_result *r) {
-    fputs("{\n  \"version\": ", f);
-    json_string(f, DILOSIM_VERSION);
-    fputs(",\n  \"revision\": ", f);
-    json_string(f, version_revision());
-    fputs(",\n  \"scenario\": ", f);
-    json_string(f, scenario);
-    fputs(",\n  ", f);
-    json_num(f, "target_cu", r->target_cu, ",\n  ");
-    json_num(f, "latency_margin", PLAN_LATENCY_MARGIN, ",\n");
-    if (r->explain) {
-        fputs("  ", f);
-        json_num(f, "limit_min_gain", PLAN_LIMIT_MIN_GAIN, ",\n");
-    }
+    jw w;
+    jw_init(&w, f);
+    jw_lines(&w, NULL, '{', 2, 0);
+    jw_str(&w, "version", DILOSIM_VERSION);
+    jw_str(&w, "revision", version_revision());
+    jw_str(&w, "scenario", scenario);
+    jw_num(&w, "target_cu", r->target_cu);
+    jw_num(&w, "latency_margin", PLAN_LATENCY_MARGIN);
+    if (r->explain) jw_num(&w, "limit_min_gain", PLAN_LIMIT_MIN_GAIN);
     if (r->sensitivity) {
-        fputs("  \"sensitivity\": {\"latency_factor\": 2, ", f);
-        json_num(f, "efficiency", PLAN_LOW_EFFICIENCY, ", ");
-        json_num(f, "mtbf_hours", r->mtbf_hours, "},\n");
+        jw_object(&w, "sensitivity");
+        jw_int(&w, "latency_factor", 2);
+        jw_num(&w, "efficiency", PLAN_LOW_EFFICIENCY);
+        jw_num(&w, "mtbf_hours", r->mtbf_hours);
+        jw_end(&w);
     }
-    if (r->tokens > 0 || r->train_hours > 0) {
-        fputs("  ", f);
-        if (r->tokens > 0) json_num(f, "training_tokens", r->tokens, ",\n");
-        else json_num(f, "training_hours", r->train_hours, ",\n");
-    }
-    if (r->has_cost) json_cost(f, r);
-    fputs("  \"methods\": [\n", f);
-    for (int i = 0; i < r->nmethods; i++)
-        json_method(f, r, &r->method[i], i + 1 == r->nmethods);
-    fputs("  ]\n}\n", f);
+    if (r->tokens > 0) jw_num(&w, "training_tokens", r->tokens);
+    else if (r->train_hours > 0) jw_num(&w, "training_hours", r->train_hours);
+    if (r->has_cost) json_cost(&w, r);
+    jw_lines(&w, "methods", '[', 4, 2);
+    for (int i = 0; i < r->nmethods; i++) json_method(&w, r, &r->method[i]);
+    jw_end(&w);
+    jw_end(&w);
 }
 
 /* ---- the command ------------------------------------------------------- */
@@ -807,7 +799,7 @@ int cli_plan_par(int argc, char **argv, const cli_par *par) {
                                         "--tokens",      NULL};
     static const char *const flags[] = {"--json", "--sensitivity", NULL};
     cli_options o;
-    int rc = cli_parse("plan", help, argc, argv, extra, flags, &o);
+    int rc = cli_parse("plan", &help, argc, argv, extra, flags, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
     plan_args a = {0};
     if ((rc = parse_args(&o, &a))) return rc;

@@ -28,7 +28,30 @@
 #include "sim/study/table.h"
 #include "sim/base/version.h"
 
-static const char help[] =
+static const cli_help_opt help_opts[] = {
+    {"--variant NAME",
+     "only this variant (repeatable; every scenario\n"
+     "must have it; default: all)"},
+    {"--set KEY=VALUE", "override a key of every scenario (repeatable)"},
+    {"--cost FILE.json",
+     "prices for the plan: the cost file of\n"
+     "'dilosim plan' (see its --help)"},
+    {"--target-cu CU", "the plan's target CU, in (0, 1] (default 0.95)"},
+    {"--grid SPEC",
+     "the bandwidths (Gbit/s) of the figure and the\n"
+     "table, increasing: a comma list, logspace:A:B:N\n"
+     "or linspace:A:B:N (default logspace:-1:3:50, the\n"
+     "paper's 50 points from 0.1 to 1000 Gbit/s)"},
+    {"--thresholds LIST",
+     "CU thresholds of the table, increasing, each in\n"
+     "(0, 1] (default 0.5,0.8,0.9,0.95,0.99)"},
+    {"--out FILE.html", "write the page to FILE.html instead of stdout"},
+    {"--jobs N",
+     "threads (default: the CPUs this process may use,\n"
+     "its affinity mask); the page does not depend on N"},
+    {NULL, NULL}};
+
+static const cli_help help = {
     "usage: dilosim report SCENARIO.json... [--variant NAME]...\n"
     "                      [--set KEY=VALUE]... [--cost FILE.json]\n"
     "                      [--target-cu CU] [--grid SPEC] [--thresholds LIST]\n"
@@ -55,31 +78,12 @@ static const char help[] =
     "gnuplot, found on PATH, draws the figures (run as a child process,\n"
     "its SVG read through a pipe).\n"
     "\n"
-    "options:\n"
-    "  --variant NAME     only this variant (repeatable; every scenario\n"
-    "                     must have it; default: all)\n"
-    "  --set KEY=VALUE    override a key of every scenario (repeatable)\n"
-    "  --cost FILE.json   prices for the plan: the cost file of\n"
-    "                     'dilosim plan' (see its --help)\n"
-    "  --target-cu CU     the plan's target CU, in (0, 1] (default 0.95)\n"
-    "  --grid SPEC        the bandwidths (Gbit/s) of the figure and the\n"
-    "                     table, increasing: a comma list, logspace:A:B:N\n"
-    "                     or linspace:A:B:N (default logspace:-1:3:50, the\n"
-    "                     paper's 50 points from 0.1 to 1000 Gbit/s)\n"
-    "  --thresholds LIST  CU thresholds of the table, increasing, each in\n"
-    "                     (0, 1] (default 0.5,0.8,0.9,0.95,0.99)\n"
-    "  --out FILE.html    write the page to FILE.html instead of stdout\n"
-    "  --jobs N           threads (default: the CPUs this process may use,\n"
-    "                     its affinity mask); the page does not depend on N\n"
-    "  --full             simulate every op and period (no fast-forward;\n"
-    "                     the results are the same)\n"
-    "  --quiet            no progress line on a terminal\n"
-    "  --progress         a plain progress line every ~10 s, even off a\n"
-    "                     terminal (for logs)\n"
-    "  -h, --help         show this help\n"
+    "options:\n",
+    21, help_opts,
     "\n"
     "exit status: 0 success, 1 runtime failure (gnuplot missing or failing,\n"
-    "a page that cannot be written), 2 usage or input error\n";
+    "a page that cannot be written), 2 usage or input error\n",
+    1};
 
 #define DEFAULT_THRESHOLDS "0.5,0.8,0.9,0.95,0.99"
 #define DEFAULT_GRID "logspace:-1:3:50"
@@ -739,7 +743,7 @@ int cli_report(int argc, char **argv) {
                                         NULL};
     report *r = calloc(1, sizeof *r);
     if (!r) return fail(MSG_ENOMEM, "out of memory");
-    int rc = cli_parse_files("report", help, argc, argv, extra, NULL,
+    int rc = cli_parse_files("report", &help, argc, argv, extra, NULL,
                              CLI_MAX_FILES, &r->o);
     if (rc) {
         free(r);

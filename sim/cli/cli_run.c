@@ -12,7 +12,23 @@
 #include "sim/out/report.h"
 #include "sim/engine/run.h"
 
-static const char help[] =
+static const cli_help_opt help_opts[] = {
+    {"--variant NAME",
+     "run one of the scenario's variants (its \"variants\"\n"
+     "section, e.g. scenarios/paper/1b.json --variant diloco)"},
+    {"--set KEY=VALUE",
+     "override a scenario key, e.g. network.bandwidth_gbps=2.5\n"
+     "(repeatable; VALUE is JSON, or else a string)"},
+    {"--out FILE", "write the JSON result to FILE instead of stdout"},
+    {"--trace FILE",
+     "write a Chrome trace-event timeline (open it in\n"
+     "https://ui.perfetto.dev)"},
+    {"--trace-steps A:B",
+     "put only steps A..B in the timeline (1 <= A <= B;\n"
+     "\"A\" alone is A:A)"},
+    {NULL, NULL}};
+
+static const cli_help help = {
     "usage: dilosim run SCENARIO.json [--variant NAME] [--set KEY=VALUE]...\n"
     "                   [--out FILE] [--trace FILE [--trace-steps A:B]]\n"
     "\n"
@@ -23,25 +39,12 @@ static const char help[] =
     "go to its end has \"finished\": 0 and a \"stop_reason\", also printed on\n"
     "stderr; it still exits 0.\n"
     "\n"
-    "options:\n"
-    "  --variant NAME   run one of the scenario's variants (its \"variants\"\n"
-    "                   section, e.g. scenarios/paper/1b.json --variant diloco)\n"
-    "  --set KEY=VALUE  override a scenario key, e.g. network.bandwidth_gbps=2.5\n"
-    "                   (repeatable; VALUE is JSON, or else a string)\n"
-    "  --out FILE       write the JSON result to FILE instead of stdout\n"
-    "  --trace FILE     write a Chrome trace-event timeline (open it in\n"
-    "                   https://ui.perfetto.dev)\n"
-    "  --trace-steps A:B  put only steps A..B in the timeline (1 <= A <= B;\n"
-    "                   \"A\" alone is A:A)\n"
-    "  --full           simulate every op and period (no fast-forward;\n"
-    "                   the results are the same)\n"
-    "  --quiet          no progress line on a terminal\n"
-    "  --progress       a plain progress line every ~10 s, even off a\n"
-    "                   terminal (for logs)\n"
-    "  -h, --help       show this help\n"
+    "options:\n",
+    19, help_opts,
     "\n"
     "exit status: 0 success (finished or not), 1 runtime failure, 2 usage or\n"
-    "input error\n";
+    "input error\n",
+    1};
 
 static int fail(int rc, const char *err, outfile *a, outfile *b) {
     fprintf(stderr, "dilosim run: %s\n", err);
@@ -78,7 +81,7 @@ int cli_run(int argc, char **argv) {
     static const char *const extra[] = {"--trace", "--trace-steps",
                                         "--variant", NULL};
     cli_options o;
-    int rc = cli_parse("run", help, argc, argv, extra, NULL, &o);
+    int rc = cli_parse("run", &help, argc, argv, extra, NULL, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
     const char *trace_path = cli_value(&o, "--trace");
     const char *steps = cli_value(&o, "--trace-steps");

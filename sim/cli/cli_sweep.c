@@ -12,7 +12,38 @@
 #include "sim/study/sweepfile.h"
 
 
-static const char help[] =
+static const cli_help_opt help_opts[] = {
+    {"--vary KEY=SPEC", "vary a scenario key over SPEC (repeatable)"},
+    {"--set KEY=VALUE",
+     "override a key at every point (repeatable; not a\n"
+     "varied key)"},
+    {"--variant NAME", "run only this variant (repeatable, in this order)"},
+    {"--jobs N",
+     "worker threads, N >= 1 (default: the number of\n"
+     "CPUs this process may use, its affinity mask)"},
+    {"--out FILE",
+     "write the CSV to FILE: rows go to FILE.partial as\n"
+     "they finish, and FILE.partial becomes FILE once\n"
+     "complete (FILE never exists half-written); its\n"
+     "first line is '# dilosim sweep digest HEX', a\n"
+     "digest of every point's scenario.  A link is\n"
+     "followed (and kept); a FIFO or device is written\n"
+     "directly"},
+    {"--resume",
+     "continue an interrupted sweep: keep the complete\n"
+     "rows of FILE.partial (its digest and header must\n"
+     "match) and run only the others; do nothing when\n"
+     "FILE is already complete; refuse (exit 2) a FILE\n"
+     "or FILE.partial of another scenario (needs --out)"},
+    {"--shard K/N",
+     "compute only the points p (numbered from 0) with\n"
+     "p % N == K-1, 1 <= K <= N, in point order (needs\n"
+     "--out; its first line says 'shard K/N of P\n"
+     "points'); 'dilosim merge' joins shards 1..N into\n"
+     "the file the whole sweep writes"},
+    {NULL, NULL}};
+
+static const cli_help help = {
     "usage: dilosim sweep SCENARIO.json [--vary KEY=SPEC]...\n"
     "                     [--set KEY=VALUE]... [--variant NAME]...\n"
     "                     [--jobs N] [--out FILE] [--resume] [--shard K/N]\n"
@@ -46,42 +77,15 @@ static const char help[] =
     "line, '# dilosim sweep (dilosim VERSION, REVISION); Gbit = ...', comes\n"
     "before the header (an SI sweep starts with the header).\n"
     "\n"
-    "options:\n"
-    "  --vary KEY=SPEC   vary a scenario key over SPEC (repeatable)\n"
-    "  --set KEY=VALUE   override a key at every point (repeatable; not a\n"
-    "                    varied key)\n"
-    "  --variant NAME    run only this variant (repeatable, in this order)\n"
-    "  --jobs N          worker threads, N >= 1 (default: the number of\n"
-    "                    CPUs this process may use, its affinity mask)\n"
-    "  --out FILE        write the CSV to FILE: rows go to FILE.partial as\n"
-    "                    they finish, and FILE.partial becomes FILE once\n"
-    "                    complete (FILE never exists half-written); its\n"
-    "                    first line is '# dilosim sweep digest HEX', a\n"
-    "                    digest of every point's scenario.  A link is\n"
-    "                    followed (and kept); a FIFO or device is written\n"
-    "                    directly\n"
-    "  --resume          continue an interrupted sweep: keep the complete\n"
-    "                    rows of FILE.partial (its digest and header must\n"
-    "                    match) and run only the others; do nothing when\n"
-    "                    FILE is already complete; refuse (exit 2) a FILE\n"
-    "                    or FILE.partial of another scenario (needs --out)\n"
-    "  --shard K/N       compute only the points p (numbered from 0) with\n"
-    "                    p % N == K-1, 1 <= K <= N, in point order (needs\n"
-    "                    --out; its first line says 'shard K/N of P\n"
-    "                    points'); 'dilosim merge' joins shards 1..N into\n"
-    "                    the file the whole sweep writes\n"
-    "  --full            simulate every op and period (no fast-forward;\n"
-    "                    the results are the same)\n"
-    "  --quiet           no progress line on a terminal\n"
-    "  --progress        a plain progress line every ~10 s, even off a\n"
-    "                    terminal (for logs)\n"
-    "  -h, --help        show this help\n"
+    "options:\n",
+    20, help_opts,
     "\n"
     "Every point is loaded before any runs: a bad value stops the sweep at\n"
     "once, naming the point (numbered from 1, as the data rows).  On an\n"
     "error FILE.partial is removed, unless --resume was given.\n"
     "\n"
-    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
+    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n",
+    1};
 
 static void progress_points(void *ctx, int64_t done, int64_t total) {
     cli_progress_count(ctx, (double)done, (double)total);
@@ -109,7 +113,7 @@ int cli_sweep_par(int argc, char **argv, const cli_par *par) {
                                         "--shard", NULL};
     static const char *const flags[] = {"--resume", NULL};
     cli_options o;
-    int rc = cli_parse("sweep", help, argc, argv, extra, flags, &o);
+    int rc = cli_parse("sweep", &help, argc, argv, extra, flags, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
 
     const char *vary[CLI_MAX_EXTRA], *variants[CLI_MAX_EXTRA];

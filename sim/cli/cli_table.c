@@ -13,7 +13,29 @@
 #include "sim/out/report.h"
 #include "sim/study/table.h"
 
-static const char help[] =
+static const cli_help_opt help_opts[] = {
+    {"--thresholds LIST",
+     "CU thresholds, increasing, each in (0, 1]\n"
+     "(default 0.5,0.8,0.9,0.95,0.99)"},
+    {"--grid SPEC",
+     "values of KEY, increasing: a comma list such as\n"
+     "1,10,100, logspace:A:B:N (N values 10^A..10^B) or\n"
+     "linspace:A:B:N (default logspace:-1:3:50, the\n"
+     "paper's 50 points from 0.1 to 1000 Gbit/s)"},
+    {"--key KEY",
+     "the swept scenario key (default\n"
+     "network.bandwidth_gbps: every worker's links)"},
+    {"--set KEY=VALUE", CLI_HELP_COMMON},
+    {"--variant NAME", CLI_HELP_COMMON},
+    {"--csv", "CSV instead of tables (below)"},
+    {"--out FILE", "write to FILE instead of stdout"},
+    {"--jobs N",
+     "threads (default: the CPUs this process may use,\n"
+     "its affinity mask); the\n"
+     "results do not depend on N"},
+    {NULL, NULL}};
+
+static const cli_help help = {
     "usage: dilosim table SCENARIO.json [--thresholds LIST] [--grid SPEC]\n"
     "                     [--key KEY] [--set KEY=VALUE]...\n"
     "                     [--variant NAME]... [--csv] [--out FILE] [--jobs N]\n"
@@ -38,28 +60,8 @@ static const char help[] =
     "'<= V': every value evaluated, from the first grid value V on, reaches\n"
     "the threshold; '> V': the last grid value V does not.\n"
     "\n"
-    "options:\n"
-    "  --thresholds LIST  CU thresholds, increasing, each in (0, 1]\n"
-    "                     (default 0.5,0.8,0.9,0.95,0.99)\n"
-    "  --grid SPEC        values of KEY, increasing: a comma list such as\n"
-    "                     1,10,100, logspace:A:B:N (N values 10^A..10^B) or\n"
-    "                     linspace:A:B:N (default logspace:-1:3:50, the\n"
-    "                     paper's 50 points from 0.1 to 1000 Gbit/s)\n"
-    "  --key KEY          the swept scenario key (default\n"
-    "                     network.bandwidth_gbps: every worker's links)\n"
-    "  --set KEY=VALUE    override a scenario key (repeatable)\n"
-    "  --variant NAME     only this variant (repeatable; default: all)\n"
-    "  --csv              CSV instead of tables (below)\n"
-    "  --out FILE         write to FILE instead of stdout\n"
-    "  --jobs N           threads (default: the CPUs this process may use,\n"
-    "                     its affinity mask); the\n"
-    "                     results do not depend on N\n"
-    "  --full             simulate every op and period (no fast-forward;\n"
-    "                     the results are the same)\n"
-    "  --quiet            no progress line on a terminal\n"
-    "  --progress         a plain progress line every ~10 s, even off a\n"
-    "                     terminal (for logs)\n"
-    "  -h, --help         show this help\n"
+    "options:\n",
+    21, help_opts,
     "\n"
     "CSV columns: variant,threshold,grid_V,exact_V,cu_at_exact,method, V\n"
     "being gbps for the default KEY, else KEY's last part (grid_latency_ms\n"
@@ -71,7 +73,8 @@ static const char help[] =
     "ending with '; Gbit = 2^30 bits (network.gbit binary)' when the\n"
     "scenario counts binary Gbit (see the man page).\n"
     "\n"
-    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n";
+    "exit status: 0 success, 1 runtime failure, 2 usage or input error\n",
+    1};
 
 #define DEFAULT_THRESHOLDS "0.5,0.8,0.9,0.95,0.99"
 #define DEFAULT_GRID "logspace:-1:3:50"
@@ -214,7 +217,7 @@ int cli_table_par(int argc, char **argv, const cli_par *par) {
                                         "--variant", "--jobs", NULL};
     static const char *const flags[] = {"--csv", NULL};
     cli_options o;
-    int rc = cli_parse("table", help, argc, argv, extra, flags, &o);
+    int rc = cli_parse("table", &help, argc, argv, extra, flags, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
     table_args a = {0};
     table_result r = {0};

@@ -19,15 +19,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/base/jw.h"
 #include "sim/base/msg.h"
 #include "models/nn.h"
 #include "sim/cli/cli.h"
 #include "sim/adapter/coupled.h"
 #include "sim/out/outfile.h"
-#include "sim/out/report.h"
 #include "sim/base/version.h"
 
-static const char help[] =
+static const cli_help_opt help_opts[] = {
+    {"--variant NAME", "train one of the scenario's variants"},
+    {"--set KEY=VALUE",
+     "override a scenario key, e.g. train.inner.lr=1e-3\n"
+     "(repeatable; VALUE is JSON, or else a string)"},
+    {"--out FILE.csv", "write the CSV to FILE.csv (whole, or not at all)"},
+    {"--jobs N",
+     "threads stepping replicas, 1..256 (overrides\n"
+     "train.threads; the results do not depend on it)"},
+    {"--lockstep",
+     "no clock: every replica steps together, syncs\n"
+     "block, no failures (the reference the coupled run\n"
+     "equals with late: wait and no faults); the sim_*\n"
+     "columns are left out"},
+    {NULL, NULL}};
+
+static const cli_help help = {
     "usage: dilosim train SCENARIO.json [--variant NAME] [--set KEY=VALUE]...\n"
     "                     [--out FILE.csv] [--jobs N] [--lockstep]\n"
     "\n"
@@ -69,27 +85,13 @@ static const char help[] =
     "target_reached false), and this machine's time: host_time_s,\n"
     "steps_per_s, tokens_per_s, gflops_per_s (training FLOPs, see nn.h).\n"
     "\n"
-    "options:\n"
-    "  --variant NAME   train one of the scenario's variants\n"
-    "  --set KEY=VALUE  override a scenario key, e.g. train.inner.lr=1e-3\n"
-    "                   (repeatable; VALUE is JSON, or else a string)\n"
-    "  --out FILE.csv   write the CSV to FILE.csv (whole, or not at all)\n"
-    "  --jobs N         threads stepping replicas, 1..256 (overrides\n"
-    "                   train.threads; the results do not depend on it)\n"
-    "  --lockstep       no clock: every replica steps together, syncs\n"
-    "                   block, no failures (the reference the coupled run\n"
-    "                   equals with late: wait and no faults); the sim_*\n"
-    "                   columns are left out\n"
-    "  --full           simulate every op and period (no fast-forward;\n"
-    "                   the results are the same)\n"
-    "  --quiet          no progress line on a terminal\n"
-    "  --progress       a plain progress line every ~10 s, even off a\n"
-    "                   terminal (for logs)\n"
-    "  -h, --help       show this help\n"
+    "options:\n",
+    19, help_opts,
     "\n"
     "exit status: 0 success, 1 runtime failure (a diverged loss, an output\n"
     "file that cannot be written), 2 usage or input error (including a\n"
-    "scenario without a \"train\" section)\n";
+    "scenario without a \"train\" section)\n",
+    1};
 
 typedef struct {
     FILE *csv;
@@ -159,96 +161,88 @@ static double flops_per_step(const train_config *t) {
     return f;
 }
 
-static void json_num(FILE *f, const char *key, double x, int last) {
-    fprintf(f, "  \"%s\": ", key);
-    report_number(f, x);
-    fputs(last ? "\n" : ",\n", f);
-}
-
 /* The simulated run and the target, in the summary. */
-static void summary_sim(FILE *f, const cpl_summary *s) {
+static void summary_sim(jw *w, const cpl_summary *s) {
     const run_result *r = &s->sim;
-    fprintf(f, "  \"sim_finished\": %s,\n", r->finished ? "true" : "false");
-    if (!r->finished) {
-        fputs("  \"sim_stop_reason\": ", f);
-        report_string(f, r->stop_reason);
-        fputs(",\n", f);
-    }
-    json_num(f, "sim_time_s", r->wall_time_s, 0);
-    json_num(f, "sim_compute_utilization", r->compute_utilization, 0);
-    json_num(f, "sim_goodput", r->goodput, 0);
-    json_num(f, "sim_syncs", (double)r->syncs, 0);
-    json_num(f, "sim_failures", (double)r->failures, 0);
-    json_num(f, "sim_sync_timeouts", (double)r->timeouts, 0);
-    json_num(f, "wan_bytes", (double)r->bytes_sent_total, 0);
-    json_num(f, "sync_delay_mean_steps", s->last.delay_mean_steps, 0);
-    json_num(f, "sync_delay_max_steps", (double)r->delays.max, 0);
-    fputs("  \"sync_delay_histogram_steps\": [", f);
+    jw_bool(w, "sim_finished", r->finished);
+    if (!r->finished) jw_str(w, "sim_stop_reason", r->stop_reason);
+    jw_num(w, "sim_time_s", r->wall_time_s);
+    jw_num(w, "sim_compute_utilization", r->compute_utilization);
+    jw_num(w, "sim_goodput", r->goodput);
+    jw_num(w, "sim_syncs", (double)r->syncs);
+    jw_num(w, "sim_failures", (double)r->failures);
+    jw_num(w, "sim_sync_timeouts", (double)r->timeouts);
+    jw_num(w, "wan_bytes", (double)r->bytes_sent_total);
+    jw_num(w, "sync_delay_mean_steps", s->last.delay_mean_steps);
+    jw_num(w, "sync_delay_max_steps", (double)r->delays.max);
+    jw_array(w, "sync_delay_histogram_steps");
     for (int d = 0; d < RUN_DELAY_BINS; d++)
-        fprintf(f, "%s%lld", d ? ", " : "", (long long)r->delays.hist[d]);
-    fputs("],\n", f);
+        jw_int(w, NULL, (long long)r->delays.hist[d]);
+    jw_end(w);
 }
 
 /* train.target_loss, when set: whether a row reached it, at which step
  * and (coupled) simulated time. */
-static void summary_target(FILE *f, const cpl_summary *s, int sim) {
+static void summary_target(jw *w, const cpl_summary *s, int sim) {
     if (isnan(s->target_loss)) return;
-    json_num(f, "target_loss_nats", s->target_loss, 0);
-    fprintf(f, "  \"target_reached\": %s,\n",
-            s->target_step >= 0 ? "true" : "false");
+    jw_num(w, "target_loss_nats", s->target_loss);
+    jw_bool(w, "target_reached", s->target_step >= 0);
     if (s->target_step < 0) return;
-    json_num(f, "target_step", (double)s->target_step, 0);
-    if (sim) json_num(f, "time_to_target_s", s->target_time_s, 0);
+    jw_num(w, "target_step", (double)s->target_step);
+    if (sim) jw_num(w, "time_to_target_s", s->target_time_s);
+}
+
+/* What ran: the build, the method and its schedule, the model's size. */
+static void summary_setup(jw *w, const scn_config *cfg, const cpl_summary *s,
+                          int sim) {
+    const train_config *t = &cfg->train;
+    jw_str(w, "version", DILOSIM_VERSION);
+    jw_str(w, "revision", version_revision());
+    jw_str(w, "method", sched_method_name(t->sched.method));
+    jw_str(w, "codec", codec_name(t->sched.method == SCHED_DP
+                                      ? t->dp_codec.kind : t->codec.kind));
+    if (sim) jw_str(w, "late", scn_late_continues(cfg) ? "continue" : "wait");
+    jw_num(w, "replicas", t->replicas);
+    jw_num(w, "H", t->sched.H);
+    jw_num(w, "fragments", t->sched.P);
+    jw_num(w, "tau", t->sched.tau);
+    jw_str(w, "overlap", sched_overlap_name(t->sched.overlap));
+    jw_num(w, "alpha", t->sched.alpha);
+    jw_num(w, "fedpart", t->fedpart);
+    jw_num(w, "batch", t->batch);
+    jw_num(w, "seq", t->seq);
+    jw_num(w, "params", (double)s->params);
 }
 
 /* The summary: the build, what ran, the final losses, bytes, the
  * simulated run, this machine's time. */
 static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
                     unsigned eval, int sim, double host_s, double flops) {
-    const train_config *t = &cfg->train;
     const cpl_row *r = &s->last;
     double steps = (double)r->step;
-    fputs("{\n  \"version\": ", f);
-    report_string(f, DILOSIM_VERSION);
-    fputs(",\n  \"revision\": ", f);
-    report_string(f, version_revision());
-    fprintf(f, ",\n  \"method\": \"%s\",\n  \"codec\": \"%s\",\n",
-            sched_method_name(t->sched.method),
-            codec_name(t->sched.method == SCHED_DP ? t->dp_codec.kind
-                                                   : t->codec.kind));
-    if (sim)
-        fprintf(f, "  \"late\": \"%s\",\n",
-                scn_late_continues(cfg) ? "continue" : "wait");
-    json_num(f, "replicas", t->replicas, 0);
-    json_num(f, "H", t->sched.H, 0);
-    json_num(f, "fragments", t->sched.P, 0);
-    json_num(f, "tau", t->sched.tau, 0);
-    fprintf(f, "  \"overlap\": \"%s\",\n", sched_overlap_name(t->sched.overlap));
-    json_num(f, "alpha", t->sched.alpha, 0);
-    json_num(f, "fedpart", t->fedpart, 0);
-    json_num(f, "batch", t->batch, 0);
-    json_num(f, "seq", t->seq, 0);
-    json_num(f, "params", (double)s->params, 0);
-    json_num(f, "steps", steps, 0);
-    json_num(f, "tokens", (double)r->tokens, 0);
-    json_num(f, "train_loss_nats", r->train_loss, 0);
-    json_num(f, "eval_loss_outer_nats", r->eval_loss, 0);
+    jw w;
+    jw_init(&w, f);
+    jw_lines(&w, NULL, '{', 2, 0);
+    summary_setup(&w, cfg, s, sim);
+    jw_num(&w, "steps", steps);
+    jw_num(&w, "tokens", (double)r->tokens);
+    jw_num(&w, "train_loss_nats", r->train_loss);
+    jw_num(&w, "eval_loss_outer_nats", r->eval_loss);
     if (eval & SCN_EVAL_REPLICA)
-        json_num(f, "eval_loss_replica_nats", r->replica_loss, 0);
+        jw_num(&w, "eval_loss_replica_nats", r->replica_loss);
     if (eval & SCN_EVAL_AVERAGE)
-        json_num(f, "eval_loss_average_nats", r->average_loss, 0);
-    json_num(f, "entropy_floor_nats", s->entropy_floor, 0);
-    json_num(f, "gap_to_floor_nats", r->eval_loss - s->entropy_floor, 0);
-    json_num(f, "bytes_sent_total", (double)r->bytes_sent, 0);
-    json_num(f, "bytes_per_step", (double)r->bytes_sent / steps, 0);
-    if (sim) summary_sim(f, s);
-    summary_target(f, s, sim);
-    json_num(f, "host_time_s", host_s, 0);
-    json_num(f, "steps_per_s", steps / host_s, 0);
-    json_num(f, "tokens_per_s", (double)r->tokens / host_s, 0);
-    json_num(f, "gflops_per_s", flops * t->replicas * steps / host_s / 1e9,
-             1);
-    fputs("}\n", f);
+        jw_num(&w, "eval_loss_average_nats", r->average_loss);
+    jw_num(&w, "entropy_floor_nats", s->entropy_floor);
+    jw_num(&w, "gap_to_floor_nats", r->eval_loss - s->entropy_floor);
+    jw_num(&w, "bytes_sent_total", (double)r->bytes_sent);
+    jw_num(&w, "bytes_per_step", (double)r->bytes_sent / steps);
+    if (sim) summary_sim(&w, s);
+    summary_target(&w, s, sim);
+    jw_num(&w, "host_time_s", host_s);
+    jw_num(&w, "steps_per_s", steps / host_s);
+    jw_num(&w, "tokens_per_s", (double)r->tokens / host_s);
+    jw_num(&w, "gflops_per_s", flops * cfg->train.replicas * steps / host_s / 1e9);
+    jw_end(&w);
 }
 
 /* --jobs N (or --threads N, its former name, when --jobs is absent):
@@ -331,7 +325,7 @@ int cli_train(int argc, char **argv) {
                                         NULL};
     static const char *const flags[] = {"--lockstep", NULL};
     cli_options o;
-    int rc = cli_parse("train", help, argc, argv, extra, flags, &o);
+    int rc = cli_parse("train", &help, argc, argv, extra, flags, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
     scn_config *cfg = malloc(sizeof *cfg);
     cpl_summary *s = malloc(sizeof *s);

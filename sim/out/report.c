@@ -16,30 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim/base/jw.h"
 #include "sim/base/msg.h"
 #include "sim/engine/memory.h"
 #include "sim/base/version.h"
-
-void report_number(FILE *f, double x) {
-    if (isinf(x)) {
-        fputs(x > 0 ? "\"inf\"" : "\"-inf\"", f);
-        return;
-    }
-    if (isnan(x)) {
-        fputs("null", f);
-        return;
-    }
-    char buf[32];
-    if (x == floor(x) && fabs(x) < 1e15) { /* integers without exponent */
-        fprintf(f, "%.0f", x);
-        return;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x) break;
-    }
-    fputs(buf, f);
-}
 
 const char *report_seconds(int64_t ns, char buf[REPORT_SECONDS_MAX]) {
     uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
@@ -52,60 +32,23 @@ const char *report_seconds(int64_t ns, char buf[REPORT_SECONDS_MAX]) {
     return buf;
 }
 
-static void key(FILE *f, const char *k) {
-    fprintf(f, "  \"%s\": ", k);
-}
-
-static void field(FILE *f, const char *k, double x) {
-    key(f, k);
-    report_number(f, x);
-    fputs(",\n", f);
-}
-
-static void field_int(FILE *f, const char *k, long long x) {
-    fprintf(f, "  \"%s\": %lld,\n", k, x);
-}
-
-static void field_bytes(FILE *f, const char *k, uint64_t x) {
-    fprintf(f, "  \"%s\": %" PRIu64 ",\n", k, x);
-}
-
-static void field_s(FILE *f, const char *k, int64_t ns) {
+/* Member key: ns as the exact decimal of seconds. */
+static void field_s(jw *w, const char *k, int64_t ns) {
     char b[REPORT_SECONDS_MAX];
-    fprintf(f, "  \"%s\": %s,\n", k, report_seconds(ns, b));
-}
-
-void report_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fputc('\\', f);
-        if ((unsigned char)*s >= 0x20) fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void field_str(FILE *f, const char *k, const char *s) {
-    key(f, k);
-    report_string(f, s);
-    fputs(",\n", f);
+    jw_raw(w, k, report_seconds(ns, b));
 }
 
 /* One value when every worker has the same, else an array of M. */
-static void field_per_worker(FILE *f, const char *k, const double *v, int M) {
+static void field_per_worker(jw *w, const char *k, const double *v, int M) {
     int same = 1;
     for (int i = 1; i < M; i++) same &= v[i] == v[0];
-    key(f, k);
     if (same) {
-        report_number(f, v[0]);
-    } else {
-        fputc('[', f);
-        for (int i = 0; i < M; i++) {
-            if (i) fputs(", ", f);
-            report_number(f, v[i]);
-        }
-        fputc(']', f);
+        jw_num(w, k, v[0]);
+        return;
     }
-    fputs(",\n", f);
+    jw_array(w, k);
+    for (int i = 0; i < M; i++) jw_num(w, NULL, v[i]);
+    jw_end(w);
 }
 
 /* The network and memory keys beyond the ideal model, each only when it
@@ -113,40 +56,150 @@ static void field_per_worker(FILE *f, const char *k, const double *v, int M) {
  * is what it was): transport (with its window and restart), completion,
  * efficiency, collective_overhead_ms, the latency matrix, ring order, DP
  * buckets and the offload with its host rate. */
-static void network_realism(FILE *f, const scn_config *c) {
+static void network_realism(jw *w, const scn_config *c) {
     int M = c->workers;
     if (c->transport == SCN_TRANSPORT_TCP) {
-        field_str(f, "transport", "tcp");
-        field(f, "tcp_init_window_kb", c->tcp_init_window_kb);
-        field_int(f, "tcp_slow_start_after_idle", c->tcp_slow_start_after_idle);
+        jw_str(w, "transport", "tcp");
+        jw_num(w, "tcp_init_window_kb", c->tcp_init_window_kb);
+        jw_int(w, "tcp_slow_start_after_idle", c->tcp_slow_start_after_idle);
     }
-    if (c->completion == SCN_COMPLETION_MEMBER) field_str(f, "completion", "member");
-    if (c->efficiency != 1) field(f, "efficiency", c->efficiency);
+    if (c->completion == SCN_COMPLETION_MEMBER) jw_str(w, "completion", "member");
+    if (c->efficiency != 1) jw_num(w, "efficiency", c->efficiency);
     if (c->collective_overhead_ms != 0)
-        field(f, "collective_overhead_ms", c->collective_overhead_ms);
+        jw_num(w, "collective_overhead_ms", c->collective_overhead_ms);
     if (c->has_latency_matrix) {
-        key(f, "latency_matrix_ms");
+        jw_array(w, "latency_matrix_ms");
         for (int i = 0; i < M; i++) {
-            fputs(i ? ", [" : "[[", f);
-            for (int j = 0; j < M; j++) {
-                if (j) fputs(", ", f);
-                report_number(f, c->latency_matrix_ms[i * M + j]);
-            }
-            fputc(']', f);
+            jw_array(w, NULL);
+            for (int j = 0; j < M; j++)
+                jw_num(w, NULL, c->latency_matrix_ms[i * M + j]);
+            jw_end(w);
         }
-        fputs("],\n", f);
+        jw_end(w);
     }
     if (c->has_ring_order) {
-        key(f, "ring_order");
-        for (int i = 0; i < M; i++) fprintf(f, "%s%d", i ? ", " : "[", c->ring_order[i]);
-        fputs("],\n", f);
+        jw_array(w, "ring_order");
+        for (int i = 0; i < M; i++) jw_int(w, NULL, c->ring_order[i]);
+        jw_end(w);
     }
     if (c->sched.method == SCHED_DP && c->dp_bucket_mb > 0)
-        field(f, "dp_bucket_mb", c->dp_bucket_mb);
+        jw_num(w, "dp_bucket_mb", c->dp_bucket_mb);
     if (c->offload_outer && c->sched.method != SCHED_DP) {
-        field_int(f, "offload_outer", 1);
-        field(f, "host_gbps", c->host_gbps);
+        jw_int(w, "offload_outer", 1);
+        jw_num(w, "host_gbps", c->host_gbps);
     }
+}
+
+/* The build and the resolved method inputs: the version, the digest, the
+ * run's size, the schedule s (normalized) and the codec. */
+static void inputs_method(jw *w, const scn_config *c, const run_result *r,
+                          const sched_spec *s) {
+    codec_spec codec = s->method == SCHED_DP ? c->dp_codec : c->codec;
+    static const char *const orders[] = {"fifo", "forward_first"};
+    jw_str(w, "version", DILOSIM_VERSION);
+    jw_str(w, "revision", version_revision());
+    char digest[24];
+    snprintf(digest, sizeof digest, "%016" PRIx64, c->digest);
+    jw_str(w, "scenario_digest", digest);
+    jw_str(w, "method", sched_method_name(s->method));
+    jw_int(w, "workers", r->workers);
+    jw_int(w, "steps", (long long)r->steps);
+    jw_u64(w, "seed", c->seed);
+    jw_num(w, "params", c->params);
+    jw_int(w, "layers", c->layers);
+    field_s(w, "step_time_s", r->step_ns);
+    jw_int(w, "H", s->H);
+    jw_int(w, "fragments", s->P);
+    jw_int(w, "tau", s->tau);
+    int varied = 0; /* per-worker taus: the schedule's is the least */
+    for (int i = 0; i < c->workers; i++) varied |= c->tau_extra[i];
+    if (varied) {
+        jw_array(w, "tau_per_worker");
+        for (int i = 0; i < c->workers; i++)
+            jw_int(w, NULL, s->tau + c->tau_extra[i]);
+        jw_end(w);
+    }
+    jw_str(w, "overlap", sched_overlap_name(s->overlap));
+    jw_str(w, "rule", sched_rule_name(s->rule));
+    jw_num(w, "alpha", s->alpha);
+    jw_str(w, "late", scn_late_continues(c) ? "continue" : "wait");
+    jw_num(w, "sync_timeout_s", c->sync_timeout_s);
+    jw_str(w, "codec", codec_name(codec.kind));
+    jw_u64(w, "codec_block", codec.block);
+    jw_str(w, "collective", coll_algo_name(c->collective));
+    jw_str(w, "reduce_order", orders[c->reduce_order == SCN_FORWARD_FIRST]);
+}
+
+/* The resolved inputs of the world: links, speeds, faults, measure. */
+static void inputs_world(jw *w, const scn_config *c) {
+    jw_str(w, "gbit", c->gbit == SCN_GBIT_BINARY ? "binary" : "si");
+    field_per_worker(w, "up_gbps", c->up_gbps, c->workers);
+    field_per_worker(w, "down_gbps", c->down_gbps, c->workers);
+    if (!c->has_latency_matrix) /* else latency_matrix_ms below */
+        field_per_worker(w, "latency_ms", c->latency_ms, c->workers);
+    jw_num(w, "tcp_window_mb", c->tcp_window_mb);
+    network_realism(w, c);
+    field_per_worker(w, "speed", c->speed, c->workers);
+    jw_num(w, "straggler_probability", c->straggler_prob);
+    jw_num(w, "straggler_slowdown", c->straggler_slowdown);
+    /* in s, as the run used them (hours / 3600 would not read back) */
+    jw_num(w, "mtbf_s", c->faults.mtbf_s);
+    jw_num(w, "mttr_s", c->faults.mttr_s);
+    jw_str(w, "measure", c->measure == SCN_MEASURE_STEADY ? "steady" : "run");
+}
+
+/* The figures of the whole run. */
+static void results(jw *w, const run_result *r) {
+    jw_int(w, "finished", r->finished);
+    jw_str(w, "stop_reason", r->stop_reason);
+    field_s(w, "wall_time_s", r->wall_ns);
+    field_s(w, "compute_time_s", r->compute_ns);
+    jw_num(w, "compute_utilization", r->compute_utilization);
+    jw_num(w, "goodput", r->goodput);
+    jw_u64(w, "bytes_sent_total", r->bytes_sent_total);
+    jw_num(w, "peak_link_gbps", r->peak_link_gbps);
+    jw_num(w, "avg_link_gbps", r->avg_link_gbps);
+    jw_int(w, "syncs", (long long)r->syncs);
+    jw_int(w, "syncs_not_waited", (long long)r->syncs_not_waited);
+    jw_num(w, "sync_delay_mean_steps", r->delays.count ? (double)r->delays.sum /
+                                       (double)r->delays.count : 0);
+    jw_int(w, "sync_delay_max_steps", (long long)r->delays.max);
+    jw_int(w, "sync_timeouts", (long long)r->timeouts);
+    jw_int(w, "failures", (long long)r->failures);
+    field_s(w, "lost_compute_s", r->lost_ns);
+    jw_u64(w, "recovery_bytes", r->recovery_bytes);
+    jw_u64(w, "events", r->events);
+}
+
+/* memory_per_worker (null when the config's cannot be had) and the
+ * per_worker array; the device peak of the outer state only when the
+ * outer state is offloaded (measured by the run, against the memory). */
+static void workers(jw *w, const scn_config *c, const run_result *r) {
+    mem_worker mem;
+    char err[256];
+    int offloaded = 0;
+    if (mem_worker_of(c, &mem, err, sizeof err)) {
+        jw_null(w, "memory_per_worker");
+    } else {
+        mem_write_json(jw_slot(w, "memory_per_worker"), &mem);
+        offloaded = mem.offload;
+    }
+    jw_lines(w, "per_worker", '[', 4, 2);
+    for (int i = 0; i < r->workers; i++) {
+        const run_worker *p = &r->per_worker[i];
+        jw_object(w, NULL);
+        jw_num(w, "utilization", p->utilization);
+        jw_num(w, "goodput", p->goodput);
+        field_s(w, "compute_time_s", p->compute_ns);
+        jw_u64(w, "bytes_sent", p->bytes_sent);
+        jw_u64(w, "bytes_received", p->bytes_received);
+        field_s(w, "lost_compute_s", p->lost_ns);
+        jw_int(w, "failures", (long long)p->failures);
+        if (offloaded)
+            jw_u64(w, "outer_device_peak_bytes", p->outer_device_peak_bytes);
+        jw_end(w);
+    }
+    jw_end(w);
 }
 
 void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
@@ -154,105 +207,14 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     s.layers = c->layers;
     char err[256];
     sched_normalize(&s, err, sizeof err); /* the run did it, so it passes */
-    codec_spec codec = s.method == SCHED_DP ? c->dp_codec : c->codec;
-    static const char *const orders[] = {"fifo", "forward_first"};
-    fputs("{\n", f);
-    field_str(f, "version", DILOSIM_VERSION);
-    field_str(f, "revision", version_revision());
-    char digest[24];
-    snprintf(digest, sizeof digest, "%016" PRIx64, c->digest);
-    field_str(f, "scenario_digest", digest);
-    /* the resolved inputs */
-    field_str(f, "method", sched_method_name(s.method));
-    field_int(f, "workers", r->workers);
-    field_int(f, "steps", (long long)r->steps);
-    fprintf(f, "  \"seed\": %" PRIu64 ",\n", c->seed);
-    field(f, "params", c->params);
-    field_int(f, "layers", c->layers);
-    field_s(f, "step_time_s", r->step_ns);
-    field_int(f, "H", s.H);
-    field_int(f, "fragments", s.P);
-    field_int(f, "tau", s.tau);
-    int varied = 0; /* per-worker taus: the schedule's is the least */
-    for (int i = 0; i < c->workers; i++) varied |= c->tau_extra[i];
-    if (varied) {
-        fputs("  \"tau_per_worker\": [", f);
-        for (int i = 0; i < c->workers; i++)
-            fprintf(f, "%s%d", i ? ", " : "", s.tau + c->tau_extra[i]);
-        fputs("],\n", f);
-    }
-    field_str(f, "overlap", sched_overlap_name(s.overlap));
-    field_str(f, "rule", sched_rule_name(s.rule));
-    field(f, "alpha", s.alpha);
-    field_str(f, "late", scn_late_continues(c) ? "continue" : "wait");
-    field(f, "sync_timeout_s", c->sync_timeout_s);
-    field_str(f, "codec", codec_name(codec.kind));
-    field_bytes(f, "codec_block", codec.block);
-    field_str(f, "collective", coll_algo_name(c->collective));
-    field_str(f, "reduce_order", orders[c->reduce_order == SCN_FORWARD_FIRST]);
-    field_str(f, "gbit", c->gbit == SCN_GBIT_BINARY ? "binary" : "si");
-    field_per_worker(f, "up_gbps", c->up_gbps, c->workers);
-    field_per_worker(f, "down_gbps", c->down_gbps, c->workers);
-    if (!c->has_latency_matrix) /* else latency_matrix_ms below */
-        field_per_worker(f, "latency_ms", c->latency_ms, c->workers);
-    field(f, "tcp_window_mb", c->tcp_window_mb);
-    network_realism(f, c);
-    field_per_worker(f, "speed", c->speed, c->workers);
-    field(f, "straggler_probability", c->straggler_prob);
-    field(f, "straggler_slowdown", c->straggler_slowdown);
-    /* in s, as the run used them (hours / 3600 would not read back) */
-    field(f, "mtbf_s", c->faults.mtbf_s);
-    field(f, "mttr_s", c->faults.mttr_s);
-    field_str(f, "measure", c->measure == SCN_MEASURE_STEADY ? "steady" : "run");
-    /* the results */
-    field_int(f, "finished", r->finished);
-    field_str(f, "stop_reason", r->stop_reason);
-    field_s(f, "wall_time_s", r->wall_ns);
-    field_s(f, "compute_time_s", r->compute_ns);
-    field(f, "compute_utilization", r->compute_utilization);
-    field(f, "goodput", r->goodput);
-    field_bytes(f, "bytes_sent_total", r->bytes_sent_total);
-    field(f, "peak_link_gbps", r->peak_link_gbps);
-    field(f, "avg_link_gbps", r->avg_link_gbps);
-    field_int(f, "syncs", (long long)r->syncs);
-    field_int(f, "syncs_not_waited", (long long)r->syncs_not_waited);
-    field(f, "sync_delay_mean_steps", r->delays.count ? (double)r->delays.sum /
-                                      (double)r->delays.count : 0);
-    field_int(f, "sync_delay_max_steps", (long long)r->delays.max);
-    field_int(f, "sync_timeouts", (long long)r->timeouts);
-    field_int(f, "failures", (long long)r->failures);
-    field_s(f, "lost_compute_s", r->lost_ns);
-    field_bytes(f, "recovery_bytes", r->recovery_bytes);
-    fprintf(f, "  \"events\": %" PRIu64 ",\n", r->events);
-    mem_worker mem; /* of the config; null if it cannot be had */
-    int offloaded = 0;
-    key(f, "memory_per_worker");
-    if (mem_worker_of(c, &mem, err, sizeof err)) {
-        fputs("null", f);
-    } else {
-        mem_write_json(f, &mem);
-        offloaded = mem.offload;
-    }
-    fputs(",\n", f);
-    fputs("  \"per_worker\": [\n", f);
-    for (int i = 0; i < r->workers; i++) {
-        const run_worker *w = &r->per_worker[i];
-        char b[REPORT_SECONDS_MAX];
-        fputs("    {\"utilization\": ", f);
-        report_number(f, w->utilization);
-        fputs(", \"goodput\": ", f);
-        report_number(f, w->goodput);
-        fprintf(f, ", \"compute_time_s\": %s", report_seconds(w->compute_ns, b));
-        fprintf(f, ", \"bytes_sent\": %" PRIu64, w->bytes_sent);
-        fprintf(f, ", \"bytes_received\": %" PRIu64, w->bytes_received);
-        fprintf(f, ", \"lost_compute_s\": %s", report_seconds(w->lost_ns, b));
-        fprintf(f, ", \"failures\": %lld", (long long)w->failures);
-        if (offloaded) /* measured by the run, against memory_per_worker */
-            fprintf(f, ", \"outer_device_peak_bytes\": %" PRIu64,
-                    w->outer_device_peak_bytes);
-        fprintf(f, "}%s\n", i + 1 < r->workers ? "," : "");
-    }
-    fputs("  ]\n}\n", f);
+    jw w;
+    jw_init(&w, f);
+    jw_lines(&w, NULL, '{', 2, 0);
+    inputs_method(&w, c, r, &s);
+    inputs_world(&w, c);
+    results(&w, r);
+    workers(&w, c, r);
+    jw_end(&w);
 }
 
 void report_trace_begin(report_trace *t, FILE *f, int workers,
@@ -261,19 +223,27 @@ void report_trace_begin(report_trace *t, FILE *f, int workers,
     t->f = f;
     t->first_step = first_step;
     t->last_step = last_step;
-    /* Records are joined by ",\n": the name records first, then every
-     * span starts with the separator, so the array never ends in a comma. */
-    fputs("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n", f);
+    /* Records one a line, joined by ",\n": the name records first, then
+     * the spans as they come. */
+    jw *w = &t->w;
+    jw_init(w, f);
+    jw_object(w, NULL);
+    jw_str(w, "displayTimeUnit", "ms");
+    jw_lines(w, "traceEvents", '[', 0, 0);
     for (int i = 0; i < workers; i++) {
-        fprintf(f,
-                "%s{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
-                "\"args\": {\"name\": \"worker %d\"}}",
-                i ? ",\n" : "", i, i);
-        for (int k = 0; k < 2; k++)
-            fprintf(f,
-                    ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, "
-                    "\"tid\": %d, \"args\": {\"name\": \"%s\"}}",
-                    i, k, tracks[k]);
+        char name[32];
+        snprintf(name, sizeof name, "worker %d", i);
+        for (int k = -1; k < 2; k++) {
+            jw_object(w, NULL);
+            jw_str(w, "name", k < 0 ? "process_name" : "thread_name");
+            jw_str(w, "ph", "M");
+            jw_int(w, "pid", i);
+            if (k >= 0) jw_int(w, "tid", k);
+            jw_object(w, "args");
+            jw_str(w, "name", k < 0 ? name : tracks[k]);
+            jw_end(w);
+            jw_end(w);
+        }
     }
 }
 
@@ -315,7 +285,7 @@ const char *report_trace_dur(int64_t start_ns, int64_t end_ns,
 void report_trace_span(void *ctx, const run_span *s) {
     report_trace *t = ctx;
     if (s->step < t->first_step || s->step > t->last_step) return;
-    FILE *f = t->f;
+    jw *w = &t->w;
     char name[48], ts[32], dur[MSG_NUM_MAX];
     if (s->layer >= 0)
         snprintf(name, sizeof name, "%s L%d", s->name, s->layer);
@@ -323,19 +293,26 @@ void report_trace_span(void *ctx, const run_span *s) {
         snprintf(name, sizeof name, "%s", s->name);
     micros(s->start_ns, ts);
     report_trace_dur(s->start_ns, s->end_ns, dur);
-    fprintf(f,
-            ",\n{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", "
-            "\"pid\": %d, \"tid\": %d, \"ts\": %s, \"dur\": %s, "
-            "\"args\": {\"step\": %lld",
-            name, s->name, s->worker, s->track, ts, dur, (long long)s->step);
-    if (s->layer >= 0) fprintf(f, ", \"layer\": %d", s->layer);
+    jw_object(w, NULL);
+    jw_str(w, "name", name);
+    jw_str(w, "cat", s->name);
+    jw_str(w, "ph", "X");
+    jw_int(w, "pid", s->worker);
+    jw_int(w, "tid", s->track);
+    jw_raw(w, "ts", ts);
+    jw_raw(w, "dur", dur);
+    jw_object(w, "args");
+    jw_int(w, "step", (long long)s->step);
+    if (s->layer >= 0) jw_int(w, "layer", s->layer);
     if (s->track == 1) {
-        if (s->fragment >= 0) fprintf(f, ", \"fragment\": %d", s->fragment);
-        fprintf(f, ", \"bytes\": %" PRIu64, s->bytes);
+        if (s->fragment >= 0) jw_int(w, "fragment", s->fragment);
+        jw_u64(w, "bytes", s->bytes);
     }
-    fputs("}}", f);
+    jw_end(w);
+    jw_end(w);
 }
 
 void report_trace_end(report_trace *t) {
-    fputs("\n]}\n", t->f);
+    jw_end(&t->w); /* traceEvents */
+    jw_end(&t->w); /* the document, and its newline */
 }

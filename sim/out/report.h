@@ -9,18 +9,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sim/base/jw.h"
 #include "sim/base/msg.h"
 
 #include "sim/engine/run.h"
 #include "sim/config/scenario.h"
-
-/* Writes x as the shortest decimal that reads back as the same double
- * ("inf" is written as the string "inf", as scenarios spell it). */
-void report_number(FILE *f, double x);
-
-/* Writes s as a JSON string (quotes and backslashes escaped, control
- * bytes dropped). */
-void report_string(FILE *f, const char *s);
 
 /* Bytes of report_seconds' text, with the NUL. */
 #define REPORT_SECONDS_MAX 32
@@ -42,6 +35,7 @@ void report_run_json(FILE *f, const scn_config *cfg, const run_result *r);
 typedef struct {
     FILE *f;
     int64_t first_step, last_step;
+    jw w; /* the document, open between begin and end */
 } report_trace;
 
 void report_trace_begin(report_trace *t, FILE *f, int workers,

@@ -394,14 +394,30 @@ static void amount_or_none(double x, const char *unit, char *buf, size_t len) {
         snprintf(buf, len, "none");
 }
 
-/* The text of assumption `id` for config c. */
-static void assumption(const scn_config *c, int id, char *buf, size_t len) {
+/* The tau row's text for config c with schedule s. */
+static void tau_text(const scn_config *c, const sched_spec *s, char *buf,
+                     size_t len) {
+    if (s->overlap == SCHED_INNER) {
+        int per = 0;
+        for (int i = 0; i < c->workers; i++) per |= c->tau_extra[i] != 0;
+        int k = per ? snprintf(buf, len, "inner, tau ")
+                    : snprintf(buf, len, "inner, tau %d", s->tau);
+        for (int i = 0; per && i < c->workers && k < (int)len; i++)
+            k += snprintf(buf + k, len - (size_t)k, "%s%d", i ? ", " : "",
+                          s->tau + c->tau_extra[i]);
+        if (k < (int)len)
+            snprintf(buf + k, len - (size_t)k, " step%s%s",
+                     s->tau == 1 && !per ? "" : "s",
+                     per ? " (per worker)" : "");
+    } else
+        snprintf(buf, len, "%s (one outer step)",
+                 sched_overlap_name(s->overlap));
+}
+
+/* The text of assumption `id` about the model and the workers into
+ * buf: 1, or 0 when id is not one of those. */
+static int model_text(const scn_config *c, int id, char *buf, size_t len) {
     char a[HTML_NUM_MAX], b[HTML_NUM_MAX];
-    sched_spec s = c->sched;
-    s.layers = c->layers;
-    char err[256];
-    sched_normalize(&s, err, sizeof err); /* the loader did: it passes */
-    buf[0] = 0;
     switch (id) {
     case R_PARAMS: snprintf(buf, len, "%s", html_number(c->params, a)); break;
     case R_LAYERS: snprintf(buf, len, "%d", c->layers); break;
@@ -424,6 +440,16 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
         else
             snprintf(buf, len, "none");
         break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* The text of assumption `id` about the network into buf: 1, or 0
+ * when id is not one of those. */
+static int network_text(const scn_config *c, int id, char *buf, size_t len) {
+    char a[HTML_NUM_MAX];
+    switch (id) {
     case R_UP: per_worker(c->up_gbps, c->workers, buf, len); break;
     case R_DOWN: per_worker(c->down_gbps, c->workers, buf, len); break;
     case R_LATENCY: latency_text(c, buf, len); break;
@@ -462,33 +488,28 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
         break;
     case R_EFFICIENCY: snprintf(buf, len, "%s", html_number(c->efficiency, a)); break;
     case R_OVERHEAD: amount_or_none(c->collective_overhead_ms, "ms", buf, len); break;
-    case R_METHOD: snprintf(buf, len, "%s", method_title(s.method)); break;
-    case R_H: snprintf(buf, len, "%d", s.H); break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* The text of assumption `id` about the method (its schedule s,
+ * normalized, and codec) into buf: 1, or 0 when id is not one of those. */
+static int method_text(const scn_config *c, const sched_spec *s, int id,
+                       char *buf, size_t len) {
+    char a[HTML_NUM_MAX];
+    switch (id) {
+    case R_METHOD: snprintf(buf, len, "%s", method_title(s->method)); break;
+    case R_H: snprintf(buf, len, "%d", s->H); break;
     case R_FRAGMENTS:
-        snprintf(buf, len, "%d, %s, %s", s.P, sched_layout_name(s.layout),
-                 sched_order_name(s.order));
+        snprintf(buf, len, "%d, %s, %s", s->P, sched_layout_name(s->layout),
+                 sched_order_name(s->order));
         break;
-    case R_TAU:
-        if (s.overlap == SCHED_INNER) {
-            int per = 0;
-            for (int i = 0; i < c->workers; i++) per |= c->tau_extra[i] != 0;
-            int k = per ? snprintf(buf, len, "inner, tau ")
-                        : snprintf(buf, len, "inner, tau %d", s.tau);
-            for (int i = 0; per && i < c->workers && k < (int)len; i++)
-                k += snprintf(buf + k, len - (size_t)k, "%s%d", i ? ", " : "",
-                              s.tau + c->tau_extra[i]);
-            if (k < (int)len)
-                snprintf(buf + k, len - (size_t)k, " step%s%s",
-                         s.tau == 1 && !per ? "" : "s",
-                         per ? " (per worker)" : "");
-        } else
-            snprintf(buf, len, "%s (one outer step)",
-                     sched_overlap_name(s.overlap));
-        break;
-    case R_RULE: snprintf(buf, len, "%s", sched_rule_name(s.rule)); break;
-    case R_ALPHA: snprintf(buf, len, "%s", html_number(s.alpha, a)); break;
+    case R_TAU: tau_text(c, s, buf, len); break;
+    case R_RULE: snprintf(buf, len, "%s", sched_rule_name(s->rule)); break;
+    case R_ALPHA: snprintf(buf, len, "%s", html_number(s->alpha, a)); break;
     case R_CODEC:
-        codec_text(s.method == SCHED_DP ? c->dp_codec : c->codec, buf, len);
+        codec_text(s->method == SCHED_DP ? c->dp_codec : c->codec, buf, len);
         break;
     case R_LATE:
         snprintf(buf, len, "%s", scn_late_continues(c) ? "continue" : "wait");
@@ -497,7 +518,7 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
                      html_number(c->sync_timeout_s, a));
         break;
     case R_BUCKETS:
-        if (s.method != SCHED_DP)
+        if (s->method != SCHED_DP)
             snprintf(buf, len, "n/a (not DP)");
         else if (c->dp_bucket_mb > 0)
             snprintf(buf, len, "at least %s MB of payload each",
@@ -506,12 +527,22 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
             snprintf(buf, len, "one per layer");
         break;
     case R_OFFLOAD:
-        if (c->offload_outer && s.method != SCHED_DP)
+        if (c->offload_outer && s->method != SCHED_DP)
             snprintf(buf, len, "in host memory, copied at %s Gbit/s",
                      html_number(c->host_gbps, a));
         else
             snprintf(buf, len, "on the accelerator");
         break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* The text of assumption `id` about faults, recovery, the run and the
+ * training into buf: 1, or 0 when id is not one of those. */
+static int run_text(const scn_config *c, int id, char *buf, size_t len) {
+    char a[HTML_NUM_MAX];
+    switch (id) {
     case R_FAULTS: faults_text(c, buf, len); break;
     case R_CHECKPOINT:
         snprintf(buf, len, "%lld steps", (long long)c->checkpoint_steps);
@@ -525,7 +556,21 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
         snprintf(buf, len, "%llu", (unsigned long long)c->seed);
         break;
     case R_TRAIN: train_text(c, buf, len); break;
+    default: return 0;
     }
+    return 1;
+}
+
+/* The text of assumption `id` for config c. */
+static void assumption(const scn_config *c, int id, char *buf, size_t len) {
+    sched_spec s = c->sched;
+    s.layers = c->layers;
+    char err[256];
+    sched_normalize(&s, err, sizeof err); /* the loader did: it passes */
+    buf[0] = 0;
+    if (!model_text(c, id, buf, len) && !network_text(c, id, buf, len) &&
+        !method_text(c, &s, id, buf, len))
+        run_text(c, id, buf, len);
 }
 
 /* Whether row `id` is shown: the ring order when a variant sets one, DP's

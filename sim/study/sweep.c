@@ -8,7 +8,8 @@
  *   validate  every point is loaded once, in this thread, so a bad value
  *             stops the sweep before anything runs;
  *   output    OUT.partial created (or, resuming, checked and cut after its
- *             last complete row) and locked against a second sweep;
+ *             last complete row) and locked against a second sweep
+ *             (sweep_out.c, which also commits it);
  *   run       the worker pool (models/pool.h), or the spec's runner, takes
  *             rows in order (a shard's rows are every N-th point); a
  *             finished row (sweep_compute) is delivered (sweep_deliver)
@@ -17,91 +18,27 @@
  *   commit    OUT.partial renamed to OUT.
  */
 #include "sim/study/sweep.h"
+#include "sim/study/sweep_int.h"
 #include "sim/base/msg.h"
 #include "sim/base/pool.h"
 #include "sim/base/rng.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sim/study/grid.h"
-#include "sim/out/outfile.h"
 #include "sim/out/report.h"
 #include "sim/engine/run.h"
 #include "sim/config/scenario.h"
 #include "sim/study/sweepfile.h"
 
-#define MSG_MAX 1024
-#define ERR_MAX 8192 /* a failure's message: room for a path of PATH_MAX */
-
 static const char result_columns[] =
     "compute_utilization,goodput,wall_time_s,compute_time_s,bytes_sent_total,"
     "peak_link_gbps,avg_link_gbps,syncs,failures,lost_compute_s,"
     "recovery_bytes,finished,events";
-
-typedef struct {
-    char key[SCN_NAME_MAX * 2];  /* the dotted scenario key */
-    const char *spec;            /* its grid spec */
-    char label[MSG_MAX];         /* what the user wrote, for messages */
-    int from_vary;               /* 1: given (or replaced) by --vary */
-    scn_origin from;             /* where its values come from */
-    grid_list vals;
-} dim;
-
-struct sweep {
-    const sweep_spec *spec;
-    scn_meta meta;
-    int nvar;                          /* variants run; 0: the base */
-    const char *var[SCN_MAX_VARIANTS];
-    scn_doc *doc[SCN_MAX_VARIANTS];    /* the file parsed once per variant
-                                          (doc[0]: the base when nvar 0) */
-    int ndim;
-    dim dim[SWEEP_MAX_DIMS];
-    int naxis;                         /* the variant axis (when nvar), */
-    int size[SWEEP_MAX_DIMS + 1];      /*   then one axis per dimension */
-    int64_t npoints;
-    int64_t count;                     /* rows of the output: the points of
-                                          the shard, or all */
-    char *header;                      /* with its newline */
-    uint64_t digest;                   /* of every point's config */
-    sweepfile_id id;                   /* the output's identity */
-    char digest_line[SWEEPFILE_LINE_MAX]; /* its first line (sweepfile.h),
-                                          ending with the Gbit note */
-    const char *gbit_note;             /* scn_gbit_note of the points */
-
-    FILE *f;                           /* the rows' stream */
-    char *target;                      /* OUT, its links followed */
-    char *partial;                     /* TARGET.partial, or NULL */
-    int through;                       /* OUT is a device or FIFO */
-    int own_partial;                   /* 1: we hold it (remove on error) */
-
-    /* Shared by the workers, under mu. */
-    pthread_mutex_t mu;
-    int64_t written;                   /* rows written (kept ones too) */
-    int64_t kept;                      /* rows kept from OUT.partial */
-    int64_t done;                      /* points run by this process */
-    char **rows;                       /* finished rows not yet written */
-    int failed;                        /* stop taking points */
-    int64_t fail_point;                /* the lowest failed row */
-    int fail_rc;
-    char fail_msg[ERR_MAX];
-};
-
-/* ---------------------------------------------------------------------
- * A growing string, for rows, prefixes and the header
- */
-typedef struct {
-    char *s;
-    size_t n, cap;
-    int oom;
-} str;
 
 static void str_add(str *b, const char *s, size_t n) {
     if (b->oom) return;
@@ -148,7 +85,7 @@ static char *str_take(str *b) {
  */
 
 /* The point of row j of the output: the shard's j-th, or j. */
-static int64_t row_point(const sweep *sw, int64_t j) {
+int64_t sweep__row_point(const sweep *sw, int64_t j) {
     const sweep_spec *s = sw->spec;
     return s->nshards ? s->shard - 1 + j * s->nshards : j;
 }
@@ -179,7 +116,7 @@ static void point_desc(const sweep *sw, int64_t p, char *buf, size_t len) {
 }
 
 /* The CSV fields of point p's values, each followed by a comma. */
-static void point_prefix(const sweep *sw, int64_t p, str *b) {
+void sweep__point_prefix(const sweep *sw, int64_t p, str *b) {
     const char *vals[SWEEP_MAX_DIMS];
     const char *v = point_values(sw, p, vals, NULL);
     if (v) {
@@ -260,7 +197,7 @@ static void str_seconds(str *b, int64_t ns) {
 static char *point_row(const sweep *sw, int64_t p, const run_result *r) {
     str b = {0};
     char buf[64];
-    point_prefix(sw, p, &b);
+    sweep__point_prefix(sw, p, &b);
     str_puts(&b, msg_number(r->compute_utilization, buf));
     str_puts(&b, ",");
     str_puts(&b, msg_number(r->goodput, buf));
@@ -467,7 +404,7 @@ static int validate(sweep *sw, char *err, size_t errlen) {
     for (int64_t p = 0; p < sw->npoints && !rc; p++) {
         rc = point_load(sw, p, cfg, err, errlen);
         vals.n = 0;
-        point_prefix(sw, p, &vals);
+        sweep__point_prefix(sw, p, &vals);
         if (!rc && vals.oom)
             rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
         sw->digest = rng_mix(sw->digest ^ cfg->digest);
@@ -487,251 +424,6 @@ static int validate(sweep *sw, char *err, size_t errlen) {
     snprintf(sw->digest_line + n, sizeof sw->digest_line - n, "%s\n",
              sw->gbit_note);
     return rc;
-}
-
-/* ---------------------------------------------------------------------
- * The output file and resuming
- */
-
-/* What a CSV file of this sweep holds. */
-typedef struct {
-    int digest;             /* 1 ours, -1 another, 0 no digest line */
-    sweepfile_id id;        /* what the file says it is (digest != 0) */
-    int header;             /* 1 ours, -1 another, 0 none (or cut short) */
-    int64_t rows;           /* complete rows after it, each checked */
-    long end;               /* offset after the last of them */
-    int trailing;           /* bytes follow: a line without its newline */
-    int nonempty;           /* the file holds at least one byte */
-    int first_cut;          /* its first line has no newline */
-    int64_t bad_line;       /* > 0: this line is not its point's row */
-} scan;
-
-/* Reads path as a CSV file of this sweep: the digest line, the header,
- * rows.  Returns 0 (see *sc), or -1 when it cannot be read (errno). */
-static int scan_file(const sweep *sw, const char *path, scan *sc) {
-    memset(sc, 0, sizeof *sc);
-    /* Not through a link, and without waiting on a FIFO (a partial file
-     * that is not a regular file is refused when it is opened). */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0) return errno == ENOENT || errno == ELOOP ? 0 : -1;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return 0;
-    }
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        return -1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    str want = {0};
-    /* The digest line is compared up to the end of its identity: the
-     * version after it says who wrote the file, and a rebuilt dilosim may
-     * resume it. */
-    const size_t ni = sw->id.len;
-    for (int64_t k = -2; (n = getline(&line, &cap, f)) > 0; k++) {
-        sc->nonempty = 1;
-        if (line[n - 1] != '\n') {
-            sc->trailing = 1;
-            sc->first_cut = k == -2 && !strncmp(line, sw->digest_line,
-                                                (size_t)n < ni ? (size_t)n
-                                                               : ni);
-            break;
-        }
-        if (k == -2) {
-            if (!sweepfile_parse(line, &sc->id)) break; /* no digest */
-            int ours = sc->id.len == ni && !strncmp(line, sw->digest_line, ni);
-            sc->digest = ours ? 1 : -1;
-            if (sc->digest < 0) break;
-        } else if (k == -1) {
-            sc->header = strcmp(line, sw->header) ? -1 : 1;
-            if (sc->header < 0) break;
-        } else {
-            want.n = 0;
-            if (k < sw->count) point_prefix(sw, row_point(sw, k), &want);
-            if (k >= sw->count || want.oom ||
-                (want.n && strncmp(line, want.s, want.n))) {
-                sc->bad_line = k + 3;
-                break;
-            }
-            sc->rows++;
-        }
-        sc->end += (long)n;
-    }
-    if (sc->header <= 0) sc->end = 0; /* nothing worth keeping */
-    int bad = ferror(f);
-    free(line);
-    free(want.s);
-    fclose(f);
-    return bad ? -1 : 0;
-}
-
-/* 1 if the scanned file holds something and is not this sweep's: another
- * digest, or a complete first line that is no digest (a file cut inside
- * its digest line, or empty, is not foreign: it is started afresh). */
-static int foreign(const scan *sc) {
-    return sc->digest < 0 || (sc->digest == 0 && sc->nonempty &&
-                              !(sc->trailing && sc->header == 0 &&
-                                sc->first_cut));
-}
-
-/* "PATH: write error: why" for the rows' output ("write error: why" for
- * the stream). */
-static int out_error(const sweep *sw, int e, char *err, size_t errlen) {
-    if (!sw->spec->out)
-        return msg_set(err, errlen, MSG_EIO, "write error: %s",
-                       strerror(e));
-    return msg_set(err, errlen, MSG_EIO, "%s: write error: %s",
-                   sw->partial ? sw->partial : sw->spec->out, strerror(e));
-}
-
-/* The input error of a file written by another sweep (or none), or
- * holding another shard of this one. */
-static int other_sweep(const sweep *sw, const char *path, const scan *sc,
-                       char *err, size_t errlen) {
-    if (!sc->digest)
-        return msg_set(err, errlen, MSG_EINPUT, "%s: no sweep digest "
-                       "(expected a first line %.*s)", path, (int)sw->id.len,
-                       sw->digest_line);
-    if (sc->id.digest == sw->digest) {
-        char has[64], want[64];
-        sweepfile_describe(&sc->id, has, sizeof has);
-        sweepfile_describe(&sw->id, want, sizeof want);
-        return msg_set(err, errlen, MSG_EINPUT, "%s: holds %s, not %s (same "
-                       "sweep)", path, has, want);
-    }
-    return msg_set(err, errlen, MSG_EINPUT, "%s: written by another "
-                   "scenario or sweep (digest %016" PRIx64 " in the file, "
-                   "%016" PRIx64 " for this sweep)", path, sc->id.digest,
-                   sw->digest);
-}
-
-/* The input error of a partial file that is not a regular file. */
-static int not_regular(const char *path, char *err, size_t errlen) {
-    return msg_set(err, errlen, MSG_EINPUT, "%s: not a regular file (a "
-                   "symbolic link, FIFO or device there is never written "
-                   "through; remove it)", path);
-}
-
-/* "PATH: cannot write: why", an input error for a name too long. */
-static int write_error(const char *path, int e, char *err, size_t errlen) {
-    return msg_set(err, errlen, e == ENAMETOOLONG ? MSG_EINPUT
-                   : MSG_EIO, "%s: cannot write: %s", path,
-                   strerror(e));
-}
-
-/* Opens TARGET.partial for writing, without truncating, and locks it
- * against another sweep. */
-static int open_partial(sweep *sw, char *err, size_t errlen) {
-    /* Never through a link, a FIFO or a device: the file is truncated,
-     * rewritten and renamed over OUT (O_NONBLOCK: a FIFO does not hang the
-     * open; it is refused just below). */
-    int fd = open(sw->partial, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
-                  O_NONBLOCK, 0666);
-    struct stat st;
-    if (fd < 0 && (errno == ELOOP || errno == ENXIO)) /* link; FIFO */
-        return not_regular(sw->partial, err, errlen);
-    if (fd < 0) return write_error(sw->partial, errno, err, errlen);
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
-        close(fd);
-        return not_regular(sw->partial, err, errlen);
-    }
-    struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    if (fcntl(fd, F_SETLK, &lk)) {
-        close(fd);
-        return msg_set(err, errlen, MSG_EFAIL, "%s: in use by another "
-                      "sweep", sw->partial);
-    }
-    sw->own_partial = 1;
-    if (!(sw->f = fdopen(fd, "w"))) {
-        close(fd);
-        return write_error(sw->partial, errno, err, errlen);
-    }
-    return MSG_OK;
-}
-
-/* What TARGET.partial holds that a resumed sweep keeps: *keep bytes (0:
- * start afresh, digest and header included) making sw->kept rows. */
-static int check_partial(sweep *sw, long *keep, char *err, size_t errlen) {
-    scan sc;
-    *keep = 0;
-    if (scan_file(sw, sw->partial, &sc))
-        return msg_set(err, errlen, MSG_EIO, "%s: cannot read: %s",
-                      sw->partial, strerror(errno));
-    if (foreign(&sc)) return other_sweep(sw, sw->partial, &sc, err, errlen);
-    if (sc.header < 0)
-        return msg_set(err, errlen, MSG_EINPUT, "%s: header differs from "
-                      "this sweep", sw->partial);
-    if (sc.bad_line)
-        return msg_set(err, errlen, MSG_EINPUT, "%s:%lld: row differs from "
-                      "this sweep", sw->partial, (long long)sc.bad_line);
-    *keep = sc.end; /* 0 when missing, empty or cut inside the header */
-    sw->kept = sc.rows;
-    return MSG_OK;
-}
-
-/* Sets up sw->f.  Returns MSG_OK, or 1 when OUT is already complete
- * (resume: nothing to do), or an error. */
-static int open_output(sweep *sw, char *err, size_t errlen) {
-    const sweep_spec *s = sw->spec;
-    int rc, fresh = 1;
-    if (!s->out) {
-        if (s->resume || s->nshards)
-            return msg_set(err, errlen, MSG_EINPUT, "%s needs an output "
-                           "file", s->resume ? "resuming" : "a shard");
-        sw->f = s->stream;
-    } else {
-        outfile_mode mode;
-        if ((rc = outfile_resolve(s->out, &sw->target, &mode, err, errlen)))
-            return rc;
-        if (mode == OUTFILE_THROUGH) { /* a device or FIFO: no partial */
-            if (s->resume)
-                return msg_set(err, errlen, MSG_EINPUT, "%s: not a "
-                               "regular file: nothing to resume", s->out);
-            int fd = outfile_open_through(sw->target);
-            if (fd < 0 || !(sw->f = fdopen(fd, "w"))) {
-                int e = errno;
-                if (fd >= 0) close(fd);
-                return write_error(s->out, e, err, errlen);
-            }
-            sw->through = 1;
-        } else {
-            scan sc;
-            if (s->resume && !scan_file(sw, sw->target, &sc)) {
-                if (foreign(&sc))
-                    return other_sweep(sw, s->out, &sc, err, errlen);
-                if (sc.header > 0 && sc.rows == sw->count && !sc.trailing)
-                    return 1;
-            }
-            size_t n = strlen(sw->target);
-            if (!(sw->partial = malloc(n + sizeof ".partial")))
-                return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-            memcpy(sw->partial, sw->target, n);
-            memcpy(sw->partial + n, ".partial", sizeof ".partial");
-            /* Read before locking: closing any descriptor of the file
-             * would drop our lock. */
-            long keep = 0;
-            if ((s->resume && (rc = check_partial(sw, &keep, err, errlen))) ||
-                (rc = open_partial(sw, err, errlen)))
-                return rc;
-            if (ftruncate(fileno(sw->f), keep) || fseek(sw->f, keep, SEEK_SET))
-                return write_error(sw->partial, errno, err, errlen);
-            fresh = keep == 0;
-        }
-    }
-    sw->written = sw->kept;
-    if (fresh && s->out) fputs(sw->digest_line, sw->f);
-    else if (fresh && *sw->gbit_note) /* a stream: the line, no identity */
-        fprintf(sw->f, "%s%s", SWEEPFILE_STREAM_PREFIX,
-                sw->digest_line + sw->id.len);
-    if (fresh) fputs(sw->header, sw->f);
-    if (fflush(sw->f))
-        return out_error(sw, errno, err, errlen);
-    return MSG_OK;
 }
 
 /* ---------------------------------------------------------------------
@@ -757,7 +449,7 @@ static void drain(sweep *sw) {
             fputs(row, sw->f);
             if (fflush(sw->f)) {
                 char msg[ERR_MAX];
-                out_error(sw, errno, msg, sizeof msg);
+                sweep__out_error(sw, errno, msg, sizeof msg);
                 record_failure(sw, sw->written, MSG_EIO, msg);
             }
         }
@@ -792,7 +484,7 @@ const char *sweep_partial(const sweep *sw) { return sw->partial; }
  * without any lock. */
 int sweep_compute(const sweep *sw, int64_t j, char **row, char *err,
                   size_t errlen) {
-    int64_t p = row_point(sw, j);
+    int64_t p = sweep__row_point(sw, j);
     scn_config *cfg = malloc(sizeof *cfg);
     int rc = cfg ? MSG_OK : msg_set(err, errlen, MSG_ENOMEM,
                                     "out of memory");
@@ -854,31 +546,6 @@ static int run_all(sweep *sw, char *err, size_t errlen) {
     return rc;
 }
 
-/* Closes the output; fsyncs TARGET.partial and renames it to TARGET on
- * success, removes it on failure unless resuming. */
-static int finish(sweep *sw, int rc, char *err, size_t errlen) {
-    const sweep_spec *s = sw->spec;
-    if (!sw->f) return rc;
-    if (sw->f == s->stream) {
-        if (!rc && (fflush(sw->f) || ferror(sw->f)))
-            rc = out_error(sw, errno ? errno : EIO, err, errlen);
-        return rc;
-    }
-    errno = 0;
-    int bad = fflush(sw->f) != 0 || ferror(sw->f);
-    if (!bad && sw->partial && fsync(fileno(sw->f))) bad = 1;
-    int e = errno ? errno : EIO;
-    if (!rc && bad) rc = out_error(sw, e, err, errlen);
-    /* Renamed while the descriptor still holds the lock: closing first
-     * would let another sweep take the file between close and rename. */
-    if (!rc && sw->partial && rename(sw->partial, sw->target))
-        rc = write_error(s->out, errno, err, errlen);
-    if (fclose(sw->f) && !rc) rc = out_error(sw, errno, err, errlen);
-    sw->f = NULL;
-    if (rc && sw->own_partial && !s->resume) unlink(sw->partial);
-    return rc;
-}
-
 static void sweep_free(sweep *sw) {
     for (int k = 0; k < sw->ndim; k++) grid_free(&sw->dim[k].vals);
     for (int v = 0; v < SCN_MAX_VARIANTS; v++) scn_doc_free(sw->doc[v]);
@@ -905,7 +572,7 @@ int sweep_run(const sweep_spec *s, char *err, size_t errlen) {
         return rc;
     }
     if (!rc) rc = validate(sw, err, errlen);
-    if (!rc) rc = open_output(sw, err, errlen);
+    if (!rc) rc = sweep__open_output(sw, err, errlen);
     if (rc > 0) {
         if (s->log)
             fprintf(s->log, "%s: already complete (%lld rows); nothing to "
@@ -913,7 +580,7 @@ int sweep_run(const sweep_spec *s, char *err, size_t errlen) {
         rc = MSG_OK;
     } else {
         if (!rc) rc = run_all(sw, err, errlen);
-        rc = finish(sw, rc, err, errlen);
+        rc = sweep__finish(sw, rc, err, errlen);
     }
     sweep_free(sw);
     return rc;

@@ -89,14 +89,16 @@ START_TEST(test_lines) {
 }
 END_TEST
 
-START_TEST(test_wrap_and_slot) {
+START_TEST(test_wrap_and_nested) {
     begin();
     jw_object(&w, NULL);
     jw_int(&w, "a", 1);
     jw_wrap(&w, 3);
     jw_int(&w, "b", 2);
     jw_int(&w, "c", 3);
-    fputs("{\"x\": 0}", jw_slot(&w, "d"));
+    jw_object(&w, "d");
+    jw_int(&w, "x", 0);
+    jw_end(&w);
     jw_lines(&w, "e", '[', 0, 0);
     jw_end(&w);
     jw_end(&w);
@@ -104,13 +106,30 @@ START_TEST(test_wrap_and_slot) {
 }
 END_TEST
 
+/* A document far longer than the writer's buffer arrives whole, in order,
+ * and only once the document ends. */
+START_TEST(test_long_document) {
+    begin();
+    jw_lines(&w, NULL, '[', 0, 0);
+    for (int i = 0; i < 5000; i++) jw_int(&w, NULL, i);
+    jw_end(&w);
+    char *want = malloc(64 * 5000), *p = want;
+    p += sprintf(p, "[");
+    for (int i = 0; i < 5000; i++) p += sprintf(p, "%s\n%d", i ? "," : "", i);
+    sprintf(p, "\n]\n");
+    is(want);
+    free(want);
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("jw");
     TCase *tc = tcase_create("jw");
     tcase_add_test(tc, test_escape);
+    tcase_add_test(tc, test_long_document);
     tcase_add_test(tc, test_numbers);
     tcase_add_test(tc, test_lines);
-    tcase_add_test(tc, test_wrap_and_slot);
+    tcase_add_test(tc, test_wrap_and_nested);
     suite_add_tcase(s, tc);
     return s;
 }

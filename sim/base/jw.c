@@ -6,38 +6,77 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "sim/base/msg.h"
+
+/* Bytes into the writer's buffer, which goes to the stream when full,
+ * and at the end of the document:
+ * a trace writes millions of short pieces, and one fwrite per buffer
+ * costs a fraction of one stdio call per piece. */
+static void flush(jw *w) {
+    if (w->len) fwrite(w->buf, 1, w->len, w->f);
+    w->len = 0;
+}
+
+static void put(jw *w, const char *s, size_t n) {
+    if (w->len + n > sizeof w->buf) {
+        flush(w);
+        if (n > sizeof w->buf) {
+            fwrite(s, 1, n, w->f);
+            return;
+        }
+    }
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+}
+
+static void putch(jw *w, char c) {
+    if (w->len == sizeof w->buf) flush(w);
+    w->buf[w->len++] = c;
+}
+
+static void puts_(jw *w, const char *s) { put(w, s, strlen(s)); }
 
 void jw_init(jw *w, FILE *f) {
     w->f = f;
     w->depth = 0;
     w->wrap = -1;
+    w->len = 0;
 }
 
-void jw_escape(FILE *f, const char *s) {
-    fputc('"', f);
+/* The escaped, quoted form of s (see jw_escape) into the buffer. */
+static void escape(jw *w, const char *s) {
+    putch(w, '"');
     for (;;) {
-        /* a run of bytes that need no escape, in one write (a trace has
-         * millions of strings) */
+        /* a run of bytes that need no escape, copied at once */
         const char *run = s;
         while ((unsigned char)*s >= 0x20 && *s != '"' && *s != '\\') s++;
-        if (s > run) fwrite(run, 1, (size_t)(s - run), f);
+        if (s > run) put(w, run, (size_t)(s - run));
         if (!*s) break;
         unsigned char ch = (unsigned char)*s++;
         if (ch == '"' || ch == '\\') {
-            fputc('\\', f);
-            fputc(ch, f);
+            putch(w, '\\');
+            putch(w, (char)ch);
         } else {
-            fprintf(f, "\\u%04x", ch);
+            char u[8];
+            snprintf(u, sizeof u, "\\u%04x", ch);
+            puts_(w, u);
         }
     }
-    fputc('"', f);
+    putch(w, '"');
 }
 
-static void spaces(FILE *f, int n) {
+void jw_escape(FILE *f, const char *s) {
+    jw w;
+    jw_init(&w, f);
+    escape(&w, s);
+    flush(&w);
+}
+
+static void spaces(jw *w, int n) {
     static const char blank[] = "                ";
-    for (; n > 0; n -= 16) fwrite(blank, 1, n < 16 ? (size_t)n : 16, f);
+    for (; n > 0; n -= 16) put(w, blank, n < 16 ? (size_t)n : 16);
 }
 
 /* What comes before the next member or element of the innermost
@@ -46,16 +85,16 @@ static void spaces(FILE *f, int n) {
 static void separate(jw *w) {
     if (w->depth == 0) return; /* the document itself */
     jw_level *l = &w->lv[w->depth - 1];
-    if (l->n++) fputc(',', w->f);
+    if (l->n++) putch(w, ',');
     if (w->wrap >= 0) {
-        fputc('\n', w->f);
-        spaces(w->f, w->wrap);
+        putch(w, '\n');
+        spaces(w, w->wrap);
         w->wrap = -1;
     } else if (l->indent >= 0) {
-        fputc('\n', w->f);
-        spaces(w->f, l->indent);
+        putch(w, '\n');
+        spaces(w, l->indent);
     } else if (l->n > 1) {
-        fputc(' ', w->f);
+        putch(w, ' ');
     }
 }
 
@@ -63,15 +102,15 @@ static void separate(jw *w) {
 static void start(jw *w, const char *key) {
     separate(w);
     if (key) {
-        jw_escape(w->f, key);
-        fputs(": ", w->f);
+        escape(w, key);
+        put(w, ": ", 2);
     }
 }
 
 static void open_container(jw *w, const char *key, char bracket, int indent,
                  int close_indent) {
     start(w, key);
-    fputc(bracket, w->f);
+    putch(w, bracket);
     if (w->depth == JW_MAX_DEPTH) return; /* beyond the contract */
     w->lv[w->depth++] = (jw_level){bracket == '{' ? '}' : ']', indent,
                                    close_indent, 0};
@@ -91,11 +130,14 @@ void jw_end(jw *w) {
     const jw_level *l = &w->lv[--w->depth];
     w->wrap = -1;
     if (l->indent >= 0) {
-        fputc('\n', w->f);
-        spaces(w->f, l->close_indent);
+        putch(w, '\n');
+        spaces(w, l->close_indent);
     }
-    fputc(l->close, w->f);
-    if (w->depth == 0) fputc('\n', w->f);
+    putch(w, l->close);
+    if (w->depth == 0) {
+        putch(w, '\n');
+        flush(w);
+    }
 }
 
 void jw_wrap(jw *w, int indent) { w->wrap = indent; }
@@ -103,42 +145,41 @@ void jw_wrap(jw *w, int indent) { w->wrap = indent; }
 void jw_num(jw *w, const char *key, double x) {
     char buf[MSG_NUM_MAX];
     start(w, key);
-    if (isinf(x)) fputs(x > 0 ? "\"inf\"" : "\"-inf\"", w->f);
-    else if (isnan(x)) fputs("null", w->f);
-    else fputs(msg_number(x, buf), w->f);
+    if (isinf(x)) puts_(w, x > 0 ? "\"inf\"" : "\"-inf\"");
+    else if (isnan(x)) puts_(w, "null");
+    else puts_(w, msg_number(x, buf));
 }
 
 void jw_int(jw *w, const char *key, long long x) {
     start(w, key);
-    fprintf(w->f, "%lld", x);
+    char buf[24];
+    snprintf(buf, sizeof buf, "%lld", x);
+    puts_(w, buf);
 }
 
 void jw_u64(jw *w, const char *key, uint64_t x) {
     start(w, key);
-    fprintf(w->f, "%" PRIu64, x);
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRIu64, x);
+    puts_(w, buf);
 }
 
 void jw_bool(jw *w, const char *key, int x) {
     start(w, key);
-    fputs(x ? "true" : "false", w->f);
+    puts_(w, x ? "true" : "false");
 }
 
 void jw_null(jw *w, const char *key) {
     start(w, key);
-    fputs("null", w->f);
+    puts_(w, "null");
 }
 
 void jw_str(jw *w, const char *key, const char *s) {
     start(w, key);
-    jw_escape(w->f, s);
+    escape(w, s);
 }
 
 void jw_raw(jw *w, const char *key, const char *json) {
     start(w, key);
-    fputs(json, w->f);
-}
-
-FILE *jw_slot(jw *w, const char *key) {
-    start(w, key);
-    return w->f;
+    puts_(w, json);
 }

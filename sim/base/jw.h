@@ -23,6 +23,9 @@
  * "-inf" (as scenarios spell them) and NaN, a value that does not exist,
  * as null.  Strings go through jw_escape.  The writer never fails: write
  * errors stay in the stream (ferror), for the caller's commit to see.
+ * It buffers: its bytes reach the stream when its buffer fills, at the
+ * end of the document (the outermost jw_end), so nothing else may write
+ * to the stream while a document is open.
  */
 #ifndef DILOSIM_JW_H
 #define DILOSIM_JW_H
@@ -45,6 +48,8 @@ typedef struct {
     int depth;          /* open containers */
     int wrap;           /* >= 0: the next separator breaks the line here */
     jw_level lv[JW_MAX_DEPTH];
+    size_t len;         /* bytes in buf, not yet written to f */
+    char buf[4096];
 } jw;
 
 /* Starts a document on f. */
@@ -87,9 +92,5 @@ void jw_str(jw *w, const char *key, const char *s);
  * trace's microseconds): put as it is. */
 void jw_raw(jw *w, const char *key, const char *json);
 
-/* Writes the separator and key of a member whose value the caller then
- * writes itself, one whole JSON value, to the returned stream (a module
- * with its own object writer, such as mem_write_json). */
-FILE *jw_slot(jw *w, const char *key);
 
 #endif

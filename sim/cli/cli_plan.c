@@ -649,7 +649,7 @@ static void json_method(jw *w, const plan_result *r, const plan_method *m) {
     if (r->explain) {
         json_assumptions(w, m);
         jw_wrap(w, 5);
-        if (m->has_memory) mem_write_json(jw_slot(w, "memory_per_worker"),
+        if (m->has_memory) mem_write_json(w, "memory_per_worker",
                                           &m->memory);
         else jw_null(w, "memory_per_worker");
     }

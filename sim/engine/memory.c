@@ -170,20 +170,20 @@ double mem_bytes_per_param(const mem_worker *m) {
     return m->params ? (double)m->accelerator_bytes / (double)m->params : 0;
 }
 
-void mem_write_json(FILE *f, const mem_worker *m) {
-    char num[MSG_NUM_MAX];
-    fprintf(f, "{\"parameters_bytes\": %" PRIu64 ", \"gradients_bytes\": %"
-            PRIu64 ", \"inner_optimizer_bytes\": %" PRIu64 ", "
-            "\"outer_parameters_bytes\": %" PRIu64 ", "
-            "\"outer_momentum_bytes\": %" PRIu64 ", \"accelerator_bytes\": %"
-            PRIu64 ", \"bytes_per_param\": %s, \"offload_outer\": %s",
-            m->parameters_bytes, m->gradients_bytes, m->inner_optimizer_bytes,
-            m->outer_parameters_bytes, m->outer_momentum_bytes,
-            m->accelerator_bytes, msg_number(mem_bytes_per_param(m), num),
-            m->offload ? "true" : "false");
-    if (m->offload)
-        fprintf(f, ", \"host_bytes\": %" PRIu64 ", \"fragments_in_flight\": "
-                "%d, \"fragment_params\": %" PRIu64, m->host_bytes,
-                m->in_flight, m->fragment_params);
-    fputc('}', f);
+void mem_write_json(jw *w, const char *key, const mem_worker *m) {
+    jw_object(w, key);
+    jw_u64(w, "parameters_bytes", m->parameters_bytes);
+    jw_u64(w, "gradients_bytes", m->gradients_bytes);
+    jw_u64(w, "inner_optimizer_bytes", m->inner_optimizer_bytes);
+    jw_u64(w, "outer_parameters_bytes", m->outer_parameters_bytes);
+    jw_u64(w, "outer_momentum_bytes", m->outer_momentum_bytes);
+    jw_u64(w, "accelerator_bytes", m->accelerator_bytes);
+    jw_num(w, "bytes_per_param", mem_bytes_per_param(m));
+    jw_bool(w, "offload_outer", m->offload);
+    if (m->offload) {
+        jw_u64(w, "host_bytes", m->host_bytes);
+        jw_int(w, "fragments_in_flight", m->in_flight);
+        jw_u64(w, "fragment_params", m->fragment_params);
+    }
+    jw_end(w);
 }

@@ -41,6 +41,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sim/base/jw.h"
 #include "sim/config/scenario.h"
 
 #define MEM_PARAM_BYTES 2    /* bf16 parameters */
@@ -90,10 +91,11 @@ int mem_largest_fragment(const scn_config *c, const sched_spec *s,
  * parameters). */
 double mem_bytes_per_param(const mem_worker *m);
 
-/* Writes m as one JSON object on one line, without a newline: the five
+/* Writes m as member key (NULL: an element) of w's open container, one
+ * inline JSON object: the five
  * *_bytes parts, "accelerator_bytes", "bytes_per_param", "offload_outer",
  * and with offloading "host_bytes", "fragments_in_flight" and
  * "fragment_params". */
-void mem_write_json(FILE *f, const mem_worker *m);
+void mem_write_json(jw *w, const char *key, const mem_worker *m);
 
 #endif

@@ -181,7 +181,7 @@ static void workers(jw *w, const scn_config *c, const run_result *r) {
     if (mem_worker_of(c, &mem, err, sizeof err)) {
         jw_null(w, "memory_per_worker");
     } else {
-        mem_write_json(jw_slot(w, "memory_per_worker"), &mem);
+        mem_write_json(w, "memory_per_worker", &mem);
         offloaded = mem.offload;
     }
     jw_lines(w, "per_worker", '[', 4, 2);

@@ -2,7 +2,7 @@
  * bench_coupled.c -- what the event engine costs a training run: the same
  * training (Streaming DiLoCo and DP, two replicas of a transformer d 128,
  * 4 blocks, batch 8 x 64 tokens, 60 steps, 2 threads) driven by a coupled
- * run (sim/coupled.h: the timing world of a 1B model at 10 Gbit/s, with
+ * run (sim/adapter/coupled.h: the timing world of a 1B model at 10 Gbit/s, with
  * and without stragglers) and by the lockstep trainer, in the same
  * process, alternately, best of 3 each.  Prints the coupled run's
  * overhead over lockstep as a ratio; goal: at most 5%.

@@ -7,7 +7,7 @@
  * own inner optimizer state and data shard.  The trainer keeps the outer
  * parameters and outer momentum; fragment f owns the slice of them that
  * covers its units.  The schedule (which fragment is taken and applied
- * after which step, which layers a fragment holds) is models/schedule.h,
+ * after which step, which layers a fragment holds) is sim/base/schedule.h,
  * never re-derived here.
  *
  * Units and fragments.  A model's parameters are cut into units (nn:

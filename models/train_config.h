@@ -4,7 +4,7 @@
  *
  * Kept apart from the trainer's calls so that a scenario loader can hold
  * a train_config without seeing the trainer: only the coupled-run adapter
- * (sim/coupled.c) drives one.
+ * (sim/adapter/coupled.c) drives one.
  */
 #ifndef DILOSIM_TRAIN_CONFIG_H
 #define DILOSIM_TRAIN_CONFIG_H

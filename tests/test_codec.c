@@ -1,6 +1,6 @@
 /*
  * test_codec.c -- wire formats: sizes, byte layout, rounding and error
- * bounds of every codec (see models/codec.h for the definitions tested).
+ * bounds of every codec (see sim/base/codec.h for the definitions tested).
  */
 #include "sim/base/codec.h"
 

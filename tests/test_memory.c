@@ -262,7 +262,7 @@ START_TEST(run_json_memory) {
 END_TEST
 
 /* The run measures the outer state on each accelerator from the host
- * copies it simulates (sim/offload.h); with copies that take no time it
+ * copies it simulates (sim/engine/offload.h); with copies that take no time it
  * is the closed form (a fragment stays from the start of its take step
  * until its merge after the apply step): 36 fragments 2 or 3 steps apart
  * in flight for 2 steps (one at a time), outer overlap (every fragment

@@ -10,7 +10,7 @@
  * downloaded and rejoined, where a worker stalled.  Derivations that
  * found engine defects are kept at the end as DEFECT (fixed) cases.
  *
- * Conventions of the engine used in the derivations (sim/run.c, docs/model.md):
+ * Conventions of the engine used in the derivations (sim/engine/run.c, docs/model.md):
  *  - a step is 3L ops on one stream: forward 0..L-1, then per layer
  *    L-1..0 the two backward halves (activations first by default); with
  *    the default split every op of a 1.2 s, 4-layer step lasts 0.1 s, so

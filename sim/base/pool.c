@@ -95,7 +95,7 @@ pool *pool_new(int threads) {
     pthread_cond_init(&p->go, NULL);
     pthread_cond_init(&p->done, NULL);
     /* Workers inherit a mask that blocks the termination signals, so a
-     * handler (sim/outfile's temp-file cleanup) runs on the threads that
+     * handler (sim/out/outfile's temp-file cleanup) runs on the threads that
      * own the state it reads, never on a worker. */
     sigset_t block, old;
     sigemptyset(&block);

@@ -1,7 +1,7 @@
 /*
  * cli_merge.c -- `dilosim merge`: the shards of a sweep joined into the
  * file the whole sweep writes (the work is sweepfile_merge's; see
- * sim/sweepfile.h).
+ * sim/study/sweepfile.h).
  */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * cli_sweep.c -- `dilosim sweep`: a grid of scenarios run in parallel,
- * one CSV row each (the work is sweep_run's; see sim/sweep.h).
+ * one CSV row each (the work is sweep_run's; see sim/study/sweep.h).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * cli_train.c -- `dilosim train`: a coupled run (sim/coupled.h).  The
+ * cli_train.c -- `dilosim train`: a coupled run (sim/adapter/coupled.h).  The
  * scenario's timing world runs on the event engine and decides when each
  * replica of the "train" section steps, sends and merges; the small model
  * trains for real at those instants.  One CSV row of losses, bytes and

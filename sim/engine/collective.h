@@ -57,9 +57,9 @@
  * to pay it: it still completes at once).
  *
  * The life of a reduction, the functions it goes through in order (the
- * static ones are collective.c's; the engine's side is in run.c: an op
- * completes, on_op_done -> arrive; the last member's arrival,
- * reduction_submit -> stream_kick -> coll_submit):
+ * static ones are collective.c's; the engine's side is in worker.c and
+ * sync.c: an op completes, worker_op_done -> arrive_next -> sync_arrive; the last
+ * member's arrival, reduction_submit -> stream_kick -> coll_submit):
  *   coll_submit        queues the job (its bytes, tag and member mask);
  *   start_next         if the stream is idle, the head job starts:
  *   restart_head       its members in ring order, its steps, whether an
@@ -76,14 +76,14 @@
  *                      (the connection keeps its window and last send);
  *                      with coll_set_member_done, members_done ->
  *                      member_has_it -> the member-done callback (the
- *                      engine's on_member_done) for each member that now
+ *                      engine's sync_member_done) for each member that now
  *                      has all of its result; once the step's last flow
  *                      is over, launch_step for the next step, or after
  *                      the last one
  *   finish_head        end_alike (the shortcut's bytes onto the net's
  *                      counters), the job leaves the queue, the done
  *                      callback given to coll_new (the engine's
- *                      on_coll_done -> reduction_done, stream_kick: the
+ *                      sync_coll_done -> reduction_done, stream_kick: the
  *                      next reduction may be submitted from inside it),
  *                      then start_next for the next queued job.
  * A member removed on the way (coll_remove_member) cancels the step
@@ -134,7 +134,7 @@ void coll_free(coll *c);
 
 /* Queues an all-reduce of `bytes` among the members (a bitmask array of
  * nworkers bytes, nonzero = member, copied).  Returns 0, or MSG_ENOMEM
- * (models/msg.h). */
+ * (sim/base/msg.h). */
 int coll_submit(coll *c, int64_t now, uint64_t bytes, const uint8_t *members,
                 uint64_t tag);
 

@@ -28,7 +28,7 @@ typedef struct {
     uint64_t next_seq;
 } eq_queue;
 
-/* Initialises an empty queue. Returns 0, or MSG_ENOMEM (models/msg.h). */
+/* Initialises an empty queue. Returns 0, or MSG_ENOMEM (sim/base/msg.h). */
 int eq_init(eq_queue *q, uint32_t capacity_hint);
 void eq_free(eq_queue *q);
 

@@ -177,7 +177,7 @@ typedef struct {
     void (*progress)(void *ctx, double fraction);    /* NULL: none; called
                                                         about 100 times */
     void *progress_ctx;
-    /* NULL: none.  Returns 0 to go on, or a negative code of models/msg.h
+    /* NULL: none.  Returns 0 to go on, or a negative code of sim/base/msg.h
      * with a one-line message in err: the run stops and run_simulate
      * returns that code and message. */
     int (*observe)(void *ctx, const run_event *e, char *err, size_t errlen);
@@ -188,7 +188,7 @@ typedef struct {
  * filled (out->finished 0 and out->stop_reason when the run could not go
  * to its end: DP rolling back forever, failures faster than recovery,
  * a transfer that never completes, time past RUN_TIME_MAX_NS), or a
- * negative code of models/msg.h with a one-line message in err, passed
+ * negative code of sim/base/msg.h with a one-line message in err, passed
  * through unchanged from where it arose:
  *   MSG_EINPUT  the config cannot be run (a method schedule it cannot
  *               follow, a bad fault trace file)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The cost file goes through the scenario's strict JSON reader (sim/json.h):
+/* The cost file goes through the scenario's strict JSON reader (sim/config/json.h):
  * errors are "file:line:col: key: what is wrong (expected ...)". */
 #define COST_MAX_BYTES (64 << 10)
 #define COST_MAX 1e15 /* prices and counts */

@@ -10,7 +10,7 @@
  *   output    OUT.partial created (or, resuming, checked and cut after its
  *             last complete row) and locked against a second sweep
  *             (sweep_out.c, which also commits it);
- *   run       the worker pool (models/pool.h), or the spec's runner, takes
+ *   run       the worker pool (sim/base/pool.h), or the spec's runner, takes
  *             rows in order (a shard's rows are every N-th point); a
  *             finished row (sweep_compute) is delivered (sweep_deliver)
  *             to a reorder buffer until every earlier row is written,

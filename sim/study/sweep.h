@@ -87,7 +87,7 @@
  * each point copies that document (scn_doc_load), so "-" (standard input)
  * works for a scenario without variants or with exactly one --variant.
  *
- * Threads: the worker pool (models/pool.h) hands points out in order; the
+ * Threads: the worker pool (sim/base/pool.h) hands points out in order; the
  * worker that finishes a point writes every row that is now next in
  * order.  Points load and run in parallel.
  *
@@ -141,7 +141,7 @@ typedef struct {
     int worker;                        /* 1: plan and call the runner only */
 } sweep_spec;
 
-/* Runs the sweep.  Returns 0, or a MSG_E* code (models/msg.h) with one
+/* Runs the sweep.  Returns 0, or a MSG_E* code (sim/base/msg.h) with one
  * line in err: MSG_EINPUT for a bad spec, key, variant, point value or
  * scenario, a resume file of another sweep, a name too long; MSG_ENOMEM,
  * MSG_EIO (a file that cannot be read or written), MSG_EFAIL (OUT.partial

@@ -77,7 +77,7 @@ int64_t sweepfile_rows(int64_t npoints, int k, int n);
 int sweepfile_parse_shard(const char *s, int *k, int *n);
 
 /* Merges the shard files parts[0..nparts-1] (any order) into out (NULL
- * or "-": stdout, through sim/outfile.h: written whole or not at all).
+ * or "-": stdout, through sim/out/outfile.h: written whole or not at all).
  * The parts must be the shards 1..N of one N of one sweep (same digest),
  * each once, each complete (its header and every row, each ending with
  * its newline), with the same header.  Returns 0, or MSG_EINPUT with

@@ -29,7 +29,7 @@
 #define MEMO_MAX (2 * MAX_ITER + 4)
 #define REACH_EPS 1e-12     /* f >= this where CU >= c: see excess() */
 
-/* ---- parallel for (models/pool.h) ------------------------------------- */
+/* ---- parallel for (sim/base/pool.h) ------------------------------------- */
 
 /* Serializes the progress callbacks of every count (a count is used by
  * one computation at a time; the lock only orders its calls). */

@@ -73,7 +73,7 @@
 
 /*
  * Errors: every function below returns 0 or a negative MSG_E* code
- * (models/msg.h) with a one-line message, and passes the codes of the
+ * (sim/base/msg.h) with a one-line message, and passes the codes of the
  * loader, of run_simulate and of a table_cu_fn through unchanged:
  * MSG_EINPUT is the user's input (exit 2), any other code a runtime
  * failure (exit 1); msg_exit_status maps them.
@@ -331,7 +331,7 @@ int table_parse_numbers(const char *label, const char *spec, int max,
                         double **out, int *n, char *err, size_t errlen);
 
 /* Runs task(ctx, i, ...) for i = 0..n-1 on min(jobs, n) threads of the
- * worker pool (models/pool.h; jobs <= 0: pool_cpu_count()), handing out
+ * worker pool (sim/base/pool.h; jobs <= 0: pool_cpu_count()), handing out
  * i in increasing order.  After a
  * failure no new task starts; since every lower i has started by then,
  * the return is deterministic: 0, or the code and message of the failing

@@ -1,6 +1,6 @@
 /*
  * fuzz_cost.c -- libFuzzer target: the cost file of `dilosim plan --cost`
- * (plan_cost_parse_n, sim/plan.h).
+ * (plan_cost_parse_n, sim/study/plan.h).
  *
  * Input: the document, any bytes (a NUL byte is a syntax error), in an
  * allocation of exactly its size plus a terminating NUL.

@@ -1,5 +1,5 @@
 /*
- * fuzz_faults.c -- libFuzzer target: the fault-trace parser (sim/faults.h,
+ * fuzz_faults.c -- libFuzzer target: the fault-trace parser (sim/engine/faults.h,
  * trace mode).
  *
  * Input: one byte, then the trace text.  The byte picks the number of

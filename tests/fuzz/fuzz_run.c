@@ -1,10 +1,10 @@
 /*
  * fuzz_run.c -- libFuzzer target: a small bounded run_simulate
- * (sim/run.h) of a fuzzed scenario.
+ * (sim/engine/run.h) of a fuzzed scenario.
  *
  * Input: as fuzz_scenario.c, document \0 variant \0 override ..., where
  * an override that starts with "#trace" is instead a fault trace
- * (sim/faults.h), used in place of the document's failures when it
+ * (sim/engine/faults.h), used in place of the document's failures when it
  * parses.  A scenario that loads is clamped to a tiny world so that one
  * run takes milliseconds: at most 50 steps, 8 workers and 8 layers (the
  * schedule cut down to match and normalised again), unbounded bandwidths

@@ -1,6 +1,6 @@
 /*
  * fuzz_scenario.c -- libFuzzer target: the scenario loader with a variant
- * and --set overrides (sim/scenario.h).
+ * and --set overrides (sim/config/scenario.h).
  *
  * Input: the parts of fuzz.h, cut at NUL bytes:
  *     document \0 variant \0 override \0 override ...

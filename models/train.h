@@ -19,8 +19,8 @@
  *                   blocks, head; sched.layers = units), so the layout
  *                   places the embedding and head like any layer.
  *
- * Semantics (DESIGN.md, "Semantics we fix").  For DiLoCo and Streaming
- * DiLoCo, fragment f's sync taken after inner step t and applied after
+ * Semantics (docs/architecture.md, "Semantics both halves share").  For
+ * DiLoCo and Streaming DiLoCo, fragment f's sync taken after inner step t and applied after
  * step t + tau:
  *   prepare  every participating replica m computes its pseudo-gradient
  *            delta_m = outer - local over the fragment and ENCODES it with

@@ -119,8 +119,9 @@ typedef struct {
 } run_span;
 
 /* What the observer hears: the instants at which a coupled run calls the
- * trainer (DESIGN.md, "Coupled runs").  Every event carries its instant
- * and the run's figures so far; the other fields say what happened:
+ * trainer (docs/architecture.md, "Semantics both halves share").  Every
+ * event carries its instant and the run's figures so far; the other
+ * fields say what happened:
  *
  *   RUN_EV_STEP        worker has passed every gate of `step` (the
  *                      forward of its last layer ended): replica `worker`

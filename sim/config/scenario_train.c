@@ -16,40 +16,21 @@
 
 #include "sim/base/msg.h"
 
-#define PATH_LEN SCN__PATH_LEN
-
-/* The train section's enums. */
-static int p_nn_kind(const char *s, void *o) {
-    static const char *const n[] = {"transformer", "mlp"};
-    int i = msg_parse_name(s, n, 2);
-    if (i < 0) return -1;
-    *(nn_kind *)o = i == 0 ? NN_TRANSFORMER : NN_MLP;
-    return 0;
-}
-static int p_data_kind(const char *s, void *o) {
-    static const char *const n[] = {"markov", "text"};
-    int i = msg_parse_name(s, n, 2);
-    if (i < 0) return -1;
-    *(data_kind *)o = i == 0 ? DATA_MARKOV : DATA_TEXT;
-    return 0;
-}
-static int p_optim(const char *s, void *o) { /* OPTIM_ADAMW 0, SGD 1 */
-    static const char *const n[] = {"adamw", "sgd"};
-    return scn__parse_index(s, o, n, 2);
-}
-static int p_units(const char *s, void *o) { /* TRAIN_MAP_JOIN 0, OWN 1 */
-    static const char *const n[] = {"join", "own"};
-    return scn__parse_index(s, o, n, 2);
-}
-static int p_eval(const char *s, void *o) { /* bit i: SCN_EVAL_* */
-    static const char *const n[] = {"outer", "replica", "average"};
-    return scn__parse_index(s, o, n, 3);
-}
-static const enum_def E_NN_KIND = {"transformer, mlp", p_nn_kind};
-static const enum_def E_DATA_KIND = {"markov, text", p_data_kind};
-static const enum_def E_OPTIM = {"adamw, sgd", p_optim};
-static const enum_def E_UNITS = {"join, own", p_units};
-static const enum_def E_EVAL = {"outer, replica, average", p_eval};
+/* The train section's enums: names[i] is value i, or values[i]. */
+static const char *const nn_kind_names[] = {"transformer", "mlp"};
+static const int nn_kind_values[] = {NN_TRANSFORMER, NN_MLP};
+static const char *const data_kind_names[] = {"markov", "text"};
+static const int data_kind_values[] = {DATA_MARKOV, DATA_TEXT};
+static const char *const optim_names[] = {"adamw", "sgd"}; /* ADAMW 0 */
+static const char *const units_names[] = {"join", "own"}; /* MAP_JOIN 0 */
+static const char *const eval_names[] = {"outer", "replica", "average"};
+static const enum_def E_NN_KIND = {.n = 2, .names = nn_kind_names,
+                                   .values = nn_kind_values};
+static const enum_def E_DATA_KIND = {.n = 2, .names = data_kind_names,
+                                     .values = data_kind_values};
+static const enum_def E_OPTIM = SCN__NAMES(optim_names);
+static const enum_def E_UNITS = SCN__NAMES(units_names);
+static const enum_def E_EVAL = SCN__NAMES(eval_names); /* bit i: SCN_EVAL_* */
 
 /* The numerics ("train"): what spans several keys, the schedule against
  * the trained model and the keys shared with the timing half are

@@ -89,22 +89,6 @@ struct faults {
     plist *trace;   /* MODE_TRACE: each worker's periods */
 };
 
-int faults_parse_dist(const char *name, faults_dist *out) {
-    static const char *const names[] = {"exponential", "weibull"};
-    int i = msg_parse_name(name, names, 2);
-    if (i < 0) return -1;
-    *out = i == 0 ? FAULTS_EXPONENTIAL : FAULTS_WEIBULL;
-    return 0;
-}
-
-const char *faults_dist_name(faults_dist d) {
-    switch (d) {
-    case FAULTS_EXPONENTIAL: return "exponential";
-    case FAULTS_WEIBULL: return "weibull";
-    default: return "?";
-    }
-}
-
 /* Seconds to nanoseconds, rounded to nearest, at least 1, INT64_MAX when
  * out of range (or NaN). */
 static int64_t period_ns(double s) {

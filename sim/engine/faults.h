@@ -18,15 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { FAULTS_EXPONENTIAL, FAULTS_WEIBULL } faults_dist;
-
-typedef struct {
-    double mtbf_s;        /* mean up time, s; 0 = no random failures */
-    double mttr_s;        /* mean down time, s (> 0 when mtbf_s > 0) */
-    faults_dist dist;
-    double weibull_shape; /* k > 0, used with FAULTS_WEIBULL */
-    const char *trace;    /* path of a trace file, or NULL */
-} faults_spec;
+#include "sim/config/kinds.h" /* faults_dist, faults_spec, their names */
 
 typedef struct faults faults;
 
@@ -60,9 +52,5 @@ int faults_trace_parse(const char *text, size_t len, const char *name,
 int faults_trace_load(const char *path, int nworkers, faults_trace **out,
                       char *err, size_t errlen);
 void faults_trace_free(faults_trace *t);
-
-/* Parses "exponential" | "weibull"; returns 0 or -1. */
-int faults_parse_dist(const char *name, faults_dist *out);
-const char *faults_dist_name(faults_dist d);
 
 #endif

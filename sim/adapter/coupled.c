@@ -30,6 +30,8 @@
 #include <string.h>
 
 #include "sim/base/msg.h"
+#include "models/nn.h"
+#include "models/tensor.h"
 #include "models/train.h"
 
 typedef struct {        /* a row waiting for its step to complete */
@@ -566,3 +568,12 @@ int cpl_lockstep(const cpl_options *o, cpl_summary *out, char *err,
     cpl_free(&c);
     return rc;
 }
+
+double cpl_flops_per_step(const train_config *t) {
+    nn_model *m = nn_new(&t->nn, t->batch, t->seq);
+    double f = m ? nn_flops_per_step(m) : 0;
+    nn_free(m);
+    return f;
+}
+
+void cpl_blas_start(void) { tn_blas_start(); }

@@ -109,4 +109,13 @@ int cpl_run(const cpl_options *o, cpl_summary *out, char *err,
 int cpl_lockstep(const cpl_options *o, cpl_summary *out, char *err,
                  size_t errlen);
 
+/* Training FLOPs of one replica's inner step of the train section t
+ * (nn_flops_per_step), from a model built for the purpose; 0 when it
+ * cannot be built. */
+double cpl_flops_per_step(const train_config *t);
+
+/* Ends the BLAS backend's own threads, started as it loaded
+ * (tn_blas_start): what a command calls first, once. */
+void cpl_blas_start(void);
+
 #endif

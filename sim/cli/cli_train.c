@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "sim/base/msg.h"
-#include "models/nn.h"
 #include "sim/cli/cli.h"
 #include "sim/adapter/coupled.h"
 #include "sim/out/outfile.h"
@@ -148,15 +147,6 @@ static int csv_row(const cpl_row *r, void *ctx) {
         return -1;
     }
     return 0;
-}
-
-/* Training FLOPs of one replica's inner step (nn_flops_per_step), from a
- * model built for the purpose; 0 when it cannot be built. */
-static double flops_per_step(const train_config *t) {
-    nn_model *m = nn_new(&t->nn, t->batch, t->seq);
-    double f = m ? nn_flops_per_step(m) : 0;
-    nn_free(m);
-    return f;
 }
 
 static void json_num(FILE *f, const char *key, double x, int last) {
@@ -369,7 +359,7 @@ int cli_train(int argc, char **argv) {
         goto done;
     }
     summary(to_stdout ? stderr : stdout, cfg, s, c.eval, c.sim, host_s,
-            flops_per_step(&cfg->train));
+            cpl_flops_per_step(&cfg->train));
     if (c.sim) say_why(cfg, s, &c);
 done:
     free(s);

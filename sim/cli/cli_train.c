@@ -193,9 +193,11 @@ static void summary_target(FILE *f, const cpl_summary *s, int sim) {
 
 /* The summary: the build, what ran, the final losses, bytes, the
  * simulated run, this machine's time. */
-static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
-                    unsigned eval, int sim, double host_s, double flops) {
-    const train_config *t = &cfg->train;
+static void summary(FILE *f, const scn_config *cfg, const scn_train *tr,
+                    const cpl_summary *s, int sim, double host_s,
+                    double flops) {
+    const train_config *t = &tr->train;
+    unsigned eval = tr->train_eval;
     const cpl_row *r = &s->last;
     double steps = (double)r->step;
     fputs("{\n  \"version\": ", f);
@@ -249,17 +251,18 @@ static int parse_jobs(const cli_options *o, int *out) {
     return cli_count(o, "train", name, 256, out);
 }
 
-/* Loads the scenario into *cfg (the --jobs override applied);
- * CLI_EXIT_INPUT with the message printed, or 0. */
-static int load(const cli_options *o, scn_config *cfg) {
-    int rc = cli_load(o, NULL, 0, cfg);
+/* Loads the scenario into *cfg and its train section into *tr (the
+ * --jobs override applied); CLI_EXIT_INPUT with the message printed, or
+ * 0. */
+static int load(const cli_options *o, scn_config *cfg, scn_train *tr) {
+    int rc = cli_load_train(o, NULL, 0, cfg, tr);
     if (rc) return rc;
-    if (!cfg->has_train) {
+    if (!tr->has_train) {
         fprintf(stderr, "%s: train: missing (dilosim train needs a "
                 "\"train\" section)\n", o->scenario);
         return CLI_EXIT_INPUT;
     }
-    return parse_jobs(o, &cfg->train.threads);
+    return parse_jobs(o, &tr->train.threads);
 }
 
 /* Progress in steps (a cpl_options.progress). */
@@ -275,13 +278,14 @@ static void on_progress(void *ctx, double fraction) {
 
 /* Runs the training, writing the CSV to out (its header even without a
  * row); fills *s and *host_s. */
-static int train_to(outfile *out, const scn_config *cfg, csv_ctx *c,
-                    const char *label, cpl_summary *s, double *host_s,
-                    char *err, size_t errlen) {
+static int train_to(outfile *out, const scn_config *cfg,
+                    const scn_train *tr, csv_ctx *c, const char *label,
+                    cpl_summary *s, double *host_s, char *err,
+                    size_t errlen) {
     steps_progress progress = {.steps = (double)cfg->steps};
     c->csv = out->f;
     cli_progress_start(&progress.bar, label);
-    cpl_options o = {cfg, c->eval, csv_row, c, on_progress, &progress};
+    cpl_options o = {cfg, tr, csv_row, c, on_progress, &progress};
     double t0 = cli_now_s();
     int rc = c->sim ? cpl_run(&o, s, err, errlen)
                     : cpl_lockstep(&o, s, err, errlen);
@@ -324,9 +328,10 @@ int cli_train(int argc, char **argv) {
     int rc = cli_parse("train", help, argc, argv, extra, flags, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
     scn_config *cfg = malloc(sizeof *cfg);
+    scn_train *tr = malloc(sizeof *tr);
     cpl_summary *s = malloc(sizeof *s);
-    if (!cfg || !s) {
-        free(cfg), free(s);
+    if (!cfg || !tr || !s) {
+        free(cfg), free(tr), free(s);
         fprintf(stderr, "dilosim train: out of memory\n");
         return CLI_EXIT_RUNTIME;
     }
@@ -335,14 +340,15 @@ int cli_train(int argc, char **argv) {
     outfile out;
     int to_stdout = !o.out || !strcmp(o.out, "-");
     double host_s = 0;
-    if ((rc = load(&o, cfg))) goto done;
-    c.eval = cfg->train_eval;
+    if ((rc = load(&o, cfg, tr))) goto done;
+    c.eval = tr->train_eval;
     if ((rc = outfile_open(&out, o.out, err, sizeof err))) {
         fprintf(stderr, "dilosim train: %s\n", err);
         rc = msg_exit_status(rc);
         goto done;
     }
-    rc = train_to(&out, cfg, &c, o.scenario, s, &host_s, err, sizeof err);
+    rc = train_to(&out, cfg, tr, &c, o.scenario, s, &host_s, err,
+                  sizeof err);
     if (rc) {
         if (rc == MSG_EIO)
             fprintf(stderr, "dilosim train: %s%s%s\n", to_stdout ? "" : o.out,
@@ -358,11 +364,12 @@ int cli_train(int argc, char **argv) {
         rc = msg_exit_status(rc);
         goto done;
     }
-    summary(to_stdout ? stderr : stdout, cfg, s, c.eval, c.sim, host_s,
-            cpl_flops_per_step(&cfg->train));
+    summary(to_stdout ? stderr : stdout, cfg, tr, s, c.sim, host_s,
+            cpl_flops_per_step(&tr->train));
     if (c.sim) say_why(cfg, s, &c);
 done:
     free(s);
+    free(tr);
     free(cfg);
     return rc;
 }

@@ -26,7 +26,8 @@
  *               schedule (sched_normalize), the run's length in
  *               nanoseconds, the fault trace (parsed here, so a bad trace
  *               is an input error with its line), and the train section
- *               (scenario_train.c).  The shapes of the variants and sweep
+ *               (scenario_train.c), which goes to its own struct
+ *               (scenario_train.h) next to the config.  The shapes of the variants and sweep
  *               sections are scenario_sections.c's.
  *
  * Passes 1 to 3 run once per scn_doc (scn_doc_open); scn_doc_load copies
@@ -118,12 +119,6 @@ void scn_defaults(scn_config *c) {
     c->steps = 1000;
     c->seed = 1;
     c->measure = SCN_MEASURE_RUN;
-
-    c->has_train = 0;
-    train_config_default(&c->train);
-    c->train_data_path[0] = 0;
-    c->train_eval = SCN_EVAL_OUTER;
-    c->target_loss = NAN;
 }
 
 /* The digest of the resolved document: its compact print without the
@@ -153,15 +148,19 @@ uint64_t scn_digest_bytes(const char *s, size_t n) {
     return rng_mix(h ^ n);
 }
 
-/* Pass 4 over the resolved tree: *out on success only. */
-static int validate(ctx *c, const cJSON *root, scn_config *out) {
-    scn_config cfg;
-    scn_defaults(&cfg);
-    if (scn__load_root(c, root, &cfg) || scn__check_config(c, root, &cfg) ||
-        scn__check_train(c, root, &cfg))
+/* Pass 4 over the resolved tree, the train section included: *out (and
+ * *train, when not NULL) on success only. */
+static int validate(ctx *c, const cJSON *root, scn_config *out,
+                    scn_train *train) {
+    scn__out o;
+    scn_defaults(&o.cfg);
+    scn_train_defaults(&o.train);
+    if (scn__load_root(c, root, &o) || scn__check_config(c, root, &o.cfg) ||
+        scn__check_train(c, root, &o.cfg, &o.train))
         return c->rc ? c->rc : MSG_EINPUT;
-    if (digest_doc(root, &cfg.digest)) return oom(c);
-    *out = cfg;
+    if (digest_doc(root, &o.cfg.digest)) return oom(c);
+    *out = o.cfg;
+    if (train) *train = o.train;
     return 0;
 }
 
@@ -323,9 +322,10 @@ int scn_doc_load(const scn_doc *d, const char *const *more, int nmore,
     return scn_doc_load_from(d, more, NULL, nmore, out, err, errlen);
 }
 
-int scn_doc_load_from(const scn_doc *d, const char *const *more,
-                      const scn_origin *from, int nmore, scn_config *out,
-                      char *err, size_t errlen) {
+/* scn_doc_load_from that also fills *train when not NULL. */
+static int doc_load(const scn_doc *d, const char *const *more,
+                    const scn_origin *from, int nmore, scn_config *out,
+                    scn_train *train, char *err, size_t errlen) {
     int n = d->nset + (nmore > 0 ? nmore : 0);
     const char **sets = malloc((size_t)(n > 0 ? n : 1) * sizeof *sets);
     if (!sets)
@@ -340,21 +340,46 @@ int scn_doc_load_from(const scn_doc *d, const char *const *more,
     c.root = root;
     int rc = root ? 0 : oom(&c);
     for (int i = d->nset; !rc && i < n; i++) rc = scn__apply_set(&c, root, i);
-    if (!rc) rc = validate(&c, root, out);
+    if (!rc) rc = validate(&c, root, out, train);
     cJSON_Delete(root);
     scn__free_positions(&c);
     free(sets);
     return rc ? (c.rc ? c.rc : rc) : 0;
 }
 
-int scn_load_string(const char *text, const char *name,
-                    const char *const *sets, int nset, scn_config *out,
-                    char *err, size_t errlen) {
+int scn_doc_load_from(const scn_doc *d, const char *const *more,
+                      const scn_origin *from, int nmore, scn_config *out,
+                      char *err, size_t errlen) {
+    return doc_load(d, more, from, nmore, out, NULL, err, errlen);
+}
+
+int scn_load_string_train(const char *text, const char *name,
+                          const char *const *sets, int nset,
+                          scn_config *out, scn_train *train, char *err,
+                          size_t errlen) {
     scn_doc *d;
     int rc = doc_open_string(text, name ? name : "<string>", sets, nset, &d,
                              err, errlen);
     if (rc) return rc;
-    rc = scn_doc_load(d, NULL, 0, out, err, errlen);
+    rc = doc_load(d, NULL, NULL, 0, out, train, err, errlen);
+    scn_doc_free(d);
+    return rc;
+}
+
+int scn_load_string(const char *text, const char *name,
+                    const char *const *sets, int nset, scn_config *out,
+                    char *err, size_t errlen) {
+    return scn_load_string_train(text, name, sets, nset, out, NULL, err,
+                                 errlen);
+}
+
+int scn_load_train(const char *path, const char *variant,
+                   const char *const *sets, int nset, scn_config *out,
+                   scn_train *train, char *err, size_t errlen) {
+    scn_doc *d;
+    int rc = scn_doc_open(path, variant, sets, nset, &d, err, errlen);
+    if (rc) return rc;
+    rc = doc_load(d, NULL, NULL, 0, out, train, err, errlen);
     scn_doc_free(d);
     return rc;
 }
@@ -362,12 +387,7 @@ int scn_load_string(const char *text, const char *name,
 int scn_load_variant(const char *path, const char *variant,
                      const char *const *sets, int nset, scn_config *out,
                      char *err, size_t errlen) {
-    scn_doc *d;
-    int rc = scn_doc_open(path, variant, sets, nset, &d, err, errlen);
-    if (rc) return rc;
-    rc = scn_doc_load(d, NULL, 0, out, err, errlen);
-    scn_doc_free(d);
-    return rc;
+    return scn_load_train(path, variant, sets, nset, out, NULL, err, errlen);
 }
 
 int scn_load(const char *path, const char *const *sets, int nset,

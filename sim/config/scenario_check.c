@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "sim/base/msg.h"
-#include "sim/engine/faults.h" /* faults_trace_load */
+#include "sim/config/faults_trace.h"
 
 int scn_late_continues(const scn_config *c) {
     return c->late == SCN_LATE_CONTINUE && c->sched.method != SCHED_DP;

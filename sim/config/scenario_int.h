@@ -7,7 +7,7 @@
  * (in the text, in the merged variant, or made by override k), the
  * overrides, and the caller's error buffer.  Schema tables (`field`)
  * describe each JSON object: key, type, range, where the value goes in
- * scn_config.
+ * the scn__out being filled (the timing config or the train section).
  */
 #ifndef DILOSIM_SCENARIO_INT_H
 #define DILOSIM_SCENARIO_INT_H
@@ -18,6 +18,7 @@
 
 #include "sim/config/json.h"
 #include "sim/config/scenario.h"
+#include "sim/config/scenario_train.h"
 
 #define SCN__PATH_LEN 512 /* a JSON path in a message */
 
@@ -47,6 +48,19 @@ typedef struct {
     char *err;
     size_t errlen;
 } scn__ctx;
+
+/* What pass 4 fills: the timing config and the train section side by
+ * side, so that one walk of the root table (which nests the train
+ * section's) writes both, in the order of the keys.  The timing tables'
+ * offsets (AT) are offsets in cfg, which comes first, so that a
+ * scn__out * is also a scn_config *; the train section's (AT_TRAIN) are
+ * in train. */
+typedef struct {
+    scn_config cfg;
+    scn_train train;
+} scn__out;
+
+#define AT_TRAIN(m) (offsetof(scn__out, train) + offsetof(scn_train, m))
 
 /* A numeric range; hi INFINITY: no upper bound. */
 typedef struct {
@@ -108,7 +122,7 @@ typedef enum {
 typedef struct scn__field {
     const char *key;
     scn__ftype type;
-    size_t off;             /* where the value goes in scn_config */
+    size_t off;             /* where the value goes in the scn__out */
     size_t off2;            /* F_WORKERS: a second copy (0: none; offset 0
                                is params, never a copy target) */
     scn__range r;           /* F_NUM, F_INT, F_I64, F_U64, F_WORKERS,
@@ -234,22 +248,24 @@ int scn__apply_set(scn__ctx *c, cJSON *root, int k);
 
 /* An object described by a table: unknown and duplicate keys first, then
  * each field present, in table order, written at base + off (base: the
- * scn_config). */
+ * scn__out). */
 int scn__load_object(scn__ctx *c, const cJSON *obj, const char *path,
                      const scn__field *fields, void *base);
 
 /* ---- scenario_schema.c, scenario_check.c, scenario_train.c ---- */
 
-/* The root table over root into cfg. */
-int scn__load_root(scn__ctx *c, const cJSON *root, scn_config *cfg);
+/* The root table (with the train section's) over root into *out. */
+int scn__load_root(scn__ctx *c, const cJSON *root, scn__out *out);
 /* What spans several keys: FLOP-derived step time, split, the schedule,
  * the network, the run's length, the fault trace. */
 int scn__check_config(scn__ctx *c, const cJSON *root, scn_config *cfg);
-/* The "train" section (scenario_train.c): its table, and the checks of
- * what spans its keys, which then complete cfg->train with the scenario's
- * shared keys (see scenario.h).  Returns 0 or MSG_EINPUT/MSG_ENOMEM. */
+/* The "train" section (scenario_train.c): its table (offsets AT_TRAIN),
+ * and the checks of what spans its keys, which then complete t->train
+ * with the scenario's shared keys of cfg (see scenario_train.h).
+ * Returns 0 or MSG_EINPUT/MSG_ENOMEM. */
 extern const scn__field scn__train_fields[];
-int scn__check_train(scn__ctx *c, const cJSON *root, scn_config *cfg);
+int scn__check_train(scn__ctx *c, const cJSON *root, const scn_config *cfg,
+                     scn_train *t);
 
 /* Short names for the types and helpers above, for the loader's own .c
  * files (the only ones that include this header). */

@@ -160,6 +160,6 @@ static const field root_fields[] = {
     {.key = "sweep", .type = F_SWEEP},
     K_END};
 
-int scn__load_root(ctx *c, const cJSON *root, scn_config *cfg) {
-    return scn__load_object(c, root, "", root_fields, cfg);
+int scn__load_root(ctx *c, const cJSON *root, scn__out *out) {
+    return scn__load_object(c, root, "", root_fields, out);
 }

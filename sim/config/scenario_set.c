@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/base/msg.h"
+
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 static int set_fail(ctx *c, int k, const char *path, const char *fmt, ...) {

@@ -13,7 +13,8 @@
 #include "sim/base/codec.h"
 #include "sim/base/msg.h"
 #include "sim/base/schedule.h"
-#include "sim/config/kinds.h"
+#include "sim/engine/collective.h"
+#include "sim/engine/faults.h"
 
 /* ---- text --------------------------------------------------------------- */
 

@@ -35,9 +35,10 @@ static double now_s(void) {
 }
 
 /* Seconds of one run (coupled or lockstep); exits on an error. */
-static double time_one(const scn_config *cfg, int coupled) {
+static double time_one(const scn_config *cfg, const scn_train *sec,
+                       int coupled) {
     static cpl_summary s;
-    cpl_options o = {cfg, cfg->train_eval, NULL, NULL, NULL, NULL};
+    cpl_options o = {cfg, sec, NULL, NULL, NULL, NULL};
     char err[512];
     double t0 = now_s();
     int rc = coupled ? cpl_run(&o, &s, err, sizeof err)
@@ -52,20 +53,21 @@ static double time_one(const scn_config *cfg, int coupled) {
 
 static void bench(const char *method, double stragglers) {
     static scn_config cfg;
+    static scn_train sec;
     char set[64], prob[64], err[512];
     snprintf(set, sizeof set, "method.name=\"%s\"", method);
     snprintf(prob, sizeof prob, "workers.stragglers.probability=%g",
              stragglers);
     const char *sets[] = {set, prob};
-    if (scn_load_string(scenario, "bench_coupled.json", sets, 2, &cfg, err,
-                        sizeof err)) {
+    if (scn_load_string_train(scenario, "bench_coupled.json", sets, 2, &cfg,
+                              &sec, err, sizeof err)) {
         fprintf(stderr, "bench_coupled: %s\n", err);
         exit(1);
     }
     double best[2] = {1e300, 1e300};
     for (int k = 0; k < REPS; k++)
         for (int coupled = 0; coupled < 2; coupled++) {
-            double t = time_one(&cfg, coupled);
+            double t = time_one(&cfg, &sec, coupled);
             if (t < best[coupled]) best[coupled] = t;
         }
     printf("bench_coupled: %s, stragglers %g: lockstep %.3f s, coupled "

@@ -247,13 +247,7 @@ double data_chain_entropy_rate(const data_chain *c) { return c->H; }
 
 void data_config_default(data_config *c) {
     memset(c, 0, sizeof *c);
-    c->kind = DATA_MARKOV;
-    c->vocab = 64;
-    c->successors = 4;
-    c->skew = 0;
-    c->seed = 1;
-    c->path = NULL;
-    c->eval_fraction = 0.1;
+    *c = (data_config)DATA_CONFIG_DEFAULT;
 }
 
 static int markov_new(data_source *s, char *err, size_t errlen) {

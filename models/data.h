@@ -104,6 +104,12 @@ double data_chain_entropy_rate(const data_chain *c);
 typedef struct data_source data_source;
 typedef struct data_stream data_stream;
 
+/* The defaults listed above, as an initializer (data_config_default's,
+ * and the train section's of a scenario). */
+#define DATA_CONFIG_DEFAULT                                              \
+    {.kind = DATA_MARKOV, .vocab = 64, .successors = 4, .skew = 0,      \
+     .seed = 1, .path = NULL, .eval_fraction = 0.1}
+
 /* Fills *c with the defaults listed above. */
 void data_config_default(data_config *c);
 

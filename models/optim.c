@@ -26,18 +26,7 @@ struct optim_state {
 
 void optim_config_default(optim_config *c) {
     memset(c, 0, sizeof *c);
-    c->kind = OPTIM_ADAMW;
-    c->lr = 4e-4;
-    c->lr_min = 0;
-    c->warmup = 0;
-    c->total = 0;
-    c->cosine = 1;
-    c->beta1 = 0.9;
-    c->beta2 = 0.95;
-    c->eps = 1e-8;
-    c->weight_decay = 0.1;
-    c->momentum = 0;
-    c->clip = 1.0;
+    *c = (optim_config)OPTIM_CONFIG_DEFAULT;
 }
 
 /* 1 when lo <= x <= hi (or < hi with open_hi) and x is finite. */

@@ -78,6 +78,13 @@ typedef struct {
 
 typedef struct optim_state optim_state;
 
+/* The defaults listed above, as an initializer (optim_config_default's,
+ * and the train section's of a scenario). */
+#define OPTIM_CONFIG_DEFAULT                                             \
+    {.kind = OPTIM_ADAMW, .lr = 4e-4, .lr_min = 0, .warmup = 0,         \
+     .total = 0, .cosine = 1, .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, \
+     .weight_decay = 0.1, .momentum = 0, .clip = 1.0}
+
 /* Fills *c with the defaults listed above. */
 void optim_config_default(optim_config *c);
 

@@ -24,32 +24,8 @@ int train__fail(train *tr, int code, const char *fmt, ...) {
 const char *train_error(const train *tr) { return tr->err; }
 
 void train_config_default(train_config *c) {
-    memset(c, 0, sizeof *c);
-    c->replicas = 2;
-    c->threads = 2;
-    c->seed = 1;
-    c->steps = 1000;
-    c->batch = 8;
-    c->seq = 64;
-    c->model = TRAIN_MODEL_NN;
-    nn_config nn = {NN_TRANSFORMER, 64, 64, 4, 4, 64, 4};
-    c->nn = nn;
-    c->toy.units = 2;
-    c->toy.grad = 2;
-    c->toy.init = 1;
-    data_config_default(&c->data);
-    sched_spec s = {SCHED_STREAMING, 0, 100, 2, 1, 0.5, SCHED_STRIDED,
-                    SCHED_ASCENDING, SCHED_INNER, SCHED_RULE_PAPER};
-    c->sched = s;
-    c->map = TRAIN_MAP_JOIN;
-    c->codec.kind = CODEC_FP32;
-    c->dp_codec.kind = CODEC_FP32;
-    optim_config_default(&c->inner);
-    c->outer_lr = 0.7;
-    c->outer_momentum = 0.9;
-    c->eval_interval = 100;
-    c->eval_batches = 4;
-    c->late = TRAIN_LATE_WAIT;
+    memset(c, 0, sizeof *c); /* the padding too: configs compare whole */
+    *c = (train_config)TRAIN_CONFIG_DEFAULT;
 }
 
 /* ---- building ------------------------------------------------------------ */

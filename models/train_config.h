@@ -141,7 +141,27 @@ typedef struct {
                               [TRAIN_LATE_WAIT] */
 } train_config;
 
-/* Fills *c with the defaults listed above. */
+/* The defaults listed above, as an initializer: train_config_default's,
+ * and those of a scenario's train section (sim/config/scenario_train.h),
+ * which calls nothing of models/. */
+#define TRAIN_CONFIG_DEFAULT                                                \
+    {.replicas = 2, .threads = 2, .seed = 1, .steps = 1000, .batch = 8,    \
+     .seq = 64, .model = TRAIN_MODEL_NN,                                   \
+     .nn = {.kind = NN_TRANSFORMER, .vocab = 64, .d = 64, .heads = 4,      \
+            .layers = 4, .ctx = 64, .mlp_ratio = 4},                       \
+     .toy = {.units = 2, .grad = 2, .init = 1},                            \
+     .data = DATA_CONFIG_DEFAULT,                                          \
+     .sched = {.method = SCHED_STREAMING, .layers = 0, .H = 100, .P = 2,   \
+               .tau = 1, .alpha = 0.5, .layout = SCHED_STRIDED,            \
+               .order = SCHED_ASCENDING, .overlap = SCHED_INNER,           \
+               .rule = SCHED_RULE_PAPER},                                  \
+     .map = TRAIN_MAP_JOIN, .codec = {.kind = CODEC_FP32, .block = 0},     \
+     .dp_codec = {.kind = CODEC_FP32, .block = 0},                         \
+     .inner = OPTIM_CONFIG_DEFAULT, .outer_lr = 0.7,                       \
+     .outer_momentum = 0.9, .eval_interval = 100, .eval_batches = 4,       \
+     .late = TRAIN_LATE_WAIT}
+
+/* Fills *c with the defaults listed above (TRAIN_CONFIG_DEFAULT). */
 void train_config_default(train_config *c);
 
 #endif

@@ -64,13 +64,14 @@ static int keep(const cpl_row *r, void *ctx) {
 }
 
 /* Loads base (or json) with overrides, NULL-terminated. */
-static void load(scn_config *cfg, const char *json, va_list ap) {
+static void load(scn_config *cfg, scn_train *sec, const char *json,
+                 va_list ap) {
     const char *sets[32];
     int n = 0;
     for (const char *s; (s = va_arg(ap, const char *));) sets[n++] = s;
     char err[512];
-    int rc = scn_load_string(json ? json : base, "case.json", sets, n, cfg,
-                             err, sizeof err);
+    int rc = scn_load_string_train(json ? json : base, "case.json", sets, n,
+                                   cfg, sec, err, sizeof err);
     ck_assert_msg(rc == 0, "%s", err);
 }
 
@@ -78,18 +79,20 @@ static void load(scn_config *cfg, const char *json, va_list ap) {
 static void run(rows *rs, cpl_summary *s, int lockstep, const char *json,
                 ...) {
     scn_config *cfg = malloc(sizeof *cfg);
+    scn_train *sec = malloc(sizeof *sec);
     ck_assert_ptr_nonnull(cfg);
     va_list ap;
     va_start(ap, json);
-    load(cfg, json, ap);
+    load(cfg, sec, json, ap);
     va_end(ap);
     rs->n = 0;
-    cpl_options o = {cfg, cfg->train_eval, keep, rs, NULL, NULL};
+    cpl_options o = {cfg, sec, keep, rs, NULL, NULL};
     char err[512];
     int rc = lockstep ? cpl_lockstep(&o, s, err, sizeof err)
                       : cpl_run(&o, s, err, sizeof err);
     ck_assert_msg(rc == 0, "%s", err);
     free(cfg);
+    free(sec);
 }
 
 /* The numerics of two runs' rows are the same bits.  `all`: the replica
@@ -271,6 +274,7 @@ END_TEST
  * 9, delay 0.  Wall 12 s; delays as before: sum 12, max 2. */
 static void continue_case(double transfer_s, int64_t wall_ns) {
     scn_config *cfg = malloc(sizeof *cfg);
+    scn_train *sec = malloc(sizeof *sec);
     ck_assert_ptr_nonnull(cfg);
     char bw[64];
     /* S = 1e6 params fp32 = 4e6 bytes; S / B = transfer: B in Gbit/s */
@@ -281,8 +285,8 @@ static void continue_case(double transfer_s, int64_t wall_ns) {
                           "method.late=\"continue\"", "steps=8", bw,
                           "train.model.layers=1"};
     char err[512];
-    int rc = scn_load_string(base, "case.json", sets, 8, cfg, err,
-                             sizeof err);
+    int rc = scn_load_string_train(base, "case.json", sets, 8, cfg, sec, err,
+                                   sizeof err);
     ck_assert_msg(rc == 0, "%s", err);
     run_result r;
     ck_assert_int_eq(run_simulate(cfg, NULL, &r, err, sizeof err), 0);
@@ -296,12 +300,13 @@ static void continue_case(double transfer_s, int64_t wall_ns) {
     /* and the trainer follows: every merge lands where the engine says */
     rows rs;
     cpl_summary s;
-    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
+    cpl_options o = {cfg, sec, keep, &rs, NULL, NULL};
     rs.n = 0;
     ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(s.last.delay_max_steps, 2);
     ck_assert(s.last.delay_mean_steps == 1.5);
     free(cfg);
+    free(sec);
 }
 
 START_TEST(test_continue_delays_by_hand) {
@@ -326,13 +331,15 @@ static const char *trace_file(const char *text) {
 /* The trainer of a scenario's train section, for hand-written calls. */
 static train *trainer_of(const char *const *sets, int n) {
     scn_config *cfg = malloc(sizeof *cfg);
+    scn_train *sec = malloc(sizeof *sec);
     ck_assert_ptr_nonnull(cfg);
     char err[512];
-    ck_assert_msg(scn_load_string(base, "case.json", sets, n, cfg, err,
-                                  sizeof err) == 0, "%s", err);
+    ck_assert_msg(scn_load_string_train(base, "case.json", sets, n, cfg, sec,
+                                        err, sizeof err) == 0, "%s", err);
     train *tr;
-    ck_assert_int_eq(train_new(&cfg->train, &tr, err, sizeof err), 0);
+    ck_assert_int_eq(train_new(&sec->train, &tr, err, sizeof err), 0);
     free(cfg);
+    free(sec);
     return tr;
 }
 
@@ -352,15 +359,18 @@ static cpl_row failed_run(const char *const *sets, int n,
     rows rs;
     cpl_summary s;
     scn_config *cfg = malloc(sizeof *cfg);
+    scn_train *sec = malloc(sizeof *sec);
     char err[512];
-    ck_assert_msg(scn_load_string(base, "/tmp/case.json", all, n + 1, cfg,
-                                  err, sizeof err) == 0, "%s", err);
-    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
+    ck_assert_msg(scn_load_string_train(base, "/tmp/case.json", all, n + 1,
+                                        cfg, sec, err, sizeof err) == 0, "%s",
+                                        err);
+    cpl_options o = {cfg, sec, keep, &rs, NULL, NULL};
     rs.n = 0;
     ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(s.sim.failures, 1);
     ck_assert_int_eq(rs.n, 1);
     free(cfg);
+    free(sec);
     unlink(trace_file(""));
     return rs.row[0];
 }
@@ -465,13 +475,14 @@ START_TEST(test_dp_failure_restores_checkpoint) {
         "faults.checkpoint_steps=3", "network.bandwidth_gbps=\"inf\"",
         NULL);
     scn_config *cfg = malloc(sizeof *cfg);
+    scn_train *sec = malloc(sizeof *sec);
     const char *sets[] = {"method.name=\"dp\"", "steps=9",
                           "faults.checkpoint_steps=3",
                           "network.bandwidth_gbps=\"inf\"", tr_set};
     char err[512];
-    ck_assert_msg(scn_load_string(base, "/tmp/case.json", sets, 5, cfg, err,
-                                  sizeof err) == 0, "%s", err);
-    cpl_options o = {cfg, cfg->train_eval, keep, &b, NULL, NULL};
+    ck_assert_msg(scn_load_string_train(base, "/tmp/case.json", sets, 5, cfg,
+                                        sec, err, sizeof err) == 0, "%s", err);
+    cpl_options o = {cfg, sec, keep, &b, NULL, NULL};
     b.n = 0;
     ck_assert_msg(cpl_run(&o, &sb, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(sb.sim.failures, 1);
@@ -489,6 +500,7 @@ START_TEST(test_dp_failure_restores_checkpoint) {
     ck_assert(y->tokens > x->tokens);
     ck_assert(y->sim_time_s > x->sim_time_s);
     free(cfg);
+    free(sec);
     unlink(trace_file(""));
 }
 END_TEST
@@ -518,15 +530,17 @@ static void outages_finish(const char *trace, const char *const *sets,
     memcpy(all, sets, (size_t)n * sizeof *all);
     all[n] = tr_set;
     scn_config *cfg = malloc(sizeof *cfg);
+    scn_train *sec = malloc(sizeof *sec);
     ck_assert_ptr_nonnull(cfg);
     char err[512];
-    ck_assert_msg(scn_load_string(outages, "/tmp/case.json", all, n + 1, cfg,
-                                  err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(scn_load_string_train(outages, "/tmp/case.json", all, n + 1,
+                                        cfg, sec, err, sizeof err) == 0, "%s",
+                                        err);
     run_result alone;
     ck_assert_int_eq(run_simulate(cfg, NULL, &alone, err, sizeof err), 0);
     rows rs;
     cpl_summary s;
-    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
+    cpl_options o = {cfg, sec, keep, &rs, NULL, NULL};
     rs.n = 0;
     ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s\ntrace:\n%s",
                   err, trace);
@@ -543,6 +557,7 @@ static void outages_finish(const char *trace, const char *const *sets,
                       trace);
     }
     free(cfg);
+    free(sec);
     unlink(trace_file(""));
 }
 
@@ -609,14 +624,15 @@ static int see(void *ctx, const run_event *e, char *err, size_t errlen) {
 
 START_TEST(test_sync_timeout_drops_the_late_worker) {
     scn_config *cfg = malloc(sizeof *cfg);
+    scn_train *sec = malloc(sizeof *sec);
     const char *sets[] = {"model.layers=1", "method.name=\"diloco\"",
                           "method.H=2", "steps=4", "workers.count=3",
                           "workers.speed=[1, 1, 0.5]",
                           "network.bandwidth_gbps=\"inf\"",
                           "method.sync_timeout_s=0.5"};
     char err[512];
-    ck_assert_msg(scn_load_string(base, "case.json", sets, 8, cfg, err,
-                                  sizeof err) == 0, "%s", err);
+    ck_assert_msg(scn_load_string_train(base, "case.json", sets, 8, cfg, sec,
+                                        err, sizeof err) == 0, "%s", err);
     syncs_seen seen = {0};
     run_hooks h = {0};
     h.observe = see;
@@ -633,10 +649,11 @@ START_TEST(test_sync_timeout_drops_the_late_worker) {
     /* the coupled run accepts it: the late replica merges the results */
     rows rs;
     cpl_summary s;
-    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
+    cpl_options o = {cfg, sec, keep, &rs, NULL, NULL};
     rs.n = 0;
     ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s", err);
     free(cfg);
+    free(sec);
 }
 END_TEST
 
@@ -644,20 +661,22 @@ END_TEST
 
 START_TEST(test_nonfinite_loss_stops) {
     scn_config *cfg = malloc(sizeof *cfg);
+    scn_train *sec = malloc(sizeof *sec);
     const char *sets[] = {"train.inner.lr=1e6", "train.inner.clip=0",
                           "steps=60"};
     char err[512];
-    ck_assert_msg(scn_load_string(base, "case.json", sets, 3, cfg, err,
-                                  sizeof err) == 0, "%s", err);
+    ck_assert_msg(scn_load_string_train(base, "case.json", sets, 3, cfg, sec,
+                                        err, sizeof err) == 0, "%s", err);
     rows rs;
     cpl_summary s;
-    cpl_options o = {cfg, cfg->train_eval, keep, &rs, NULL, NULL};
+    cpl_options o = {cfg, sec, keep, &rs, NULL, NULL};
     rs.n = 0;
     int rc = cpl_run(&o, &s, err, sizeof err);
     ck_assert_int_eq(rc, MSG_ENUM);
     ck_assert_ptr_null(strchr(err, '\n'));
     ck_assert_ptr_nonnull(strstr(err, "loss"));
     free(cfg);
+    free(sec);
 }
 END_TEST
 

@@ -154,7 +154,7 @@ START_TEST(assumptions_merge_equal_rows) {
     cfg[0].tau_extra[1] = 2;
     const char *names[] = {"stream<ing>", "dp"};
     capture c;
-    html_assumptions(cap_open(&c), 2, names, cfg);
+    html_assumptions(cap_open(&c), 2, names, cfg, NULL);
     char *t = cap_close(&c);
     ck_assert_ptr_nonnull(strstr(t, "<th>stream&lt;ing&gt;</th><th>dp</th>"));
     /* equal for both: one cell across them */
@@ -243,7 +243,7 @@ START_TEST(assumptions_show_the_network_used) {
     static const char *const dp_offload[] = {"DP gradient buckets",
                                              "outer parameters and momentum"};
     capture k;
-    html_assumptions(cap_open(&k), 2, names, cfg);
+    html_assumptions(cap_open(&k), 2, names, cfg, NULL);
     char *t = cap_close(&k);
     rows_are(t, first, 6, dp_offload, 2);
     free(t);
@@ -274,7 +274,7 @@ START_TEST(assumptions_show_the_network_used) {
         {"outer parameters and momentum", "<td>on the accelerator</td><td>in "
          "host memory, copied at 256 Gbit/s</td>"}};
     static const char *const no_order[] = {"ring order"};
-    html_assumptions(cap_open(&k), 2, names, cfg);
+    html_assumptions(cap_open(&k), 2, names, cfg, NULL);
     t = cap_close(&k);
     rows_are(t, second, 4, no_order, 1);
     free(t);

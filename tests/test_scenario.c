@@ -20,6 +20,7 @@
 #include "sim/config/json.h"
 #include "sim/study/plan.h"
 #include "sim/config/scenario.h"
+#include "sim/config/scenario_train.h"
 #include "check_main.h"
 
 /* A scenario whose only key in section `sec` is `body`, on line 3 from
@@ -29,6 +30,7 @@
 #define TOP(body) "{\n  " body "\n}\n"
 
 static scn_config cfg;
+static scn_train sec; /* the train section of a successful load */
 static char err[2048];
 
 static int load(const char *json, const char *const *sets, int nset) {
@@ -37,7 +39,9 @@ static int load(const char *json, const char *const *sets, int nset) {
 }
 
 static void load_ok(const char *json, const char *const *sets, int nset) {
-    int rc = load(json, sets, nset);
+    err[0] = 0;
+    int rc = scn_load_string_train(json, "s.json", sets, nset, &cfg, &sec,
+                                   err, sizeof err);
     ck_assert_msg(rc == 0, "unexpected error: %s", err);
 }
 
@@ -1252,7 +1256,10 @@ static int load_v(const char *json, const char *variant,
 
 static void load_v_ok(int line, const char *json, const char *variant,
                       const char *const *sets, int nset) {
-    int rc = load_v(json, variant, sets, nset);
+    const char *path = scenario_file(json);
+    err[0] = 0;
+    int rc = scn_load_train(path, variant, sets, nset, &cfg, &sec, err,
+                            sizeof err);
     ck_assert_msg(rc == 0, "line %d: unexpected error: %s", line, err);
 }
 #define V_OK(json, variant) load_v_ok(__LINE__, json, variant, NULL, 0)
@@ -1581,8 +1588,8 @@ END_TEST
 START_TEST(test_train_absent) {
     train_config d;
     train_config_default(&d);
-    scn_config dflt;
-    scn_defaults(&dflt);
+    scn_train dflt;
+    scn_train_defaults(&dflt);
     ck_assert_int_eq(dflt.has_train, 0);
     ck_assert(memcmp(&dflt.train, &d, sizeof d) == 0);
     ck_assert_str_eq(dflt.train_data_path, "");
@@ -1590,8 +1597,8 @@ START_TEST(test_train_absent) {
     /* Without the section the defaults stay, whatever the other keys. */
     load_ok("{\"workers\": {\"count\": 5}, \"steps\": 7, \"seed\": 3}", NULL,
             0);
-    ck_assert_int_eq(cfg.has_train, 0);
-    ck_assert(memcmp(&cfg.train, &d, sizeof d) == 0);
+    ck_assert_int_eq(sec.has_train, 0);
+    ck_assert(memcmp(&sec.train, &d, sizeof d) == 0);
 }
 END_TEST
 
@@ -1649,9 +1656,9 @@ static void same_train(const train_config *a, const train_config *b) {
 
 START_TEST(test_train_defaults) {
     load_ok("{\"train\": {}}", NULL, 0);
-    ck_assert_int_eq(cfg.has_train, 1);
-    ck_assert_uint_eq(cfg.train_eval, SCN_EVAL_OUTER);
-    ck_assert_str_eq(cfg.train_data_path, "");
+    ck_assert_int_eq(sec.has_train, 1);
+    ck_assert_uint_eq(sec.train_eval, SCN_EVAL_OUTER);
+    ck_assert_str_eq(sec.train_data_path, "");
     /* train_config_default, but for the scenario's own keys (with the
      * scenario's defaults) and the data's vocab, the model's. */
     train_config want;
@@ -1665,11 +1672,11 @@ START_TEST(test_train_defaults) {
                               .layout = SCHED_STRIDED,
                               .order = SCHED_ASCENDING};
     want.codec = want.dp_codec = (codec_spec){CODEC_BF16, 0};
-    same_train(&cfg.train, &want);
+    same_train(&sec.train, &want);
     /* The timing half is as without the section. */
     scn_config plain = cfg;
     load_ok("{}", NULL, 0);
-    ck_assert(memcmp(&plain, &cfg, offsetof(scn_config, has_train)) == 0);
+    ck_assert(memcmp(&plain, &cfg, offsetof(scn_config, digest)) == 0);
 }
 END_TEST
 
@@ -1702,8 +1709,8 @@ static const char train_full[] =
 
 START_TEST(test_train_full) {
     load_ok(train_full, NULL, 0);
-    ck_assert_int_eq(cfg.has_train, 1);
-    ck_assert_uint_eq(cfg.train_eval,
+    ck_assert_int_eq(sec.has_train, 1);
+    ck_assert_uint_eq(sec.train_eval,
                       SCN_EVAL_OUTER | SCN_EVAL_REPLICA | SCN_EVAL_AVERAGE);
     train_config want;
     train_config_default(&want);
@@ -1737,7 +1744,7 @@ START_TEST(test_train_full) {
     want.outer_momentum = 0;
     want.eval_interval = 0;
     want.eval_batches = 9;
-    same_train(&cfg.train, &want);
+    same_train(&sec.train, &want);
 
     /* The same through overrides of an empty section, and the other
      * enum values. */
@@ -1746,31 +1753,31 @@ START_TEST(test_train_full) {
                           "train.inner.cosine=true", "method.name=dp",
                           "workers.count=64"};
     load_ok("{\"train\": {}}", sets, 7);
-    ck_assert_int_eq(cfg.train.nn.kind, NN_MLP);
-    ck_assert_int_eq(cfg.train.inner.kind, OPTIM_ADAMW);
-    ck_assert_int_eq(cfg.train.map, TRAIN_MAP_JOIN);
-    ck_assert_uint_eq(cfg.train_eval, SCN_EVAL_OUTER);
-    ck_assert_int_eq(cfg.train.inner.cosine, 1);
-    ck_assert_int_eq(cfg.train.replicas, 64);
+    ck_assert_int_eq(sec.train.nn.kind, NN_MLP);
+    ck_assert_int_eq(sec.train.inner.kind, OPTIM_ADAMW);
+    ck_assert_int_eq(sec.train.map, TRAIN_MAP_JOIN);
+    ck_assert_uint_eq(sec.train_eval, SCN_EVAL_OUTER);
+    ck_assert_int_eq(sec.train.inner.cosine, 1);
+    ck_assert_int_eq(sec.train.replicas, 64);
     /* DP: the normalised schedule, the whole model one fragment. */
-    ck_assert_int_eq(cfg.train.sched.method, SCHED_DP);
-    ck_assert_int_eq(cfg.train.sched.H, 1);
-    ck_assert_int_eq(cfg.train.sched.P, 1);
+    ck_assert_int_eq(sec.train.sched.method, SCHED_DP);
+    ck_assert_int_eq(sec.train.sched.H, 1);
+    ck_assert_int_eq(sec.train.sched.P, 1);
     /* An empty eval list still evaluates the outer parameters. */
     load_ok("{\"train\": {\"eval\": []}}", NULL, 0);
-    ck_assert_uint_eq(cfg.train_eval, SCN_EVAL_OUTER);
+    ck_assert_uint_eq(sec.train_eval, SCN_EVAL_OUTER);
     /* The largest fragment counts: every block; every unit with own. */
     load_ok("{\"method\": {\"H\": 8, \"fragments\": 4},\n"
             " \"train\": {\"model\": {\"layers\": 4}}}", NULL, 0);
-    ck_assert_int_eq(cfg.train.sched.P, 4);
+    ck_assert_int_eq(sec.train.sched.P, 4);
     load_ok("{\"method\": {\"H\": 8, \"fragments\": 6},\n"
             " \"train\": {\"model\": {\"layers\": 4}, \"units\": \"own\"}}",
             NULL, 0);
-    ck_assert_int_eq(cfg.train.sched.layers, 6);
+    ck_assert_int_eq(sec.train.sched.layers, 6);
     /* A MLP ignores ctx and heads. */
     load_ok("{\"train\": {\"model\": {\"kind\": \"mlp\", \"d\": 30, "
             "\"heads\": 7, \"ctx\": 4}, \"seq\": 100}}", NULL, 0);
-    ck_assert_int_eq(cfg.train.seq, 100);
+    ck_assert_int_eq(sec.train.seq, 100);
 }
 END_TEST
 
@@ -1989,12 +1996,13 @@ START_TEST(test_train_files) {
     /* 400 bytes: an eval tail of 80 and 2 shards of 160, >= seq + 1. */
     for (int i = 0; i < 40; i++) fputs("some text\n", f);
     fclose(f);
-    ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), 0);
-    ck_assert_str_eq(cfg.train_data_path, text);
-    ck_assert_ptr_null(cfg.train.data.path);
-    ck_assert_int_eq(cfg.train.data.kind, DATA_TEXT);
-    ck_assert_int_eq(cfg.train.data.vocab, 256);
-    ck_assert_double_eq(cfg.train.data.eval_fraction, 0.2);
+    ck_assert_int_eq(scn_load_train(path, NULL, NULL, 0, &cfg, &sec, err,
+                                    sizeof err), 0);
+    ck_assert_str_eq(sec.train_data_path, text);
+    ck_assert_ptr_null(sec.train.data.path);
+    ck_assert_int_eq(sec.train.data.kind, DATA_TEXT);
+    ck_assert_int_eq(sec.train.data.vocab, 256);
+    ck_assert_double_eq(sec.train.data.eval_fraction, 0.2);
     unlink(text);
     ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
                      MSG_EINPUT);
@@ -2017,9 +2025,9 @@ START_TEST(test_train_files) {
         " \"variants\": {\"fast\": {\"train\": {\"inner\": {\"lr\": 0.01}}},\n"
         "               \"bad\": {\"train\": {\"model\": {\"heads\": 3}}}}}";
     V_OK(doc, "fast");
-    ck_assert_double_eq(cfg.train.inner.lr, 0.01);
+    ck_assert_double_eq(sec.train.inner.lr, 0.01);
     V_OK(doc, NULL);
-    ck_assert_double_eq(cfg.train.inner.lr, 0.001);
+    ck_assert_double_eq(sec.train.inner.lr, 0.001);
     V_FAIL(doc, "bad", ":3:53: variants.bad.train.model.heads: d = 64 is "
            "not a multiple of heads = 3 (expected heads dividing d)");
 }

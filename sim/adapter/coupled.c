@@ -30,6 +30,8 @@
 #include <string.h>
 
 #include "sim/base/msg.h"
+#include "models/nn.h"
+#include "models/tensor.h"
 #include "models/train.h"
 
 typedef struct {        /* a row waiting for its step to complete */
@@ -178,8 +180,8 @@ static int flush(cpl *c, char *err, size_t errlen) {
 /* Replica r is evaluated in a row: replica 0 for SCN_EVAL_REPLICA,
  * every one for SCN_EVAL_AVERAGE. */
 static int evaluated(const cpl *c, int r) {
-    return (c->o->eval & SCN_EVAL_AVERAGE) ||
-           ((c->o->eval & SCN_EVAL_REPLICA) && r == 0);
+    return (c->o->train->train_eval & SCN_EVAL_AVERAGE) ||
+           ((c->o->train->train_eval & SCN_EVAL_REPLICA) && r == 0);
 }
 
 /* The loss of the replica or average evaluations a row asks for: of the
@@ -190,11 +192,11 @@ static int extra_evals(cpl *c, cpl_row *r, float *const *copy) {
     r->replica_loss = r->average_loss = NAN;
     for (int i = 0; i < c->M && !rc; i++)
         if (evaluated(c, i) && !(copy && copy[i])) rc = train_land(c->tr, i);
-    if (!rc && (c->o->eval & SCN_EVAL_REPLICA))
+    if (!rc && (c->o->train->train_eval & SCN_EVAL_REPLICA))
         rc = copy && copy[0]
                  ? train_eval_params(c->tr, copy[0], &r->replica_loss)
                  : train_eval_replica(c->tr, 0, &r->replica_loss);
-    if (!rc && (c->o->eval & SCN_EVAL_AVERAGE))
+    if (!rc && (c->o->train->train_eval & SCN_EVAL_AVERAGE))
         rc = train_eval_mean(c->tr, (const float *const *)copy,
                              &r->average_loss);
     return rc;
@@ -422,9 +424,9 @@ static int on_event(void *ctx, const run_event *e, char *err,
 
 /* ---- life cycle ---------------------------------------------------------- */
 
-static void summary_init(cpl_summary *out, const scn_config *cfg) {
+static void summary_init(cpl_summary *out, const scn_train *tr) {
     memset(out, 0, sizeof *out);
-    out->target_loss = cfg->target_loss;
+    out->target_loss = tr->target_loss;
     out->target_step = -1;
     out->target_time_s = NAN;
     out->entropy_floor = NAN;
@@ -434,11 +436,13 @@ static void summary_init(cpl_summary *out, const scn_config *cfg) {
 }
 
 /* The trainer of a scenario's train section (late follows the method's,
- * which DP ignores). */
-static int trainer_new(const scn_config *cfg, train **tr, char *err,
-                       size_t errlen) {
-    train_config t = cfg->train;
-    if (cfg->train_data_path[0]) t.data.path = cfg->train_data_path;
+ * which DP ignores).  train_new runs the trainer's own checks (nn_check,
+ * optim_check, ...): the loader covers what they test, so a refusal here
+ * is a section the loader let through. */
+static int trainer_new(const scn_config *cfg, const scn_train *sec,
+                       train **tr, char *err, size_t errlen) {
+    train_config t = sec->train;
+    if (sec->train_data_path[0]) t.data.path = sec->train_data_path;
     t.late = scn_late_continues(cfg) ? TRAIN_LATE_CONTINUE : TRAIN_LATE_WAIT;
     return train_new(&t, tr, err, errlen);
 }
@@ -471,7 +475,7 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
     memset(c, 0, sizeof *c);
     c->o = o;
     c->out = out;
-    int rc = trainer_new(cfg, &c->tr, err, errlen);
+    int rc = trainer_new(cfg, o->train, &c->tr, err, errlen);
     if (rc) return rc;
     const sched_spec *s = train_schedule(c->tr);
     c->M = train_replicas(c->tr);
@@ -480,9 +484,10 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
     c->P = s->P;
     c->dp = s->method == SCHED_DP;
     c->T = cfg->steps;
-    c->every = cfg->train.eval_interval;
+    c->every = o->train->train.eval_interval;
     c->ckpt_every = cfg->checkpoint_steps;
-    c->batch_tokens = (uint64_t)cfg->train.batch * (uint64_t)cfg->train.seq;
+    c->batch_tokens =
+        (uint64_t)o->train->train.batch * (uint64_t)o->train->train.seq;
     c->cand_step = -1;
     size_t M = (size_t)c->M;
     c->joined = malloc(M);
@@ -507,7 +512,7 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
 int cpl_run(const cpl_options *o, cpl_summary *out, char *err,
             size_t errlen) {
     cpl c;
-    summary_init(out, o->cfg);
+    summary_init(out, o->train);
     int rc = cpl_init(&c, o, out, err, errlen);
     if (!rc) {
         run_hooks h = {0};
@@ -551,7 +556,7 @@ static void lockstep_progress(void *ctx, int64_t t, int64_t steps) {
 int cpl_lockstep(const cpl_options *o, cpl_summary *out, char *err,
                  size_t errlen) {
     cpl c;
-    summary_init(out, o->cfg);
+    summary_init(out, o->train);
     int rc = cpl_init(&c, o, out, err, errlen);
     if (!rc) {
         lockstep_ctx l = {&c, err, errlen, 0};
@@ -563,3 +568,12 @@ int cpl_lockstep(const cpl_options *o, cpl_summary *out, char *err,
     cpl_free(&c);
     return rc;
 }
+
+double cpl_flops_per_step(const train_config *t) {
+    nn_model *m = nn_new(&t->nn, t->batch, t->seq);
+    double f = m ? nn_flops_per_step(m) : 0;
+    nn_free(m);
+    return f;
+}
+
+void cpl_blas_start(void) { tn_blas_start(); }

@@ -48,6 +48,7 @@
 
 #include "sim/engine/run.h"
 #include "sim/config/scenario.h"
+#include "sim/config/scenario_train.h"
 
 /* One report.  The sim_* fields are NAN (wan_bytes 0) in a lockstep run. */
 typedef struct {
@@ -82,17 +83,18 @@ typedef struct {
     double entropy_floor;     /* the eval chain's entropy rate, or NAN */
 } cpl_summary;
 
-/* Options of a run: the scenario must have a train section (has_train). */
+/* Options of a run: the scenario's timing config and its train section,
+ * loaded together (scn_load_train); it must have one (has_train). */
 typedef struct {
     const scn_config *cfg;
-    unsigned eval;            /* SCN_EVAL_* bits */
+    const scn_train *train;   /* what is evaluated: train->train_eval */
     cpl_row_fn row;           /* may be NULL */
     void *row_ctx;
     void (*progress)(void *ctx, double fraction); /* may be NULL */
     void *progress_ctx;
 } cpl_options;
 
-/* Runs the coupled training of o->cfg and fills *out.  Returns 0, or a
+/* Runs the coupled training of o->train on o->cfg and fills *out.  Returns 0, or a
  * negative code of models/msg.h with a one-line message in err:
  *   MSG_EINPUT  the train section cannot be built (train_new refused it)
  *   MSG_EFAIL   the training failed: a non-finite loss, a trainer call
@@ -108,5 +110,14 @@ int cpl_run(const cpl_options *o, cpl_summary *out, char *err,
  * the tests): no clock, no failures; the sim_* fields are NAN. */
 int cpl_lockstep(const cpl_options *o, cpl_summary *out, char *err,
                  size_t errlen);
+
+/* Training FLOPs of one replica's inner step of the train section t
+ * (nn_flops_per_step), from a model built for the purpose; 0 when it
+ * cannot be built. */
+double cpl_flops_per_step(const train_config *t);
+
+/* Ends the BLAS backend's own threads, started as it loaded
+ * (tn_blas_start): what a command calls first, once. */
+void cpl_blas_start(void);
 
 #endif

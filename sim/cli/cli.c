@@ -313,14 +313,19 @@ int cli_write(const cli_options *o, const char *cmd,
 
 int cli_load(const cli_options *o, const char *const *more, int nmore,
              scn_config *cfg) {
+    return cli_load_train(o, more, nmore, cfg, NULL);
+}
+
+int cli_load_train(const cli_options *o, const char *const *more, int nmore,
+                   scn_config *cfg, scn_train *train) {
     const char *sets[CLI_MAX_SETS * 2];
     int n = 0;
     for (int i = 0; i < o->nset; i++) sets[n++] = o->sets[i];
     for (int i = 0; i < nmore && n < CLI_MAX_SETS * 2; i++) sets[n++] = more[i];
     char err[1024];
     const char *variant = cli_value(o, "--variant");
-    if (scn_load_variant(o->scenario, variant, sets, n, cfg, err,
-                         sizeof err)) {
+    if (scn_load_train(o->scenario, variant, sets, n, cfg, train, err,
+                       sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return CLI_EXIT_INPUT;
     }

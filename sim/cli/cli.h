@@ -13,6 +13,7 @@
 
 #include "sim/study/plan.h"
 #include "sim/config/scenario.h"
+#include "sim/config/scenario_train.h"
 #include "sim/study/sweep.h"
 #include "sim/study/table.h"
 
@@ -160,6 +161,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...);
  * one-line message and returns CLI_EXIT_INPUT on failure, 0 on success. */
 int cli_load(const cli_options *o, const char *const *more, int nmore,
              scn_config *cfg);
+/* cli_load that also fills *train with the train section (NULL: none
+ * wanted, as cli_load). */
+int cli_load_train(const cli_options *o, const char *const *more, int nmore,
+                   scn_config *cfg, scn_train *train);
 
 /* A CSV number: msg_number's shortest exact decimal ("inf", "-inf"), an
  * empty field for NaN (a value that does not apply). */

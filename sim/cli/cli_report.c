@@ -108,6 +108,7 @@ typedef struct {
     char label[SCN_MAX_VARIANTS][SCN_NAME_MAX]; /* as tables name them */
     const char *labels[SCN_MAX_VARIANTS];
     scn_config *cfg;                   /* nvar of them */
+    scn_train *train_sec;              /* nvar: their train sections */
     run_result *run;                   /* nvar */
     table_result table;
     plan_result *plan;
@@ -144,6 +145,7 @@ static void section_free(section *s) {
     free(s->name);
     free(s->description);
     free(s->cfg);
+    free(s->train_sec);
     free(s->run);
     table_result_free(&s->table);
     free(s->plan);
@@ -216,11 +218,14 @@ static int load_variants(const report *r, section *s) {
         s->var[i] = r->nvariants ? r->variants[i]
                     : meta.nvariants ? meta.variant[i] : NULL;
     s->cfg = malloc((size_t)s->nvar * sizeof *s->cfg);
+    s->train_sec = malloc((size_t)s->nvar * sizeof *s->train_sec);
     s->run = calloc((size_t)s->nvar, sizeof *s->run);
-    if (!s->cfg || !s->run) return fail(MSG_ENOMEM, "out of memory");
+    if (!s->cfg || !s->train_sec || !s->run)
+        return fail(MSG_ENOMEM, "out of memory");
     for (int i = 0; i < s->nvar; i++) {
-        if ((rc = scn_load_variant(s->path, s->var[i], r->o.sets, r->o.nset,
-                                   &s->cfg[i], err, sizeof err)))
+        if ((rc = scn_load_train(s->path, s->var[i], r->o.sets, r->o.nset,
+                                 &s->cfg[i], &s->train_sec[i], err,
+                                 sizeof err)))
             return fail(rc, err);
         s->cfg[i].full = r->o.full;
         snprintf(s->label[i], SCN_NAME_MAX, "%s", s->var[i] ? s->var[i]
@@ -392,10 +397,10 @@ static void bandwidth_label(const scn_config *c, char *buf, size_t n) {
  * method and, for Streaming DiLoCo, whether it overlaps (tau >= 1) and
  * sends 4-bit payloads; an outer-step overlap and FedPart have their
  * own. */
-static const char *method_key(const scn_config *c) {
+static const char *method_key(const scn_config *c, const scn_train *t) {
     const sched_spec *m = &c->sched;
     if (m->method == SCHED_DP) return "dp";
-    if (c->has_train && c->train.fedpart) return "fedpart";
+    if (t->has_train && t->train.fedpart) return "fedpart";
     if (m->overlap == SCHED_OUTER) return "outer";
     if (m->overlap == SCHED_EAGER) return "eager";
     if (m->method == SCHED_DILOCO) return "diloco";
@@ -430,7 +435,8 @@ static void curves_style(const section *s, const gnuplot_curve *g,
         int v = g[i].dashed ? -1 : curve_variant(s, g[i].title);
         st[i] = (gnuplot_style){NULL, 0};
         if (v < 0) continue;
-        st[i].color = gnuplot_method_color(method_key(&s->cfg[v]));
+        st[i].color =
+            gnuplot_method_color(method_key(&s->cfg[v], &s->train_sec[v]));
         st[i].dash = 1;
         for (int j = 0; j < i; j++)
             st[i].dash += st[j].color && !strcmp(st[j].color, st[i].color);
@@ -559,21 +565,22 @@ static int figure_loss(section *s, curve *c, int k) {
 static int training(section *s, int k) {
     char err[CLI_ERR_MAX], label[LABEL_MAX];
     int n = 0;
-    for (int i = 0; i < s->nvar; i++) n += s->cfg[i].has_train;
+    for (int i = 0; i < s->nvar; i++) n += s->train_sec[i].has_train;
     if (!n) return 0;
     curve *c = calloc((size_t)n, sizeof *c);
     s->train = calloc((size_t)n, sizeof *s->train);
     int rc = c && s->train ? 0 : fail(MSG_ENOMEM, "out of memory");
     for (int i = 0; i < s->nvar && !rc; i++) {
         const scn_config *cfg = &s->cfg[i];
-        if (!cfg->has_train) continue;
+        const scn_train *sec = &s->train_sec[i];
+        if (!sec->has_train) continue;
         int t = s->ntrain++;
         s->train_label[t] = s->label[i];
         cli_progress progress;
         snprintf(label, sizeof label, "%s: train %s", s->path, s->label[i]);
         cli_progress_start(&progress, label);
-        cpl_options o = {cfg, cfg->train_eval, on_row, &c[t],
-                         cli_progress_update, &progress};
+        cpl_options o = {cfg, sec, on_row, &c[t], cli_progress_update,
+                         &progress};
         int e = cpl_run(&o, &s->train[t], err, sizeof err);
         cli_progress_end(&progress);
         if (e == MSG_EIO) e = msg_set(err, sizeof err, MSG_ENOMEM,
@@ -618,7 +625,7 @@ static void write_section(FILE *f, const report *r, const section *s,
     if (s->description) para(f, NULL, s->description);
 
     heading(f, "h3", "Assumptions");
-    html_assumptions(f, s->nvar, s->labels, s->cfg);
+    html_assumptions(f, s->nvar, s->labels, s->cfg, s->train_sec);
 
     heading(f, "h3", "Compute utilization against bandwidth");
     snprintf(text, sizeof text, "Compute utilization (busy time over wall "

@@ -21,7 +21,6 @@
 
 #include "sim/base/jw.h"
 #include "sim/base/msg.h"
-#include "models/nn.h"
 #include "sim/cli/cli.h"
 #include "sim/adapter/coupled.h"
 #include "sim/out/outfile.h"
@@ -152,15 +151,6 @@ static int csv_row(const cpl_row *r, void *ctx) {
     return 0;
 }
 
-/* Training FLOPs of one replica's inner step (nn_flops_per_step), from a
- * model built for the purpose; 0 when it cannot be built. */
-static double flops_per_step(const train_config *t) {
-    nn_model *m = nn_new(&t->nn, t->batch, t->seq);
-    double f = m ? nn_flops_per_step(m) : 0;
-    nn_free(m);
-    return f;
-}
-
 /* The simulated run and the target, in the summary. */
 static void summary_sim(jw *w, const cpl_summary *s) {
     const run_result *r = &s->sim;
@@ -193,9 +183,9 @@ static void summary_target(jw *w, const cpl_summary *s, int sim) {
 }
 
 /* What ran: the build, the method and its schedule, the model's size. */
-static void summary_setup(jw *w, const scn_config *cfg, const cpl_summary *s,
+static void summary_setup(jw *w, const scn_config *cfg,
+                          const train_config *t, const cpl_summary *s,
                           int sim) {
-    const train_config *t = &cfg->train;
     jw_str(w, "version", DILOSIM_VERSION);
     jw_str(w, "revision", version_revision());
     jw_str(w, "method", sched_method_name(t->sched.method));
@@ -216,14 +206,16 @@ static void summary_setup(jw *w, const scn_config *cfg, const cpl_summary *s,
 
 /* The summary: the build, what ran, the final losses, bytes, the
  * simulated run, this machine's time. */
-static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
-                    unsigned eval, int sim, double host_s, double flops) {
+static void summary(FILE *f, const scn_config *cfg, const scn_train *tr,
+                    const cpl_summary *s, int sim, double host_s,
+                    double flops) {
+    unsigned eval = tr->train_eval;
     const cpl_row *r = &s->last;
     double steps = (double)r->step;
     jw w;
     jw_init(&w, f);
     jw_lines(&w, NULL, '{', 2, 0);
-    summary_setup(&w, cfg, s, sim);
+    summary_setup(&w, cfg, &tr->train, s, sim);
     jw_num(&w, "steps", steps);
     jw_num(&w, "tokens", (double)r->tokens);
     jw_num(&w, "train_loss_nats", r->train_loss);
@@ -241,7 +233,7 @@ static void summary(FILE *f, const scn_config *cfg, const cpl_summary *s,
     jw_num(&w, "host_time_s", host_s);
     jw_num(&w, "steps_per_s", steps / host_s);
     jw_num(&w, "tokens_per_s", (double)r->tokens / host_s);
-    jw_num(&w, "gflops_per_s", flops * cfg->train.replicas * steps / host_s / 1e9);
+    jw_num(&w, "gflops_per_s", flops * tr->train.replicas * steps / host_s / 1e9);
     jw_end(&w);
 }
 
@@ -253,17 +245,18 @@ static int parse_jobs(const cli_options *o, int *out) {
     return cli_count(o, "train", name, 256, out);
 }
 
-/* Loads the scenario into *cfg (the --jobs override applied);
- * CLI_EXIT_INPUT with the message printed, or 0. */
-static int load(const cli_options *o, scn_config *cfg) {
-    int rc = cli_load(o, NULL, 0, cfg);
+/* Loads the scenario into *cfg and its train section into *tr (the
+ * --jobs override applied); CLI_EXIT_INPUT with the message printed, or
+ * 0. */
+static int load(const cli_options *o, scn_config *cfg, scn_train *tr) {
+    int rc = cli_load_train(o, NULL, 0, cfg, tr);
     if (rc) return rc;
-    if (!cfg->has_train) {
+    if (!tr->has_train) {
         fprintf(stderr, "%s: train: missing (dilosim train needs a "
                 "\"train\" section)\n", o->scenario);
         return CLI_EXIT_INPUT;
     }
-    return parse_jobs(o, &cfg->train.threads);
+    return parse_jobs(o, &tr->train.threads);
 }
 
 /* Progress in steps (a cpl_options.progress). */
@@ -279,13 +272,14 @@ static void on_progress(void *ctx, double fraction) {
 
 /* Runs the training, writing the CSV to out (its header even without a
  * row); fills *s and *host_s. */
-static int train_to(outfile *out, const scn_config *cfg, csv_ctx *c,
-                    const char *label, cpl_summary *s, double *host_s,
-                    char *err, size_t errlen) {
+static int train_to(outfile *out, const scn_config *cfg,
+                    const scn_train *tr, csv_ctx *c, const char *label,
+                    cpl_summary *s, double *host_s, char *err,
+                    size_t errlen) {
     steps_progress progress = {.steps = (double)cfg->steps};
     c->csv = out->f;
     cli_progress_start(&progress.bar, label);
-    cpl_options o = {cfg, c->eval, csv_row, c, on_progress, &progress};
+    cpl_options o = {cfg, tr, csv_row, c, on_progress, &progress};
     double t0 = cli_now_s();
     int rc = c->sim ? cpl_run(&o, s, err, errlen)
                     : cpl_lockstep(&o, s, err, errlen);
@@ -329,8 +323,9 @@ int cli_train(int argc, char **argv) {
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
     scn_config *cfg = malloc(sizeof *cfg);
     cpl_summary *s = malloc(sizeof *s);
-    if (!cfg || !s) {
-        free(cfg), free(s);
+    scn_train *tr = malloc(sizeof *tr);
+    if (!cfg || !tr || !s) {
+        free(cfg), free(tr), free(s);
         fprintf(stderr, "dilosim train: out of memory\n");
         return CLI_EXIT_RUNTIME;
     }
@@ -339,14 +334,15 @@ int cli_train(int argc, char **argv) {
     outfile out;
     int to_stdout = !o.out || !strcmp(o.out, "-");
     double host_s = 0;
-    if ((rc = load(&o, cfg))) goto done;
-    c.eval = cfg->train_eval;
+    if ((rc = load(&o, cfg, tr))) goto done;
+    c.eval = tr->train_eval;
     if ((rc = outfile_open(&out, o.out, err, sizeof err))) {
         fprintf(stderr, "dilosim train: %s\n", err);
         rc = msg_exit_status(rc);
         goto done;
     }
-    rc = train_to(&out, cfg, &c, o.scenario, s, &host_s, err, sizeof err);
+    rc = train_to(&out, cfg, tr, &c, o.scenario, s, &host_s, err,
+                  sizeof err);
     if (rc) {
         if (rc == MSG_EIO)
             fprintf(stderr, "dilosim train: %s%s%s\n", to_stdout ? "" : o.out,
@@ -362,11 +358,12 @@ int cli_train(int argc, char **argv) {
         rc = msg_exit_status(rc);
         goto done;
     }
-    summary(to_stdout ? stderr : stdout, cfg, s, c.eval, c.sim, host_s,
-            flops_per_step(&cfg->train));
+    summary(to_stdout ? stderr : stdout, cfg, tr, s, c.sim, host_s,
+            cpl_flops_per_step(&tr->train));
     if (c.sim) say_why(cfg, s, &c);
 done:
     free(s);
+    free(tr);
     free(cfg);
     return rc;
 }

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "models/tensor.h"
+#include "sim/adapter/coupled.h"
 #include "sim/cli/cli.h"
 #include "sim/out/outfile.h"
 #include "sim/base/version.h"
@@ -67,7 +67,7 @@ static int close_stdout(const char *cmd, int rc) {
 }
 
 int main(int argc, char **argv) {
-    tn_blas_start(); /* OpenBLAS's threads, started as it loaded: ended */
+    cpl_blas_start(); /* OpenBLAS's threads, started as it loaded: ended */
     if (argc < 2) {
         fputs(usage, stderr);
         return CLI_EXIT_INPUT;

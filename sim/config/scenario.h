@@ -17,7 +17,9 @@
  *
  * Every key, its default, its unit and its valid range is listed in
  * docs/scenarios.md; the keys of the "train" section (for `dilosim train`) in
- * docs/experiments.md.
+ * docs/experiments.md.  Every load validates the train section too; the
+ * section itself is handed out by the loaders of scenario_train.h, so
+ * that the timing config holds nothing of the trainer.
  *
  * The path "-" reads the scenario from standard input (messages then say
  * "<stdin>" and relative paths are taken from the working directory).  A
@@ -33,9 +35,7 @@
 
 #include "sim/base/codec.h"
 #include "sim/base/schedule.h"
-#include "models/train_config.h"
-#include "sim/engine/collective.h"
-#include "sim/engine/faults.h"
+#include "sim/config/kinds.h" /* coll_algo, faults_spec */
 
 #define SCN_MAX_WORKERS 256
 /* Every rate in Gbit/s (a link, a host copy engine, a cost file's
@@ -87,14 +87,6 @@ typedef enum { SCN_COMPLETION_GROUP, SCN_COMPLETION_MEMBER } scn_completion;
 
 /* The most workers a network.latency_matrix_ms may describe. */
 #define SCN_MAX_MATRIX 64
-
-/* What `dilosim train` evaluates at each report ("train.eval"): the outer
- * parameters always; replica 0 and the replicas' average on request. */
-enum {
-    SCN_EVAL_OUTER = 1,
-    SCN_EVAL_REPLICA = 2,
-    SCN_EVAL_AVERAGE = 4
-};
 
 typedef struct {
     /* model */
@@ -183,28 +175,6 @@ typedef struct {
     int64_t steps;           /* inner steps to simulate, >= 1 */
     uint64_t seed;
     scn_measure measure;     /* run (default) or steady */
-
-    /* numerics: the "train" section, for `dilosim train` (the timing half
-     * ignores it).  has_train 0: absent, and train holds
-     * train_config_default untouched.  has_train 1: train is complete and
-     * consistent (train_new should accept it): replicas = workers.count,
-     * steps, seed (model initialisation and data), sched (normalised;
-     * sched.layers = the trained model's blocks, or units with "units":
-     * "own"), codec and dp_codec come from the scenario's own keys, the
-     * rest from the section.  train.data.path is always NULL (a pointer
-     * into the config would dangle in a copy): for text data set
-     * train.data.path = train_data_path on the copy you pass to
-     * train_new. */
-    int has_train;
-    train_config train;
-    char train_data_path[SCN_PATH_MAX]; /* resolved against the scenario
-                                           file's directory; "" none.  The
-                                           loader checked it is a readable
-                                           file long enough for the
-                                           shards, eval tail and seq */
-    unsigned train_eval;     /* SCN_EVAL_* bits; OUTER always set */
-    double target_loss;      /* train.target_loss: the outer eval loss to
-                                reach, nats; NAN: none */
 
     /* A 64-bit digest of the resolved document (after the variant and
      * the overrides, without its "variants" and "sweep" sections, keys in

@@ -7,7 +7,7 @@
  * (in the text, in the merged variant, or made by override k), the
  * overrides, and the caller's error buffer.  Schema tables (`field`)
  * describe each JSON object: key, type, range, where the value goes in
- * scn_config.
+ * the scn__out being filled (the timing config or the train section).
  */
 #ifndef DILOSIM_SCENARIO_INT_H
 #define DILOSIM_SCENARIO_INT_H
@@ -18,6 +18,7 @@
 
 #include "sim/config/json.h"
 #include "sim/config/scenario.h"
+#include "sim/config/scenario_train.h"
 
 #define SCN__PATH_LEN 512 /* a JSON path in a message */
 
@@ -48,6 +49,19 @@ typedef struct {
     size_t errlen;
 } scn__ctx;
 
+/* What pass 4 fills: the timing config and the train section side by
+ * side, so that one walk of the root table (which nests the train
+ * section's) writes both, in the order of the keys.  The timing tables'
+ * offsets (AT) are offsets in cfg, which comes first, so that a
+ * scn__out * is also a scn_config *; the train section's (AT_TRAIN) are
+ * in train. */
+typedef struct {
+    scn_config cfg;
+    scn_train train;
+} scn__out;
+
+#define AT_TRAIN(m) (offsetof(scn__out, train) + offsetof(scn_train, m))
+
 /* A numeric range; hi INFINITY: no upper bound. */
 typedef struct {
     double lo, hi;
@@ -62,13 +76,30 @@ typedef struct {
 #define OO(a, b) {.lo = a, .hi = b, .lo_open = 1, .hi_open = 1}
 #define INT(a, b) {.lo = a, .hi = b, .integer = 1}
 
-/* An enum key: the names for messages (NULL: codec_names()) and the
- * parser, which writes the enum (int-sized) at out: 0, or -1 if unknown.
- * Every parser matches through msg_parse_name. */
+/* An enum key: its names, one table.  The value of names[i] is i, or
+ * values[i] when values is not NULL; the names are names[0..n-1], or
+ * name(0..n-1) when names is NULL (an enum whose table lives elsewhere).
+ * The "expected" list of its messages is the names joined with ", "
+ * (msg_name_list).  The value is stored int-sized; names are matched
+ * through msg_parse_name. */
 typedef struct {
-    const char *names;
-    int (*parse)(const char *name, void *out);
+    int n;
+    const char *const *names;
+    const char *(*name)(int value);
+    const int *values;
 } scn__enum;
+
+/* The name of value i of e (i in 0..e->n-1). */
+const char *scn__enum_name(const scn__enum *e, int i);
+/* e's names joined with ", " into buf[len]; returns buf. */
+const char *scn__enum_list(const scn__enum *e, char *buf, size_t len);
+/* The value of name s (msg_parse_name over e's names) stored as an int at
+ * out: 0, or -1 if unknown. */
+int scn__enum_parse(const scn__enum *e, const char *s, void *out);
+
+/* An enum of names[0..n-1] worth 0..n-1 (a static table), as a scn__enum
+ * initialiser. */
+#define SCN__NAMES(tab) {.n = (int)(sizeof tab / sizeof tab[0]), .names = tab}
 
 typedef enum {
     F_NUM,     /* double */
@@ -91,7 +122,7 @@ typedef enum {
 typedef struct scn__field {
     const char *key;
     scn__ftype type;
-    size_t off;             /* where the value goes in scn_config */
+    size_t off;             /* where the value goes in the scn__out */
     size_t off2;            /* F_WORKERS: a second copy (0: none; offset 0
                                is params, never a copy target) */
     scn__range r;           /* F_NUM, F_INT, F_I64, F_U64, F_WORKERS,
@@ -121,11 +152,6 @@ typedef struct scn__field {
     {.key = k, .type = F_MATRIX, .off = AT(m), .r = rng}
 #define K_END {.key = NULL}
 
-/* An enum whose names[0..n-1] are its values 0..n-1: the value of name s
- * (msg_parse_name) stored as an int at o.  Returns 0, or -1 if unknown. */
-int scn__parse_index(const char *s, void *o, const char *const *names,
-                     int n);
-
 /* The error about node `at` (its key when at_key and it has one) whose
  * JSON path is `path` in the merged document, in the form of scenario.h;
  * a node from the merged variant is named variants.NAME.path.  Returns
@@ -152,11 +178,94 @@ void scn__join_key(char out[SCN__PATH_LEN], const char *base,
 int scn__resolve_path(scn__ctx *c, const cJSON *v, const char *p,
                       char *out);
 
-/* The "train" section (scenario_train.c): its table, and the checks of
- * what spans its keys, which then complete cfg->train with the scenario's
- * shared keys (see scenario.h).  Returns 0 or MSG_EINPUT/MSG_ENOMEM. */
+/* ---- scenario_doc.c: the document, its positions and the messages ---- */
+
+/* An input error (MSG_EINPUT) with the message, made one line (control
+ * characters become '?'); the first error's code stays c->rc's.  Returns
+ * c->rc. */
+int scn__set_err(scn__ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* "NAME: out of memory"; returns MSG_ENOMEM. */
+int scn__oom(scn__ctx *c);
+/* Files node with its offsets (JSON_NO_POS: none), number literal and
+ * override (-1: none).  Returns 0, or -1 out of memory. */
+int scn__record(scn__ctx *c, const cJSON *node, size_t key, size_t val,
+                const char *lit, int set);
+/* The newest entry of node, or NULL. */
+scn__pos *scn__lookup(const scn__ctx *c, const cJSON *node);
+void scn__free_positions(scn__ctx *c);
+/* Files the nodes of a parsed document: in the scenario's text (set -1,
+ * literals at text + offset) or in override k's value.  0, or -1. */
+int scn__file_doc(scn__ctx *c, const json_doc *d, const char *text, int set);
+/* out = base + sep + part, cut at SCN__PATH_LEN - 1 bytes; out must not
+ * overlap the others. */
+void scn__join(char out[SCN__PATH_LEN], const char *base, const char *sep,
+               const char *part);
+/* out = base[i]. */
+void scn__join_index(char out[SCN__PATH_LEN], const char *base, int i);
+/* "PREFIX: PATH: msg" about override k (at its key when at_key), PREFIX
+ * naming where it comes from (see scenario.h); path NULL: none. */
+int scn__override_fail(scn__ctx *c, int k, int at_key, const char *path,
+                       const char *msg);
+/* "boolean", "null", "number", "string", "array", "object". */
+const char *scn__type_name(const cJSON *v);
+/* The first member of obj whose key an earlier member has, in *dup (NULL
+ * when none), that earlier member in *first.  0, or MSG_ENOMEM. */
+int scn__find_dup(scn__ctx *c, const cJSON *obj, const cJSON **dup,
+                  const cJSON **first);
+/* The error about member m (path p), a duplicate of member e. */
+int scn__dup_fail(scn__ctx *c, const cJSON *m, const cJSON *e,
+                  const char *p);
+/* Pass 1 over text (NUL-terminated, len bytes, BOM included): *root
+ * receives the tree, an object, with every node filed.  On error *root is
+ * NULL; either way the caller frees the positions. */
+int scn__parse_doc(scn__ctx *c, const char *text, size_t len, cJSON **root);
+/* "NAME: larger than N MiB (expected a WHAT of at most MAX bytes)". */
+int scn__too_big(const char *name, const char *what, size_t max, char *err,
+                 size_t errlen);
+/* Reads the file `path` ("-": standard input; `name` in messages) into
+ * *buf (NUL-terminated, *len bytes), at most max bytes.  Returns 0 or the
+ * code, with the message in err. */
+int scn__read_input(const char *path, const char *name, const char *what,
+                    size_t max, char **buf, size_t *len, char *err,
+                    size_t errlen);
+
+/* ---- scenario_sections.c: the variants and sweep sections' shapes ---- */
+
+/* Checks the "variants" (or "sweep") section v, filing its names (and
+ * specs) in meta when meta is not NULL.  0, or the code. */
+int scn__check_variants(scn__ctx *c, const cJSON *v, scn_meta *meta);
+int scn__check_sweep(scn__ctx *c, const cJSON *v, scn_meta *meta);
+
+/* ---- scenario_merge.c, scenario_set.c: passes 2 and 3 ---- */
+
+/* Merges variant `name` of root's variants section into root (pass 2). */
+int scn__merge_variant(scn__ctx *c, cJSON *root, const char *name);
+/* Applies override k, "a.b.c=value", to the tree under root (pass 3). */
+int scn__apply_set(scn__ctx *c, cJSON *root, int k);
+
+/* ---- scenario_fields.c: the generic loader of a table (pass 4) ---- */
+
+/* An object described by a table: unknown and duplicate keys first, then
+ * each field present, in table order, written at base + off (base: the
+ * scn__out). */
+int scn__load_object(scn__ctx *c, const cJSON *obj, const char *path,
+                     const scn__field *fields, void *base);
+
+/* ---- scenario_schema.c, scenario_check.c, scenario_train.c ---- */
+
+/* The root table (with the train section's) over root into *out. */
+int scn__load_root(scn__ctx *c, const cJSON *root, scn__out *out);
+/* What spans several keys: FLOP-derived step time, split, the schedule,
+ * the network, the run's length, the fault trace. */
+int scn__check_config(scn__ctx *c, const cJSON *root, scn_config *cfg);
+/* The "train" section (scenario_train.c): its table (offsets AT_TRAIN),
+ * and the checks of what spans its keys, which then complete t->train
+ * with the scenario's shared keys of cfg (see scenario_train.h).
+ * Returns 0 or MSG_EINPUT/MSG_ENOMEM. */
 extern const scn__field scn__train_fields[];
-int scn__check_train(scn__ctx *c, const cJSON *root, scn_config *cfg);
+int scn__check_train(scn__ctx *c, const cJSON *root, const scn_config *cfg,
+                     scn_train *t);
 
 /* Short names for the types and helpers above, for the loader's own .c
  * files (the only ones that include this header). */
@@ -170,5 +279,19 @@ typedef scn__enum enum_def;
 #define get scn__get
 #define is_later scn__is_later
 #define join_key scn__join_key
+#define set_err scn__set_err
+#define oom scn__oom
+#define record scn__record
+#define lookup scn__lookup
+#define join scn__join
+#define join_index scn__join_index
+#define type_name scn__type_name
+#define find_dup scn__find_dup
+#define dup_fail scn__dup_fail
+#define override_fail scn__override_fail
+#define file_doc scn__file_doc
+#define too_big scn__too_big
+#define NO_POS JSON_NO_POS
+#define PATH_LEN SCN__PATH_LEN
 
 #endif

@@ -2,7 +2,7 @@
  * scenario_train.c -- the "train" section of a scenario (the numerics of
  * `dilosim train`): its schema table and the checks that span its keys,
  * made as train_new would make them but reported at a key, then the
- * completion of cfg->train with the scenario's shared keys (replicas,
+ * completion of the section with the scenario's shared keys (replicas,
  * steps, seed, schedule, codecs).  Text data is opened here, so a missing,
  * unreadable, empty or too short file is an input error at its key.
  */
@@ -16,40 +16,26 @@
 
 #include "sim/base/msg.h"
 
-#define PATH_LEN SCN__PATH_LEN
+/* The train section's tables write into the scn__out's train
+ * (scenario_int.h); the K_* macros take their offsets from AT. */
+#undef AT
+#define AT(m) AT_TRAIN(m)
 
-/* The train section's enums. */
-static int p_nn_kind(const char *s, void *o) {
-    static const char *const n[] = {"transformer", "mlp"};
-    int i = msg_parse_name(s, n, 2);
-    if (i < 0) return -1;
-    *(nn_kind *)o = i == 0 ? NN_TRANSFORMER : NN_MLP;
-    return 0;
-}
-static int p_data_kind(const char *s, void *o) {
-    static const char *const n[] = {"markov", "text"};
-    int i = msg_parse_name(s, n, 2);
-    if (i < 0) return -1;
-    *(data_kind *)o = i == 0 ? DATA_MARKOV : DATA_TEXT;
-    return 0;
-}
-static int p_optim(const char *s, void *o) { /* OPTIM_ADAMW 0, SGD 1 */
-    static const char *const n[] = {"adamw", "sgd"};
-    return scn__parse_index(s, o, n, 2);
-}
-static int p_units(const char *s, void *o) { /* TRAIN_MAP_JOIN 0, OWN 1 */
-    static const char *const n[] = {"join", "own"};
-    return scn__parse_index(s, o, n, 2);
-}
-static int p_eval(const char *s, void *o) { /* bit i: SCN_EVAL_* */
-    static const char *const n[] = {"outer", "replica", "average"};
-    return scn__parse_index(s, o, n, 3);
-}
-static const enum_def E_NN_KIND = {"transformer, mlp", p_nn_kind};
-static const enum_def E_DATA_KIND = {"markov, text", p_data_kind};
-static const enum_def E_OPTIM = {"adamw, sgd", p_optim};
-static const enum_def E_UNITS = {"join, own", p_units};
-static const enum_def E_EVAL = {"outer, replica, average", p_eval};
+/* The train section's enums: names[i] is value i, or values[i]. */
+static const char *const nn_kind_names[] = {"transformer", "mlp"};
+static const int nn_kind_values[] = {NN_TRANSFORMER, NN_MLP};
+static const char *const data_kind_names[] = {"markov", "text"};
+static const int data_kind_values[] = {DATA_MARKOV, DATA_TEXT};
+static const char *const optim_names[] = {"adamw", "sgd"}; /* ADAMW 0 */
+static const char *const units_names[] = {"join", "own"}; /* MAP_JOIN 0 */
+static const char *const eval_names[] = {"outer", "replica", "average"};
+static const enum_def E_NN_KIND = {.n = 2, .names = nn_kind_names,
+                                   .values = nn_kind_values};
+static const enum_def E_DATA_KIND = {.n = 2, .names = data_kind_names,
+                                     .values = data_kind_values};
+static const enum_def E_OPTIM = SCN__NAMES(optim_names);
+static const enum_def E_UNITS = SCN__NAMES(units_names);
+static const enum_def E_EVAL = SCN__NAMES(eval_names); /* bit i: SCN_EVAL_* */
 
 /* The numerics ("train"): what spans several keys, the schedule against
  * the trained model and the keys shared with the timing half are
@@ -157,9 +143,9 @@ static int reject_keys(ctx *c, const cJSON *root, const char *const *keys,
 
 /* The text file of train.data.path (node v): a readable file, whose
  * size goes to *size. */
-static int open_text_file(ctx *c, const cJSON *v, const scn_config *cfg,
+static int open_text_file(ctx *c, const cJSON *v, const scn_train *tr,
                           size_t *size) {
-    const char *name = cfg->train_data_path;
+    const char *name = tr->train_data_path;
     FILE *f = fopen(name, "rb");
     struct stat st;
     if (!f)
@@ -181,9 +167,9 @@ static int open_text_file(ctx *c, const cJSON *v, const scn_config *cfg,
  * and workers.count training shards of seq + 1 bytes each, as
  * data_next_batch needs. */
 static int check_text_size(ctx *c, const cJSON *v, const scn_config *cfg,
-                           size_t n) {
-    const char *name = cfg->train_data_path;
-    const train_config *t = &cfg->train;
+                           const scn_train *tr, size_t n) {
+    const char *name = tr->train_data_path;
+    const train_config *t = &tr->train;
     size_t need = (size_t)t->seq + 1;
     if (n == 0)
         return fail(c, v, 0, "train.data.path", "%s is empty (expected a "
@@ -200,10 +186,11 @@ static int check_text_size(ctx *c, const cJSON *v, const scn_config *cfg,
 
 /* Text: a readable file of bytes.  Markov: successors within V.  Either:
  * the model's vocabulary holds the data's. */
-static int check_train_data(ctx *c, const cJSON *root, scn_config *cfg) {
+static int check_train_data(ctx *c, const cJSON *root, const scn_config *cfg,
+                            scn_train *tr) {
     static const char *const markov_only[] = {"successors", "skew", NULL};
     static const char *const text_only[] = {"path", "eval_fraction", NULL};
-    train_config *t = &cfg->train;
+    train_config *t = &tr->train;
     size_t size = 0;
     const cJSON *data = tget(root, "data", NULL);
     const cJSON *dv = get(data, "vocab"), *mv = tget(root, "model", "vocab");
@@ -219,8 +206,8 @@ static int check_train_data(ctx *c, const cJSON *root, scn_config *cfg) {
             return fail(c, data, 0, "train.data.path", "missing (expected "
                         "a text file with kind text)");
         if (scn__resolve_path(c, path, "train.data.path",
-                              cfg->train_data_path) ||
-            open_text_file(c, path, cfg, &size))
+                              tr->train_data_path) ||
+            open_text_file(c, path, tr, &size))
             return -1;
         t->data.vocab = 256;
     } else {
@@ -244,17 +231,30 @@ static int check_train_data(ctx *c, const cJSON *root, scn_config *cfg) {
                            "(expected train.model.vocab >= %d)", t->nn.vocab,
                            t->data.vocab, t->data.vocab);
     if (t->data.kind == DATA_TEXT)
-        return check_text_size(c, get(data, "path"), cfg, size);
+        return check_text_size(c, get(data, "path"), cfg, tr, size);
     return 0;
 }
 
-/* heads divide d, seq fits ctx, the batch fits an int; then nn_check. */
-static int check_train_model(ctx *c, const cJSON *root, scn_config *cfg) {
-    const train_config *t = &cfg->train;
+/* heads divide d, seq fits ctx, the batch fits an int.  With the ranges
+ * of the tables, these are every condition of nn_check (models/nn.h),
+ * which train_new tests again:
+ *   kind transformer or mlp      E_NN_KIND
+ *   vocab in 2..2^24             train.model.vocab's range
+ *   d in 1..2^24, 3 d <= 2^24    train.model.d's range, 1..2^16
+ *   layers in 1..NN_MAX_LAYERS   train.model.layers's range
+ *   mlp_ratio in 0..64,          train.model.mlp_ratio's range, 1..64;
+ *     mlp_ratio * d <= 2^24        64 * 2^16 = 2^22
+ *   heads >= 1 dividing d        train.model.heads's range; below
+ *   ctx in 1..2^24               train.model.ctx's range, 1..2^20
+ *   batch, seq >= 1              train.batch's and train.seq's ranges
+ *   seq <= ctx (transformer)     below
+ *   batch * seq <= INT_MAX / 4   below
+ * so none of its messages ("train.model: nn: ...") can be reached. */
+static int check_train_model(ctx *c, const cJSON *root, const scn_train *trn) {
+    const train_config *t = &trn->train;
     const nn_config *m = &t->nn;
     const cJSON *tr = tget(root, NULL, NULL), *model = tget(root, "model", NULL);
     const cJSON *seq = get(tr, "seq"), *batch = get(tr, "batch");
-    char msg[256];
     if (m->kind == NN_TRANSFORMER && m->d % m->heads)
         return fail_either(c, get(model, "heads"), "train.model.heads",
                            get(model, "d"), "train.model.d", model,
@@ -272,32 +272,40 @@ static int check_train_model(ctx *c, const cJSON *root, scn_config *cfg) {
                            "train.seq", "batch * seq = %lld tokens are too "
                            "many (expected at most %d)",
                            (long long)t->batch * t->seq, INT_MAX / 4);
-    if (nn_check(m, t->batch, t->seq, msg, sizeof msg))
-        return fail(c, model ? model : tr, 0, "train.model", "%s", msg);
     return 0;
 }
 
-/* lr_min <= lr; then optim_check. */
-static int check_train_inner(ctx *c, const cJSON *root, scn_config *cfg) {
-    const optim_config *o = &cfg->train.inner;
+/* lr_min <= lr.  With the ranges of the tables, this is every condition
+ * of optim_check (models/optim.h), which train_new tests again:
+ *   kind adamw or sgd            E_OPTIM
+ *   lr finite >= 0               train.inner.lr's range, [0, 1e6]
+ *   lr_min in 0..lr              train.inner.lr_min's range; below
+ *   warmup, total >= 0           their ranges, 0..1e12
+ *   cosine 0 or 1                a boolean
+ *   beta1, beta2 in [0, 1)       their ranges
+ *   eps finite > 0               train.inner.eps's range, (0, 1]
+ *   weight_decay finite >= 0     its range, [0, 1e6]
+ *   momentum in [0, 1)           train.inner.momentum's range
+ *   clip finite >= 0             its range, [0, 1e30]
+ * so none of its messages ("train.inner: optim: ...") can be reached. */
+static int check_train_inner(ctx *c, const cJSON *root, const scn_train *tr) {
+    const optim_config *o = &tr->train.inner;
     const cJSON *in = tget(root, "inner", NULL);
-    char msg[256], a[MSG_NUM_MAX], b[MSG_NUM_MAX];
+    char a[MSG_NUM_MAX], b[MSG_NUM_MAX];
     if (o->lr_min > o->lr)
         return fail_either(c, get(in, "lr_min"), "train.inner.lr_min",
                            get(in, "lr"), "train.inner.lr", in,
                            "train.inner.lr_min", "lr_min = %s exceeds lr = "
                            "%s (expected lr_min <= lr)", msg_number(o->lr_min, a),
                            msg_number(o->lr, b));
-    if (optim_check(o, msg, sizeof msg))
-        return fail(c, in ? in : tget(root, NULL, NULL), 0, "train.inner",
-                    "%s", msg);
     return 0;
 }
 
 /* Replicas within TRAIN_MAX_REPLICAS, FedPart not with DP, fragments
  * within the trained model's blocks (units with "own"). */
-static int check_train_method(ctx *c, const cJSON *root, scn_config *cfg) {
-    const train_config *t = &cfg->train;
+static int check_train_method(ctx *c, const cJSON *root,
+                              const scn_config *cfg, const scn_train *trn) {
+    const train_config *t = &trn->train;
     const cJSON *m = get(root, "method"), *tr = tget(root, NULL, NULL);
     const cJSON *layers = tget(root, "model", "layers");
     int own = t->map == TRAIN_MAP_OWN;
@@ -327,14 +335,24 @@ static int check_train_method(ctx *c, const cJSON *root, scn_config *cfg) {
     return 0;
 }
 
+void scn_train_defaults(scn_train *t) {
+    memset(t, 0, sizeof *t); /* no section, no path; padding zero too */
+    t->train = (train_config)TRAIN_CONFIG_DEFAULT;
+    t->train_eval = SCN_EVAL_OUTER;
+    t->target_loss = NAN;
+}
+
 /* The train section, when present: checked, then completed with the
- * scenario's shared keys (see scenario.h). */
-int scn__check_train(ctx *c, const cJSON *root, scn_config *cfg) {
+ * scenario's shared keys (see scenario_train.h). */
+int scn__check_train(ctx *c, const cJSON *root, const scn_config *cfg,
+                     scn_train *tr) {
     if (!tget(root, NULL, NULL)) return 0;
-    if (check_train_model(c, root, cfg) || check_train_data(c, root, cfg) ||
-        check_train_inner(c, root, cfg) || check_train_method(c, root, cfg))
+    if (check_train_model(c, root, tr) ||
+        check_train_data(c, root, cfg, tr) ||
+        check_train_inner(c, root, tr) ||
+        check_train_method(c, root, cfg, tr))
         return -1;
-    train_config *t = &cfg->train;
+    train_config *t = &tr->train;
     t->replicas = cfg->workers;
     t->steps = cfg->steps;
     t->seed = cfg->seed;
@@ -345,8 +363,8 @@ int scn__check_train(ctx *c, const cJSON *root, scn_config *cfg) {
     t->sched.layers = t->nn.layers + (t->map == TRAIN_MAP_OWN ? 2 : 0);
     t->codec = cfg->codec;
     t->dp_codec = cfg->dp_codec;
-    cfg->train_eval |= SCN_EVAL_OUTER;
-    cfg->has_train = 1;
+    tr->train_eval |= SCN_EVAL_OUTER;
+    tr->has_train = 1;
     return 0;
 }
 

@@ -147,8 +147,6 @@ struct coll {
     int *order;         /* the ring order: a permutation of 0..nw-1 */
 };
 
-static const char *const algo_names[] = {"ring", "all_to_all", "star"};
-
 /* ---- the queue --------------------------------------------------------- */
 
 static uint8_t *mask_of(const coll *c, int slot) {
@@ -748,17 +746,6 @@ double coll_conn_window(const coll *c, int i, int j) {
     if (!c->tcp || i < 0 || j < 0 || i >= c->nw || j >= c->nw)
         return 0;
     return c->cwin[i * c->nw + j];
-}
-
-int coll_parse_algo(const char *name, coll_algo *out) {
-    int a = msg_parse_name(name, algo_names, 3);
-    if (a < 0) return -1;
-    *out = (coll_algo)a;
-    return 0;
-}
-
-const char *coll_algo_name(coll_algo a) {
-    return a >= COLL_RING && a <= COLL_STAR ? algo_names[a] : "unknown";
 }
 
 /* The connections' part of coll_signature(): each one that carried a

@@ -94,10 +94,10 @@
 #define DILOSIM_COLLECTIVE_H
 
 #include <stdint.h>
+#include "sim/config/kinds.h" /* coll_algo and its names */
 #include "sim/engine/net.h"
 #include "sim/engine/sig.h"
 
-typedef enum { COLL_RING, COLL_ALL_TO_ALL, COLL_STAR } coll_algo;
 
 /* TCP parameters of a stream's connections (coll_set_tcp). */
 typedef struct {
@@ -227,9 +227,5 @@ double coll_conn_window(const coll *c, int i, int j);
  * again.  A stream with fn does not take the exclusive ring's shortcut.
  * Returns 0 or MSG_ENOMEM. */
 int coll_set_member_done(coll *c, coll_member_fn fn);
-
-/* Parses "ring" | "all_to_all" | "star"; returns 0 or -1. */
-int coll_parse_algo(const char *name, coll_algo *out);
-const char *coll_algo_name(coll_algo a);
 
 #endif

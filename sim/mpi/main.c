@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "sim/base/msg.h"
-#include "models/tensor.h"
+#include "sim/adapter/coupled.h"
 #include "sim/cli/cli.h"
 #include "sim/out/outfile.h"
 #include "sim/base/version.h"
@@ -244,7 +244,7 @@ static int command(int argc, char **argv, par *p) {
 }
 
 int main(int argc, char **argv) {
-    tn_blas_start(); /* OpenBLAS's threads, started as it loaded: ended */
+    cpl_blas_start(); /* OpenBLAS's threads, started as it loaded: ended */
     char err[256];
     const char *sched = getenv("DILOSIM_MPI_SCHEDULE");
     par *p;

@@ -368,13 +368,14 @@ static void faults_text(const scn_config *c, char *buf, size_t len) {
                  html_number(c->faults.mttr_s / 3600, b));
 }
 
-static void train_text(const scn_config *c, char *buf, size_t len) {
+/* The train section sec (NULL: none). */
+static void train_text(const scn_train *sec, char *buf, size_t len) {
     char lr[HTML_NUM_MAX], olr[HTML_NUM_MAX], om[HTML_NUM_MAX];
-    if (!c->has_train) {
+    if (!sec || !sec->has_train) {
         snprintf(buf, len, "none");
         return;
     }
-    const train_config *t = &c->train;
+    const train_config *t = &sec->train;
     snprintf(buf, len, "%s, width %d, %d blocks, vocabulary %d; %s data; "
              "batch %d x %d tokens; inner %s lr %s; outer lr %s, momentum %s",
              t->nn.kind == NN_MLP ? "residual MLP" : "transformer", t->nn.d,
@@ -540,7 +541,8 @@ static int method_text(const scn_config *c, const sched_spec *s, int id,
 
 /* The text of assumption `id` about faults, recovery, the run and the
  * training into buf: 1, or 0 when id is not one of those. */
-static int run_text(const scn_config *c, int id, char *buf, size_t len) {
+static int run_text(const scn_config *c, const scn_train *t, int id,
+                    char *buf, size_t len) {
     char a[HTML_NUM_MAX];
     switch (id) {
     case R_FAULTS: faults_text(c, buf, len); break;
@@ -555,14 +557,16 @@ static int run_text(const scn_config *c, int id, char *buf, size_t len) {
     case R_SEED:
         snprintf(buf, len, "%llu", (unsigned long long)c->seed);
         break;
-    case R_TRAIN: train_text(c, buf, len); break;
+    case R_TRAIN: train_text(t, buf, len); break;
     default: return 0;
     }
     return 1;
 }
 
-/* The text of assumption `id` for config c. */
-static void assumption(const scn_config *c, int id, char *buf, size_t len) {
+/* The text of assumption `id` for config c and its train section t (NULL:
+ * none). */
+static void assumption(const scn_config *c, const scn_train *t, int id,
+                       char *buf, size_t len) {
     sched_spec s = c->sched;
     s.layers = c->layers;
     char err[256];
@@ -570,7 +574,7 @@ static void assumption(const scn_config *c, int id, char *buf, size_t len) {
     buf[0] = 0;
     if (!model_text(c, id, buf, len) && !network_text(c, id, buf, len) &&
         !method_text(c, &s, id, buf, len))
-        run_text(c, id, buf, len);
+        run_text(c, t, id, buf, len);
 }
 
 /* Whether row `id` is shown: the ring order when a variant sets one, DP's
@@ -589,7 +593,7 @@ static int row_shown(int id, int n, const scn_config *cfg) {
 #define CELL_MAX 1536
 
 void html_assumptions(FILE *f, int n, const char *const *names,
-                      const scn_config *cfg) {
+                      const scn_config *cfg, const scn_train *train) {
     char (*v)[CELL_MAX] = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
     if (!v) return; /* out of memory: the stream's error shows it */
     fputs("<div class=\"wide\"><table class=\"assumptions\">\n<thead><tr>"
@@ -606,7 +610,8 @@ void html_assumptions(FILE *f, int n, const char *const *names,
         if (!row_shown(rows[r].id, n, cfg)) continue;
         int same = 1;
         for (int i = 0; i < n; i++) {
-            assumption(&cfg[i], rows[r].id, v[i], CELL_MAX);
+            assumption(&cfg[i], train ? &train[i] : NULL, rows[r].id, v[i],
+                       CELL_MAX);
             same &= !strcmp(v[i], v[0]);
         }
         fputs("<tr>", f);

@@ -55,9 +55,10 @@ void html_figure(FILE *f, const char *svg, const char *caption);
  * window, efficiency and step overhead; the method's parameters as the
  * run normalises them; faults; steps, seed and the train section.  The
  * ring order shows only when a variant sets one, DP's buckets when a
- * variant is DP, the outer state's offload when a variant offloads it. */
+ * variant is DP, the outer state's offload when a variant offloads it.
+ * train[i] is variant i's train section (train NULL: none has one). */
 void html_assumptions(FILE *f, int n, const char *const *names,
-                      const scn_config *cfg);
+                      const scn_config *cfg, const scn_train *train);
 
 /* The bandwidth each variant needs per CU threshold (table_compute's
  * result over grid[0..npoints-1]): one row per variant, one column per

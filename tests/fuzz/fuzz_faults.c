@@ -1,6 +1,6 @@
 /*
- * fuzz_faults.c -- libFuzzer target: the fault-trace parser (sim/engine/faults.h,
- * trace mode).
+ * fuzz_faults.c -- libFuzzer target: the fault-trace parser
+ * (sim/config/faults_trace.h) and sim/engine/faults.h in trace mode.
  *
  * Input: one byte, then the trace text.  The byte picks the number of
  * workers, 1 + byte % 8, so that worker fields are in and out of range.

@@ -11,8 +11,8 @@ words() { # quoted lowercase words and comma lists of them, one a line
 case "$1" in
 scenario|run)
   cat tests/fuzz/json.dict
-  words sim/config/scenario*.c sim/base/codec.c sim/base/schedule.c sim/engine/collective.c \
-        sim/engine/faults.c | sed 's/.*/"&"\n"\\"&\\""/'
+  words sim/config/scenario*.c sim/config/kinds.c sim/base/codec.c sim/base/schedule.c sim/engine/collective.c \
+        sim/engine/faults.c sim/config/faults_trace.c | sed 's/.*/"&"\n"\\"&\\""/'
   # dotted keys for --set overrides
   for k in model.layers model.params model.step_time_s workers.count \
            workers.speed network.bandwidth_gbps network.up_gbps \

@@ -1,0 +1,63 @@
+/*
+ * faults_trace.h -- a fault trace file (the scenario's faults.trace): when
+ * each worker fails and is repaired, as written in the file.
+ *
+ * Lines are
+ *     time_s state             (worker 0)
+ *     time_s worker state
+ * separated by blanks (spaces, tabs, a trailing CR); '#' starts a comment
+ * anywhere on a line; blank lines are skipped.  time_s is a finite number
+ * of seconds, 0 <= time_s <= 9.2e9, rounded to the nearest nanosecond;
+ * worker an integer 0..nworkers-1; state 0 or "down", 1 or "up" (lower
+ * case).  Lines of different workers may interleave in any order; per
+ * worker the times (in ns) strictly increase and the states alternate,
+ * starting with down.  A worker whose last line is "down" is never
+ * repaired (repair INT64_MAX); a worker without lines never fails.
+ *
+ * The trace is parsed whole, from bytes; a file is at most
+ * FAULTS_TRACE_MAX_BYTES bytes and a NUL byte is an error at its line.
+ * Errors are one line, "path:line: what is wrong (expected ...)"; a file
+ * that cannot be opened or read gives "path: cannot open: <reason>" or
+ * "path: cannot read: <reason>".
+ *
+ * Plain parsing, no clock: the scenario loader checks a trace with it and
+ * the engine (sim/engine/faults.h) replays the periods it gives.
+ */
+#ifndef DILOSIM_FAULTS_TRACE_H
+#define DILOSIM_FAULTS_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FAULTS_TRACE_MAX_BYTES (64 << 20) /* the largest trace file */
+
+/* One down period: the worker fails at `fail` and is repaired at `repair`
+ * (ns; > fail, INT64_MAX when it never comes back). */
+typedef struct {
+    int64_t fail, repair;
+} faults_period;
+
+/* A parsed trace: each worker's down periods. */
+typedef struct faults_trace faults_trace;
+
+/* Parses a whole trace (len bytes at text, any bytes; `name` stands for
+ * the file in messages) for workers 0..nworkers-1 into *out.  Returns 0;
+ * MSG_EINPUT with "name:line: what is wrong (expected ...)"; MSG_ENOMEM.
+ * *out is NULL on error. */
+int faults_trace_parse(const char *text, size_t len, const char *name,
+                       int nworkers, faults_trace **out, char *err,
+                       size_t errlen);
+
+/* faults_trace_parse of the file at path: also MSG_EIO ("path: cannot
+ * open: reason", "cannot read") and MSG_EINPUT for a file larger than
+ * FAULTS_TRACE_MAX_BYTES. */
+int faults_trace_load(const char *path, int nworkers, faults_trace **out,
+                      char *err, size_t errlen);
+void faults_trace_free(faults_trace *t);
+
+/* Worker w's down periods (w in 0..nworkers-1), in time order: *n of
+ * them, owned by t. */
+const faults_period *faults_trace_periods(const faults_trace *t, int w,
+                                          size_t *n);
+
+#endif

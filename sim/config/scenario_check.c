@@ -1,0 +1,381 @@
+/*
+ * scenario_check.c -- pass 4 of the loader, continued: what spans several
+ * keys (FLOP-derived step time, split, the schedule through
+ * sched_normalize, the network's matrix and ring order, the run's length
+ * in int64 nanoseconds, the fault trace, parsed here so that a bad trace
+ * is an input error with its line), each conflict reported at the key
+ * most responsible; and the config's derived values that the checks and
+ * the engine share.
+ */
+#include "sim/config/scenario_int.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/base/msg.h"
+#include "sim/config/faults_trace.h"
+
+int scn_late_continues(const scn_config *c) {
+    return c->late == SCN_LATE_CONTINUE && c->sched.method != SCHED_DP;
+}
+
+double scn_gbit_bits(scn_gbit g) {
+    return g == SCN_GBIT_BINARY ? 1073741824.0 : 1e9;
+}
+
+const char *scn_gbit_note(int64_t nbinary, int64_t npoints) {
+    if (nbinary <= 0) return "";
+    return nbinary >= npoints
+               ? "; Gbit = 2^30 bits (network.gbit binary)"
+               : "; Gbit = 2^30 bits where network.gbit is binary, else 1e9 "
+                 "bits";
+}
+
+double scn_latency_ms(const scn_config *c, int i, int j) {
+    if (c->has_latency_matrix)
+        return c->latency_matrix_ms[i * c->workers + j];
+    return (c->latency_ms[i] + c->latency_ms[j]) / 2;
+}
+
+double scn_step_time_s(const scn_config *c) {
+    if (c->step_time_s > 0) return c->step_time_s;
+    return 6 * c->params * c->tokens_per_step /
+           (c->chips * c->peak_tflops * 1e12 * c->mfu);
+}
+
+/* step_time_s, or all four of tokens_per_step, chips, peak_tflops, mfu;
+ * split sums to 1. */
+static int check_model(ctx *c, const cJSON *root, scn_config *cfg) {
+    static const char *const flops[] = {"tokens_per_step", "chips",
+                                        "peak_tflops", "mfu"};
+    static const char *const both = "expected either step_time_s, or "
+                                    "tokens_per_step, chips, peak_tflops "
+                                    "and mfu";
+    const cJSON *m = get(root, "model"), *st = get(m, "step_time_s");
+    const cJSON *first = NULL;
+    const char *missing = NULL;
+    char p[PATH_LEN], b[32];
+    for (int k = 0; k < 4; k++) {
+        const cJSON *v = get(m, flops[k]);
+        if (v && !first) first = v;
+        if (!v && !missing) missing = flops[k];
+    }
+    if (first && st) {
+        if (is_later(c, st, first))
+            return fail(c, st, 0, "model.step_time_s", "cannot be given "
+                        "together with %s (%s)", first->string, both);
+        join_key(p, "model", first->string);
+        return fail(c, first, 0, p, "cannot be given together with "
+                    "step_time_s (%s)", both);
+    }
+    if (first && missing) {
+        join_key(p, "model", missing);
+        return fail(c, m, 0, p, "missing: tokens_per_step, chips, "
+                    "peak_tflops and mfu go together (%s)", both);
+    }
+    if (first) cfg->step_time_s = 0;
+
+    const cJSON *sp = get(m, "split");
+    double sum = cfg->split[0] + cfg->split[1] + cfg->split[2];
+    if (sp && fabs(sum - 1) > 1e-9)
+        return fail(c, sp, 0, "model.split", "shares sum to %s (expected "
+                    "forward + backward_activations + backward_parameters "
+                    "= 1)", msg_number(sum, b));
+    return 0;
+}
+
+/* The schedule, through sched_normalize; its message is reported at the
+ * key most responsible. */
+static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
+    sched_spec s = cfg->sched;
+    char msg[256], p[PATH_LEN];
+    s.layers = cfg->layers;
+    int lo = INT_MAX, hi = 0; /* per-worker taus: the largest is checked */
+    for (int i = 0; i < cfg->workers; i++) {
+        int t = (int)cfg->tau_w[i];
+        if (t < lo) lo = t;
+        if (t > hi) hi = t;
+    }
+    s.tau = hi;
+    if (sched_normalize(&s, msg, sizeof msg) == 0) {
+        int keep = s.tau > 0; /* streaming: the taus stand */
+        cfg->sched = s;
+        cfg->sched.tau = keep ? lo : 0;
+        for (int i = 0; i < SCN_MAX_WORKERS; i++)
+            cfg->tau_extra[i] = keep && i < cfg->workers ? (int)cfg->tau_w[i] - lo : 0;
+        return 0;
+    }
+    /* The same order of checks as sched_normalize, on its output. */
+    int narrow = sched_narrow(&s), cap = sched_tau_cap(&s);
+    const char *key = s.layout == SCHED_SLICED && s.overlap ? "overlap"
+                      : s.H < 1                           ? "H"
+                      : narrow && s.P > s.H               ? "fragments"
+                      : s.P < 1 || s.P > s.layers         ? "fragments"
+                      : s.overlap != SCHED_INNER && s.tau ? "tau"
+                      : s.tau < 0 || s.tau >= cap         ? "tau"
+                                                          : "alpha";
+    const cJSON *m = get(root, "method"), *v = get(m, key);
+    join_key(p, "method", key);
+    return fail(c, v ? v : m ? m : root, 0, p, "%s", msg);
+}
+
+/* The network keys that span several values: the ring order is a
+ * permutation, the latency matrix symmetric with a zero diagonal and not
+ * given together with latency_ms. */
+static int check_network(ctx *c, const cJSON *root, scn_config *cfg) {
+    const cJSON *n = get(root, "network"), *ro = get(n, "ring_order");
+    const cJSON *lm = get(n, "latency_matrix_ms"), *lv = get(n, "latency_ms");
+    int M = cfg->workers;
+    char a[MSG_NUM_MAX], b[MSG_NUM_MAX];
+    if (ro) {
+        uint8_t seen[SCN_MAX_WORKERS] = {0};
+        for (int i = 0; i < M; i++) {
+            int w = (int)cfg->ring_order_w[i];
+            if (w >= M || seen[w])
+                return fail(c, ro, 0, "network.ring_order", "worker %d %s "
+                            "(expected a permutation of 0..%d)", w,
+                            w >= M ? "does not exist" : "given twice", M - 1);
+            seen[w] = 1;
+            cfg->ring_order[i] = w;
+        }
+        cfg->has_ring_order = 1;
+    }
+    const cJSON *cp = get(n, "completion");
+    if (cp && cfg->completion == SCN_COMPLETION_MEMBER && scn_late_continues(cfg))
+        return fail(c, cp, 0, "network.completion", "\"member\" cannot be "
+                    "combined with method.late \"continue\" (expected "
+                    "\"group\", or late \"wait\")");
+    if (!lm) return 0;
+    if (lv) { /* at the later of the two */
+        int later = is_later(c, lv, lm);
+        return fail(c, later ? lv : lm, 0, later ? "network.latency_ms"
+                    : "network.latency_matrix_ms", "cannot be given together "
+                    "with %s (expected one of latency_ms and latency_matrix_ms)",
+                    later ? "latency_matrix_ms" : "latency_ms");
+    }
+    const double *L = cfg->latency_matrix_ms;
+    char p[PATH_LEN];
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j <= i; j++) {
+            double x = L[i * M + j], y = L[j * M + i];
+            if (i == j ? x == 0 : x == y) continue;
+            const cJSON *at = cJSON_GetArrayItem(cJSON_GetArrayItem(lm, i), j);
+            snprintf(p, sizeof p, "network.latency_matrix_ms[%d][%d]", i, j);
+            if (i == j)
+                return fail(c, at, 0, p, "%s ms (expected 0 on the diagonal)",
+                            msg_number(x, a));
+            return fail(c, at, 0, p, "%s ms but [%d][%d] is %s ms (expected a "
+                        "symmetric matrix)", msg_number(x, a), j, i, msg_number(y, b));
+        }
+    cfg->has_latency_matrix = 1;
+    return 0;
+}
+
+
+/* The longest simulated time the engine represents with room to spare:
+ * time is int64 nanoseconds (2^63 ns is about 292 years), and a whole run
+ * must fit in RUN_MAX_S = 1e9 s (about 31.7 years, 1e18 ns). */
+#define RUN_MAX_S 1e9
+#define STEP_MIN_S 1e-9 /* one nanosecond */
+
+/* The first of keys (in section sec of root) that was given, or NULL. */
+static const cJSON *given(const cJSON *root, const char *sec,
+                          const char *const *keys, const char **key) {
+    for (; *keys; keys++) {
+        const cJSON *v = get(get(root, sec), *keys);
+        if (v) return *key = *keys, v;
+    }
+    return NULL;
+}
+
+static const char *const net_keys[] = {
+    "bandwidth_gbps", "up_gbps", "down_gbps", "tcp_window_mb", "latency_ms",
+    "latency_matrix_ms", "efficiency", "collective_overhead_ms", NULL};
+static const char *const step_keys[] = {"step_time_s", "tokens_per_step",
+                                        "chips", "peak_tflops", "mfu",
+                                        NULL};
+
+/* What the engine must represent in int64 nanoseconds, one value at a
+ * time: the step time (given or derived from FLOPs) at least 1 ns and at
+ * most 1e6 s, a sync timeout of 0 or at least 1 ns; "0: none", else at
+ * least the smallest value that means something. */
+static int check_run_values(ctx *c, const cJSON *root, scn_config *cfg) {
+    char a[MSG_NUM_MAX], p[PATH_LEN];
+    const char *key = NULL;
+    double step = scn_step_time_s(cfg);
+    const cJSON *sv = given(root, "model", step_keys, &key);
+    if (sv && !(step >= STEP_MIN_S && step <= 1e6)) {
+        join_key(p, "model", key);
+        return fail(c, sv, 0, p, "the step time 6 * params * tokens_per_step "
+                    "/ (chips * peak_tflops * 1e12 * mfu) = %s s is out of "
+                    "range (expected a step of 1e-09 to 1e+06 s)",
+                    msg_number(step, a));
+    }
+    /* A window of one byte, an MTBF of 3.6 ms (shorter ones would flood
+     * the run with failures). */
+    const cJSON *w = get(get(root, "network"), "tcp_window_mb");
+    if (w && cfg->tcp_window_mb > 0 && cfg->tcp_window_mb < 1e-6)
+        return fail(c, w, 0, "network.tcp_window_mb", "%s is below one byte "
+                    "(expected 0 for none, or a number in [1e-06, 1000000])",
+                    msg_number(cfg->tcp_window_mb, a));
+    const cJSON *mt = get(get(root, "faults"), "mtbf_hours");
+    if (mt && cfg->faults.mtbf_s > 0 && cfg->faults.mtbf_s < 3600e-6)
+        return fail(c, mt, 0, "faults.mtbf_hours", "%s is below 1e-06 h "
+                    "(expected 0 for none, or a number in [1e-06, 1000000])",
+                    msg_number(cfg->faults.mtbf_s / 3600, a));
+    /* A timeout is whole ns: one below 1 ns would round to 0, none. */
+    const cJSON *to = get(get(root, "method"), "sync_timeout_s");
+    if (to && cfg->sync_timeout_s > 0 && cfg->sync_timeout_s < STEP_MIN_S)
+        return fail(c, to, 0, "method.sync_timeout_s", "%s is a positive "
+                    "value below 1 ns (expected 0 for none, or a number in "
+                    "[1e-09, 1000000000])", msg_number(cfg->sync_timeout_s, a));
+    return 0;
+}
+
+/* An estimate of a whole run, s, in its parts. */
+typedef struct {
+    double compute, latency, transfer, copies, total;
+    double hop, overhead; /* one collective step's latency and overhead */
+} run_estimate;
+
+/* Every step at the slowest worker's speed and slowdown, plus every
+ * sync's collective steps, each with its latency and software overhead,
+ * the transfer of its payload at the lowest bandwidth and TCP window, and
+ * the host copies of offloaded outer state. */
+static run_estimate estimate_run(const scn_config *cfg) {
+    run_estimate e;
+    double step = scn_step_time_s(cfg);
+    int M = cfg->workers;
+    double slow = INFINITY, rate = INFINITY, lat = 0;
+    double unit = scn_gbit_bits(cfg->gbit);
+    for (int i = 0; i < M; i++) {
+        if (cfg->speed[i] < slow) slow = cfg->speed[i];
+        double r = fmin(cfg->up_gbps[i], cfg->down_gbps[i]) * unit / 8;
+        if (r < rate) rate = r;
+        for (int j = 0; j < M; j++) lat = fmax(lat, scn_latency_ms(cfg, i, j));
+    }
+    rate *= cfg->efficiency;
+    lat *= 1e-3;
+    if (cfg->tcp_window_mb > 0 && lat > 0)
+        rate = fmin(rate, cfg->tcp_window_mb * 1e6 / (2 * lat));
+    double factor = cfg->straggler_prob > 0 ? cfg->straggler_slowdown : 1;
+    double steps = (double)cfg->steps;
+    e.compute = steps * step / slow * factor;
+    /* Syncs: every step for DP, else P every H steps; each moves at most
+     * the fp32 payload (all parameters for DP, a fragment otherwise), M
+     * times over the busiest link, in one collective per layer it holds
+     * (per DP bucket; every layer for a sliced layout), each of 2M steps;
+     * a repair moves recovery_bytes_per_param per parameter. */
+    int dp = cfg->sched.method == SCHED_DP, P = cfg->sched.P;
+    double syncs = dp ? steps : floor(steps / cfg->sched.H) * P;
+    double bytes = 4 * cfg->params / (dp ? 1 : P);
+    double layers = cfg->layers;
+    double colls = dp ? layers
+                   : cfg->sched.layout == SCHED_SLICED ? layers
+                                                       : ceil(layers / P);
+    if (dp && cfg->dp_bucket_mb > 0)
+        colls = fmin(layers, ceil(bytes / (cfg->dp_bucket_mb * 1e6)));
+    double repair = cfg->params * cfg->recovery_bytes_per_param / rate;
+    /* every collective step: its latency, its software overhead and, over
+     * TCP, the round trips of a slow start from the initial window */
+    double rounds = 0;
+    if (cfg->transport == SCN_TRANSPORT_TCP && lat > 0 && isfinite(rate))
+        rounds = ceil(log2(fmax(1, rate * 2 * lat /
+                                (cfg->tcp_init_window_kb * 1e3))));
+    e.hop = lat + rounds * 2 * lat;
+    e.overhead = cfg->collective_overhead_ms * 1e-3;
+    e.latency = syncs * colls * 2 * M * (e.hop + e.overhead);
+    e.transfer = syncs * M * bytes / rate + repair;
+    /* Offloaded outer state: each sync copies its fragment's outer
+     * parameters and momentum in and out at host_gbps. */
+    e.copies = 0;
+    if (cfg->offload_outer && !dp)
+        e.copies = syncs * 2 * bytes * 2 / (cfg->host_gbps * unit / 8);
+    e.total = e.compute + e.latency + e.transfer + e.copies;
+    return e;
+}
+
+/* The whole run estimated at most RUN_MAX_S, else an error reported at
+ * the key that dominates the estimate, naming the others. */
+static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
+    char a[MSG_NUM_MAX], b[MSG_NUM_MAX], d[MSG_NUM_MAX], p[PATH_LEN];
+    const char *key = NULL;
+    run_estimate e = estimate_run(cfg);
+    if (e.total <= RUN_MAX_S && isfinite(e.total)) return 0;
+    const cJSON *sv = given(root, "model", step_keys, &key);
+    const cJSON *at = get(root, "steps");
+    const char *path = "steps";
+    const cJSON *hv = get(get(root, "model"), "host_gbps");
+    const cJSON *ov = get(get(root, "network"), "collective_overhead_ms");
+    double syncing = fmax(fmax(e.latency, e.transfer), e.copies);
+    double comm = fmax(e.latency, e.transfer);
+    if (syncing > e.compute && e.copies == syncing && hv) {
+        at = hv, path = "model.host_gbps";
+    } else if (syncing > e.compute && e.latency == syncing && ov &&
+               e.overhead >= e.hop) {
+        at = ov, path = "network.collective_overhead_ms";
+    } else if (!at || comm > e.compute) {
+        const cJSON *nv = given(root, "network", net_keys, &key);
+        if (e.compute >= comm && sv) {
+            join_key(p, "model", key); /* nv's key when one was given */
+            at = sv, path = p;
+        } else if (e.compute < comm && nv) {
+            join_key(p, "network", key);
+            at = nv, path = p;
+        } else if (!at) {
+            at = get(root, "model") ? get(root, "model") : root;
+            path = get(root, "model") ? "model" : "";
+        }
+    }
+    char h[MSG_NUM_MAX + 64] = "";
+    if (e.copies > 0)
+        snprintf(h, sizeof h, ", %s s of host copies (method.offload_outer "
+                 "at model.host_gbps)", msg_number(e.copies, a));
+    return fail(c, at, 0, path, "the run would last about %s s: %s s of "
+                "compute (steps * step time / speed * slowdown)%s and %s s of "
+                "syncs (latencies, collective overheads and transfers at the "
+                "lowest bandwidth, given model.params) (expected at most "
+                "1e+09 s, about 31.7 years; fewer steps, a shorter step or a "
+                "faster network)",
+                msg_number(e.total, a), msg_number(e.compute, b), h,
+                msg_number(e.latency + e.transfer, d));
+}
+
+/* trace: a path resolved against the scenario's directory, not with a
+ * positive MTBF. */
+static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
+    const cJSON *f = get(root, "faults"), *tr = get(f, "trace");
+    const cJSON *mtbf = get(f, "mtbf_hours");
+    cfg->faults.trace = NULL;
+    if (!tr) return 0;
+    if (scn__resolve_path(c, tr, "faults.trace", cfg->trace_path)) return -1;
+    if (mtbf && cfg->faults.mtbf_s > 0) {
+        if (is_later(c, mtbf, tr))
+            return fail(c, mtbf, 0, "faults.mtbf_hours", "must be 0 when "
+                        "a trace is given (expected either a trace file or "
+                        "random failures)");
+        return fail(c, tr, 0, "faults.trace", "cannot be used together "
+                    "with mtbf_hours > 0 (expected either a trace file or "
+                    "random failures)");
+    }
+    /* Parsed now, so that a bad trace is an input error with its line
+     * before any run (the run reads it again). */
+    faults_trace *t;
+    char msg[SCN_PATH_MAX + 256];
+    int rc = faults_trace_load(cfg->trace_path, cfg->workers, &t, msg,
+                               sizeof msg);
+    if (rc == MSG_ENOMEM) return oom(c);
+    if (rc)
+        return fail(c, tr, 0, "faults.trace", "%s", msg);
+    faults_trace_free(t);
+    return 0;
+}
+
+int scn__check_config(ctx *c, const cJSON *root, scn_config *cfg) {
+    if (check_model(c, root, cfg) || check_method(c, root, cfg) ||
+        check_network(c, root, cfg) || check_run_values(c, root, cfg) ||
+        check_run(c, root, cfg) || check_faults(c, root, cfg))
+        return -1;
+    return 0;
+}

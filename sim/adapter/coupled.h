@@ -5,7 +5,8 @@
  * scenario's timing world (model.params, layers, step time, workers,
  * network, faults, method) runs on the event engine (run.h); at the
  * instants its observer reports, this adapter makes the trainer calls of
- * the scenario's "train" section (DESIGN.md, "Coupled runs"):
+ * the scenario's "train" section (docs/architecture.md, "Semantics both
+ * halves share"):
  *
  *   step computed  train_inner_step of that replica
  *   contributed    train_contribute (its payload, encoded now)
@@ -95,7 +96,7 @@ typedef struct {
 } cpl_options;
 
 /* Runs the coupled training of o->train on o->cfg and fills *out.  Returns 0, or a
- * negative code of models/msg.h with a one-line message in err:
+ * negative code of sim/base/msg.h with a one-line message in err:
  *   MSG_EINPUT  the train section cannot be built (train_new refused it)
  *   MSG_EFAIL   the training failed: a non-finite loss, a trainer call
  *               refused (an engine bug, caught by the trainer's checks)

@@ -77,7 +77,8 @@ static double time_codec(codec_spec c, const float *x, size_t n, uint8_t *buf,
 }
 
 int main(void) {
-    float *x = malloc((size_t)N * sizeof *x), *y = malloc((size_t)N * sizeof *y);
+    float *x = malloc((size_t)N * sizeof *x),
+          *y = malloc((size_t)N * sizeof *y);
     uint8_t *buf = malloc((size_t)N * 4 + 64);
     if (!x || !y || !buf) {
         fprintf(stderr, "bench_codec: out of memory\n");
@@ -101,10 +102,11 @@ int main(void) {
         codec_spec c = {runs[k].kind, runs[k].block};
         double enc, dec, t = time_codec(c, x, N, buf, y, &enc, &dec);
         sink += y[N / 3];
-        printf("bench_codec: %s block %llu: encode+decode %.1f ms (%.1f + %.1f), "
-               "memcpy %.1f ms: %.0f%% of memcpy%s\n",
-               codec_name(c.kind), (unsigned long long)c.block, t * 1e3, enc * 1e3,
-               dec * 1e3, copy * 1e3, 100.0 * copy / t, runs[k].goal);
+        printf(
+            "bench_codec: %s block %llu: encode+decode %.1f ms (%.1f + %.1f), "
+            "memcpy %.1f ms: %.0f%% of memcpy%s\n",
+            codec_name(c.kind), (unsigned long long)c.block, t * 1e3, enc * 1e3,
+            dec * 1e3, copy * 1e3, 100.0 * copy / t, runs[k].goal);
     }
     free(x);
     free(y);

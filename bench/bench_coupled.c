@@ -72,9 +72,9 @@ static void bench(const char *method, double stragglers) {
         }
     printf("bench_coupled: %s, stragglers %g: lockstep %.3f s, coupled "
            "%.3f s for %lld steps: coupled/lockstep %.3f, overhead %+.1f%% "
-           "(goal <= 5%%)\n", method, stragglers, best[0], best[1],
-           (long long)cfg.steps, best[1] / best[0],
-           100 * (best[1] / best[0] - 1));
+           "(goal <= 5%%)\n",
+           method, stragglers, best[0], best[1], (long long)cfg.steps,
+           best[1] / best[0], 100 * (best[1] / best[0] - 1));
 }
 
 int main(void) {

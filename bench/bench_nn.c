@@ -113,8 +113,8 @@ int main(void) {
     printf("bench_nn: step FLOPs: %.2f GFLOP (6 N tokens + attention)\n",
            flops / 1e9);
     printf("bench_nn: forward: %.1f ms, backward: %.1f ms, step: %.1f ms "
-           "(best of %d)\n", st.fwd_s * 1e3, st.bwd_s * 1e3, step * 1e3,
-           st.steps);
+           "(best of %d)\n",
+           st.fwd_s * 1e3, st.bwd_s * 1e3, step * 1e3, st.steps);
     printf("bench_nn: step rate: %.1f GFLOP/s\n", step_rate);
     printf("bench_nn: sgemm 1024^3 rate: %.1f GFLOP/s\n", gemm);
     printf("bench_nn: step / sgemm: %.0f %% (goal >= 40 %%)\n",

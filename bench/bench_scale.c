@@ -19,17 +19,22 @@ static double cpu_s(void) {
 
 /* The scenario text for m workers; heterogeneous links when `het`. */
 static void scenario(char *buf, size_t len, int m, int het) {
-    int k = snprintf(buf, len,
-                     "{\"model\": {\"params\": 1e9, \"layers\": 24, \"step_time_s\": 0.1},"
-                     " \"workers\": {\"count\": %d}, \"method\": {\"name\": \"dp\"},"
-                     " \"network\": {\"bandwidth_gbps\": 10", m);
+    int k = snprintf(
+        buf, len,
+        "{\"model\": {\"params\": 1e9, \"layers\": 24, \"step_time_s\": 0.1},"
+        " \"workers\": {\"count\": %d}, \"method\": {\"name\": \"dp\"},"
+        " \"network\": {\"bandwidth_gbps\": 10",
+        m);
     for (int d = 0; het && d < 2; d++) {
-        k += snprintf(buf + k, len - (size_t)k, ", \"%s_gbps\": [", d ? "down" : "up");
+        k += snprintf(buf + k, len - (size_t)k, ", \"%s_gbps\": [",
+                      d ? "down" : "up");
         for (int i = 0; i < m; i++)
-            k += snprintf(buf + k, len - (size_t)k, "%s%d", i ? ", " : "", 50 + i);
+            k += snprintf(buf + k, len - (size_t)k, "%s%d", i ? ", " : "",
+                          50 + i);
         k += snprintf(buf + k, len - (size_t)k, "]");
     }
-    snprintf(buf + k, len - (size_t)k, "}, \"faults\": {\"mtbf_hours\": 0},"
+    snprintf(buf + k, len - (size_t)k,
+             "}, \"faults\": {\"mtbf_hours\": 0},"
              " \"steps\": 20, \"seed\": 1}");
 }
 
@@ -39,7 +44,8 @@ static double run_cpu(int m, int het, uint64_t *events) {
     char err[512];
     scn_config cfg;
     scenario(text, sizeof text, m, het);
-    if (scn_load_string(text, "bench_scale.json", NULL, 0, &cfg, err, sizeof err)) {
+    if (scn_load_string(text, "bench_scale.json", NULL, 0, &cfg, err,
+                        sizeof err)) {
         fprintf(stderr, "bench_scale: %s\n", err);
         exit(2);
     }
@@ -66,8 +72,9 @@ int main(void) {
         double c16 = run_cpu(16, het, &e16), c128 = run_cpu(128, het, &e128);
         printf("bench_scale: DP 1B, 24 layers, 20 steps, %s: CPU M=16 %.4f s "
                "(%llu events), M=128 %.4f s (%llu events), ratio %.1f; "
-               "goal <= 16 (8 is linear)\n", names[het], c16,
-               (unsigned long long)e16, c128, (unsigned long long)e128, c128 / c16);
+               "goal <= 16 (8 is linear)\n",
+               names[het], c16, (unsigned long long)e16, c128,
+               (unsigned long long)e128, c128 / c16);
     }
     return 0;
 }

@@ -32,7 +32,8 @@ static double queue_rate(uint32_t size, uint64_t ops) {
     uint64_t s = 88172645463325252ull;
     for (uint32_t i = 0; i < size; i++) {
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-        eq_push(&q, (int64_t)(s % 1000000), (uint32_t)(s >> 60) % 3, 0, 0, 0, 0);
+        eq_push(&q, (int64_t)(s % 1000000), (uint32_t)(s >> 60) % 3, 0, 0, 0,
+                0);
     }
     double t0 = now_s();
     eq_event ev;
@@ -54,8 +55,8 @@ static double queue_rate(uint32_t size, uint64_t ops) {
 typedef struct {
     net *n;
     coll *c;
-    int64_t end;     /* instant the last collective completed */
-    uint64_t stops;  /* instants the net stopped at */
+    int64_t end;    /* instant the last collective completed */
+    uint64_t stops; /* instants the net stopped at */
 } ring_bench;
 
 static void ring_done(void *ctx, int64_t now, uint64_t tag) {
@@ -80,15 +81,12 @@ static double ring_once(ring_bench *b, int64_t at, uint64_t S) {
 static void ring_tcp(int tcp, int reps) {
     enum { M = 4 };
     int64_t lat[M * M];
-    for (int i = 0; i < M * M; i++)
-        lat[i] = 25000000;
+    for (int i = 0; i < M * M; i++) lat[i] = 25000000;
     ring_bench b = {net_new(2 * M), NULL, 0, 0};
-    for (int l = 0; l < 2 * M; l++)
-        net_link_set(b.n, l, 1.25e9);
+    for (int l = 0; l < 2 * M; l++) net_link_set(b.n, l, 1.25e9);
     b.c = coll_new(b.n, M, COLL_RING, lat, INFINITY, 10, ring_done, &b);
     const coll_tcp linux_tcp = {14480, INFINITY, 0.2, 1};
-    if (tcp)
-        coll_set_tcp(b.c, &linux_tcp);
+    if (tcp) coll_set_tcp(b.c, &linux_tcp);
     const uint64_t S = 1000000000;
     double t0 = now_s();
     double cold = ring_once(&b, 0, S), warm = ring_once(&b, b.end, S);
@@ -97,7 +95,8 @@ static void ring_tcp(int tcp, int reps) {
     for (int k = 4; k < reps; k++)
         ring_once(&b, b.end + (k % 2 ? 0 : 10000000000), S);
     double dt = now_s() - t0;
-    printf("bench_sim: ring of 1 GB, 4 workers, 10 Gbit/s, RTT 50 ms, %s: cold %.4f s, "
+    printf("bench_sim: ring of 1 GB, 4 workers, 10 Gbit/s, RTT 50 ms, %s: cold "
+           "%.4f s, "
            "warm %.4f s, after 0.3 s idle %.4f s, after 10 s idle %.4f s; "
            "%.1f net instants and %.1f us per collective\n",
            tcp ? "TCP slow start" : "no TCP", cold, warm, gap, idle,
@@ -133,14 +132,15 @@ int main(int argc, char **argv) {
         if (dt < *b) *b = dt;
     }
     printf("bench_sim: event queue alone (hold model, 256 pending): "
-           "%.2f M events/s\n", q * 1e-6);
+           "%.2f M events/s\n",
+           q * 1e-6);
     printf("bench_sim: whole simulator, %s --variant %s: %llu events, "
            "%.2f M events/s (best of 3), %.2fx the queue alone; "
            "goal >= 5 M events/s\n",
            path, variant, (unsigned long long)r.events, best * 1e-6, best / q);
     printf("bench_sim: the same with the fast-forward: %.4f s against %.4f s "
-           "--full: %.1fx faster, the same result\n", best_fast, best_full,
-           best_full / best_fast);
+           "--full: %.1fx faster, the same result\n",
+           best_fast, best_full, best_full / best_fast);
     ring_tcp(0, 2000);
     ring_tcp(1, 2000);
     return 0;

@@ -67,8 +67,16 @@ static train_config bench_config(sched_method m) {
     c.nn = nn;
     c.data.vocab = 4096;
     c.data.successors = 4;
-    sched_spec s = {m, 0, 10, 2, 1, 0.5, SCHED_STRIDED, SCHED_ASCENDING,
-                    SCHED_INNER, SCHED_RULE_PAPER};
+    sched_spec s = {m,
+                    0,
+                    10,
+                    2,
+                    1,
+                    0.5,
+                    SCHED_STRIDED,
+                    SCHED_ASCENDING,
+                    SCHED_INNER,
+                    SCHED_RULE_PAPER};
     c.sched = s;
     c.codec.kind = m == SCHED_STREAMING ? CODEC_E3M0 : CODEC_FP32;
     c.inner.lr = 1e-3;
@@ -109,26 +117,26 @@ static int bench_one(sched_method m) {
     double need = c.replicas * (16 * N + 4 * A) + outer;
     double peak = peak_rss_bytes();
     printf("bench_train: %s: M %d, %.0f parameters, %.0f activation floats "
-           "per replica, codec %s\n", name, c.replicas, N, A,
+           "per replica, codec %s\n",
+           name, c.replicas, N, A,
            codec_name(m == SCHED_DP ? c.dp_codec.kind : c.codec.kind));
     printf("bench_train: %s: needed %.1f MB (replicas %.1f MB: params, "
            "grads, AdamW %.1f MB + activations %.1f MB; outer %.1f MB)\n",
            name, need / MB, c.replicas * (16 * N + 4 * A) / MB,
            c.replicas * 16 * N / MB, c.replicas * 4 * A / MB, outer / MB);
     printf("bench_train: %s: peak RSS %.1f MB (baseline before the trainer "
-           "%.1f MB), ratio %.3f (goal <= 1.3)\n", name, peak / MB,
-           base / MB, peak / need);
+           "%.1f MB), ratio %.3f (goal <= 1.3)\n",
+           name, peak / MB, base / MB, peak / need);
     printf("bench_train: %s: %d steps in %.2f s: %.2f steps/s, %.0f "
-           "tokens/s, final eval loss %.3f, %.1f MB sent\n", name, STEPS, dt,
-           STEPS / dt, (double)rep.tokens / dt, rep.eval_loss,
+           "tokens/s, final eval loss %.3f, %.1f MB sent\n",
+           name, STEPS, dt, STEPS / dt, (double)rep.tokens / dt, rep.eval_loss,
            (double)rep.bytes / MB);
     train_free(tr);
     return 0;
 }
 
 int main(void) {
-    const sched_method methods[3] = {SCHED_STREAMING, SCHED_DILOCO,
-                                     SCHED_DP};
+    const sched_method methods[3] = {SCHED_STREAMING, SCHED_DILOCO, SCHED_DP};
     int fail = 0;
     for (int i = 0; i < 3; i++) {
         fflush(stdout);

@@ -208,8 +208,7 @@ data_chain *data_chain_from_table(int V, int K, const int32_t *succ,
 
 /* A copy of base whose rows are mixed with a fresh Dirichlet draw:
  * (1 - w) P + w Q. */
-static data_chain *chain_tilted(const data_chain *base, double w,
-                                gsl_rng *r) {
+static data_chain *chain_tilted(const data_chain *base, double w, gsl_rng *r) {
     const int K = base->K;
     data_chain *c = chain_alloc(base->V, K);
     double *q = malloc((size_t)K * sizeof *q);
@@ -231,17 +230,24 @@ static data_chain *chain_tilted(const data_chain *base, double w,
     return chain_finish(c);
 }
 
-int data_chain_vocab(const data_chain *c) { return c->V; }
-int data_chain_successors(const data_chain *c) { return c->K; }
+int data_chain_vocab(const data_chain *c) {
+    return c->V;
+}
+int data_chain_successors(const data_chain *c) {
+    return c->K;
+}
 
-const int32_t *data_chain_row(const data_chain *c, int s,
-                              const double **prob) {
+const int32_t *data_chain_row(const data_chain *c, int s, const double **prob) {
     if (prob) *prob = c->prob + (size_t)s * c->K;
     return c->succ + (size_t)s * c->K;
 }
 
-const double *data_chain_stationary(const data_chain *c) { return c->pi; }
-double data_chain_entropy_rate(const data_chain *c) { return c->H; }
+const double *data_chain_stationary(const data_chain *c) {
+    return c->pi;
+}
+double data_chain_entropy_rate(const data_chain *c) {
+    return c->H;
+}
 
 /* ---- sources ------------------------------------------------------------- */
 
@@ -254,14 +260,14 @@ static int markov_new(data_source *s, char *err, size_t errlen) {
     const data_config *c = &s->cfg;
     if (c->vocab < 2 || c->vocab > (1 << 24))
         return msg_set(err, errlen, MSG_EINPUT,
-                    "data: vocab %d (expected 2..%d)", c->vocab, 1 << 24);
+                       "data: vocab %d (expected 2..%d)", c->vocab, 1 << 24);
     if (c->successors < 1 || c->successors > c->vocab)
         return msg_set(err, errlen, MSG_EINPUT,
-                    "data: successors %d (expected 1..vocab = %d)",
-                    c->successors, c->vocab);
+                       "data: successors %d (expected 1..vocab = %d)",
+                       c->successors, c->vocab);
     if (!(c->skew >= 0 && c->skew <= 1))
         return msg_set(err, errlen, MSG_EINPUT,
-                    "data: skew %g (expected [0, 1])", c->skew);
+                       "data: skew %g (expected [0, 1])", c->skew);
     s->base = data_chain_new(c->vocab, c->successors, c->seed);
     s->chains = calloc((size_t)s->replicas, sizeof *s->chains);
     if (!s->base || !s->chains)
@@ -318,23 +324,24 @@ static int text_new(data_source *s, const char *path, char *err,
         return msg_set(err, errlen, MSG_EINPUT, "data: text needs a path");
     if (c->vocab != 0 && c->vocab != 256)
         return msg_set(err, errlen, MSG_EINPUT,
-                    "data: text vocab %d (expected 256)", c->vocab);
+                       "data: text vocab %d (expected 256)", c->vocab);
     if (c->skew != 0)
         return msg_set(err, errlen, MSG_EINPUT,
-                    "data: text skew %g (expected 0: regions are disjoint)",
-                    c->skew);
+                       "data: text skew %g (expected 0: regions are disjoint)",
+                       c->skew);
     if (!(c->eval_fraction > 0 && c->eval_fraction < 1))
         return msg_set(err, errlen, MSG_EINPUT,
-                    "data: eval_fraction %g (expected (0, 1))",
-                    c->eval_fraction);
+                       "data: eval_fraction %g (expected (0, 1))",
+                       c->eval_fraction);
     int rc = read_file(path, &s->text, &s->ntext, err, errlen);
     if (rc) return rc;
     size_t neval = (size_t)floor((double)s->ntext * c->eval_fraction);
     s->ntrain = s->ntext - neval;
     if (neval < 2 || s->ntrain / (size_t)s->replicas < 2)
         return msg_set(err, errlen, MSG_EINPUT,
-                    "data: %s: %zu bytes are too few for %d shards and an "
-                    "eval tail", path, s->ntext, s->replicas);
+                       "data: %s: %zu bytes are too few for %d shards and an "
+                       "eval tail",
+                       path, s->ntext, s->replicas);
     return 0;
 }
 
@@ -343,7 +350,7 @@ int data_source_new(const data_config *c, int replicas, data_source **out,
     *out = NULL;
     if (replicas < 1)
         return msg_set(err, errlen, MSG_EINPUT,
-                    "data: replicas %d (expected >= 1)", replicas);
+                       "data: replicas %d (expected >= 1)", replicas);
     data_source *s = calloc(1, sizeof *s);
     if (!s) return msg_set(err, errlen, MSG_ENOMEM, "data: out of memory");
     s->cfg = *c;
@@ -355,8 +362,10 @@ int data_source_new(const data_config *c, int replicas, data_source **out,
     case DATA_MARKOV: rc = markov_new(s, err, errlen); break;
     case DATA_TEXT: rc = text_new(s, c->path, err, errlen); break;
     default:
-        rc = msg_set(err, errlen, MSG_EINPUT, "data: kind %d (expected none, "
-                  "markov or text)", (int)c->kind);
+        rc = msg_set(err, errlen, MSG_EINPUT,
+                     "data: kind %d (expected none, "
+                     "markov or text)",
+                     (int)c->kind);
     }
     if (rc) {
         data_source_free(s);
@@ -386,8 +395,7 @@ int data_vocab(const data_source *s) {
 }
 
 double data_entropy_rate(const data_source *s, int replica) {
-    if (s->cfg.kind != DATA_MARKOV || replica < -1 ||
-        replica >= s->replicas)
+    if (s->cfg.kind != DATA_MARKOV || replica < -1 || replica >= s->replicas)
         return NAN;
     return (replica < 0 ? s->base : s->chains[replica])->H;
 }
@@ -467,8 +475,8 @@ int data_next_batch(data_stream *st, int B, int T, int32_t *x, int32_t *y) {
         int32_t *xb = x + (size_t)b * T, *yb = y + (size_t)b * T;
         if (text) {
             size_t span = st->hi - st->lo - (size_t)T;
-            const uint8_t *c = st->src->text + st->lo +
-                               gsl_rng_uniform_int(st->rng, span);
+            const uint8_t *c =
+                st->src->text + st->lo + gsl_rng_uniform_int(st->rng, span);
             for (int i = 0; i < T; i++) {
                 xb[i] = c[i];
                 yb[i] = c[i + 1];

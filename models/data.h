@@ -91,8 +91,7 @@ void data_chain_free(data_chain *c);
 int data_chain_vocab(const data_chain *c);
 int data_chain_successors(const data_chain *c);
 /* Row s: K successors and their probabilities (owned by the chain). */
-const int32_t *data_chain_row(const data_chain *c, int s,
-                              const double **prob);
+const int32_t *data_chain_row(const data_chain *c, int s, const double **prob);
 /* The stationary distribution (V values, owned by the chain; computed
  * when the chain is built, to 1e-13 in L1 or 10^6 lazy iterations). */
 const double *data_chain_stationary(const data_chain *c);
@@ -106,9 +105,11 @@ typedef struct data_stream data_stream;
 
 /* The defaults listed above, as an initializer (data_config_default's,
  * and the train section's of a scenario). */
-#define DATA_CONFIG_DEFAULT                                              \
-    {.kind = DATA_MARKOV, .vocab = 64, .successors = 4, .skew = 0,      \
-     .seed = 1, .path = NULL, .eval_fraction = 0.1}
+#define DATA_CONFIG_DEFAULT                                                    \
+    {                                                                          \
+        .kind = DATA_MARKOV, .vocab = 64, .successors = 4, .skew = 0,          \
+        .seed = 1, .path = NULL, .eval_fraction = 0.1                          \
+    }
 
 /* Fills *c with the defaults listed above. */
 void data_config_default(data_config *c);

@@ -27,12 +27,23 @@
 /* ---- roles and layout --------------------------------------------------- */
 
 typedef enum {
-    R_WTE, R_WPE,                         /* embeddings */
-    R_LN1W, R_LN1B, R_QKVW, R_QKVB,       /* block: attention half */
-    R_PROJW, R_PROJB,
-    R_LN2W, R_LN2B, R_FCW, R_FCB,         /* block: MLP half */
-    R_FCPW, R_FCPB,
-    R_LNFW, R_LNFB, R_HEADW,              /* head */
+    R_WTE,
+    R_WPE, /* embeddings */
+    R_LN1W,
+    R_LN1B,
+    R_QKVW,
+    R_QKVB, /* block: attention half */
+    R_PROJW,
+    R_PROJB,
+    R_LN2W,
+    R_LN2B,
+    R_FCW,
+    R_FCB, /* block: MLP half */
+    R_FCPW,
+    R_FCPB,
+    R_LNFW,
+    R_LNFB,
+    R_HEADW, /* head */
     R_COUNT
 } role;
 
@@ -115,47 +126,54 @@ static void build_layout(const nn_config *c, unit_layout *u) {
 static int check_config(const nn_config *c, char *err, size_t errlen) {
     if (!c) return msg_set(err, errlen, MSG_EINPUT, "nn: no configuration");
     if (c->kind != NN_TRANSFORMER && c->kind != NN_MLP)
-        return msg_set(err, errlen, MSG_EINPUT, "nn: kind %d (expected transformer or mlp)",
-                    (int)c->kind);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "nn: kind %d (expected transformer or mlp)",
+                       (int)c->kind);
     if (c->vocab < 2 || c->vocab > DIM_MAX)
-        return msg_set(err, errlen, MSG_EINPUT, "nn: vocab %d (expected 2..%d)", c->vocab,
-                    DIM_MAX);
+        return msg_set(err, errlen, MSG_EINPUT, "nn: vocab %d (expected 2..%d)",
+                       c->vocab, DIM_MAX);
     if (c->d < 1 || c->d > DIM_MAX)
-        return msg_set(err, errlen, MSG_EINPUT, "nn: d %d (expected 1..%d)", c->d, DIM_MAX);
+        return msg_set(err, errlen, MSG_EINPUT, "nn: d %d (expected 1..%d)",
+                       c->d, DIM_MAX);
     if (c->layers < 1 || c->layers > NN_MAX_LAYERS)
-        return msg_set(err, errlen, MSG_EINPUT, "nn: layers %d (expected 1..%d)",
-                    c->layers, NN_MAX_LAYERS);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "nn: layers %d (expected 1..%d)", c->layers,
+                       NN_MAX_LAYERS);
     if (c->mlp_ratio < 0 || c->mlp_ratio > 64 ||
         (long long)(c->mlp_ratio ? c->mlp_ratio : 4) * c->d > DIM_MAX)
-        return msg_set(err, errlen, MSG_EINPUT, "nn: mlp_ratio %d (expected 0..64, "
-                    "mlp_ratio * d <= %d)", c->mlp_ratio, DIM_MAX);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "nn: mlp_ratio %d (expected 0..64, "
+                       "mlp_ratio * d <= %d)",
+                       c->mlp_ratio, DIM_MAX);
     if (c->kind == NN_TRANSFORMER) {
         if (c->heads < 1 || c->d % c->heads != 0)
-            return msg_set(err, errlen, MSG_EINPUT, "nn: heads %d (expected >= 1 dividing "
-                        "d = %d)", c->heads, c->d);
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "nn: heads %d (expected >= 1 dividing "
+                           "d = %d)",
+                           c->heads, c->d);
         if (c->d > DIM_MAX / 3)
-            return msg_set(err, errlen, MSG_EINPUT, "nn: d %d (expected 3 * d <= %d)", c->d,
-                        DIM_MAX);
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "nn: d %d (expected 3 * d <= %d)", c->d, DIM_MAX);
         if (c->ctx < 1 || c->ctx > DIM_MAX)
-            return msg_set(err, errlen, MSG_EINPUT, "nn: ctx %d (expected 1..%d)", c->ctx,
-                        DIM_MAX);
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "nn: ctx %d (expected 1..%d)", c->ctx, DIM_MAX);
     }
     return 0;
 }
 
-int nn_check(const nn_config *c, int batch, int seq, char *err,
-             size_t errlen) {
+int nn_check(const nn_config *c, int batch, int seq, char *err, size_t errlen) {
     int rc = check_config(c, err, errlen);
     if (rc) return rc;
     if (batch < 1 || seq < 1)
-        return msg_set(err, errlen, MSG_EINPUT, "nn: batch %d, seq %d (expected >= 1)",
-                    batch, seq);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "nn: batch %d, seq %d (expected >= 1)", batch, seq);
     if (c->kind == NN_TRANSFORMER && seq > c->ctx)
-        return msg_set(err, errlen, MSG_EINPUT, "nn: seq %d longer than ctx %d", seq,
-                    c->ctx);
+        return msg_set(err, errlen, MSG_EINPUT, "nn: seq %d longer than ctx %d",
+                       seq, c->ctx);
     if ((long long)batch * seq > INT_MAX / 4)
-        return msg_set(err, errlen, MSG_EINPUT, "nn: batch * seq = %lld too large",
-                    (long long)batch * seq);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "nn: batch * seq = %lld too large",
+                       (long long)batch * seq);
     return 0;
 }
 
@@ -195,7 +213,7 @@ typedef struct {
     float *atty;                      /* [n,c] attention output */
     float *resmid;                    /* [n,c] residual after attention */
     float *ln2, *ln2_mean, *ln2_rstd;
-    float *fch, *fchg;                /* [n,h] before and after GELU */
+    float *fch, *fchg; /* [n,h] before and after GELU */
 } block_acts;
 
 struct nn_model {
@@ -214,11 +232,11 @@ struct nn_model {
 
     /* activations: one allocation, carved */
     float *act_mem;
-    float **res;       /* res[l], l = 0..layers: input of block l; [n,c] */
-    block_acts *blk;   /* per block */
+    float **res;     /* res[l], l = 0..layers: input of block l; [n,c] */
+    block_acts *blk; /* per block */
     float *lnf, *lnf_mean, *lnf_rstd;
-    float *logits;     /* [n,vocab]: logits, then probs, then dlogits */
-    float *losses;     /* [n] */
+    float *logits; /* [n,vocab]: logits, then probs, then dlogits */
+    float *losses; /* [n] */
 
     /* backward scratch (part of act_mem) */
     float *dres;   /* [n,c] gradient of the residual stream */
@@ -230,8 +248,7 @@ struct nn_model {
 };
 
 /* Parameter tensor of a role in unit u, inside the vector `base`. */
-static const float *prm(const nn_model *m, const float *base, int u,
-                        role r) {
+static const float *prm(const nn_model *m, const float *base, int u, role r) {
     const unit_layout *ul = &m->units[u];
     return base + ul->offset + ul->t[ul->slot[r]].offset;
 }
@@ -333,12 +350,10 @@ nn_model *nn_new(const nn_config *c, int batch, int seq) {
     m->tokens = calloc((size_t)m->n, sizeof *m->tokens);
     m->targets = calloc((size_t)m->n, sizeof *m->targets);
     m->rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!m->units || !m->res || !m->blk || !m->tokens || !m->targets ||
-        !m->rng)
+    if (!m->units || !m->res || !m->blk || !m->tokens || !m->targets || !m->rng)
         goto oom;
     build_layout(&m->cfg, m->units);
-    m->nparams = m->units[m->nunits - 1].offset +
-                 m->units[m->nunits - 1].size;
+    m->nparams = m->units[m->nunits - 1].offset + m->units[m->nunits - 1].size;
     m->params = alloc_floats(m->nparams);
     m->grads = alloc_floats(m->nparams);
     m->act_mem = alloc_floats(carve_acts(m, NULL));
@@ -370,22 +385,24 @@ void nn_free(nn_model *m) {
  * (zero) and negative for LayerNorm weights (one). */
 static double init_std(const nn_model *m, role r) {
     switch (r) {
-    case R_WTE: case R_WPE: case R_QKVW: case R_FCW: case R_HEADW:
-        return 0.02;
-    case R_PROJW: case R_FCPW:
-        return 0.02 / sqrt(2.0 * m->cfg.layers);
-    case R_LN1W: case R_LN2W: case R_LNFW:
-        return -1.0;
-    default:
-        return 0.0;
+    case R_WTE:
+    case R_WPE:
+    case R_QKVW:
+    case R_FCW:
+    case R_HEADW: return 0.02;
+    case R_PROJW:
+    case R_FCPW: return 0.02 / sqrt(2.0 * m->cfg.layers);
+    case R_LN1W:
+    case R_LN2W:
+    case R_LNFW: return -1.0;
+    default: return 0.0;
     }
 }
 
 void nn_init(nn_model *m, uint64_t seed) {
     for (int u = 0; u < m->nunits; u++) {
         const unit_layout *ul = &m->units[u];
-        uint64_t s = rng_mix(seed + (uint64_t)(u + 1) *
-                                           0x9E3779B97F4A7C15ull);
+        uint64_t s = rng_mix(seed + (uint64_t)(u + 1) * 0x9E3779B97F4A7C15ull);
         gsl_rng_set(m->rng, (unsigned long)(s & 0xffffffffu));
         for (int i = 0; i < ul->ntensors; i++) {
             const nn_tensor *t = &ul->t[i];
@@ -445,11 +462,11 @@ static void mlp_half_forward(nn_model *m, const float *P, int u, float *out,
     const int n = m->n, c = m->cfg.d, h = m->h;
     tn_layernorm_forward(ln, mean, rstd, in, prm(m, P, u, lnw),
                          prm(m, P, u, lnb), n, c);
-    tn_linear_forward(a->fch, ln, prm(m, P, u, R_FCW), prm(m, P, u, R_FCB),
-                      n, c, h);
+    tn_linear_forward(a->fch, ln, prm(m, P, u, R_FCW), prm(m, P, u, R_FCB), n,
+                      c, h);
     tn_gelu_forward(a->fchg, a->fch, (size_t)n * h);
-    tn_linear_forward(out, a->fchg, prm(m, P, u, R_FCPW),
-                      prm(m, P, u, R_FCPB), n, h, c);
+    tn_linear_forward(out, a->fchg, prm(m, P, u, R_FCPW), prm(m, P, u, R_FCPB),
+                      n, h, c);
     add_inplace(out, in, (size_t)n * c);
 }
 
@@ -459,8 +476,8 @@ static void block_forward(nn_model *m, const float *P, int l) {
     const float *in = m->res[l];
     float *out = m->res[l + 1];
     if (m->cfg.kind == NN_MLP) {
-        mlp_half_forward(m, P, u, out, in, R_LN1W, R_LN1B, a->ln1,
-                         a->ln1_mean, a->ln1_rstd, a);
+        mlp_half_forward(m, P, u, out, in, R_LN1W, R_LN1B, a->ln1, a->ln1_mean,
+                         a->ln1_rstd, a);
         return;
     }
     tn_layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, in,
@@ -484,16 +501,15 @@ static float forward(nn_model *m, const float *P, const int32_t *tokens,
     embed_forward(m, P);
     for (int l = 0; l < L; l++) block_forward(m, P, l);
     tn_layernorm_forward(m->lnf, m->lnf_mean, m->lnf_rstd, m->res[L],
-                         prm(m, P, L + 1, R_LNFW), prm(m, P, L + 1, R_LNFB),
-                         n, c);
-    tn_linear_forward(m->logits, m->lnf, prm(m, P, L + 1, R_HEADW), NULL, n,
-                      c, v);
-    return (float)tn_crossentropy_forward(m->losses, m->logits, m->targets,
-                                          n, v);
+                         prm(m, P, L + 1, R_LNFW), prm(m, P, L + 1, R_LNFB), n,
+                         c);
+    tn_linear_forward(m->logits, m->lnf, prm(m, P, L + 1, R_HEADW), NULL, n, c,
+                      v);
+    return (float)tn_crossentropy_forward(m->losses, m->logits, m->targets, n,
+                                          v);
 }
 
-float nn_forward(nn_model *m, const int32_t *tokens,
-                 const int32_t *targets) {
+float nn_forward(nn_model *m, const int32_t *tokens, const int32_t *targets) {
     float loss = forward(m, m->params, tokens, targets);
     m->ready = !isnan(loss);
     return loss;
@@ -509,19 +525,18 @@ float nn_eval_loss(nn_model *m, const float *params, const int32_t *tokens,
 
 /* Backward of mlp_half_forward; m->dres holds d out on entry and d in on
  * return (the residual path plus the LayerNorm path). */
-static void mlp_half_backward(nn_model *m, int u, const float *in,
-                              role lnw, role lnb, const float *ln,
-                              const float *mean, const float *rstd,
-                              const block_acts *a) {
+static void mlp_half_backward(nn_model *m, int u, const float *in, role lnw,
+                              role lnb, const float *ln, const float *mean,
+                              const float *rstd, const block_acts *a) {
     const int n = m->n, c = m->cfg.d, h = m->h;
     const float *P = m->params;
-    tn_linear_backward(m->dfch, grd(m, u, R_FCPW), grd(m, u, R_FCPB),
-                       m->dres, a->fchg, prm(m, P, u, R_FCPW), n, h, c);
+    tn_linear_backward(m->dfch, grd(m, u, R_FCPW), grd(m, u, R_FCPB), m->dres,
+                       a->fchg, prm(m, P, u, R_FCPW), n, h, c);
     tn_gelu_backward(m->dfch, a->fch, m->dfch, (size_t)n * h);
-    tn_linear_backward(m->dln, grd(m, u, R_FCW), grd(m, u, R_FCB), m->dfch,
-                       ln, prm(m, P, u, R_FCW), n, c, h);
-    tn_layernorm_backward(m->dres, grd(m, u, lnw), grd(m, u, lnb), m->dln,
-                          in, prm(m, P, u, lnw), mean, rstd, n, c);
+    tn_linear_backward(m->dln, grd(m, u, R_FCW), grd(m, u, R_FCB), m->dfch, ln,
+                       prm(m, P, u, R_FCW), n, c, h);
+    tn_layernorm_backward(m->dres, grd(m, u, lnw), grd(m, u, lnb), m->dln, in,
+                          prm(m, P, u, lnw), mean, rstd, n, c);
 }
 
 static void block_backward(nn_model *m, int l) {
@@ -540,11 +555,11 @@ static void block_backward(nn_model *m, int l) {
                        m->dres, a->atty, prm(m, P, u, R_PROJW), n, c, c);
     tn_attention_backward(m->dqkv, m->dscore, m->datty, a->qkv, a->att,
                           attn_shape(m));
-    tn_linear_backward(m->dln, grd(m, u, R_QKVW), grd(m, u, R_QKVB),
-                       m->dqkv, a->ln1, prm(m, P, u, R_QKVW), n, c, 3 * c);
-    tn_layernorm_backward(m->dres, grd(m, u, R_LN1W), grd(m, u, R_LN1B),
-                          m->dln, in, prm(m, P, u, R_LN1W), a->ln1_mean,
-                          a->ln1_rstd, n, c);
+    tn_linear_backward(m->dln, grd(m, u, R_QKVW), grd(m, u, R_QKVB), m->dqkv,
+                       a->ln1, prm(m, P, u, R_QKVW), n, c, 3 * c);
+    tn_layernorm_backward(m->dres, grd(m, u, R_LN1W), grd(m, u, R_LN1B), m->dln,
+                          in, prm(m, P, u, R_LN1W), a->ln1_mean, a->ln1_rstd, n,
+                          c);
 }
 
 /* Scatter-adds the residual gradient into the embedding rows used. */
@@ -566,13 +581,12 @@ int nn_backward(nn_model *m) {
     const float *P = m->params;
     memset(m->grads, 0, m->nparams * sizeof *m->grads);
     tn_crossentropy_backward(m->logits, m->targets, n, v);
-    tn_linear_backward(m->dln, grd(m, L + 1, R_HEADW), NULL, m->logits,
-                       m->lnf, prm(m, P, L + 1, R_HEADW), n, c, v);
+    tn_linear_backward(m->dln, grd(m, L + 1, R_HEADW), NULL, m->logits, m->lnf,
+                       prm(m, P, L + 1, R_HEADW), n, c, v);
     memset(m->dres, 0, (size_t)n * c * sizeof *m->dres);
-    tn_layernorm_backward(m->dres, grd(m, L + 1, R_LNFW),
-                          grd(m, L + 1, R_LNFB), m->dln, m->res[L],
-                          prm(m, P, L + 1, R_LNFW), m->lnf_mean,
-                          m->lnf_rstd, n, c);
+    tn_layernorm_backward(m->dres, grd(m, L + 1, R_LNFW), grd(m, L + 1, R_LNFB),
+                          m->dln, m->res[L], prm(m, P, L + 1, R_LNFW),
+                          m->lnf_mean, m->lnf_rstd, n, c);
     for (int l = L - 1; l >= 0; l--) block_backward(m, l);
     embed_backward(m);
     return 0;
@@ -580,11 +594,21 @@ int nn_backward(nn_model *m) {
 
 /* ---- accessors ----------------------------------------------------------- */
 
-const float *nn_position_losses(const nn_model *m) { return m->losses; }
-float *nn_params(nn_model *m) { return m->params; }
-float *nn_grads(nn_model *m) { return m->grads; }
-size_t nn_num_params(const nn_model *m) { return m->nparams; }
-int nn_num_units(const nn_model *m) { return m->nunits; }
+const float *nn_position_losses(const nn_model *m) {
+    return m->losses;
+}
+float *nn_params(nn_model *m) {
+    return m->params;
+}
+float *nn_grads(nn_model *m) {
+    return m->grads;
+}
+size_t nn_num_params(const nn_model *m) {
+    return m->nparams;
+}
+int nn_num_units(const nn_model *m) {
+    return m->nunits;
+}
 
 size_t nn_unit_offset(const nn_model *m, int u) {
     return u >= 0 && u < m->nunits ? m->units[u].offset : 0;
@@ -608,16 +632,22 @@ int nn_unit_tensors(const nn_model *m, int u, const nn_tensor **t) {
     return m->units[u].ntensors;
 }
 
-const nn_config *nn_get_config(const nn_model *m) { return &m->cfg; }
-int nn_batch(const nn_model *m) { return m->B; }
-int nn_seq(const nn_model *m) { return m->T; }
+const nn_config *nn_get_config(const nn_model *m) {
+    return &m->cfg;
+}
+int nn_batch(const nn_model *m) {
+    return m->B;
+}
+int nn_seq(const nn_model *m) {
+    return m->T;
+}
 
 double nn_flops_per_step(const nn_model *m) {
     const double c = m->cfg.d, h = m->h, v = m->cfg.vocab;
     const double L = m->cfg.layers, n = m->n, t = m->T;
-    double per_block = 2.0 * h * c;                        /* fc, proj */
+    double per_block = 2.0 * h * c;                              /* fc, proj */
     if (m->cfg.kind == NN_TRANSFORMER) per_block += 4.0 * c * c; /* qkv, proj */
-    double nmm = L * per_block + v * c;                    /* + head */
+    double nmm = L * per_block + v * c;                          /* + head */
     double flops = 6.0 * nmm * n;
     if (m->cfg.kind == NN_TRANSFORMER) flops += 12.0 * L * n * t * c;
     return flops;

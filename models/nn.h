@@ -90,8 +90,7 @@ typedef struct nn_model nn_model;
  * 0, or MSG_EINPUT and writes a one-line reason to err (when err is
  * not NULL; truncated to errlen).  seq must be <= ctx for the
  * transformer; batch * seq must fit in an int. */
-int nn_check(const nn_config *c, int batch, int seq, char *err,
-             size_t errlen);
+int nn_check(const nn_config *c, int batch, int seq, char *err, size_t errlen);
 
 /* Units (layers + 2), total parameters and the size of unit u of a valid
  * configuration (the same figures a model built from it reports); 0 for

@@ -19,9 +19,9 @@ struct optim_state {
     optim_config cfg;
     int nranges;
     optim_range *ranges;
-    int64_t *steps;   /* per range update count */
-    size_t n;         /* floats covered: max offset + len */
-    float *m, *v;     /* AdamW moments, or m = SGD momentum buffer */
+    int64_t *steps; /* per range update count */
+    size_t n;       /* floats covered: max offset + len */
+    float *m, *v;   /* AdamW moments, or m = SGD momentum buffer */
 };
 
 void optim_config_default(optim_config *c) {
@@ -37,34 +37,43 @@ static int in_range(double x, double lo, double hi, int open_hi) {
 
 int optim_check(const optim_config *c, char *err, size_t errlen) {
     if (c->kind != OPTIM_ADAMW && c->kind != OPTIM_SGD)
-        return msg_set(err, errlen, MSG_EINPUT, "optim: kind %d (expected adamw or sgd)",
-                   (int)c->kind);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "optim: kind %d (expected adamw or sgd)", (int)c->kind);
     if (!in_range(c->lr, 0, INFINITY, 0))
-        return msg_set(err, errlen, MSG_EINPUT, "optim: lr %g (expected finite >= 0)", c->lr);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "optim: lr %g (expected finite >= 0)", c->lr);
     if (!in_range(c->lr_min, 0, c->lr, 0))
-        return msg_set(err, errlen, MSG_EINPUT, "optim: lr_min %g (expected 0..lr = %g)",
-                   c->lr_min, c->lr);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "optim: lr_min %g (expected 0..lr = %g)", c->lr_min,
+                       c->lr);
     if (c->warmup < 0 || c->total < 0)
-        return msg_set(err, errlen, MSG_EINPUT, "optim: warmup %lld, total %lld (expected "
-                   ">= 0)", (long long)c->warmup, (long long)c->total);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "optim: warmup %lld, total %lld (expected "
+                       ">= 0)",
+                       (long long)c->warmup, (long long)c->total);
     if (c->cosine != 0 && c->cosine != 1)
-        return msg_set(err, errlen, MSG_EINPUT, "optim: cosine %d (expected 0 or 1)",
-                   c->cosine);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "optim: cosine %d (expected 0 or 1)", c->cosine);
     if (!in_range(c->beta1, 0, 1, 1) || !in_range(c->beta2, 0, 1, 1))
-        return msg_set(err, errlen, MSG_EINPUT, "optim: betas %g, %g (expected [0, 1))",
-                   c->beta1, c->beta2);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "optim: betas %g, %g (expected [0, 1))", c->beta1,
+                       c->beta2);
     if (!(c->eps > 0) || !isfinite(c->eps))
-        return msg_set(err, errlen, MSG_EINPUT, "optim: eps %g (expected finite > 0)",
-                   c->eps);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "optim: eps %g (expected finite > 0)", c->eps);
     if (!in_range(c->weight_decay, 0, INFINITY, 0))
-        return msg_set(err, errlen, MSG_EINPUT, "optim: weight_decay %g (expected finite "
-                   ">= 0)", c->weight_decay);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "optim: weight_decay %g (expected finite "
+                       ">= 0)",
+                       c->weight_decay);
     if (!in_range(c->momentum, 0, 1, 1))
-        return msg_set(err, errlen, MSG_EINPUT, "optim: momentum %g (expected [0, 1))",
-                   c->momentum);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "optim: momentum %g (expected [0, 1))", c->momentum);
     if (!in_range(c->clip, 0, INFINITY, 0))
-        return msg_set(err, errlen, MSG_EINPUT, "optim: clip %g (expected finite >= 0; 0 "
-                   "= off)", c->clip);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "optim: clip %g (expected finite >= 0; 0 "
+                       "= off)",
+                       c->clip);
     return 0;
 }
 
@@ -90,9 +99,9 @@ double optim_clip_factor(double norm, double clip) {
     return f < 1.0 ? f : 1.0;
 }
 
-void optim_adamw_update(const optim_config *c, double lr, int64_t k,
-                        int decay, float gscale, float *p, const float *g,
-                        float *m, float *v, size_t n) {
+void optim_adamw_update(const optim_config *c, double lr, int64_t k, int decay,
+                        float gscale, float *p, const float *g, float *m,
+                        float *v, size_t n) {
     const float b1 = (float)c->beta1, omb1 = (float)(1.0 - c->beta1);
     const float b2 = (float)c->beta2, omb2 = (float)(1.0 - c->beta2);
     const float step = (float)(lr / (1.0 - pow(c->beta1, (double)k)));
@@ -187,7 +196,9 @@ void optim_free(optim_state *o) {
 }
 
 /* Range index number i of the selection (sel NULL: every range). */
-static int pick(const int *sel, int i) { return sel ? sel[i] : i; }
+static int pick(const int *sel, int i) {
+    return sel ? sel[i] : i;
+}
 
 double optim_step(optim_state *o, float *p, const float *g, const int *sel,
                   int nsel, int64_t t) {
@@ -224,8 +235,8 @@ static int same_config(const optim_config *a, const optim_config *b) {
            a->warmup == b->warmup && a->total == b->total &&
            a->cosine == b->cosine && a->beta1 == b->beta1 &&
            a->beta2 == b->beta2 && a->eps == b->eps &&
-           a->weight_decay == b->weight_decay &&
-           a->momentum == b->momentum && a->clip == b->clip;
+           a->weight_decay == b->weight_decay && a->momentum == b->momentum &&
+           a->clip == b->clip;
 }
 
 int optim_copy(optim_state *dst, const optim_state *src) {
@@ -237,7 +248,8 @@ int optim_copy(optim_state *dst, const optim_state *src) {
             return MSG_EINVAL;
     }
     if (src->nranges)
-        memcpy(dst->steps, src->steps, (size_t)src->nranges * sizeof *dst->steps);
+        memcpy(dst->steps, src->steps,
+               (size_t)src->nranges * sizeof *dst->steps);
     if (src->m) memcpy(dst->m, src->m, src->n * sizeof *dst->m);
     if (src->v) memcpy(dst->v, src->v, src->n * sizeof *dst->v);
     return 0;

@@ -52,21 +52,21 @@ typedef enum { OPTIM_ADAMW = 0, OPTIM_SGD = 1 } optim_kind;
 /* The inner optimizer.  Defaults (optim_config_default) in brackets: the
  * AdamW settings of public DiLoCo reproductions. */
 typedef struct {
-    optim_kind kind;      /* [OPTIM_ADAMW] */
-    double lr;            /* peak learning rate, >= 0 [4e-4] */
-    double lr_min;        /* cosine floor, 0 <= lr_min <= lr [0] */
-    int64_t warmup;       /* W: linear warmup steps, >= 0 [0] */
-    int64_t total;        /* steps of the whole schedule, >= 0; 0 = let
+    optim_kind kind;     /* [OPTIM_ADAMW] */
+    double lr;           /* peak learning rate, >= 0 [4e-4] */
+    double lr_min;       /* cosine floor, 0 <= lr_min <= lr [0] */
+    int64_t warmup;      /* W: linear warmup steps, >= 0 [0] */
+    int64_t total;       /* steps of the whole schedule, >= 0; 0 = let
                              the caller fill it (the trainer uses its run
                              length) [0] */
-    int cosine;           /* 1: cosine decay to lr_min after warmup;
+    int cosine;          /* 1: cosine decay to lr_min after warmup;
                              0: constant lr after warmup [1] */
-    double beta1, beta2;  /* AdamW, each in [0, 1) [0.9, 0.95] */
-    double eps;           /* AdamW, > 0 [1e-8] */
-    double weight_decay;  /* AdamW, decoupled, decay ranges only, >= 0
+    double beta1, beta2; /* AdamW, each in [0, 1) [0.9, 0.95] */
+    double eps;          /* AdamW, > 0 [1e-8] */
+    double weight_decay; /* AdamW, decoupled, decay ranges only, >= 0
                              [0.1]; SGD ignores it */
-    double momentum;      /* SGD, in [0, 1) [0]; AdamW ignores it */
-    double clip;          /* global gradient-norm bound, >= 0; 0 = off
+    double momentum;     /* SGD, in [0, 1) [0]; AdamW ignores it */
+    double clip;         /* global gradient-norm bound, >= 0; 0 = off
                              [1.0] */
 } optim_config;
 
@@ -80,10 +80,12 @@ typedef struct optim_state optim_state;
 
 /* The defaults listed above, as an initializer (optim_config_default's,
  * and the train section's of a scenario). */
-#define OPTIM_CONFIG_DEFAULT                                             \
-    {.kind = OPTIM_ADAMW, .lr = 4e-4, .lr_min = 0, .warmup = 0,         \
-     .total = 0, .cosine = 1, .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8, \
-     .weight_decay = 0.1, .momentum = 0, .clip = 1.0}
+#define OPTIM_CONFIG_DEFAULT                                                   \
+    {                                                                          \
+        .kind = OPTIM_ADAMW, .lr = 4e-4, .lr_min = 0, .warmup = 0, .total = 0, \
+        .cosine = 1, .beta1 = 0.9, .beta2 = 0.95, .eps = 1e-8,                 \
+        .weight_decay = 0.1, .momentum = 0, .clip = 1.0                        \
+    }
 
 /* Fills *c with the defaults listed above. */
 void optim_config_default(optim_config *c);
@@ -107,9 +109,9 @@ double optim_clip_factor(double norm, double clip);
 /* One AdamW update of p[0..n) with gradient g * gscale (gscale the
  * clipping factor), moments m and v, learning rate lr, update count k >= 1
  * for the bias corrections and decay 0/1.  Hyper-parameters from c. */
-void optim_adamw_update(const optim_config *c, double lr, int64_t k,
-                        int decay, float gscale, float *p, const float *g,
-                        float *m, float *v, size_t n);
+void optim_adamw_update(const optim_config *c, double lr, int64_t k, int decay,
+                        float gscale, float *p, const float *g, float *m,
+                        float *v, size_t n);
 
 /* One SGD update of p[0..n) with gradient g * gscale; buf (n floats) is
  * the momentum buffer, required when momentum > 0, unused otherwise. */

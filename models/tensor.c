@@ -18,12 +18,11 @@
 
 /* ---- BLAS -------------------------------------------------------------- */
 
-void tn_gemm(int ta, int tb, int M, int N, int K, float alpha,
-             const float *A, int lda, const float *B, int ldb, float beta,
-             float *C, int ldc) {
+void tn_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A,
+             int lda, const float *B, int ldb, float beta, float *C, int ldc) {
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-                tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B,
-                ldb, beta, C, ldc);
+                tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A, lda, B, ldb,
+                beta, C, ldc);
 }
 
 #ifdef DILOSIM_OPENBLAS
@@ -82,8 +81,7 @@ void tn_linear_forward(float *out, const float *inp, const float *w,
 void tn_linear_backward(float *dinp, float *dw, float *db, const float *dout,
                         const float *inp, const float *w, int n, int ic,
                         int oc) {
-    if (dinp)
-        tn_gemm(0, 0, n, ic, oc, 1.0f, dout, oc, w, ic, 0.0f, dinp, ic);
+    if (dinp) tn_gemm(0, 0, n, ic, oc, 1.0f, dout, oc, w, ic, 0.0f, dinp, ic);
     tn_gemm(1, 0, oc, ic, n, 1.0f, dout, oc, inp, ic, 1.0f, dw, ic);
     if (db) {
         for (int i = 0; i < n; i++) {
@@ -117,9 +115,8 @@ void tn_layernorm_forward(float *out, float *mean, float *rstd,
     }
 }
 
-void tn_layernorm_backward(float *dinp, float *dw, float *db,
-                           const float *dout, const float *inp,
-                           const float *w, const float *mean,
+void tn_layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
+                           const float *inp, const float *w, const float *mean,
                            const float *rstd, int n, int c) {
     for (int i = 0; i < n; i++) {
         const float *x = inp + (size_t)i * c;
@@ -277,8 +274,8 @@ double tn_crossentropy_forward(float *losses, float *logits_to_probs,
     return total / n;
 }
 
-void tn_crossentropy_backward(float *probs_to_dlogits,
-                              const int32_t *targets, int n, int v) {
+void tn_crossentropy_backward(float *probs_to_dlogits, const int32_t *targets,
+                              int n, int v) {
     const float inv_n = 1.0f / (float)n;
     for (int i = 0; i < n; i++) {
         float *r = probs_to_dlogits + (size_t)i * v;

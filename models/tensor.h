@@ -29,9 +29,8 @@
 
 /* C[M,N] = alpha * op(A)[M,K] * op(B)[K,N] + beta * C, row-major, where
  * op(X) is X or X^T as ta / tb are 0 or 1; lda, ldb, ldc are row strides. */
-void tn_gemm(int ta, int tb, int M, int N, int K, float alpha,
-             const float *A, int lda, const float *B, int ldb, float beta,
-             float *C, int ldc);
+void tn_gemm(int ta, int tb, int M, int N, int K, float alpha, const float *A,
+             int lda, const float *B, int ldb, float beta, float *C, int ldc);
 
 /* Called once at the start of a program: OpenBLAS starts a thread per
  * core as it loads (in its constructor, before main), and they spin for a
@@ -79,9 +78,8 @@ void tn_layernorm_forward(float *out, float *mean, float *rstd,
                           int n, int c);
 
 /* Backward of tn_layernorm_forward: dinp += ..., dw += ..., db += ... */
-void tn_layernorm_backward(float *dinp, float *dw, float *db,
-                           const float *dout, const float *inp,
-                           const float *w, const float *mean,
+void tn_layernorm_backward(float *dinp, float *dw, float *db, const float *dout,
+                           const float *inp, const float *w, const float *mean,
                            const float *rstd, int n, int c);
 
 /* ---- GELU (tanh approximation) ----------------------------------------- */
@@ -115,8 +113,7 @@ void tn_attention_forward(float *out, float *att, const float *qkv,
 /* Backward of tn_attention_forward: dqkv[b,t,3c] OVERWRITTEN.  scratch
  * holds t*t floats. */
 void tn_attention_backward(float *dqkv, float *scratch, const float *dout,
-                           const float *qkv, const float *att,
-                           tn_attn_shape s);
+                           const float *qkv, const float *att, tn_attn_shape s);
 
 /* ---- softmax cross-entropy ---------------------------------------------- */
 
@@ -129,7 +126,7 @@ double tn_crossentropy_forward(float *losses, float *logits_to_probs,
 /* Turns probs[n,v] (from tn_crossentropy_forward) into the gradient of the
  * mean loss with respect to the logits, in place:
  * (probs - onehot(target)) / n. */
-void tn_crossentropy_backward(float *probs_to_dlogits,
-                              const int32_t *targets, int n, int v);
+void tn_crossentropy_backward(float *probs_to_dlogits, const int32_t *targets,
+                              int n, int v);
 
 #endif

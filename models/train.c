@@ -21,7 +21,9 @@ int train__fail(train *tr, int code, const char *fmt, ...) {
     return code;
 }
 
-const char *train_error(const train *tr) { return tr->err; }
+const char *train_error(const train *tr) {
+    return tr->err;
+}
 
 void train_config_default(train_config *c) {
     memset(c, 0, sizeof *c); /* the padding too: configs compare whole */
@@ -33,8 +35,10 @@ void train_config_default(train_config *c) {
 static int check_config(train *tr) {
     const train_config *c = &tr->cfg;
     if (c->replicas < 1 || c->replicas > TRAIN_MAX_REPLICAS)
-        return train__fail(tr, MSG_EINPUT, "train: replicas %d (expected "
-                           "1..%d)", c->replicas, TRAIN_MAX_REPLICAS);
+        return train__fail(tr, MSG_EINPUT,
+                           "train: replicas %d (expected "
+                           "1..%d)",
+                           c->replicas, TRAIN_MAX_REPLICAS);
     if (c->threads < 1)
         return train__fail(tr, MSG_EINPUT, "train: threads %d (expected >= 1)",
                            c->threads);
@@ -42,29 +46,44 @@ static int check_config(train *tr) {
         return train__fail(tr, MSG_EINPUT, "train: steps %lld (expected >= 1)",
                            (long long)c->steps);
     if (c->batch < 1 || c->seq < 1)
-        return train__fail(tr, MSG_EINPUT, "train: batch %d, seq %d (expected "
-                           ">= 1)", c->batch, c->seq);
+        return train__fail(tr, MSG_EINPUT,
+                           "train: batch %d, seq %d (expected "
+                           ">= 1)",
+                           c->batch, c->seq);
     if (c->map != TRAIN_MAP_JOIN && c->map != TRAIN_MAP_OWN)
-        return train__fail(tr, MSG_EINPUT, "train: map %d (expected join or "
-                           "own)", (int)c->map);
+        return train__fail(tr, MSG_EINPUT,
+                           "train: map %d (expected join or "
+                           "own)",
+                           (int)c->map);
     if (c->fedpart != 0 && c->fedpart != 1)
-        return train__fail(tr, MSG_EINPUT, "train: fedpart %d (expected 0 or "
-                           "1)", c->fedpart);
+        return train__fail(tr, MSG_EINPUT,
+                           "train: fedpart %d (expected 0 or "
+                           "1)",
+                           c->fedpart);
     if ((unsigned)c->codec.kind >= CODEC_COUNT ||
         (unsigned)c->dp_codec.kind >= CODEC_COUNT)
-        return train__fail(tr, MSG_EINPUT, "train: unknown codec (expected one "
-                           "of %s)", codec_names());
+        return train__fail(tr, MSG_EINPUT,
+                           "train: unknown codec (expected one "
+                           "of %s)",
+                           codec_names());
     if (!(c->outer_lr >= 0) || !isfinite(c->outer_lr))
-        return train__fail(tr, MSG_EINPUT, "train: outer_lr %g (expected "
-                           "finite >= 0)", c->outer_lr);
+        return train__fail(tr, MSG_EINPUT,
+                           "train: outer_lr %g (expected "
+                           "finite >= 0)",
+                           c->outer_lr);
     if (!(c->outer_momentum >= 0 && c->outer_momentum < 1))
-        return train__fail(tr, MSG_EINPUT, "train: outer_momentum %g (expected "
-                           "[0, 1))", c->outer_momentum);
+        return train__fail(tr, MSG_EINPUT,
+                           "train: outer_momentum %g (expected "
+                           "[0, 1))",
+                           c->outer_momentum);
     if (c->late != TRAIN_LATE_WAIT && c->late != TRAIN_LATE_CONTINUE)
-        return train__fail(tr, MSG_EINPUT, "train: late %d (expected wait or "
-                           "continue)", (int)c->late);
+        return train__fail(tr, MSG_EINPUT,
+                           "train: late %d (expected wait or "
+                           "continue)",
+                           (int)c->late);
     if (c->eval_interval < 0 || c->eval_batches < 1)
-        return train__fail(tr, MSG_EINPUT, "train: eval_interval %lld, "
+        return train__fail(tr, MSG_EINPUT,
+                           "train: eval_interval %lld, "
                            "eval_batches %d (expected >= 0, >= 1)",
                            (long long)c->eval_interval, c->eval_batches);
     return 0;
@@ -86,15 +105,18 @@ static int pick_model(train *tr) {
         if (!o || !o->create || !o->destroy || !o->params || !o->grads ||
             !o->num_params || !o->num_units || !o->unit_offset ||
             !o->unit_tensors || !o->vocab || !o->grad || !o->eval)
-            return train__fail(tr, MSG_EINPUT, "train: custom model without "
+            return train__fail(tr, MSG_EINPUT,
+                               "train: custom model without "
                                "every operation");
         tr->ops = o;
         tr->mcfg = c->custom_cfg;
         return 0;
     }
     }
-    return train__fail(tr, MSG_EINPUT, "train: model %d (expected nn, toy or "
-                       "custom)", (int)c->model);
+    return train__fail(tr, MSG_EINPUT,
+                       "train: model %d (expected nn, toy or "
+                       "custom)",
+                       (int)c->model);
 }
 
 /* The tensor table from replica 0's model; checks that the tensors tile
@@ -125,16 +147,19 @@ static int build_tensors(train *tr) {
             ti->decay = t[i].decay;
             ti->unit = u;
             if (ti->off != next || ti->n == 0)
-                return train__fail(tr, MSG_EINPUT, "train: model tensors do "
-                                   "not tile the parameters (unit %d, %s)", u,
-                                   t[i].name);
+                return train__fail(tr, MSG_EINPUT,
+                                   "train: model tensors do "
+                                   "not tile the parameters (unit %d, %s)",
+                                   u, t[i].name);
             next += ti->n;
             if (ti->n > tr->maxt) tr->maxt = ti->n;
         }
     }
     if (next != tr->N)
-        return train__fail(tr, MSG_EINPUT, "train: model tensors cover %zu of "
-                           "%zu parameters", next, tr->N);
+        return train__fail(tr, MSG_EINPUT,
+                           "train: model tensors cover %zu of "
+                           "%zu parameters",
+                           next, tr->N);
     return 0;
 }
 
@@ -143,9 +168,11 @@ static int build_schedule(train *tr) {
     tr->sp = tr->cfg.sched;
     if (tr->cfg.map == TRAIN_MAP_JOIN) {
         if (tr->U < 3)
-            return train__fail(tr, MSG_EINPUT, "train: map join needs an "
+            return train__fail(tr, MSG_EINPUT,
+                               "train: map join needs an "
                                "embedding, a block and a head (model has %d "
-                               "units)", tr->U);
+                               "units)",
+                               tr->U);
         tr->sp.layers = tr->U - 2;
     } else {
         tr->sp.layers = tr->U;
@@ -156,20 +183,24 @@ static int build_schedule(train *tr) {
     tr->dp = tr->sp.method == SCHED_DP;
     tr->P = tr->sp.P;
     if (tr->sp.layout == SCHED_SLICED)
-        return train__fail(tr, MSG_EINPUT, "train: layout sliced is timing "
+        return train__fail(tr, MSG_EINPUT,
+                           "train: layout sliced is timing "
                            "only (expected sequential or strided)");
     int cap = sched_tau_cap(&tr->sp);
-    int taus = tr->sp.method == SCHED_STREAMING && tr->sp.overlap == SCHED_INNER;
+    int taus =
+        tr->sp.method == SCHED_STREAMING && tr->sp.overlap == SCHED_INNER;
     for (int r = 0; r < tr->cfg.replicas; r++) {
         int x = tr->cfg.tau_extra[r];
         if (x < 0 || (!taus && x) || tr->sp.tau + x >= cap)
-            return train__fail(tr, MSG_EINPUT, "train: replica %d's tau %d + "
+            return train__fail(tr, MSG_EINPUT,
+                               "train: replica %d's tau %d + "
                                "%d (expected below %d, and no extra without "
-                               "streaming and inner overlap)", r, tr->sp.tau,
-                               x, cap);
+                               "streaming and inner overlap)",
+                               r, tr->sp.tau, x, cap);
     }
     if (tr->dp && tr->cfg.fedpart)
-        return train__fail(tr, MSG_EINPUT, "train: fedpart needs diloco or "
+        return train__fail(tr, MSG_EINPUT,
+                           "train: fedpart needs diloco or "
                            "streaming (not dp)");
     return 0;
 }
@@ -226,8 +257,7 @@ static int build_replicas(train *tr) {
     for (int r = 0; r < tr->M; r++) {
         replica *rp = &tr->rep[r];
         rp->loss = NAN;
-        rp->model = o->create(tr->mcfg, c->batch, c->seq, c->seed, e,
-                              sizeof e);
+        rp->model = o->create(tr->mcfg, c->batch, c->seq, c->seed, e, sizeof e);
         if (!rp->model)
             return train__fail(tr, o->check ? MSG_ENOMEM : MSG_EINPUT,
                                "train: %s", e);
@@ -276,7 +306,8 @@ static int build_data(train *tr) {
     int mv = tr->ops->vocab(tr->rep[0].model);
     if (c->data.kind == DATA_NONE) {
         if (mv != 0)
-            return train__fail(tr, MSG_EINPUT, "train: the model needs tokens "
+            return train__fail(tr, MSG_EINPUT,
+                               "train: the model needs tokens "
                                "(data kind none)");
         tr->neval = 1;
         tr->eloss = calloc(1, sizeof *tr->eloss);
@@ -288,8 +319,10 @@ static int build_data(train *tr) {
         return train__fail(tr, drc == MSG_ENOMEM ? MSG_ENOMEM : MSG_EINPUT,
                            "train: %s", e);
     if (mv != 0 && data_vocab(tr->data) > mv)
-        return train__fail(tr, MSG_EINPUT, "train: data vocab %d exceeds the "
-                           "model's %d", data_vocab(tr->data), mv);
+        return train__fail(tr, MSG_EINPUT,
+                           "train: data vocab %d exceeds the "
+                           "model's %d",
+                           data_vocab(tr->data), mv);
     size_t bt = (size_t)c->batch * (size_t)c->seq;
     for (int r = 0; r < tr->M; r++) {
         replica *rp = &tr->rep[r];
@@ -301,13 +334,14 @@ static int build_data(train *tr) {
         /* a probe stream (the replica's own is left untouched) finds text
          * shards too short for one sequence now rather than mid-run */
         data_stream *probe = data_stream_new(tr->data, r);
-        int bad = !probe || data_next_batch(probe, c->batch, c->seq, rp->x,
-                                            rp->y);
+        int bad =
+            !probe || data_next_batch(probe, c->batch, c->seq, rp->x, rp->y);
         data_stream_free(probe);
         if (bad)
-            return train__fail(tr, MSG_EINPUT, "train: replica %d's data shard "
-                               "cannot fill sequences of %d tokens", r,
-                               c->seq + 1);
+            return train__fail(tr, MSG_EINPUT,
+                               "train: replica %d's data shard "
+                               "cannot fill sequences of %d tokens",
+                               r, c->seq + 1);
     }
     tr->neval = c->eval_batches;
     tr->ex = malloc((size_t)tr->neval * bt * sizeof *tr->ex);
@@ -322,8 +356,10 @@ static int build_data(train *tr) {
     data_stream_free(es);
     if (rc == MSG_ENOMEM) return train__fail(tr, rc, "train: out of memory");
     if (rc)
-        return train__fail(tr, rc, "train: the eval data has too few tokens "
-                           "for sequences of %d", c->seq + 1);
+        return train__fail(tr, rc,
+                           "train: the eval data has too few tokens "
+                           "for sequences of %d",
+                           c->seq + 1);
     return 0;
 }
 
@@ -343,8 +379,7 @@ static int build_outer(train *tr) {
     if (tr->sp.overlap == SCHED_OUTER) tr->ref = malloc(N * sizeof *tr->ref);
     if (tr->eager) tr->own = calloc((size_t)tr->M * N, sizeof *tr->own);
     if (!tr->outer || (tr->cfg.outer_momentum > 0 && !tr->mom) ||
-        (tr->sp.overlap == SCHED_OUTER && !tr->ref) ||
-        (tr->eager && !tr->own))
+        (tr->sp.overlap == SCHED_OUTER && !tr->ref) || (tr->eager && !tr->own))
         return train__fail(tr, MSG_ENOMEM, "train: out of memory");
     for (size_t at = 0; at < tr->nouter; at += N)
         memcpy(tr->outer + at, tr->rep[0].p, N * sizeof *tr->outer);
@@ -376,8 +411,10 @@ int train_new(const train_config *c, train **out, char *err, size_t errlen) {
     if (!rc) {
         int th = c->threads < tr->M ? c->threads : tr->M;
         tr->pool = pool_new(th);
-        if (!tr->pool) rc = train__fail(tr, MSG_ENOMEM, "train: cannot start "
-                                        "threads");
+        if (!tr->pool)
+            rc = train__fail(tr, MSG_ENOMEM,
+                             "train: cannot start "
+                             "threads");
     }
     if (rc) {
         snprintf(err, errlen, "%s", tr->err);
@@ -481,8 +518,7 @@ int train_eval_mean(train *tr, const float *const *params, double *loss) {
     if (!avg) return train__fail(tr, MSG_ENOMEM, "train: out of memory");
     for (int r = 0; r < tr->M; r++) {
         const float *p = params && params[r] ? params[r] : tr->rep[r].p;
-        if (r == 0)
-            memcpy(avg, p, tr->N * sizeof *avg);
+        if (r == 0) memcpy(avg, p, tr->N * sizeof *avg);
         else
             for (size_t i = 0; i < tr->N; i++) avg[i] += p[i];
     }
@@ -495,9 +531,15 @@ int train_eval_mean(train *tr, const float *const *params, double *loss) {
 
 /* ---- inspection ---------------------------------------------------------- */
 
-int train_replicas(const train *tr) { return tr->M; }
-size_t train_num_params(const train *tr) { return tr->N; }
-const sched_spec *train_schedule(const train *tr) { return &tr->sp; }
+int train_replicas(const train *tr) {
+    return tr->M;
+}
+size_t train_num_params(const train *tr) {
+    return tr->N;
+}
+const sched_spec *train_schedule(const train *tr) {
+    return &tr->sp;
+}
 
 const float *train_params(const train *tr, int r) {
     return r >= 0 && r < tr->M ? tr->rep[r].p : NULL;
@@ -518,7 +560,9 @@ uint64_t train_fragment_wire_bytes(const train *tr, int f) {
     return f >= 0 && f < tr->P ? tr->frag[f].wire : 0;
 }
 
-uint64_t train_bytes(const train *tr) { return tr->bytes; }
+uint64_t train_bytes(const train *tr) {
+    return tr->bytes;
+}
 
 int64_t train_replica_steps(const train *tr, int r) {
     return r >= 0 && r < tr->M ? tr->rep[r].steps : 0;

@@ -134,19 +134,18 @@ typedef struct train train;
 
 /* One report of train_run. */
 typedef struct {
-    int64_t step;       /* inner steps done by every replica */
-    uint64_t tokens;    /* training tokens consumed, all replicas:
+    int64_t step;      /* inner steps done by every replica */
+    uint64_t tokens;   /* training tokens consumed, all replicas:
                            gradients computed x batch x seq */
-    double train_loss;  /* mean over replicas of their last step's loss */
-    double eval_loss;   /* of the outer parameters (DP: the shared ones) */
-    uint64_t bytes;     /* cumulative bytes sent by all replicas */
+    double train_loss; /* mean over replicas of their last step's loss */
+    double eval_loss;  /* of the outer parameters (DP: the shared ones) */
+    uint64_t bytes;    /* cumulative bytes sent by all replicas */
 } train_report;
 
 /* Called by train_run; return 0 to go on, non-zero to stop. */
 typedef int (*train_report_fn)(const train_report *r, void *ctx);
 
 /* ---- life cycle ---------------------------------------------------------- */
-
 
 /* Checks c and builds a trainer: M replicas initialised alike, outer
  * state, data streams, the eval set and the thread pool.  Returns
@@ -181,8 +180,7 @@ int train_inner_step(train *tr, int r);
  * step is the least step count among the participants (DP: plus one).
  * bytes (M entries, or NULL) receives each replica's encoded size (0 for
  * the others).  MSG_ESTATE when f already has a sync in flight. */
-int train_prepare(train *tr, int f, uint64_t participants,
-                  uint64_t *bytes);
+int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes);
 
 /* Completes fragment f's sync in flight: averages the payloads of the
  * replicas in `participants` (a non-empty subset of those prepared; the
@@ -204,8 +202,7 @@ int train_apply(train *tr, int f, uint64_t participants);
  * *bytes (bytes may be NULL) receives the payload's size, which
  * train_bytes counts.  MSG_EINVAL for a bad r or f; MSG_ESTATE for
  * the rest; either leaves the trainer unchanged. */
-int train_contribute(train *tr, int r, int f, int64_t take,
-                     uint64_t *bytes);
+int train_contribute(train *tr, int r, int f, int64_t take, uint64_t *bytes);
 
 /* Completes fragment f's sync in flight with the payloads of `members`
  * (a subset of its contributors; the others' payloads are dropped).
@@ -221,8 +218,7 @@ int train_contribute(train *tr, int r, int f, int64_t take,
  * result is too late for it); MSG_EINVAL for a bad f or members
  * outside the contributors.  Every check comes first: on an error the
  * trainer is unchanged. */
-int train_reduce(train *tr, int f, uint64_t members,
-                 const int64_t *merge_step);
+int train_reduce(train *tr, int f, uint64_t members, const int64_t *merge_step);
 
 /* One call of a batch: replica's next inner step (fragment -1), its
  * contribution to fragment's sync taken after step `take` (fragment >=
@@ -238,7 +234,7 @@ typedef struct {
     int fragment;
     int64_t take;
     float loss;
-    float *copy;        /* TRAIN_OP_COPY: where the parameters go */
+    float *copy; /* TRAIN_OP_COPY: where the parameters go */
 } train_op;
 
 /* Runs n ops as the same calls one by one in this order would
@@ -317,8 +313,8 @@ int train_run(train *tr, train_report_fn fn, void *ctx);
 
 /* Makes train_run call fn(ctx, t, steps) after every step t (for
  * progress; it must not call into the trainer).  fn NULL: none. */
-void train_on_step(train *tr, void (*fn)(void *ctx, int64_t t,
-                                         int64_t steps), void *ctx);
+void train_on_step(train *tr, void (*fn)(void *ctx, int64_t t, int64_t steps),
+                   void *ctx);
 
 /* ---- evaluation ---------------------------------------------------------- */
 

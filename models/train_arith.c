@@ -55,8 +55,10 @@ int train__check_replica(train *tr, int r) {
 
 int train__check_fragment_id(train *tr, int f) {
     if (f < 0 || f >= tr->P)
-        return train__fail(tr, MSG_EINVAL, "train: fragment %d (expected "
-                           "0..%d)", f, tr->P - 1);
+        return train__fail(tr, MSG_EINVAL,
+                           "train: fragment %d (expected "
+                           "0..%d)",
+                           f, tr->P - 1);
     return 0;
 }
 
@@ -65,7 +67,8 @@ int train__check_fragment(train *tr, int f, uint64_t mask) {
     if (rc) return rc;
     uint64_t all = tr->M == 64 ? ~0ull : (1ull << tr->M) - 1;
     if (mask == 0 || (mask & ~all))
-        return train__fail(tr, MSG_EINVAL, "train: participants 0x%llx "
+        return train__fail(tr, MSG_EINVAL,
+                           "train: participants 0x%llx "
                            "(expected a non-empty subset of 0x%llx)",
                            (unsigned long long)mask, (unsigned long long)all);
     return 0;
@@ -74,10 +77,13 @@ int train__check_fragment(train *tr, int f, uint64_t mask) {
 int train__check_members(train *tr, int f, uint64_t members) {
     const fragment *fr = &tr->frag[f];
     if (fr->take < 0)
-        return train__fail(tr, MSG_ESTATE, "train: fragment %d has no sync in "
-                           "flight", f);
+        return train__fail(tr, MSG_ESTATE,
+                           "train: fragment %d has no sync in "
+                           "flight",
+                           f);
     if (members & ~fr->contrib)
-        return train__fail(tr, MSG_EINVAL, "train: participants 0x%llx were "
+        return train__fail(tr, MSG_EINVAL,
+                           "train: participants 0x%llx were "
                            "not all prepared (0x%llx)",
                            (unsigned long long)members,
                            (unsigned long long)fr->contrib);
@@ -89,14 +95,17 @@ int train__step_refused(train *tr, int r, int64_t next, int wait) {
         const fragment *fr = &tr->frag[f];
         if (fr->take < 0) continue;
         if (tr->dp && (fr->contrib >> r & 1))
-            return train__fail(tr, MSG_ESTATE, "train: dp: replica %d would "
+            return train__fail(tr, MSG_ESTATE,
+                               "train: dp: replica %d would "
                                "compute a gradient while its gradient of step "
-                               "%lld is in flight", r, (long long)fr->take);
+                               "%lld is in flight",
+                               r, (long long)fr->take);
         if (!tr->dp && wait && train__own_merge_step(tr, fr->take, r) <= next)
-            return train__fail(tr, MSG_ESTATE, "train: replica %d would "
+            return train__fail(tr, MSG_ESTATE,
+                               "train: replica %d would "
                                "compute step %lld before fragment %d's sync "
-                               "taken after step %lld is reduced", r,
-                               (long long)next, f, (long long)fr->take);
+                               "taken after step %lld is reduced",
+                               r, (long long)next, f, (long long)fr->take);
     }
     return 0;
 }
@@ -159,13 +168,17 @@ int train__replica_step(train *tr, int r, int64_t t) {
                                         rp->x, rp->y)
                       : 0;
     if (rc)
-        return replica_fail(rp, rc, "train: replica %d: the data cannot fill "
-                            "a batch of sequences of %d", r, tr->cfg.seq + 1);
+        return replica_fail(rp, rc,
+                            "train: replica %d: the data cannot fill "
+                            "a batch of sequences of %d",
+                            r, tr->cfg.seq + 1);
     rp->loss = tr->ops->grad(rp->model, rp->x, rp->y);
     rp->ngrads++;
     if (!isfinite(rp->loss))
-        return replica_fail(rp, MSG_ENUM, "train: replica %d step %lld: loss "
-                            "%g", r, (long long)rp->ngrads, rp->loss);
+        return replica_fail(rp, MSG_ENUM,
+                            "train: replica %d step %lld: loss "
+                            "%g",
+                            r, (long long)rp->ngrads, rp->loss);
     if (tr->dp) {
         rp->grad_ready = 1;
         return 0;
@@ -239,10 +252,10 @@ static int encode_payload(train *tr, int r, int f) {
         written += codec_encode(tr->codec, src, t->n, t->row,
                                 fr->buf[r] + fr->boff[i]);
     }
-    int rc = written == fr->wire
-                 ? 0
-                 : replica_fail(rp, MSG_EFAIL, "train: codec wrote an "
-                                "unexpected size");
+    int rc = written == fr->wire ? 0
+                                 : replica_fail(rp, MSG_EFAIL,
+                                                "train: codec wrote an "
+                                                "unexpected size");
     if (tr->dp || tr->sp.overlap == SCHED_INNER) return rc;
     /* a 1-outer-step overlap merges what the outer parameters are once
      * the previous sync is applied, before the next step */
@@ -251,8 +264,7 @@ static int encode_payload(train *tr, int r, int f) {
     return rc;
 }
 
-void train__payload_open(train *tr, int r, int f, int64_t take,
-                         uint8_t *buf) {
+void train__payload_open(train *tr, int r, int f, int64_t take, uint8_t *buf) {
     fragment *fr = &tr->frag[f];
     fr->buf[r] = buf;
     fr->contrib |= 1ull << r;
@@ -264,7 +276,7 @@ void train__payload_open(train *tr, int r, int f, int64_t take,
 
 typedef struct {
     train *tr;
-    train_op *ops;      /* accepted; a step's take is its step number */
+    train_op *ops; /* accepted; a step's take is its step number */
     int n;
 } batch_job;
 
@@ -328,7 +340,7 @@ static void average_tensor(train *tr, const fragment *fr, int i,
         if (!(mask >> r & 1)) continue;
         const uint8_t *in = fr->buf[r] + fr->boff[i];
         /* eager: each term is kept, as its replica's own */
-        float *dst = tr->eager ? tr->own + (size_t)r * tr->N + t->off
+        float *dst = tr->eager    ? tr->own + (size_t)r * tr->N + t->off
                      : count == 0 ? tr->acc
                                   : tr->scratch;
         codec_decode(tr->codec, in, t->n, t->row, dst);
@@ -372,8 +384,7 @@ void train__reduce_sync(train *tr, int f, uint64_t members) {
         if (tr->eager) continue; /* the replicas step at their next sync */
         float *o = tr->outer + t->off;
         if (tr->ref) memcpy(tr->ref + t->off, o, bytes);
-        if (tr->averaging)
-            memcpy(o, tr->acc, bytes);
+        if (tr->averaging) memcpy(o, tr->acc, bytes);
         else
             optim_nesterov(tr->cfg.outer_lr, tr->cfg.outer_momentum, o,
                            tr->mom ? tr->mom + t->off : NULL, tr->acc, t->n);

@@ -22,19 +22,26 @@ static int contribute_refused(train *tr, int r, int f, int64_t take) {
     const replica *rp = &tr->rep[r];
     const fragment *fr = &tr->frag[f];
     if (tr->dp && !rp->grad_ready)
-        return train__fail(tr, MSG_ESTATE, "train: dp: replica %d has no "
-                           "gradient to send", r);
+        return train__fail(tr, MSG_ESTATE,
+                           "train: dp: replica %d has no "
+                           "gradient to send",
+                           r);
     if (rp->steps + tr->dp != take)
-        return train__fail(tr, MSG_ESTATE, "train: replica %d has done %lld "
-                           "steps, not the %lld of fragment %d's sync", r,
-                           (long long)rp->steps, (long long)(take - tr->dp), f);
+        return train__fail(tr, MSG_ESTATE,
+                           "train: replica %d has done %lld "
+                           "steps, not the %lld of fragment %d's sync",
+                           r, (long long)rp->steps, (long long)(take - tr->dp),
+                           f);
     if (fr->take >= 0 && fr->take != take)
-        return train__fail(tr, MSG_ESTATE, "train: fragment %d's sync in "
-                           "flight was taken after step %lld, not %lld", f,
-                           (long long)fr->take, (long long)take);
+        return train__fail(tr, MSG_ESTATE,
+                           "train: fragment %d's sync in "
+                           "flight was taken after step %lld, not %lld",
+                           f, (long long)fr->take, (long long)take);
     if (fr->contrib >> r & 1)
-        return train__fail(tr, MSG_ESTATE, "train: replica %d has already "
-                           "contributed to fragment %d's sync", r, f);
+        return train__fail(tr, MSG_ESTATE,
+                           "train: replica %d has already "
+                           "contributed to fragment %d's sync",
+                           r, f);
     return 0;
 }
 
@@ -46,8 +53,10 @@ static int batch_accept(train *tr, train_op *o) {
     replica *rp = &tr->rep[r];
     if (o->fragment == TRAIN_OP_COPY) {
         if (!o->copy)
-            return train__fail(tr, MSG_EINVAL, "train: a copy of replica %d to "
-                               "nowhere", r);
+            return train__fail(tr, MSG_EINVAL,
+                               "train: a copy of replica %d to "
+                               "nowhere",
+                               r);
         o->take = rp->steps + 1;
         return 0;
     }
@@ -56,10 +65,8 @@ static int batch_accept(train *tr, train_op *o) {
         rc = train__step_refused(tr, r, t, tr->cfg.late == TRAIN_LATE_WAIT);
         if (rc) return rc;
         o->take = t;
-        if (tr->dp)
-            rp->grad_ready = 1;
-        else
-            rp->steps++;
+        if (tr->dp) rp->grad_ready = 1;
+        else rp->steps++;
         return 0;
     }
     if ((rc = train__check_fragment_id(tr, o->fragment)) ||
@@ -88,8 +95,7 @@ int train_inner_step(train *tr, int r) {
     return train_batch(tr, &o, 1);
 }
 
-int train_contribute(train *tr, int r, int f, int64_t take,
-                     uint64_t *bytes) {
+int train_contribute(train *tr, int r, int f, int64_t take, uint64_t *bytes) {
     train_op o = {r, f, take, 0, NULL};
     int rc = train_batch(tr, &o, 1);
     if (!rc && bytes) *bytes = tr->frag[f].wire;
@@ -121,10 +127,11 @@ int train_reduce(train *tr, int f, uint64_t members,
     for (int r = 0; !tr->dp && members && r < tr->M; r++) {
         int64_t m = merge_step_of(tr, fr, merge_step, r);
         if (m >= 0 && tr->rep[r].steps >= m)
-            return train__fail(tr, MSG_ESTATE, "train: replica %d has computed "
+            return train__fail(tr, MSG_ESTATE,
+                               "train: replica %d has computed "
                                "step %lld, past the merge step %lld of "
-                               "fragment %d's sync", r,
-                               (long long)tr->rep[r].steps, (long long)m, f);
+                               "fragment %d's sync",
+                               r, (long long)tr->rep[r].steps, (long long)m, f);
     }
     if (!members) {
         train__close_sync(tr, fr);
@@ -133,7 +140,8 @@ int train_reduce(train *tr, int f, uint64_t members,
     int64_t m[TRAIN_MAX_REPLICAS];
     for (int r = 0; r < tr->M; r++) m[r] = merge_step_of(tr, fr, merge_step, r);
     train__reduce_sync(tr, f, members);
-    for (int r = 0; !tr->dp && tr->sp.overlap == SCHED_INNER && r < tr->M; r++) {
+    for (int r = 0; !tr->dp && tr->sp.overlap == SCHED_INNER && r < tr->M;
+         r++) {
         int64_t *d = train__due_of(tr, r, f);
         if (m[r] >= 0 && (*d < 0 || m[r] < *d)) *d = m[r];
     }
@@ -152,7 +160,7 @@ uint64_t train_sync_contributors(const train *tr, int f) {
 
 /* What a snapshot keeps of a replica. */
 typedef struct {
-    float *p, *g;      /* one block; g: DP only (a gradient may await
+    float *p, *g; /* one block; g: DP only (a gradient may await
                           its reduce) */
     optim_state *opt;
     data_stream *data; /* NULL with DATA_NONE */
@@ -174,12 +182,14 @@ int train_rejoin(train *tr, int r, int src, int64_t steps) {
     int rc = train__check_replica(tr, r);
     if (rc) return rc;
     if (tr->dp)
-        return train__fail(tr, MSG_EINVAL, "train: dp: no outer parameters to "
+        return train__fail(tr, MSG_EINVAL,
+                           "train: dp: no outer parameters to "
                            "rejoin from");
     if (src >= tr->M || steps < 0)
-        return train__fail(tr, MSG_EINVAL, "train: rejoin source %d, steps "
-                           "%lld (expected < %d, >= 0)", src, (long long)steps,
-                           tr->M);
+        return train__fail(tr, MSG_EINVAL,
+                           "train: rejoin source %d, steps "
+                           "%lld (expected < %d, >= 0)",
+                           src, (long long)steps, tr->M);
     replica *rp = &tr->rep[r];
     if (src >= 0 && src != r && optim_copy(rp->opt, tr->rep[src].opt))
         return train__fail(tr, MSG_EINVAL, "train: inner optimizers differ");
@@ -241,10 +251,8 @@ void train_snapshot_free(train_snapshot *s) {
 /* n floats from the live buffer to the kept one, or back (restore). */
 static void transfer(int restore, float *live, float *kept, size_t n) {
     if (!live) return;
-    if (restore)
-        memcpy(live, kept, n * sizeof *live);
-    else
-        memcpy(kept, live, n * sizeof *live);
+    if (restore) memcpy(live, kept, n * sizeof *live);
+    else memcpy(kept, live, n * sizeof *live);
 }
 
 /* Copies the state a snapshot keeps into s, or back. */
@@ -275,7 +283,8 @@ static void snapshot_transfer(train *tr, train_snapshot *s, int restore) {
 
 static int check_snapshot(train *tr, const train_snapshot *s) {
     if (!s || s->owner != tr)
-        return train__fail(tr, MSG_EINVAL, "train: a snapshot of another "
+        return train__fail(tr, MSG_EINVAL,
+                           "train: a snapshot of another "
                            "trainer");
     return 0;
 }
@@ -292,7 +301,8 @@ int train_snapshot_restore(train *tr, train_snapshot *s) {
     int rc = check_snapshot(tr, s);
     if (rc) return rc;
     if (!s->taken)
-        return train__fail(tr, MSG_ESTATE, "train: restore of a snapshot never "
+        return train__fail(tr, MSG_ESTATE,
+                           "train: restore of a snapshot never "
                            "taken");
     snapshot_transfer(tr, s, 1);
     for (int f = 0; f < tr->P; f++) train__close_sync(tr, &tr->frag[f]);

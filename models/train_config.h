@@ -67,17 +67,16 @@ typedef struct {
      * so that a NULL from it means out of memory; else non-zero with a
      * one-line reason in err.  Without it every failure of `create`
      * counts as a bad configuration. */
-    int (*check)(const void *cfg, int batch, int seq, char *err,
-                 size_t errlen);
+    int (*check)(const void *cfg, int batch, int seq, char *err, size_t errlen);
 } train_model_ops;
 
 /* The toy of the golden vectors: `units` units of one parameter each,
  * every one starting at `init`; loss = grad * sum(params), so the
  * gradient is `grad` everywhere whatever the data. */
 typedef struct {
-    int units; /* >= 1 [2] */
-    float grad;  /* [2] */
-    float init;  /* [1] */
+    int units;  /* >= 1 [2] */
+    float grad; /* [2] */
+    float init; /* [1] */
 } train_toy_config;
 
 extern const train_model_ops train_nn_ops;  /* cfg: const nn_config * */
@@ -86,31 +85,31 @@ extern const train_model_ops train_toy_ops; /* cfg: const train_toy_config * */
 /* Everything a run needs.  A plain struct: train_config_default fills the
  * defaults in brackets; a loader then overrides fields. */
 typedef struct {
-    int replicas;          /* M, 1..TRAIN_MAX_REPLICAS [2] */
-    int threads;           /* threads stepping replicas, >= 1; more than
+    int replicas;   /* M, 1..TRAIN_MAX_REPLICAS [2] */
+    int threads;    /* threads stepping replicas, >= 1; more than
                               M are not used [2] */
-    uint64_t seed;         /* model initialisation (every replica and the
+    uint64_t seed;  /* model initialisation (every replica and the
                               outer parameters start equal) [1] */
-    int64_t steps;         /* inner steps of train_run, >= 1; syncs whose
+    int64_t steps;  /* inner steps of train_run, >= 1; syncs whose
                               apply step would exceed it are not taken
                               [1000] */
-    int batch, seq;        /* sequences per batch and tokens per sequence
+    int batch, seq; /* sequences per batch and tokens per sequence
                               (inputs; each sequence reads seq + 1 tokens)
                               [8, 64] */
 
-    train_model_kind model;        /* [TRAIN_MODEL_NN] */
-    nn_config nn;                  /* [transformer, vocab 64, d 64,
+    train_model_kind model;            /* [TRAIN_MODEL_NN] */
+    nn_config nn;                      /* [transformer, vocab 64, d 64,
                                       heads 4, layers 4, ctx 64,
                                       mlp_ratio 4] */
-    train_toy_config toy;          /* [units 2, grad 2, init 1] */
+    train_toy_config toy;              /* [units 2, grad 2, init 1] */
     const train_model_ops *custom_ops; /* TRAIN_MODEL_CUSTOM [NULL] */
-    const void *custom_cfg;        /* passed to custom_ops->create, during
+    const void *custom_cfg;            /* passed to custom_ops->create, during
                                       train_new only [NULL] */
 
-    data_config data;      /* data_config_default [Markov, V 64, K 4,
+    data_config data; /* data_config_default [Markov, V 64, K 4,
                               seed 1]; its vocab must be <= the model's */
 
-    sched_spec sched;      /* method, H, P, tau, alpha, layout, order
+    sched_spec sched; /* method, H, P, tau, alpha, layout, order
                               [streaming, H 100, P 2, tau 1, alpha 0.5,
                               strided, ascending]; sched.layers is ignored
                               (set from the model and `map`) */
@@ -119,10 +118,10 @@ typedef struct {
                               schedule's tau (its payload is taken with
                               everyone's, sched.tau before the sync step)
                               [0] */
-    train_map map;         /* [TRAIN_MAP_JOIN] */
-    int fedpart;           /* 1: FedPart baseline (not with DP) [0] */
-    codec_spec codec;      /* pseudo-gradient payloads [fp32, block 0] */
-    codec_spec dp_codec;   /* DP gradient payloads [fp32, block 0] */
+    train_map map;                     /* [TRAIN_MAP_JOIN] */
+    int fedpart;         /* 1: FedPart baseline (not with DP) [0] */
+    codec_spec codec;    /* pseudo-gradient payloads [fp32, block 0] */
+    codec_spec dp_codec; /* DP gradient payloads [fp32, block 0] */
 
     optim_config inner;    /* optim_config_default [AdamW lr 4e-4,
                               betas 0.9 0.95, eps 1e-8, wd 0.1, clip 1,
@@ -144,22 +143,34 @@ typedef struct {
 /* The defaults listed above, as an initializer: train_config_default's,
  * and those of a scenario's train section (sim/config/scenario_train.h),
  * which calls nothing of models/. */
-#define TRAIN_CONFIG_DEFAULT                                                \
-    {.replicas = 2, .threads = 2, .seed = 1, .steps = 1000, .batch = 8,    \
-     .seq = 64, .model = TRAIN_MODEL_NN,                                   \
-     .nn = {.kind = NN_TRANSFORMER, .vocab = 64, .d = 64, .heads = 4,      \
-            .layers = 4, .ctx = 64, .mlp_ratio = 4},                       \
-     .toy = {.units = 2, .grad = 2, .init = 1},                            \
-     .data = DATA_CONFIG_DEFAULT,                                          \
-     .sched = {.method = SCHED_STREAMING, .layers = 0, .H = 100, .P = 2,   \
-               .tau = 1, .alpha = 0.5, .layout = SCHED_STRIDED,            \
-               .order = SCHED_ASCENDING, .overlap = SCHED_INNER,           \
-               .rule = SCHED_RULE_PAPER},                                  \
-     .map = TRAIN_MAP_JOIN, .codec = {.kind = CODEC_FP32, .block = 0},     \
-     .dp_codec = {.kind = CODEC_FP32, .block = 0},                         \
-     .inner = OPTIM_CONFIG_DEFAULT, .outer_lr = 0.7,                       \
-     .outer_momentum = 0.9, .eval_interval = 100, .eval_batches = 4,       \
-     .late = TRAIN_LATE_WAIT}
+#define TRAIN_CONFIG_DEFAULT                                                   \
+    {                                                                          \
+        .replicas = 2, .threads = 2, .seed = 1, .steps = 1000, .batch = 8,     \
+        .seq = 64, .model = TRAIN_MODEL_NN,                                    \
+        .nn = {.kind = NN_TRANSFORMER,                                         \
+               .vocab = 64,                                                    \
+               .d = 64,                                                        \
+               .heads = 4,                                                     \
+               .layers = 4,                                                    \
+               .ctx = 64,                                                      \
+               .mlp_ratio = 4},                                                \
+        .toy = {.units = 2, .grad = 2, .init = 1},                             \
+        .data = DATA_CONFIG_DEFAULT,                                           \
+        .sched = {.method = SCHED_STREAMING,                                   \
+                  .layers = 0,                                                 \
+                  .H = 100,                                                    \
+                  .P = 2,                                                      \
+                  .tau = 1,                                                    \
+                  .alpha = 0.5,                                                \
+                  .layout = SCHED_STRIDED,                                     \
+                  .order = SCHED_ASCENDING,                                    \
+                  .overlap = SCHED_INNER,                                      \
+                  .rule = SCHED_RULE_PAPER},                                   \
+        .map = TRAIN_MAP_JOIN, .codec = {.kind = CODEC_FP32, .block = 0},      \
+        .dp_codec = {.kind = CODEC_FP32, .block = 0},                          \
+        .inner = OPTIM_CONFIG_DEFAULT, .outer_lr = 0.7, .outer_momentum = 0.9, \
+        .eval_interval = 100, .eval_batches = 4, .late = TRAIN_LATE_WAIT       \
+    }
 
 /* Fills *c with the defaults listed above (TRAIN_CONFIG_DEFAULT). */
 void train_config_default(train_config *c);

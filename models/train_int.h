@@ -50,14 +50,14 @@ typedef struct {
 
 typedef struct {
     int nunits, ntens;
-    int *units;        /* increasing */
-    int *tens;         /* indices into the tensor table, in order */
-    uint64_t *boff;    /* byte offset of each tensor in a payload */
-    uint64_t wire;     /* payload bytes per replica */
-    int64_t take;      /* take step of the sync in flight; -1: none */
-    uint64_t contrib;  /* replicas whose payload the sync holds */
-    uint8_t **buf;     /* [M] payloads of the sync in flight */
-    uint64_t prev;     /* eager: members of its last reduced sync (0:
+    int *units;       /* increasing */
+    int *tens;        /* indices into the tensor table, in order */
+    uint64_t *boff;   /* byte offset of each tensor in a payload */
+    uint64_t wire;    /* payload bytes per replica */
+    int64_t take;     /* take step of the sync in flight; -1: none */
+    uint64_t contrib; /* replicas whose payload the sync holds */
+    uint8_t **buf;    /* [M] payloads of the sync in flight */
+    uint64_t prev;    /* eager: members of its last reduced sync (0:
                           none yet) */
 } fragment;
 
@@ -67,11 +67,11 @@ typedef struct {
     optim_state *opt;
     data_stream *data;
     int32_t *x, *y;
-    int64_t steps;    /* completed inner updates */
-    int64_t ngrads;   /* gradients computed */
-    int grad_ready;   /* DP: a gradient awaits its apply */
+    int64_t steps;  /* completed inner updates */
+    int64_t ngrads; /* gradients computed */
+    int grad_ready; /* DP: a gradient awaits its apply */
     float loss;
-    int rc;           /* of the last job run for this replica */
+    int rc;                   /* of the last job run for this replica */
     char err[TRAIN__ERR_MAX]; /* its message (a job may not write tr->err) */
 } replica;
 
@@ -80,7 +80,7 @@ struct train {
     sched_spec sp;
     const train_model_ops *ops;
     const void *mcfg;
-    codec_spec codec;   /* the payload codec in use */
+    codec_spec codec; /* the payload codec in use */
     int M, U, P, dp, averaging;
     size_t N, maxt;
     int ntens;
@@ -103,8 +103,8 @@ struct train {
     float *acc, *scratch;
     data_source *data;
     int neval;
-    int32_t *ex, *ey;   /* eval set: neval batches */
-    float *eloss;       /* per eval batch */
+    int32_t *ex, *ey; /* eval set: neval batches */
+    float *eloss;     /* per eval batch */
     pool *pool;
     void (*step_fn)(void *ctx, int64_t t, int64_t steps); /* or NULL */
     void *step_ctx;
@@ -198,8 +198,7 @@ int train__replica_step(train *tr, int r, int64_t t);
  * (wire bytes, owned by the sync from now on): the sync opened when none
  * is in flight, r a contributor, its bytes counted.  The encoding comes
  * later (train__batch_arith). */
-void train__payload_open(train *tr, int r, int f, int64_t take,
-                         uint8_t *buf);
+void train__payload_open(train *tr, int r, int f, int64_t take, uint8_t *buf);
 
 /* The arithmetic of n accepted ops (train_op; a step's take is its step
  * number, a contribution's payload is open): each replica's ops in

@@ -15,8 +15,10 @@ int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
     if (rc) return rc;
     fragment *fr = &tr->frag[f];
     if (fr->take >= 0)
-        return train__fail(tr, MSG_ESTATE, "train: fragment %d already has a "
-                           "sync in flight", f);
+        return train__fail(tr, MSG_ESTATE,
+                           "train: fragment %d already has a "
+                           "sync in flight",
+                           f);
     int64_t take = INT64_MAX; /* the least step among the participants */
     train_op ops[TRAIN_MAX_REPLICAS];
     uint8_t *buf[TRAIN_MAX_REPLICAS] = {0};
@@ -24,8 +26,10 @@ int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
     for (int r = 0; r < tr->M; r++) {
         if (!(participants >> r & 1)) continue;
         if (tr->dp && !tr->rep[r].grad_ready)
-            return train__fail(tr, MSG_ESTATE, "train: dp: replica %d has no "
-                               "gradient to send", r);
+            return train__fail(tr, MSG_ESTATE,
+                               "train: dp: replica %d has no "
+                               "gradient to send",
+                               r);
         if (tr->rep[r].steps + tr->dp < take) take = tr->rep[r].steps + tr->dp;
         ops[n++] = (train_op){r, f, 0, 0, NULL};
     }
@@ -52,10 +56,10 @@ int train_apply(train *tr, int f, uint64_t participants) {
     for (int r = 0; r < tr->M; r++)
         merge[r] = train__own_merge_step(tr, tr->frag[f].take, r);
     train__reduce_sync(tr, f, participants);
-    for (int r = 0; !tr->dp && tr->sp.overlap == SCHED_INNER && r < tr->M; r++) {
+    for (int r = 0; !tr->dp && tr->sp.overlap == SCHED_INNER && r < tr->M;
+         r++) {
         int64_t *d = train__due_of(tr, r, f);
-        if (tr->cfg.tau_extra[r] == 0)
-            train__land_fragment(tr, r, f);
+        if (tr->cfg.tau_extra[r] == 0) train__land_fragment(tr, r, f);
         else if (*d < 0) /* a larger tau: the merge lands later */
             *d = merge[r];
     }
@@ -119,8 +123,8 @@ static int report(train *tr, int64_t t, train_report_fn fn, void *ctx) {
     return fn && fn(&rep, ctx) ? TRAIN_STOPPED : 0;
 }
 
-void train_on_step(train *tr, void (*fn)(void *ctx, int64_t t,
-                                         int64_t steps), void *ctx) {
+void train_on_step(train *tr, void (*fn)(void *ctx, int64_t t, int64_t steps),
+                   void *ctx) {
     tr->step_fn = fn;
     tr->step_ctx = ctx;
 }

@@ -27,16 +27,30 @@ static void *nn_create(const void *cfg, int batch, int seq, uint64_t seed,
     return m;
 }
 
-static void nn_destroy(void *m) { nn_free(m); }
-static float *nn_params_fn(void *m) { return nn_params(m); }
-static float *nn_grads_fn(void *m) { return nn_grads(m); }
-static size_t nn_nparams_fn(const void *m) { return nn_num_params(m); }
-static int nn_nunits_fn(const void *m) { return nn_num_units(m); }
-static size_t nn_uoff_fn(const void *m, int u) { return nn_unit_offset(m, u); }
+static void nn_destroy(void *m) {
+    nn_free(m);
+}
+static float *nn_params_fn(void *m) {
+    return nn_params(m);
+}
+static float *nn_grads_fn(void *m) {
+    return nn_grads(m);
+}
+static size_t nn_nparams_fn(const void *m) {
+    return nn_num_params(m);
+}
+static int nn_nunits_fn(const void *m) {
+    return nn_num_units(m);
+}
+static size_t nn_uoff_fn(const void *m, int u) {
+    return nn_unit_offset(m, u);
+}
 static int nn_tensors_fn(const void *m, int u, const nn_tensor **t) {
     return nn_unit_tensors(m, u, t);
 }
-static int nn_vocab_fn(const void *m) { return nn_get_config(m)->vocab; }
+static int nn_vocab_fn(const void *m) {
+    return nn_get_config(m)->vocab;
+}
 
 static float nn_grad_fn(void *m, const int32_t *x, const int32_t *y) {
     float loss = nn_forward(m, x, y);
@@ -49,10 +63,11 @@ static float nn_eval_fn(void *m, const float *params, const int32_t *x,
     return nn_eval_loss(m, params, x, y);
 }
 
-const train_model_ops train_nn_ops = {
-    "nn", nn_create, nn_destroy, nn_params_fn, nn_grads_fn, nn_nparams_fn,
-    nn_nunits_fn, nn_uoff_fn, nn_tensors_fn, nn_vocab_fn, nn_grad_fn,
-    nn_eval_fn, nn_check_fn};
+const train_model_ops train_nn_ops = {"nn",         nn_create,   nn_destroy,
+                                      nn_params_fn, nn_grads_fn, nn_nparams_fn,
+                                      nn_nunits_fn, nn_uoff_fn,  nn_tensors_fn,
+                                      nn_vocab_fn,  nn_grad_fn,  nn_eval_fn,
+                                      nn_check_fn};
 
 typedef struct {
     int units;
@@ -75,8 +90,10 @@ static int toy_check(const void *cfg, int batch, int seq, char *err,
     const train_toy_config *c = cfg;
     (void)batch, (void)seq;
     if (c->units >= 1 && isfinite(c->grad) && isfinite(c->init)) return 0;
-    snprintf(err, errlen, "toy: units %d, grad %g, init %g (expected units "
-             ">= 1, finite values)", c->units, c->grad, c->init);
+    snprintf(err, errlen,
+             "toy: units %d, grad %g, init %g (expected units "
+             ">= 1, finite values)",
+             c->units, c->grad, c->init);
     return -1;
 }
 
@@ -101,19 +118,31 @@ static void *toy_create(const void *cfg, int batch, int seq, uint64_t seed,
     return t;
 }
 
-static float *toy_params(void *m) { return ((toy_model *)m)->p; }
-static float *toy_grads(void *m) { return ((toy_model *)m)->g; }
+static float *toy_params(void *m) {
+    return ((toy_model *)m)->p;
+}
+static float *toy_grads(void *m) {
+    return ((toy_model *)m)->g;
+}
 static size_t toy_nparams(const void *m) {
     return (size_t)((const toy_model *)m)->units;
 }
-static int toy_nunits(const void *m) { return ((const toy_model *)m)->units; }
-static size_t toy_uoff(const void *m, int u) { (void)m; return (size_t)u; }
+static int toy_nunits(const void *m) {
+    return ((const toy_model *)m)->units;
+}
+static size_t toy_uoff(const void *m, int u) {
+    (void)m;
+    return (size_t)u;
+}
 static int toy_tensors(const void *m, int u, const nn_tensor **t) {
     (void)m, (void)u;
     *t = &toy_tensor;
     return 1;
 }
-static int toy_vocab(const void *m) { (void)m; return 0; }
+static int toy_vocab(const void *m) {
+    (void)m;
+    return 0;
+}
 
 static float toy_eval(void *m, const float *params, const int32_t *x,
                       const int32_t *y) {
@@ -130,7 +159,8 @@ static float toy_grad(void *m, const int32_t *x, const int32_t *y) {
     return toy_eval(m, t->p, x, y);
 }
 
-const train_model_ops train_toy_ops = {
-    "toy", toy_create, toy_destroy, toy_params, toy_grads, toy_nparams,
-    toy_nunits, toy_uoff, toy_tensors, toy_vocab, toy_grad, toy_eval,
-    toy_check};
+const train_model_ops train_toy_ops = {"toy",      toy_create, toy_destroy,
+                                       toy_params, toy_grads,  toy_nparams,
+                                       toy_nunits, toy_uoff,   toy_tensors,
+                                       toy_vocab,  toy_grad,   toy_eval,
+                                       toy_check};

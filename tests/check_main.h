@@ -38,7 +38,10 @@ static inline void check_main_print_failed(const char *path) {
         char *tc = strchr(s, ':');
         char *name = tc ? strchr(tc + 1, ':') : NULL;
         char *msg = name ? strchr(name + 1, ':') : NULL;
-        if (!msg) { fprintf(stderr, "FAILED %s", s); continue; }
+        if (!msg) {
+            fprintf(stderr, "FAILED %s", s);
+            continue;
+        }
         *tc = *name = *msg = '\0';
         fprintf(stderr, "FAILED %s: %s:%s", name + 1, s, msg + 1);
     }
@@ -62,7 +65,9 @@ static inline int check_main_run(Suite *(*make)(void)) {
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-#define CHECK_MAIN(make_suite)                                         \
-    int main(void) { return check_main_run(make_suite); }
+#define CHECK_MAIN(make_suite)                                                 \
+    int main(void) {                                                           \
+        return check_main_run(make_suite);                                     \
+    }
 
 #endif

@@ -60,10 +60,10 @@ done
 
 # Every dotted key of the loader's tables: a field table is
 # `[static ]const [scn__]field NAME[] = {` ... `K_END}`, its keys the
-# first string of each K_*( or .key =; K_OBJ("key", table) nests.
+# first string of each K_*( or .key =; K_OBJ("key", table) nests (the
+# last key may share its line with K_END).
 awk 'match($0, /const (scn__)?field [A-Za-z_]+\[\] = \{/) {
-       t = $0; sub(/.*field /, "", t); sub(/\[.*/, "", t); cur = t; next }
-     cur != "" && /K_END/ { cur = ""; next }
+       t = $0; sub(/.*field /, "", t); sub(/\[.*/, "", t); cur = t }
      cur != "" {
        line = $0
        while (match(line, /(K_[A-Z0-9]+\("[^"]+"|\.key = "[^"]+")/)) {
@@ -72,7 +72,8 @@ awk 'match($0, /const (scn__)?field [A-Za-z_]+\[\] = \{/) {
          n[cur]++; key[cur, n[cur]] = k
          if (m ~ /^K_OBJ/) {
            s = line; sub(/^, */, "", s); sub(/[^A-Za-z0-9_].*/, "", s)
-           child[cur, n[cur]] = s } } }
+           child[cur, n[cur]] = s } }
+       if (/K_END/) cur = "" }
      function walk(t, prefix,   i) {
        for (i = 1; i <= n[t]; i++)
          if ((t, i) in child) walk(child[t, i], prefix key[t, i] ".")

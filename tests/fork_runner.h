@@ -42,8 +42,9 @@ static inline int fork_call(fork_fn fn, void *ctx, int64_t i, char **bytes,
             b = err;
             n = strlen(err);
         }
-        if (write(fd[1], &rc, 4) != 4 || write(fd[1], &n, sizeof n) !=
-            (ssize_t)sizeof n || (n && write(fd[1], b, n) != (ssize_t)n))
+        if (write(fd[1], &rc, 4) != 4 ||
+            write(fd[1], &n, sizeof n) != (ssize_t)sizeof n ||
+            (n && write(fd[1], b, n) != (ssize_t)n))
             _exit(1);
         _exit(0);
     }

@@ -30,11 +30,11 @@
 
 typedef struct {
     int M, tau;
-    int64_t last[SCN_MAX_WORKERS];  /* last step computed, per worker */
-    int64_t ended;                  /* newest step any worker finished */
+    int64_t last[SCN_MAX_WORKERS];    /* last step computed, per worker */
+    int64_t ended;                    /* newest step any worker finished */
     int64_t take[RUN_PROTOCOL_MAX_P]; /* per fragment: its open sync, -1 */
     uint8_t came[RUN_PROTOCOL_MAX_P][SCN_MAX_WORKERS]; /* its contributors */
-    char bad[300];                  /* the first violation, "" for none */
+    char bad[300]; /* the first violation, "" for none */
 } run_protocol;
 
 /* Starts p for cfg's workers and (normalised) tau. */
@@ -57,8 +57,8 @@ static inline void run_protocol_bad(run_protocol *p, const char *fmt, ...) {
 }
 
 /* The observe hook: checks e against what came before (see above). */
-static inline int run_protocol_observe(void *ctx, const run_event *e,
-                                       char *err, size_t errlen) {
+static inline int run_protocol_observe(void *ctx, const run_event *e, char *err,
+                                       size_t errlen) {
     (void)err, (void)errlen;
     run_protocol *p = ctx;
     int w = e->worker, f = e->fragment;
@@ -79,9 +79,10 @@ static inline int run_protocol_observe(void *ctx, const run_event *e,
     case RUN_EV_CONTRIBUTE:
         if (e->step != p->last[w] ||
             (p->take[f] >= 0 && p->take[f] != e->step) || p->came[f][w])
-            run_protocol_bad(p, "worker %d contributes to fragment %d's sync "
-                             "of step %lld at step %lld (open: %lld)", w, f,
-                             (long long)e->step, (long long)p->last[w],
+            run_protocol_bad(p,
+                             "worker %d contributes to fragment %d's sync "
+                             "of step %lld at step %lld (open: %lld)",
+                             w, f, (long long)e->step, (long long)p->last[w],
                              (long long)p->take[f]);
         p->take[f] = e->step;
         p->came[f][w] = 1;
@@ -90,14 +91,16 @@ static inline int run_protocol_observe(void *ctx, const run_event *e,
         for (int i = 0; i < p->M; i++) {
             int64_t m = e->merge_step[i];
             if (e->member[i] && !p->came[f][i])
-                run_protocol_bad(p, "worker %d is a member of fragment %d's "
+                run_protocol_bad(p,
+                                 "worker %d is a member of fragment %d's "
                                  "sync of step %lld without having "
-                                 "contributed since it failed", i, f,
-                                 (long long)e->step);
+                                 "contributed since it failed",
+                                 i, f, (long long)e->step);
             if (m >= 0 && (m <= p->last[i] || m < e->step + p->tau + 1))
-                run_protocol_bad(p, "fragment %d's sync of step %lld: worker "
-                                 "%d merges at step %lld, at step %lld", f,
-                                 (long long)e->step, i, (long long)m,
+                run_protocol_bad(p,
+                                 "fragment %d's sync of step %lld: worker "
+                                 "%d merges at step %lld, at step %lld",
+                                 f, (long long)e->step, i, (long long)m,
                                  (long long)p->last[i]);
         }
         p->take[f] = -1;
@@ -108,9 +111,10 @@ static inline int run_protocol_observe(void *ctx, const run_event *e,
         break;
     case RUN_EV_REJOINED:
         if (e->step > p->ended + 1)
-            run_protocol_bad(p, "worker %d rejoins at step %lld, the group "
-                             "has finished %lld", w, (long long)e->step,
-                             (long long)p->ended);
+            run_protocol_bad(p,
+                             "worker %d rejoins at step %lld, the group "
+                             "has finished %lld",
+                             w, (long long)e->step, (long long)p->ended);
         p->last[w] = e->step - 1;
         if (e->src < 0) /* nobody in the group: it begins again there */
             p->ended = e->step - 1;
@@ -123,8 +127,7 @@ static inline int run_protocol_observe(void *ctx, const run_event *e,
             memset(p->came[k], 0, sizeof p->came[k]);
         }
         break;
-    default:
-        break;
+    default: break;
     }
     return 0;
 }

@@ -50,7 +50,7 @@ for ref in $(grep -ohE '\b[A-Z]+\.md\b' $prod bench/*.c | sort -u); do
 done
 # The layout is .clang-format's (clang-format 14 and later agree on it).
 if command -v clang-format >/dev/null; then
-  fmt=$(clang-format --dry-run $prod tests/*.[ch] bench/*.c tests/fuzz/*.c 2>&1 |
+  fmt=$(clang-format --dry-run $prod tests/*.[ch] tests/fuzz/*.c bench/*.c bench/netrig/*.c 2>&1 |
         grep ': warning:' | sed 's/:[0-9]*:[0-9]*: warning:.*//' | sort -u)
   for f in $fmt; do bad="$bad${bad:+
 }$f: not as .clang-format lays it out (clang-format -i $f)"; done

@@ -166,8 +166,8 @@ END_TEST
 /* ---- fp32 ---------------------------------------------------------------- */
 
 START_TEST(test_fp32_exact) {
-    float x[8] = {1.0f, -0.0f, FLT_MAX, -FLT_MIN, 0x1p-149f, INFINITY,
-                  u2f(0x7fc12345u), 3.14159f};
+    float x[8] = {1.0f,      -0.0f,    FLT_MAX,          -FLT_MIN,
+                  0x1p-149f, INFINITY, u2f(0x7fc12345u), 3.14159f};
     float y[8];
     uint8_t *buf = round_trip(spec(CODEC_FP32, 0), x, 8, 0, y);
     for (int i = 0; i < 8; i++) ck_assert_uint_eq(f2u(y[i]), f2u(x[i]));
@@ -226,8 +226,8 @@ START_TEST(test_fp16_patterns) {
     ck_assert_uint_eq(fp16_of(1.0f), 0x3c00);
     ck_assert_uint_eq(fp16_of(-2.0f), 0xc000);
     ck_assert_uint_eq(fp16_of(0.1f), 0x2e66);
-    ck_assert_uint_eq(fp16_of(1.0f + 0x1p-11f), 0x3c00);     /* tie, even */
-    ck_assert_uint_eq(fp16_of(1.0f + 0x3p-11f), 0x3c02);     /* tie, odd up */
+    ck_assert_uint_eq(fp16_of(1.0f + 0x1p-11f), 0x3c00); /* tie, even */
+    ck_assert_uint_eq(fp16_of(1.0f + 0x3p-11f), 0x3c02); /* tie, odd up */
     ck_assert_uint_eq(fp16_of(1.0f + 0x1p-11f + 0x1p-20f), 0x3c01);
     ck_assert_uint_eq(fp16_of(65504.0f), 0x7bff);
     ck_assert_uint_eq(fp16_of(65519.0f), 0x7bff);
@@ -237,13 +237,13 @@ START_TEST(test_fp16_patterns) {
     ck_assert_uint_eq(fp16_of(INFINITY), 0x7c00);
     ck_assert_uint_eq(fp16_of(-INFINITY), 0xfc00);
     ck_assert_uint_eq(fp16_of(NAN) & 0x7e00, 0x7e00);
-    ck_assert_uint_eq(fp16_of(0x1p-14f), 0x0400);  /* smallest normal */
-    ck_assert_uint_eq(fp16_of(0x1p-24f), 0x0001);  /* smallest subnormal */
-    ck_assert_uint_eq(fp16_of(0x1p-25f), 0x0000);  /* tie to even: zero */
+    ck_assert_uint_eq(fp16_of(0x1p-14f), 0x0400); /* smallest normal */
+    ck_assert_uint_eq(fp16_of(0x1p-24f), 0x0001); /* smallest subnormal */
+    ck_assert_uint_eq(fp16_of(0x1p-25f), 0x0000); /* tie to even: zero */
     ck_assert_uint_eq(fp16_of(0x1.8p-25f), 0x0001);
     ck_assert_uint_eq(fp16_of(0x1.000002p-25f), 0x0001);
-    ck_assert_uint_eq(fp16_of(0x3p-25f), 0x0002);  /* tie 1|2: even 2 */
-    ck_assert_uint_eq(fp16_of(0x5p-25f), 0x0002);  /* tie 2|3: even 2 */
+    ck_assert_uint_eq(fp16_of(0x3p-25f), 0x0002); /* tie 1|2: even 2 */
+    ck_assert_uint_eq(fp16_of(0x5p-25f), 0x0002); /* tie 2|3: even 2 */
     ck_assert_uint_eq(fp16_of(1023.5f * 0x1p-24f), 0x0400); /* carry */
     ck_assert_uint_eq(fp16_of(1e-10f), 0x0000);
     ck_assert_uint_eq(fp16_of(-1e-10f), 0x8000);
@@ -350,8 +350,8 @@ START_TEST(test_fp8_error_bound) {
         for (int i = r * ROW; i < (r + 1) * ROW; i++) {
             double bound = fmax(fabs(x[i]) / 16.0, scale * 0x1p-10);
             double err = fabs((double)y[i] - x[i]);
-            ck_assert_msg(err <= bound * (1 + 1e-6), "i %d x %g y %g", i,
-                          x[i], y[i]);
+            ck_assert_msg(err <= bound * (1 + 1e-6), "i %d x %g y %g", i, x[i],
+                          y[i]);
             worst = fmax(worst, err / bound);
             if (fabs(x[i]) == amax) /* the row maximum maps to 448 */
                 ck_assert_uint_eq(buf[4 * (N / ROW) + i] & 0x7f, 0x7e);
@@ -386,10 +386,10 @@ END_TEST
 /* The thresholds: arithmetic midpoints 0.75 * 2^k, ties away from zero,
  * zero below half the smallest magnitude (2^-7 with scale 1). */
 START_TEST(test_e3m0_thresholds) {
-    float x[] = {1.0f,  0.75f,          0x1.7ffffep-1f, 0.375f,
-                 0.374f, 0x1.8p-6f,     0x1.7ffffep-6f, 0x1p-7f,
-                 0x1.fffffep-8f,        -0x1p-7f,       -0x1p-9f,
-                 -0.75f, 0.9f,          0x1p-6f};
+    float x[] = {1.0f,           0.75f,     0x1.7ffffep-1f, 0.375f,
+                 0.374f,         0x1.8p-6f, 0x1.7ffffep-6f, 0x1p-7f,
+                 0x1.fffffep-8f, -0x1p-7f,  -0x1p-9f,       -0.75f,
+                 0.9f,           0x1p-6f};
     unsigned want[] = {7, 7, 6, 6, 5, 2, 1, 1, 0, 9, 8, 15, 7, 1};
     enum { N = sizeof x / sizeof x[0] };
     float y[N];
@@ -427,8 +427,8 @@ START_TEST(test_e3m0_block_vs_tensor) {
     free(buf);
     buf = round_trip(spec(CODEC_E3M0, 2), x, 5, 0, y);
     /* scales 8, 2^-5 (max 0.02), 4 (max 3) */
-    static const uint8_t scales[12] = {0, 0, 0, 0x41, 0, 0, 0, 0x3d,
-                                       0, 0, 0x80, 0x40};
+    static const uint8_t scales[12] = {0, 0,    0, 0x41, 0,    0,
+                                       0, 0x3d, 0, 0,    0x80, 0x40};
     ck_assert_int_eq(memcmp(buf, scales, 12), 0);
     ck_assert_float_eq(y[2], 0x1p-7f); /* 0.32 * s -> s/4 */
     ck_assert_float_eq(y[3], 0x1p-6f); /* 0.64 * s -> s/2 */
@@ -449,7 +449,7 @@ START_TEST(test_e3m0_representable) {
             int n = 0;
             for (int rep = 0; rep < 3; rep++)
                 for (int e = 0; e < 15; e++)
-                    x[n++] = e == 0 ? 0.0f
+                    x[n++] = e == 0   ? 0.0f
                              : e <= 7 ? ldexpf(1.0f, E + e - 7)
                                       : -ldexpf(1.0f, E + e - 14);
             codec_spec c = spec(CODEC_E3M0, blocks[bi]);
@@ -461,8 +461,8 @@ START_TEST(test_e3m0_representable) {
                                        (uint32_t)buf[3] << 24),
                                    ldexpf(1.0f, E));
             for (int i = 0; i < 45; i++)
-                ck_assert_msg(f2u(y[i]) == f2u(x[i]), "E %d block %d i %d",
-                              E, (int)blocks[bi], i);
+                ck_assert_msg(f2u(y[i]) == f2u(x[i]), "E %d block %d i %d", E,
+                              (int)blocks[bi], i);
             free(buf);
         }
     }
@@ -528,8 +528,8 @@ END_TEST
 
 /* Ties go to the even code. */
 START_TEST(test_e2m1_ties) {
-    float x[] = {6.0f, 0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f,
-                 -0.25f, 0.2f, 0.3f, 5.9f};
+    float x[] = {6.0f, 0.25f, 0.75f,  1.25f, 1.75f, 2.5f,
+                 3.5f, 5.0f,  -0.25f, 0.2f,  0.3f,  5.9f};
     unsigned want[] = {7, 0, 2, 2, 4, 4, 6, 6, 8, 0, 1, 7};
     enum { N = sizeof x / sizeof x[0] };
     float y[N];
@@ -740,17 +740,19 @@ static float ref_e3m0_scale(float amax) {
 static uint8_t ref_e2m1_code(float x, double inv) {
     uint32_t b = f2u(x);
     float q = (float)((double)u2f(b & 0x7fffffffu) * inv);
-    uint32_t m = (uint32_t)(q > 0.25f) + (uint32_t)(q >= 0.75f) + (uint32_t)(q > 1.25f) +
-                 (uint32_t)(q >= 1.75f) + (uint32_t)(q > 2.5f) + (uint32_t)(q >= 3.5f) +
+    uint32_t m = (uint32_t)(q > 0.25f) + (uint32_t)(q >= 0.75f) +
+                 (uint32_t)(q > 1.25f) + (uint32_t)(q >= 1.75f) +
+                 (uint32_t)(q > 2.5f) + (uint32_t)(q >= 3.5f) +
                  (uint32_t)(q > 5.0f);
     return (uint8_t)((b >> 28 & 8u) | m);
 }
 
 /* Encodes x[0..n) in e3m0 or e2m1 into out (wire layout of codec.h) and
  * decodes it into y, the reference way. */
-static void ref_nibble_codec(codec_kind k, const float *x, uint64_t n, uint64_t block,
-                             uint8_t *out, float *y) {
-    static const float mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+static void ref_nibble_codec(codec_kind k, const float *x, uint64_t n,
+                             uint64_t block, uint8_t *out, float *y) {
+    static const float mag[8] = {0.0f, 0.5f, 1.0f, 1.5f,
+                                 2.0f, 3.0f, 4.0f, 6.0f};
     uint64_t len = (block == 0 || block >= n) ? n : block;
     uint64_t g = n == 0 ? 0 : (n + len - 1) / len;
     uint8_t *data = out + 4 * g;
@@ -761,12 +763,15 @@ static void ref_nibble_codec(codec_kind k, const float *x, uint64_t n, uint64_t 
         float s = k == CODEC_E3M0 ? ref_e3m0_scale(amax) : amax / 6.0f;
         double inv = s > 0.0f ? 1.0 / (double)s : 0.0;
         uint32_t sb = f2u(s);
-        for (int q = 0; q < 4; q++) out[4 * j + (uint64_t)q] = (uint8_t)(sb >> (8 * q));
+        for (int q = 0; q < 4; q++)
+            out[4 * j + (uint64_t)q] = (uint8_t)(sb >> (8 * q));
         for (uint64_t i = lo; i < hi; i++) {
-            unsigned c = k == CODEC_E3M0 ? ref_e3m0_code(x[i], amax) : ref_e2m1_code(x[i], inv);
+            unsigned c = k == CODEC_E3M0 ? ref_e3m0_code(x[i], amax)
+                                         : ref_e2m1_code(x[i], inv);
             data[i / 2] |= (uint8_t)((i & 1) ? c << 4 : c);
-            float v = k == CODEC_E3M0 ? ((c & 7) ? u2f((120 + (c & 7)) << 23) : 0.0f)
-                                      : mag[c & 7];
+            float v = k == CODEC_E3M0
+                          ? ((c & 7) ? u2f((120 + (c & 7)) << 23) : 0.0f)
+                          : mag[c & 7];
             y[i] = ((c & 8) ? -v : v) * s;
         }
     }
@@ -778,7 +783,8 @@ static int vs_ref(codec_kind k, const float *x, uint64_t n, uint64_t block) {
     codec_spec c = spec(k, block);
     uint64_t w = codec_wire_bytes(c, n, 0);
     uint8_t *a = malloc(w + 1), *b = malloc(w + 1);
-    float *ya = malloc((n + 1) * sizeof *ya), *yb = malloc((n + 1) * sizeof *yb);
+    float *ya = malloc((n + 1) * sizeof *ya),
+          *yb = malloc((n + 1) * sizeof *yb);
     ck_assert(a && b && ya && yb);
     memset(a, 0xa5, w + 1); /* the encoder must write every byte */
     codec_encode(c, x, n, 0, a);
@@ -787,16 +793,19 @@ static int vs_ref(codec_kind k, const float *x, uint64_t n, uint64_t block) {
     int bad = 0;
     for (uint64_t i = 0; i < w && !bad; i++)
         if (a[i] != b[i]) {
-            printf("%s n %llu block %llu: byte %llu is %#x, reference %#x\n", codec_name(k),
-                   (unsigned long long)n, (unsigned long long)block, (unsigned long long)i,
-                   a[i], b[i]);
+            printf("%s n %llu block %llu: byte %llu is %#x, reference %#x\n",
+                   codec_name(k), (unsigned long long)n,
+                   (unsigned long long)block, (unsigned long long)i, a[i],
+                   b[i]);
             bad = 1;
         }
     for (uint64_t i = 0; i < n && !bad; i++)
         if (f2u(ya[i]) != f2u(yb[i])) {
-            printf("%s n %llu block %llu: value %llu decodes to %a, reference %a\n",
-                   codec_name(k), (unsigned long long)n, (unsigned long long)block,
-                   (unsigned long long)i, (double)ya[i], (double)yb[i]);
+            printf("%s n %llu block %llu: value %llu decodes to %a, reference "
+                   "%a\n",
+                   codec_name(k), (unsigned long long)n,
+                   (unsigned long long)block, (unsigned long long)i,
+                   (double)ya[i], (double)yb[i]);
             bad = 1;
         }
     free(a);
@@ -808,9 +817,11 @@ static int vs_ref(codec_kind k, const float *x, uint64_t n, uint64_t block) {
 
 /* Specials and values near every e3m0 threshold of a few scales. */
 static uint64_t fill_specials(float *x) {
-    static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, FLT_MAX,
-                               -FLT_MAX, FLT_MIN, -FLT_MIN, 0x1p-149f, -0x1p-149f,
-                               0x1p-127f, 0x1.8p-140f, 1.0f, -1.0f, 0x1p127f, 3e38f};
+    static const float sp[] = {0.0f,      -0.0f,       INFINITY,  -INFINITY,
+                               NAN,       -NAN,        FLT_MAX,   -FLT_MAX,
+                               FLT_MIN,   -FLT_MIN,    0x1p-149f, -0x1p-149f,
+                               0x1p-127f, 0x1.8p-140f, 1.0f,      -1.0f,
+                               0x1p127f,  3e38f};
     uint64_t n = 0;
     for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) x[n++] = sp[i];
     x[n++] = u2f(0x7f800001u); /* a signalling NaN */
@@ -831,9 +842,11 @@ START_TEST(test_nibble_codecs_specials_vs_reference) {
     uint64_t n = fill_specials(x);
     for (int kk = 0; kk < 2; kk++) {
         codec_kind k = kk ? CODEC_E2M1 : CODEC_E3M0;
-        for (uint64_t blk = 0; blk <= 70; blk++) ck_assert(!vs_ref(k, x, n, blk));
+        for (uint64_t blk = 0; blk <= 70; blk++)
+            ck_assert(!vs_ref(k, x, n, blk));
         /* the specials alone and each threshold run of one scale */
-        for (uint64_t i = 0; i + 40 <= n; i += 40) ck_assert(!vs_ref(k, x + i, 40, 0));
+        for (uint64_t i = 0; i + 40 <= n; i += 40)
+            ck_assert(!vs_ref(k, x + i, 40, 0));
     }
 }
 END_TEST
@@ -858,7 +871,8 @@ START_TEST(test_nibble_codecs_random_vs_reference) {
     float *x = malloc(N * sizeof *x);
     ck_assert_ptr_nonnull(x);
     fill_wild(x, N, 12345);
-    static const uint64_t big[] = {0, 127, 128, 1000, 4095, 4096, 4097, 5001, 65536, N};
+    static const uint64_t big[] = {0,    127,  128,  1000,  4095,
+                                   4096, 4097, 5001, 65536, N};
     for (int kk = 0; kk < 2; kk++) {
         codec_kind k = kk ? CODEC_E2M1 : CODEC_E3M0;
         for (size_t b = 0; b < sizeof big / sizeof big[0]; b++)
@@ -867,7 +881,8 @@ START_TEST(test_nibble_codecs_random_vs_reference) {
             for (uint64_t blk = 0; blk <= 70; blk += n % 7 + 1)
                 ck_assert(!vs_ref(k, x + 3 * n, n, blk));
         for (uint64_t n = 201; n < 20000; n = n * 3 + 1)
-            for (uint64_t blk = 1; blk <= 70; blk++) ck_assert(!vs_ref(k, x + n, n, blk));
+            for (uint64_t blk = 1; blk <= 70; blk++)
+                ck_assert(!vs_ref(k, x + n, n, blk));
     }
     free(x);
 }
@@ -920,12 +935,14 @@ START_TEST(test_e3m0_scale_segments_vs_reference) {
             E = E > 120 ? 120 : E;
         }
         x[i] = ldexpf((float)(uni(&s) - 0.5), E);
-        if (i % SP == 77 && (i / SP) % 3 == 0) x[i] = ldexpf(1.0f, E - (int)(i / SP) % 2);
+        if (i % SP == 77 && (i / SP) % 3 == 0)
+            x[i] = ldexpf(1.0f, E - (int)(i / SP) % 2);
     }
     x[5 * SP + 17] = NAN;
     x[11 * SP + 3] = -INFINITY;
     x[26 * SP + 1] = NAN;
-    static const uint64_t blk[] = {0, 4095, 4096, 4097, 8192, 3 * 4096 + 1, 100000};
+    static const uint64_t blk[] = {0,    4095,         4096,  4097,
+                                   8192, 3 * 4096 + 1, 100000};
     for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++) {
         ck_assert(!vs_ref(CODEC_E3M0, x, N, blk[b]));
         ck_assert(!vs_ref(CODEC_E3M0, x + 1, N - 1, blk[b]));

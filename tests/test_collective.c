@@ -20,19 +20,19 @@
 #define MAXLOG 64
 #define TAG_BASE 1000
 
-static const double B = 1.25e9;       /* 10 Gbit/s in bytes/s */
-static const int64_t LAT = 10000000;  /* 10 ms */
-static const double S = 1.2e8;        /* 120 MB */
+static const double B = 1.25e9;      /* 10 Gbit/s in bytes/s */
+static const int64_t LAT = 10000000; /* 10 ms */
+static const double S = 1.2e8;       /* 120 MB */
 
 typedef struct {
     net *n;
     coll *c;
-    coll *c2;          /* an optional second stream on the same net */
+    coll *c2; /* an optional second stream on the same net */
     int W;
-    int count;         /* completions seen */
+    int count; /* completions seen */
     int64_t t[MAXLOG];
     uint64_t tag[MAXLOG];
-    int resubmit;      /* on_coll submits tag 100 on the first completion */
+    int resubmit; /* on_coll submits tag 100 on the first completion */
 } world;
 
 static void on_coll(void *ctx, int64_t now, uint64_t tag) {
@@ -50,11 +50,9 @@ static void world_init(world *w, int W, coll_algo algo, const int64_t *lat) {
     *w = (world){.W = W};
     w->n = net_new(2 * W);
     ck_assert_ptr_nonnull(w->n);
-    for (int l = 0; l < 2 * W; l++)
-        net_link_set(w->n, l, B);
+    for (int l = 0; l < 2 * W; l++) net_link_set(w->n, l, B);
     int64_t uniform[MAXW * MAXW];
-    for (int i = 0; i < W * W; i++)
-        uniform[i] = LAT;
+    for (int i = 0; i < W * W; i++) uniform[i] = LAT;
     w->c = coll_new(w->n, W, algo, lat ? lat : uniform, INFINITY, TAG_BASE,
                     on_coll, w);
     ck_assert_ptr_nonnull(w->c);
@@ -68,15 +66,13 @@ static void world_free(world *w) {
 
 static void drive(world *w) {
     int64_t t;
-    while ((t = net_next_time(w->n)) != INT64_MAX)
-        net_advance(w->n, t);
+    while ((t = net_next_time(w->n)) != INT64_MAX) net_advance(w->n, t);
 }
 
 /* Runs everything due up to `until` and brings the net to it. */
 static void drive_until(world *w, int64_t until) {
     int64_t t;
-    while ((t = net_next_time(w->n)) <= until)
-        net_advance(w->n, t);
+    while ((t = net_next_time(w->n)) <= until) net_advance(w->n, t);
     net_advance(w->n, until);
 }
 
@@ -158,8 +154,7 @@ END_TEST
 START_TEST(ring_slowest_latency_bounds) {
     enum { M = 4 };
     int64_t lat[M * M];
-    for (int i = 0; i < M * M; i++)
-        lat[i] = LAT;
+    for (int i = 0; i < M * M; i++) lat[i] = LAT;
     lat[2 * M + 3] = 3 * LAT; /* 2 -> 3 is far away */
     world w;
     world_init(&w, M, COLL_RING, lat);
@@ -266,7 +261,8 @@ START_TEST(member_completion) {
         world w = {.W = 3};
         w.n = net_new(6);
         for (int l = 0; l < 6; l++) net_link_set(w.n, l, INFINITY);
-        w.c = coll_new(w.n, 3, cases[k].algo, lat, INFINITY, TAG_BASE, on_coll, &w);
+        w.c = coll_new(w.n, 3, cases[k].algo, lat, INFINITY, TAG_BASE, on_coll,
+                       &w);
         ck_assert_int_eq(coll_set_member_done(w.c, on_member), 0);
         got_order = 0;
         ck_assert_int_eq(coll_submit(w.c, 0, 3000, NULL, 7), 0);
@@ -275,7 +271,8 @@ START_TEST(member_completion) {
         ck_assert_int_eq(w.count, 1);
         for (int i = 0; i < 3; i++)
             ck_assert_msg(got_at[i] == cases[k].at[i], "%s member %d at %lld",
-                          coll_algo_name(cases[k].algo), i, (long long)got_at[i]);
+                          coll_algo_name(cases[k].algo), i,
+                          (long long)got_at[i]);
         ck_assert_int_eq(w.t[0], cases[k].done);
         world_free(&w);
     }
@@ -448,10 +445,9 @@ START_TEST(two_streams_share_a_net) {
     world w;
     world_init(&w, W, COLL_RING, NULL);
     int64_t lat[W * W];
-    for (int i = 0; i < W * W; i++)
-        lat[i] = LAT;
-    w.c2 = coll_new(w.n, W, COLL_STAR, lat, INFINITY, 2 * TAG_BASE, on_coll,
-                    &w);
+    for (int i = 0; i < W * W; i++) lat[i] = LAT;
+    w.c2 =
+        coll_new(w.n, W, COLL_STAR, lat, INFINITY, 2 * TAG_BASE, on_coll, &w);
     coll_submit(w.c, 0, S, g1, 1);
     coll_submit(w.c2, 0, S, g2, 2);
     drive(&w);
@@ -493,7 +489,8 @@ END_TEST
 
 START_TEST(invalid_arguments) {
     net *n = net_new(4);
-    ck_assert_ptr_null(coll_new(n, 0, COLL_RING, NULL, INFINITY, 0, NULL, NULL));
+    ck_assert_ptr_null(
+        coll_new(n, 0, COLL_RING, NULL, INFINITY, 0, NULL, NULL));
     coll *c = coll_new(n, 2, COLL_RING, NULL, INFINITY, 0, NULL, NULL);
     ck_assert_ptr_nonnull(c);
     ck_assert_int_eq(coll_pending(c), 0);
@@ -508,8 +505,8 @@ END_TEST
  * a ring of S = 10 among 3 sends chunks 3, 3, 4 (before: 3.33 bytes each,
  * 20.000000000000004 in all). */
 START_TEST(chunks_sum_exactly) {
-    uint64_t sizes[] = {0, 1, 10, 2000000002ull, 20000004160ull,
-                        UINT64_MAX / 2 + 12345};
+    uint64_t sizes[] = {
+        0, 1, 10, 2000000002ull, 20000004160ull, UINT64_MAX / 2 + 12345};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
         for (int M = 1; M <= MAXW; M++) {
             uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
@@ -559,7 +556,8 @@ static void twins_init(world *w, int W, const double *up, const double *down,
             net_link_set(w[k].n, 2 * i, up[i]);
             net_link_set(w[k].n, 2 * i + 1, down[i]);
         }
-        w[k].c = coll_new(w[k].n, W, COLL_RING, lat, cap, TAG_BASE, on_coll, &w[k]);
+        w[k].c =
+            coll_new(w[k].n, W, COLL_RING, lat, cap, TAG_BASE, on_coll, &w[k]);
     }
     coll_set_exclusive(w[1].c);
 }
@@ -589,13 +587,12 @@ static int twins_drive(world *w, uint64_t *seed) {
     int fewer = 0;
     while ((t = net_next_time(w[0].n)) != INT64_MAX) {
         if (t > last + 2 && lcg(seed) % 3 == 0) { /* somewhere before it */
-            int64_t mid = last + 1 + (int64_t)(lcg(seed) % (uint64_t)(t - last - 1));
-            for (int k = 0; k < 2; k++)
-                net_advance(w[k].n, mid);
+            int64_t mid =
+                last + 1 + (int64_t)(lcg(seed) % (uint64_t)(t - last - 1));
+            for (int k = 0; k < 2; k++) net_advance(w[k].n, mid);
             twins_check(w);
         }
-        for (int k = 0; k < 2; k++)
-            net_advance(w[k].n, t);
+        for (int k = 0; k < 2; k++) net_advance(w[k].n, t);
         twins_check(w);
         fewer += live_flows(w[1].n) < live_flows(w[0].n);
         last = t;
@@ -611,37 +608,35 @@ static int twins_drive(world *w, uint64_t *seed) {
  * rings that are not alike (a slower link, uneven latencies) run as
  * before. */
 START_TEST(exclusive_ring_matches) {
-    static const uint64_t sizes[] = {120000000, 120000007, 5, 0, 999999999989ull};
+    static const uint64_t sizes[] = {120000000, 120000007, 5, 0,
+                                     999999999989ull};
     uint64_t seed = 31;
     for (int M = 2; M <= MAXW; M += 3) {
         for (int kind = 0; kind < 4; kind++) {
             double up[MAXW], down[MAXW];
             int64_t lat[MAXW * MAXW];
-            for (int i = 0; i < M; i++)
-                up[i] = down[i] = B;
-            for (int i = 0; i < M * M; i++)
-                lat[i] = kind == 1 ? 0 : LAT;
-            if (kind == 2)
-                down[1] = B / 3;     /* one slower link: not alike */
-            if (kind == 3)
-                lat[1] = 2 * LAT;    /* uneven latencies: not alike */
+            for (int i = 0; i < M; i++) up[i] = down[i] = B;
+            for (int i = 0; i < M * M; i++) lat[i] = kind == 1 ? 0 : LAT;
+            if (kind == 2) down[1] = B / 3;  /* one slower link: not alike */
+            if (kind == 3) lat[1] = 2 * LAT; /* uneven latencies: not alike */
             world w[2];
             twins_init(w, M, up, down, lat, kind == 1 ? B / 7 : INFINITY);
             uint8_t some[MAXW] = {0};
-            for (int i = 0; i < M; i += 2)
-                some[i] = 1;
+            for (int i = 0; i < M; i += 2) some[i] = 1;
             some[1] = 1;
             for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
                 for (int j = 0; j < 2; j++) {
-                    ck_assert_int_eq(coll_submit(w[j].c, 0, sizes[k], NULL, k), 0);
-                    ck_assert_int_eq(coll_submit(w[j].c, 0, sizes[k] + 3, some, 50 + k), 0);
+                    ck_assert_int_eq(coll_submit(w[j].c, 0, sizes[k], NULL, k),
+                                     0);
+                    ck_assert_int_eq(coll_submit(w[j].c, 0, sizes[k] + 3, some,
+                                                 50 + k),
+                                     0);
                 }
             int fewer = twins_drive(w, &seed);
-            ck_assert_int_eq(w[0].count, 2 * (int)(sizeof sizes / sizeof sizes[0]));
-            if (M > 2)
-                ck_assert_int_eq(fewer > 0, kind < 2);
-            for (int k = 0; k < 2; k++)
-                world_free(&w[k]);
+            ck_assert_int_eq(w[0].count,
+                             2 * (int)(sizeof sizes / sizeof sizes[0]));
+            if (M > 2) ck_assert_int_eq(fewer > 0, kind < 2);
+            for (int k = 0; k < 2; k++) world_free(&w[k]);
         }
     }
 }
@@ -654,26 +649,20 @@ START_TEST(exclusive_ring_bytes_midway) {
     enum { M = 7 };
     double up[M], down[M];
     int64_t lat[M * M];
-    for (int i = 0; i < M; i++)
-        up[i] = down[i] = 3e8;
-    for (int i = 0; i < M * M; i++)
-        lat[i] = 1000;
+    for (int i = 0; i < M; i++) up[i] = down[i] = 3e8;
+    for (int i = 0; i < M * M; i++) lat[i] = 1000;
     world w[2];
     twins_init(w, M, up, down, lat, INFINITY);
-    for (int j = 0; j < 2; j++)
-        coll_submit(w[j].c, 0, 70000005, NULL, 1);
+    for (int j = 0; j < 2; j++) coll_submit(w[j].c, 0, 70000005, NULL, 1);
     for (int64_t t = 0; t < 3000000; t += 7777) {
-        for (int k = 0; k < 2; k++)
-            drive_until(&w[k], t);
+        for (int k = 0; k < 2; k++) drive_until(&w[k], t);
         twins_check(w);
     }
-    for (int k = 0; k < 2; k++)
-        drive(&w[k]);
+    for (int k = 0; k < 2; k++) drive(&w[k]);
     twins_check(w);
     for (int i = 0; i < M; i++)
         ck_assert_uint_eq(up_bytes(&w[1], i), ring_member(70000005, M, i));
-    for (int k = 0; k < 2; k++)
-        world_free(&w[k]);
+    for (int k = 0; k < 2; k++) world_free(&w[k]);
 }
 END_TEST
 

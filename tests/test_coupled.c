@@ -40,7 +40,8 @@ static const char *const base =
     " \"workers\": {\"count\": 2},"
     " \"network\": {\"bandwidth_gbps\": 1},"
     " \"method\": {\"name\": \"streaming\", \"H\": 6, \"fragments\": 2,"
-    "   \"tau\": 1, \"alpha\": 0.5, \"codec\": \"e3m0\", \"dp_codec\": \"fp32\"},"
+    "   \"tau\": 1, \"alpha\": 0.5, \"codec\": \"e3m0\", \"dp_codec\": "
+    "\"fp32\"},"
     " \"steps\": 24, \"seed\": 3,"
     " \"train\": {\"model\": {\"kind\": \"transformer\", \"vocab\": 16,"
     "   \"d\": 16, \"heads\": 2, \"layers\": 2, \"ctx\": 8},"
@@ -76,8 +77,7 @@ static void load(scn_config *cfg, scn_train *sec, const char *json,
 }
 
 /* Runs coupled (lockstep 0) or lockstep (1); checks it succeeded. */
-static void run(rows *rs, cpl_summary *s, int lockstep, const char *json,
-                ...) {
+static void run(rows *rs, cpl_summary *s, int lockstep, const char *json, ...) {
     scn_config *cfg = malloc(sizeof *cfg);
     scn_train *sec = malloc(sizeof *sec);
     ck_assert_ptr_nonnull(cfg);
@@ -104,16 +104,21 @@ static void same_rows(const rows *a, const rows *b, int all) {
         ck_assert_int_eq(x->step, y->step);
         ck_assert_uint_eq(x->tokens, y->tokens);
         ck_assert_uint_eq(x->bytes_sent, y->bytes_sent);
-        ck_assert_msg(x->train_loss == y->train_loss, "row %d train %.17g "
-                      "%.17g", i, x->train_loss, y->train_loss);
-        ck_assert_msg(x->eval_loss == y->eval_loss, "row %d (step %lld) "
-                      "outer %.17g %.17g", i, (long long)x->step,
-                      x->eval_loss, y->eval_loss);
+        ck_assert_msg(x->train_loss == y->train_loss,
+                      "row %d train %.17g "
+                      "%.17g",
+                      i, x->train_loss, y->train_loss);
+        ck_assert_msg(x->eval_loss == y->eval_loss,
+                      "row %d (step %lld) "
+                      "outer %.17g %.17g",
+                      i, (long long)x->step, x->eval_loss, y->eval_loss);
         if (all || i == a->n - 1) {
             ck_assert(x->replica_loss == y->replica_loss);
-            ck_assert_msg(x->average_loss == y->average_loss, "row %d (step %lld) "
-                          "average %.17g %.17g", i, (long long)x->step,
-                          x->average_loss, y->average_loss);
+            ck_assert_msg(x->average_loss == y->average_loss,
+                          "row %d (step %lld) "
+                          "average %.17g %.17g",
+                          i, (long long)x->step, x->average_loss,
+                          y->average_loss);
         }
     }
 }
@@ -137,12 +142,14 @@ START_TEST(test_equals_lockstep) {
         {"method.name=\"diloco\"", "method.overlap=\"eager\"", "steps=24"},
         {"method.name=\"streaming\"", "method.tau=[1, 3]", "method.alpha=0.5"},
         /* each replica goes on when it has its result: the far one later */
-        {"network.completion=\"member\"", "method.tau=[1, 3]", "network.latency_ms=[0, 40]"},
-        {"network.completion=\"member\"", "method.name=\"dp\"", "network.collective=\"star\""},
+        {"network.completion=\"member\"", "method.tau=[1, 3]",
+         "network.latency_ms=[0, 40]"},
+        {"network.completion=\"member\"", "method.name=\"dp\"",
+         "network.collective=\"star\""},
     };
-    static const char *const nets[] = {
-        "network.bandwidth_gbps=0.001", "network.bandwidth_gbps=1",
-        "network.bandwidth_gbps=\"inf\""};
+    static const char *const nets[] = {"network.bandwidth_gbps=0.001",
+                                       "network.bandwidth_gbps=1",
+                                       "network.bandwidth_gbps=\"inf\""};
     static const char *const worlds[][2] = {
         {"workers.speed=1", "workers.stragglers.probability=0"},
         {"workers.speed=[1, 1.7]", "workers.stragglers.probability=0.3"},
@@ -155,8 +162,7 @@ START_TEST(test_equals_lockstep) {
         for (size_t n = 0; n < sizeof nets / sizeof *nets; n++)
             for (size_t w = 0; w < 2; w++) {
                 run(&got, &s, 0, NULL, methods[m][0], methods[m][1],
-                    methods[m][2], nets[n], worlds[w][0], worlds[w][1],
-                    NULL);
+                    methods[m][2], nets[n], worlds[w][0], worlds[w][1], NULL);
                 ck_assert_int_eq(s.sim.finished, 1);
                 same_rows(&got, &ref, 1);
                 /* the last row is the end of the simulated run; with
@@ -165,8 +171,7 @@ START_TEST(test_equals_lockstep) {
                 double last = got.row[got.n - 1].sim_time_s;
                 if (strstr(methods[m][0], "member"))
                     ck_assert(last > 0 && last <= s.sim.wall_time_s);
-                else
-                    ck_assert(last == s.sim.wall_time_s);
+                else ck_assert(last == s.sim.wall_time_s);
                 ck_assert(s.sim.wall_time_s > 0);
             }
     }
@@ -185,17 +190,16 @@ START_TEST(test_unequal_speeds_equal_lockstep) {
     rows ref, got;
     cpl_summary s;
     for (size_t m = 0; m < sizeof methods / sizeof *methods; m++) {
-        run(&ref, &s, 1, NULL, methods[m][0], methods[m][1],
-            "workers.count=3", NULL);
-        run(&got, &s, 0, NULL, methods[m][0], methods[m][1],
-            "workers.count=3", "workers.speed=[1, 0.9, 1.15]",
-            "network.bandwidth_gbps=\"inf\"", NULL);
+        run(&ref, &s, 1, NULL, methods[m][0], methods[m][1], "workers.count=3",
+            NULL);
+        run(&got, &s, 0, NULL, methods[m][0], methods[m][1], "workers.count=3",
+            "workers.speed=[1, 0.9, 1.15]", "network.bandwidth_gbps=\"inf\"",
+            NULL);
         same_rows(&got, &ref, 1);
-        run(&got, &s, 0, NULL, methods[m][0], methods[m][1],
-            "workers.count=3", "workers.speed=[1, 0.9, 1.15]",
+        run(&got, &s, 0, NULL, methods[m][0], methods[m][1], "workers.count=3",
+            "workers.speed=[1, 0.9, 1.15]", "train.eval_interval=1", NULL);
+        run(&ref, &s, 1, NULL, methods[m][0], methods[m][1], "workers.count=3",
             "train.eval_interval=1", NULL);
-        run(&ref, &s, 1, NULL, methods[m][0], methods[m][1],
-            "workers.count=3", "train.eval_interval=1", NULL);
         same_rows(&got, &ref, 1);
     }
 }
@@ -207,11 +211,13 @@ START_TEST(test_equal_taus_are_scalar) {
     rows a, b;
     cpl_summary sa, sb;
     run(&a, &sa, 0, NULL, "method.tau=2", "network.bandwidth_gbps=0.01", NULL);
-    run(&b, &sb, 0, NULL, "method.tau=[2, 2]", "network.bandwidth_gbps=0.01", NULL);
+    run(&b, &sb, 0, NULL, "method.tau=[2, 2]", "network.bandwidth_gbps=0.01",
+        NULL);
     same_rows(&a, &b, 1);
     ck_assert_int_eq(sa.sim.wall_ns, sb.sim.wall_ns);
     ck_assert_int_eq(sa.sim.delays.sum, sb.sim.delays.sum);
-    for (int i = 0; i < a.n; i++) ck_assert(a.row[i].sim_time_s == b.row[i].sim_time_s);
+    for (int i = 0; i < a.n; i++)
+        ck_assert(a.row[i].sim_time_s == b.row[i].sim_time_s);
 }
 END_TEST
 
@@ -239,8 +245,7 @@ START_TEST(test_continue_at_infinite_bandwidth_is_wait) {
     rows w, c;
     cpl_summary sw, sc;
     for (int i = 0; i < 3; i++) {
-        run(&w, &sw, 0, NULL, taus[i], "network.bandwidth_gbps=\"inf\"",
-            NULL);
+        run(&w, &sw, 0, NULL, taus[i], "network.bandwidth_gbps=\"inf\"", NULL);
         run(&c, &sc, 0, NULL, taus[i], "network.bandwidth_gbps=\"inf\"",
             "method.late=\"continue\"", NULL);
         same_rows(&c, &w, 1);
@@ -280,9 +285,13 @@ static void continue_case(double transfer_s, int64_t wall_ns) {
     /* S = 1e6 params fp32 = 4e6 bytes; S / B = transfer: B in Gbit/s */
     snprintf(bw, sizeof bw, "network.bandwidth_gbps=%.17g",
              4e6 * 8 / transfer_s / 1e9);
-    const char *sets[] = {"model.layers=1", "method.name=\"diloco\"",
-                          "method.H=2", "method.codec=\"fp32\"",
-                          "method.late=\"continue\"", "steps=8", bw,
+    const char *sets[] = {"model.layers=1",
+                          "method.name=\"diloco\"",
+                          "method.H=2",
+                          "method.codec=\"fp32\"",
+                          "method.late=\"continue\"",
+                          "steps=8",
+                          bw,
                           "train.model.layers=1"};
     char err[512];
     int rc = scn_load_string_train(base, "case.json", sets, 8, cfg, sec, err,
@@ -335,7 +344,8 @@ static train *trainer_of(const char *const *sets, int n) {
     ck_assert_ptr_nonnull(cfg);
     char err[512];
     ck_assert_msg(scn_load_string_train(base, "case.json", sets, n, cfg, sec,
-                                        err, sizeof err) == 0, "%s", err);
+                                        err, sizeof err) == 0,
+                  "%s", err);
     train *tr;
     ck_assert_int_eq(train_new(&sec->train, &tr, err, sizeof err), 0);
     free(cfg);
@@ -349,8 +359,7 @@ static void ok(train *tr, int rc) {
 
 /* The one row (eval_interval 0) of a coupled run of base with sets[n]
  * and a fault trace (its text); one failure happens. */
-static cpl_row failed_run(const char *const *sets, int n,
-                          const char *trace) {
+static cpl_row failed_run(const char *const *sets, int n, const char *trace) {
     char tr_set[128];
     snprintf(tr_set, sizeof tr_set, "faults.trace=\"%s\"", trace_file(trace));
     const char *all[16];
@@ -361,9 +370,9 @@ static cpl_row failed_run(const char *const *sets, int n,
     scn_config *cfg = malloc(sizeof *cfg);
     scn_train *sec = malloc(sizeof *sec);
     char err[512];
-    ck_assert_msg(scn_load_string_train(base, "/tmp/case.json", all, n + 1,
-                                        cfg, sec, err, sizeof err) == 0, "%s",
-                                        err);
+    ck_assert_msg(scn_load_string_train(base, "/tmp/case.json", all, n + 1, cfg,
+                                        sec, err, sizeof err) == 0,
+                  "%s", err);
     cpl_options o = {cfg, sec, keep, &rs, NULL, NULL};
     rs.n = 0;
     ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s", err);
@@ -416,8 +425,11 @@ static void sync_alone_then_rejoin(train *tr, int f, int64_t take) {
  * at 3 s; its download is instant and it waits for the next sync, taken
  * after step 4 by worker 0 alone at 4 s, and rejoins at step 5. */
 START_TEST(test_diloco_failure_by_hand) {
-    const char *sets[] = {"model.layers=1", "method.name=\"diloco\"",
-                          "method.H=2", "method.alpha=0", "steps=6",
+    const char *sets[] = {"model.layers=1",
+                          "method.name=\"diloco\"",
+                          "method.H=2",
+                          "method.alpha=0",
+                          "steps=6",
                           "network.bandwidth_gbps=\"inf\"",
                           "train.eval_interval=0"};
     cpl_row row = failed_run(sets, 7, "2.5 1 down\n3 1 up\n");
@@ -452,7 +464,7 @@ START_TEST(test_streaming_failure_by_hand) {
     sync_both(tr, 0, 2);
     steps_both(tr, 3, 4);
     sync_both(tr, 1, 4);
-    steps_both(tr, 5, 5); /* replica 1's step 5 is lost */
+    steps_both(tr, 5, 5);            /* replica 1's step 5 is lost */
     ok(tr, train_inner_step(tr, 0)); /* step 6 */
     sync_alone_then_rejoin(tr, 0, 6);
     steps_both(tr, 7, 8);
@@ -472,8 +484,7 @@ START_TEST(test_dp_failure_restores_checkpoint) {
     rows a, b;
     cpl_summary sa, sb;
     run(&a, &sa, 0, NULL, "method.name=\"dp\"", "steps=9",
-        "faults.checkpoint_steps=3", "network.bandwidth_gbps=\"inf\"",
-        NULL);
+        "faults.checkpoint_steps=3", "network.bandwidth_gbps=\"inf\"", NULL);
     scn_config *cfg = malloc(sizeof *cfg);
     scn_train *sec = malloc(sizeof *sec);
     const char *sets[] = {"method.name=\"dp\"", "steps=9",
@@ -481,7 +492,8 @@ START_TEST(test_dp_failure_restores_checkpoint) {
                           "network.bandwidth_gbps=\"inf\"", tr_set};
     char err[512];
     ck_assert_msg(scn_load_string_train(base, "/tmp/case.json", sets, 5, cfg,
-                                        sec, err, sizeof err) == 0, "%s", err);
+                                        sec, err, sizeof err) == 0,
+                  "%s", err);
     cpl_options o = {cfg, sec, keep, &b, NULL, NULL};
     b.n = 0;
     ck_assert_msg(cpl_run(&o, &sb, err, sizeof err) == 0, "%s", err);
@@ -522,8 +534,7 @@ static const char *const outages =
 /* A coupled run of `outages` with the fault trace `trace` and sets[n]
  * finishes where `run` finishes: the same simulated run, a row for every
  * step up to the last, finite losses. */
-static void outages_finish(const char *trace, const char *const *sets,
-                           int n) {
+static void outages_finish(const char *trace, const char *const *sets, int n) {
     char tr_set[128];
     snprintf(tr_set, sizeof tr_set, "faults.trace=\"%s\"", trace_file(trace));
     const char *all[16];
@@ -534,16 +545,16 @@ static void outages_finish(const char *trace, const char *const *sets,
     ck_assert_ptr_nonnull(cfg);
     char err[512];
     ck_assert_msg(scn_load_string_train(outages, "/tmp/case.json", all, n + 1,
-                                        cfg, sec, err, sizeof err) == 0, "%s",
-                                        err);
+                                        cfg, sec, err, sizeof err) == 0,
+                  "%s", err);
     run_result alone;
     ck_assert_int_eq(run_simulate(cfg, NULL, &alone, err, sizeof err), 0);
     rows rs;
     cpl_summary s;
     cpl_options o = {cfg, sec, keep, &rs, NULL, NULL};
     rs.n = 0;
-    ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s\ntrace:\n%s",
-                  err, trace);
+    ck_assert_msg(cpl_run(&o, &s, err, sizeof err) == 0, "%s\ntrace:\n%s", err,
+                  trace);
     ck_assert_int_eq(s.sim.finished, alone.finished);
     ck_assert_int_eq(s.sim.wall_ns, alone.wall_ns);
     ck_assert_int_eq(s.sim.failures, alone.failures);
@@ -553,8 +564,8 @@ static void outages_finish(const char *trace, const char *const *sets,
         const cpl_row *r = &rs.row[i];
         ck_assert_int_eq(r->step, i + 1);
         ck_assert_msg(isfinite(r->eval_loss) && isfinite(r->replica_loss) &&
-                      isfinite(r->average_loss), "row %d\ntrace:\n%s", i,
-                      trace);
+                          isfinite(r->average_loss),
+                      "row %d\ntrace:\n%s", i, trace);
     }
     free(cfg);
     free(sec);
@@ -567,7 +578,8 @@ static void outages_finish(const char *trace, const char *const *sets,
 START_TEST(test_outages_diloco_finish) {
     const char *none[1] = {NULL};
     outages_finish("0.314 0 down\n0.517 0 up\n0.572 1 down\n"
-                   "0.687 0 down\n0.73 1 up\n1.01 0 up\n", none, 0);
+                   "0.687 0 down\n0.73 1 up\n1.01 0 up\n",
+                   none, 0);
 }
 END_TEST
 
@@ -625,14 +637,18 @@ static int see(void *ctx, const run_event *e, char *err, size_t errlen) {
 START_TEST(test_sync_timeout_drops_the_late_worker) {
     scn_config *cfg = malloc(sizeof *cfg);
     scn_train *sec = malloc(sizeof *sec);
-    const char *sets[] = {"model.layers=1", "method.name=\"diloco\"",
-                          "method.H=2", "steps=4", "workers.count=3",
+    const char *sets[] = {"model.layers=1",
+                          "method.name=\"diloco\"",
+                          "method.H=2",
+                          "steps=4",
+                          "workers.count=3",
                           "workers.speed=[1, 1, 0.5]",
                           "network.bandwidth_gbps=\"inf\"",
                           "method.sync_timeout_s=0.5"};
     char err[512];
     ck_assert_msg(scn_load_string_train(base, "case.json", sets, 8, cfg, sec,
-                                        err, sizeof err) == 0, "%s", err);
+                                        err, sizeof err) == 0,
+                  "%s", err);
     syncs_seen seen = {0};
     run_hooks h = {0};
     h.observe = see;
@@ -666,7 +682,8 @@ START_TEST(test_nonfinite_loss_stops) {
                           "steps=60"};
     char err[512];
     ck_assert_msg(scn_load_string_train(base, "case.json", sets, 3, cfg, sec,
-                                        err, sizeof err) == 0, "%s", err);
+                                        err, sizeof err) == 0,
+                  "%s", err);
     rows rs;
     cpl_summary s;
     cpl_options o = {cfg, sec, keep, &rs, NULL, NULL};

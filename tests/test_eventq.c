@@ -67,10 +67,10 @@ START_TEST(million_random_events_sorted) {
         }
         ck_assert_int_eq(eq_pop(&q, &ev), 1);
         if (popped) {
-            int ordered = ev.time > last_t ||
-                          (ev.time == last_t &&
-                           (ev.cls > last_c ||
-                            (ev.cls == last_c && ev.seq > last_seq)));
+            int ordered =
+                ev.time > last_t ||
+                (ev.time == last_t &&
+                 (ev.cls > last_c || (ev.cls == last_c && ev.seq > last_seq)));
             ck_assert_msg(ordered, "event %d out of order", popped);
         }
         last_t = ev.time, last_c = ev.cls, last_seq = ev.seq;

@@ -39,14 +39,16 @@ static void both_ways(scn_config *cfg, const char *what, double *t_fast,
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
     ck_assert_msg(memcmp(&fast, &full, sizeof fast) == 0,
                   "%s: fast-forward and --full differ (wall %lld vs %lld ns, "
-                  "bytes %llu vs %llu, events %llu vs %llu)", what,
-                  (long long)fast.wall_ns, (long long)full.wall_ns,
+                  "bytes %llu vs %llu, events %llu vs %llu)",
+                  what, (long long)fast.wall_ns, (long long)full.wall_ns,
                   (unsigned long long)fast.bytes_sent_total,
                   (unsigned long long)full.bytes_sent_total,
                   (unsigned long long)fast.events,
                   (unsigned long long)full.events);
-    if (t_fast) *t_fast += (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
-    if (t_full) *t_full += (c.tv_sec - b.tv_sec) + 1e-9 * (c.tv_nsec - b.tv_nsec);
+    if (t_fast)
+        *t_fast += (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
+    if (t_full)
+        *t_full += (c.tv_sec - b.tv_sec) + 1e-9 * (c.tv_nsec - b.tv_nsec);
 }
 
 /* Each variant of a scenario file (and its base), with one extra set. */
@@ -55,13 +57,13 @@ static void scenario_file(const char *path, const char *set, double *tf,
     static scn_config cfg;
     scn_meta meta;
     char err[512];
-    ck_assert_msg(scn_meta_load(path, &meta, err, sizeof err) == 0, "%s",
-                  err);
+    ck_assert_msg(scn_meta_load(path, &meta, err, sizeof err) == 0, "%s", err);
     const char *sets[1] = {set};
     for (int v = -1; v < meta.nvariants; v++) {
         const char *variant = v < 0 ? NULL : meta.variant[v];
         ck_assert_msg(scn_load_variant(path, variant, sets, set ? 1 : 0, &cfg,
-                                       err, sizeof err) == 0, "%s", err);
+                                       err, sizeof err) == 0,
+                      "%s", err);
         if (cfg.faults.mtbf_s > 0 || cfg.trace_path[0])
             continue; /* the fast paths are off: both runs are --full */
         char what[600];
@@ -105,8 +107,8 @@ START_TEST(test_paper_scenarios) {
     double tf = 0, tu = 0;
     for (int f = 0; f < 3; f++)
         for (int b = 0; b < 3; b++) scenario_file(files[f], bw[b], &tf, &tu);
-    ck_assert_msg(tu > 10 * tf, "fast-forward %.3f s against --full %.3f s",
-                  tf, tu);
+    ck_assert_msg(tu > 10 * tf, "fast-forward %.3f s against --full %.3f s", tf,
+                  tu);
 }
 END_TEST
 
@@ -118,7 +120,9 @@ static uint64_t rnd(void) {
     rnd_state ^= rnd_state << 17;
     return rnd_state;
 }
-static int pick(int n) { return (int)(rnd() % (uint64_t)n); }
+static int pick(int n) {
+    return (int)(rnd() % (uint64_t)n);
+}
 
 /* A per-worker array of M values chosen from v[n]. */
 static void workers_array(char *buf, size_t len, const char *key, int M,
@@ -164,7 +168,8 @@ START_TEST(test_randomized) {
                                            : "sequential");
         workers_array(s[n++], 256, "network.up_gbps", M, gbps, 6);
         workers_array(s[n++], 256, "workers.speed", M, speed, pick(3) ? 2 : 5);
-        if (pick(2)) workers_array(s[n++], 256, "network.latency_ms", M, lat, 4);
+        if (pick(2))
+            workers_array(s[n++], 256, "network.latency_ms", M, lat, 4);
         snprintf(s[n++], 256, "network.collective=\"%s\"", colls[pick(3)]);
         snprintf(s[n++], 256, "method.codec=\"%s\"", codecs[pick(4)]);
         if (pick(4) == 0) snprintf(s[n++], 256, "method.late=\"continue\"");
@@ -175,8 +180,8 @@ START_TEST(test_randomized) {
         for (int i = 0; i < n; i++) sets[i] = s[i];
         char err[512];
         int rc = scn_load_string("{\"model\": {\"params\": 1e8, "
-                                 "\"step_time_s\": 0.3}}", "random.json",
-                                 sets, n, &cfg, err, sizeof err);
+                                 "\"step_time_s\": 0.3}}",
+                                 "random.json", sets, n, &cfg, err, sizeof err);
         ck_assert_msg(rc == 0, "case %d: %s", k, err);
         if (pick(5) == 0) cfg.straggler_prob = 0.2;
         if (pick(6) == 0) cfg.faults.mtbf_s = 20, cfg.faults.mttr_s = 3;
@@ -185,10 +190,12 @@ START_TEST(test_randomized) {
         if (pick(5) == 0) cfg.efficiency = 0.7;
         if (pick(6) == 0) cfg.offload_outer = 1, cfg.host_gbps = 8;
         if (pick(3) == 0) cfg.transport = SCN_TRANSPORT_TCP;
-        if (pick(3) == 0 && !scn_late_continues(&cfg)) cfg.completion = SCN_COMPLETION_MEMBER;
+        if (pick(3) == 0 && !scn_late_continues(&cfg))
+            cfg.completion = SCN_COMPLETION_MEMBER;
         if (pick(5) == 0) cfg.collective_overhead_ms = 2;
         if (pick(4) == 0) /* the ring backwards */
-            for (int i = 0; i < M; i++) cfg.ring_order[i] = M - 1 - i, cfg.has_ring_order = 1;
+            for (int i = 0; i < M; i++)
+                cfg.ring_order[i] = M - 1 - i, cfg.has_ring_order = 1;
         char what[64];
         snprintf(what, sizeof what, "random case %d", k);
         both_ways(&cfg, what, NULL, NULL);
@@ -203,15 +210,17 @@ END_TEST
 START_TEST(test_larger_worlds) {
     static const char *const worlds[][6] = {
         {"method.name=\"dp\"", "workers.count=24", "steps=4", NULL},
-        {"method.name=\"dp\"", "workers.count=20", "steps=4", "network.bandwidth_gbps=100",
-         "network.up_gbps=[50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,67,68,69]",
+        {"method.name=\"dp\"", "workers.count=20", "steps=4",
+         "network.bandwidth_gbps=100",
+         "network.up_gbps=[50,51,52,53,54,55,56,57,58,59,60,61,62,63,64,65,66,"
+         "67,68,69]",
          NULL},
         {"method.name=\"streaming\"", "workers.count=16", "method.H=6",
          "method.fragments=3", "steps=13", NULL},
         {"method.name=\"diloco\"", "workers.count=9", "method.H=4", "steps=9",
          "network.collective=\"all_to_all\"", NULL},
-        {"method.name=\"dp\"", "workers.count=12", "steps=3", "network.latency_ms=2",
-         "network.tcp_window_mb=8", NULL},
+        {"method.name=\"dp\"", "workers.count=12", "steps=3",
+         "network.latency_ms=2", "network.tcp_window_mb=8", NULL},
     };
     static scn_config cfg;
     for (size_t k = 0; k < sizeof worlds / sizeof worlds[0]; k++) {
@@ -222,9 +231,11 @@ START_TEST(test_larger_worlds) {
             n++;
         }
         char err[512];
-        ck_assert_msg(scn_load_string("{\"model\": {\"params\": 3e8, \"layers\": 6, "
-                                      "\"step_time_s\": 0.05}}", "larger.json", sets, n,
-                                      &cfg, err, sizeof err) == 0, "%s", err);
+        ck_assert_msg(
+            scn_load_string("{\"model\": {\"params\": 3e8, \"layers\": 6, "
+                            "\"step_time_s\": 0.05}}",
+                            "larger.json", sets, n, &cfg, err, sizeof err) == 0,
+            "%s", err);
         char what[64];
         snprintf(what, sizeof what, "larger world %zu", k);
         both_ways(&cfg, what, NULL, NULL);

@@ -319,8 +319,8 @@ START_TEST(test_trace_errors) {
     snprintf(path, sizeof path, DATA "%s", bad_traces[_i].file);
     faults_spec s = trace_spec(path);
     err[0] = '\0';
-    ck_assert_ptr_null(faults_new(&s, bad_traces[_i].nworkers, 1, err,
-                                  sizeof err));
+    ck_assert_ptr_null(
+        faults_new(&s, bad_traces[_i].nworkers, 1, err, sizeof err));
     ck_assert_str_eq(err, bad_traces[_i].msg);
 }
 END_TEST
@@ -353,7 +353,8 @@ static void trace_bytes(const char *text, size_t n, int nworkers, int rc,
     char err[256] = "";
     faults_trace *t = (faults_trace *)1;
     ck_assert_int_eq(faults_trace_parse(text, n, "t.trace", nworkers, &t, err,
-                                        sizeof err), rc);
+                                        sizeof err),
+                     rc);
     if (rc) {
         ck_assert_ptr_null(t);
         ck_assert_str_eq(err, msg);
@@ -373,8 +374,7 @@ START_TEST(test_trace_parse_bytes) {
                 "t.trace:2: unknown state 'u' (expected 0, 1, down or up)");
     trace_bytes("1 3 down\n", 9, 2, MSG_EINPUT,
                 "t.trace:1: worker 3 out of range (expected 0..1)");
-    trace_bytes("1 down\n", 7, 0, MSG_EINPUT,
-                "t.trace: nworkers must be >= 1");
+    trace_bytes("1 down\n", 7, 0, MSG_EINPUT, "t.trace: nworkers must be >= 1");
 }
 END_TEST
 
@@ -384,14 +384,17 @@ START_TEST(test_trace_load_same_periods) {
     faults_trace *t;
     char err[256];
     ck_assert_int_eq(faults_trace_load(DATA "mixed.trace", 4, &t, err,
-                                       sizeof err), 0);
+                                       sizeof err),
+                     0);
     faults_trace_free(t);
     ck_assert_int_eq(faults_trace_load(DATA "bad_number.trace", 1, &t, err,
-                                       sizeof err), MSG_EINPUT);
+                                       sizeof err),
+                     MSG_EINPUT);
     ck_assert_str_eq(err, DATA "bad_number.trace:3: bad time '1.5x' "
-                     "(expected a finite number of seconds)");
+                               "(expected a finite number of seconds)");
     ck_assert_int_eq(faults_trace_load(DATA "no_such.trace", 1, &t, err,
-                                       sizeof err), MSG_EIO);
+                                       sizeof err),
+                     MSG_EIO);
     /* defect 9: a trace above the cap is refused before it is read. */
     char path[] = "/tmp/test_faults_big_XXXXXX";
     int fd = mkstemp(path);
@@ -401,8 +404,10 @@ START_TEST(test_trace_load_same_periods) {
     ck_assert_int_eq(faults_trace_load(path, 1, &t, err, sizeof err),
                      MSG_EINPUT);
     char want[256];
-    snprintf(want, sizeof want, "%s: larger than 64 MiB (expected a trace "
-             "of at most 67108864 bytes)", path);
+    snprintf(want, sizeof want,
+             "%s: larger than 64 MiB (expected a trace "
+             "of at most 67108864 bytes)",
+             path);
     ck_assert_str_eq(err, want);
     unlink(path);
 }

@@ -37,9 +37,15 @@ END_TEST
 START_TEST(script_points) {
     double x[] = {0.1, -1, 1, NAN, 10}, y[] = {1, 2, INFINITY, 4, 5};
     gnuplot_curve c[2] = {{"a'b", 5, x, y, 0}, {NULL, 1, x + 1, y + 1, 1}};
-    gnuplot_figure fig = {.xlabel = "bandwidth", .ylabel = "CU (%)",
-                          .logx = 1, .xmin = 0.1, .xmax = 10, .ymin = 0,
-                          .ymax = NAN, .ncurves = 2, .curve = c};
+    gnuplot_figure fig = {.xlabel = "bandwidth",
+                          .ylabel = "CU (%)",
+                          .logx = 1,
+                          .xmin = 0.1,
+                          .xmax = 10,
+                          .ymin = 0,
+                          .ymax = NAN,
+                          .ncurves = 2,
+                          .curve = c};
     char *s = script_of(&fig);
     ck_assert_ptr_nonnull(strstr(s, "set terminal svg size 900,480 "
                                     "noenhanced"));
@@ -70,16 +76,21 @@ END_TEST
  * command; curves without one take the palette's colours in turn. */
 START_TEST(script_styles) {
     double x[] = {1, 10}, y[] = {1, 2};
-    gnuplot_curve c[3] = {{"dp", 2, x, y, 0}, {"dp 2", 2, x, y, 0},
+    gnuplot_curve c[3] = {{"dp", 2, x, y, 0},
+                          {"dp 2", 2, x, y, 0},
                           {"other", 2, x, y, 0}};
     gnuplot_style st[3] = {{gnuplot_method_color("dp"), 1},
-                           {gnuplot_method_color("dp"), 2}, {NULL, 0}};
-    gnuplot_figure fig = {.xmin = NAN, .xmax = NAN, .ymin = NAN,
-                          .ymax = NAN, .ncurves = 3, .curve = c,
+                           {gnuplot_method_color("dp"), 2},
+                           {NULL, 0}};
+    gnuplot_figure fig = {.xmin = NAN,
+                          .xmax = NAN,
+                          .ymin = NAN,
+                          .ymax = NAN,
+                          .ncurves = 3,
+                          .curve = c,
                           .style = st};
     ck_assert_str_eq(gnuplot_method_color("dp"), "#d55e00");
-    ck_assert_str_eq(gnuplot_method_color("streaming_overlap_fp4"),
-                     "#e69f00");
+    ck_assert_str_eq(gnuplot_method_color("streaming_overlap_fp4"), "#e69f00");
     ck_assert_ptr_null(gnuplot_method_color("bogus"));
     ck_assert_ptr_null(gnuplot_method_color(NULL));
     char *s = script_of(&fig);
@@ -94,8 +105,13 @@ END_TEST
 START_TEST(svg_through_pipe) {
     double x[] = {0.1, 1, 10}, y[] = {10, 50, 90};
     gnuplot_curve c = {"a<b & c", 3, x, y, 0};
-    gnuplot_figure fig = {.logx = 1, .xmin = NAN, .xmax = NAN, .ymin = 0,
-                          .ymax = 100, .ncurves = 1, .curve = &c};
+    gnuplot_figure fig = {.logx = 1,
+                          .xmin = NAN,
+                          .xmax = NAN,
+                          .ymin = 0,
+                          .ymax = 100,
+                          .ncurves = 1,
+                          .curve = &c};
     char *svg, err[512];
     ck_assert_int_eq(gnuplot_svg(&fig, &svg, err, sizeof err), 0);
     ck_assert_ptr_nonnull(strstr(svg, "<svg"));
@@ -115,8 +131,12 @@ START_TEST(large_figure) {
         y[i] = sin(i * 0.01);
     }
     gnuplot_curve c = {"sine", N, x, y, 0};
-    gnuplot_figure fig = {.xmin = NAN, .xmax = NAN, .ymin = NAN, .ymax = NAN,
-                          .ncurves = 1, .curve = &c};
+    gnuplot_figure fig = {.xmin = NAN,
+                          .xmax = NAN,
+                          .ymin = NAN,
+                          .ymax = NAN,
+                          .ncurves = 1,
+                          .curve = &c};
     char *svg, err[512];
     ck_assert_int_eq(gnuplot_svg(&fig, &svg, err, sizeof err), 0);
     ck_assert_uint_gt(strlen(svg), 1 << 20);
@@ -128,11 +148,13 @@ START_TEST(large_figure) {
 END_TEST
 
 START_TEST(errors_quoted) {
-    static const char bad[] = "set terminal svg\nset output\nplot nosuchfn(x)\n";
+    static const char bad[] =
+        "set terminal svg\nset output\nplot nosuchfn(x)\n";
     char *out, err[512];
     size_t n;
     ck_assert_int_eq(gnuplot_run(bad, sizeof bad - 1, &out, &n, err,
-                                 sizeof err), MSG_EFAIL);
+                                 sizeof err),
+                     MSG_EFAIL);
     ck_assert_ptr_null(out);
     ck_assert_ptr_nonnull(strstr(err, "gnuplot: failed (exit status"));
     ck_assert_ptr_nonnull(strstr(err, "undefined function"));

@@ -71,14 +71,15 @@ END_TEST
 /* logspace(-1, 3, 50) as listed to 6 decimals by the paper's tables
  * (reference/bandwidth-grid-gbps.txt). */
 static const double paper_grid[50] = {
-    0.100000, 0.120679, 0.145635, 0.175751, 0.212095, 0.255955, 0.308884,
-    0.372759, 0.449843, 0.542868, 0.655129, 0.790604, 0.954095, 1.151395,
-    1.389495, 1.676833, 2.023590, 2.442053, 2.947052, 3.556480, 4.291934,
-    5.179475, 6.250552, 7.543120, 9.102982, 10.985411, 13.257114, 15.998587,
-    19.306977, 23.299518, 28.117687, 33.932218, 40.949151, 49.417134,
-    59.636233, 71.968567, 86.851137, 104.811313, 126.485522, 152.641797,
-    184.206997, 222.299648, 268.269580, 323.745754, 390.693994, 471.486636,
-    568.986603, 686.648845, 828.642773, 1000.000000};
+    0.100000,   0.120679,   0.145635,   0.175751,   0.212095,   0.255955,
+    0.308884,   0.372759,   0.449843,   0.542868,   0.655129,   0.790604,
+    0.954095,   1.151395,   1.389495,   1.676833,   2.023590,   2.442053,
+    2.947052,   3.556480,   4.291934,   5.179475,   6.250552,   7.543120,
+    9.102982,   10.985411,  13.257114,  15.998587,  19.306977,  23.299518,
+    28.117687,  33.932218,  40.949151,  49.417134,  59.636233,  71.968567,
+    86.851137,  104.811313, 126.485522, 152.641797, 184.206997, 222.299648,
+    268.269580, 323.745754, 390.693994, 471.486636, 568.986603, 686.648845,
+    828.642773, 1000.000000};
 
 START_TEST(test_logspace_is_the_paper_grid) {
     ck_assert_int_eq(grid_parse("x", "logspace:-1:3:50", &g, err, sizeof err),
@@ -153,16 +154,19 @@ START_TEST(test_errors) {
                               "number: \"nan\" (expected linspace:A:B:N)");
     FAILS("linspace:1:inf:3", "--vary k=linspace:1:inf:3: B is not a finite "
                               "number: \"inf\" (expected linspace:A:B:N)");
-    FAILS("linspace:1:1e999:3", "--vary k=linspace:1:1e999:3: B is not a "
+    FAILS("linspace:1:1e999:3",
+          "--vary k=linspace:1:1e999:3: B is not a "
           "finite number: \"1e999\" (expected linspace:A:B:N)");
     FAILS("logspace:1:2:0", "--vary k=logspace:1:2:0: N is not an integer "
                             "in 1..100000: \"0\" (expected logspace:A:B:N)");
     FAILS("logspace:1:2:-3", "--vary k=logspace:1:2:-3: N is not an integer "
                              "in 1..100000: \"-3\" (expected "
                              "logspace:A:B:N)");
-    FAILS("logspace:1:2:2.5", "--vary k=logspace:1:2:2.5: N is not an "
+    FAILS("logspace:1:2:2.5",
+          "--vary k=logspace:1:2:2.5: N is not an "
           "integer in 1..100000: \"2.5\" (expected logspace:A:B:N)");
-    FAILS("linspace:1:2:100001", "--vary k=linspace:1:2:100001: N is not an "
+    FAILS("linspace:1:2:100001",
+          "--vary k=linspace:1:2:100001: N is not an "
           "integer in 1..100000: \"100001\" (expected linspace:A:B:N)");
     FAILS("logspace:1:400:3", "--vary k=logspace:1:400:3: 10^400 is out of "
                               "range (expected exponents in -307..308)");
@@ -196,11 +200,17 @@ START_TEST(test_format_number) {
     static const struct {
         double x;
         const char *s;
-    } cases[] = {{0, "0"},          {1000, "1000"},  {-3, "-3"},
-                 {0.1, "0.1"},      {2.5, "2.5"},    {1e15, "1e+15"},
+    } cases[] = {{0, "0"},
+                 {1000, "1000"},
+                 {-3, "-3"},
+                 {0.1, "0.1"},
+                 {2.5, "2.5"},
+                 {1e15, "1e+15"},
                  {123456789012345, "123456789012345"},
                  {1.0 / 3, "0.3333333333333333"},
-                 {1e-7, "1e-07"},   {INFINITY, "inf"}, {-INFINITY, "-inf"},
+                 {1e-7, "1e-07"},
+                 {INFINITY, "inf"},
+                 {-INFINITY, "-inf"},
                  {NAN, "nan"}};
     char buf[GRID_NUM_MAX];
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

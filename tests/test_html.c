@@ -72,9 +72,12 @@ END_TEST
 
 START_TEST(escape_controls) {
     escape_is("a\tb\nc\rd", "a\tb\nc\rd");
-    escape_is("a\x01" "b\x1b" "c\x7f", "a&#xFFFD;b&#xFFFD;c&#xFFFD;");
-    escape_is("\xc2\x85x", "&#xFFFD;x");       /* C1 NEL */
-    escape_is("\xc2\xa0x", "\xc2\xa0x");       /* U+00A0 is text */
+    escape_is("a\x01"
+              "b\x1b"
+              "c\x7f",
+              "a&#xFFFD;b&#xFFFD;c&#xFFFD;");
+    escape_is("\xc2\x85x", "&#xFFFD;x"); /* C1 NEL */
+    escape_is("\xc2\xa0x", "\xc2\xa0x"); /* U+00A0 is text */
 }
 END_TEST
 
@@ -105,20 +108,20 @@ START_TEST(svg_inline) {
         "<g filter='url(#textbox)' stroke=\"#00ff00\">"
         "<use href=\"#gpPt1\"/></g></svg>\n\n";
     char *out, err[256];
-    ck_assert_int_eq(html_svg_inline(doc, "s1-cu-", &out, err, sizeof err),
-                     0);
-    ck_assert_str_eq(out,
-        "<svg width=\"10\" id=\"s1-cu-c\">\n<defs><path id='s1-cu-gpPt0' "
-        "d='M0'/>\n<use xlink:href='#s1-cu-gpPt0' id='s1-cu-gpPt1' "
-        "fill='#ff0000'/></defs>\n<g filter='url(#s1-cu-textbox)' "
-        "stroke=\"#00ff00\"><use href=\"#s1-cu-gpPt1\"/></g></svg>");
+    ck_assert_int_eq(html_svg_inline(doc, "s1-cu-", &out, err, sizeof err), 0);
+    ck_assert_str_eq(
+        out, "<svg width=\"10\" id=\"s1-cu-c\">\n<defs><path id='s1-cu-gpPt0' "
+             "d='M0'/>\n<use xlink:href='#s1-cu-gpPt0' id='s1-cu-gpPt1' "
+             "fill='#ff0000'/></defs>\n<g filter='url(#s1-cu-textbox)' "
+             "stroke=\"#00ff00\"><use href=\"#s1-cu-gpPt1\"/></g></svg>");
     free(out);
     ck_assert_int_eq(html_svg_inline("no figure", "p", &out, err, sizeof err),
                      MSG_EFAIL);
     ck_assert_ptr_null(out);
     ck_assert_ptr_nonnull(strstr(err, "<svg>"));
-    ck_assert_int_eq(html_svg_inline("<svg><SCRIPT>x</SCRIPT></svg>", "p",
-                                     &out, err, sizeof err), MSG_EFAIL);
+    ck_assert_int_eq(html_svg_inline("<svg><SCRIPT>x</SCRIPT></svg>", "p", &out,
+                                     err, sizeof err),
+                     MSG_EFAIL);
     ck_assert_ptr_null(out);
     ck_assert_ptr_nonnull(strstr(err, "script"));
 }
@@ -138,7 +141,7 @@ START_TEST(page_frame) {
     ck_assert_ptr_nonnull(strstr(t, "<figure>\n<svg></svg>\n<figcaption>cap "
                                     "&amp; &quot;tion&quot;</figcaption>"));
     ck_assert_ptr_null(strstr(t, "<script"));
-    ck_assert_ptr_null(strstr(t, "http"));   /* nothing to fetch */
+    ck_assert_ptr_null(strstr(t, "http")); /* nothing to fetch */
     ck_assert_int_eq(strcmp(t + strlen(t) - 16, "</body>\n</html>\n"), 0);
     free(t);
 }
@@ -150,7 +153,7 @@ START_TEST(assumptions_merge_equal_rows) {
     scn_defaults(&cfg[1]);
     cfg[1].sched.method = SCHED_DP;
     cfg[1].latency_ms[0] = cfg[1].latency_ms[1] = 30;
-    cfg[0].sched.tau = 1;      /* per worker: 1 and 3 */
+    cfg[0].sched.tau = 1; /* per worker: 1 and 3 */
     cfg[0].tau_extra[1] = 2;
     const char *names[] = {"stream<ing>", "dp"};
     capture c;
@@ -198,8 +201,7 @@ static void rows_are(const char *t, const char *const (*want)[2], int n,
         snprintf(th, sizeof th, "<th>%s</th>%s", want[k][0], want[k][1]);
         ck_assert_str_eq(row_of(t, want[k][0]), th);
     }
-    for (int k = 0; k < nabsent; k++)
-        ck_assert_ptr_null(strstr(t, absent[k]));
+    for (int k = 0; k < nabsent; k++) ck_assert_ptr_null(strstr(t, absent[k]));
 }
 
 /* The network the run uses: the latency matrix (not the unused
@@ -230,16 +232,20 @@ START_TEST(assumptions_show_the_network_used) {
     cfg[1].latency_ms[0] = 4; /* per worker: 4, 0, 0 */
     const char *names[] = {"far", "plain"};
     static const char *const first[][2] = {
-        {"one-way latency, ms", "<td>per pair, from row to column: 0, 10, 50; "
+        {"one-way latency, ms",
+         "<td>per pair, from row to column: 0, 10, 50; "
          "10, 0, 50; 50, 50, 0</td><td>4, 0, 0 (per worker; between two, their "
          "mean)</td>"},
-        {"a worker passes an all-reduce", "<td>member: once it has its own "
+        {"a worker passes an all-reduce",
+         "<td>member: once it has its own "
          "result</td><td>group: once the whole all-reduce is over</td>"},
-        {"transport", "<td>tcp: slow start from 14.48 kB, restart after "
+        {"transport",
+         "<td>tcp: slow start from 14.48 kB, restart after "
          "idle</td><td>ideal: a flow gets its share from its first byte</td>"},
         {"payload share of the line rate", "<td>0.95</td><td>1</td>"},
         {"overhead per collective step", "<td>2.5 ms</td><td>none</td>"},
-        {"ring order (star: hub first)", "<td>2, 0, 1</td><td>by worker id</td>"}};
+        {"ring order (star: hub first)",
+         "<td>2, 0, 1</td><td>by worker id</td>"}};
     static const char *const dp_offload[] = {"DP gradient buckets",
                                              "outer parameters and momentum"};
     capture k;
@@ -266,12 +272,14 @@ START_TEST(assumptions_show_the_network_used) {
     cfg[1].host_gbps = 256;
     static const char *const second[][2] = {
         {"one-way latency, ms", "<td colspan=\"2\">per pair (a 10 x 10 "
-         "matrix): 4 to 20 between two workers</td>"},
-        {"transport", "<td>tcp: slow start from 64 kB, no restart after "
+                                "matrix): 4 to 20 between two workers</td>"},
+        {"transport",
+         "<td>tcp: slow start from 64 kB, no restart after "
          "idle</td><td>ideal: a flow gets its share from its first byte</td>"},
         {"DP gradient buckets", "<td>at least 25 MB of payload each</td>"
-         "<td>n/a (not DP)</td>"},
-        {"outer parameters and momentum", "<td>on the accelerator</td><td>in "
+                                "<td>n/a (not DP)</td>"},
+        {"outer parameters and momentum",
+         "<td>on the accelerator</td><td>in "
          "host memory, copied at 256 Gbit/s</td>"}};
     static const char *const no_order[] = {"ring order"};
     html_assumptions(cap_open(&k), 2, names, cfg, NULL);
@@ -285,9 +293,11 @@ START_TEST(thresholds_table) {
     double grid[] = {1, 10, 100}, cu[] = {0.2, 0.9, 0.8};
     table_block b = {.npoints = 3, .cu = cu, .dip = 2, .nrows = 3};
     snprintf(b.name, sizeof b.name, "a&b");
-    b.row[0] = (table_row){0.5, 1, 10,
-                           {.status = TABLE_FOUND, .method = TABLE_BRENT,
-                            .v = 4.5678, .cu = 0.5}};
+    b.row[0] = (table_row){
+        0.5,
+        1,
+        10,
+        {.status = TABLE_FOUND, .method = TABLE_BRENT, .v = 4.5678, .cu = 0.5}};
     b.row[1] = (table_row){0.1, 0, 1, {.status = TABLE_AT_START}};
     b.row[2] = (table_row){0.95, -1, NAN, {.status = TABLE_NOT_REACHED}};
     table_result r = {1, &b};
@@ -307,12 +317,18 @@ END_TEST
 START_TEST(bytes_table) {
     run_result r[2];
     memset(r, 0, sizeof r);
-    r[0] = (run_result){.workers = 2, .finished = 1, .wall_time_s = 100,
-                        .compute_utilization = 1, .bytes_sent_total = 4000,
+    r[0] = (run_result){.workers = 2,
+                        .finished = 1,
+                        .wall_time_s = 100,
+                        .compute_utilization = 1,
+                        .bytes_sent_total = 4000,
                         .syncs = 80};
-    r[1] = (run_result){.workers = 2, .finished = 0, .wall_time_s = 1.5,
+    r[1] = (run_result){.workers = 2,
+                        .finished = 0,
+                        .wall_time_s = 1.5,
                         .compute_utilization = 0.25,
-                        .bytes_sent_total = 1000000, .syncs = 3};
+                        .bytes_sent_total = 1000000,
+                        .syncs = 3};
     const char *names[] = {"x", "y"};
     capture c;
     html_bytes(cap_open(&c), 2, names, r);
@@ -335,26 +351,32 @@ START_TEST(plan_table) {
     snprintf(p->method[0].name, SCN_NAME_MAX, "<dp>");
     p->method[0].least.status = TABLE_NOT_REACHED;
     snprintf(p->method[1].name, SCN_NAME_MAX, "streaming");
-    p->method[1].least = (table_crossing){.status = TABLE_FOUND,
-                                          .v_hi = 1.834, .cu_hi = 0.95};
-    p->method[1].latency = (table_crossing){.status = TABLE_FOUND,
-                                            .v_hi = 40.82};
+    p->method[1].least =
+        (table_crossing){.status = TABLE_FOUND, .v_hi = 1.834, .cu_hi = 0.95};
+    p->method[1].latency =
+        (table_crossing){.status = TABLE_FOUND, .v_hi = 40.82};
     p->method[1].latency_gbps = 1.926;
     p->has_cost = 1;
     p->cost = (plan_cost){.wan_usd_per_gbps_month = 350,
-                          .accelerator_usd_per_hour = 2, .accelerators = 2048};
+                          .accelerator_usd_per_hour = 2,
+                          .accelerators = 2048};
     p->method[1].noptions = 1;
-    p->method[1].option[0] = (plan_option){
-        .gbps = 1.834, .cu = 0.95, .wan_usd = 1284, .idle_usd = 149504,
-        .total_usd = 150788, .is_least = 1, .cheapest_method = 1,
-        .cheapest_overall = 1};
+    p->method[1].option[0] = (plan_option){.gbps = 1.834,
+                                           .cu = 0.95,
+                                           .wan_usd = 1284,
+                                           .idle_usd = 149504,
+                                           .total_usd = 150788,
+                                           .is_least = 1,
+                                           .cheapest_method = 1,
+                                           .cheapest_overall = 1};
     p->best_method = 1;
     p->best_option = 0;
     capture c;
     html_plan(cap_open(&c), p);
     char *t = cap_close(&c);
-    ck_assert_ptr_nonnull(strstr(t, "<th>&lt;dp&gt;</th><td class=\"num\">"
-                                    "&gt; 100000</td><td class=\"num\">-</td>"));
+    ck_assert_ptr_nonnull(strstr(t,
+                                 "<th>&lt;dp&gt;</th><td class=\"num\">"
+                                 "&gt; 100000</td><td class=\"num\">-</td>"));
     ck_assert_ptr_nonnull(strstr(t, "<td class=\"num\">1.834</td><td class="
                                     "\"num\">0.9500</td><td class=\"num\">"
                                     "40.82</td><td class=\"num\">1.926</td>"));
@@ -373,10 +395,12 @@ START_TEST(plan_table) {
     html_plan(cap_open(&c), p);
     t = cap_close(&c);
     ck_assert_ptr_nonnull(strstr(t, "per Gbit/s per link between two sites"));
-    ck_assert_ptr_nonnull(strstr(t, "egress 0.02 USD per GB (1e9 bytes) sent."));
+    ck_assert_ptr_nonnull(
+        strstr(t, "egress 0.02 USD per GB (1e9 bytes) sent."));
     ck_assert_ptr_nonnull(strstr(t, "<th>egress, USD/month</th>"));
-    ck_assert_ptr_nonnull(strstr(t, "<td class=\"num\">12</td><td class=\"num\">"
-                                    "150800</td>"));
+    ck_assert_ptr_nonnull(strstr(t,
+                                 "<td class=\"num\">12</td><td class=\"num\">"
+                                 "150800</td>"));
     free(t);
     free(p);
 }
@@ -385,9 +409,12 @@ END_TEST
 START_TEST(train_table) {
     cpl_summary s[2];
     memset(s, 0, sizeof s);
-    s[0].last = (cpl_row){.step = 60, .eval_loss = 1.63271,
-                          .train_loss = 1.6578, .sim_time_s = 6.44306,
-                          .sim_utilization = 0.93, .wan_bytes = 6000001248};
+    s[0].last = (cpl_row){.step = 60,
+                          .eval_loss = 1.63271,
+                          .train_loss = 1.6578,
+                          .sim_time_s = 6.44306,
+                          .sim_utilization = 0.93,
+                          .wan_bytes = 6000001248};
     s[0].sim.finished = 1;
     s[0].target_loss = NAN;
     s[1] = s[0];

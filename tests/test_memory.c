@@ -19,7 +19,8 @@ static scn_config load(const char *json) {
     scn_config c;
     char err[512];
     ck_assert_msg(!scn_load_string(json, "m.json", NULL, 0, &c, err,
-                                   sizeof err), "%s", err);
+                                   sizeof err),
+                  "%s", err);
     return c;
 }
 
@@ -89,8 +90,9 @@ START_TEST(paper_100b_offload) {
 END_TEST
 
 static sched_spec spec(int L, int H, int P, int tau, sched_overlap ov) {
-    sched_spec s = {SCHED_STREAMING, L, H, P, tau, 0.5, SCHED_STRIDED,
-                    SCHED_ASCENDING, ov, SCHED_RULE_PAPER};
+    sched_spec s = {
+        SCHED_STREAMING, L, H, P, tau, 0.5, SCHED_STRIDED, SCHED_ASCENDING, ov,
+        SCHED_RULE_PAPER};
     char err[128];
     ck_assert_msg(!sched_normalize(&s, err, sizeof err), "%s", err);
     return s;
@@ -115,8 +117,10 @@ START_TEST(in_flight_closed_forms) {
         int want = taus[i] / 25 + 1 < 4 ? taus[i] / 25 + 1 : 4;
         ck_assert_int_eq(in_flight(&s, 0, 2000), want);
         if (taus[i] <= 49) /* a worker whose tau is 50 steps more */
-            ck_assert_int_eq(in_flight(&s, 50, 2000), (taus[i] + 50) / 25 + 1
-                             < 4 ? (taus[i] + 50) / 25 + 1 : 4);
+            ck_assert_int_eq(in_flight(&s, 50, 2000),
+                             (taus[i] + 50) / 25 + 1 < 4
+                                 ? (taus[i] + 50) / 25 + 1
+                                 : 4);
     }
     sched_spec s = spec(4, 100, 4, 0, SCHED_OUTER);
     ck_assert_int_eq(in_flight(&s, 0, 2000), 4);
@@ -187,9 +191,15 @@ START_TEST(in_flight_matches_the_schedule) {
     for (int trial = 0; trial < 3000; trial++) {
         x = x * 6364136223846793005ull + 1442695040888963407ull;
         uint64_t r = x >> 11;
-        sched_spec s = {SCHED_STREAMING, 1 + (int)(r % 12), 1 + (int)(r / 12 % 12),
-                        0, 0, 0.5, (sched_layout)(r / 144 % 3),
-                        (sched_order)(r / 432 % 2), SCHED_INNER,
+        sched_spec s = {SCHED_STREAMING,
+                        1 + (int)(r % 12),
+                        1 + (int)(r / 12 % 12),
+                        0,
+                        0,
+                        0.5,
+                        (sched_layout)(r / 144 % 3),
+                        (sched_order)(r / 432 % 2),
+                        SCHED_INNER,
                         (sched_rule)(r / 864 % 2)};
         s.P = 1 + (int)(r / 1728 % (uint64_t)s.layers);
         if (r / 20736 % 4 == 0) s.overlap = SCHED_OUTER;
@@ -203,9 +213,9 @@ START_TEST(in_flight_matches_the_schedule) {
         int64_t T = 1 + (int64_t)(r / 7962624 % (uint64_t)(15 * s.H + 10));
         ck_assert_msg(in_flight(&s, extra, T) == brute_in_flight(&s, extra, T),
                       "L %d H %d P %d tau %d layout %d order %d overlap %d "
-                      "extra %d steps %lld: %d, brute force %d", s.layers, s.H,
-                      s.P, s.tau, s.layout, s.order, s.overlap, extra,
-                      (long long)T, in_flight(&s, extra, T),
+                      "extra %d steps %lld: %d, brute force %d",
+                      s.layers, s.H, s.P, s.tau, s.layout, s.order, s.overlap,
+                      extra, (long long)T, in_flight(&s, extra, T),
                       brute_in_flight(&s, extra, T));
         checked++;
     }
@@ -237,23 +247,25 @@ START_TEST(run_json_memory) {
         ck_assert_ptr_nonnull(m);
         mem_worker want;
         ck_assert(!mem_worker_of(&c, &want, err, sizeof err));
-        ck_assert_double_eq(cJSON_GetObjectItem(m, "accelerator_bytes")
-                                ->valuedouble, (double)want.accelerator_bytes);
-        ck_assert_double_eq(cJSON_GetObjectItem(m, "inner_optimizer_bytes")
-                                ->valuedouble, 8e6);
+        ck_assert_double_eq(
+            cJSON_GetObjectItem(m, "accelerator_bytes")->valuedouble,
+            (double)want.accelerator_bytes);
+        ck_assert_double_eq(
+            cJSON_GetObjectItem(m, "inner_optimizer_bytes")->valuedouble, 8e6);
         ck_assert_int_eq(cJSON_IsTrue(cJSON_GetObjectItem(m, "offload_outer")),
                          k == 0);
         const cJSON *fl = cJSON_GetObjectItem(m, "fragments_in_flight");
         if (k == 0) { /* 4 fragments 2 steps apart, 4 steps in flight: 2 */
             ck_assert_int_eq(fl->valueint, 2);
-            ck_assert_double_eq(cJSON_GetObjectItem(m, "outer_parameters_bytes")
-                                    ->valuedouble, 4 * 2 * 250000.0);
-            ck_assert_double_eq(cJSON_GetObjectItem(m, "host_bytes")
-                                    ->valuedouble, 8e6);
+            ck_assert_double_eq(
+                cJSON_GetObjectItem(m, "outer_parameters_bytes")->valuedouble,
+                4 * 2 * 250000.0);
+            ck_assert_double_eq(
+                cJSON_GetObjectItem(m, "host_bytes")->valuedouble, 8e6);
         } else {
             ck_assert_ptr_null(fl);
-            ck_assert_double_eq(cJSON_GetObjectItem(m, "bytes_per_param")
-                                    ->valuedouble, 12);
+            ck_assert_double_eq(
+                cJSON_GetObjectItem(m, "bytes_per_param")->valuedouble, 12);
         }
         cJSON_Delete(j);
         free(text);

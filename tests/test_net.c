@@ -39,15 +39,13 @@ static void record(void *ctx, int64_t now, int flow, uint64_t tag) {
 /* Drives the net to quiescence the way the simulator does. */
 static void run(net *n) {
     int64_t t;
-    while ((t = net_next_time(n)) != INT64_MAX)
-        net_advance(n, t);
+    while ((t = net_next_time(n)) != INT64_MAX) net_advance(n, t);
 }
 
 /* Completion instant of the flow tagged `tag`, or -1. */
 static int64_t done_at(const flow_log *lg, uint64_t tag) {
     for (int i = 0; i < lg->count; i++)
-        if (lg->tag[i] == tag)
-            return lg->t[i];
+        if (lg->tag[i] == tag) return lg->t[i];
     return -1;
 }
 
@@ -88,7 +86,8 @@ START_TEST(equal_flows_share) {
         flow_log lg = {0};
         double S = 1e6;
         for (int i = 0; i < N; i++)
-            net_flow_add(n, 0, LAT, 0, -1, S, INFINITY, record, &lg, (uint64_t)i);
+            net_flow_add(n, 0, LAT, 0, -1, S, INFINITY, record, &lg,
+                         (uint64_t)i);
         run(n);
         ck_assert_int_eq(lg.count, N);
         /* each gets B/N, so all end together at LAT + N*S/B */
@@ -195,8 +194,9 @@ START_TEST(per_flow_cap) {
     net_link_set(n, 0, B);
     flow_log lg = {0};
     double cap = B / 10;
-    net_flow_add(n, 0, LAT, 0, -1, 2e6, cap, record, &lg, 1);      /* capped */
-    net_flow_add(n, 0, LAT, 0, -1, 9e6, INFINITY, record, &lg, 2); /* gets the rest */
+    net_flow_add(n, 0, LAT, 0, -1, 2e6, cap, record, &lg, 1); /* capped */
+    net_flow_add(n, 0, LAT, 0, -1, 9e6, INFINITY, record, &lg,
+                 2); /* gets the rest */
     run(n);
     ck_assert_int_eq(done_at(&lg, 2), LAT + xfer_ns(9e6, B - cap));
     ck_assert_int_eq(done_at(&lg, 1), LAT + xfer_ns(2e6, cap));
@@ -219,7 +219,8 @@ START_TEST(infinite_links) {
     net_link_set(n, 1, INFINITY);
     flow_log lg = {0};
     net_flow_add(n, 10, LAT, 0, 1, 5e9, INFINITY, record, &lg, 1);
-    net_flow_add(n, 10, LAT, 0, -1, 1e6, 1e9, record, &lg, 2); /* capped: 1 ms */
+    net_flow_add(n, 10, LAT, 0, -1, 1e6, 1e9, record, &lg,
+                 2); /* capped: 1 ms */
     run(n);
     ck_assert_int_eq(done_at(&lg, 1), 10 + LAT);
     ck_assert_int_eq(done_at(&lg, 2), 10 + LAT + xfer_ns(1e6, 1e9));
@@ -290,8 +291,7 @@ START_TEST(byte_counters_and_peaks) {
     enum { L = 6, F = 300 };
     double cap[L] = {1e9, 2.5e8, 7e8, INFINITY, 1e9, 3e7};
     net *n = net_new(L);
-    for (int l = 0; l < L; l++)
-        net_link_set(n, l, cap[l]);
+    for (int l = 0; l < L; l++) net_link_set(n, l, cap[l]);
     double expect[L] = {0};
     uint64_t seed = 12345;
     flow_log lg = {0};
@@ -302,11 +302,11 @@ START_TEST(byte_counters_and_peaks) {
         double bytes = (double)(lcg(&seed) % 1000000);
         double fcap = lcg(&seed) % 3 ? INFINITY : 1e6 + lcg(&seed) % 100000000;
         int64_t lat = (int64_t)(lcg(&seed) % 100000);
-        ck_assert_int_ge(net_flow_add(n, now, lat, a, b, bytes, fcap, record, &lg,
-                                      (uint64_t)i), 0);
+        ck_assert_int_ge(net_flow_add(n, now, lat, a, b, bytes, fcap, record,
+                                      &lg, (uint64_t)i),
+                         0);
         expect[a] += bytes;
-        if (b >= 0 && b != a)
-            expect[b] += bytes;
+        if (b >= 0 && b != a) expect[b] += bytes;
         /* advance a little between arrivals, so flows come and go */
         now += (int64_t)(lcg(&seed) % 200000);
         int64_t t;
@@ -333,14 +333,14 @@ START_TEST(many_flows_stay_consistent) {
      * and the run must not take long (share() is not quadratic). */
     enum { W = 16, F = 240 };
     net *n = net_new(2 * W);
-    for (int l = 0; l < 2 * W; l++)
-        net_link_set(n, l, B);
+    for (int l = 0; l < 2 * W; l++) net_link_set(n, l, B);
     flow_log lg = {0};
     double S = 1.5e6;
     for (int i = 0; i < W; i++)
         for (int j = 0; j < W; j++)
             if (i != j)
-                net_flow_add(n, 0, LAT, 2 * i, 2 * j + 1, S, INFINITY, record, &lg, 0);
+                net_flow_add(n, 0, LAT, 2 * i, 2 * j + 1, S, INFINITY, record,
+                             &lg, 0);
     ck_assert_int_eq(net_active_flows(n), F);
     run(n);
     ck_assert_int_eq(lg.count, F);
@@ -358,7 +358,8 @@ static void chain(void *ctx, int64_t now, int flow, uint64_t tag) {
     flow_log *lg = ctx;
     record(ctx, now, flow, tag);
     if (tag == 1) {
-        lg->added = net_flow_add(lg->n, now, 0, 0, -1, 2e6, INFINITY, chain, ctx, 2);
+        lg->added =
+            net_flow_add(lg->n, now, 0, 0, -1, 2e6, INFINITY, chain, ctx, 2);
         lg->seen_next = net_next_time(lg->n);
     }
 }
@@ -419,8 +420,7 @@ START_TEST(advance_jumps_in_order) {
     /* One net_advance over several instants reports each at its own time,
      * in (time, id) order. */
     net *n = net_new(3);
-    for (int l = 0; l < 3; l++)
-        net_link_set(n, l, B);
+    for (int l = 0; l < 3; l++) net_link_set(n, l, B);
     flow_log lg = {0};
     net_flow_add(n, 0, 0, 0, -1, 3e6, INFINITY, record, &lg, 1); /* ends 3 ms */
     net_flow_add(n, 0, 0, 1, -1, 1e6, INFINITY, record, &lg, 2); /* ends 1 ms */
@@ -464,13 +464,16 @@ END_TEST
 
 START_TEST(invalid_arguments) {
     net *n = net_new(2);
-    ck_assert_int_eq(net_flow_add(n, 0, 0, 2, -1, 1, INFINITY, NULL, NULL, 0), MSG_EINPUT);
+    ck_assert_int_eq(net_flow_add(n, 0, 0, 2, -1, 1, INFINITY, NULL, NULL, 0),
+                     MSG_EINPUT);
     ck_assert_int_eq(net_flow_add(n, 0, 0, -2, -1, 1, INFINITY, NULL, NULL, 0),
                      MSG_EINPUT);
     ck_assert_int_eq(net_flow_add(n, 0, -1, 0, -1, 1, INFINITY, NULL, NULL, 0),
                      MSG_EINPUT);
-    ck_assert_int_eq(net_flow_add(n, 0, 0, 0, -1, 1, 0, NULL, NULL, 0), MSG_EINPUT);
-    ck_assert_int_eq(net_flow_add(n, 0, 0, 0, -1, 1, NAN, NULL, NULL, 0), MSG_EINPUT);
+    ck_assert_int_eq(net_flow_add(n, 0, 0, 0, -1, 1, 0, NULL, NULL, 0),
+                     MSG_EINPUT);
+    ck_assert_int_eq(net_flow_add(n, 0, 0, 0, -1, 1, NAN, NULL, NULL, 0),
+                     MSG_EINPUT);
     ck_assert_int_eq(net_active_flows(n), 0);
     net_link_set(n, 5, B);  /* ignored */
     net_link_set(n, 0, -1); /* ignored */
@@ -562,7 +565,7 @@ END_TEST
 typedef struct {
     net *n;
     uint64_t seed;
-    int live[4096];    /* live[id]: 1 while the test believes it live */
+    int live[4096]; /* live[id]: 1 while the test believes it live */
     int64_t added_at[4096];
     int64_t last_t;
     int last_id;
@@ -577,8 +580,10 @@ static void churn_add(churn *ch, int64_t now) {
     int a = (int)(lcg(&ch->seed) % 8), b = (int)(lcg(&ch->seed) % 9) - 1;
     double bytes = (double)(lcg(&ch->seed) % 3000000);
     int64_t lat = lcg(&ch->seed) % 4 ? (int64_t)(lcg(&ch->seed) % 50000) : 0;
-    double cap = lcg(&ch->seed) % 4 ? INFINITY : 1e7 * (1 + lcg(&ch->seed) % 50);
-    int id = net_flow_add(ch->n, now, lat, a, b, bytes, cap, churn_done, ch, (uint64_t)bytes);
+    double cap =
+        lcg(&ch->seed) % 4 ? INFINITY : 1e7 * (1 + lcg(&ch->seed) % 50);
+    int id = net_flow_add(ch->n, now, lat, a, b, bytes, cap, churn_done, ch,
+                          (uint64_t)bytes);
     ck_assert_int_ge(id, 0);
     ck_assert_int_lt(id, 4096);
     ck_assert_int_eq(ch->live[id], 0); /* never reused while live */
@@ -602,8 +607,7 @@ static void churn_done(void *ctx, int64_t now, int flow, uint64_t tag) {
     ch->bytes_done += (double)tag;
     if (ch->added < 3000) {
         int k = 1 + (int)(lcg(&ch->seed) % 2);
-        for (int i = 0; i < k; i++)
-            churn_add(ch, now);
+        for (int i = 0; i < k; i++) churn_add(ch, now);
     }
     if (lcg(&ch->seed) % 5 == 0) { /* cancel some live flow */
         for (int id = 0; id < 4096; id++) {
@@ -624,10 +628,8 @@ START_TEST(random_churn) {
     net *n = net_new(8);
     ch.n = n;
     double caps[8] = {1e9, 5e8, 2e9, INFINITY, 1e8, 1e9, 7.5e8, 3e9};
-    for (int l = 0; l < 8; l++)
-        net_link_set(n, l, caps[l]);
-    for (int i = 0; i < 50; i++)
-        churn_add(&ch, 0);
+    for (int l = 0; l < 8; l++) net_link_set(n, l, caps[l]);
+    for (int i = 0; i < 50; i++) churn_add(&ch, 0);
     int64_t t;
     while ((t = net_next_time(n)) != INT64_MAX) {
         ck_assert_int_ge(t, ch.last_t);
@@ -657,8 +659,12 @@ START_TEST(defect5_subnormal_rate_never_completes) {
     net_link_set(n, 0, 1e-300 * 1e9 / 8);
     net_link_set(n, 1, 1e9);
     flow_log lg = {0};
-    ck_assert_int_ge(net_flow_add(n, 0, 10, 0, -1, 1000, INFINITY, record, &lg, 1), 0);
-    ck_assert_int_ge(net_flow_add(n, 0, 10, 1, -1, 1000, 1e-292, record, &lg, 2), 0);
+    ck_assert_int_ge(net_flow_add(n, 0, 10, 0, -1, 1000, INFINITY, record, &lg,
+                                  1),
+                     0);
+    ck_assert_int_ge(net_flow_add(n, 0, 10, 1, -1, 1000, 1e-292, record, &lg,
+                                  2),
+                     0);
     net_advance(n, 10);
     ck_assert_int_eq(lg.count, 0);
     ck_assert_int_eq(net_next_time(n), INT64_MAX);
@@ -681,8 +687,7 @@ START_TEST(whole_bytes_on_cancel_and_completion) {
     net_flow_cancel(n, 3500000, a);
     ck_assert_uint_eq(net_link_bytes(n, 0), 3);
     net_flow_add(n, 3500000, 0, 0, -1, 7, INFINITY, NULL, NULL, 2);
-    for (int64_t t = 3500000; t < 20000000; t += 333333)
-        net_advance(n, t);
+    for (int64_t t = 3500000; t < 20000000; t += 333333) net_advance(n, t);
     run(n);
     ck_assert_uint_eq(net_link_bytes(n, 0), 10);
     net_free(n);
@@ -698,7 +703,7 @@ typedef struct {
     net *n;
     int nl;
     double lcap[RL];
-    int live[RF];       /* flow ids are < RF here */
+    int live[RF]; /* flow ids are < RF here */
     int link[RF][2];
     double fcap[RF], rem[RF], rate[RF];
     uint64_t size[RF];
@@ -713,9 +718,9 @@ static int ref_bounded(const ref_world *w, int l) {
 
 /* Lowers link l's share after a flow froze at lam, as max-min filling
  * does: what is left over the flows left, never below lam. */
-static void ref_take(const ref_world *w, int l, double lam, double *rem, int *cnt, double *fair) {
-    if (!ref_bounded(w, l))
-        return;
+static void ref_take(const ref_world *w, int l, double lam, double *rem,
+                     int *cnt, double *fair) {
+    if (!ref_bounded(w, l)) return;
     rem[l] -= lam;
     cnt[l]--;
     double f = cnt[l] > 0 ? rem[l] / cnt[l] : INFINITY;
@@ -729,7 +734,8 @@ static void ref_fill(ref_world *w) {
     int cnt[RL] = {0}, frozen[RF] = {0};
     for (int id = 0; id < RF; id++)
         for (int k = 0; k < 2 && w->live[id]; k++)
-            cnt[w->link[id][k] < 0 ? 0 : w->link[id][k]] += ref_bounded(w, w->link[id][k]);
+            cnt[w->link[id][k] < 0 ? 0 : w->link[id][k]] +=
+                ref_bounded(w, w->link[id][k]);
     for (int l = 0; l < w->nl; l++) {
         rem[l] = w->lcap[l];
         fair[l] = cnt[l] > 0 ? rem[l] / cnt[l] : INFINITY;
@@ -745,13 +751,12 @@ static void ref_fill(ref_world *w) {
                 lmin = l;
         double lc = fc >= 0 ? w->fcap[fc] : INFINITY;
         double ll = lmin >= 0 ? fair[lmin] : INFINITY;
-        if (isinf(lc) && isinf(ll))
-            break;
+        if (isinf(lc) && isinf(ll)) break;
         for (int id = 0; id < RF; id++) {
-            int on = lc <= ll ? id == fc
-                              : w->link[id][0] == lmin || w->link[id][1] == lmin;
-            if (!w->live[id] || frozen[id] || !on)
-                continue;
+            int on = lc <= ll
+                         ? id == fc
+                         : w->link[id][0] == lmin || w->link[id][1] == lmin;
+            if (!w->live[id] || frozen[id] || !on) continue;
             double lam = lc <= ll ? lc : ll;
             frozen[id] = 1;
             w->rate[id] = lam;
@@ -760,21 +765,19 @@ static void ref_fill(ref_world *w) {
         }
     }
     for (int id = 0; id < RF; id++)
-        if (w->live[id] && !frozen[id])
-            w->rate[id] = INFINITY;
+        if (w->live[id] && !frozen[id]) w->rate[id] = INFINITY;
 }
 
 /* Moves the reference's bytes to t at the rates it computed. */
 static void ref_step(ref_world *w, int64_t t) {
     for (int id = 0; id < RF; id++) {
-        if (!w->live[id] || t <= w->now)
-            continue;
-        double mv = isinf(w->rate[id]) ? w->rem[id]
-                                       : w->rate[id] * (double)(t - w->now) / 1e9;
+        if (!w->live[id] || t <= w->now) continue;
+        double mv = isinf(w->rate[id])
+                        ? w->rem[id]
+                        : w->rate[id] * (double)(t - w->now) / 1e9;
         w->rem[id] -= mv < w->rem[id] ? mv : w->rem[id];
     }
-    if (t > w->now)
-        w->now = t;
+    if (t > w->now) w->now = t;
 }
 
 /* The next completion instant from the reference: remaining over rate in
@@ -782,11 +785,11 @@ static void ref_step(ref_world *w, int64_t t) {
 static int64_t ref_next(const ref_world *w) {
     int64_t next = INT64_MAX;
     for (int id = 0; id < RF; id++) {
-        if (!w->live[id] || w->rate[id] <= 0)
-            continue;
+        if (!w->live[id] || w->rate[id] <= 0) continue;
         double x = w->rem[id] * 1e9 / w->rate[id];
         int64_t t = w->now;
-        if (w->rem[id] > 1e-9 * (double)w->size[id] + 1e-6 && isfinite(w->rate[id]))
+        if (w->rem[id] > 1e-9 * (double)w->size[id] + 1e-6 &&
+            isfinite(w->rate[id]))
             t += (int64_t)fmax(0, ceil(x - (1e-6 + 1e-13 * x)));
         next = t < next ? t : next;
     }
@@ -809,7 +812,8 @@ static void ref_done(void *ctx, int64_t now, int flow, uint64_t tag) {
     (void)tag;
     ck_assert_int_eq(w->live[flow], 1);
     /* within one net_advance(): (time, id) order */
-    ck_assert(now > w->last_done || (now == w->last_done && flow > w->last_flow));
+    ck_assert(now > w->last_done ||
+              (now == w->last_done && flow > w->last_flow));
     w->last_done = now;
     w->last_flow = flow;
     w->live[flow] = 0;
@@ -820,7 +824,9 @@ static void ref_done(void *ctx, int64_t now, int flow, uint64_t tag) {
 static void ref_add(ref_world *w) {
     int a = (int)(lcg(&w->seed) % (unsigned)(w->nl + 1)) - 1;
     int b = (int)(lcg(&w->seed) % (unsigned)(w->nl + 1)) - 1;
-    double cap = lcg(&w->seed) % 4 ? INFINITY : 1e8 * (1 + (double)(lcg(&w->seed) % 1000) / 77);
+    double cap = lcg(&w->seed) % 4
+                     ? INFINITY
+                     : 1e8 * (1 + (double)(lcg(&w->seed) % 1000) / 77);
     uint64_t size = 1 + lcg(&w->seed) % 50000000;
     int id = net_flow_add(w->n, w->now, 0, a, b, size, cap, ref_done, w, 0);
     ck_assert_int_ge(id, 0);
@@ -844,19 +850,20 @@ START_TEST(incremental_matches_reference) {
         w.nl = 2 + (int)(lcg(&w.seed) % (RL - 1));
         w.n = net_new(w.nl);
         for (int l = 0; l < w.nl; l++) {
-            w.lcap[l] = lcg(&w.seed) % 7 ? 1e8 * (1 + (double)(lcg(&w.seed) % 100003) / 997)
-                                         : INFINITY;
+            w.lcap[l] = lcg(&w.seed) % 7
+                            ? 1e8 * (1 + (double)(lcg(&w.seed) % 100003) / 997)
+                            : INFINITY;
             net_link_set(w.n, l, w.lcap[l]);
         }
         for (int ev = 0; ev < 300; ev++) {
             int r = (int)(lcg(&w.seed) % 10), nlive = net_active_flows(w.n);
             if ((r < 4 && nlive < RF - 8) || nlive == 0) {
-                for (int k = 1 + (int)(lcg(&w.seed) % 3); k-- > 0;)
-                    ref_add(&w);
+                for (int k = 1 + (int)(lcg(&w.seed) % 3); k-- > 0;) ref_add(&w);
                 w.last_flow = -1;
                 net_advance(w.n, w.now); /* activates them */
             } else if (r < 5) {
-                for (int id = (int)(lcg(&w.seed) % RF), k = 0; k < RF; k++, id = (id + 1) % RF)
+                for (int id = (int)(lcg(&w.seed) % RF), k = 0; k < RF;
+                     k++, id = (id + 1) % RF)
                     if (w.live[id]) {
                         net_flow_cancel(w.n, w.now, id);
                         w.live[id] = 0;
@@ -888,8 +895,10 @@ START_TEST(incremental_ring_equal_links) {
     }
     for (int step = 0; step < 20; step++) {
         for (int k = 0; k < RL / 2; k++) {
-            int id = net_flow_add(w.n, w.now, 0, 2 * k, 2 * ((k + 1) % (RL / 2)) + 1,
-                                  1000003 + (uint64_t)(k % 2), INFINITY, ref_done, &w, 0);
+            int id =
+                net_flow_add(w.n, w.now, 0, 2 * k, 2 * ((k + 1) % (RL / 2)) + 1,
+                             1000003 + (uint64_t)(k % 2), INFINITY, ref_done,
+                             &w, 0);
             w.live[id] = 1;
             w.link[id][0] = 2 * k;
             w.link[id][1] = 2 * ((k + 1) % (RL / 2)) + 1;
@@ -920,8 +929,7 @@ END_TEST
 static net *sig_net(int64_t t0, flow_log *lg) {
     net *n = net_new(4);
     double caps[4] = {1e9, 7e8, 1.3e9, INFINITY};
-    for (int l = 0; l < 4; l++)
-        net_link_set(n, l, caps[l]);
+    for (int l = 0; l < 4; l++) net_link_set(n, l, caps[l]);
     net_flow_add(n, t0, 1000, 0, 1, 3000001, INFINITY, record, lg, 1);
     net_flow_add(n, t0, 0, 0, 2, 2000003, 4e8, record, lg, 2);
     net_flow_add(n, t0, 7, 1, 3, 5000000, INFINITY, record, lg, 3);
@@ -1040,23 +1048,23 @@ enum { TL = 40, TF = 4096 };
  * signatures. */
 typedef struct {
     net *n[2];
-    uint64_t sum[2];    /* hash of the completions each reported, in order */
+    uint64_t sum[2]; /* hash of the completions each reported, in order */
     int count[2];
     int live[TF];
-    int ids;            /* flow ids seen are below this */
+    int ids; /* flow ids seen are below this */
     int64_t now;
     int nl;
     uint64_t seed;
     uint8_t *sig[2];
     size_t cap[2];
-    int tcp;            /* some flows added get a TCP window */
+    int tcp; /* some flows added get a TCP window */
 } twin;
 
 static void twin_done(twin *w, int k, int64_t now, int flow, uint64_t tag) {
-    w->sum[k] = w->sum[k] * 1000003u + (uint64_t)now * 31u + (uint64_t)flow * 7u + tag;
+    w->sum[k] =
+        w->sum[k] * 1000003u + (uint64_t)now * 31u + (uint64_t)flow * 7u + tag;
     w->count[k]++;
-    if (k == 0)
-        w->live[flow] = 0;
+    if (k == 0) w->live[flow] = 0;
 }
 
 /* The done callbacks of net 0's and net 1's flows. */
@@ -1071,8 +1079,7 @@ static void twin_done1(void *ctx, int64_t now, int flow, uint64_t tag) {
 static const net_done_fn twin_dones[2] = {twin_done0, twin_done1};
 
 static void twin_advance(twin *w, int64_t t) {
-    for (int k = 0; k < 2; k++)
-        net_advance(w->n[k], t);
+    for (int k = 0; k < 2; k++) net_advance(w->n[k], t);
     w->now = t;
 }
 
@@ -1109,13 +1116,13 @@ static void twin_add(twin *w, int lone) {
         b = (int)(lcg(&w->seed) % (unsigned)(w->nl + 1)) - 1;
     }
     double cap = lcg(&w->seed) % 4 ? INFINITY : twin_cap(w);
-    if (!(cap > 0))
-        cap = INFINITY;
+    if (!(cap > 0)) cap = INFINITY;
     int64_t lat = lcg(&w->seed) % 3 ? 0 : (int64_t)(lcg(&w->seed) % 100000);
     uint64_t size = twin_size(w), tag = lcg(&w->seed);
     int id = -1;
     for (int k = 0; k < 2; k++) {
-        int got = net_flow_add(w->n[k], w->now, lat, a, b, size, cap, twin_dones[k], w, tag);
+        int got = net_flow_add(w->n[k], w->now, lat, a, b, size, cap,
+                               twin_dones[k], w, tag);
         ck_assert_int_ge(got, 0);
         ck_assert(k == 0 || got == id);
         id = got;
@@ -1124,13 +1131,14 @@ static void twin_add(twin *w, int lone) {
     if (w->tcp && lcg(&w->seed) % 3 == 0) { /* round trips of 0.1 to 60 ms */
         int64_t rtt = 100000 + (int64_t)(lcg(&w->seed) % 60000000);
         double win = 1448.0 * (double)(1 + lcg(&w->seed) % 20);
-        double max = lcg(&w->seed) % 3 ? INFINITY : win * (double)(1 + lcg(&w->seed) % 300);
+        double max = lcg(&w->seed) % 3
+                         ? INFINITY
+                         : win * (double)(1 + lcg(&w->seed) % 300);
         for (int k = 0; k < 2; k++)
             ck_assert_int_eq(net_flow_set_tcp(w->n[k], id, rtt, win, max), 0);
     }
     w->live[id] = 1;
-    if (id >= w->ids)
-        w->ids = id + 1;
+    if (id >= w->ids) w->ids = id + 1;
 }
 
 /* Both nets' signatures at now are the same bytes. */
@@ -1178,8 +1186,7 @@ START_TEST(lazy_matches_stepping_every_flow) {
         free(w.sig[1]);
         w = (twin){.seed = 777 + (uint64_t)round, .tcp = round % 4 >= 2};
         w.nl = 2 + (int)(lcg(&w.seed) % (TL - 1));
-        for (int k = 0; k < 2; k++)
-            w.n[k] = net_new(w.nl);
+        for (int k = 0; k < 2; k++) w.n[k] = net_new(w.nl);
         net_set_lazy(w.n[1], 0);
         for (int l = 0; l < w.nl; l++) {
             double c = twin_cap(&w);
@@ -1191,11 +1198,13 @@ START_TEST(lazy_matches_stepping_every_flow) {
             int r = (int)(lcg(&w.seed) % 100), nlive = net_active_flows(w.n[0]);
             int64_t next = net_next_time(w.n[0]);
             if ((r < 12 && nlive < TF / 2 - 64) || nlive == 0) {
-                int many = burst && lcg(&w.seed) % 4 == 0 ? 60 : 1 + (int)(lcg(&w.seed) % 3);
-                for (int i = 0; i < many; i++)
-                    twin_add(&w, lone);
+                int many = burst && lcg(&w.seed) % 4 == 0
+                               ? 60
+                               : 1 + (int)(lcg(&w.seed) % 3);
+                for (int i = 0; i < many; i++) twin_add(&w, lone);
             } else if (r < 16) {
-                for (int id = (int)(lcg(&w.seed) % TF), k = 0; k < TF; k++, id = (id + 1) % TF)
+                for (int id = (int)(lcg(&w.seed) % TF), k = 0; k < TF;
+                     k++, id = (id + 1) % TF)
                     if (w.live[id]) {
                         net_flow_cancel(w.n[0], w.now, id);
                         net_flow_cancel(w.n[1], w.now, id);
@@ -1231,8 +1240,7 @@ START_TEST(lazy_matches_stepping_every_flow) {
         }
         twin_check(&w);
         ck_assert_int_gt(w.count[0], 0);
-        for (int k = 0; k < 2; k++)
-            net_free(w.n[k]);
+        for (int k = 0; k < 2; k++) net_free(w.n[k]);
     }
 }
 END_TEST
@@ -1252,9 +1260,11 @@ START_TEST(lazy_long_flow_many_instants) {
         net_link_set(w.n[k], 1, 1e9);
         net_link_set(w.n[k], 2, 3e9);
         ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 0, -1, 146000027, INFINITY,
-                                      twin_dones[k], &w, 1), 0);
+                                      twin_dones[k], &w, 1),
+                         0);
         ck_assert_int_eq(net_flow_add(w.n[k], 0, 0, 1, -1, 10000000, INFINITY,
-                                      twin_dones[k], &w, 2), 1);
+                                      twin_dones[k], &w, 2),
+                         1);
     }
     net_set_lazy(w.n[1], 0);
     w.live[0] = w.live[1] = 1;
@@ -1269,14 +1279,12 @@ START_TEST(lazy_long_flow_many_instants) {
                 w.live[net_flow_add(w.n[k], w.now, 0, 2, -1, size, INFINITY,
                                     twin_dones[k], &w, 3)] = 1;
         }
-        if (i % 997 == 0)
-            twin_check(&w);
+        if (i % 997 == 0) twin_check(&w);
     }
     twin_check(&w);
     ck_assert_int_gt(w.count[0], 100);
     ck_assert_uint_gt(net_link_bytes(w.n[0], 0), 0);
-    for (int k = 0; k < 2; k++)
-        net_free(w.n[k]);
+    for (int k = 0; k < 2; k++) net_free(w.n[k]);
 }
 END_TEST
 
@@ -1288,21 +1296,21 @@ START_TEST(heap_ties_in_id_order) {
     net *n[2];
     for (int k = 0; k < 2; k++) {
         n[k] = net_new(200);
-        for (int l = 0; l < 200; l++)
-            net_link_set(n[k], l, 1e9);
+        for (int l = 0; l < 200; l++) net_link_set(n[k], l, 1e9);
         /* 150 flows: 3 per link pair, sizes 1000, 2000, 1000 */
         for (int i = 0; i < 150; i++)
             net_flow_add(n[k], 0, i % 7 ? 0 : 10, i % 100, 100 + i % 50,
-                         i % 3 == 1 ? 2000 : 1000, INFINITY, record, &lg[k], (uint64_t)i);
-        if (k)
-            net_set_lazy(n[k], 0);
+                         i % 3 == 1 ? 2000 : 1000, INFINITY, record, &lg[k],
+                         (uint64_t)i);
+        if (k) net_set_lazy(n[k], 0);
         run(n[k]);
     }
     ck_assert_int_eq(lg[0].count, 150);
     ck_assert_int_eq(lg[1].count, 150);
     for (int i = 1; i < 150; i++) {
         ck_assert(lg[0].t[i] > lg[0].t[i - 1] ||
-                  (lg[0].t[i] == lg[0].t[i - 1] && lg[0].flow[i] > lg[0].flow[i - 1]));
+                  (lg[0].t[i] == lg[0].t[i - 1] &&
+                   lg[0].flow[i] > lg[0].flow[i - 1]));
         ck_assert_int_eq(lg[0].t[i], lg[1].t[i]);
         ck_assert_int_eq(lg[0].flow[i], lg[1].flow[i]);
     }
@@ -1344,15 +1352,13 @@ START_TEST(anonymous_signatures) {
         net *n[2];
         for (int k = 0; k < 2; k++) {
             n[k] = net_new(4);
-            for (int l = 0; l < 4; l++)
-                net_link_set(n[k], l, 1e9 + l);
-            if (anon)
-                net_set_anonymous(n[k]);
+            for (int l = 0; l < 4; l++) net_link_set(n[k], l, 1e9 + l);
+            if (anon) net_set_anonymous(n[k]);
             /* the same two flows, added in the other order */
             for (int i = 0; i < 2; i++) {
                 int j = k ? 1 - i : i;
-                net_flow_add(n[k], 0, 0, 2 * j, 2 * j + 1, 5000 + (uint64_t)j, INFINITY, NULL, NULL,
-                             (uint64_t)j);
+                net_flow_add(n[k], 0, 0, 2 * j, 2 * j + 1, 5000 + (uint64_t)j,
+                             INFINITY, NULL, NULL, (uint64_t)j);
             }
             net_advance(n[k], 100);
             sig_of(n[k], 100, &s[k], &len[k], &cap[k]);

@@ -169,8 +169,8 @@ START_TEST(test_kernel_crossentropy) {
         ck_assert_double_eq_tol(losses[i], l, 1e-5 * fmax(1, l));
         ref_mean += l / N;
         for (int j = 0; j < V; j++)
-            ck_assert_double_eq_tol(z[i * V + j],
-                                    exp(z0[i * V + j] - mx) / s, 1e-6);
+            ck_assert_double_eq_tol(z[i * V + j], exp(z0[i * V + j] - mx) / s,
+                                    1e-6);
     }
     ck_assert_double_eq_tol(mean, ref_mean, 1e-5 * ref_mean);
     ck_assert(isfinite(losses[1]) && losses[1] > 70); /* -log p ~ 80 - z */
@@ -200,8 +200,7 @@ static void check_layout(const nn_config *c) {
         next += nn_unit_size(m, u);
         ck_assert_int_eq(nn_unit_type(m, u),
                          u == 0 ? NN_UNIT_EMBED
-                                : (u == nu - 1 ? NN_UNIT_HEAD
-                                               : NN_UNIT_BLOCK));
+                                : (u == nu - 1 ? NN_UNIT_HEAD : NN_UNIT_BLOCK));
         /* tensors back to back, covering the unit exactly */
         const nn_tensor *t;
         int nt = nn_unit_tensors(m, u, &t);
@@ -242,13 +241,12 @@ START_TEST(test_layout_shapes) {
     ck_assert_int_eq(t[0].cols, 16);
     ck_assert_str_eq(t[1].name, "wpe");
     ck_assert_int_eq(t[1].rows, 10);
-    static const char *names[] = {
-        "ln1.w",  "ln1.b", "attn.qkv.w", "attn.qkv.b", "attn.proj.w",
-        "attn.proj.b", "ln2.w", "ln2.b", "mlp.fc.w", "mlp.fc.b",
-        "mlp.proj.w", "mlp.proj.b"};
+    static const char *names[] = {"ln1.w",      "ln1.b",       "attn.qkv.w",
+                                  "attn.qkv.b", "attn.proj.w", "attn.proj.b",
+                                  "ln2.w",      "ln2.b",       "mlp.fc.w",
+                                  "mlp.fc.b",   "mlp.proj.w",  "mlp.proj.b"};
     static const int rows[] = {1, 1, 48, 1, 16, 1, 1, 1, 64, 1, 16, 1};
-    static const int cols[] = {16, 16, 16, 48, 16, 16, 16, 16, 16, 64, 64,
-                               16};
+    static const int cols[] = {16, 16, 16, 48, 16, 16, 16, 16, 16, 64, 64, 16};
     static const int decay[] = {0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0};
     ck_assert_int_eq(nn_unit_tensors(m, 2, &t), 12);
     for (int i = 0; i < 12; i++) {
@@ -350,8 +348,8 @@ static void check_init_loss(const nn_config *c, int b, int t) {
     rand_ids(y, n, c->vocab, 8);
     float loss = nn_forward(m, x, y);
     double lnv = log(c->vocab);
-    ck_assert_msg(fabs(loss - lnv) < 0.03 * lnv, "init loss %g, ln V %g",
-                  loss, lnv);
+    ck_assert_msg(fabs(loss - lnv) < 0.03 * lnv, "init loss %g, ln V %g", loss,
+                  lnv);
     free(x);
     free(y);
     nn_free(m);
@@ -389,8 +387,7 @@ START_TEST(test_init_values) {
                 ck_assert(s2 == 0.0); /* biases */
             } else {
                 double want = strstr(nm, "proj.w") ? 0.02 / sqrt(8) : 0.02;
-                ck_assert_msg(fabs(sd - want) < 0.1 * want, "%s sd %g",
-                              nm, sd);
+                ck_assert_msg(fabs(sd - want) < 0.1 * want, "%s sd %g", nm, sd);
             }
         }
     }
@@ -510,14 +507,14 @@ static void gradcheck(const nn_config *c, int b, int t, uint64_t seed) {
                 double err = fabs(num - ana);
                 double tol = GC_ATOL + GC_RTOL * fmax(fabs(num), fabs(ana));
                 ck_assert_msg(err <= tol,
-                              "unit %d %s[%zu]: analytic %.6g numeric %.6g",
-                              u, tt[i].name, idx[k], ana, num);
+                              "unit %d %s[%zu]: analytic %.6g numeric %.6g", u,
+                              tt[i].name, idx[k], ana, num);
                 worst = fmax(worst, err / tol);
                 checked++;
             }
             if (getenv("NN_GC_VERBOSE"))
-                fprintf(stderr, "gc u%d %-12s |g|max %.3g  err/tol %.3f\n",
-                        u, tt[i].name, fabsf(g[base + top1]), worst);
+                fprintf(stderr, "gc u%d %-12s |g|max %.3g  err/tol %.3f\n", u,
+                        tt[i].name, fabsf(g[base + top1]), worst);
             /* the sample must not be all zeros: the test checks something */
             ck_assert_msg(fabsf(g[base + top1]) > 1e-3, "%s: zero gradient",
                           tt[i].name);
@@ -636,8 +633,7 @@ START_TEST(test_causal) {
                 ck_assert_msg(l0[i] != l1[i], "kind %d pos %d", k, i);
             else
                 ck_assert_msg(memcmp(&l0[i], &l1[i], sizeof(float)) == 0,
-                              "kind %d pos %d: %g vs %g", k, i, l0[i],
-                              l1[i]);
+                              "kind %d pos %d: %g vs %g", k, i, l0[i], l1[i]);
         }
         nn_free(m);
     }

@@ -13,9 +13,9 @@
 #include "models/optim.h"
 
 /* |a - b| <= tol * max(1, |b|) */
-#define REL(a, b, tol)                                                  \
-    ck_assert_msg(fabs((double)(a) - (double)(b)) <=                    \
-                      (tol) * fmax(1.0, fabs((double)(b))),             \
+#define REL(a, b, tol)                                                         \
+    ck_assert_msg(fabs((double)(a) - (double)(b)) <=                           \
+                      (tol)*fmax(1.0, fabs((double)(b))),                      \
                   "%.9g vs %.9g", (double)(a), (double)(b))
 
 static optim_config constant_adamw(double lr) {
@@ -31,7 +31,8 @@ static optim_config constant_adamw(double lr) {
  * third does not.  Reference: the PyTorch formulas in double. */
 START_TEST(adamw_three_steps) {
     const double lr = 0.01, b1 = 0.9, b2 = 0.95, eps = 1e-8, wd = 0.1;
-    const double g[3][3] = {{0.1, -0.2, 0.3}, {-0.05, 0.4, 0.0},
+    const double g[3][3] = {{0.1, -0.2, 0.3},
+                            {-0.05, 0.4, 0.0},
                             {0.2, 0.1, -0.3}};
     const int decay[3] = {1, 1, 0};
     optim_config c = constant_adamw(lr);

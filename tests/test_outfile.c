@@ -58,7 +58,9 @@ static void remove_tree(const char *path) {
     }
 }
 
-static void teardown(void) { remove_tree(dir); }
+static void teardown(void) {
+    remove_tree(dir);
+}
 
 static char *path_in(const char *name) {
     size_t n = strlen(dir) + strlen(name) + 2;
@@ -182,8 +184,8 @@ START_TEST(test_defect1_symlink_followed_and_kept) {
     ck_assert_int_eq(symlink("sub/link2", link1), 0);
     char *resolved;
     outfile_mode mode;
-    ck_assert_int_eq(outfile_resolve(link1, &resolved, &mode, err,
-                                     sizeof err), 0);
+    ck_assert_int_eq(outfile_resolve(link1, &resolved, &mode, err, sizeof err),
+                     0);
     ck_assert_int_eq(mode, OUTFILE_REPLACE);
     struct stat a, b;
     ck_assert_int_eq(stat(resolved, &a), 0);
@@ -242,7 +244,8 @@ START_TEST(test_defect1_device_is_written_through) {
     char *resolved;
     outfile_mode mode;
     ck_assert_int_eq(outfile_resolve(devs[used], &resolved, &mode, err,
-                                     sizeof err), 0);
+                                     sizeof err),
+                     0);
     ck_assert_int_eq(mode, OUTFILE_THROUGH);
     ck_assert_str_eq(resolved, devs[used]);
     free(resolved);
@@ -404,8 +407,8 @@ END_TEST
  * /proc/PID/fd/N on a pipe is opened by its name. */
 static void expect_through(const char *path, const char *text) {
     outfile of;
-    ck_assert_msg(outfile_open(&of, path, err, sizeof err) == 0, "%s: %s",
-                  path, err);
+    ck_assert_msg(outfile_open(&of, path, err, sizeof err) == 0, "%s: %s", path,
+                  err);
     ck_assert_int_eq(of.mode, OUTFILE_THROUGH);
     ck_assert_ptr_null(of.tmp);
     fputs(text, of.f);

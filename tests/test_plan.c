@@ -34,8 +34,8 @@ static plan_result *plan_on(const char *path, double target, const char *cost,
     char err[1024];
     if (cost)
         ck_assert_msg(!plan_cost_load(cost, &c, err, sizeof err), "%s", err);
-    plan_spec spec = {path, NULL, 0, NULL, 0, target, cost ? &c : NULL, 2, 0,
-                      runner};
+    plan_spec spec = {path, NULL, 0,     NULL, 0, target, cost ? &c : NULL,
+                      2,    0,    runner};
     plan_result *r = malloc(sizeof *r);
     ck_assert_ptr_nonnull(r);
     int rc = plan_compute(&spec, r, err, sizeof err);
@@ -48,10 +48,9 @@ static plan_result *plan(const char *path, double target, const char *cost) {
 }
 
 /* plan_compute_extra with prices c (NULL: none), nset overrides and x. */
-static plan_result *plan_x(const char *path, double target,
-                           const plan_cost *c, const char *const *sets,
-                           int nset, const plan_extra *x,
-                           const table_runner *runner) {
+static plan_result *plan_x(const char *path, double target, const plan_cost *c,
+                           const char *const *sets, int nset,
+                           const plan_extra *x, const table_runner *runner) {
     char err[1024];
     plan_spec spec = {path, NULL, 0, sets, nset, target, c, 2, 0, runner};
     plan_result *r = malloc(sizeof *r);
@@ -200,8 +199,8 @@ START_TEST(a_runner_gives_the_same_plan) {
     int batches = 0;
     table_runner fork = {fork_table_run, &batches};
     plan_result *a = plan(DATA "variants.json", 0.95, DATA "cost.json");
-    plan_result *b = plan_on(DATA "variants.json", 0.95, DATA "cost.json",
-                             &fork);
+    plan_result *b =
+        plan_on(DATA "variants.json", 0.95, DATA "cost.json", &fork);
     ck_assert_int_eq(batches, 5);
     ck_assert_int_eq(a->nmethods, b->nmethods);
     ck_assert_int_eq(a->best_method, b->best_method);
@@ -285,7 +284,8 @@ START_TEST(run_input_error_is_an_input_error) {
     ck_assert_int_eq(served, 3); /* the method's check, a point, its run */
     ck_assert_msg(rc == MSG_EINPUT, "rc %d: %s", rc, err);
     ck_assert_msg(strstr(err, "bad time '1.5x'") &&
-                  !strstr(err, "faults.trace:"), "%s", err);
+                      !strstr(err, "faults.trace:"),
+                  "%s", err);
 }
 END_TEST
 
@@ -294,8 +294,8 @@ START_TEST(cost_file_schema) {
     char err[512];
     ck_assert(!plan_cost_parse("{\"wan_usd_per_gbps_month\": 200, "
                                "\"accelerator_usd_per_hour\": 2.5, "
-                               "\"accelerators\": 1024}", "c.json", &c, err,
-                               sizeof err));
+                               "\"accelerators\": 1024}",
+                               "c.json", &c, err, sizeof err));
     ck_assert_int_eq(c.nbandwidths, 0);
     ck_assert_double_eq(c.accelerators, 1024);
     ck_assert_int_eq(c.pricing, PLAN_PRICING_PORT); /* old files: per port */
@@ -310,29 +310,40 @@ START_TEST(cost_file_schema) {
     bad_cost(doc, "wan_usd_per_gbps_month: must be a number");
     snprintf(doc, sizeof doc, "{%s}", ok);
     bad_cost(doc, "c.json:1:1: wan_usd_per_gbps_month: missing");
-    snprintf(doc, sizeof doc, "{\"wan_usd_per_gbps_month\": 1, %s, "
-             "\"accelerators\": 8}", ok);
+    snprintf(doc, sizeof doc,
+             "{\"wan_usd_per_gbps_month\": 1, %s, "
+             "\"accelerators\": 8}",
+             ok);
     bad_cost(doc, "accelerators: duplicate key");
     bad_cost("{\"wan_usd_per_gbps_month\": 1, \"accelerator_usd_per_hour\": "
-             "2.5, \"accelerators\": 8.5}", "accelerators: must be an integer");
-    snprintf(doc, sizeof doc, "{\"wan_usd_per_gbps_month\": 1, %s, "
-             "\"bandwidths_gbps\": []}", ok);
+             "2.5, \"accelerators\": 8.5}",
+             "accelerators: must be an integer");
+    snprintf(doc, sizeof doc,
+             "{\"wan_usd_per_gbps_month\": 1, %s, "
+             "\"bandwidths_gbps\": []}",
+             ok);
     bad_cost(doc, "bandwidths_gbps: must be an array");
-    snprintf(doc, sizeof doc, "{\"wan_usd_per_gbps_month\": 1, %s, "
-             "\"bandwidths_gbps\": [1, 0]}", ok);
+    snprintf(doc, sizeof doc,
+             "{\"wan_usd_per_gbps_month\": 1, %s, "
+             "\"bandwidths_gbps\": [1, 0]}",
+             ok);
     bad_cost(doc, "bandwidths_gbps[1]: must be a number >= 1e-06");
-    static const char *const optional[][2] = { /* a key, its message */
+    static const char *const optional[][2] = {
+        /* a key, its message */
         {"\"pricing\": \"star\"",
          "pricing: must be \"port\" (each worker's link) or \"link\""},
         {"\"pricing\": 1", "pricing: must be \"port\""},
-        {"\"egress_usd_per_gb\": -0.1", "egress_usd_per_gb: must be a number >= 0"}};
+        {"\"egress_usd_per_gb\": -0.1",
+         "egress_usd_per_gb: must be a number >= 0"}};
     for (size_t i = 0; i < sizeof optional / sizeof *optional; i++) {
         snprintf(doc, sizeof doc, "{\"wan_usd_per_gbps_month\": 1, %s, %s}", ok,
                  optional[i][0]);
         bad_cost(doc, optional[i][1]);
     }
-    snprintf(doc, sizeof doc, "{\"wan_usd_per_gbps_month\": 1, %s, "
-             "\"pricing\": \"port\", \"egress_usd_per_gb\": 0}", ok);
+    snprintf(doc, sizeof doc,
+             "{\"wan_usd_per_gbps_month\": 1, %s, "
+             "\"pricing\": \"port\", \"egress_usd_per_gb\": 0}",
+             ok);
     ck_assert(!plan_cost_parse(doc, "c.json", &c, err, sizeof err));
     ck_assert(c.has_egress && c.egress_usd_per_gb == 0);
     ck_assert_int_eq(c.pricing, PLAN_PRICING_PORT);
@@ -348,7 +359,6 @@ START_TEST(cost_message_is_one_line) {
     bad_cost("{\"a\\tb\": 1}", "c.json:1:2: a?b: unknown key");
 }
 END_TEST
-
 
 START_TEST(binding_rule) {
     const double bw[] = {0.02, 0.01, NAN}, lat[] = {0.01, 0.02, 0.015},
@@ -378,8 +388,8 @@ END_TEST
  *   l 0 at 1e5 Gbit/s: bandwidth x2 gains 8e-7 -> compute. */
 START_TEST(binding_limit_closed_forms) {
     plan_extra x = {.explain = 1};
-    plan_result *r = plan_x(DATA "one_layer_dp.json", 0.95, NULL, NULL, 0, &x,
-                            NULL);
+    plan_result *r =
+        plan_x(DATA "one_layer_dp.json", 0.95, NULL, NULL, 0, &x, NULL);
     const plan_method *m = &r->method[0];
     ck_assert_int_eq(m->noptions, 1);
     const plan_option *o = &m->option[0];
@@ -406,9 +416,10 @@ START_TEST(binding_limit_closed_forms) {
     ck_rel(o->window_mb, 1.6e9 / 8 * 0.09 / 1e6, 1e-5);
     free(r);
 
-    plan_cost c = cost_of("{\"wan_usd_per_gbps_month\": 200, "
-                          "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": "
-                          "1024, \"bandwidths_gbps\": [10]}");
+    plan_cost c =
+        cost_of("{\"wan_usd_per_gbps_month\": 200, "
+                "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": "
+                "1024, \"bandwidths_gbps\": [10]}");
     const char *win[] = {"network.latency_ms=5", "network.tcp_window_mb=0.5"};
     r = plan_x(DATA "one_layer_dp.json", 0.6, &c, win, 2, &x, NULL);
     m = &r->method[0];
@@ -445,8 +456,8 @@ END_TEST
 START_TEST(assumptions_and_memory) {
     plan_extra x = {.explain = 1};
     const char *lat[] = {"network.latency_ms=[10, 30]"};
-    plan_result *r = plan_x(DATA "one_layer_dp.json", 0.5, NULL, lat, 1, &x,
-                            NULL);
+    plan_result *r =
+        plan_x(DATA "one_layer_dp.json", 0.5, NULL, lat, 1, &x, NULL);
     const plan_method *m = &r->method[0];
     const plan_assumptions *a = &m->assume;
     ck_assert_double_eq(a->latency_min_ms, 20);
@@ -483,13 +494,14 @@ END_TEST
  * sites 1 link (400 -> 200 USD at 1 Gbit/s), of 4 sites 4, a star of 4
  * sites 3, all-to-all 6; "port" every worker's link. */
 START_TEST(link_pricing) {
-    plan_cost c = cost_of("{\"wan_usd_per_gbps_month\": 200, "
-                          "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": "
-                          "1024, \"bandwidths_gbps\": [1], \"pricing\": "
-                          "\"link\"}");
+    plan_cost c =
+        cost_of("{\"wan_usd_per_gbps_month\": 200, "
+                "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": "
+                "1024, \"bandwidths_gbps\": [1], \"pricing\": "
+                "\"link\"}");
     ck_assert_int_eq(c.pricing, PLAN_PRICING_LINK);
-    plan_result *r = plan_x(DATA "one_layer_dp.json", 0.95, &c, NULL, 0, NULL,
-                            NULL);
+    plan_result *r =
+        plan_x(DATA "one_layer_dp.json", 0.95, &c, NULL, 0, NULL, NULL);
     ck_assert_int_eq(r->method[0].links, 1);
     ck_assert_double_eq(r->method[0].option[0].wan_usd, 200);
     free(r);
@@ -505,8 +517,7 @@ START_TEST(link_pricing) {
         ck_assert_int_eq(m->noptions, 2);
         ck_assert_double_eq(m->option[1].gbps, 1); /* after the least */
         ck_assert_double_eq(m->option[1].wan_usd, 200.0 * links[k]);
-        ck_rel(m->option[0].wan_usd, 200 * links[k] * m->option[0].gbps,
-               1e-12);
+        ck_rel(m->option[0].wan_usd, 200 * links[k] * m->option[0].gbps, 1e-12);
         free(r);
     }
     c.pricing = PLAN_PRICING_PORT;
@@ -522,13 +533,14 @@ END_TEST
  * 20 x (0.1 + S*8/b) s; at 10 Gbit/s 8e7 / 2.032 x 730 x 3600 / 1e9 x 0.01
  * = 1034.6 USD a month, in the total and the marks. */
 START_TEST(egress_closed_form) {
-    plan_cost c = cost_of("{\"wan_usd_per_gbps_month\": 200, "
-                          "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": "
-                          "1024, \"bandwidths_gbps\": [1, 10], "
-                          "\"egress_usd_per_gb\": 0.01}");
+    plan_cost c =
+        cost_of("{\"wan_usd_per_gbps_month\": 200, "
+                "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": "
+                "1024, \"bandwidths_gbps\": [1, 10], "
+                "\"egress_usd_per_gb\": 0.01}");
     ck_assert(c.has_egress);
-    plan_result *r = plan_x(DATA "one_layer_dp.json", 0.95, &c, NULL, 0, NULL,
-                            NULL);
+    plan_result *r =
+        plan_x(DATA "one_layer_dp.json", 0.95, &c, NULL, 0, NULL, NULL);
     const plan_method *m = &r->method[0];
     ck_assert_int_eq(m->noptions, 3);
     for (int k = 0; k < 3; k++) {
@@ -538,8 +550,8 @@ START_TEST(egress_closed_form) {
         ck_assert_double_eq(o->run.bytes, 8e7);
         ck_rel(o->run.wall_s, wall, 1e-7);
         ck_rel(o->egress_usd, 8e7 / wall * 730 * 3600 / 1e9 * 0.01, 1e-7);
-        ck_assert_double_eq(o->total_usd, o->wan_usd + o->idle_usd +
-                            o->egress_usd);
+        ck_assert_double_eq(o->total_usd,
+                            o->wan_usd + o->idle_usd + o->egress_usd);
     }
     ck_rel(m->option[2].egress_usd, 1034.6, 1e-4);
     ck_assert(m->option[2].cheapest_overall);
@@ -551,18 +563,20 @@ END_TEST
  * lasts 360 (0.1 + S*8/b) s; compute 1024 x 2.5 USD per wall hour, WAN
  * 200 x 2 x b per 730 h. */
 START_TEST(training_closed_form) {
-    plan_cost c = cost_of("{\"wan_usd_per_gbps_month\": 200, "
-                          "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": "
-                          "1024, \"bandwidths_gbps\": [1, 10]}");
+    plan_cost c =
+        cost_of("{\"wan_usd_per_gbps_month\": 200, "
+                "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": "
+                "1024, \"bandwidths_gbps\": [1, 10]}");
     plan_extra x = {.train_hours = 0.01};
-    plan_result *r = plan_x(DATA "one_layer_dp.json", 0.95, &c, NULL, 0, &x,
-                            NULL);
+    plan_result *r =
+        plan_x(DATA "one_layer_dp.json", 0.95, &c, NULL, 0, &x, NULL);
     const plan_method *m = &r->method[0];
     ck_assert_int_eq(m->train_steps, 360);
     for (int k = 0; k < m->noptions; k++) {
         const plan_option *o = &m->option[k];
         const plan_training *t = &o->train;
-        double step = 0.1 + 2e6 * 8 / (o->gbps * 1e9), wall_h = 360 * step / 3600;
+        double step = 0.1 + 2e6 * 8 / (o->gbps * 1e9),
+               wall_h = 360 * step / 3600;
         ck_assert_int_eq(t->run.steps, 360);
         ck_assert(t->run.finished);
         ck_rel(t->wall_h, wall_h, 1e-7);
@@ -594,16 +608,19 @@ static void bad_plan(const char *path, const plan_extra *x, const char *want) {
     plan_result *r = malloc(sizeof *r);
     ck_assert_ptr_nonnull(r);
     ck_assert_int_eq(plan_compute_extra(&spec, x, NULL, NULL, r, err,
-                                        sizeof err), MSG_EINPUT);
+                                        sizeof err),
+                     MSG_EINPUT);
     ck_assert_msg(strstr(err, want), "'%s' not in '%s'", want, err);
     free(r);
 }
 
 START_TEST(training_input_errors) {
     plan_extra tok = {.tokens = 1e6}, hours = {.train_hours = 1e12};
-    bad_plan(DATA "one_layer_dp.json", &tok, "one_layer_dp.json: dp: --tokens "
+    bad_plan(DATA "one_layer_dp.json", &tok,
+             "one_layer_dp.json: dp: --tokens "
              "needs model.tokens_per_step");
-    bad_plan(DATA "one_layer_dp.json", &hours, "dp: the training is 3.6e+16 "
+    bad_plan(DATA "one_layer_dp.json", &hours,
+             "dp: the training is 3.6e+16 "
              "steps (expected at most 1e12");
 }
 END_TEST
@@ -616,8 +633,8 @@ END_TEST
 START_TEST(sensitivity_closed_form) {
     plan_extra x = {.sensitivity = 1, .mtbf_hours = 0.0001};
     const char *lat[] = {"network.latency_ms=20"};
-    plan_result *r = plan_x(DATA "one_layer_dp.json", 0.5, NULL, lat, 1, &x,
-                            NULL);
+    plan_result *r =
+        plan_x(DATA "one_layer_dp.json", 0.5, NULL, lat, 1, &x, NULL);
     const plan_method *m = &r->method[0];
     ck_assert_double_eq(r->mtbf_hours, 0.0001);
     ck_rel(m->least.v_hi, 2e6 * 8 / 0.06 / 1e9, 1e-5);
@@ -644,10 +661,11 @@ END_TEST
 START_TEST(a_runner_gives_the_same_extras) {
     int batches = 0;
     table_runner fork = {fork_table_run, &batches};
-    plan_cost c = cost_of("{\"wan_usd_per_gbps_month\": 200, "
-                          "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": "
-                          "1024, \"bandwidths_gbps\": [1, 10], "
-                          "\"egress_usd_per_gb\": 0.02}");
+    plan_cost c =
+        cost_of("{\"wan_usd_per_gbps_month\": 200, "
+                "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": "
+                "1024, \"bandwidths_gbps\": [1, 10], "
+                "\"egress_usd_per_gb\": 0.02}");
     plan_extra x = {1, 1, 0.01, 0.001, 0};
     const char *lat[] = {"network.latency_ms=1"};
     plan_result *a = plan_x(DATA "variants.json", 0.9, &c, lat, 1, &x, NULL);
@@ -687,15 +705,25 @@ START_TEST(table_and_plan_agree_on_dp_1b) {
     double target = 0.95, *grid;
     int n;
     char err[1024];
-    ck_assert(!table_parse_numbers("grid", "logspace:-1:3:50", 100, &grid,
-                                   &n, err, sizeof err));
-    table_spec ts = {"scenarios/paper/1b.json", dp, 1, NULL, 0,
-                     "network.bandwidth_gbps", grid, n, &target, 1, 2, 0,
+    ck_assert(!table_parse_numbers("grid", "logspace:-1:3:50", 100, &grid, &n,
+                                   err, sizeof err));
+    table_spec ts = {"scenarios/paper/1b.json",
+                     dp,
+                     1,
+                     NULL,
+                     0,
+                     "network.bandwidth_gbps",
+                     grid,
+                     n,
+                     &target,
+                     1,
+                     2,
+                     0,
                      NULL};
     table_result t;
     ck_assert_msg(!table_compute(&ts, &t, err, sizeof err), "%s", err);
-    plan_spec ps = {"scenarios/paper/1b.json", dp, 1, NULL, 0, target, NULL,
-                    2, 0, NULL};
+    plan_spec ps = {
+        "scenarios/paper/1b.json", dp, 1, NULL, 0, target, NULL, 2, 0, NULL};
     plan_result *r = malloc(sizeof *r);
     ck_assert_ptr_nonnull(r);
     ck_assert_msg(!plan_compute(&ps, r, err, sizeof err), "%s", err);

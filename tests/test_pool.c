@@ -37,8 +37,7 @@ START_TEST(test_every_index_once) {
         int hits[1000] = {0};
         job j = {hits, 1000};
         char err[64] = "";
-        ck_assert_int_eq(pool_for(threads, 1000, task, &j, err, sizeof err),
-                         0);
+        ck_assert_int_eq(pool_for(threads, 1000, task, &j, err, sizeof err), 0);
         for (int i = 0; i < 1000; i++) ck_assert_int_eq(hits[i], 1);
         ck_assert_str_eq(err, "");
     }
@@ -50,8 +49,7 @@ START_TEST(test_lowest_failure_wins) {
         int hits[500] = {0};
         job j = {hits, 123};
         char err[64] = "";
-        ck_assert_int_eq(pool_for(threads, 500, task, &j, err, sizeof err),
-                         7);
+        ck_assert_int_eq(pool_for(threads, 500, task, &j, err, sizeof err), 7);
         ck_assert_str_eq(err, "index 123");
         for (int i = 0; i <= 123; i++) ck_assert_int_eq(hits[i], 1);
     }
@@ -67,8 +65,7 @@ START_TEST(test_kept_pool_runs_batches) {
         int hits[17] = {0};
         job j = {hits, 17};
         ck_assert_int_eq(pool_run(p, 1 + b % 17, task, &j, NULL, 0), 0);
-        for (int i = 0; i < 17; i++)
-            ck_assert_int_eq(hits[i], i < 1 + b % 17);
+        for (int i = 0; i < 17; i++) ck_assert_int_eq(hits[i], i < 1 + b % 17);
     }
     ck_assert_int_eq(pool_run(p, 0, task, NULL, NULL, 0), 0);
     pool_free(p);

@@ -62,7 +62,9 @@ static const char *one_b =
     "{\"model\": {\"params\": 1e9, \"layers\": 24, \"step_time_s\": 0.1},"
     " \"workers\": {\"count\": 2}, \"steps\": 400}";
 
-static double ns_ceil(double s) { return ceil(s * 1e9) * 1e-9; }
+static double ns_ceil(double s) {
+    return ceil(s * 1e9) * 1e-9;
+}
 
 /* Ring all-reduce of S bytes among M at B bytes/s, one-way latency lat:
  * 2(M-1) steps of lat + (S/M)/B, each rounded up to whole ns. */
@@ -91,8 +93,7 @@ START_TEST(dp_one_layer_wall_time_closed_form) {
         char count[64];
         snprintf(count, sizeof count, "workers.count=%d", M);
         run_result r = SIM(one_layer, "method.name=dp", count,
-                           "network.bandwidth_gbps=8",
-                           "network.latency_ms=3");
+                           "network.bandwidth_gbps=8", "network.latency_ms=3");
         double S = 2e6, B = 1e9;
         double step = 0.1 + ring_s(S, M, B, 3e-3);
         ck_assert_double_eq_tol(r.wall_time_s, 100 * step, 1e-9);
@@ -170,9 +171,9 @@ START_TEST(bytes_closed_forms) {
         }
         run_result dl = SIM(one_b, "method.name=diloco", count);
         ck_assert_uint_eq(dl.bytes_sent_total * 100, dp.bytes_sent_total);
-        run_result st = SIM(one_b, "method.name=streaming", count,
-                            "method.fragments=8", "method.tau=1",
-                            "method.codec=\"e3m0\"");
+        run_result st =
+            SIM(one_b, "method.name=streaming", count, "method.fragments=8",
+                "method.tau=1", "method.codec=\"e3m0\"");
         /* 24 layers of about 1e9/24 values: 4 bits each plus one 4-byte
          * scale per layer; every fragment syncs 400/H = 4 times. */
         uint64_t e3m0 = 0;
@@ -256,8 +257,7 @@ END_TEST
 START_TEST(tcp_window_caps_flows) {
     scn_config cfg;
     run_result r = SIM(one_layer, "method.name=dp", "network.latency_ms=10",
-                       "network.bandwidth_gbps=100",
-                       "network.tcp_window_mb=1");
+                       "network.bandwidth_gbps=100", "network.tcp_window_mb=1");
     double rate = 1e6 / 0.02; /* bytes/s */
     double step = 0.1 + ring_s(2e6, 2, rate, 0.01);
     ck_assert_double_eq_tol(r.wall_time_s, 100 * step, 1e-9);
@@ -322,8 +322,7 @@ START_TEST(diloco_failure_others_go_on) {
                        "faults.trace=\"test_run_trace2.txt\"");
     ck_assert_double_eq_tol(r.wall_time_s, 30.0, 1e-9);
     ck_assert_double_eq_tol(r.per_worker[0].compute_time_s, 30.0, 1e-9);
-    ck_assert_double_eq_tol(r.per_worker[1].compute_time_s, 10.05 + 9.0,
-                            1e-9);
+    ck_assert_double_eq_tol(r.per_worker[1].compute_time_s, 10.05 + 9.0, 1e-9);
     ck_assert_double_eq_tol(r.per_worker[1].lost_compute_s, 0.05, 1e-9);
     ck_assert_int_eq(r.per_worker[1].failures, 1);
     ck_assert_int_eq(r.syncs, 30);
@@ -361,7 +360,8 @@ START_TEST(dp_rollback_livelock_stops) {
                     "\"faults\": {\"mtbf_hours\": 0.1, \"mttr_hours\": 0.01, "
                     "\"checkpoint_steps\": 1000}, \"steps\": 2000}";
     ck_assert_int_eq(scn_load_string(s, "t.json", NULL, 0, &cfg, err,
-                                     sizeof err), 0);
+                                     sizeof err),
+                     0);
     run_result r;
     ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
     ck_assert_int_eq(r.finished, 0);
@@ -398,11 +398,21 @@ static void window_tiny(scn_config *c) {
     c->tcp_window_mb = 1e-300;
     for (int i = 0; i < c->workers; i++) c->latency_ms[i] = 10;
 }
-static void step_huge(scn_config *c) { c->step_time_s = 1e8; }
-static void speed_tiny(scn_config *c) { c->speed[1] = 1e-300; }
-static void step_tiny(scn_config *c) { c->step_time_s = 1e-10; }
-static void latency_huge(scn_config *c) { c->latency_ms[0] = 1e13; }
-static void speed_negative(scn_config *c) { c->speed[0] = -1; }
+static void step_huge(scn_config *c) {
+    c->step_time_s = 1e8;
+}
+static void speed_tiny(scn_config *c) {
+    c->speed[1] = 1e-300;
+}
+static void step_tiny(scn_config *c) {
+    c->step_time_s = 1e-10;
+}
+static void latency_huge(scn_config *c) {
+    c->latency_ms[0] = 1e13;
+}
+static void speed_negative(scn_config *c) {
+    c->speed[0] = -1;
+}
 
 /* The stop is clean: a reason, figures that are still figures. */
 static void assert_stopped(const run_result *r, const char *why) {
@@ -438,7 +448,8 @@ START_TEST(defect5_unrepresentable_runs_stop_with_a_reason) {
             snprintf(json, sizeof json,
                      "{\"model\": {\"params\": 1e6, \"layers\": 2, "
                      "\"step_time_s\": 0.1}, \"method\": {\"name\": \"%s\", "
-                     "\"H\": 5}, \"steps\": 50}", methods[m]);
+                     "\"H\": 5}, \"steps\": 50}",
+                     methods[m]);
             run_result r;
             int rc = run_edited(json, cases[k].edit, &r, err, sizeof err);
             ck_assert_msg(rc == 0, "case %zu: %s", k, err);
@@ -461,7 +472,8 @@ START_TEST(defect10_failure_loop_stops) {
                               "faults.mtbf_hours=0.0001",
                               "faults.mttr_hours=0.0001", "method.fragments=1"};
         ck_assert_int_eq(scn_load_string(one_layer, "t.json", sets, 5, &cfg,
-                                         err, sizeof err), 0);
+                                         err, sizeof err),
+                         0);
         run_result r;
         ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
         assert_stopped(&r, "failures in a row");
@@ -490,7 +502,8 @@ START_TEST(defect5_unrepresentable_download) {
     scn_config cfg;
     const char *sets[] = {"faults.trace=\"test_run_trace6.txt\""};
     ck_assert_int_eq(scn_load_string(one_layer, "t.json", sets, 1, &cfg, err,
-                                     sizeof err), 0);
+                                     sizeof err),
+                     0);
     huge_download(&cfg);
     ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
     remove("test_run_trace6.txt");
@@ -498,7 +511,9 @@ START_TEST(defect5_unrepresentable_download) {
 }
 END_TEST
 
-static void bad_schedule(scn_config *c) { c->sched.P = 5; } /* > layers */
+static void bad_schedule(scn_config *c) {
+    c->sched.P = 5;
+} /* > layers */
 static void missing_trace(scn_config *c) {
     snprintf(c->trace_path, sizeof c->trace_path, "no/such/trace.txt");
 }
@@ -622,15 +637,15 @@ START_TEST(syncs_not_waited_closed_form) {
                         scn_config cfg;
                         run_result run = SIM(doc, sets[0], sets[1], sets[2],
                                              sets[3], sets[4]);
-                        run_result steady = SIM(doc, sets[0], sets[1],
-                                                sets[2], sets[3], sets[4],
-                                                "measure=\"steady\"");
+                        run_result steady =
+                            SIM(doc, sets[0], sets[1], sets[2], sets[3],
+                                sets[4], "measure=\"steady\"");
                         int64_t taken, trailing;
                         sync_counts(H, P, ov ? H : tau, T, &taken, &trailing);
                         ck_assert_msg(run.syncs == taken &&
-                                      run.syncs_not_waited == trailing &&
-                                      steady.syncs == taken + trailing &&
-                                      steady.syncs_not_waited == 0,
+                                          run.syncs_not_waited == trailing &&
+                                          steady.syncs == taken + trailing &&
+                                          steady.syncs_not_waited == 0,
                                       "%s H %d P %d tau %d T %lld: syncs %lld"
                                       " + %lld not waited, steady %lld + %lld"
                                       " (expected %lld + %lld)",
@@ -687,8 +702,8 @@ START_TEST(measure_steady_closed_forms) {
         ck_assert_int_eq(bs.wall_ns, b.wall_ns);
 
         run_result o = SIM(doc, steps, "method.overlap=\"outer\"");
-        run_result os = SIM(doc, steps, "method.overlap=\"outer\"",
-                            "measure=\"steady\"");
+        run_result os =
+            SIM(doc, steps, "method.overlap=\"outer\"", "measure=\"steady\"");
         ck_assert_int_eq(o.syncs, k - 1);
         ck_assert_int_eq(o.syncs_not_waited, 1);
         ck_assert_int_eq(os.syncs, k);
@@ -706,10 +721,10 @@ END_TEST
 
 START_TEST(goodput_closed_forms) {
     scn_config cfg;
-    run_result r = SIM(one_b, "method.name=diloco",
-                       "network.bandwidth_gbps=\"inf\"",
-                       "workers.stragglers.probability=1",
-                       "workers.stragglers.slowdown=3");
+    run_result r =
+        SIM(one_b, "method.name=diloco", "network.bandwidth_gbps=\"inf\"",
+            "workers.stragglers.probability=1",
+            "workers.stragglers.slowdown=3");
     ck_assert_double_eq(r.compute_utilization, 1.0);
     ck_assert_int_eq(r.useful_ns, 2 * 400 * 100000000ll);
     ck_assert_int_eq(r.wall_ns, 400 * 300000000ll);
@@ -756,13 +771,14 @@ static void capture_span(void *ctx, const run_span *s) {
 }
 
 /* Runs json with the trace written to a memory buffer (steps a..b). */
-static char *traced(const char *json, const char *set, capture *c,
-                    int64_t a, int64_t b) {
+static char *traced(const char *json, const char *set, capture *c, int64_t a,
+                    int64_t b) {
     scn_config cfg;
     char err[256];
     const char *sets[] = {set};
     ck_assert_int_eq(scn_load_string(json, "t.json", sets, set ? 1 : 0, &cfg,
-                                     err, sizeof err), 0);
+                                     err, sizeof err),
+                     0);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -926,15 +942,21 @@ START_TEST(trace_steps_window) {
     fclose(f);
     const char *bad[] = {"0:3", "4:3", "x", "3:", "2:3x"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        char *argv[] = {"test_run_cli.json", "--out", "test_run_cli.out",
-                        "--trace", "test_run_cli.trace", "--trace-steps",
+        char *argv[] = {"test_run_cli.json",  "--out",
+                        "test_run_cli.out",   "--trace",
+                        "test_run_cli.trace", "--trace-steps",
                         (char *)bad[k]};
         ck_assert_int_eq(cli_run(7, argv), CLI_EXIT_INPUT);
     }
     char *alone[] = {"test_run_cli.json", "--trace-steps", "2:3"};
     ck_assert_int_eq(cli_run(3, alone), CLI_EXIT_INPUT);
-    char *good[] = {"test_run_cli.json", "--out", "test_run_cli.out",
-                    "--trace", "test_run_cli.trace", "--trace-steps", "2:3"};
+    char *good[] = {"test_run_cli.json",
+                    "--out",
+                    "test_run_cli.out",
+                    "--trace",
+                    "test_run_cli.trace",
+                    "--trace-steps",
+                    "2:3"};
     ck_assert_int_eq(cli_run(7, good), CLI_EXIT_OK);
     f = fopen("test_run_cli.trace", "r");
     ck_assert_ptr_nonnull(f);

@@ -36,7 +36,7 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-#define NS(s) ((int64_t)llround((s) * 1e9)) /* seconds -> ns, exact here */
+#define NS(s) ((int64_t)llround((s)*1e9)) /* seconds -> ns, exact here */
 
 typedef struct {
     int worker, track, layer;
@@ -216,8 +216,8 @@ static const struct {
     int64_t step;
     double start, end;
 } streaming4_rings[] = {
-    {2, 1, 0.80, 1.72}, {0, 1, 1.72, 2.64}, {3, 3, 3.24, 4.16},
-    {1, 3, 4.16, 5.08}, {2, 5, 5.84, 6.76}, {0, 5, 6.76, 7.68},
+    {2, 1, 0.80, 1.72}, {0, 1, 1.72, 2.64},  {3, 3, 3.24, 4.16},
+    {1, 3, 4.16, 5.08}, {2, 5, 5.84, 6.76},  {0, 5, 6.76, 7.68},
     {3, 7, 8.28, 9.20}, {1, 7, 9.20, 10.12},
 };
 
@@ -264,17 +264,20 @@ START_TEST(outer_overlap_by_hand) {
         int layer;
         int64_t step;
         double start, end;
-    } rings[] = {{2, 2, 2.0, 2.92}, {0, 2, 2.92, 3.84}, {3, 4, 4.2, 5.12},
+    } rings[] = {{2, 2, 2.0, 2.92},
+                 {0, 2, 2.92, 3.84},
+                 {3, 4, 4.2, 5.12},
                  {1, 4, 5.12, 6.04}};
     spans sp = {0};
-    run_result r = SIM(&sp, streaming4, "method.tau=0",
-                       "method.overlap=\"outer\"");
+    run_result r =
+        SIM(&sp, streaming4, "method.tau=0", "method.overlap=\"outer\"");
     ck_assert_int_eq(NS(r.wall_time_s), NS(9.6));
     ck_assert(r.compute_utilization == 1);
     ck_assert_int_eq(r.syncs, 2);
     ck_assert(r.per_worker[0].bytes_sent == 16e6);
     for (size_t i = 0; i < sizeof rings / sizeof *rings; i++) {
-        const span_rec *x = allreduce_span(&sp, 0, rings[i].layer, rings[i].step);
+        const span_rec *x =
+            allreduce_span(&sp, 0, rings[i].layer, rings[i].step);
         ck_assert_int_eq(x->start, NS(rings[i].start));
         ck_assert_int_eq(x->end, NS(rings[i].end));
     }
@@ -322,8 +325,8 @@ START_TEST(more_fragments_than_steps_by_hand) {
     ck_assert(r.per_worker[1].bytes_sent == 32e6);
     for (size_t i = 0; i < sizeof rings / sizeof *rings; i++)
         for (int w = 0; w < 2; w++) {
-            const span_rec *x = allreduce_span(&sp, w, rings[i].layer,
-                                               rings[i].step);
+            const span_rec *x =
+                allreduce_span(&sp, w, rings[i].layer, rings[i].step);
             ck_assert_int_eq(x->start, NS(rings[i].start));
             ck_assert_int_eq(x->end, NS(rings[i].end));
         }
@@ -345,7 +348,8 @@ START_TEST(per_worker_tau_by_hand) {
     run_result r = SIM(&sp, streaming4, "method.tau=[1, 3]");
     ck_assert_int_eq(NS(r.wall_time_s), NS(10.12));
     ck_assert_int_eq(r.syncs, 4);
-    for (size_t i = 0; i < sizeof streaming4_rings / sizeof *streaming4_rings; i++) {
+    for (size_t i = 0; i < sizeof streaming4_rings / sizeof *streaming4_rings;
+         i++) {
         const span_rec *x = allreduce_span(&sp, 1, streaming4_rings[i].layer,
                                            streaming4_rings[i].step);
         ck_assert_int_eq(x->start, NS(streaming4_rings[i].start));
@@ -450,8 +454,8 @@ END_TEST
 START_TEST(streaming_failure_lost_sequential) {
     trace_tmp t;
     trace_write(&t, "8.05 1 down\n10 1 up\n");
-    run_result r = SIM(NULL, streaming4_inf, t.set,
-                       "method.layout=\"sequential\"");
+    run_result r =
+        SIM(NULL, streaming4_inf, t.set, "method.layout=\"sequential\"");
     trace_remove(&t);
     ck_assert_int_eq(NS(r.per_worker[1].lost_compute_s), NS(2.25));
     ck_assert_int_eq(NS(r.per_worker[1].compute_time_s), NS(10.45));
@@ -622,8 +626,8 @@ START_TEST(recovery_download_finite_bandwidth) {
     trace_tmp t;
     trace_write(&t, "6.5 1 down\n10.2 1 up\n");
     spans sp = {0};
-    run_result a = SIM(&sp, diloco_recovery, t.set,
-                       "faults.recovery_bytes_per_param=2");
+    run_result a =
+        SIM(&sp, diloco_recovery, t.set, "faults.recovery_bytes_per_param=2");
     const span_rec *rec[2];
     ck_assert_int_eq(find_spans(&sp, 1, "recovery", rec, 2), 1);
     ck_assert_int_eq(rec[0]->start, NS(10.2));
@@ -646,8 +650,8 @@ START_TEST(recovery_download_finite_bandwidth) {
     free(c);
     spans_free(&sp);
 
-    run_result b = SIM(&sp, diloco_recovery, t.set,
-                       "faults.recovery_bytes_per_param=0.5");
+    run_result b =
+        SIM(&sp, diloco_recovery, t.set, "faults.recovery_bytes_per_param=0.5");
     ck_assert_int_eq(find_spans(&sp, 1, "recovery", rec, 2), 1);
     ck_assert_int_eq(rec[0]->end - rec[0]->start, NS(0.03 + 5e5 * 8 / 0.16e9));
     ck_assert(b.recovery_bytes == 5e5);
@@ -748,10 +752,12 @@ static const char *dp2 =
     " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
 
 START_TEST(split_changes_overlap) {
-    run_result a = SIM(NULL, dp2, "model.split={\"forward\": 0.5, "
+    run_result a = SIM(NULL, dp2,
+                       "model.split={\"forward\": 0.5, "
                        "\"backward_activations\": 0.25, "
                        "\"backward_parameters\": 0.25}");
-    run_result b = SIM(NULL, dp2, "model.split={\"forward\": 0.2, "
+    run_result b = SIM(NULL, dp2,
+                       "model.split={\"forward\": 0.2, "
                        "\"backward_activations\": 0.4, "
                        "\"backward_parameters\": 0.4}");
     ck_assert_int_eq(NS(a.wall_time_s), NS(10 * 1.75));
@@ -767,10 +773,10 @@ START_TEST(parameters_first_starts_reduction_earlier) {
                         "\"backward_activations\": 0.25, "
                         "\"backward_parameters\": 0.25}";
     spans sa = {0}, sp = {0};
-    run_result act = SIM(&sa, dp2, split,
-                         "model.backward_order=\"activations_first\"");
-    run_result par = SIM(&sp, dp2, split,
-                         "model.backward_order=\"parameters_first\"");
+    run_result act =
+        SIM(&sa, dp2, split, "model.backward_order=\"activations_first\"");
+    run_result par =
+        SIM(&sp, dp2, split, "model.backward_order=\"parameters_first\"");
     ck_assert_int_eq(NS(act.wall_time_s), NS(17.5));
     ck_assert_int_eq(NS(par.wall_time_s), NS(16.25));
     /* step 1: layer 1's ring [0.75, 1.25] against [0.625, 1.125], layer
@@ -798,7 +804,8 @@ END_TEST
  *   one bucket: ready at 1.2 (L0's gradient), period 1.2 + 2(lam + 0.5)
  *              = 2.2 + 2 lam
  * lam 0: 18 s against 22 s; lam 0.5: 38 s against 32 s.  Same bytes. */
-static const char *dp_1200ms = "{\"model\": {\"params\": 2e6, \"layers\": 2,"
+static const char *dp_1200ms =
+    "{\"model\": {\"params\": 2e6, \"layers\": 2,"
     " \"step_time_s\": 1.2}, \"workers\": {\"count\": 2},"
     " \"network\": {\"bandwidth_gbps\": 0.032},"
     " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
@@ -843,10 +850,12 @@ END_TEST
  * 6 x 0.01 = 1.26 s; order 0 2 1 3 crosses both diagonals: 1.2 + 6 x
  * 0.05 = 1.5 s. */
 START_TEST(latency_matrix_and_ring_order) {
-    static const char *dp = "{\"model\": {\"params\": 1e6, \"layers\": 1,"
+    static const char *dp =
+        "{\"model\": {\"params\": 1e6, \"layers\": 1,"
         " \"step_time_s\": 1.2}, \"workers\": {\"count\": 4},"
         " \"network\": {\"bandwidth_gbps\": \"inf\", \"latency_matrix_ms\":"
-        " [[0, 10, 50, 10], [10, 0, 10, 50], [50, 10, 0, 10], [10, 50, 10, 0]]},"
+        " [[0, 10, 50, 10], [10, 0, 10, 50], [50, 10, 0, 10], [10, 50, 10, "
+        "0]]},"
         " \"method\": {\"name\": \"dp\"}, \"steps\": 10}";
     run_result near = SIM(NULL, dp, "network.ring_order=[0, 1, 2, 3]");
     run_result far = SIM(NULL, dp, "network.ring_order=[0, 2, 1, 3]");
@@ -876,24 +885,28 @@ END_TEST
  * So the far site's larger tau buys 2 s only when the others may go on
  * as soon as they have their own result. */
 START_TEST(far_site_member_completion) {
-    static const char *far = "{\"model\": {\"params\": 1e6, \"layers\": 1,"
+    static const char *far =
+        "{\"model\": {\"params\": 1e6, \"layers\": 1,"
         " \"step_time_s\": 1.2}, \"workers\": {\"count\": 3},"
         " \"network\": {\"bandwidth_gbps\": \"inf\", \"collective\": \"star\","
-        " \"latency_matrix_ms\": [[0, 500, 2500], [500, 0, 2500], [2500, 2500, 0]]},"
+        " \"latency_matrix_ms\": [[0, 500, 2500], [500, 0, 2500], [2500, 2500, "
+        "0]]},"
         " \"method\": {\"name\": \"streaming\", \"H\": 4, \"fragments\": 1},"
         " \"steps\": 8}";
     const struct {
         const char *completion, *tau;
         double wall;
-    } cases[] = {{"network.completion=\"member\"", "method.tau=[1, 1, 3]", 15.2},
-                 {"network.completion=\"member\"", "method.tau=[1, 1, 1]", 17.2},
-                 {"network.completion=\"group\"", "method.tau=[1, 1, 3]", 17.2},
-                 {"network.completion=\"group\"", "method.tau=[1, 1, 1]", 17.2}};
+    } cases[] = {
+        {"network.completion=\"member\"", "method.tau=[1, 1, 3]", 15.2},
+        {"network.completion=\"member\"", "method.tau=[1, 1, 1]", 17.2},
+        {"network.completion=\"group\"", "method.tau=[1, 1, 3]", 17.2},
+        {"network.completion=\"group\"", "method.tau=[1, 1, 1]", 17.2}};
     for (int k = 0; k < 4; k++) {
         spans sp = {0};
         run_result r = SIM(&sp, far, cases[k].completion, cases[k].tau);
-        ck_assert_msg(NS(r.wall_time_s) == NS(cases[k].wall), "%s %s: wall %.9f",
-                      cases[k].completion, cases[k].tau, r.wall_time_s);
+        ck_assert_msg(NS(r.wall_time_s) == NS(cases[k].wall),
+                      "%s %s: wall %.9f", cases[k].completion, cases[k].tau,
+                      r.wall_time_s);
         ck_assert_int_eq(NS(r.compute_time_s), NS(3 * 8 * 1.2));
         if (k == 0) { /* each worker's all-reduce span ends when it has it */
             ck_assert_int_eq(allreduce_span(&sp, 0, 0, 3)->end, NS(6.1));
@@ -918,13 +931,16 @@ END_TEST
  * accelerator at a time: 8e6 bytes at most.  A host link 100x faster
  * hides the copies (each 0.02 s, inside the step): 7.2 s. */
 START_TEST(offload_outer_by_hand) {
-    static const char *dl = "{\"model\": {\"params\": 1e6, \"layers\": 1,"
+    static const char *dl =
+        "{\"model\": {\"params\": 1e6, \"layers\": 1,"
         " \"step_time_s\": 1.2, \"host_gbps\": 0.032},"
-        " \"workers\": {\"count\": 2}, \"network\": {\"bandwidth_gbps\": \"inf\"},"
+        " \"workers\": {\"count\": 2}, \"network\": {\"bandwidth_gbps\": "
+        "\"inf\"},"
         " \"method\": {\"name\": \"diloco\", \"H\": 3}, \"steps\": 6}";
     run_result off = SIM(NULL, dl, "method.offload_outer=true");
     run_result on = SIM(NULL, dl, "method.offload_outer=false");
-    run_result fast = SIM(NULL, dl, "method.offload_outer=true", "model.host_gbps=3.2");
+    run_result fast =
+        SIM(NULL, dl, "method.offload_outer=true", "model.host_gbps=3.2");
     ck_assert_int_eq(NS(off.wall_time_s), NS(8.8));
     ck_assert_int_eq(NS(on.wall_time_s), NS(7.2));
     ck_assert_int_eq(NS(fast.wall_time_s), NS(7.2));

@@ -28,7 +28,7 @@
 #include "sim/engine/run.h"
 #include "sim/base/msg.h"
 
-#define NS(s) ((int64_t)llround((s) * 1e9))
+#define NS(s) ((int64_t)llround((s)*1e9))
 #define SWEEP_MAX_EVENTS 2000000 /* far above what a sweep world needs */
 
 /* The observer: tests/run_protocol.h, with a bound on the events. */
@@ -60,8 +60,7 @@ static const char *violation(const scn_config *cfg, run_result *r) {
     }
     double eps = 1e-12;
     why[0] = 0;
-    if (p.p.bad[0])
-        snprintf(why, sizeof why, "%s", p.p.bad);
+    if (p.p.bad[0]) snprintf(why, sizeof why, "%s", p.p.bad);
     else if (!r->finished)
         snprintf(why, sizeof why, "unfinished: %s", r->stop_reason);
     else if (r->wall_ns < r->steps * r->step_ns)
@@ -76,8 +75,10 @@ static const char *violation(const scn_config *cfg, run_result *r) {
         const run_worker *q = &r->per_worker[i];
         if (!(q->utilization >= 0 && q->utilization <= 1 + eps) ||
             !(q->goodput >= 0 && q->goodput <= 1 + eps))
-            snprintf(why, sizeof why, "worker %d: utilization %.17g, "
-                     "goodput %.17g", i, q->utilization, q->goodput);
+            snprintf(why, sizeof why,
+                     "worker %d: utilization %.17g, "
+                     "goodput %.17g",
+                     i, q->utilization, q->goodput);
     }
     return why;
 }
@@ -85,8 +86,7 @@ static const char *violation(const scn_config *cfg, run_result *r) {
 static scn_config load(const char *json, const char *const *sets, int n) {
     scn_config cfg;
     char err[512];
-    int rc = scn_load_string(json, "case.json", sets, n, &cfg, err,
-                             sizeof err);
+    int rc = scn_load_string(json, "case.json", sets, n, &cfg, err, sizeof err);
     ck_assert_msg(rc == 0, "load: %s", err);
     return cfg;
 }
@@ -189,8 +189,8 @@ START_TEST(streaming_rejoin_covers_the_steps) {
     const char *sets[] = {t.set};
     scn_config cfg;
     char err[512];
-    int rc = scn_load_variant("scenarios/train/coupled.json", "streaming",
-                              sets, 1, &cfg, err, sizeof err);
+    int rc = scn_load_variant("scenarios/train/coupled.json", "streaming", sets,
+                              1, &cfg, err, sizeof err);
     ck_assert_msg(rc == 0, "load: %s", err);
     run_result r;
     const char *why = violation(&cfg, &r);

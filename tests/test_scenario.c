@@ -40,8 +40,8 @@ static int load(const char *json, const char *const *sets, int nset) {
 
 static void load_ok(const char *json, const char *const *sets, int nset) {
     err[0] = 0;
-    int rc = scn_load_string_train(json, "s.json", sets, nset, &cfg, &sec,
-                                   err, sizeof err);
+    int rc = scn_load_string_train(json, "s.json", sets, nset, &cfg, &sec, err,
+                                   sizeof err);
     ck_assert_msg(rc == 0, "unexpected error: %s", err);
 }
 
@@ -70,10 +70,10 @@ static void load_fail_prefix(int line, const char *json, const char *msg) {
     ck_assert_msg(strncmp(err, msg, strlen(msg)) == 0,
                   "line %d:\n   got: %s\nwanted: %s...", line, err, msg);
 }
-#define FAIL_SET(json, set, msg)                                        \
-    do {                                                                \
-        const char *sets_[] = {set};                                    \
-        load_fail_at(__LINE__, json, sets_, 1, msg);                    \
+#define FAIL_SET(json, set, msg)                                               \
+    do {                                                                       \
+        const char *sets_[] = {set};                                           \
+        load_fail_at(__LINE__, json, sets_, 1, msg);                           \
     } while (0)
 
 /* ------------------------------------------------------------------ */
@@ -304,10 +304,11 @@ START_TEST(test_per_worker_forms) {
     }
     /* Arrays of workers.count values, "inf" among them; up/down override
      * bandwidth_gbps whatever the order in the file. */
-    load_ok("{\"network\": {\"up_gbps\": [1, \"inf\"], \"down_gbps\": \"inf\",\n"
-            "  \"bandwidth_gbps\": [3, 4], \"latency_ms\": [0, 2.5]},\n"
-            " \"workers\": {\"speed\": [2, 3], \"count\": 2}}",
-            NULL, 0);
+    load_ok(
+        "{\"network\": {\"up_gbps\": [1, \"inf\"], \"down_gbps\": \"inf\",\n"
+        "  \"bandwidth_gbps\": [3, 4], \"latency_ms\": [0, 2.5]},\n"
+        " \"workers\": {\"speed\": [2, 3], \"count\": 2}}",
+        NULL, 0);
     ck_assert_double_eq(cfg.up_gbps[0], 1);
     ck_assert(isinf(cfg.up_gbps[1]));
     ck_assert(isinf(cfg.down_gbps[0]) && isinf(cfg.down_gbps[1]));
@@ -322,11 +323,13 @@ START_TEST(test_per_worker_forms) {
     ck_assert(isinf(cfg.up_gbps[1]) && isinf(cfg.down_gbps[1]));
     /* The largest group. */
     char json[8192];
-    int n = snprintf(json, sizeof json, "{\"workers\": {\"count\": %d, "
-                     "\"speed\": [", SCN_MAX_WORKERS);
+    int n = snprintf(json, sizeof json,
+                     "{\"workers\": {\"count\": %d, "
+                     "\"speed\": [",
+                     SCN_MAX_WORKERS);
     for (int i = 0; i < SCN_MAX_WORKERS; i++)
-        n += snprintf(json + n, sizeof json - (size_t)n, "%s%d",
-                      i ? ", " : "", i + 1);
+        n += snprintf(json + n, sizeof json - (size_t)n, "%s%d", i ? ", " : "",
+                      i + 1);
     snprintf(json + n, sizeof json - (size_t)n, "]}}");
     load_ok(json, NULL, 0);
     ck_assert_int_eq(cfg.workers, SCN_MAX_WORKERS);
@@ -450,15 +453,18 @@ START_TEST(test_files) {
     write_file(dir, "traces/t.txt", "10 down\n");
     write_file(dir, "t.txt", "# no failures\n");
     snprintf(path, sizeof path, "%s",
-             write_file(dir, "a.json", "{\"faults\": {\"trace\": "
+             write_file(dir, "a.json",
+                        "{\"faults\": {\"trace\": "
                         "\"traces/t.txt\"}}\n"));
     ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), 0);
     snprintf(want, sizeof want, "%s/traces/t.txt", dir);
     ck_assert_str_eq(cfg.trace_path, want);
     ck_assert_ptr_null(cfg.faults.trace);
     /* An absolute one is kept; mtbf_hours 0 goes with a trace. */
-    snprintf(want, sizeof want, "{\"faults\": {\"trace\": \"%s/t.txt\", "
-             "\"mtbf_hours\": 0}}", dir);
+    snprintf(want, sizeof want,
+             "{\"faults\": {\"trace\": \"%s/t.txt\", "
+             "\"mtbf_hours\": 0}}",
+             dir);
     snprintf(path, sizeof path, "%s", write_file(dir, "b.json", want));
     ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err), 0);
     snprintf(want, sizeof want, "%s/t.txt", dir);
@@ -482,8 +488,10 @@ START_TEST(test_files) {
              write_file(dir, "c.json", "{\n  \"steps\": 0\n}\n"));
     ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
                      MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:2:12: steps: 0 is out of range "
-             "(expected an integer in 1..1000000000000)", path);
+    snprintf(want, sizeof want,
+             "%s:2:12: steps: 0 is out of range "
+             "(expected an integer in 1..1000000000000)",
+             path);
     ck_assert_str_eq(err, want);
 
     /* A missing file, a directory. */
@@ -512,12 +520,14 @@ START_TEST(test_files) {
     snprintf(path, sizeof path, "%s", write_file(dir, "e.json", ""));
     ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
                      MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:1:1: syntax error (empty input; "
-             "expected a JSON object)", path);
+    snprintf(want, sizeof want,
+             "%s:1:1: syntax error (empty input; "
+             "expected a JSON object)",
+             path);
     ck_assert_str_eq(err, want);
 
-    const char *names[] = {"a.json", "b.json", "c.json", "nul.json",
-                           "e.json", "t.txt", "traces/t.txt", "traces"};
+    const char *names[] = {"a.json", "b.json", "c.json",       "nul.json",
+                           "e.json", "t.txt",  "traces/t.txt", "traces"};
     for (int k = 0; k < 8; k++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[k]);
         remove(path);
@@ -552,13 +562,15 @@ START_TEST(test_text_details) {
     ck_assert_uint_eq(cfg.seed, 2);
     /* NULL name: "<string>". */
     ck_assert_int_eq(scn_load_string("[]", NULL, NULL, 0, &cfg, err,
-                                     sizeof err), MSG_EINPUT);
+                                     sizeof err),
+                     MSG_EINPUT);
     ck_assert_str_eq(err, "<string>:1:1: (root): wrong type: array "
-                     "(expected an object)");
+                          "(expected an object)");
     /* A short buffer is cut, never overrun; errlen 0 writes nothing. */
     char small[8] = "xxxxxxx";
     ck_assert_int_eq(scn_load_string("[]", "s.json", NULL, 0, &cfg, small,
-                                     sizeof small), MSG_EINPUT);
+                                     sizeof small),
+                     MSG_EINPUT);
     ck_assert_str_eq(small, "s.json:");
     ck_assert_int_eq(scn_load_string("[]", "s.json", NULL, 0, &cfg, small, 0),
                      MSG_EINPUT);
@@ -600,14 +612,12 @@ START_TEST(test_syntax_errors) {
          "escape)");
     FAIL("{\n  \"steps\": 012\n}",
          "s.json:2:12: syntax error (invalid number)");
-    FAIL("{\n  \"steps\": 1.\n}",
-         "s.json:2:12: syntax error (invalid number)");
+    FAIL("{\n  \"steps\": 1.\n}", "s.json:2:12: syntax error (invalid number)");
     FAIL("{\n  \"steps\": 1.2.3\n}",
          "s.json:2:12: syntax error (invalid number)");
     FAIL("{\n  \"steps\": +1\n}",
          "s.json:2:12: syntax error (unexpected '+'; expected a value)");
-    FAIL("{\n  \"steps\": 1e\n}",
-         "s.json:2:12: syntax error (invalid number)");
+    FAIL("{\n  \"steps\": 1e\n}", "s.json:2:12: syntax error (invalid number)");
     FAIL("{\"steps\": 1000000000000000000000000000000000000000000000000000000"
          "00000000000}",
          "s.json:1:11: syntax error (number longer than 63 characters)");
@@ -626,9 +636,8 @@ START_TEST(test_syntax_errors) {
     FAIL("{\n  \"steps\": 1\n}\n}\n",
          "s.json:4:1: syntax error (unexpected '}' after the document; "
          "expected end of input)");
-    FAIL("{} x",
-         "s.json:1:4: syntax error (unexpected 'x' after the document; "
-         "expected end of input)");
+    FAIL("{} x", "s.json:1:4: syntax error (unexpected 'x' after the document; "
+                 "expected end of input)");
     /* Too deep. */
     char deep[256] = "{\"name\": ";
     for (int i = 0; i < 101; i++) strcat(deep, "[");
@@ -710,13 +719,15 @@ START_TEST(test_unknown_keys) {
     FAIL(IN("network", "\"bandwidth\": 1"),
          "s.json:3:5: network.bandwidth: unknown key (expected one of: "
          "bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
-         "reduce_order, gbit, tcp_window_mb, transport, completion, tcp_init_window_kb, "
+         "reduce_order, gbit, tcp_window_mb, transport, completion, "
+         "tcp_init_window_kb, "
          "tcp_slow_start_after_idle, efficiency, collective_overhead_ms, "
          "latency_matrix_ms, ring_order)");
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
          "fragments, layout, order, tau, overlap, rule, alpha, codec, "
-         "codec_block, dp_codec, late, sync_timeout_s, dp_bucket_mb, offload_outer)");
+         "codec_block, dp_codec, late, sync_timeout_s, dp_bucket_mb, "
+         "offload_outer)");
     FAIL(IN("faults", "\"mtbf\": 4"),
          "s.json:3:5: faults.mtbf: unknown key (expected one of: mtbf_hours, "
          "mttr_hours, distribution, weibull_shape, trace, checkpoint_steps, "
@@ -777,13 +788,15 @@ END_TEST
  * own extra; DP and DiLoCo have none; the largest is the one checked. */
 START_TEST(test_per_worker_tau) {
     load_ok("{\"workers\": {\"count\": 3}, \"method\": {\"H\": 100, "
-            "\"fragments\": 8, \"tau\": [2, 5, 3]}}", NULL, 0);
+            "\"fragments\": 8, \"tau\": [2, 5, 3]}}",
+            NULL, 0);
     ck_assert_int_eq(cfg.sched.tau, 2);
     ck_assert_int_eq(cfg.tau_extra[0], 0);
     ck_assert_int_eq(cfg.tau_extra[1], 3);
     ck_assert_int_eq(cfg.tau_extra[2], 1);
     load_ok("{\"workers\": {\"count\": 3}, \"method\": {\"name\": \"diloco\", "
-            "\"tau\": [2, 5, 3]}}", NULL, 0);
+            "\"tau\": [2, 5, 3]}}",
+            NULL, 0);
     ck_assert_int_eq(cfg.sched.tau, 0);
     ck_assert_int_eq(cfg.tau_extra[1], 0);
     FAIL("{\n  \"workers\": {\"count\": 2},\n  \"method\": {\"H\": 10, "
@@ -971,13 +984,16 @@ START_TEST(test_network_keys) {
     ck_assert_int_eq(cfg.completion, SCN_COMPLETION_GROUP);
     ck_assert(cfg.tcp_init_window_kb == 14.48 && cfg.tcp_slow_start_after_idle);
     ck_assert(cfg.efficiency == 1 && cfg.collective_overhead_ms == 0);
-    ck_assert(cfg.dp_bucket_mb == 0 && !cfg.offload_outer && cfg.host_gbps == 256);
+    ck_assert(cfg.dp_bucket_mb == 0 && !cfg.offload_outer &&
+              cfg.host_gbps == 256);
     ck_assert(!cfg.has_latency_matrix && !cfg.has_ring_order);
     ck_assert_int_eq(cfg.ring_order[1], 1);
     load_ok(IN("network", "\"latency_matrix_ms\": [[0, 3], [3, 0]], "
-               "\"ring_order\": [1, 0], \"transport\": \"tcp\""), NULL, 0);
+                          "\"ring_order\": [1, 0], \"transport\": \"tcp\""),
+            NULL, 0);
     ck_assert(cfg.has_latency_matrix && cfg.has_ring_order);
-    ck_assert(scn_latency_ms(&cfg, 0, 1) == 3 && scn_latency_ms(&cfg, 1, 1) == 0);
+    ck_assert(scn_latency_ms(&cfg, 0, 1) == 3 &&
+              scn_latency_ms(&cfg, 1, 1) == 0);
     ck_assert_int_eq(cfg.ring_order[0], 1);
     ck_assert_int_eq(cfg.transport, SCN_TRANSPORT_TCP);
     FAIL(IN("network", "\"ring_order\": [1, 1]"),
@@ -986,34 +1002,42 @@ START_TEST(test_network_keys) {
     FAIL(IN("network", "\"ring_order\": [0, 5]"),
          "s.json:3:19: network.ring_order: worker 5 does not exist (expected a "
          "permutation of 0..1)");
-    FAIL(IN("network", "\"latency_matrix_ms\": [[0, 3], [2, 0]]"),
-         "s.json:3:36: network.latency_matrix_ms[1][0]: 2 ms but [0][1] is 3 ms "
-         "(expected a symmetric matrix)");
-    FAIL(IN("network", "\"latency_matrix_ms\": [[1, 3], [3, 0]]"),
-         "s.json:3:28: network.latency_matrix_ms[0][0]: 1 ms (expected 0 on the "
-         "diagonal)");
+    FAIL(
+        IN("network", "\"latency_matrix_ms\": [[0, 3], [2, 0]]"),
+        "s.json:3:36: network.latency_matrix_ms[1][0]: 2 ms but [0][1] is 3 ms "
+        "(expected a symmetric matrix)");
+    FAIL(
+        IN("network", "\"latency_matrix_ms\": [[1, 3], [3, 0]]"),
+        "s.json:3:28: network.latency_matrix_ms[0][0]: 1 ms (expected 0 on the "
+        "diagonal)");
     FAIL(IN("network", "\"latency_matrix_ms\": [[0, 3]]"),
          "s.json:3:26: network.latency_matrix_ms: array of 1 values (expected "
          "workers.count = 2 arrays of 2 numbers)");
     FAIL(IN("network", "\"latency_matrix_ms\": [[0, 3], 5]"),
-         "s.json:3:35: network.latency_matrix_ms[1]: wrong type: number (expected "
+         "s.json:3:35: network.latency_matrix_ms[1]: wrong type: number "
+         "(expected "
          "an array of workers.count = 2 numbers)");
-    FAIL(IN("network", "\"latency_ms\": 1, \"latency_matrix_ms\": [[0, 3], [3, 0]]"),
-         "s.json:3:43: network.latency_matrix_ms: cannot be given together with "
-         "latency_ms (expected one of latency_ms and latency_matrix_ms)");
-    FAIL("{\"workers\": {\"count\": 65}, \"network\": {\"latency_matrix_ms\": [[0]]}}",
-         "s.json:1:61: network.latency_matrix_ms: given for 65 workers (expected "
+    FAIL(
+        IN("network",
+           "\"latency_ms\": 1, \"latency_matrix_ms\": [[0, 3], [3, 0]]"),
+        "s.json:3:43: network.latency_matrix_ms: cannot be given together with "
+        "latency_ms (expected one of latency_ms and latency_matrix_ms)");
+    FAIL("{\"workers\": {\"count\": 65}, \"network\": {\"latency_matrix_ms\": "
+         "[[0]]}}",
+         "s.json:1:61: network.latency_matrix_ms: given for 65 workers "
+         "(expected "
          "at most 64 workers)");
     FAIL(IN("network", "\"completion\": \"member\"}, \"method\": {\"late\": "
-            "\"continue\""),
+                       "\"continue\""),
          "s.json:3:19: network.completion: \"member\" cannot be combined with "
          "method.late \"continue\" (expected \"group\", or late \"wait\")");
     FAIL(IN("network", "\"transport\": \"udp\""),
          "s.json:3:18: network.transport: unknown value \"udp\" (expected one "
          "of: ideal, tcp)");
-    FAIL(IN("network", "\"efficiency\": 0"),
-         "s.json:3:19: network.efficiency: 0 is out of range (expected a number "
-         "in (0, 1])");
+    FAIL(
+        IN("network", "\"efficiency\": 0"),
+        "s.json:3:19: network.efficiency: 0 is out of range (expected a number "
+        "in (0, 1])");
 }
 END_TEST
 
@@ -1129,13 +1153,15 @@ START_TEST(test_fault_errors) {
     snprintf(json, sizeof json, "{\"faults\": {\"trace\": \"%s\"}}", longp);
     ck_assert_int_eq(load(json, NULL, 0), MSG_EINPUT);
     ck_assert_msg(strncmp(err, "s.json:1:22: faults.trace: aaaa", 31) == 0 &&
-                  strstr(err, ": cannot open: File name too long"), "%s", err);
+                      strstr(err, ": cannot open: File name too long"),
+                  "%s", err);
 }
 END_TEST
 
 START_TEST(test_set_errors) {
     /* Malformed overrides. */
-    FAIL_SET("{}", "steps", "--set steps: missing '=' (expected key.path=value)");
+    FAIL_SET("{}", "steps",
+             "--set steps: missing '=' (expected key.path=value)");
     FAIL_SET("{}", "=5", "--set =5: empty key (expected key.path=value)");
     FAIL_SET("{}", "model..params=5",
              "--set model..params=5: empty key segment (expected "
@@ -1258,8 +1284,8 @@ static void load_v_ok(int line, const char *json, const char *variant,
                       const char *const *sets, int nset) {
     const char *path = scenario_file(json);
     err[0] = 0;
-    int rc = scn_load_train(path, variant, sets, nset, &cfg, &sec, err,
-                            sizeof err);
+    int rc =
+        scn_load_train(path, variant, sets, nset, &cfg, &sec, err, sizeof err);
     ck_assert_msg(rc == 0, "line %d: unexpected error: %s", line, err);
 }
 #define V_OK(json, variant) load_v_ok(__LINE__, json, variant, NULL, 0)
@@ -1275,7 +1301,7 @@ static void load_v_fail(int line, const char *json, const char *variant,
     ck_assert_msg(strcmp(err, want) == 0, "line %d:\n   got: %s\nwanted: %s",
                   line, err, want);
 }
-#define V_FAIL(json, variant, msg) \
+#define V_FAIL(json, variant, msg)                                             \
     load_v_fail(__LINE__, json, variant, NULL, 0, msg)
 
 static const char variants_doc[] =
@@ -1306,7 +1332,8 @@ START_TEST(test_variants_merge) {
     ck_assert_double_eq(base.up_gbps[1], 1);
     ck_assert_int_eq(base.steps, 50);
     ck_assert_int_eq(scn_load(scenario_file(variants_doc), NULL, 0, &v, err,
-                              sizeof err), 0);
+                              sizeof err),
+                     0);
     ck_assert(memcmp(&v, &base, sizeof v) == 0);
 
     /* Objects merge key by key: H, codec, network stay. */
@@ -1361,14 +1388,16 @@ START_TEST(test_variant_errors) {
     V_FAIL("{\"variants\": {\"v\": {\"method\": {\"name\": \"dpx\"}}}}", "v",
            ":1:40: variants.v.method.name: unknown value \"dpx\" (expected "
            "one of: dp, diloco, streaming)");
-    V_FAIL("{\"method\": {\"H\": 10},\n"
-           " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}", "v",
-           ":2:32: variants.v.method.nmae: unknown key (did you mean "
-           "method.name? expected one of: "
-           "name, H, fragments, layout, order, tau, overlap, rule, alpha, codec, "
-           "codec_block, dp_codec, late, sync_timeout_s, dp_bucket_mb, offload_outer)");
-    V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}",
-           "v",
+    V_FAIL(
+        "{\"method\": {\"H\": 10},\n"
+        " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}",
+        "v",
+        ":2:32: variants.v.method.nmae: unknown key (did you mean "
+        "method.name? expected one of: "
+        "name, H, fragments, layout, order, tau, overlap, rule, alpha, codec, "
+        "codec_block, dp_codec, late, sync_timeout_s, dp_bucket_mb, "
+        "offload_outer)");
+    V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}", "v",
            ":2:32: variants.v.network: wrong type: number (expected an "
            "object)");
     /* ... and what the base set keeps its place. */
@@ -1378,13 +1407,15 @@ START_TEST(test_variant_errors) {
     /* A variant counts as later than the base in conflicts. */
     V_FAIL("{\"model\": {\"step_time_s\": 0.1},\n"
            " \"variants\": {\"v\": {\"model\": {\"tokens_per_step\": 1,"
-           " \"chips\": 1, \"peak_tflops\": 1, \"mfu\": 1}}}}", "v",
+           " \"chips\": 1, \"peak_tflops\": 1, \"mfu\": 1}}}}",
+           "v",
            ":2:50: variants.v.model.tokens_per_step: cannot be given "
            "together with step_time_s (expected either step_time_s, or "
            "tokens_per_step, chips, peak_tflops and mfu)");
     V_FAIL("{\"model\": {\"tokens_per_step\": 1, \"chips\": 1,"
            " \"peak_tflops\": 1, \"mfu\": 1},\n"
-           " \"variants\": {\"v\": {\"model\": {\"step_time_s\": 1}}}}", "v",
+           " \"variants\": {\"v\": {\"model\": {\"step_time_s\": 1}}}}",
+           "v",
            ":2:46: variants.v.model.step_time_s: cannot be given together "
            "with tokens_per_step (expected either step_time_s, or "
            "tokens_per_step, chips, peak_tflops and mfu)");
@@ -1398,7 +1429,8 @@ START_TEST(test_variant_errors) {
            "2:32)");
     /* ... and in an object the variant brings whole. */
     V_FAIL("{\"variants\": {\"v\": {\"faults\": {\"mttr_hours\": 1, "
-           "\"mttr_hours\": 2}}}}", "v",
+           "\"mttr_hours\": 2}}}}",
+           "v",
            ":1:49: variants.v.faults.mttr_hours: duplicate key (first given "
            "at 1:32)");
     /* A variant holds scenario keys only. */
@@ -1411,9 +1443,10 @@ START_TEST(test_variant_errors) {
     /* Overrides are named as such. */
     const char *sets[] = {"steps=0"};
     ck_assert_int_eq(load_v("{\"variants\": {\"v\": {\"steps\": 3}}}", "v",
-                            sets, 1), MSG_EINPUT);
+                            sets, 1),
+                     MSG_EINPUT);
     ck_assert_str_eq(err, "--set steps=0: steps: 0 is out of range "
-                     "(expected an integer in 1..1000000000000)");
+                          "(expected an integer in 1..1000000000000)");
 }
 END_TEST
 
@@ -1425,30 +1458,39 @@ START_TEST(test_section_shapes) {
     /* ... but not their shapes. */
     static const char *const cases[][2] = {
         {TOP("\"variants\": 3"), "s.json:2:15: variants: wrong type: number "
-         "(expected an object of named variants)"},
-        {TOP("\"variants\": {\"a\": 1}"), "s.json:2:21: variants.a: wrong "
+                                 "(expected an object of named variants)"},
+        {TOP("\"variants\": {\"a\": 1}"),
+         "s.json:2:21: variants.a: wrong "
          "type: number (expected an object of scenario keys)"},
-        {TOP("\"variants\": {\"a b\": {}}"), "s.json:2:16: variants.a b: "
+        {TOP("\"variants\": {\"a b\": {}}"),
+         "s.json:2:16: variants.a b: "
          "bad variant name (expected 1 to 63 of A-Z a-z 0-9 _ . -)"},
-        {TOP("\"variants\": {\"\": {}}"), "s.json:2:16: variants.: bad "
+        {TOP("\"variants\": {\"\": {}}"),
+         "s.json:2:16: variants.: bad "
          "variant name (expected 1 to 63 of A-Z a-z 0-9 _ . -)"},
-        {TOP("\"variants\": {\"a\": {}, \"a\": {}}"), "s.json:2:25: "
+        {TOP("\"variants\": {\"a\": {}, \"a\": {}}"),
+         "s.json:2:25: "
          "variants.a: duplicate key (first given at 2:16)"},
         {TOP("\"sweep\": []"), "s.json:2:12: sweep: wrong type: array "
-         "(expected an object of key: grid spec)"},
-        {TOP("\"sweep\": {\"k\": 3}"), "s.json:2:18: sweep.k: wrong type: "
+                               "(expected an object of key: grid spec)"},
+        {TOP("\"sweep\": {\"k\": 3}"),
+         "s.json:2:18: sweep.k: wrong type: "
          "number (expected a grid spec string or an array of numbers, "
          "strings or booleans)"},
-        {TOP("\"sweep\": {\"k\": []}"), "s.json:2:18: sweep.k: empty array "
+        {TOP("\"sweep\": {\"k\": []}"),
+         "s.json:2:18: sweep.k: empty array "
          "(expected a grid spec string or an array of numbers, strings or "
          "booleans)"},
-        {TOP("\"sweep\": {\"k\": [1, [2]]}"), "s.json:2:22: sweep.k[1]: "
+        {TOP("\"sweep\": {\"k\": [1, [2]]}"),
+         "s.json:2:22: sweep.k[1]: "
          "wrong type: array (expected a grid spec string or an array of "
          "numbers, strings or booleans)"},
-        {TOP("\"sweep\": {\"k\": [null]}"), "s.json:2:19: sweep.k[0]: "
+        {TOP("\"sweep\": {\"k\": [null]}"),
+         "s.json:2:19: sweep.k[0]: "
          "wrong type: null (expected a grid spec string or an array of "
          "numbers, strings or booleans)"},
-        {TOP("\"sweep\": {\"k\": \"1\", \"k\": \"2\"}"), "s.json:2:23: "
+        {TOP("\"sweep\": {\"k\": \"1\", \"k\": \"2\"}"),
+         "s.json:2:23: "
          "sweep.k: duplicate key (first given at 2:13)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
@@ -1458,13 +1500,16 @@ START_TEST(test_section_shapes) {
         char json[128], msg[256];
         snprintf(json, sizeof json, "{\"sweep\": {\"%s\": \"1\"}}",
                  bad_keys[i]);
-        snprintf(msg, sizeof msg, "s.json:1:12: sweep.%s: bad key (expected "
+        snprintf(msg, sizeof msg,
+                 "s.json:1:12: sweep.%s: bad key (expected "
                  "a dotted scenario key such as network.bandwidth_gbps, at "
-                 "most 127 bytes)", bad_keys[i]);
+                 "most 127 bytes)",
+                 bad_keys[i]);
         load_fail_at(__LINE__, json, NULL, 0, msg);
     }
     /* --set reaches the sections too. */
-    FAIL_SET("{}", "variants=[1]", "--set variants=[1]: variants: wrong "
+    FAIL_SET("{}", "variants=[1]",
+             "--set variants=[1]: variants: wrong "
              "type: array (expected an object of named variants)");
 }
 END_TEST
@@ -1496,8 +1541,10 @@ START_TEST(test_section_limits) {
     load_ok(json, NULL, 0);
     snprintf(json, sizeof json, "{\"variants\": {\"%s\": {}}}", name);
     char msg[256];
-    snprintf(msg, sizeof msg, "s.json:1:15: variants.%s: bad variant name "
-             "(expected 1 to 63 of A-Z a-z 0-9 _ . -)", name);
+    snprintf(msg, sizeof msg,
+             "s.json:1:15: variants.%s: bad variant name "
+             "(expected 1 to 63 of A-Z a-z 0-9 _ . -)",
+             name);
     load_fail_at(__LINE__, json, NULL, 0, msg);
     /* A spec string, and an array as a comma list, fit SCN_SPEC_MAX. */
     char *big = malloc(SCN_SPEC_MAX + 64);
@@ -1505,16 +1552,18 @@ START_TEST(test_section_limits) {
     int n = snprintf(big, 32, "{\"sweep\": {\"k\": \"");
     memset(big + n, '1', SCN_SPEC_MAX);
     strcpy(big + n + SCN_SPEC_MAX, "\"}}");
-    load_fail_at(__LINE__, big, NULL, 0, "s.json:1:17: sweep.k: too long "
+    load_fail_at(__LINE__, big, NULL, 0,
+                 "s.json:1:17: sweep.k: too long "
                  "(expected at most 4095 bytes)");
     /* 2048 items make 4095 bytes: they fit; one more does not. */
     n = snprintf(big, 32, "{\"sweep\": {\"k\": [");
-    for (int i = 0; i < SCN_SPEC_MAX / 2; i++) n += sprintf(big + n, "%s1",
-                                                            i ? "," : "");
+    for (int i = 0; i < SCN_SPEC_MAX / 2; i++)
+        n += sprintf(big + n, "%s1", i ? "," : "");
     strcpy(big + n, "]}}");
     load_ok(big, NULL, 0);
     strcpy(big + n, ",1]}}");
-    load_fail_at(__LINE__, big, NULL, 0, "s.json:1:17: sweep.k: too long "
+    load_fail_at(__LINE__, big, NULL, 0,
+                 "s.json:1:17: sweep.k: too long "
                  "(expected at most 4095 bytes as a comma list)");
     free(big);
 }
@@ -1523,7 +1572,8 @@ END_TEST
 START_TEST(test_meta) {
     scn_meta m;
     ck_assert_int_eq(scn_meta_load(scenario_file(variants_doc), &m, err,
-                                   sizeof err), 0);
+                                   sizeof err),
+                     0);
     ck_assert_int_eq(m.nvariants, 3);
     ck_assert_str_eq(m.variant[0], "dp");
     ck_assert_str_eq(m.variant[1], "fast-1.b");
@@ -1560,23 +1610,29 @@ START_TEST(test_meta) {
     char want[256];
     path = scenario_file("{\"variants\": {\"a\": []}}");
     ck_assert_int_eq(scn_meta_load(path, &m, err, sizeof err), MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:1:20: variants.a: wrong type: array "
-             "(expected an object of scenario keys)", path);
+    snprintf(want, sizeof want,
+             "%s:1:20: variants.a: wrong type: array "
+             "(expected an object of scenario keys)",
+             path);
     ck_assert_str_eq(err, want);
     path = scenario_file("[1]");
     ck_assert_int_eq(scn_meta_load(path, &m, err, sizeof err), MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:1:1: (root): wrong type: array "
-             "(expected an object)", path);
+    snprintf(want, sizeof want,
+             "%s:1:1: (root): wrong type: array "
+             "(expected an object)",
+             path);
     ck_assert_str_eq(err, want);
     path = scenario_file("{\"sweep\": {\"k\": 1,}}");
     ck_assert_int_eq(scn_meta_load(path, &m, err, sizeof err), MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:1:19: syntax error (unexpected '}'; "
-             "expected a string key after ',')", path);
+    snprintf(want, sizeof want,
+             "%s:1:19: syntax error (unexpected '}'; "
+             "expected a string key after ',')",
+             path);
     ck_assert_str_eq(err, want);
-    ck_assert_int_eq(scn_meta_load("/nonexistent/s.json", &m, err,
-                                   sizeof err), MSG_EINPUT);
+    ck_assert_int_eq(scn_meta_load("/nonexistent/s.json", &m, err, sizeof err),
+                     MSG_EINPUT);
     ck_assert_str_eq(err, "/nonexistent/s.json: cannot open: No such file "
-                     "or directory");
+                          "or directory");
     ck_assert(memcmp(&m, &before, sizeof m) == 0);
 }
 END_TEST
@@ -1667,8 +1723,12 @@ START_TEST(test_train_defaults) {
     want.steps = 1000;
     want.seed = want.data.seed = 1;
     want.data.vocab = want.nn.vocab;
-    want.sched = (sched_spec){.method = SCHED_STREAMING, .layers = 4,
-                              .H = 100, .P = 1, .tau = 0, .alpha = 0.5,
+    want.sched = (sched_spec){.method = SCHED_STREAMING,
+                              .layers = 4,
+                              .H = 100,
+                              .P = 1,
+                              .tau = 0,
+                              .alpha = 0.5,
                               .layout = SCHED_STRIDED,
                               .order = SCHED_ASCENDING};
     want.codec = want.dp_codec = (codec_spec){CODEC_BF16, 0};
@@ -1720,26 +1780,45 @@ START_TEST(test_train_full) {
     want.steps = 480;
     want.batch = 12;
     want.seq = 96;
-    want.nn = (nn_config){.kind = NN_TRANSFORMER, .vocab = 512, .d = 96,
-                          .heads = 6, .layers = 6, .ctx = 128,
+    want.nn = (nn_config){.kind = NN_TRANSFORMER,
+                          .vocab = 512,
+                          .d = 96,
+                          .heads = 6,
+                          .layers = 6,
+                          .ctx = 128,
                           .mlp_ratio = 2};
-    want.data = (data_config){.kind = DATA_MARKOV, .vocab = 300,
-                              .successors = 8, .skew = 0.25, .seed = 7,
-                              .path = NULL, .eval_fraction = 0.1};
+    want.data = (data_config){.kind = DATA_MARKOV,
+                              .vocab = 300,
+                              .successors = 8,
+                              .skew = 0.25,
+                              .seed = 7,
+                              .path = NULL,
+                              .eval_fraction = 0.1};
     /* 6 blocks + 2 with units own */
-    want.sched = (sched_spec){.method = SCHED_STREAMING, .layers = 8,
-                              .H = 24, .P = 3, .tau = 2, .alpha = 0.25,
+    want.sched = (sched_spec){.method = SCHED_STREAMING,
+                              .layers = 8,
+                              .H = 24,
+                              .P = 3,
+                              .tau = 2,
+                              .alpha = 0.25,
                               .layout = SCHED_SEQUENTIAL,
                               .order = SCHED_ROTATED};
     want.map = TRAIN_MAP_OWN;
     want.fedpart = 1;
     want.codec = (codec_spec){CODEC_E3M0, 64};
     want.dp_codec = (codec_spec){CODEC_FP16, 0};
-    want.inner = (optim_config){.kind = OPTIM_SGD, .lr = 0.05,
-                                .lr_min = 0.01, .warmup = 30, .total = 400,
-                                .cosine = 0, .beta1 = 0.8, .beta2 = 0.99,
-                                .eps = 1e-6, .weight_decay = 0.01,
-                                .momentum = 0.5, .clip = 0};
+    want.inner = (optim_config){.kind = OPTIM_SGD,
+                                .lr = 0.05,
+                                .lr_min = 0.01,
+                                .warmup = 30,
+                                .total = 400,
+                                .cosine = 0,
+                                .beta1 = 0.8,
+                                .beta2 = 0.99,
+                                .eps = 1e-6,
+                                .weight_decay = 0.01,
+                                .momentum = 0.5,
+                                .clip = 0};
     want.outer_lr = 0.4;
     want.outer_momentum = 0;
     want.eval_interval = 0;
@@ -1748,9 +1827,12 @@ START_TEST(test_train_full) {
 
     /* The same through overrides of an empty section, and the other
      * enum values. */
-    const char *sets[] = {"train.model.kind=mlp", "train.inner.optimizer=adamw",
-                          "train.units=join", "train.eval=[\"outer\"]",
-                          "train.inner.cosine=true", "method.name=dp",
+    const char *sets[] = {"train.model.kind=mlp",
+                          "train.inner.optimizer=adamw",
+                          "train.units=join",
+                          "train.eval=[\"outer\"]",
+                          "train.inner.cosine=true",
+                          "method.name=dp",
                           "workers.count=64"};
     load_ok("{\"train\": {}}", sets, 7);
     ck_assert_int_eq(sec.train.nn.kind, NN_MLP);
@@ -1768,7 +1850,8 @@ START_TEST(test_train_full) {
     ck_assert_uint_eq(sec.train_eval, SCN_EVAL_OUTER);
     /* The largest fragment counts: every block; every unit with own. */
     load_ok("{\"method\": {\"H\": 8, \"fragments\": 4},\n"
-            " \"train\": {\"model\": {\"layers\": 4}}}", NULL, 0);
+            " \"train\": {\"model\": {\"layers\": 4}}}",
+            NULL, 0);
     ck_assert_int_eq(sec.train.sched.P, 4);
     load_ok("{\"method\": {\"H\": 8, \"fragments\": 6},\n"
             " \"train\": {\"model\": {\"layers\": 4}, \"units\": \"own\"}}",
@@ -1776,7 +1859,8 @@ START_TEST(test_train_full) {
     ck_assert_int_eq(sec.train.sched.layers, 6);
     /* A MLP ignores ctx and heads. */
     load_ok("{\"train\": {\"model\": {\"kind\": \"mlp\", \"d\": 30, "
-            "\"heads\": 7, \"ctx\": 4}, \"seq\": 100}}", NULL, 0);
+            "\"heads\": 7, \"ctx\": 4}, \"seq\": 100}}",
+            NULL, 0);
     ck_assert_int_eq(sec.train.seq, 100);
 }
 END_TEST
@@ -1891,7 +1975,7 @@ START_TEST(test_train_errors) {
          "s.json:3:22: train.model.ctx: seq = 64 is longer than ctx = 32 "
          "(expected seq <= train.model.ctx for the transformer)");
     FAIL(IN("train", "\"model\": {\"kind\": \"mlp\"}, \"batch\": 1048576, "
-            "\"seq\": 1024"),
+                     "\"seq\": 1024"),
          "s.json:3:56: train.seq: batch * seq = 1073741824 tokens are too "
          "many (expected at most 536870911)");
 
@@ -1934,7 +2018,7 @@ START_TEST(test_train_errors) {
     FAIL(IN("train", "\"data\": {\"kind\": \"text\", \"path\": \"\"}"),
          "s.json:3:38: train.data.path: empty path (expected a file name)");
     FAIL(IN("train", "\"data\": {\"kind\": \"text\", \"path\": "
-            "\"/nonexistent/a.txt\"}"),
+                     "\"/nonexistent/a.txt\"}"),
          "s.json:3:38: train.data.path: cannot open /nonexistent/a.txt: No "
          "such file or directory");
 
@@ -1997,7 +2081,8 @@ START_TEST(test_train_files) {
     for (int i = 0; i < 40; i++) fputs("some text\n", f);
     fclose(f);
     ck_assert_int_eq(scn_load_train(path, NULL, NULL, 0, &cfg, &sec, err,
-                                    sizeof err), 0);
+                                    sizeof err),
+                     0);
     ck_assert_str_eq(sec.train_data_path, text);
     ck_assert_ptr_null(sec.train.data.path);
     ck_assert_int_eq(sec.train.data.kind, DATA_TEXT);
@@ -2006,17 +2091,21 @@ START_TEST(test_train_files) {
     unlink(text);
     ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
                      MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:2:36: train.data.path: cannot open %s: "
-             "No such file or directory", path, text);
+    snprintf(want, sizeof want,
+             "%s:2:36: train.data.path: cannot open %s: "
+             "No such file or directory",
+             path, text);
     ck_assert_str_eq(err, want);
     /* The model must hold the 256 byte values. */
     path = scenario_file("{\"train\": {\"data\": {\"kind\": \"text\", "
                          "\"path\": \"/dev/null\"}}}");
     ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
                      MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:1:11: train.model.vocab: the model's "
+    snprintf(want, sizeof want,
+             "%s:1:11: train.model.vocab: the model's "
              "vocab = 64 is smaller than the data's 256 token values "
-             "(expected train.model.vocab >= 256)", path);
+             "(expected train.model.vocab >= 256)",
+             path);
     ck_assert_str_eq(err, want);
 
     /* A variant sets train keys like any other; errors name it. */
@@ -2028,7 +2117,8 @@ START_TEST(test_train_files) {
     ck_assert_double_eq(sec.train.inner.lr, 0.01);
     V_OK(doc, NULL);
     ck_assert_double_eq(sec.train.inner.lr, 0.001);
-    V_FAIL(doc, "bad", ":3:53: variants.bad.train.model.heads: d = 64 is "
+    V_FAIL(doc, "bad",
+           ":3:53: variants.bad.train.model.heads: d = 64 is "
            "not a multiple of heads = 3 (expected heads dividing d)");
 }
 END_TEST
@@ -2055,8 +2145,14 @@ static char *guarded(const char *s) {
  * the literal matched: "n" at the end of the input read 3 bytes past it
  * (into the guard page here: the test dies before the fix). */
 START_TEST(test_defect2_literal_overread) {
-    static const char *const texts[] = {"n", "t", "f", "nul", "[n", "[tru",
-                                        "{\"x\": fals", "{\"sweep\": "
+    static const char *const texts[] = {"n",
+                                        "t",
+                                        "f",
+                                        "nul",
+                                        "[n",
+                                        "[tru",
+                                        "{\"x\": fals",
+                                        "{\"sweep\": "
                                         "{\"x\": [n"};
     for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
         char *p = guarded(texts[k]);
@@ -2070,7 +2166,8 @@ START_TEST(test_defect2_literal_overread) {
     }
     ck_assert(json_valid(guarded("null")) && json_valid(guarded("[true]")));
     /* Through --set: "n" is not JSON, so it is the string "n". */
-    FAIL_SET("{}", "seed=n", "--set seed=n: seed: wrong type: string "
+    FAIL_SET("{}", "seed=n",
+             "--set seed=n: seed: wrong type: string "
              "(expected an integer in 0..9007199254740992)");
     FAIL(TOP("\"sweep\": {\"x\": [n"),
          "s.json:2:19: syntax error (invalid literal; expected true, false "
@@ -2145,7 +2242,8 @@ START_TEST(test_defect8_utf8) {
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         char json[64], want[160];
         snprintf(json, sizeof json, "{\"name\": \"%s\"}", bad[k].bytes);
-        snprintf(want, sizeof want, "s.json:1:11: syntax error (invalid "
+        snprintf(want, sizeof want,
+                 "s.json:1:11: syntax error (invalid "
                  "UTF-8 at byte %s in string; expected well-formed UTF-8)",
                  bad[k].what);
         load_fail_at(__LINE__, json, NULL, 0, want);
@@ -2158,7 +2256,8 @@ START_TEST(test_defect8_utf8) {
          "escape)");
     /* Well-formed: 2, 3 and 4 bytes, and a surrogate pair escape. */
     load_ok("{\"name\": \"\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 "
-            "\\ud83d\\ude00\"}", NULL, 0);
+            "\\ud83d\\ude00\"}",
+            NULL, 0);
     /* A column counts code points. */
     FAIL("{\"name\": \"\xe2\x82\xac\", \"x\": 1}",
          "s.json:1:15: x: unknown key (expected one of: model, workers, "
@@ -2181,9 +2280,11 @@ static void bad_cost(int line, const char *text, const char *want) {
  * reporting "near byte N"): now the strict reader, with positions. */
 START_TEST(test_defect8_cost_file) {
     plan_cost c;
-    ck_assert_int_eq(plan_cost_parse("{\"wan_usd_per_gbps_month\": 200,\n "
-                                     COST_OK ", \"bandwidths_gbps\": [1, 10]}",
-                                     "c.json", &c, err, sizeof err), 0);
+    ck_assert_int_eq(
+        plan_cost_parse("{\"wan_usd_per_gbps_month\": 200,\n " COST_OK
+                        ", \"bandwidths_gbps\": [1, 10]}",
+                        "c.json", &c, err, sizeof err),
+        0);
     ck_assert_double_eq(c.wan_usd_per_gbps_month, 200);
     ck_assert_int_eq(c.nbandwidths, 2);
     bad_cost(__LINE__, "{\"wan_usd_per_gbps_month\": 012, " COST_OK "}",
@@ -2191,15 +2292,18 @@ START_TEST(test_defect8_cost_file) {
     bad_cost(__LINE__, "{\"wan_usd_per_gbps_month\": 1,\n " COST_OK ",\n}",
              "c.json:3:1: syntax error (unexpected '}'; expected a string key "
              "after ',')");
-    bad_cost(__LINE__, "{\"wan_usd_per_gbps_month\": 1,\n \"bandwith\": [1], "
-             COST_OK "}",
+    bad_cost(__LINE__,
+             "{\"wan_usd_per_gbps_month\": 1,\n \"bandwith\": [1], " COST_OK
+             "}",
              "c.json:2:2: bandwith: unknown key (expected one of: "
              "wan_usd_per_gbps_month, accelerator_usd_per_hour, accelerators, "
              "bandwidths_gbps, pricing, egress_usd_per_gb)");
-    bad_cost(__LINE__, "{\"wan_usd_per_gbps_month\": 1, " COST_OK ",\n"
+    bad_cost(__LINE__,
+             "{\"wan_usd_per_gbps_month\": 1, " COST_OK ",\n"
              "  \"accelerators\": 9}",
              "c.json:2:3: accelerators: duplicate key (first given at 1:64)");
-    bad_cost(__LINE__, "{\"wan_usd_per_gbps_month\": 1, " COST_OK ", "
+    bad_cost(__LINE__,
+             "{\"wan_usd_per_gbps_month\": 1, " COST_OK ", "
              "\"bandwidths_gbps\": [1, 0]}",
              "c.json:1:106: bandwidths_gbps[1]: must be a number >= 1e-06, at "
              "most 1000000000 (got 0)");
@@ -2212,7 +2316,8 @@ START_TEST(test_defect8_cost_file) {
              "accelerators)");
     /* Bytes: a NUL inside the text is an error, not the end. */
     ck_assert_int_eq(plan_cost_parse_n("{}\0{}", 5, "c.json", &c, err,
-                                       sizeof err), MSG_EINPUT);
+                                       sizeof err),
+                     MSG_EINPUT);
     ck_assert_str_eq(err, "c.json:1:3: syntax error (NUL byte in input)");
 }
 END_TEST
@@ -2233,8 +2338,10 @@ START_TEST(test_defect9_size_cap) {
     ck_assert_int_eq(ftruncate(fd, (off_t)SCN_MAX_BYTES + 1), 0);
     close(fd);
     char want[256];
-    snprintf(want, sizeof want, "%s: larger than 16 MiB (expected a "
-             "scenario of at most 16777216 bytes)", path);
+    snprintf(want, sizeof want,
+             "%s: larger than 16 MiB (expected a "
+             "scenario of at most 16777216 bytes)",
+             path);
     double t0 = now_s();
     ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
                      MSG_EINPUT);
@@ -2253,9 +2360,10 @@ START_TEST(test_defect9_size_cap) {
     big[2 * n] = ']';
     big[2 * n + 1] = 0;
     ck_assert_int_eq(scn_load_string(big, "s.json", NULL, 0, &cfg, err,
-                                     sizeof err), MSG_EINPUT);
+                                     sizeof err),
+                     MSG_EINPUT);
     ck_assert_str_eq(err, "s.json:1:4194304: syntax error (more than "
-                     "2097152 keys and values)");
+                          "2097152 keys and values)");
     free(big);
 }
 END_TEST
@@ -2271,7 +2379,8 @@ START_TEST(test_defect9_linear_merge) {
     for (int i = 0; i < n; i++)
         len += (size_t)snprintf(doc + len, cap - len, "%s\"k%d\": 0",
                                 i ? ", " : "", i);
-    len += (size_t)snprintf(doc + len, cap - len, "}, \"variants\": {\"v\": "
+    len += (size_t)snprintf(doc + len, cap - len,
+                            "}, \"variants\": {\"v\": "
                             "{\"x\": {");
     for (int i = 0; i < n; i++)
         len += (size_t)snprintf(doc + len, cap - len, "%s\"k%d\": {\"a\": 1}",
@@ -2281,7 +2390,8 @@ START_TEST(test_defect9_linear_merge) {
     free(doc);
     double t0 = now_s();
     ck_assert_int_eq(scn_load_variant(path, "v", NULL, 0, &cfg, err,
-                                      sizeof err), MSG_EINPUT);
+                                      sizeof err),
+                     MSG_EINPUT);
     double dt = now_s() - t0;
     ck_assert_msg(strstr(err, ":1:2: x: unknown key"), "%s", err);
     ck_assert_msg(dt < 2, "merging %d keys took %g s", n, dt);
@@ -2329,24 +2439,27 @@ START_TEST(test_defect5_ranges) {
          "transfers at the lowest bandwidth, given model.params) (expected "
          "at most 1e+09 s, about 31.7 years; fewer steps, a shorter step or "
          "a faster network)");
-    load_fail_prefix(__LINE__, IN("network", "\"latency_ms\": 1000, "
-                                  "\"tcp_window_mb\": 0.00001"),
+    load_fail_prefix(__LINE__,
+                     IN("network", "\"latency_ms\": 1000, "
+                                   "\"tcp_window_mb\": 0.00001"),
                      "s.json:3:42: network.tcp_window_mb: the run would "
                      "last about ");
-    load_fail_prefix(__LINE__, IN("model", "\"tokens_per_step\": 1, "
-                                  "\"chips\": 1e9, \"peak_tflops\": 1e9, "
-                                  "\"mfu\": 1"),
+    load_fail_prefix(__LINE__,
+                     IN("model", "\"tokens_per_step\": 1, "
+                                 "\"chips\": 1e9, \"peak_tflops\": 1e9, "
+                                 "\"mfu\": 1"),
                      "s.json:3:24: model.tokens_per_step: the step time 6 * "
                      "params * tokens_per_step / (chips * peak_tflops * "
                      "1e12 * mfu) = 6e-21 s is out of range (expected a "
                      "step of 1e-09 to 1e+06 s)");
-    load_fail_prefix(__LINE__, TOP("\"model\": {\"step_time_s\": 1000},\n"
-                                   "  \"steps\": 10000000"),
+    load_fail_prefix(__LINE__,
+                     TOP("\"model\": {\"step_time_s\": 1000},\n"
+                         "  \"steps\": 10000000"),
                      "s.json:3:12: steps: the run would last about "
                      "10000640003.2 s: 10000000000 s of compute");
     /* The limits themselves load. */
-    load_ok(TOP("\"model\": {\"step_time_s\": 100}, \"steps\": 9000000"),
-            NULL, 0);
+    load_ok(TOP("\"model\": {\"step_time_s\": 100}, \"steps\": 9000000"), NULL,
+            0);
 }
 END_TEST
 
@@ -2365,7 +2478,8 @@ START_TEST(test_defect7_trace) {
          "s.json:1:22: faults.trace: tests/data/faults/worker_range.trace:3: "
          "worker 4 out of range (expected 0..3)");
     load_ok("{\"faults\": {\"trace\": \"tests/data/faults/mixed.trace\"},"
-            " \"workers\": {\"count\": 4}}", NULL, 0);
+            " \"workers\": {\"count\": 4}}",
+            NULL, 0);
     ck_assert_str_eq(cfg.trace_path, "tests/data/faults/mixed.trace");
 }
 END_TEST
@@ -2382,8 +2496,10 @@ START_TEST(test_defect7_text_data) {
     write_file(vdir, "t.txt", "");
     ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
                      MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:2:36: train.data.path: %s is empty "
-             "(expected a text file)", path, text);
+    snprintf(want, sizeof want,
+             "%s:2:36: train.data.path: %s is empty "
+             "(expected a text file)",
+             path, text);
     ck_assert_str_eq(err, want);
     /* 600 bytes: an eval tail of 60 < seq + 1 = 65. */
     FILE *f = fopen(text, "w");
@@ -2391,17 +2507,20 @@ START_TEST(test_defect7_text_data) {
     fclose(f);
     ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
                      MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:2:36: train.data.path: %s: 600 bytes "
+    snprintf(want, sizeof want,
+             "%s:2:36: train.data.path: %s: 600 bytes "
              "are too few (its eval tail has 60 bytes and each of the 2 "
-             "shards 270; expected at least train.seq + 1 = 65 each)", path,
-             text);
+             "shards 270; expected at least train.seq + 1 = 65 each)",
+             path, text);
     ck_assert_str_eq(err, want);
     unlink(text);
     ck_assert_int_eq(mkdir(text, 0700), 0);
     ck_assert_int_eq(scn_load(path, NULL, 0, &cfg, err, sizeof err),
                      MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:2:36: train.data.path: cannot read %s: "
-             "Is a directory", path, text);
+    snprintf(want, sizeof want,
+             "%s:2:36: train.data.path: cannot read %s: "
+             "Is a directory",
+             path, text);
     ck_assert_str_eq(err, want);
     rmdir(text);
 }
@@ -2421,7 +2540,7 @@ START_TEST(test_stdin) {
     clearerr(stdin);
     ck_assert_int_eq(rc, MSG_EINPUT);
     ck_assert_str_eq(err, "<stdin>:2:10: seed: -1 is out of range (expected "
-                     "an integer in 0..9007199254740992)");
+                          "an integer in 0..9007199254740992)");
 }
 END_TEST
 
@@ -2463,14 +2582,15 @@ START_TEST(test_doc) {
     scn_config one;
     const char *all[] = {"seed=5", "steps=20"};
     ck_assert_int_eq(scn_load_variant(path, "three", all, 2, &one, err,
-                                      sizeof err), 0);
+                                      sizeof err),
+                     0);
     ck_assert(memcmp(&one, &cfg, sizeof one) == 0);
     /* Messages of a further override. */
     const char *bad[] = {"steps=0"};
     ck_assert_int_eq(scn_doc_load(d, bad, 1, &cfg, err, sizeof err),
                      MSG_EINPUT);
     ck_assert_str_eq(err, "--set steps=0: steps: 0 is out of range "
-                     "(expected an integer in 1..1000000000000)");
+                          "(expected an integer in 1..1000000000000)");
     scn_meta m;
     ck_assert_int_eq(scn_doc_meta(d, &m, err, sizeof err), 0);
     ck_assert_int_eq(m.nvariants, 1);
@@ -2492,7 +2612,8 @@ START_TEST(test_doc) {
                      MSG_EINPUT);
     ck_assert_ptr_null(d);
     ck_assert_msg(strstr(err, "variants: unknown variant \"four\" (expected "
-                  "one of: three)"), "%s", err);
+                              "one of: three)"),
+                  "%s", err);
 }
 END_TEST
 
@@ -2606,11 +2727,12 @@ START_TEST(test_did_you_mean) {
     /* The cost file too. */
     plan_cost c;
     ck_assert_int_eq(plan_cost_parse("{\"pricng\": \"port\"}", "c.json", &c,
-                                     err, sizeof err), MSG_EINPUT);
+                                     err, sizeof err),
+                     MSG_EINPUT);
     ck_assert_str_eq(err, "c.json:1:2: pricng: unknown key (did you mean "
-                     "pricing? expected one of: wan_usd_per_gbps_month, "
-                     "accelerator_usd_per_hour, accelerators, "
-                     "bandwidths_gbps, pricing, egress_usd_per_gb)");
+                          "pricing? expected one of: wan_usd_per_gbps_month, "
+                          "accelerator_usd_per_hour, accelerators, "
+                          "bandwidths_gbps, pricing, egress_usd_per_gb)");
 }
 END_TEST
 
@@ -2619,22 +2741,26 @@ END_TEST
  * a UTF-8 byte order mark as a syntax error. */
 START_TEST(test_cost_file_limits_and_bom) {
     plan_cost c;
-    ck_assert_int_eq(plan_cost_parse("{\"wan_usd_per_gbps_month\": 1, "
-                                     COST_OK ", \"bandwidths_gbps\": [1e-6, "
-                                     "1e9]}", "c.json", &c, err, sizeof err),
+    ck_assert_int_eq(plan_cost_parse("{\"wan_usd_per_gbps_month\": 1, " COST_OK
+                                     ", \"bandwidths_gbps\": [1e-6, "
+                                     "1e9]}",
+                                     "c.json", &c, err, sizeof err),
                      0);
     ck_assert_double_eq(c.bandwidths_gbps[1], SCN_MAX_GBPS);
-    bad_cost(__LINE__, "{\"wan_usd_per_gbps_month\": 1, " COST_OK ", "
+    bad_cost(__LINE__,
+             "{\"wan_usd_per_gbps_month\": 1, " COST_OK ", "
              "\"bandwidths_gbps\": [1e15]}",
              "c.json:1:103: bandwidths_gbps[0]: must be a number >= 1e-06, "
              "at most 1000000000 (got 1e+15)");
-    bad_cost(__LINE__, "{\"wan_usd_per_gbps_month\": 1, " COST_OK ", "
+    bad_cost(__LINE__,
+             "{\"wan_usd_per_gbps_month\": 1, " COST_OK ", "
              "\"bandwidths_gbps\": [1e-7]}",
              "c.json:1:103: bandwidths_gbps[0]: must be a number >= 1e-06, "
              "at most 1000000000 (got 1e-07)");
     ck_assert_int_eq(plan_cost_parse("\xEF\xBB\xBF{\"wan_usd_per_gbps_month\""
-                                     ": 200, " COST_OK "}", "c.json", &c, err,
-                                     sizeof err), 0);
+                                     ": 200, " COST_OK "}",
+                                     "c.json", &c, err, sizeof err),
+                     0);
     ck_assert_double_eq(c.wan_usd_per_gbps_month, 200);
     /* Positions count from after the mark, as in a scenario. */
     bad_cost(__LINE__, "\xEF\xBB\xBF{\"x\": 1}",
@@ -2652,14 +2778,13 @@ END_TEST
  * errors: they point into the file (the array item, the spec string, the
  * key for an unknown key); a --vary's say --vary. */
 START_TEST(test_sweep_origins) {
-    const char *path = scenario_file(
-        "{\"steps\": 10,\n"
-        " \"sweep\": {\"network.bandwidth_gbps\": [1, -1],\n"
-        "           \"network.latency_ms\": \"[1,2],[1,-1]\",\n"
-        "           \"network.bandwith_gbps\": [1]}}\n");
+    const char *path =
+        scenario_file("{\"steps\": 10,\n"
+                      " \"sweep\": {\"network.bandwidth_gbps\": [1, -1],\n"
+                      "           \"network.latency_ms\": \"[1,2],[1,-1]\",\n"
+                      "           \"network.bandwith_gbps\": [1]}}\n");
     scn_doc *d;
-    ck_assert_int_eq(scn_doc_open(path, NULL, NULL, 0, &d, err, sizeof err),
-                     0);
+    ck_assert_int_eq(scn_doc_open(path, NULL, NULL, 0, &d, err, sizeof err), 0);
     scn_meta m;
     ck_assert_int_eq(scn_doc_meta(d, &m, err, sizeof err), 0);
     ck_assert_int_eq(m.sweep_line[0], 2);
@@ -2670,34 +2795,41 @@ START_TEST(test_sweep_origins) {
     scn_origin from = {NULL, 0, 1};
     ck_assert_int_eq(scn_doc_load_from(d, bw, &from, 1, &cfg, err, sizeof err),
                      MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:2:42: sweep.network.bandwidth_gbps[1]: "
+    snprintf(want, sizeof want,
+             "%s:2:42: sweep.network.bandwidth_gbps[1]: "
              "-1 is out of range (expected a number in [1e-06, 1000000000] "
              "or \"inf\", or an array of workers.count = 2 such values)",
              path);
     ck_assert_str_eq(err, want);
     const char *lat[] = {"network.latency_ms=[1,-1]"};
     from = (scn_origin){NULL, 1, 1}; /* a spec string: its position */
-    ck_assert_int_eq(scn_doc_load_from(d, lat, &from, 1, &cfg, err,
-                                       sizeof err), MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:3:34: sweep.network.latency_ms: "
+    ck_assert_int_eq(scn_doc_load_from(d, lat, &from, 1, &cfg, err, sizeof err),
+                     MSG_EINPUT);
+    snprintf(want, sizeof want,
+             "%s:3:34: sweep.network.latency_ms: "
              "network.latency_ms[1]: -1 is out of range (expected a number in "
-             "[0, 1000000])", path);
+             "[0, 1000000])",
+             path);
     ck_assert_str_eq(err, want);
     const char *typo[] = {"network.bandwith_gbps=1"};
     from = (scn_origin){NULL, 2, 0}; /* an unknown key: at the key */
     ck_assert_int_eq(scn_doc_load_from(d, typo, &from, 1, &cfg, err,
-                                       sizeof err), MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:4:12: sweep.network.bandwith_gbps: "
+                                       sizeof err),
+                     MSG_EINPUT);
+    snprintf(want, sizeof want,
+             "%s:4:12: sweep.network.bandwith_gbps: "
              "unknown key (did you mean network.bandwidth_gbps? expected one "
              "of: bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
              "reduce_order, gbit, tcp_window_mb, transport, completion, "
              "tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, "
-             "collective_overhead_ms, latency_matrix_ms, ring_order)", path);
+             "collective_overhead_ms, latency_matrix_ms, ring_order)",
+             path);
     ck_assert_str_eq(err, want);
     from = (scn_origin){"network.bandwidth_gbps=1,-1", -1, 1};
     ck_assert_int_eq(scn_doc_load_from(d, bw, &from, 1, &cfg, err, sizeof err),
                      MSG_EINPUT);
-    ck_assert_str_eq(err, "--vary network.bandwidth_gbps=1,-1: "
+    ck_assert_str_eq(err,
+                     "--vary network.bandwidth_gbps=1,-1: "
                      "network.bandwidth_gbps: -1 is out of range (expected a "
                      "number in [1e-06, 1000000000] or \"inf\", or an array of "
                      "workers.count = 2 such values)");

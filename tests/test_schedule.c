@@ -23,8 +23,16 @@ static int taken(const sched_spec *s, int64_t t, int64_t last) {
 }
 
 static sched_spec spec(int L, int H, int P, int tau) {
-    sched_spec s = {SCHED_STREAMING, L, H, P, tau, 0.5, SCHED_STRIDED,
-                    SCHED_ASCENDING, SCHED_INNER, SCHED_RULE_PAPER};
+    sched_spec s = {SCHED_STREAMING,
+                    L,
+                    H,
+                    P,
+                    tau,
+                    0.5,
+                    SCHED_STRIDED,
+                    SCHED_ASCENDING,
+                    SCHED_INNER,
+                    SCHED_RULE_PAPER};
     return s;
 }
 
@@ -108,8 +116,7 @@ START_TEST(rotated_order) {
     sched_spec s = spec(8, 8, 4, 0);
     s.order = SCHED_ROTATED; /* fragments 1, 2, 3, 0 at steps 2, 4, 6, 8 */
     int want[] = {-1, 1, -1, 2, -1, 3, -1, 0};
-    for (int t = 1; t <= 8; t++)
-        ck_assert_int_eq(applied(&s, t), want[t - 1]);
+    for (int t = 1; t <= 8; t++) ck_assert_int_eq(applied(&s, t), want[t - 1]);
     for (int j = 0; j < 4; j++)
         ck_assert_int_eq(sched_fragment_at(&s, sched_position_of(&s, j)), j);
 }
@@ -120,16 +127,14 @@ START_TEST(dp_and_diloco_are_degenerate) {
     sched_spec s = spec(24, 100, 8, 3);
     s.method = SCHED_DP;
     ck_assert_int_eq(sched_normalize(&s, err, sizeof err), 0);
-    for (int t = 1; t < 50; t++)
-        ck_assert_int_eq(taken(&s, t, INT64_MAX), 0);
+    for (int t = 1; t < 50; t++) ck_assert_int_eq(taken(&s, t, INT64_MAX), 0);
     s = spec(24, 100, 8, 3);
     s.method = SCHED_DILOCO;
     ck_assert_int_eq(sched_normalize(&s, err, sizeof err), 0);
     ck_assert_int_eq(s.P, 1);
     ck_assert_int_eq(s.tau, 0);
     for (int t = 1; t <= 300; t++)
-        ck_assert_int_eq(taken(&s, t, INT64_MAX),
-                         t % 100 == 0 ? 0 : -1);
+        ck_assert_int_eq(taken(&s, t, INT64_MAX), t % 100 == 0 ? 0 : -1);
 }
 END_TEST
 
@@ -139,7 +144,8 @@ START_TEST(normalize_rejects) {
     ck_assert_int_eq(sched_normalize(&s, err, sizeof err), 0); /* P > H */
     s.rule = SCHED_RULE_TORCHFT;
     ck_assert_int_eq(sched_normalize(&s, err, sizeof err), -1);
-    ck_assert_str_eq(err, "fragments must be in 1..H = 4 under the torchft rule (got 8)");
+    ck_assert_str_eq(
+        err, "fragments must be in 1..H = 4 under the torchft rule (got 8)");
     s = spec(24, 100, 8, 12);
     ck_assert_int_eq(sched_normalize(&s, err, sizeof err), 0); /* tau < H */
     s.rule = SCHED_RULE_TORCHFT;

@@ -35,9 +35,12 @@ static const char header_tail[] =
     "recovery_bytes,finished,events\n";
 
 /* tiny.json's sweep section, logspace:-2:1:6. */
-static const char *const tiny_bw[6] = {
-    "0.01", "0.039810717055349734", "0.15848931924611134",
-    "0.630957344480193", "2.5118864315095797", "10"};
+static const char *const tiny_bw[6] = {"0.01",
+                                       "0.039810717055349734",
+                                       "0.15848931924611134",
+                                       "0.630957344480193",
+                                       "2.5118864315095797",
+                                       "10"};
 
 static char dir[64], out[128], partial[160], err[2048];
 
@@ -55,7 +58,9 @@ static void teardown(void) {
 }
 
 static sweep_spec spec_for(const char *scenario, const char *path, int jobs) {
-    return (sweep_spec){.scenario = scenario, .jobs = jobs, .out = path,
+    return (sweep_spec){.scenario = scenario,
+                        .jobs = jobs,
+                        .out = path,
                         .stream = stdout};
 }
 
@@ -80,7 +85,9 @@ static void spit(const char *path, const char *text, size_t n) {
     fclose(f);
 }
 
-static int exists(const char *path) { return access(path, F_OK) == 0; }
+static int exists(const char *path) {
+    return access(path, F_OK) == 0;
+}
 
 /* Runs s; expects rc, and on success returns OUT's text (else NULL). */
 static char *sweep_expect(const sweep_spec *s, int rc) {
@@ -206,7 +213,8 @@ START_TEST(test_row_equals_a_direct_run) {
     scn_config cfg;
     run_result r;
     ck_assert_int_eq(scn_load_variant(TINY, "streaming", sets, 1, &cfg, err,
-                                      sizeof err), 0);
+                                      sizeof err),
+                     0);
     ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
     char want[13][48];
     row_fields(&r, want);
@@ -259,8 +267,8 @@ START_TEST(test_vary_and_the_sweep_section) {
     ck_assert_int_eq(count_lines(text), 5);
     header_is(text, "variant,network.bandwidth_gbps,");
     ck_assert(!strncmp(line_of(text, 2, line, sizeof line), "dp,2,", 5));
-    ck_assert(!strncmp(line_of(text, 3, line, sizeof line), "streaming,1,",
-                       12));
+    ck_assert(
+        !strncmp(line_of(text, 3, line, sizeof line), "streaming,1,", 12));
     free(text);
 
     /* Any other --vary is a dimension after the section's; --variant picks
@@ -279,8 +287,8 @@ START_TEST(test_vary_and_the_sweep_section) {
                        "streaming,0.01,40,", 18));
     ck_assert(!strncmp(line_of(text, 4, line, sizeof line),
                        "streaming,0.039810717055349734,20,", 34));
-    ck_assert(!strncmp(line_of(text, 19, line, sizeof line), "dp,0.01,20,",
-                       11));
+    ck_assert(
+        !strncmp(line_of(text, 19, line, sizeof line), "dp,0.01,20,", 11));
     free(text);
 
     /* A scenario without variants or section: no variant column, one row
@@ -381,8 +389,10 @@ START_TEST(test_resume) {
     ck_assert_int_eq(sweep_run(&s, err, sizeof err), MSG_OK);
     fclose(s.log);
     char want[256];
-    snprintf(want, sizeof want, "%s: already complete (12 rows); nothing to "
-             "do\n", out);
+    snprintf(want, sizeof want,
+             "%s: already complete (12 rows); nothing to "
+             "do\n",
+             out);
     ck_assert_str_eq(note, want);
     free(note);
     s.log = NULL;
@@ -429,8 +439,10 @@ START_TEST(test_resume) {
      * resume replaced or mixed files of other sweeps). */
     spit(out, "x\n", 2);
     sweep_expect(&s, MSG_EINPUT);
-    snprintf(want, sizeof want, "%s: no sweep digest (expected a first "
-             "line # dilosim sweep digest ", out);
+    snprintf(want, sizeof want,
+             "%s: no sweep digest (expected a first "
+             "line # dilosim sweep digest ",
+             out);
     ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
     text = slurp(out);
     ck_assert_str_eq(text, "x\n");
@@ -452,8 +464,7 @@ START_TEST(test_resume_of_another_sweep) {
     spit(partial, other, strlen(other));
     free(other);
     sweep_expect(&s, MSG_EINPUT);
-    snprintf(want, sizeof want, "%s: header differs from this sweep",
-             partial);
+    snprintf(want, sizeof want, "%s: header differs from this sweep", partial);
     ck_assert_str_eq(err, want);
     ck_assert(exists(partial) && !exists(out));
     /* The right header but a row of another point (line 4). */
@@ -463,8 +474,7 @@ START_TEST(test_resume_of_another_sweep) {
     bad[row2 - whole] = 'X';
     spit(partial, bad, strlen(bad));
     sweep_expect(&s, MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:4: row differs from this sweep",
-             partial);
+    snprintf(want, sizeof want, "%s:4: row differs from this sweep", partial);
     ck_assert_str_eq(err, want);
     /* More rows than points. */
     char *more = malloc(strlen(whole) * 2);
@@ -472,8 +482,7 @@ START_TEST(test_resume_of_another_sweep) {
     strcat(more, row1);
     spit(partial, more, strlen(more));
     sweep_expect(&s, MSG_EINPUT);
-    snprintf(want, sizeof want, "%s:15: row differs from this sweep",
-             partial);
+    snprintf(want, sizeof want, "%s:15: row differs from this sweep", partial);
     ck_assert_str_eq(err, want);
     ck_assert(exists(partial) && !exists(out));
     free(more);
@@ -498,8 +507,10 @@ START_TEST(test_resume_of_another_scenario) {
     file_digest[16] = 0;
     /* The complete file of the base scenario. */
     sweep_expect(&s, MSG_EINPUT);
-    snprintf(want, sizeof want, "%s: written by another scenario or sweep "
-             "(digest %s in the file, ", out, file_digest);
+    snprintf(want, sizeof want,
+             "%s: written by another scenario or sweep "
+             "(digest %s in the file, ",
+             out, file_digest);
     ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
     ck_assert(strlen(err) == strlen(want) + 16 + strlen(" for this sweep)"));
     const char *mine = err + strlen(want);
@@ -513,8 +524,10 @@ START_TEST(test_resume_of_another_scenario) {
     for (int k = 0; k < 5; k++) cut = strchr(cut, '\n') + 1;
     spit(partial, whole, (size_t)(cut - whole));
     sweep_expect(&s, MSG_EINPUT);
-    snprintf(want, sizeof want, "%s: written by another scenario or sweep "
-             "(digest %s in the file, ", partial, file_digest);
+    snprintf(want, sizeof want,
+             "%s: written by another scenario or sweep "
+             "(digest %s in the file, ",
+             partial, file_digest);
     ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
     ck_assert(exists(partial) && !exists(out));
     /* The same scenario resumes it. */
@@ -537,7 +550,8 @@ START_TEST(test_bad_point_leaves_nothing) {
             s.nvary = 1;
             s.resume = resume;
             sweep_expect(&s, MSG_EINPUT);
-            ck_assert_str_eq(err, "point 2 (variant=dp, "
+            ck_assert_str_eq(err,
+                             "point 2 (variant=dp, "
                              "network.bandwidth_gbps=-1): --vary "
                              "network.bandwidth_gbps=1,-1,0: "
                              "network.bandwidth_gbps: -1 is out of range "
@@ -553,7 +567,7 @@ START_TEST(test_bad_point_leaves_nothing) {
     s.nset = 1;
     sweep_expect(&s, MSG_EINPUT);
     ck_assert_str_eq(err, "point 1: --set steps=0: steps: 0 is out of range "
-                     "(expected an integer in 1..1000000000000)");
+                          "(expected an integer in 1..1000000000000)");
     ck_assert(!exists(out) && !exists(partial));
 }
 END_TEST
@@ -566,10 +580,10 @@ START_TEST(test_missing_trace_at_a_point) {
         sweep_spec s = spec_for(BROKEN, out, jobs);
         sweep_expect(&s, MSG_EINPUT);
         ck_assert_str_eq(err, "point 4 (variant=broken, "
-                         "network.bandwidth_gbps=0.1): tests/data/sweep/"
-                         "broken.json:9:36: variants.broken.faults.trace: "
-                         "tests/data/sweep/missing.trace: cannot open: No "
-                         "such file or directory");
+                              "network.bandwidth_gbps=0.1): tests/data/sweep/"
+                              "broken.json:9:36: variants.broken.faults.trace: "
+                              "tests/data/sweep/missing.trace: cannot open: No "
+                              "such file or directory");
         ck_assert(!exists(out) && !exists(partial));
     }
 }
@@ -585,8 +599,7 @@ START_TEST(test_scenario_read_once) {
     static char text[65536];
     feeder_read_text(PLAIN, text, sizeof text);
     const char *texts[] = {text};
-    const char *vary[] = {"network.bandwidth_gbps=1,2,4",
-                          "method.H=5,10"};
+    const char *vary[] = {"network.bandwidth_gbps=1,2,4", "method.H=5,10"};
     feeder f;
     feeder_start(&f, "plain.json", texts, 1);
     sweep_spec s = spec_for(f.path, out, 2);
@@ -622,8 +635,8 @@ START_TEST(test_stdin_needs_one_variant) {
     sweep_spec s = spec_for("-", out, 1);
     sweep_expect(&s, MSG_EINPUT);
     ck_assert_str_eq(err, "<stdin>: read once, it serves one variant only "
-                     "(expected a file for its 2 variants, or one "
-                     "--variant)");
+                          "(expected a file for its 2 variants, or one "
+                          "--variant)");
     ck_assert(!exists(out) && !exists(partial));
 }
 END_TEST
@@ -656,8 +669,10 @@ START_TEST(test_run_input_error_is_an_input_error) {
     ck_assert_int_eq(served, 3); /* validation, the point's load, its run */
     ck_assert_int_eq(msg_exit_status(MSG_EINPUT), 2);
     char want[256];
-    snprintf(want, sizeof want, "point 1 (network.bandwidth_gbps=1): "
-             "%s/trace.txt:1: bad time '1.5x'", f.dir);
+    snprintf(want, sizeof want,
+             "point 1 (network.bandwidth_gbps=1): "
+             "%s/trace.txt:1: bad time '1.5x'",
+             f.dir);
     ck_assert_msg(!strncmp(err, want, strlen(want)), "%s", err);
     ck_assert(!exists(out) && !exists(partial));
 }
@@ -763,8 +778,9 @@ START_TEST(test_shards) {
         unlink(out);
         char *text = tiny_shard(k, 5, 0);
         snprintf(want, sizeof want, " shard %d/5 of 12 points (dilosim ", k);
-        ck_assert_msg(strstr(text, want) && strstr(text, want) <
-                      strchr(text, '\n'), "%.100s", text);
+        ck_assert_msg(strstr(text, want) &&
+                          strstr(text, want) < strchr(text, '\n'),
+                      "%.100s", text);
         char *nl = strchr(text, '\n');
         memmove(text, nl + 1, strlen(nl + 1) + 1); /* the rows */
         ck_assert_str_eq(line_of(text, 0, line, sizeof line),
@@ -788,13 +804,17 @@ START_TEST(test_shards) {
     sweep_spec s = spec_for(TINY, out, 1);
     s.shard = 1, s.nshards = 3, s.resume = 1;
     sweep_expect(&s, MSG_EINPUT);
-    snprintf(want, sizeof want, "%s: holds shard 2/3, not shard 1/3 (same "
-             "sweep)", out);
+    snprintf(want, sizeof want,
+             "%s: holds shard 2/3, not shard 1/3 (same "
+             "sweep)",
+             out);
     ck_assert_str_eq(err, want);
     s.nshards = 0;
     sweep_expect(&s, MSG_EINPUT);
-    snprintf(want, sizeof want, "%s: holds shard 2/3, not the whole sweep "
-             "(same sweep)", out);
+    snprintf(want, sizeof want,
+             "%s: holds shard 2/3, not the whole sweep "
+             "(same sweep)",
+             out);
     ck_assert_str_eq(err, want);
     char *kept = slurp(out);
     ck_assert_str_eq(kept, full);

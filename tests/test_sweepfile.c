@@ -56,9 +56,14 @@ static char *slurp(const char *path) {
 static void sweep_to(const char *name, int k, int n, const char *set) {
     char path[128];
     const char *sets[] = {set};
-    sweep_spec s = {.scenario = TINY, .jobs = 2, .stream = stdout,
-                    .out = at(name, path, sizeof path), .shard = k,
-                    .nshards = n, .sets = sets, .nset = set ? 1 : 0};
+    sweep_spec s = {.scenario = TINY,
+                    .jobs = 2,
+                    .stream = stdout,
+                    .out = at(name, path, sizeof path),
+                    .shard = k,
+                    .nshards = n,
+                    .sets = sets,
+                    .nset = set ? 1 : 0};
     ck_assert_msg(sweep_run(&s, err, sizeof err) == 0, "%s", err);
 }
 
@@ -93,24 +98,30 @@ START_TEST(lines_round_trip) {
     sweepfile_id id = {.digest = 0x0123456789abcdefULL}, back;
     sweepfile_line(&id, line);
     ck_assert_uint_eq(id.len, strlen(SWEEPFILE_PREFIX) + 16);
-    ck_assert(!strncmp(line, "# dilosim sweep digest 0123456789abcdef "
-                       "(dilosim ", 49));
+    ck_assert(!strncmp(line,
+                       "# dilosim sweep digest 0123456789abcdef "
+                       "(dilosim ",
+                       49));
     ck_assert(sweepfile_parse(line, &back));
     ck_assert(back.digest == id.digest && back.nshards == 0 &&
               back.len == id.len);
-    id = (sweepfile_id){.digest = 42, .shard = 2, .nshards = 3,
+    id = (sweepfile_id){.digest = 42,
+                        .shard = 2,
+                        .nshards = 3,
                         .npoints = 10000};
     sweepfile_line(&id, line);
-    ck_assert(!strncmp(line, "# dilosim sweep digest 000000000000002a shard "
-                       "2/3 of 10000 points (dilosim ", 75));
+    ck_assert(!strncmp(line,
+                       "# dilosim sweep digest 000000000000002a shard "
+                       "2/3 of 10000 points (dilosim ",
+                       75));
     ck_assert(sweepfile_parse(line, &back));
     ck_assert(back.digest == 42 && back.shard == 2 && back.nshards == 3 &&
               back.npoints == 10000 && back.len == id.len);
     /* Without the version, or cut there: the identity alone. */
-    ck_assert(sweepfile_parse("# dilosim sweep digest 000000000000002a\n",
-                              &back));
-    ck_assert(sweepfile_parse("# dilosim sweep digest 000000000000002a",
-                              &back));
+    ck_assert(
+        sweepfile_parse("# dilosim sweep digest 000000000000002a\n", &back));
+    ck_assert(
+        sweepfile_parse("# dilosim sweep digest 000000000000002a", &back));
     static const char *const bad[] = {
         "# dilosim sweep digest 000000000000002A\n",
         "# dilosim sweep digest 00000000000002a\n",
@@ -149,9 +160,10 @@ START_TEST(rows_and_shard_specs) {
     ck_assert(k == 2 && n == 3);
     ck_assert_int_eq(sweepfile_parse_shard("1/1", &k, &n), 0);
     ck_assert_int_eq(sweepfile_parse_shard("10000000/10000000", &k, &n), 0);
-    static const char *const bad[] = {"0/3", "4/3", "1/0", "01/3", "1/3x",
-                                      "", "/3", "1/", "-1/3", "+1/3", " 1/3",
-                                      "1 /3", "1/10000001", "3"};
+    static const char *const bad[] = {"0/3",        "4/3",  "1/0",  "01/3",
+                                      "1/3x",       "",     "/3",   "1/",
+                                      "-1/3",       "+1/3", " 1/3", "1 /3",
+                                      "1/10000001", "3"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         ck_assert_msg(sweepfile_parse_shard(bad[i], &k, &n) == -1, "'%s'",
                       bad[i]);
@@ -199,7 +211,8 @@ START_TEST(merge_refusals) {
     sweep_to("half.csv", 1, 2, NULL);
 
     const char *missing[] = {"a.csv", "c.csv"};
-    refused(missing, 2, NULL, "shard 2/3 missing (2 of the 3 shards of "
+    refused(missing, 2, NULL,
+            "shard 2/3 missing (2 of the 3 shards of "
             "sweep ");
     const char *twice[] = {"a.csv", "b.csv", "b.csv", "c.csv"};
     refused(twice, 4, "b.csv", "shard 2/3 again");
@@ -219,7 +232,8 @@ START_TEST(merge_refusals) {
     fwrite(b, 1, strlen(b) - 1, f);
     fclose(f);
     const char *cut[] = {"a.csv", "cut.csv", "c.csv"};
-    refused(cut, 3, "cut.csv", "incomplete: shard 2/3 has 3 of its 4 rows "
+    refused(cut, 3, "cut.csv",
+            "incomplete: shard 2/3 has 3 of its 4 rows "
             "and a cut line (finish it with sweep --shard 2/3 --resume)");
     size_t n = strlen(b) - 1;
     while (b[n - 1] != '\n') n--; /* the start of the last row */
@@ -227,7 +241,8 @@ START_TEST(merge_refusals) {
     fwrite(b, 1, n, f);
     fclose(f);
     const char *shrt[] = {"a.csv", "short.csv", "c.csv"};
-    refused(shrt, 3, "short.csv", "incomplete: shard 2/3 has 3 of its 4 "
+    refused(shrt, 3, "short.csv",
+            "incomplete: shard 2/3 has 3 of its 4 "
             "rows (finish");
     f = fopen(at("long.csv", path, sizeof path), "wb");
     fprintf(f, "%sx\n", b);

@@ -47,9 +47,11 @@ static table_result tabulate_on(const char *path, const char *grid_spec,
     ck_assert_msg(!table_parse_numbers("grid", grid_spec, TABLE_MAX_POINTS,
                                        grid, npoints, err, sizeof err),
                   "%s", err);
-    table_spec spec = {path, variants, nvariants, NULL, 0,
-                       "network.bandwidth_gbps", *grid, *npoints,
-                       paper_thresholds, NTHR, jobs, 0, runner};
+    table_spec spec = {path,  variants, nvariants,
+                       NULL,  0,        "network.bandwidth_gbps",
+                       *grid, *npoints, paper_thresholds,
+                       NTHR,  jobs,     0,
+                       runner};
     table_result r;
     int rc = table_compute(&spec, &r, err, sizeof err);
     ck_assert_msg(rc == 0, "table: %s", err);
@@ -73,8 +75,8 @@ static void check_closed_form(const table_block *b, const double *grid,
         ck_assert_int_eq(row->exact.status, TABLE_FOUND);
         ck_assert_int_eq(row->exact.method, TABLE_BRENT);
         ck_assert_msg(fabs(row->exact.v / want - 1) < 1e-5,
-                      "c %g: %.9g, expected %.9g", row->threshold,
-                      row->exact.v, want);
+                      "c %g: %.9g, expected %.9g", row->threshold, row->exact.v,
+                      want);
         ck_assert_double_eq_tol(row->exact.cu, row->threshold, 1e-5);
         ck_assert_msg(row->exact.cu_hi >= row->threshold &&
                           fabs(row->exact.v_hi / want - 1) < 1e-5,
@@ -95,8 +97,8 @@ START_TEST(exact_crossing_matches_closed_form) {
     ck_assert_str_eq(r.block[0].name, "dp");
     ck_assert_int_eq(r.block[0].npoints, 50);
     for (int p = 0; p < n; p++) /* the curve itself */
-        ck_assert_double_eq_tol(r.block[0].cu[p],
-                                0.1 / (0.1 + 0.016 / grid[p]), 1e-7);
+        ck_assert_double_eq_tol(r.block[0].cu[p], 0.1 / (0.1 + 0.016 / grid[p]),
+                                1e-7);
     check_closed_form(&r.block[0], grid, 0.1);
     ck_assert_int_eq(r.block[0].dip, -1); /* monotone */
     table_result_free(&r);
@@ -107,8 +109,8 @@ END_TEST
 START_TEST(every_variant_gets_a_block) {
     double *grid;
     int n;
-    table_result r = tabulate(DATA "variants.json", "logspace:-2:3:30", NULL,
-                              0, 0, &grid, &n);
+    table_result r = tabulate(DATA "variants.json", "logspace:-2:3:30", NULL, 0,
+                              0, &grid, &n);
     ck_assert_int_eq(r.nblocks, 2);
     ck_assert_str_eq(r.block[0].name, "fast");
     ck_assert_str_eq(r.block[1].name, "slow");
@@ -137,8 +139,8 @@ static void same_tables(table_result *a, table_result *b, int n) {
         ck_assert_int_eq(a->block[k].dip, b->block[k].dip);
         ck_assert(!memcmp(a->block[k].cu, b->block[k].cu,
                           (size_t)n * sizeof *a->block[k].cu));
-        ck_assert(!memcmp(a->block[k].row, b->block[k].row,
-                          sizeof a->block[k].row));
+        ck_assert(
+            !memcmp(a->block[k].row, b->block[k].row, sizeof a->block[k].row));
     }
     table_result_free(a);
     table_result_free(b);
@@ -147,10 +149,10 @@ static void same_tables(table_result *a, table_result *b, int n) {
 START_TEST(results_do_not_depend_on_jobs) {
     double *g1, *g2;
     int n1, n2;
-    table_result a = tabulate(DATA "variants.json", "logspace:-1:2:20", NULL,
-                              0, 1, &g1, &n1);
-    table_result b = tabulate(DATA "variants.json", "logspace:-1:2:20", NULL,
-                              0, 2, &g2, &n2);
+    table_result a = tabulate(DATA "variants.json", "logspace:-1:2:20", NULL, 0,
+                              1, &g1, &n1);
+    table_result b = tabulate(DATA "variants.json", "logspace:-1:2:20", NULL, 0,
+                              2, &g2, &n2);
     same_tables(&a, &b, n1);
     free(g1);
     free(g2);
@@ -170,8 +172,7 @@ START_TEST(thresholds_outside_the_grid) {
     }
     table_result_free(&r);
     free(grid);
-    r = tabulate(DATA "one_layer_dp.json", "4,100,1000", NULL, 0, 0, &grid,
-                 &n);
+    r = tabulate(DATA "one_layer_dp.json", "4,100,1000", NULL, 0, 0, &grid, &n);
     for (int i = 0; i < 4; i++) { /* 0.5 .. 0.95 at 4 Gbit/s already */
         ck_assert_int_eq(r.block[0].row[i].grid_index, 0);
         ck_assert_int_eq(r.block[0].row[i].exact.status, TABLE_AT_START);
@@ -187,8 +188,19 @@ START_TEST(bad_scenario_input_is_an_input_error) {
     double grid[] = {1, 10}, thr[] = {0.5};
     char err[1024];
     const char *nope[] = {"nope"};
-    table_spec spec = {DATA "variants.json", nope, 1, NULL, 0,
-                       "network.bandwidth_gbps", grid, 2, thr, 1, 1, 0, NULL};
+    table_spec spec = {DATA "variants.json",
+                       nope,
+                       1,
+                       NULL,
+                       0,
+                       "network.bandwidth_gbps",
+                       grid,
+                       2,
+                       thr,
+                       1,
+                       1,
+                       0,
+                       NULL};
     table_result r;
     ck_assert_int_eq(table_compute(&spec, &r, err, sizeof err), MSG_EINPUT);
     ck_assert_msg(strstr(err, "nope"), "%s", err);
@@ -203,8 +215,8 @@ END_TEST
 /* ---- made-up curves ------------------------------------------------------ */
 
 typedef struct {
-    int kind;          /* see curve() */
-    double fail_at;    /* values >= this fail (kind 3) */
+    int kind;       /* see curve() */
+    double fail_at; /* values >= this fail (kind 3) */
 } curve_ctx;
 
 /* 0: a step from 0.3 to 0.97 at v = 3;  1: piecewise linear through
@@ -223,17 +235,13 @@ static int curve(void *arg, double v, double *cu, char *err, size_t errlen) {
               : v < 250 ? 0.93 + 0.004 * fmod(v - 100, 10)
                         : fmin(1, 0.97 + (v - 250) / 1e4);
         return 0;
-    case 0:
-        *cu = v < 3 ? 0.3 : 0.97;
-        return 0;
+    case 0: *cu = v < 3 ? 0.3 : 0.97; return 0;
     case 1: {
         int k = v >= 5 ? 3 : (int)floor(v) - 1;
         *cu = ys[k] + (ys[k + 1] - ys[k]) * (v - (k + 1));
         return 0;
     }
-    case 2:
-        *cu = fmin(1, v / 5);
-        return 0;
+    case 2: *cu = fmin(1, v / 5); return 0;
     default:
         if (v >= c->fail_at) {
             snprintf(err, errlen, "failed at %g", v);
@@ -285,7 +293,8 @@ START_TEST(a_dip_gives_the_last_crossing) {
     table_block b = run_curve(&c, grid, 5, thr, 3, &rc, err);
     ck_assert_msg(rc == 0, "%s", err);
     ck_assert_int_eq(b.row[0].grid_index, 1);
-    ck_assert_double_eq_tol(b.row[0].exact.v, 3 + 1.0 / 3, 7e-6); /* 0.3 + 0.6x */
+    ck_assert_double_eq_tol(b.row[0].exact.v, 3 + 1.0 / 3,
+                            7e-6); /* 0.3 + 0.6x */
     ck_assert_int_eq(b.row[0].exact.method, TABLE_BRENT);
     ck_assert_int_eq(b.row[0].exact.scans, 0); /* linear above the dip */
     ck_assert_int_eq(b.row[1].grid_index, 3);
@@ -423,10 +432,10 @@ START_TEST(a_runner_gives_the_same_table) {
     table_runner fork = {fork_table_run, &batches};
     double *g1, *g2;
     int n1, n2;
-    table_result a = tabulate(DATA "variants.json", "logspace:-1:2:12", NULL,
-                              0, 2, &g1, &n1);
-    table_result b = tabulate_on(DATA "variants.json", "logspace:-1:2:12",
-                                 NULL, 0, 2, &g2, &n2, &fork);
+    table_result a = tabulate(DATA "variants.json", "logspace:-1:2:12", NULL, 0,
+                              2, &g1, &n1);
+    table_result b = tabulate_on(DATA "variants.json", "logspace:-1:2:12", NULL,
+                                 0, 2, &g2, &n2, &fork);
     ck_assert_int_eq(batches, 2);
     same_tables(&a, &b, n1);
     free(g1);
@@ -439,7 +448,8 @@ START_TEST(a_runner_gives_the_same_table) {
     void *ctx[] = {&c};
     table_exec ex = {1, &fork, NULL};
     ck_assert_int_eq(table_run_on(1, curve, ctx, grid, 8, thr, 1, &ex, &blk,
-                                  err, sizeof err), -1);
+                                  err, sizeof err),
+                     -1);
     ck_assert_str_eq(err, "failed at 3");
     ck_assert_ptr_null(blk.cu);
 }
@@ -456,17 +466,16 @@ START_TEST(grid_and_threshold_lists) {
     ck_assert_double_eq(x[49], 1000);
     ck_assert_double_eq_tol(x[22], 6.25055192527397, 1e-13); /* the paper's */
     free(x);
-    ck_assert(table_parse_numbers("--grid", "1,3,2", 100, &x, &n, err,
-                                  sizeof err));
+    ck_assert(
+        table_parse_numbers("--grid", "1,3,2", 100, &x, &n, err, sizeof err));
     ck_assert_str_eq(err, "--grid: values must increase (2 after 3)");
-    ck_assert(table_parse_numbers("--grid", "1,dp", 100, &x, &n, err,
-                                  sizeof err));
-    ck_assert(table_parse_numbers("--grid", "1,2,3", 2, &x, &n, err,
-                                  sizeof err));
+    ck_assert(
+        table_parse_numbers("--grid", "1,dp", 100, &x, &n, err, sizeof err));
+    ck_assert(
+        table_parse_numbers("--grid", "1,2,3", 2, &x, &n, err, sizeof err));
     ck_assert_ptr_null(x);
 }
 END_TEST
-
 
 static const char one_layer_text[] =
     "{\"model\": {\"params\": 1e6, \"layers\": 1, \"step_time_s\": 0.1},\n"
@@ -482,8 +491,9 @@ START_TEST(the_scenario_is_read_once) {
     feeder f;
     feeder_start(&f, "scenario.json", texts, 1);
     double grid[] = {0.1, 0.4, 1.6, 6.4}, thr[] = {0.5, 0.9};
-    table_spec spec = {f.path, NULL, 0, NULL, 0, "network.bandwidth_gbps",
-                       grid, 4, thr, 2, 2, 0, NULL};
+    table_spec spec = {f.path, NULL, 0,   NULL, 0, "network.bandwidth_gbps",
+                       grid,   4,    thr, 2,    2, 0,
+                       NULL};
     table_result r;
     char err[1024];
     int rc = table_compute(&spec, &r, err, sizeof err);
@@ -510,7 +520,8 @@ START_TEST(a_run_input_error_stays_an_input_error) {
     feeder_start(&f, "trace.txt", texts, 2);
     char scenario[160], text[1024], err[1024];
     snprintf(scenario, sizeof scenario, "%s/s.json", f.dir);
-    snprintf(text, sizeof text, "{\"model\": {\"params\": 1e6, \"layers\": 1, "
+    snprintf(text, sizeof text,
+             "{\"model\": {\"params\": 1e6, \"layers\": 1, "
              "\"step_time_s\": 0.1}, \"workers\": {\"count\": 2}, "
              "\"method\": {\"name\": \"dp\"}, \"faults\": {\"trace\": "
              "\"trace.txt\"}, \"steps\": 20}");
@@ -520,10 +531,11 @@ START_TEST(a_run_input_error_stays_an_input_error) {
     fclose(sf);
     scn_doc *doc;
     ck_assert_int_eq(scn_doc_open(scenario, NULL, NULL, 0, &doc, err,
-                                  sizeof err), 0);
+                                  sizeof err),
+                     0);
     ck_assert_msg(doc != NULL, "%s", err);
     table_scenario sc = {scenario, NULL, NULL, 0, "network.bandwidth_gbps",
-                         doc, 0};
+                         doc,      0};
     double cu = -1;
     int rc = table_scenario_cu(&sc, 10, &cu, err, sizeof err);
     int served = feeder_stop(&f);
@@ -553,10 +565,12 @@ START_TEST(curve_codes_pass_through) {
     void *ctx[1] = {NULL};
     char err[256];
     ck_assert_int_eq(table_run(1, cu_fails_io, ctx, grid, 4, thr, 1, 1, b, err,
-                               sizeof err), MSG_EIO);
+                               sizeof err),
+                     MSG_EIO);
     ck_assert_str_eq(err, "cannot read at 3");
     ck_assert_int_eq(table_run(1, cu_fails_io, ctx, grid, 0, thr, 1, 1, b, err,
-                               sizeof err), MSG_EINPUT);
+                               sizeof err),
+                     MSG_EINPUT);
 }
 END_TEST
 
@@ -568,7 +582,7 @@ END_TEST
 START_TEST(override_is_the_shortest_round_trip) {
     char err[1024];
     table_scenario sc = {DATA "one_layer_dp.json", NULL, NULL, 0,
-                         "network.latency_ms", NULL, 0};
+                         "network.latency_ms",     NULL, 0};
     scn_config cfg;
     ck_assert_int_eq(table_scenario_load(&sc, -0.1, &cfg, err, sizeof err),
                      MSG_EINPUT);
@@ -578,16 +592,16 @@ START_TEST(override_is_the_shortest_round_trip) {
     int n;
     ck_assert(!table_parse_numbers("grid", "logspace:-3:5:97", 100, &grid, &n,
                                    err, sizeof err));
-    const double odd[] = {0.1, 1.0 / 3, 2.0 / 3 * 1e-5, 123456789.01234567,
-                          1e9 - 1e-7, 1e9, 0.30000000000000004};
+    const double odd[] = {
+        0.1,        1.0 / 3, 2.0 / 3 * 1e-5,     123456789.01234567,
+        1e9 - 1e-7, 1e9,     0.30000000000000004};
     sc.key = "network.bandwidth_gbps";
     for (int i = 0; i < n + 7; i++) {
         double v = i < n ? grid[i] : odd[i - n];
-        ck_assert_msg(!table_scenario_load(&sc, v, &cfg, err, sizeof err),
-                      "%s", err);
+        ck_assert_msg(!table_scenario_load(&sc, v, &cfg, err, sizeof err), "%s",
+                      err);
         ck_assert_msg(cfg.up_gbps[0] == v && cfg.down_gbps[1] == v,
-                      "%.17g loaded as %.17g", v,
-                      cfg.up_gbps[0]);
+                      "%.17g loaded as %.17g", v, cfg.up_gbps[0]);
     }
     free(grid);
 }

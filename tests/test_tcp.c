@@ -25,10 +25,10 @@
 #define MAXW 6
 #define NLOG 512
 
-static const double B = 1.25e9;         /* 10 Gbit/s, bytes/s */
-static const int64_t L = 25000000;      /* one way: 25 ms */
-static const int64_t R = 50000000;      /* round trip: 50 ms */
-static const double W0 = 14480;         /* 10 segments of 1448 bytes */
+static const double B = 1.25e9;    /* 10 Gbit/s, bytes/s */
+static const int64_t L = 25000000; /* one way: 25 ms */
+static const int64_t R = 50000000; /* round trip: 50 ms */
+static const double W0 = 14480;    /* 10 segments of 1448 bytes */
 static const coll_tcp LINUX = {14480, INFINITY, 0.2, 1};
 
 /* ceil(x ns) with the net's slack (net.c: completion()). */
@@ -52,7 +52,8 @@ static ss_result ss_flow(double w, double share, int64_t rtt, double bytes) {
         if (rate >= share) { /* the share binds: the rest at it */
             int64_t rest = ceil_ns((bytes - sent) * 1e9 / share);
             /* a boundary before the end sets w to what is in flight */
-            return (ss_result){t + rest, rest > rtt ? share * (double)rtt / 1e9 : w};
+            return (ss_result){t + rest,
+                               rest > rtt ? share * (double)rtt / 1e9 : w};
         }
         if (sent + w >= bytes) { /* its last round's bytes grow the window:
                                     rate x the time into the round, as the
@@ -91,8 +92,7 @@ static int advance_all(net *n, int64_t until) {
     int stops = 0;
     for (int64_t t; (t = net_next_time(n)) <= until && t != INT64_MAX; stops++)
         net_advance(n, t);
-    if (until != INT64_MAX)
-        net_advance(n, until);
+    if (until != INT64_MAX) net_advance(n, until);
     return stops;
 }
 
@@ -105,7 +105,8 @@ START_TEST(slow_start_alone) {
     ck_assert_int_eq(k, 13);
     flows f = {.n = net_new(1)};
     net_link_set(f.n, 0, B);
-    int id = net_flow_add(f.n, 0, L, 0, -1, (uint64_t)S, INFINITY, on_flow, &f, 7);
+    int id =
+        net_flow_add(f.n, 0, L, 0, -1, (uint64_t)S, INFINITY, on_flow, &f, 7);
     ck_assert_int_eq(net_flow_set_tcp(f.n, id, R, W0, INFINITY), 0);
     ck_assert(net_flow_window(f.n, id) == W0);
     for (int j = 0; j < k; j++) {
@@ -115,7 +116,8 @@ START_TEST(slow_start_alone) {
         double w = W0 * ldexp(1, j);
         ck_assert(net_flow_rate(f.n, id) == w * 1e9 / (double)R);
         ck_assert(net_flow_window(f.n, id) == w);
-        ck_assert_uint_eq(net_flow_counted(f.n, id), (uint64_t)(W0 * (ldexp(1, j) - 1) + w / 2));
+        ck_assert_uint_eq(net_flow_counted(f.n, id),
+                          (uint64_t)(W0 * (ldexp(1, j) - 1) + w / 2));
     }
     advance_all(f.n, L + k * R + 1);
     ck_assert(net_flow_rate(f.n, id) == B); /* out of slow start */
@@ -146,12 +148,14 @@ START_TEST(ends_in_slow_start) {
         flows f = {.n = net_new(2)};
         net_link_set(f.n, 0, B);
         net_link_set(f.n, 1, 2 * B);
-        int id = net_flow_add(f.n, 100, L, 1, 0, (uint64_t)sizes[i], INFINITY, on_flow, &f, 1);
+        int id = net_flow_add(f.n, 100, L, 1, 0, (uint64_t)sizes[i], INFINITY,
+                              on_flow, &f, 1);
         ck_assert_int_eq(net_flow_set_tcp(f.n, id, R, W0, INFINITY), 0);
         int stops = advance_all(f.n, INT64_MAX);
         int j = rounds[i];
         double w = W0 * ldexp(1, j), before = W0 * (ldexp(1, j) - 1);
-        int64_t expect = 100 + L + j * R + ceil_ns((sizes[i] - before) * 1e9 / (w * 1e9 / R));
+        int64_t expect = 100 + L + j * R +
+                         ceil_ns((sizes[i] - before) * 1e9 / (w * 1e9 / R));
         ck_assert_int_eq(f.t[0], expect);
         ck_assert_int_eq(f.t[0], 100 + L + ss_flow(W0, B, R, sizes[i]).ns);
         /* the acknowledgements of its last round grow the window, by
@@ -172,8 +176,10 @@ END_TEST
 START_TEST(shared_link_and_rising_share) {
     flows f = {.n = net_new(1)};
     net_link_set(f.n, 0, B);
-    int a = net_flow_add(f.n, 0, 0, 0, -1, 4000000000u, INFINITY, on_flow, &f, 1);
-    int b = net_flow_add(f.n, 0, 0, 0, -1, 1250000000u, INFINITY, on_flow, &f, 2);
+    int a =
+        net_flow_add(f.n, 0, 0, 0, -1, 4000000000u, INFINITY, on_flow, &f, 1);
+    int b =
+        net_flow_add(f.n, 0, 0, 0, -1, 1250000000u, INFINITY, on_flow, &f, 2);
     ck_assert_int_eq(net_flow_set_tcp(f.n, a, R, W0, INFINITY), 0);
     int k = (int)ceil(log2(B / 2 * (double)R / 1e9 / W0));
     ck_assert_int_eq(k, 12);
@@ -195,8 +201,7 @@ START_TEST(shared_link_and_rising_share) {
     a = net_flow_add(f.n, 0, 0, 0, -1, 4000000000u, INFINITY, on_flow, &f, 1);
     net_flow_add(f.n, 0, 0, 0, -1, 1000000000u, INFINITY, on_flow, &f, 2);
     net_flow_set_tcp(f.n, a, R, W0, INFINITY);
-    while (f.count == 0)
-        advance_all(f.n, net_next_time(f.n));
+    while (f.count == 0) advance_all(f.n, net_next_time(f.n));
     int64_t tb = f.t[0], next = tb - tb % R + R; /* a's next boundary */
     ck_assert(net_flow_rate(f.n, a) == B / 2);   /* its cap: in flight */
     ck_assert_int_eq(net_next_time(f.n), next);
@@ -214,7 +219,8 @@ START_TEST(window_limit) {
     const double S = 1e9, wmax = 1e7;
     flows f = {.n = net_new(1)};
     net_link_set(f.n, 0, B);
-    int id = net_flow_add(f.n, 0, L, 0, -1, (uint64_t)S, INFINITY, on_flow, &f, 1);
+    int id =
+        net_flow_add(f.n, 0, L, 0, -1, (uint64_t)S, INFINITY, on_flow, &f, 1);
     ck_assert_int_eq(net_flow_set_tcp(f.n, id, R, W0, wmax), 0);
     int j = (int)ceil(log2(wmax / W0)); /* rounds before the limit */
     ck_assert_int_eq(j, 10);
@@ -223,7 +229,9 @@ START_TEST(window_limit) {
     ck_assert(net_flow_window(f.n, id) == wmax);
     ck_assert_int_eq(advance_all(f.n, INT64_MAX), 1);
     double before = W0 * (ldexp(1, j) - 1);
-    ck_assert_int_eq(f.t[0], L + j * R + ceil_ns((S - before) * 1e9 / (wmax * 1e9 / R)));
+    ck_assert_int_eq(f.t[0],
+                     L + j * R +
+                         ceil_ns((S - before) * 1e9 / (wmax * 1e9 / R)));
     net_free(f.n);
 
     f = (flows){.n = net_new(1)};
@@ -247,7 +255,7 @@ START_TEST(set_tcp_arguments) {
     ck_assert_int_eq(net_flow_set_tcp(n, id, R, W0, 0), MSG_EINPUT);
     ck_assert_int_eq(net_flow_set_tcp(n, id + 1, R, W0, INFINITY), MSG_EINPUT);
     ck_assert(net_flow_window(n, id) == 0); /* not TCP */
-    net_advance(n, 0);          /* active: too late */
+    net_advance(n, 0);                      /* active: too late */
     ck_assert_int_eq(net_flow_set_tcp(n, id, R, W0, INFINITY), MSG_EINPUT);
     net_free(n);
 }
@@ -265,9 +273,11 @@ START_TEST(tcp_signature_and_shift) {
         f[k].n = n[k] = net_new(2);
         net_link_set(n[k], 0, B);
         net_link_set(n[k], 1, B / 3);
-        int a = net_flow_add(n[k], t0, L, 0, -1, 300000000, INFINITY, on_flow, &f[k], 1);
+        int a = net_flow_add(n[k], t0, L, 0, -1, 300000000, INFINITY, on_flow,
+                             &f[k], 1);
         net_flow_set_tcp(n[k], a, R, k == 2 ? 2 * W0 : W0, INFINITY);
-        int b = net_flow_add(n[k], t0, 3 * L, 0, 1, 200000000, INFINITY, on_flow, &f[k], 2);
+        int b = net_flow_add(n[k], t0, 3 * L, 0, 1, 200000000, INFINITY,
+                             on_flow, &f[k], 2);
         net_flow_set_tcp(n[k], b, 3 * R, W0, 1e6);
         advance_all(n[k], t0 + 7 * R + 3);
         net_signature(n[k], t0 + 7 * R + 3, &s[k]);
@@ -281,8 +291,7 @@ START_TEST(tcp_signature_and_shift) {
     ck_assert_int_eq(net_next_time(n[0]), net_next_time(n[1]));
     ck_assert_int_eq(net_shift_total(n[0]), D);
     ck_assert_int_eq(net_now(n[0]), net_now(n[1]));
-    for (int k = 0; k < 2; k++)
-        advance_all(n[k], INT64_MAX);
+    for (int k = 0; k < 2; k++) advance_all(n[k], INT64_MAX);
     ck_assert_int_eq(f[0].count, 2);
     ck_assert_int_eq(f[1].count, 2);
     for (int i = 0; i < 2; i++) {
@@ -308,13 +317,17 @@ START_TEST(restart_rule) {
     ck_assert(coll_tcp_restart(&LINUX, R, w, rto) == w);
     ck_assert(coll_tcp_restart(&LINUX, R, w, rto + 1) == w / 2);
     for (int n = 2; n <= 10; n++) {
-        ck_assert(coll_tcp_restart(&LINUX, R, w, n * rto) == w / ldexp(1, n - 1));
-        ck_assert(coll_tcp_restart(&LINUX, R, w, n * rto + 1) == w / ldexp(1, n));
+        ck_assert(coll_tcp_restart(&LINUX, R, w, n * rto) ==
+                  w / ldexp(1, n - 1));
+        ck_assert(coll_tcp_restart(&LINUX, R, w, n * rto + 1) ==
+                  w / ldexp(1, n));
     }
     ck_assert(coll_tcp_restart(&LINUX, R, w, 11 * rto + 1) == W0); /* floor */
     ck_assert(coll_tcp_restart(&LINUX, R, w, INT64_MAX / 2) == W0);
-    ck_assert(coll_tcp_restart(&LINUX, R, 3 * W0, 5 * rto) == W0); /* 0.75 W0 -> W0 */
-    ck_assert(coll_tcp_restart(&LINUX, R, W0 / 4, 50 * rto) == W0 / 4); /* below init */
+    ck_assert(coll_tcp_restart(&LINUX, R, 3 * W0, 5 * rto) ==
+              W0); /* 0.75 W0 -> W0 */
+    ck_assert(coll_tcp_restart(&LINUX, R, W0 / 4, 50 * rto) ==
+              W0 / 4); /* below init */
     coll_tcp off = LINUX;
     off.restart_after_idle = 0;
     ck_assert(coll_tcp_restart(&off, R, w, 100 * rto) == w);
@@ -346,15 +359,13 @@ static void on_coll_done(void *ctx, int64_t now, uint64_t tag) {
 static void stream_new(stream *s, int W, coll_algo algo, const int64_t *lat,
                        const coll_tcp *tcp) {
     int64_t same[MAXW * MAXW];
-    for (int i = 0; i < W * W; i++)
-        same[i] = L;
+    for (int i = 0; i < W * W; i++) same[i] = L;
     *s = (stream){.n = net_new(2 * W)};
-    for (int l = 0; l < 2 * W; l++)
-        net_link_set(s->n, l, B);
-    s->c = coll_new(s->n, W, algo, lat ? lat : same, INFINITY, 100, on_coll_done, s);
+    for (int l = 0; l < 2 * W; l++) net_link_set(s->n, l, B);
+    s->c = coll_new(s->n, W, algo, lat ? lat : same, INFINITY, 100,
+                    on_coll_done, s);
     ck_assert_ptr_nonnull(s->c);
-    if (tcp)
-        coll_set_tcp(s->c, tcp);
+    if (tcp) coll_set_tcp(s->c, tcp);
 }
 
 static void stream_free(stream *s) {
@@ -364,7 +375,8 @@ static void stream_free(stream *s) {
 
 /* Submits `bytes` at `at` (after running everything before it) and runs
  * it to the end; returns how long it took. */
-static int64_t one_collective(stream *s, int64_t at, uint64_t bytes, uint64_t tag) {
+static int64_t one_collective(stream *s, int64_t at, uint64_t bytes,
+                              uint64_t tag) {
     advance_all(s->n, at);
     int before = s->count;
     ck_assert_int_eq(coll_submit(s->c, at, bytes, NULL, tag), 0);
@@ -413,10 +425,13 @@ START_TEST(ring_warm_and_cold) {
         ck_assert_int_ge(warm, plain);
         ck_assert_int_lt(warm, plain + 2 * (M - 1) * R);
         ck_assert(w == B * (double)R / 1e9);
-        ck_assert_int_eq(one_collective(&s, s.t[1] + 10000000000, (uint64_t)S, 3), cold);
+        ck_assert_int_eq(one_collective(&s, s.t[1] + 10000000000, (uint64_t)S,
+                                        3),
+                         cold);
         double half = coll_conn_window(s.c, 0, 1) / 2;
         int64_t mid = ring_by_hand(M, S, &half);
-        ck_assert_int_eq(one_collective(&s, s.t[2] + rto + 1, (uint64_t)S, 4), mid);
+        ck_assert_int_eq(one_collective(&s, s.t[2] + rto + 1, (uint64_t)S, 4),
+                         mid);
         ck_assert_int_lt(s.t[3] - s.t[2] - rto - 1, cold);
         ck_assert_int_gt(s.t[3] - s.t[2] - rto - 1, warm);
         stream_free(&s);
@@ -428,7 +443,9 @@ START_TEST(ring_warm_and_cold) {
         one_collective(&s, 0, (uint64_t)S, 1);
         w = coll_conn_window(s.c, 0, 1);
         int64_t again = ring_by_hand(M, S, &w);
-        ck_assert_int_eq(one_collective(&s, s.t[0] + 10000000000, (uint64_t)S, 2), again);
+        ck_assert_int_eq(one_collective(&s, s.t[0] + 10000000000, (uint64_t)S,
+                                        2),
+                         again);
         stream_free(&s);
     }
 }
@@ -491,13 +508,13 @@ START_TEST(restart_after_cancel) {
         stream s;
         int64_t sent = warm_ring(&s);
         /* 200 ms after: below the RTO, so the flows start at B R */
-        ck_assert_int_eq(coll_submit(s.c, sent + 200 * ms, 200000000, NULL, 3), 0);
+        ck_assert_int_eq(coll_submit(s.c, sent + 200 * ms, 200000000, NULL, 3),
+                         0);
         int64_t cancel = sent + 200 * ms + (active ? L : 0) + 10 * ms;
         advance_all(s.n, cancel);
         coll_clear(s.c, cancel);
         ck_assert_int_eq(s.count, 2);
-        if (active)
-            sent = cancel - L; /* 12.5 MB moved, at B: window B R */
+        if (active) sent = cancel - L; /* 12.5 MB moved, at B: window B R */
         ck_assert_int_eq(one_collective(&s, sent + rto + 1, 200000000, 4),
                          warm_ring_by_hand(1));
         stream_free(&s);
@@ -548,8 +565,7 @@ START_TEST(step_overhead) {
     for (int a = 0; a < 3; a++)
         for (int M = 1; M <= MAXW; M++)
             for (int tcp = 0; tcp < 2; tcp++) {
-                if (tcp && M > 3)
-                    continue;
+                if (tcp && M > 3) continue;
                 int64_t d[2];
                 for (int k = 0; k < 2; k++) {
                     stream s;
@@ -558,7 +574,9 @@ START_TEST(step_overhead) {
                     d[k] = one_collective(&s, 1000, 30000001, 1);
                     stream_free(&s);
                 }
-                int steps = M == 1 ? 0 : algos[a] == COLL_RING ? 2 * (M - 1) : 2;
+                int steps = M == 1                  ? 0
+                            : algos[a] == COLL_RING ? 2 * (M - 1)
+                                                    : 2;
                 ck_assert_int_eq(d[1], d[0] + steps * ov);
             }
     /* an exclusive ring's shortcut (one flow per chunk size) waits the
@@ -568,22 +586,23 @@ START_TEST(step_overhead) {
         for (int k = 0; k < 2; k++) {
             stream_new(&x[k], M, COLL_RING, NULL, NULL);
             coll_set_step_overhead(x[k].c, ov);
-            if (k)
-                coll_set_exclusive(x[k].c);
+            if (k) coll_set_exclusive(x[k].c);
             one_collective(&x[k], 0, 30000001, 1);
             one_collective(&x[k], x[k].t[0] + 5, 7, 2);
             coll_flush_bytes(x[k].c);
         }
         ck_assert_int_eq(x[0].t[1], x[1].t[1]);
         for (int l = 0; l < 2 * M; l++)
-            ck_assert_uint_eq(net_link_bytes(x[0].n, l), net_link_bytes(x[1].n, l));
+            ck_assert_uint_eq(net_link_bytes(x[0].n, l),
+                              net_link_bytes(x[1].n, l));
         stream_free(&x[0]);
         stream_free(&x[1]);
     }
     stream s;
     stream_new(&s, 2, COLL_RING, NULL, NULL);
     coll_set_step_overhead(s.c, -5); /* ignored */
-    ck_assert_int_eq(one_collective(&s, 0, 2000000, 1), 2 * (L + ceil_ns(1e6 * 1e9 / B)));
+    ck_assert_int_eq(one_collective(&s, 0, 2000000, 1),
+                     2 * (L + ceil_ns(1e6 * 1e9 / B)));
     stream_free(&s);
 }
 END_TEST
@@ -598,8 +617,7 @@ END_TEST
  * the first in the order. */
 START_TEST(ring_order) {
     int64_t lat[9];
-    for (int i = 0; i < 9; i++)
-        lat[i] = 1000000;
+    for (int i = 0; i < 9; i++) lat[i] = 1000000;
     stream s;
     stream_new(&s, 3, COLL_RING, lat, NULL);
     ck_assert_int_eq(coll_set_order(s.c, (const int[]){2, 0, 1}), 0);
@@ -611,7 +629,8 @@ START_TEST(ring_order) {
     }
     ck_assert_int_eq(coll_set_order(s.c, NULL), 0); /* back to 0, 1, 2 */
     one_collective(&s, s.t[0], 10, 2);
-    ck_assert_uint_eq(net_link_bytes(s.n, 4), 13 + 14); /* worker 2: position 2 */
+    ck_assert_uint_eq(net_link_bytes(s.n, 4),
+                      13 + 14); /* worker 2: position 2 */
     ck_assert_uint_eq(net_link_bytes(s.n, 1), 13 + 14); /* its successor 0 */
     ck_assert_int_eq(coll_set_order(s.c, (const int[]){0, 0, 1}), MSG_EINPUT);
     ck_assert_int_eq(coll_set_order(s.c, (const int[]){0, 1, 3}), MSG_EINPUT);
@@ -621,8 +640,7 @@ START_TEST(ring_order) {
     lat[0 * 3 + 1] = 1000000000; /* 0 -> 1: a second away */
     for (int k = 0; k < 2; k++) {
         stream_new(&s, 3, COLL_RING, lat, NULL);
-        if (k)
-            coll_set_order(s.c, (const int[]){0, 2, 1});
+        if (k) coll_set_order(s.c, (const int[]){0, 2, 1});
         int64_t d = one_collective(&s, 0, 3000000, 1);
         int64_t step = ceil_ns(1e6 * 1e9 / B);
         ck_assert_int_eq(d, 4 * ((k ? 1000000 : 1000000000) + step));
@@ -682,8 +700,9 @@ static ff_case ff_draw(uint64_t seed) {
         k.order[j] = t;
     }
     for (int i = 0; i < k.M * k.M; i++)
-        k.lat[i] = uniform ? 20000000 : 1000000 * (1 + (int64_t)(draw(&seed) % 40)) +
-                                            (int64_t)(draw(&seed) % 1000);
+        k.lat[i] = uniform ? 20000000
+                           : 1000000 * (1 + (int64_t)(draw(&seed) % 40)) +
+                                 (int64_t)(draw(&seed) % 1000);
     k.tcp = LINUX;
     k.tcp.restart_after_idle = draw(&seed) % 3 != 0;
     if (draw(&seed) % 3 == 0)
@@ -691,8 +710,7 @@ static ff_case ff_draw(uint64_t seed) {
     k.overhead = draw(&seed) % 2 ? 0 : 1000000;
     static const int64_t periods[] = {300000000, 1000000000, 5000000000};
     k.period = periods[draw(&seed) % 3];
-    for (int i = 0; i < 2; i++)
-        k.size[i] = 1000000 + draw(&seed) % 100000000;
+    for (int i = 0; i < 2; i++) k.size[i] = 1000000 + draw(&seed) % 100000000;
     return k;
 }
 
@@ -734,14 +752,12 @@ static void ff_simulate(const ff_case *k, int fast, ff_run *r) {
         net_link_set(r->s.n, 2 * i, k->up[i]);
         net_link_set(r->s.n, 2 * i + 1, k->down[i]);
     }
-    if (!k->lazy)
-        net_set_lazy(r->s.n, 0);
+    if (!k->lazy) net_set_lazy(r->s.n, 0);
     r->s.c = coll_new(r->s.n, k->M, k->algo, k->lat, INFINITY, 100, ff_done, r);
     coll_set_tcp(r->s.c, &k->tcp);
     coll_set_step_overhead(r->s.c, k->overhead);
     ck_assert_int_eq(coll_set_order(r->s.c, k->order), 0);
-    if (k->exclusive)
-        coll_set_exclusive(r->s.c);
+    if (k->exclusive) coll_set_exclusive(r->s.c);
     ff_mark marks[MARKS];
     memset(marks, 0, sizeof marks);
     int nmarks = 0;
@@ -764,8 +780,10 @@ static void ff_simulate(const ff_case *k, int fast, ff_run *r) {
             nmarks++;
             for (int j = nmarks - 2; j >= 0; j--) {
                 const ff_mark *o = &marks[j];
-                int d = p - o->period, n = (PERIODS - p) / d, per = r->count - o->count;
-                if (n == 0 || o->sig.len != m->sig.len || memcmp(o->sig.p, m->sig.p, m->sig.len))
+                int d = p - o->period, n = (PERIODS - p) / d,
+                    per = r->count - o->count;
+                if (n == 0 || o->sig.len != m->sig.len ||
+                    memcmp(o->sig.p, m->sig.p, m->sig.len))
                     continue;
                 /* n repeats of the d periods since mark o: their
                  * completions, bytes and time */
@@ -774,7 +792,9 @@ static void ff_simulate(const ff_case *k, int fast, ff_run *r) {
                                          (x / per + 1) * (int64_t)d * k->period;
                 r->count += n * per;
                 for (int l = 0; l < 2 * k->M; l++)
-                    net_link_bytes_add(r->s.n, l, (uint64_t)n * (m->bytes[l] - o->bytes[l]));
+                    net_link_bytes_add(r->s.n, l,
+                                       (uint64_t)n *
+                                           (m->bytes[l] - o->bytes[l]));
                 net_shift(r->s.n, (int64_t)n * d * k->period);
                 p += n * d;
                 now = p * k->period;
@@ -782,16 +802,16 @@ static void ff_simulate(const ff_case *k, int fast, ff_run *r) {
                 nmarks = 0;
                 break;
             }
-            if (p >= PERIODS)
-                break;
+            if (p >= PERIODS) break;
         }
         for (int i = 0; i < k->nsub; i++)
-            ck_assert_int_eq(coll_submit(r->s.c, now, k->size[i], NULL, (uint64_t)i), 0);
+            ck_assert_int_eq(coll_submit(r->s.c, now, k->size[i], NULL,
+                                         (uint64_t)i),
+                             0);
     }
     advance_all(r->s.n, INT64_MAX);
     coll_flush_bytes(r->s.c);
-    for (int i = 0; i < MARKS; i++)
-        free(marks[i].sig.p);
+    for (int i = 0; i < MARKS; i++) free(marks[i].sig.p);
 }
 
 /* Random worlds (sizes of links and latencies, algorithms, ring orders,
@@ -808,10 +828,12 @@ START_TEST(fast_forward_is_exact) {
         ck_assert_int_eq(a.count, PERIODS * k.nsub);
         ck_assert_int_eq(b.count, a.count);
         for (int i = 0; i < a.count; i++)
-            ck_assert_msg(a.t[i] == b.t[i], "seed %d: completion %d at %lld, fast %lld",
+            ck_assert_msg(a.t[i] == b.t[i],
+                          "seed %d: completion %d at %lld, fast %lld",
                           (int)seed, i, (long long)a.t[i], (long long)b.t[i]);
         for (int l = 0; l < 2 * k.M; l++) {
-            ck_assert_uint_eq(net_link_bytes(a.s.n, l), net_link_bytes(b.s.n, l));
+            ck_assert_uint_eq(net_link_bytes(a.s.n, l),
+                              net_link_bytes(b.s.n, l));
             ck_assert(net_link_peak(a.s.n, l) == net_link_peak(b.s.n, l));
         }
         jumped += b.jumps > 0;

@@ -32,36 +32,33 @@ static const struct {
     double alpha;
     float f0[16], f1[16];
 } golden[6] = {
-    {0, 0.0,
-     {1, -1, -3, -11, -13, -15, -17, -19,
-      -21, -35, -37, -39, -41, -43, -45, -59},
-     {1, -1, -3, -5, -7, -9, -23, -25,
-      -27, -29, -31, -33, -47, -49, -51, -53}},
-    {0, 0.5,
-     {1, -1, -3, -8, -10, -12, -14, -16,
-      -18, -24.5, -26.5, -28.5, -30.5, -32.5, -34.5, -40.25},
-     {1, -1, -3, -5, -7, -9, -17, -19,
-      -21, -23, -25, -27, -32, -34, -36, -38}},
-    {0, 1.0,
-     {1, -1, -3, -5, -7, -9, -11, -13,
-      -15, -17, -19, -21, -23, -25, -27, -29},
-     {1, -1, -3, -5, -7, -9, -11, -13,
-      -15, -17, -19, -21, -23, -25, -27, -29}},
-    {1, 0.0,
-     {1, -1, -3, -7, -9, -11, -13, -15,
-      -17, -27, -29, -31, -33, -35, -37, -47},
-     {1, -1, -3, -5, -7, -9, -19, -21,
-      -23, -25, -27, -29, -39, -41, -43, -45}},
-    {1, 0.5,
-     {1, -1, -3, -6, -8, -10, -12, -14,
-      -16, -21.5, -23.5, -25.5, -27.5, -29.5, -31.5, -35.75},
-     {1, -1, -3, -5, -7, -9, -15, -17,
-      -19, -21, -23, -25, -29, -31, -33, -35}},
-    {1, 1.0,
-     {1, -1, -3, -5, -7, -9, -11, -13,
-      -15, -17, -19, -21, -23, -25, -27, -29},
-     {1, -1, -3, -5, -7, -9, -11, -13,
-      -15, -17, -19, -21, -23, -25, -27, -29}},
+    {0,
+     0.0,
+     {1, -1, -3, -11, -13, -15, -17, -19, -21, -35, -37, -39, -41, -43, -45,
+      -59},
+     {1, -1, -3, -5, -7, -9, -23, -25, -27, -29, -31, -33, -47, -49, -51, -53}},
+    {0,
+     0.5,
+     {1, -1, -3, -8, -10, -12, -14, -16, -18, -24.5, -26.5, -28.5, -30.5, -32.5,
+      -34.5, -40.25},
+     {1, -1, -3, -5, -7, -9, -17, -19, -21, -23, -25, -27, -32, -34, -36, -38}},
+    {0,
+     1.0,
+     {1, -1, -3, -5, -7, -9, -11, -13, -15, -17, -19, -21, -23, -25, -27, -29},
+     {1, -1, -3, -5, -7, -9, -11, -13, -15, -17, -19, -21, -23, -25, -27, -29}},
+    {1,
+     0.0,
+     {1, -1, -3, -7, -9, -11, -13, -15, -17, -27, -29, -31, -33, -35, -37, -47},
+     {1, -1, -3, -5, -7, -9, -19, -21, -23, -25, -27, -29, -39, -41, -43, -45}},
+    {1,
+     0.5,
+     {1, -1, -3, -6, -8, -10, -12, -14, -16, -21.5, -23.5, -25.5, -27.5, -29.5,
+      -31.5, -35.75},
+     {1, -1, -3, -5, -7, -9, -15, -17, -19, -21, -23, -25, -29, -31, -33, -35}},
+    {1,
+     1.0,
+     {1, -1, -3, -5, -7, -9, -11, -13, -15, -17, -19, -21, -23, -25, -27, -29},
+     {1, -1, -3, -5, -7, -9, -11, -13, -15, -17, -19, -21, -23, -25, -27, -29}},
 };
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -80,8 +77,16 @@ static void steps(train *tr, int n) {
 }
 
 static sched_spec spec(sched_method m, int H, int P, int tau, double alpha) {
-    sched_spec s = {m, 0, H, P, tau, alpha, SCHED_STRIDED, SCHED_ASCENDING,
-                    SCHED_INNER, SCHED_RULE_PAPER};
+    sched_spec s = {m,
+                    0,
+                    H,
+                    P,
+                    tau,
+                    alpha,
+                    SCHED_STRIDED,
+                    SCHED_ASCENDING,
+                    SCHED_INNER,
+                    SCHED_RULE_PAPER};
     return s;
 }
 
@@ -137,7 +142,8 @@ static void same_bits(const train *a, const train *b) {
     ck_assert_int_eq(train_replicas(a), train_replicas(b));
     for (int r = 0; r < train_replicas(a); r++)
         ck_assert_msg(!memcmp(train_params(a, r), train_params(b, r),
-                              N * sizeof(float)), "replica %d differs", r);
+                              N * sizeof(float)),
+                      "replica %d differs", r);
     ck_assert_msg(!memcmp(train_outer(a), train_outer(b), N * sizeof(float)),
                   "outer parameters differ");
 }
@@ -164,8 +170,7 @@ static int collect(const train_report *r, void *ctx) {
 
 static reports run(train *tr) {
     reports rs = {0};
-    ck_assert_msg(train_run(tr, collect, &rs) == MSG_OK, "%s",
-                  train_error(tr));
+    ck_assert_msg(train_run(tr, collect, &rs) == MSG_OK, "%s", train_error(tr));
     return rs;
 }
 
@@ -182,8 +187,9 @@ START_TEST(golden_vectors) {
             const float *p = train_params(tr, r);
             ck_assert_msg(p[0] == golden[i].f0[k] && p[1] == golden[i].f1[k],
                           "tau %d alpha %g step %d replica %d: (%g, %g), "
-                          "expected (%g, %g)", golden[i].tau, golden[i].alpha,
-                          k, r, p[0], p[1], golden[i].f0[k], golden[i].f1[k]);
+                          "expected (%g, %g)",
+                          golden[i].tau, golden[i].alpha, k, r, p[0], p[1],
+                          golden[i].f0[k], golden[i].f1[k]);
         }
     }
     train_free(tr);
@@ -231,8 +237,8 @@ START_TEST(diloco_h1_sgd_is_dp_sgd) {
         steps(ta, 1);
         steps(tb, 1);
         for (int r = 0; r < 2; r++) {
-            double d = max_abs_diff(train_params(ta, r),
-                                    train_params(tb, r), N);
+            double d =
+                max_abs_diff(train_params(ta, r), train_params(tb, r), N);
             ck_assert_msg(d <= 1e-6, "step %d replica %d: %g", t + 1, r, d);
         }
         ck_assert(!memcmp(train_params(tb, 0), train_params(tb, 1),
@@ -331,18 +337,36 @@ static void *ptoy_create(const void *cfg, int batch, int seq, uint64_t seed,
     if (t) t->grad = ptoy_grads[ptoy_made++ % 2];
     return t;
 }
-static void ptoy_destroy(void *m) { free(m); }
-static float *ptoy_params(void *m) { return &((ptoy *)m)->p; }
-static float *ptoy_grads_of(void *m) { return &((ptoy *)m)->g; }
-static size_t ptoy_n(const void *m) { (void)m; return 1; }
-static int ptoy_units(const void *m) { (void)m; return 1; }
-static size_t ptoy_off(const void *m, int u) { (void)m, (void)u; return 0; }
+static void ptoy_destroy(void *m) {
+    free(m);
+}
+static float *ptoy_params(void *m) {
+    return &((ptoy *)m)->p;
+}
+static float *ptoy_grads_of(void *m) {
+    return &((ptoy *)m)->g;
+}
+static size_t ptoy_n(const void *m) {
+    (void)m;
+    return 1;
+}
+static int ptoy_units(const void *m) {
+    (void)m;
+    return 1;
+}
+static size_t ptoy_off(const void *m, int u) {
+    (void)m, (void)u;
+    return 0;
+}
 static int ptoy_tensors(const void *m, int u, const nn_tensor **t) {
     (void)m, (void)u;
     *t = &ptoy_tensor;
     return 1;
 }
-static int ptoy_vocab(const void *m) { (void)m; return 0; }
+static int ptoy_vocab(const void *m) {
+    (void)m;
+    return 0;
+}
 static float ptoy_eval(void *m, const float *params, const int32_t *x,
                        const int32_t *y) {
     (void)x, (void)y;
@@ -354,9 +378,9 @@ static float ptoy_grad(void *m, const int32_t *x, const int32_t *y) {
     return ptoy_eval(m, &t->p, x, y);
 }
 static const train_model_ops ptoy_ops = {
-    "ptoy", ptoy_create, ptoy_destroy, ptoy_params, ptoy_grads_of, ptoy_n,
-    ptoy_units, ptoy_off, ptoy_tensors, ptoy_vocab, ptoy_grad, ptoy_eval,
-    NULL};
+    "ptoy",    ptoy_create, ptoy_destroy, ptoy_params,  ptoy_grads_of,
+    ptoy_n,    ptoy_units,  ptoy_off,     ptoy_tensors, ptoy_vocab,
+    ptoy_grad, ptoy_eval,   NULL};
 
 /* Replica 1 takes tau + extra1. */
 static train *ptoy_train(sched_overlap overlap, int H, int tau, int extra1) {
@@ -392,7 +416,8 @@ static void ptoy_check(train *tr, const float want[2][8], float outer) {
     for (int t = 0; t < 8; t++) {
         steps(tr, 1);
         for (int r = 0; r < 2; r++)
-            ck_assert_msg(train_params(tr, r)[0] == want[r][t], "%s: step "
+            ck_assert_msg(train_params(tr, r)[0] == want[r][t],
+                          "%s: step "
                           "%d replica %d: %g, expected %g",
                           sched_overlap_name(overlap), t + 1, r,
                           train_params(tr, r)[0], want[r][t]);
@@ -622,8 +647,8 @@ START_TEST(e3m0_streaming_lowers_loss) {
     after = rs.r[rs.n - 1].eval_loss;
     double floor = train_entropy_floor(tr);
     ck_assert(floor > 0 && floor < log(2.0) + 1e-9);
-    ck_assert_msg(after < before - 1.0, "eval loss %g -> %g (floor %g)",
-                  before, after, floor);
+    ck_assert_msg(after < before - 1.0, "eval loss %g -> %g (floor %g)", before,
+                  after, floor);
     ck_assert(after > floor - 0.1);
     train_free(tr);
 }
@@ -652,8 +677,8 @@ START_TEST(fedpart_trains_one_fragment) {
     nn_model *m = nn_new(&c.nn, c.batch, c.seq);
     for (int u = 0; u < nn_num_units(m); u++) {
         size_t off = nn_unit_offset(m, u), len = nn_unit_size(m, u);
-        int same = !memcmp(train_params(tr, 0) + off, init + off,
-                           len * sizeof(float));
+        int same =
+            !memcmp(train_params(tr, 0) + off, init + off, len * sizeof(float));
         ck_assert_msg(same != in0[u], "unit %d", u);
     }
     nn_free(m);
@@ -809,8 +834,10 @@ START_TEST(out_of_memory_is_not_a_bad_config) {
     c = nn_cfg();
     c.nn.layers = NN_MAX_LAYERS + 1;
     bad_config(&c, "layers");
-    ck_assert_int_eq(nn_check(&(nn_config){NN_MLP, 2, 1, 1, NN_MAX_LAYERS,
-                                            0, 1}, 1, 1, NULL, 0), MSG_OK);
+    ck_assert_int_eq(nn_check(&(nn_config){NN_MLP, 2, 1, 1, NN_MAX_LAYERS, 0,
+                                           1},
+                              1, 1, NULL, 0),
+                     MSG_OK);
 }
 END_TEST
 
@@ -893,8 +920,8 @@ START_TEST(text_shards_train) {
     double before;
     train_eval_outer(tr, &before);
     reports rs = run(tr);
-    ck_assert_msg(rs.r[rs.n - 1].eval_loss < before - 1.0, "%g -> %g",
-                  before, rs.r[rs.n - 1].eval_loss);
+    ck_assert_msg(rs.r[rs.n - 1].eval_loss < before - 1.0, "%g -> %g", before,
+                  rs.r[rs.n - 1].eval_loss);
     train_free(tr);
     c.seq = 1200; /* longer than a replica's half of the training bytes */
     bad_config(&c, "cannot fill");

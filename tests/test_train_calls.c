@@ -30,8 +30,8 @@
 static train *new_trainer(const train_config *c) {
     char err[256] = "";
     train *tr = NULL;
-    ck_assert_msg(train_new(c, &tr, err, sizeof err) == MSG_OK,
-                  "train_new: %s", err);
+    ck_assert_msg(train_new(c, &tr, err, sizeof err) == MSG_OK, "train_new: %s",
+                  err);
     return tr;
 }
 
@@ -45,8 +45,16 @@ static uint64_t all_of(const train *tr) {
 
 static sched_spec sched_of(sched_method m, int H, int P, int tau,
                            double alpha) {
-    sched_spec s = {m, 0, H, P, tau, alpha, SCHED_STRIDED, SCHED_ASCENDING,
-                    SCHED_INNER, SCHED_RULE_PAPER};
+    sched_spec s = {m,
+                    0,
+                    H,
+                    P,
+                    tau,
+                    alpha,
+                    SCHED_STRIDED,
+                    SCHED_ASCENDING,
+                    SCHED_INNER,
+                    SCHED_RULE_PAPER};
     return s;
 }
 
@@ -101,8 +109,11 @@ typedef struct {
 static saved_state save_state(const train *tr) {
     size_t N = train_num_params(tr);
     int M = train_replicas(tr);
-    saved_state s = {malloc((size_t)(M + 1) * N * sizeof(float)), {0}, {0},
-                     {0}, train_bytes(tr)};
+    saved_state s = {malloc((size_t)(M + 1) * N * sizeof(float)),
+                     {0},
+                     {0},
+                     {0},
+                     train_bytes(tr)};
     ck_assert_ptr_nonnull(s.p);
     for (int r = 0; r <= M; r++) {
         const float *src = r < M ? train_params(tr, r) : train_outer(tr);
@@ -136,13 +147,13 @@ static void still_saved(const train *tr, saved_state *s) {
 
 /* Asserts that the call's code is rc, its message holds `needle` and the
  * trainer is as saved. */
-#define REFUSED(tr, call, rc, needle)                                      \
-    do {                                                                   \
-        saved_state s_ = save_state(tr);                                   \
-        ck_assert_int_eq((call), (rc));                                    \
-        ck_assert_msg(strstr(train_error(tr), (needle)), "'%s' lacks '%s'", \
-                      train_error(tr), (needle));                          \
-        still_saved((tr), &s_);                                            \
+#define REFUSED(tr, call, rc, needle)                                          \
+    do {                                                                       \
+        saved_state s_ = save_state(tr);                                       \
+        ck_assert_int_eq((call), (rc));                                        \
+        ck_assert_msg(strstr(train_error(tr), (needle)), "'%s' lacks '%s'",    \
+                      train_error(tr), (needle));                              \
+        still_saved((tr), &s_);                                                \
     } while (0)
 
 /* ---- replica by replica = lockstep --------------------------------------- */
@@ -251,17 +262,14 @@ START_TEST(wait_refuses_late_orders) {
     /* fragment 0 is taken after step 2 and merges before step 4 */
     step_n(tr, 0, 2);
     step_n(tr, 1, 2);
-    REFUSED(tr, train_reduce(tr, 0, 1, NULL), MSG_ESTATE,
-            "no sync in flight");
+    REFUSED(tr, train_reduce(tr, 0, 1, NULL), MSG_ESTATE, "no sync in flight");
     ok(tr, train_contribute(tr, 0, 0, 2, NULL));
     REFUSED(tr, train_contribute(tr, 0, 0, 2, NULL), MSG_ESTATE,
             "already contributed");
     REFUSED(tr, train_contribute(tr, 1, 0, 3, NULL), MSG_ESTATE,
             "has done 2 steps, not the 3");
-    REFUSED(tr, train_contribute(tr, 2, 0, 2, NULL), MSG_EINVAL,
-            "replica 2");
-    REFUSED(tr, train_contribute(tr, 1, 2, 2, NULL), MSG_EINVAL,
-            "fragment 2");
+    REFUSED(tr, train_contribute(tr, 2, 0, 2, NULL), MSG_EINVAL, "replica 2");
+    REFUSED(tr, train_contribute(tr, 1, 2, 2, NULL), MSG_EINVAL, "fragment 2");
     step_n(tr, 1, 1); /* step 3 < 2 + tau + 1: allowed */
     REFUSED(tr, train_contribute(tr, 1, 0, 3, NULL), MSG_ESTATE,
             "taken after step 2, not 3");
@@ -272,10 +280,9 @@ START_TEST(wait_refuses_late_orders) {
             "after step 2 is reduced");
     REFUSED(tr, train_reduce(tr, 0, 3, NULL), MSG_EINVAL, "not all");
     REFUSED(tr, train_reduce(tr, 0, 4, NULL), MSG_EINVAL, "not all");
-    REFUSED(tr, train_reduce(tr, 1, 1, NULL), MSG_ESTATE,
-            "no sync in flight");
-    REFUSED(tr, train_reduce(tr, 0, 1, (const int64_t[]){4, 3}),
-            MSG_ESTATE, "replica 1 has computed step 3");
+    REFUSED(tr, train_reduce(tr, 1, 1, NULL), MSG_ESTATE, "no sync in flight");
+    REFUSED(tr, train_reduce(tr, 0, 1, (const int64_t[]){4, 3}), MSG_ESTATE,
+            "replica 1 has computed step 3");
     ok(tr, train_reduce(tr, 0, 1, (const int64_t[]){4, 4}));
     ck_assert_int_eq(train_sync_take(tr, 0), -1);
     ok(tr, train_inner_step(tr, 1)); /* step 4 with the merge landed */
@@ -293,8 +300,7 @@ END_TEST
 START_TEST(dp_refuses_out_of_order) {
     train_config c = tiny_cfg(sched_of(SCHED_DP, 1, 1, 0, 0), 2);
     train *tr = new_trainer(&c);
-    REFUSED(tr, train_contribute(tr, 0, 0, 1, NULL), MSG_ESTATE,
-            "no gradient");
+    REFUSED(tr, train_contribute(tr, 0, 0, 1, NULL), MSG_ESTATE, "no gradient");
     step_n(tr, 0, 1);
     REFUSED(tr, train_contribute(tr, 0, 0, 2, NULL), MSG_ESTATE,
             "has done 0 steps, not the 1");
@@ -339,8 +345,8 @@ START_TEST(continue_merges_late) {
     train *tr = toy_first_take();
     step_n(tr, 0, 2);
     step_n(tr, 1, 2); /* step 4 = take + tau + 1 before the reduce */
-    REFUSED(tr, train_reduce(tr, 0, 3, (const int64_t[]){6, 4}),
-            MSG_ESTATE, "replica 1 has computed step 4");
+    REFUSED(tr, train_reduce(tr, 0, 3, (const int64_t[]){6, 4}), MSG_ESTATE,
+            "replica 1 has computed step 4");
     /* the merge lands 2 steps late for replica 0, never for replica 1 */
     ok(tr, train_reduce(tr, 0, 3, (const int64_t[]){6, -1}));
     ck_assert(train_outer(tr)[0] == -7.0f && train_outer(tr)[1] == 1.0f);
@@ -351,10 +357,8 @@ START_TEST(continue_merges_late) {
     step_n(tr, 0, 1);
     step_n(tr, 1, 2);
     const float *p0 = train_params(tr, 0), *p1 = train_params(tr, 1);
-    ck_assert_msg(p0[0] == -10.0f && p0[1] == -11.0f, "(%g, %g)", p0[0],
-                  p0[1]);
-    ck_assert_msg(p1[0] == -11.0f && p1[1] == -11.0f, "(%g, %g)", p1[0],
-                  p1[1]);
+    ck_assert_msg(p0[0] == -10.0f && p0[1] == -11.0f, "(%g, %g)", p0[0], p0[1]);
+    ck_assert_msg(p1[0] == -11.0f && p1[1] == -11.0f, "(%g, %g)", p1[0], p1[1]);
     train_free(tr);
 }
 END_TEST
@@ -479,8 +483,7 @@ START_TEST(rejoin_keeps_sent_payloads) {
     ck_assert_uint_eq(train_sync_contributors(b, 0), 3);
     ok(a, train_reduce(a, 0, 3, (const int64_t[]){3, 3}));
     ok(b, train_reduce(b, 0, 3, (const int64_t[]){3, 1}));
-    ck_assert(same_floats(train_outer(a), train_outer(b),
-                          train_num_params(a)));
+    ck_assert(same_floats(train_outer(a), train_outer(b), train_num_params(a)));
     train_free(a);
     train_free(b);
 }
@@ -508,7 +511,8 @@ START_TEST(batch_is_the_calls) {
     ck_assert_uint_eq(train_sync_contributors(a, 0), 2);
     /* with tau 1 nobody may compute step 3 before that sync is reduced:
      * replica 1's step 2 is done, its step 3 refused */
-    train_op more[] = {{1, -1, 0, 0, NULL}, {1, -1, 0, 0, NULL},
+    train_op more[] = {{1, -1, 0, 0, NULL},
+                       {1, -1, 0, 0, NULL},
                        {2, -1, 0, 0, NULL}};
     ck_assert_int_eq(train_batch(a, more, 3), MSG_ESTATE);
     ck_assert_ptr_nonnull(strstr(train_error(a), "step 3 before"));
@@ -575,7 +579,8 @@ START_TEST(checkpoint_restore_replays) {
                              sched_of(SCHED_STREAMING, 6, 2, 1, 0.5)};
     train_config c = tiny_cfg(s[_i], 2);
     train *a = new_trainer(&c), *b = new_trainer(&c);
-    train_snapshot *snap = train_snapshot_new(a), *other = train_snapshot_new(b);
+    train_snapshot *snap = train_snapshot_new(a),
+                   *other = train_snapshot_new(b);
     ck_assert_ptr_nonnull(snap);
     ck_assert_ptr_nonnull(other);
     REFUSED(a, train_snapshot_restore(a, snap), MSG_ESTATE, "never taken");

@@ -72,29 +72,35 @@ static double dilosim_cu(const web_case *c) {
     static const char *const names[] = {"dp", "diloco", "streaming"};
     char text[1024], err[512];
     snprintf(text, sizeof text,
-             "{\"model\": {\"params\": %.17g, \"layers\": %d, \"step_time_s\": %.17g},"
+             "{\"model\": {\"params\": %.17g, \"layers\": %d, \"step_time_s\": "
+             "%.17g},"
              " \"workers\": {\"count\": %d},"
              " \"network\": {\"bandwidth_gbps\": %.17g, \"latency_ms\": 0,"
              "   \"collective\": \"ring\", \"reduce_order\": \"fifo\"},"
-             " \"method\": {\"name\": \"%s\", \"H\": %d, \"fragments\": %d, \"tau\": %d,"
-             "   \"layout\": \"sliced\", \"codec\": \"fp32\", \"dp_codec\": \"fp32\"},"
+             " \"method\": {\"name\": \"%s\", \"H\": %d, \"fragments\": %d, "
+             "\"tau\": %d,"
+             "   \"layout\": \"sliced\", \"codec\": \"fp32\", \"dp_codec\": "
+             "\"fp32\"},"
              " \"steps\": %d}",
              c->params, c->K, c->T, c->M, c->gbps, names[c->method], c->H, c->P,
              c->tau, c->steps);
     scn_config cfg;
-    ck_assert_msg(scn_load_string(text, "web.json", NULL, 0, &cfg, err, sizeof err) == 0,
+    ck_assert_msg(scn_load_string(text, "web.json", NULL, 0, &cfg, err,
+                                  sizeof err) == 0,
                   "%s", err);
     run_result r;
-    ck_assert_msg(run_simulate(&cfg, NULL, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(run_simulate(&cfg, NULL, &r, err, sizeof err) == 0, "%s",
+                  err);
     ck_assert_int_eq(r.finished, 1);
     return r.compute_utilization;
 }
 
 static void check(const web_case *c) {
     double web = web_cu(c), ours = dilosim_cu(c);
-    ck_assert_msg(fabs(ours - web) <= 1e-3, "method %d, M %d, H %d, P %d, tau %d, %g Gbit/s: "
-                  "web %.5f, dilosim %.5f", c->method, c->M, c->H, c->P, c->tau, c->gbps,
-                  web, ours);
+    ck_assert_msg(fabs(ours - web) <= 1e-3,
+                  "method %d, M %d, H %d, P %d, tau %d, %g Gbit/s: "
+                  "web %.5f, dilosim %.5f",
+                  c->method, c->M, c->H, c->P, c->tau, c->gbps, web, ours);
     ck_assert(web > 0 && web <= 1);
 }
 
@@ -106,8 +112,16 @@ START_TEST(test_one_b_two_sites) {
     for (int m = WEB_DP; m <= WEB_STREAMING; m++)
         for (int tau = 0; tau <= (m == WEB_STREAMING ? 2 : 0); tau++)
             for (size_t b = 0; b < sizeof gbps / sizeof *gbps; b++) {
-                web_case c = {m, 1e9, 0.1, gbps[b], 2, 24, m == WEB_DP ? 1 : 100,
-                              m == WEB_STREAMING ? 8 : 1, tau, 2000};
+                web_case c = {m,
+                              1e9,
+                              0.1,
+                              gbps[b],
+                              2,
+                              24,
+                              m == WEB_DP ? 1 : 100,
+                              m == WEB_STREAMING ? 8 : 1,
+                              tau,
+                              2000};
                 check(&c);
             }
 }
@@ -121,8 +135,15 @@ START_TEST(test_more_sites_h30) {
     for (int M = 3; M <= 4; M++)
         for (int m = WEB_DP; m <= WEB_STREAMING; m++)
             for (size_t b = 0; b < sizeof gbps / sizeof *gbps; b++) {
-                web_case c = {m, 3e8, 0.25, gbps[b], M, 12, m == WEB_DP ? 1 : 30,
-                              m == WEB_STREAMING ? 4 : 1, m == WEB_STREAMING ? 2 : 0,
+                web_case c = {m,
+                              3e8,
+                              0.25,
+                              gbps[b],
+                              M,
+                              12,
+                              m == WEB_DP ? 1 : 30,
+                              m == WEB_STREAMING ? 4 : 1,
+                              m == WEB_STREAMING ? 2 : 0,
                               2000};
                 check(&c);
             }

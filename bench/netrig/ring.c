@@ -67,26 +67,26 @@
 
 /* What the command line says. */
 typedef struct {
-    const char *prefix;   /* namespace names: prefix "w" rank */
-    int workers;          /* M */
-    uint64_t size;        /* S, bytes, a multiple of 4 */
-    int count;            /* H */
-    double gap_s;         /* G */
+    const char *prefix; /* namespace names: prefix "w" rank */
+    int workers;        /* M */
+    uint64_t size;      /* S, bytes, a multiple of 4 */
+    int count;          /* H */
+    double gap_s;       /* G */
     int port;
-    double timeout_s;     /* watchdog of every process */
-    int ping;             /* N probes: ping mode when > 0 */
-    struct in_addr base;  /* rank i has base + i + 1 */
-    const char *cc;       /* TCP_CONGESTION to set, NULL: the namespace's */
-    int corrupt;          /* --corrupt: rank 0 spoils its last result */
+    double timeout_s;    /* watchdog of every process */
+    int ping;            /* N probes: ping mode when > 0 */
+    struct in_addr base; /* rank i has base + i + 1 */
+    const char *cc;      /* TCP_CONGESTION to set, NULL: the namespace's */
+    int corrupt;         /* --corrupt: rank 0 spoils its last result */
 } ring_args;
 
 /* One rank's report, in the shared mapping. */
 typedef struct {
     char err[RING_ERR];
-    char cc[32];          /* TCP_CONGESTION of the sending socket */
-    int slow_start_after_idle;  /* the namespace's sysctl, -1 unknown */
-    int mss;              /* tcpi_snd_mss of the sending socket */
-    uint32_t retrans;     /* tcpi_total_retrans of the sending socket */
+    char cc[32];               /* TCP_CONGESTION of the sending socket */
+    int slow_start_after_idle; /* the namespace's sysctl, -1 unknown */
+    int mss;                   /* tcpi_snd_mss of the sending socket */
+    uint32_t retrans;          /* tcpi_total_retrans of the sending socket */
 } ring_rank;
 
 /* The mapping shared by the parent and the ranks. */
@@ -95,8 +95,8 @@ typedef struct {
     ring_rank rank[RING_MAX_WORKERS];
     /* per collective h and rank r, at [h * M + r] */
     double *start, *end;
-    uint32_t *retrans;    /* the sending socket's retransmissions during h */
-    double *rtt_ms;       /* ping mode: one per probe */
+    uint32_t *retrans; /* the sending socket's retransmissions during h */
+    double *rtt_ms;    /* ping mode: one per probe */
 } ring_shared;
 
 static volatile sig_atomic_t g_stop;
@@ -163,7 +163,8 @@ static int set_nonblock(int fd) {
 
 /* Sets --cc on a socket (nothing without it).  Returns 0 or -1. */
 static int set_cc(const ring_args *a, int fd, ring_rank *me) {
-    if (a->cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, a->cc, strlen(a->cc)) != 0)
+    if (a->cc &&
+        setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, a->cc, strlen(a->cc)) != 0)
         return fail(me, "--cc %s: %s", a->cc, strerror(errno));
     return 0;
 }
@@ -180,7 +181,8 @@ static int listen_on(const ring_args *a, int r, ring_rank *me) {
         return -1;
     }
     if (bind(fd, (struct sockaddr *)&s, sizeof s) != 0 || listen(fd, 4) != 0) {
-        fail(me, "listen on %s: %s", addr_str(&s, b, sizeof b), strerror(errno));
+        fail(me, "listen on %s: %s", addr_str(&s, b, sizeof b),
+             strerror(errno));
         close(fd);
         return -1;
     }
@@ -198,7 +200,8 @@ static int connect_to(const ring_args *a, int r, ring_rank *me) {
         return -1;
     }
     if (connect(fd, (struct sockaddr *)&s, sizeof s) != 0) {
-        fail(me, "connect to %s: %s", addr_str(&s, b, sizeof b), strerror(errno));
+        fail(me, "connect to %s: %s", addr_str(&s, b, sizeof b),
+             strerror(errno));
         close(fd);
         return -1;
     }
@@ -238,7 +241,8 @@ static int ring_step(int out, const char *sbuf, size_t slen, int in, char *rbuf,
         }
         if (p[1].revents & (POLLIN | POLLERR | POLLHUP)) {
             ssize_t n = recv(in, rbuf + got, rlen - got, 0);
-            if (n == 0) return fail(me, "the predecessor closed its connection");
+            if (n == 0)
+                return fail(me, "the predecessor closed its connection");
             if (n < 0 && errno != EAGAIN && errno != EINTR)
                 return fail(me, "recv: %s", strerror(errno));
             if (n > 0) got += (size_t)n;
@@ -264,7 +268,9 @@ static void chunk(uint64_t n, int M, int c, uint64_t *lo, uint64_t *hi) {
 /* Rank r's input of the first collective after a refill: small integers,
  * different on every rank and along the array, so that any sum is exact
  * and a chunk reduced twice, missed or misplaced shows. */
-static float input(uint64_t j, int r) { return (float)(j % 251 + (uint64_t)r + 1); }
+static float input(uint64_t j, int r) {
+    return (float)(j % 251 + (uint64_t)r + 1);
+}
 
 /* The sum over M ranks of input(j, .), times scale = M^k: the result of
  * the k-th collective (k = 0 the first) since a refill. */
@@ -273,8 +279,8 @@ static double expected(uint64_t j, int M, double scale) {
 }
 
 /* The whole collective on rank r: 2(M-1) steps of a chunk to the successor. */
-static int allreduce(int out, int in, float *x, float *tmp, uint64_t n, int M, int r,
-                     ring_rank *me) {
+static int allreduce(int out, int in, float *x, float *tmp, uint64_t n, int M,
+                     int r, ring_rank *me) {
     for (int k = 0; k < 2 * (M - 1); k++) {
         int rs = k < M - 1; /* reduce-scatter, else all-gather */
         int send_c = ((r - (rs ? k : k - (M - 1) - 1)) % M + M) % M;
@@ -285,7 +291,8 @@ static int allreduce(int out, int in, float *x, float *tmp, uint64_t n, int M, i
         size_t sl = (size_t)(shi - slo) * sizeof(float);
         size_t rl = (size_t)(rhi - rlo) * sizeof(float);
         char *dst = rs ? (char *)tmp : (char *)(x + rlo);
-        if (ring_step(out, (char *)(x + slo), sl, in, dst, rl, rs ? x + rlo : NULL, me) != 0)
+        if (ring_step(out, (char *)(x + slo), sl, in, dst, rl,
+                      rs ? x + rlo : NULL, me) != 0)
             return -1;
     }
     return 0;
@@ -296,7 +303,8 @@ static void sleep_until(double t) {
     double s = floor(t);
     ts.tv_sec = (time_t)s;
     ts.tv_nsec = (long)((t - s) * 1e9);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+           EINTR) {
     }
 }
 
@@ -306,11 +314,13 @@ static int ring_rank_main(const ring_args *a, ring_shared *sh, int r) {
     int M = a->workers, lfd = -1, out = -1, in = -1, one = 1;
     uint64_t n = a->size / sizeof(float);
     if (enter_netns(a, r, me) != 0) return -1;
-    me->slow_start_after_idle = sysctl_int("/proc/sys/net/ipv4/tcp_slow_start_after_idle");
+    me->slow_start_after_idle =
+        sysctl_int("/proc/sys/net/ipv4/tcp_slow_start_after_idle");
     if ((lfd = listen_on(a, r, me)) < 0) return -1;
     pthread_barrier_wait(&sh->barrier); /* every rank listens */
     if ((out = connect_to(a, (r + 1) % M, me)) < 0) return -1;
-    if ((in = accept(lfd, NULL, NULL)) < 0) return fail(me, "accept: %s", strerror(errno));
+    if ((in = accept(lfd, NULL, NULL)) < 0)
+        return fail(me, "accept: %s", strerror(errno));
     setsockopt(in, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     close(lfd);
     socklen_t len = sizeof me->cc - 1;
@@ -323,9 +333,11 @@ static int ring_rank_main(const ring_args *a, ring_shared *sh, int r) {
         chunk(n, M, c, &lo, &hi);
         if (hi - lo > big) big = hi - lo;
     }
-    float *x = malloc((size_t)n * sizeof *x), *tmp = malloc((size_t)(big + 1) * sizeof *tmp);
-    if (!x || !tmp) return fail(me, "out of memory (%llu bytes)",
-                                (unsigned long long)a->size);
+    float *x = malloc((size_t)n * sizeof *x),
+          *tmp = malloc((size_t)(big + 1) * sizeof *tmp);
+    if (!x || !tmp)
+        return fail(me, "out of memory (%llu bytes)",
+                    (unsigned long long)a->size);
     double scale = 1; /* M^k, k collectives since the last refill */
     for (uint64_t j = 0; j < n; j++) x[j] = input(j, r);
     for (int h = 0; h < a->count; h++) {
@@ -339,8 +351,10 @@ static int ring_rank_main(const ring_args *a, ring_shared *sh, int r) {
         if (a->corrupt && r == 0 && h + 1 == a->count) x[n - 1] += 1;
         for (uint64_t j = 0; j < n; j++)
             if ((double)x[j] != expected(j, M, scale))
-                return fail(me, "collective %d: element %llu is %.9g, expected %.9g", h + 1,
-                            (unsigned long long)j, (double)x[j], expected(j, M, scale));
+                return fail(
+                    me, "collective %d: element %llu is %.9g, expected %.9g",
+                    h + 1, (unsigned long long)j, (double)x[j],
+                    expected(j, M, scale));
         /* the next input is this result while the next sum stays exact */
         if (expected(250, M, scale * M) < 16777216.0) {
             scale *= M;
@@ -353,7 +367,8 @@ static int ring_rank_main(const ring_args *a, ring_shared *sh, int r) {
     struct tcp_info ti;
     len = sizeof ti;
     memset(&ti, 0, sizeof ti);
-    if (getsockopt(out, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0) me->mss = (int)ti.tcpi_snd_mss;
+    if (getsockopt(out, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
+        me->mss = (int)ti.tcpi_snd_mss;
     me->retrans = total_retrans(out);
     /* no rank closes before every rank has received everything */
     pthread_barrier_wait(&sh->barrier);
@@ -388,8 +403,8 @@ static int ping_rank_main(const ring_args *a, ring_shared *sh, int r) {
         if (r == 0) {
             sh->rtt_ms[i] = (now_s() - t0) * 1e3;
             sleep_until(now_s() + 0.01);
-        } else if (sendto(fd, buf, sizeof buf, 0, (struct sockaddr *)&peer, sizeof peer) !=
-                   (ssize_t)sizeof buf) {
+        } else if (sendto(fd, buf, sizeof buf, 0, (struct sockaddr *)&peer,
+                          sizeof peer) != (ssize_t)sizeof buf) {
             return fail(me, "sendto: %s", strerror(errno));
         }
     }
@@ -397,7 +412,9 @@ static int ping_rank_main(const ring_args *a, ring_shared *sh, int r) {
     return 0;
 }
 
-static void on_signal(int sig) { g_stop = sig; }
+static void on_signal(int sig) {
+    g_stop = sig;
+}
 
 /* Forks the ranks, waits for them; on a failure or a signal kills the rest.
  * Returns 0 when every rank exited 0. */
@@ -421,7 +438,10 @@ static int run_ranks(const ring_args *a, ring_shared *sh, int nranks) {
             signal(SIGHUP, SIG_DFL);
             signal(SIGALRM, SIG_DFL);
             alarm((unsigned)ceil(a->timeout_s));
-            _exit((a->ping ? ping_rank_main(a, sh, r) : ring_rank_main(a, sh, r)) ? 1 : 0);
+            _exit(
+                (a->ping ? ping_rank_main(a, sh, r) : ring_rank_main(a, sh, r))
+                    ? 1
+                    : 0);
         }
     }
     int left = nranks, bad = 0;
@@ -431,7 +451,8 @@ static int run_ranks(const ring_args *a, ring_shared *sh, int nranks) {
         pid_t p = waitpid(-1, &st, 0);
         if (p < 0 && errno == EINTR) {
             if (!g_stop) continue;
-            fprintf(stderr, "netrig_ring: %s, stopping the ranks\n", strsignal(g_stop));
+            fprintf(stderr, "netrig_ring: %s, stopping the ranks\n",
+                    strsignal(g_stop));
             bad = 1;
         } else if (p < 0) {
             break;
@@ -442,12 +463,14 @@ static int run_ranks(const ring_args *a, ring_shared *sh, int nranks) {
             if (r < nranks) pid[r] = 0;
             if (WIFEXITED(st) && WEXITSTATUS(st) == 0) continue;
             if (r < nranks && sh->rank[r].err[0])
-                fprintf(stderr, "netrig_ring: rank %d: %s\n", r, sh->rank[r].err);
+                fprintf(stderr, "netrig_ring: rank %d: %s\n", r,
+                        sh->rank[r].err);
             else if (WIFSIGNALED(st))
-                fprintf(stderr, "netrig_ring: rank %d: %s%s\n", r, strsignal(WTERMSIG(st)),
-                        WTERMSIG(st) == SIGALRM ? " (the watchdog: --timeout)" : "");
-            else
-                fprintf(stderr, "netrig_ring: rank %d failed\n", r);
+                fprintf(stderr, "netrig_ring: rank %d: %s%s\n", r,
+                        strsignal(WTERMSIG(st)),
+                        WTERMSIG(st) == SIGALRM ? " (the watchdog: --timeout)"
+                                                : "");
+            else fprintf(stderr, "netrig_ring: rank %d failed\n", r);
             bad = 1;
         }
         if (bad) {
@@ -473,8 +496,8 @@ static void print_ping(const ring_args *a, const ring_shared *sh) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     for (int i = 0; i < n; i++) sum += v[i];
     double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    printf("# netrig ping: %d UDP probes of %d bytes, %sw0 to %sw1 and back\n", n, PING_BYTES,
-           a->prefix, a->prefix);
+    printf("# netrig ping: %d UDP probes of %d bytes, %sw0 to %sw1 and back\n",
+           n, PING_BYTES, a->prefix, a->prefix);
     printf("rtt_min_ms,rtt_median_ms,rtt_mean_ms,rtt_max_ms\n");
     printf("%.4f,%.4f,%.4f,%.4f\n", v[0], med, sum / n, v[n - 1]);
 }
@@ -483,13 +506,18 @@ static void print_ring(const ring_args *a, const ring_shared *sh) {
     int M = a->workers;
     const ring_rank *r0 = &sh->rank[0];
     printf("# netrig ring all-reduce: workers %d, size %llu bytes (float32), "
-           "collectives %d, gap %g s\n", M, (unsigned long long)a->size, a->count, a->gap_s);
-    printf("# tcp_congestion_control %s, tcp_slow_start_after_idle %d, mss %d bytes, "
-           "retransmissions %u\n", r0->cc, r0->slow_start_after_idle, r0->mss, r0->retrans);
+           "collectives %d, gap %g s\n",
+           M, (unsigned long long)a->size, a->count, a->gap_s);
+    printf("# tcp_congestion_control %s, tcp_slow_start_after_idle %d, mss %d "
+           "bytes, "
+           "retransmissions %u\n",
+           r0->cc, r0->slow_start_after_idle, r0->mss, r0->retrans);
     for (int r = 1; r < M; r++)
         if (strcmp(sh->rank[r].cc, r0->cc) || sh->rank[r].mss != r0->mss)
-            printf("# rank %d differs: %s, mss %d\n", r, sh->rank[r].cc, sh->rank[r].mss);
-    printf("# start_s: from the first collective's start; duration_s: the last rank's end "
+            printf("# rank %d differs: %s, mss %d\n", r, sh->rank[r].cc,
+                   sh->rank[r].mss);
+    printf("# start_s: from the first collective's start; duration_s: the last "
+           "rank's end "
            "minus the first rank's release from the barrier\n");
     printf("# every result checked element by element: all correct\n");
     printf("collective,start_s,duration_s,release_skew_s,retransmissions\n");
@@ -511,25 +539,36 @@ static void print_ring(const ring_args *a, const ring_shared *sh) {
 static void usage(FILE *f) {
     fputs("usage: netrig_ring --prefix P --workers M --size BYTES [options]\n"
           "       netrig_ring --prefix P --ping N [options]\n"
-          "The rig's ring all-reduce over TCP between M ranks, rank i in the network\n"
-          "namespace Pw<i> (made by bench/netrig/rig.sh) at the address BASE+i+1.\n"
-          "Prints a CSV: comment lines (settings, congestion control, MSS), then one row\n"
-          "per collective: collective,start_s,duration_s,release_skew_s,retransmissions.\n"
-          "Every result is checked; a wrong one fails the run (exit 1).  A collective\n"
-          "starts when the last rank reaches a shared barrier (duration: the last rank's\n"
+          "The rig's ring all-reduce over TCP between M ranks, rank i in the "
+          "network\n"
+          "namespace Pw<i> (made by bench/netrig/rig.sh) at the address "
+          "BASE+i+1.\n"
+          "Prints a CSV: comment lines (settings, congestion control, MSS), "
+          "then one row\n"
+          "per collective: "
+          "collective,start_s,duration_s,release_skew_s,retransmissions.\n"
+          "Every result is checked; a wrong one fails the run (exit 1).  A "
+          "collective\n"
+          "starts when the last rank reaches a shared barrier (duration: the "
+          "last rank's\n"
           "end minus the first rank's release from it).\n"
           "  --prefix P      namespace name prefix (required)\n"
           "  --workers M     ranks, 2..16\n"
           "  --size BYTES    all-reduce size, a multiple of 4*M (float32)\n"
           "  --count H       collectives (default 4)\n"
           "  --gap S         idle seconds between collectives (default 0)\n"
-          "  --ping N        instead: N UDP round trips w0 -> w1 (56 bytes each)\n"
-          "  --base IP       address base (default 198.18.0.0: rank i is base+i+1)\n"
+          "  --ping N        instead: N UDP round trips w0 -> w1 (56 bytes "
+          "each)\n"
+          "  --base IP       address base (default 198.18.0.0: rank i is "
+          "base+i+1)\n"
           "  --port N        TCP/UDP port (default 5201)\n"
           "  --timeout S     watchdog of every process, seconds (default 600)\n"
-          "  --cc NAME       congestion control of the sockets (default: the namespace's)\n"
-          "  --corrupt       rank 0 adds 1 to its last element after the last collective,\n"
-          "                  before the check (which must then fail: for the tests)\n"
+          "  --cc NAME       congestion control of the sockets (default: the "
+          "namespace's)\n"
+          "  --corrupt       rank 0 adds 1 to its last element after the last "
+          "collective,\n"
+          "                  before the check (which must then fail: for the "
+          "tests)\n"
           "  -h, --help      this help\n"
           "Exit status: 0 done, 1 a runtime failure, 2 a usage error.\n",
           f);
@@ -544,9 +583,12 @@ static const struct {
     double lo, hi;
     int integer;
     double dflt;
-} NUM_OPTS[] = {{'M', "workers", 2, RING_MAX_WORKERS, 1, 0}, {'S', "size", 4, 4e9, 1, 0},
-                {'H', "count", 1, 100000, 1, 4},   {'G', "gap", 0, 3600, 0, 0},
-                {'p', "ping", 1, 100000, 1, 0},    {'o', "port", 1, 65535, 1, 5201},
+} NUM_OPTS[] = {{'M', "workers", 2, RING_MAX_WORKERS, 1, 0},
+                {'S', "size", 4, 4e9, 1, 0},
+                {'H', "count", 1, 100000, 1, 4},
+                {'G', "gap", 0, 3600, 0, 0},
+                {'p', "ping", 1, 100000, 1, 0},
+                {'o', "port", 1, 65535, 1, 5201},
                 {'t', "timeout", 1, 86400, 0, 600}};
 #define NUM_OPTS_N (sizeof NUM_OPTS / sizeof NUM_OPTS[0])
 
@@ -557,7 +599,8 @@ static int num_opt(size_t k, const char *s, double *v) {
     *v = strtod(s, &end);
     if (errno || end == s || *end || !isfinite(*v) || *v < NUM_OPTS[k].lo ||
         *v > NUM_OPTS[k].hi || (NUM_OPTS[k].integer && *v != floor(*v))) {
-        fprintf(stderr, "netrig_ring: --%s: '%s' is not %s in [%g, %g]\n", NUM_OPTS[k].name, s,
+        fprintf(stderr, "netrig_ring: --%s: '%s' is not %s in [%g, %g]\n",
+                NUM_OPTS[k].name, s,
                 NUM_OPTS[k].integer ? "an integer" : "a number", NUM_OPTS[k].lo,
                 NUM_OPTS[k].hi);
         return -1;
@@ -567,14 +610,19 @@ static int num_opt(size_t k, const char *s, double *v) {
 
 /* Fills a from argv; returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, ring_args *a) {
-    static const struct option opts[] = {
-        {"prefix", required_argument, 0, 'P'}, {"workers", required_argument, 0, 'M'},
-        {"size", required_argument, 0, 'S'},   {"count", required_argument, 0, 'H'},
-        {"gap", required_argument, 0, 'G'},    {"ping", required_argument, 0, 'p'},
-        {"base", required_argument, 0, 'b'},   {"port", required_argument, 0, 'o'},
-        {"timeout", required_argument, 0, 't'}, {"cc", required_argument, 0, 'c'},
-        {"corrupt", no_argument, 0, 'x'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"prefix", required_argument, 0, 'P'},
+                                         {"workers", required_argument, 0, 'M'},
+                                         {"size", required_argument, 0, 'S'},
+                                         {"count", required_argument, 0, 'H'},
+                                         {"gap", required_argument, 0, 'G'},
+                                         {"ping", required_argument, 0, 'p'},
+                                         {"base", required_argument, 0, 'b'},
+                                         {"port", required_argument, 0, 'o'},
+                                         {"timeout", required_argument, 0, 't'},
+                                         {"cc", required_argument, 0, 'c'},
+                                         {"corrupt", no_argument, 0, 'x'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     double v[NUM_OPTS_N];
     for (size_t k = 0; k < NUM_OPTS_N; k++) v[k] = NUM_OPTS[k].dflt;
     *a = (ring_args){0};
@@ -592,7 +640,9 @@ static int parse(int argc, char **argv, ring_args *a) {
         case 'P': a->prefix = optarg; break;
         case 'b':
             if (inet_pton(AF_INET, optarg, &a->base) != 1) {
-                fprintf(stderr, "netrig_ring: --base: '%s' is not an IPv4 address\n", optarg);
+                fprintf(stderr,
+                        "netrig_ring: --base: '%s' is not an IPv4 address\n",
+                        optarg);
                 return 2;
             }
             break;
@@ -600,7 +650,8 @@ static int parse(int argc, char **argv, ring_args *a) {
         case 'x': a->corrupt = 1; break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "netrig_ring: unknown option or missing value: %s\n",
+            fprintf(stderr,
+                    "netrig_ring: unknown option or missing value: %s\n",
                     argv[optind - 1]);
             return 2;
         }
@@ -613,11 +664,13 @@ static int parse(int argc, char **argv, ring_args *a) {
     a->port = (int)v[O_PORT];
     a->timeout_s = v[O_TIMEOUT];
     if (optind < argc) {
-        fprintf(stderr, "netrig_ring: unexpected argument '%s'\n", argv[optind]);
+        fprintf(stderr, "netrig_ring: unexpected argument '%s'\n",
+                argv[optind]);
         return 2;
     }
     if (!a->prefix || strchr(a->prefix, '/')) {
-        fprintf(stderr, "netrig_ring: --prefix P is required (a name without '/')\n");
+        fprintf(stderr,
+                "netrig_ring: --prefix P is required (a name without '/')\n");
         return 2;
     }
     if (a->ping) {
@@ -629,7 +682,8 @@ static int parse(int argc, char **argv, ring_args *a) {
         return 2;
     }
     if (a->size % (4 * (uint64_t)a->workers)) {
-        fprintf(stderr, "netrig_ring: --size %llu is not a multiple of 4*M = %d\n",
+        fprintf(stderr,
+                "netrig_ring: --size %llu is not a multiple of 4*M = %d\n",
                 (unsigned long long)a->size, 4 * a->workers);
         return 2;
     }
@@ -638,7 +692,8 @@ static int parse(int argc, char **argv, ring_args *a) {
 
 /* A shared anonymous mapping of n bytes, or NULL. */
 static void *shared_alloc(size_t n) {
-    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                   -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -649,7 +704,8 @@ int main(int argc, char **argv) {
     int M = a.workers, H = a.ping ? 1 : a.count;
     size_t per = (size_t)H * (size_t)M;
     ring_shared *sh = shared_alloc(sizeof *sh);
-    double *times = shared_alloc(2 * per * sizeof(double) + (size_t)a.ping * sizeof(double));
+    double *times = shared_alloc(2 * per * sizeof(double) +
+                                 (size_t)a.ping * sizeof(double));
     uint32_t *re = shared_alloc(per * sizeof(uint32_t));
     if (!sh || !times || !re) {
         fprintf(stderr, "netrig_ring: mmap: %s\n", strerror(errno));
@@ -673,7 +729,8 @@ int main(int argc, char **argv) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGALRM, &sa, NULL);
-    if (run_ranks(&a, sh, M) != 0) return g_stop && g_stop != SIGALRM ? 128 + g_stop : 1;
+    if (run_ranks(&a, sh, M) != 0)
+        return g_stop && g_stop != SIGALRM ? 128 + g_stop : 1;
     if (a.ping) print_ping(&a, sh);
     else print_ring(&a, sh);
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -34,18 +34,18 @@
 #include "models/tensor.h"
 #include "models/train.h"
 
-typedef struct {        /* a row waiting for its step to complete */
+typedef struct { /* a row waiting for its step to complete */
     int64_t step;
-    uint8_t *have;      /* per replica: it has computed `step` (and the
+    uint8_t *have;        /* per replica: it has computed `step` (and the
                            trainer too: its loss is known) */
-    double *loss;       /*   its loss there */
-    uint64_t *grads;    /*   the gradients it had computed (0: none) */
+    double *loss;         /*   its loss there */
+    uint64_t *grads;      /*   the gradients it had computed (0: none) */
     uint64_t bytes_ahead; /* bytes of contributions taken after `step` */
-    int outer_done;     /* the outer parameters' loss is in `outer` */
+    int outer_done;       /* the outer parameters' loss is in `outer` */
     double outer;
-    float **copy;       /* per replica: its parameters as it started step
+    float **copy; /* per replica: its parameters as it started step
                            + 1 (NULL: not copied, it is still there) */
-    float **buf;        /*   the buffers of those copies, kept for reuse */
+    float **buf;  /*   the buffers of those copies, kept for reuse */
 } pending;
 
 typedef struct {
@@ -53,20 +53,20 @@ typedef struct {
     cpl_summary *out;
     train *tr;
     int M, tau, dp;
-    int eager;          /* the outer values change at replica 0's syncs */
+    int eager; /* the outer values change at replica 0's syncs */
     int64_t T, every, ckpt_every;
     uint64_t batch_tokens; /* tokens of one gradient */
-    uint8_t *joined;    /* per replica: in the group */
-    int64_t *ended;     /* per replica: the last step it finished */
-    uint64_t *grads;    /* per replica: gradients computed */
-    int64_t *open;      /* per fragment: take of its sync in flight, -1 */
+    uint8_t *joined;       /* per replica: in the group */
+    int64_t *ended;        /* per replica: the last step it finished */
+    uint64_t *grads;       /* per replica: gradients computed */
+    int64_t *open;         /* per fragment: take of its sync in flight, -1 */
     int P;
-    train_op *queue;    /* calls deferred, in order */
-    int64_t *qstep;     /*   the engine's step of each (steps) */
+    train_op *queue; /* calls deferred, in order */
+    int64_t *qstep;  /*   the engine's step of each (steps) */
     int nqueue, qcap;
-    pending *pend;      /* rows waiting, by increasing step */
+    pending *pend; /* rows waiting, by increasing step */
     int npend, cap;
-    int64_t emitted;    /* step of the last row written */
+    int64_t emitted;             /* step of the last row written */
     train_snapshot *ckpt, *cand; /* DP: committed and candidate state */
     int64_t ckpt_step, cand_step;
 } cpl;
@@ -135,8 +135,8 @@ static void pending_pop(cpl *c) {
 }
 
 /* Defers a trainer call (copy: of a TRAIN_OP_COPY). */
-static int enqueue(cpl *c, int r, int f, int64_t take, float *copy,
-                   char *err, size_t errlen) {
+static int enqueue(cpl *c, int r, int f, int64_t take, float *copy, char *err,
+                   size_t errlen) {
     if (c->nqueue == c->qcap) {
         int cap = c->qcap ? 2 * c->qcap : 64;
         train_op *q = realloc(c->queue, (size_t)cap * sizeof *q);
@@ -159,8 +159,7 @@ static int flush_first(cpl *c, int n, char *err, size_t errlen) {
     int rc = train_batch(c->tr, c->queue, n);
     for (int i = 0; i < n && !rc; i++) {
         const train_op *o = &c->queue[i];
-        pending *p = o->fragment == -1 ? pending_at(c, c->qstep[i], 0)
-                                       : NULL;
+        pending *p = o->fragment == -1 ? pending_at(c, c->qstep[i], 0) : NULL;
         if (p && p->grads[o->replica]) {
             p->have[o->replica] = 1;
             p->loss[o->replica] = o->loss;
@@ -236,8 +235,8 @@ static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
         pending *p = &c->pend[0];
         cpl_row r = {.step = p->step};
         for (int i = 0; i < c->M; i++) {
-            r.tokens += (p->grads[i] ? p->grads[i] : c->grads[i]) *
-                        c->batch_tokens;
+            r.tokens +=
+                (p->grads[i] ? p->grads[i] : c->grads[i]) * c->batch_tokens;
             if (p->have[i]) r.train_loss += p->loss[i], n++;
         }
         r.train_loss = n ? r.train_loss / n : NAN;
@@ -248,10 +247,11 @@ static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
         r.bytes_sent = train_bytes(c->tr) - p->bytes_ahead;
         r.entropy_floor = c->out->entropy_floor;
         r.sim_time_s = (double)e->now * 1e-9;
-        r.sim_utilization = e->now > 0 ? (double)e->compute_ns /
-                                             ((double)e->now * c->M) : 0;
-        r.delay_mean_steps = e->delays->count
-            ? (double)e->delays->sum / (double)e->delays->count : 0;
+        r.sim_utilization =
+            e->now > 0 ? (double)e->compute_ns / ((double)e->now * c->M) : 0;
+        r.delay_mean_steps =
+            e->delays->count ? (double)e->delays->sum / (double)e->delays->count
+                             : 0;
         r.delay_max_steps = e->delays->max;
         r.wan_bytes = e->wan_bytes;
         pending_pop(c);
@@ -309,15 +309,13 @@ static int eval_rows_before(cpl *c, int64_t limit, char *err, size_t errlen) {
 
 /* Eager overlap: the outer values evaluated are replica 0's copy, which
  * its own contributions and its rejoin change (at step `step`). */
-static int eager_change(cpl *c, int r, int64_t step, char *err,
-                        size_t errlen) {
+static int eager_change(cpl *c, int r, int64_t step, char *err, size_t errlen) {
     if (!c->eager || r != 0) return 0;
     int rc = flush(c, err, errlen);
     return rc ? rc : eval_rows_before(c, step, err, errlen);
 }
 
-static int on_contribute(cpl *c, const run_event *e, char *err,
-                         size_t errlen) {
+static int on_contribute(cpl *c, const run_event *e, char *err, size_t errlen) {
     int rc = eager_change(c, e->worker, e->step, err, errlen);
     if (!rc)
         rc = enqueue(c, e->worker, e->fragment, e->step, NULL, err, errlen);
@@ -362,7 +360,8 @@ static int on_synced(cpl *c, const run_event *e, char *err, size_t errlen) {
 /* DP: back to the committed checkpoint of step `step`. */
 static int on_rollback(cpl *c, int64_t step, char *err, size_t errlen) {
     if (step != c->ckpt_step)
-        return msg_set(err, errlen, MSG_EFAIL, "internal error: a rollback "
+        return msg_set(err, errlen, MSG_EFAIL,
+                       "internal error: a rollback "
                        "to step %lld, but the checkpoint is of step %lld",
                        (long long)step, (long long)c->ckpt_step);
     c->nqueue = 0; /* the deferred calls would be undone anyway */
@@ -376,23 +375,14 @@ static int on_rollback(cpl *c, int64_t step, char *err, size_t errlen) {
     return 0;
 }
 
-static int on_event(void *ctx, const run_event *e, char *err,
-                    size_t errlen) {
+static int on_event(void *ctx, const run_event *e, char *err, size_t errlen) {
     cpl *c = ctx;
     int rc = 0, w = e->worker;
     switch (e->kind) {
-    case RUN_EV_STEP:
-        rc = on_step(c, w, e->step, err, errlen);
-        break;
-    case RUN_EV_STEP_END:
-        c->ended[w] = e->step;
-        break;
-    case RUN_EV_CONTRIBUTE:
-        rc = on_contribute(c, e, err, errlen);
-        break;
-    case RUN_EV_SYNCED:
-        rc = on_synced(c, e, err, errlen);
-        break;
+    case RUN_EV_STEP: rc = on_step(c, w, e->step, err, errlen); break;
+    case RUN_EV_STEP_END: c->ended[w] = e->step; break;
+    case RUN_EV_CONTRIBUTE: rc = on_contribute(c, e, err, errlen); break;
+    case RUN_EV_SYNCED: rc = on_synced(c, e, err, errlen); break;
     case RUN_EV_FAILED:
         if (!c->dp) c->joined[w] = 0; /* DP: everybody waits for it */
         break;
@@ -406,7 +396,8 @@ static int on_event(void *ctx, const run_event *e, char *err,
         break;
     case RUN_EV_CHECKPOINT: {
         if (e->step != c->cand_step)
-            return msg_set(err, errlen, MSG_EFAIL, "internal error: the "
+            return msg_set(err, errlen, MSG_EFAIL,
+                           "internal error: the "
                            "checkpoint of step %lld was not taken",
                            (long long)e->step);
         train_snapshot *t = c->ckpt;
@@ -415,9 +406,7 @@ static int on_event(void *ctx, const run_event *e, char *err,
         c->cand_step = -1;
         break;
     }
-    case RUN_EV_ROLLBACK:
-        rc = on_rollback(c, e->step, err, errlen);
-        break;
+    case RUN_EV_ROLLBACK: rc = on_rollback(c, e->step, err, errlen); break;
     }
     return rc ? rc : rows_due(c, e, err, errlen);
 }
@@ -439,8 +428,8 @@ static void summary_init(cpl_summary *out, const scn_train *tr) {
  * which DP ignores).  train_new runs the trainer's own checks (nn_check,
  * optim_check, ...): the loader covers what they test, so a refusal here
  * is a section the loader let through. */
-static int trainer_new(const scn_config *cfg, const scn_train *sec,
-                       train **tr, char *err, size_t errlen) {
+static int trainer_new(const scn_config *cfg, const scn_train *sec, train **tr,
+                       char *err, size_t errlen) {
     train_config t = sec->train;
     if (sec->train_data_path[0]) t.data.path = sec->train_data_path;
     t.late = scn_late_continues(cfg) ? TRAIN_LATE_CONTINUE : TRAIN_LATE_WAIT;
@@ -469,8 +458,8 @@ static void cpl_free(cpl *c) {
     train_free(c->tr);
 }
 
-static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
-                    char *err, size_t errlen) {
+static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out, char *err,
+                    size_t errlen) {
     const scn_config *cfg = o->cfg;
     memset(c, 0, sizeof *c);
     c->o = o;
@@ -509,8 +498,7 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out,
     return 0;
 }
 
-int cpl_run(const cpl_options *o, cpl_summary *out, char *err,
-            size_t errlen) {
+int cpl_run(const cpl_options *o, cpl_summary *out, char *err, size_t errlen) {
     cpl c;
     summary_init(out, o->train);
     int rc = cpl_init(&c, o, out, err, errlen);
@@ -532,14 +520,24 @@ typedef struct {
     cpl *c;
     char *err;
     size_t errlen;
-    int rc;             /* why the report callback stopped the run */
+    int rc; /* why the report callback stopped the run */
 } lockstep_ctx;
 
 static int lockstep_report(const train_report *tr, void *ctx) {
     lockstep_ctx *l = ctx;
-    cpl_row r = {tr->step, tr->tokens, tr->train_loss, tr->eval_loss,
-                 NAN, NAN, tr->bytes, l->c->out->entropy_floor, NAN, NAN,
-                 NAN, 0, 0};
+    cpl_row r = {tr->step,
+                 tr->tokens,
+                 tr->train_loss,
+                 tr->eval_loss,
+                 NAN,
+                 NAN,
+                 tr->bytes,
+                 l->c->out->entropy_floor,
+                 NAN,
+                 NAN,
+                 NAN,
+                 0,
+                 0};
     int rc = extra_evals(l->c, &r, NULL);
     if (rc) {
         l->rc = trainer_failed(l->c, rc, l->err, l->errlen);
@@ -576,4 +574,6 @@ double cpl_flops_per_step(const train_config *t) {
     return f;
 }
 
-void cpl_blas_start(void) { tn_blas_start(); }
+void cpl_blas_start(void) {
+    tn_blas_start();
+}

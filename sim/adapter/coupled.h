@@ -53,19 +53,19 @@
 
 /* One report.  The sim_* fields are NAN (wan_bytes 0) in a lockstep run. */
 typedef struct {
-    int64_t step;             /* inner steps done by the group */
-    uint64_t tokens;          /* training tokens consumed, all replicas */
-    double train_loss;        /* mean of the replicas' losses at step */
-    double eval_loss;         /* of the outer parameters, nats */
-    double replica_loss;      /* of replica 0 (SCN_EVAL_REPLICA), or NAN */
-    double average_loss;      /* of the replicas' mean (..._AVERAGE), NAN */
-    uint64_t bytes_sent;      /* bytes the trained replicas have sent */
-    double entropy_floor;     /* the eval chain's entropy rate, or NAN */
-    double sim_time_s;        /* simulated instant of the row */
-    double sim_utilization;   /* compute so far / (workers * sim_time) */
-    double delay_mean_steps;  /* effective sync delays so far: mean, */
-    int64_t delay_max_steps;  /*   and maximum (0 before any sync) */
-    uint64_t wan_bytes;       /* bytes the simulated model has sent */
+    int64_t step;            /* inner steps done by the group */
+    uint64_t tokens;         /* training tokens consumed, all replicas */
+    double train_loss;       /* mean of the replicas' losses at step */
+    double eval_loss;        /* of the outer parameters, nats */
+    double replica_loss;     /* of replica 0 (SCN_EVAL_REPLICA), or NAN */
+    double average_loss;     /* of the replicas' mean (..._AVERAGE), NAN */
+    uint64_t bytes_sent;     /* bytes the trained replicas have sent */
+    double entropy_floor;    /* the eval chain's entropy rate, or NAN */
+    double sim_time_s;       /* simulated instant of the row */
+    double sim_utilization;  /* compute so far / (workers * sim_time) */
+    double delay_mean_steps; /* effective sync delays so far: mean, */
+    int64_t delay_max_steps; /*   and maximum (0 before any sync) */
+    uint64_t wan_bytes;      /* bytes the simulated model has sent */
 } cpl_row;
 
 /* Called with each row; return 0 to go on, non-zero to stop the run (a
@@ -74,22 +74,22 @@ typedef int (*cpl_row_fn)(const cpl_row *r, void *ctx);
 
 /* What a run ends with, besides its rows. */
 typedef struct {
-    run_result sim;           /* the timing world (zero in a lockstep run) */
-    cpl_row last;             /* the last row (none: step 0, NAN losses
+    run_result sim;       /* the timing world (zero in a lockstep run) */
+    cpl_row last;         /* the last row (none: step 0, NAN losses
                                  and sim_time_s) */
-    double target_loss;       /* train.target_loss, or NAN */
-    int64_t target_step;      /* the first row at or below it; -1: never */
-    double target_time_s;     /* its sim_time_s (lockstep: NAN) */
-    size_t params;            /* of one trained replica */
-    double entropy_floor;     /* the eval chain's entropy rate, or NAN */
+    double target_loss;   /* train.target_loss, or NAN */
+    int64_t target_step;  /* the first row at or below it; -1: never */
+    double target_time_s; /* its sim_time_s (lockstep: NAN) */
+    size_t params;        /* of one trained replica */
+    double entropy_floor; /* the eval chain's entropy rate, or NAN */
 } cpl_summary;
 
 /* Options of a run: the scenario's timing config and its train section,
  * loaded together (scn_load_train); it must have one (has_train). */
 typedef struct {
     const scn_config *cfg;
-    const scn_train *train;   /* what is evaluated: train->train_eval */
-    cpl_row_fn row;           /* may be NULL */
+    const scn_train *train; /* what is evaluated: train->train_eval */
+    cpl_row_fn row;         /* may be NULL */
     void *row_ctx;
     void (*progress)(void *ctx, double fraction); /* may be NULL */
     void *progress_ctx;
@@ -104,8 +104,7 @@ typedef struct {
  *   MSG_ENOMEM  out of memory
  * A timing world that cannot finish (run.h) is not an error: out->sim
  * says finished 0 and why, and the rows so far were written. */
-int cpl_run(const cpl_options *o, cpl_summary *out, char *err,
-            size_t errlen);
+int cpl_run(const cpl_options *o, cpl_summary *out, char *err, size_t errlen);
 
 /* The same training driven in lockstep by train_run (the reference of
  * the tests): no clock, no failures; the sim_* fields are NAN. */

@@ -105,15 +105,19 @@ static inline uint16_t get_u16(const uint8_t *p) {
     return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static inline void put_f32(uint8_t *p, float v) { put_u32(p, f2u(v)); }
-static inline float get_f32(const uint8_t *p) { return u2f(get_u32(p)); }
+static inline void put_f32(uint8_t *p, float v) {
+    put_u32(p, f2u(v));
+}
+static inline float get_f32(const uint8_t *p) {
+    return u2f(get_u32(p));
+}
 
 enum {
     ABS_MASK = 0x7fffffffu,
     F32_INF = 0x7f800000u,
-    CHUNK = 64,  /* values per loop of constant trip count; even */
-    SPAN = 4096, /* values per L1-resident span of the e3m0 encoder */
-    PAIRS = 256, /* byte values of a code byte (two 4-bit codes) */
+    CHUNK = 64,     /* values per loop of constant trip count; even */
+    SPAN = 4096,    /* values per L1-resident span of the e3m0 encoder */
+    PAIRS = 256,    /* byte values of a code byte (two 4-bit codes) */
     AMAX_LANES = 16 /* running maxima of finite_amax() */
 };
 
@@ -139,7 +143,8 @@ static float finite_amax(const float *x, uint64_t m) {
         float a = finite_abs(x[i]);
         best = a > best ? a : best;
     }
-    for (size_t k = 0; k < AMAX_LANES; k++) best = lane[k] > best ? lane[k] : best;
+    for (size_t k = 0; k < AMAX_LANES; k++)
+        best = lane[k] > best ? lane[k] : best;
     return best;
 }
 
@@ -205,7 +210,8 @@ static void decode_nibbles(const uint8_t *data, uint64_t lo, uint64_t hi,
         out[i] = pair[data[i >> 1]][1];
         i++;
     }
-    for (; i + 1 < hi; i += 2) memcpy(out + i, pair[data[i >> 1]], sizeof pair[0]);
+    for (; i + 1 < hi; i += 2)
+        memcpy(out + i, pair[data[i >> 1]], sizeof pair[0]);
     if (i < hi) out[i] = pair[data[i >> 1]][0];
 }
 
@@ -399,37 +405,46 @@ static inline __m128i e3m0_tops(const float *v, __m128 pre, int scaled) {
  * base and base - 1 capped at 255 (a zero scale's 256 still gives zeros).
  * The sign comes from a saturating signed pack of h (bit 7 kept), moved to
  * bit 3.  *amax keeps the running maximum of h & 0x7fff. */
-static inline __m128i e3m0_code16(const float *v, __m128 pre, int scaled, __m128i b1,
-                                  __m128i b0, __m128i *amax) {
+static inline __m128i e3m0_code16(const float *v, __m128 pre, int scaled,
+                                  __m128i b1, __m128i b0, __m128i *amax) {
     const __m128i half = _mm_set1_epi16(0x80), one = _mm_set1_epi8(1);
     __m128i h0 = e3m0_tops(v, pre, scaled), h1 = e3m0_tops(v + 8, pre, scaled);
     __m128i w0 = _mm_slli_epi16(h0, 1), w1 = _mm_slli_epi16(h1, 1);
-    *amax = _mm_max_epi16(*amax, _mm_max_epi16(_mm_srli_epi16(w0, 1), _mm_srli_epi16(w1, 1)));
+    *amax = _mm_max_epi16(*amax, _mm_max_epi16(_mm_srli_epi16(w0, 1),
+                                               _mm_srli_epi16(w1, 1)));
     __m128i p = _mm_packus_epi16(_mm_srli_epi16(w0, 8), _mm_srli_epi16(w1, 8));
     __m128i q = _mm_packus_epi16(_mm_srli_epi16(_mm_adds_epu16(w0, half), 8),
                                  _mm_srli_epi16(_mm_adds_epu16(w1, half), 8));
-    __m128i e = _mm_max_epu8(_mm_subs_epu8(q, b1), _mm_min_epu8(_mm_subs_epu8(p, b0), one));
+    __m128i e = _mm_max_epu8(_mm_subs_epu8(q, b1),
+                             _mm_min_epu8(_mm_subs_epu8(p, b0), one));
     __m128i s = _mm_srli_epi16(_mm_packs_epi16(h0, h1), 4);
-    return _mm_or_si128(_mm_min_epu8(e, _mm_set1_epi8(7)), _mm_and_si128(s, _mm_set1_epi8(8)));
+    return _mm_or_si128(_mm_min_epu8(e, _mm_set1_epi8(7)),
+                        _mm_and_si128(s, _mm_set1_epi8(8)));
 }
 
 /* Codes c (one a byte) two a byte: the low byte of each 16-bit lane gets
  * c[2k] | c[2k+1] << 4, the high byte 0 (for an unsigned pack). */
 static inline __m128i e3m0_pairs(__m128i c) {
-    return _mm_and_si128(_mm_or_si128(c, _mm_srli_epi16(c, 4)), _mm_set1_epi16(0xff));
+    return _mm_and_si128(_mm_or_si128(c, _mm_srli_epi16(c, 4)),
+                         _mm_set1_epi16(0xff));
 }
 
 /* e3m0_chunks() for one value of `scaled` (a constant once inlined). */
-static inline int e3m0_chunks_as(const float *v, uint64_t m, const e3m0_state *st, int scaled,
+static inline int e3m0_chunks_as(const float *v, uint64_t m,
+                                 const e3m0_state *st, int scaled,
                                  uint8_t *out) {
-    __m128i b1 = _mm_set1_epi8((char)(uint8_t)(st->base < 255 ? st->base : 255));
-    __m128i b0 = _mm_set1_epi8((char)(uint8_t)(st->base - 1 < 255 ? st->base - 1 : 255));
+    __m128i b1 =
+        _mm_set1_epi8((char)(uint8_t)(st->base < 255 ? st->base : 255));
+    __m128i b0 =
+        _mm_set1_epi8((char)(uint8_t)(st->base - 1 < 255 ? st->base - 1 : 255));
     __m128i amax = _mm_setzero_si128();
     __m128 pre = _mm_set1_ps(st->pre);
     for (uint64_t i = 0; i < m; i += 32) {
         __m128i lo = e3m0_pairs(e3m0_code16(v + i, pre, scaled, b1, b0, &amax));
-        __m128i hi = e3m0_pairs(e3m0_code16(v + i + 16, pre, scaled, b1, b0, &amax));
-        _mm_storeu_si128((__m128i *)(void *)(out + i / 2), _mm_packus_epi16(lo, hi));
+        __m128i hi =
+            e3m0_pairs(e3m0_code16(v + i + 16, pre, scaled, b1, b0, &amax));
+        _mm_storeu_si128((__m128i *)(void *)(out + i / 2),
+                         _mm_packus_epi16(lo, hi));
     }
     amax = _mm_max_epi16(amax, _mm_srli_si128(amax, 8));
     amax = _mm_max_epi16(amax, _mm_srli_si128(amax, 4));
@@ -440,7 +455,8 @@ static inline int e3m0_chunks_as(const float *v, uint64_t m, const e3m0_state *s
 /* Codes of v[0..m), m a multiple of CHUNK, written two a byte from out[0];
  * returns the largest h & 0x7fff of them (h of e3m0_top()).  SSE2: 32
  * values a loop, in 16-bit and 8-bit lanes (e3m0_code16()). */
-static int e3m0_chunks(const float *v, uint64_t m, const e3m0_state *st, uint8_t *out) {
+static int e3m0_chunks(const float *v, uint64_t m, const e3m0_state *st,
+                       uint8_t *out) {
     return st->pre != 1.0f ? e3m0_chunks_as(v, m, st, 1, out)
                            : e3m0_chunks_as(v, m, st, 0, out);
 }
@@ -448,7 +464,8 @@ static int e3m0_chunks(const float *v, uint64_t m, const e3m0_state *st, uint8_t
 /* Codes of v[0..m), m a multiple of CHUNK, written two a byte from out[0];
  * returns the largest h & 0x7fff of them (h of e3m0_top()).  Portable:
  * loops of constant trip count, for the auto-vectorizer. */
-static int e3m0_chunks(const float *v, uint64_t m, const e3m0_state *st, uint8_t *out) {
+static int e3m0_chunks(const float *v, uint64_t m, const e3m0_state *st,
+                       uint8_t *out) {
     int amax = 0;
     for (uint64_t i = 0; i < m; i += CHUNK) {
         uint16_t h[CHUNK];
@@ -456,7 +473,8 @@ static int e3m0_chunks(const float *v, uint64_t m, const e3m0_state *st, uint8_t
         for (size_t k = 0; k < CHUNK / 2; k++)
             out[i / 2 + k] = (uint8_t)(e3m0_code(h[2 * k], st->base) |
                                        e3m0_code(h[2 * k + 1], st->base) << 4);
-        for (size_t k = 0; k < CHUNK; k++) amax = (h[k] & 0x7fff) > amax ? h[k] & 0x7fff : amax;
+        for (size_t k = 0; k < CHUNK; k++)
+            amax = (h[k] & 0x7fff) > amax ? h[k] & 0x7fff : amax;
     }
     return amax;
 }
@@ -467,8 +485,8 @@ static int e3m0_chunks(const float *v, uint64_t m, const e3m0_state *st, uint8_t
  * inf or NaN has h >= (base + 7) << 7; inf and NaN h >= 0x7f80).  Full
  * chunks from an even position go through e3m0_chunks(), a leading odd
  * position and the tail through pack_nibbles(). */
-static int e3m0_codes(const float *x, uint64_t lo, uint64_t hi, const e3m0_state *st,
-                      uint8_t *data) {
+static int e3m0_codes(const float *x, uint64_t lo, uint64_t hi,
+                      const e3m0_state *st, uint8_t *data) {
     uint8_t c[CHUNK];
     int amax = 0;
     uint64_t i = lo;
@@ -530,15 +548,17 @@ static void e3m0_signs(uint8_t *data, uint64_t p, uint64_t q) {
  *  - a guessed scale that no span raised holds if some value lies above
  *    half of it; else the block's max decides and the block is coded again
  *    when the scale differs. */
-static e3m0_state e3m0_block(const float *x, uint64_t lo, uint64_t hi, int guess,
-                             uint8_t *data) {
+static e3m0_state e3m0_block(const float *x, uint64_t lo, uint64_t hi,
+                             int guess, uint8_t *data) {
     e3m0_state st = e3m0_state_of(guess);
-    int exact = guess == E3M0_ZERO, amax = 0, nseg = 1, seg_E[E3M0_SEGS] = {guess};
+    int exact = guess == E3M0_ZERO, amax = 0, nseg = 1,
+        seg_E[E3M0_SEGS] = {guess};
     uint64_t seg_at[E3M0_SEGS] = {lo}, keep = lo, redo = lo, nonfinite = hi;
     for (uint64_t a = lo, b; a < hi; a = b) {
         b = (a / SPAN + 1) * SPAN;
         b = b < hi ? b : hi;
-        int coded = st.E != E3M0_ZERO, h = coded ? e3m0_codes(x, a, b, &st, data) : 0, E = st.E;
+        int coded = st.E != E3M0_ZERO,
+            h = coded ? e3m0_codes(x, a, b, &st, data) : 0, E = st.E;
         if (!coded || h >= (st.base + 7) << 7) {
             int t = e3m0_exponent(finite_amax(x + a, b - a));
             exact |= t >= st.E;
@@ -661,7 +681,7 @@ static void nibble_decode(const uint8_t *in, uint64_t n, uint64_t block,
         uint32_t sb = get_u32(in + 4 * k);
         if (k == 0 || sb != built) pair_table(lut, u2f(sb), pair);
         built = sb;
-        decode_nibbles(data, lo, hi, (const float (*)[2])pair, out);
+        decode_nibbles(data, lo, hi, (const float(*)[2])pair, out);
     }
 }
 
@@ -734,8 +754,8 @@ uint64_t codec_encode(codec_spec c, const float *x, uint64_t n,
     return codec_wire_bytes(c, n, row_len);
 }
 
-void codec_decode(codec_spec c, const uint8_t *in, uint64_t n,
-                  uint64_t row_len, float *out) {
+void codec_decode(codec_spec c, const uint8_t *in, uint64_t n, uint64_t row_len,
+                  float *out) {
     float lut[16];
     if (n == 0) return;
     switch (c.kind) {

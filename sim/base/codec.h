@@ -134,7 +134,7 @@ uint64_t codec_encode(codec_spec c, const float *x, uint64_t n,
                       uint64_t row_len, uint8_t *out);
 
 /* Decodes a buffer written by codec_encode() with the same arguments. */
-void codec_decode(codec_spec c, const uint8_t *in, uint64_t n,
-                  uint64_t row_len, float *out);
+void codec_decode(codec_spec c, const uint8_t *in, uint64_t n, uint64_t row_len,
+                  float *out);
 
 #endif

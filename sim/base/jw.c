@@ -36,7 +36,9 @@ static void putch(jw *w, char c) {
     w->buf[w->len++] = c;
 }
 
-static void puts_(jw *w, const char *s) { put(w, s, strlen(s)); }
+static void puts_(jw *w, const char *s) {
+    put(w, s, strlen(s));
+}
 
 void jw_init(jw *w, FILE *f) {
     w->f = f;
@@ -108,17 +110,21 @@ static void start(jw *w, const char *key) {
 }
 
 static void open_container(jw *w, const char *key, char bracket, int indent,
-                 int close_indent) {
+                           int close_indent) {
     start(w, key);
     putch(w, bracket);
     if (w->depth == JW_MAX_DEPTH) return; /* beyond the contract */
-    w->lv[w->depth++] = (jw_level){bracket == '{' ? '}' : ']', indent,
-                                   close_indent, 0};
+    w->lv[w->depth++] =
+        (jw_level){bracket == '{' ? '}' : ']', indent, close_indent, 0};
 }
 
-void jw_object(jw *w, const char *key) { open_container(w, key, '{', -1, 0); }
+void jw_object(jw *w, const char *key) {
+    open_container(w, key, '{', -1, 0);
+}
 
-void jw_array(jw *w, const char *key) { open_container(w, key, '[', -1, 0); }
+void jw_array(jw *w, const char *key) {
+    open_container(w, key, '[', -1, 0);
+}
 
 void jw_lines(jw *w, const char *key, char bracket, int indent,
               int close_indent) {
@@ -140,7 +146,9 @@ void jw_end(jw *w) {
     }
 }
 
-void jw_wrap(jw *w, int indent) { w->wrap = indent; }
+void jw_wrap(jw *w, int indent) {
+    w->wrap = indent;
+}
 
 void jw_num(jw *w, const char *key, double x) {
     char buf[MSG_NUM_MAX];

@@ -37,18 +37,18 @@
 #define JW_MAX_DEPTH 16
 
 typedef struct {
-    char close;         /* '}' or ']' */
-    int indent;         /* members on their own lines at this indent; -1: inline */
-    int close_indent;   /* the closing bracket's line, for indent >= 0 */
-    int n;              /* members written so far */
+    char close; /* '}' or ']' */
+    int indent; /* members on their own lines at this indent; -1: inline */
+    int close_indent; /* the closing bracket's line, for indent >= 0 */
+    int n;            /* members written so far */
 } jw_level;
 
 typedef struct {
     FILE *f;
-    int depth;          /* open containers */
-    int wrap;           /* >= 0: the next separator breaks the line here */
+    int depth; /* open containers */
+    int wrap;  /* >= 0: the next separator breaks the line here */
     jw_level lv[JW_MAX_DEPTH];
-    size_t len;         /* bytes in buf, not yet written to f */
+    size_t len; /* bytes in buf, not yet written to f */
     char buf[4096];
 } jw;
 
@@ -84,13 +84,12 @@ void jw_wrap(jw *w, int indent);
 void jw_num(jw *w, const char *key, double x); /* see above: inf, nan */
 void jw_int(jw *w, const char *key, long long x);
 void jw_u64(jw *w, const char *key, uint64_t x);
-void jw_bool(jw *w, const char *key, int x);   /* true for x != 0 */
+void jw_bool(jw *w, const char *key, int x); /* true for x != 0 */
 void jw_null(jw *w, const char *key);
 void jw_str(jw *w, const char *key, const char *s);
 
 /* A value already written as JSON text (an exact decimal of seconds, a
  * trace's microseconds): put as it is. */
 void jw_raw(jw *w, const char *key, const char *json);
-
 
 #endif

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int msg_vset(char *err, size_t errlen, int rc, const char *fmt,
-             va_list ap) {
+int msg_vset(char *err, size_t errlen, int rc, const char *fmt, va_list ap) {
     if (!err || !errlen) return rc;
     vsnprintf(err, errlen, fmt, ap);
     for (char *s = err; *s; s++)
@@ -98,8 +97,8 @@ static int edit_distance(const char *a, size_t na, const char *b, size_t nb) {
             int d = up[j - 1] + cost;
             if (up[j] + 1 < d) d = up[j] + 1;
             if (cur[j - 1] + 1 < d) d = cur[j - 1] + 1;
-            int swap = i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-                       a[i - 2] == b[j - 1];
+            int swap =
+                i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1];
             if (swap && up2[j - 2] + 1 < d) d = up2[j - 2] + 1;
             cur[j] = d;
         }

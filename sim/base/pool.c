@@ -24,14 +24,14 @@ struct pool {
     pthread_mutex_t mu;
     pthread_cond_t go, done;
     pthread_t *th;
-    int started;            /* threads created (the caller is not one) */
-    unsigned gen;           /* batch generation */
+    int started;  /* threads created (the caller is not one) */
+    unsigned gen; /* batch generation */
     int quit;
     /* the batch */
     pool_task task;
     void *ctx;
     int64_t n, next, failed_i;
-    int running;            /* threads inside the batch */
+    int running; /* threads inside the batch */
     int failed_rc;
     char *err;
     size_t errlen;
@@ -124,7 +124,9 @@ void pool_free(pool *p) {
     free(p);
 }
 
-int pool_threads(const pool *p) { return p->started + 1; }
+int pool_threads(const pool *p) {
+    return p->started + 1;
+}
 
 int pool_run(pool *p, int64_t n, pool_task task, void *ctx, char *err,
              size_t errlen) {
@@ -158,8 +160,12 @@ int pool_for(int threads, int64_t n, pool_task task, void *ctx, char *err,
     if (n < threads) threads = n < 1 ? 1 : (int)n;
     pool *p = pool_new(threads);
     if (!p) { /* out of memory for threads: run here */
-        pool one = {.task = task, .ctx = ctx, .n = n, .failed_i = n,
-                    .err = err, .errlen = errlen};
+        pool one = {.task = task,
+                    .ctx = ctx,
+                    .n = n,
+                    .failed_i = n,
+                    .err = err,
+                    .errlen = errlen};
         pthread_mutex_init(&one.mu, NULL);
         pthread_mutex_lock(&one.mu);
         work(&one);

@@ -36,8 +36,9 @@ int sched_normalize(sched_spec *s, char *err, size_t errlen) {
     }
     if (narrow && (s->P < 1 || s->P > s->H)) {
         snprintf(err, errlen, "fragments must be in 1..H = %d %s (got %d)",
-                 s->H, s->layout == SCHED_SLICED ? "with layout sliced"
-                                                 : "under the torchft rule",
+                 s->H,
+                 s->layout == SCHED_SLICED ? "with layout sliced"
+                                           : "under the torchft rule",
                  s->P);
         return -1;
     }
@@ -159,13 +160,12 @@ static const char *const order_names[] = {"ascending", "rotated"};
 static const char *const overlap_names[] = {"inner", "outer", "eager"};
 static const char *const rule_names[] = {"paper", "torchft"};
 
-#define PARSER(fn, type, table)                                      \
-    int fn(const char *name, type *out) {                           \
-        int i = msg_parse_name(name, table,                         \
-                               sizeof table / sizeof *table);     \
-        if (i < 0) return -1;                                       \
-        *out = (type)i;                                             \
-        return 0;                                                   \
+#define PARSER(fn, type, table)                                                \
+    int fn(const char *name, type *out) {                                      \
+        int i = msg_parse_name(name, table, sizeof table / sizeof *table);     \
+        if (i < 0) return -1;                                                  \
+        *out = (type)i;                                                        \
+        return 0;                                                              \
     }
 PARSER(sched_parse_method, sched_method, method_names)
 PARSER(sched_parse_layout, sched_layout, layout_names)
@@ -173,8 +173,18 @@ PARSER(sched_parse_order, sched_order, order_names)
 PARSER(sched_parse_overlap, sched_overlap, overlap_names)
 PARSER(sched_parse_rule, sched_rule, rule_names)
 
-const char *sched_method_name(sched_method m) { return method_names[m]; }
-const char *sched_layout_name(sched_layout l) { return layout_names[l]; }
-const char *sched_order_name(sched_order o) { return order_names[o]; }
-const char *sched_overlap_name(sched_overlap o) { return overlap_names[o]; }
-const char *sched_rule_name(sched_rule r) { return rule_names[r]; }
+const char *sched_method_name(sched_method m) {
+    return method_names[m];
+}
+const char *sched_layout_name(sched_layout l) {
+    return layout_names[l];
+}
+const char *sched_order_name(sched_order o) {
+    return order_names[o];
+}
+const char *sched_overlap_name(sched_overlap o) {
+    return overlap_names[o];
+}
+const char *sched_rule_name(sched_rule r) {
+    return rule_names[r];
+}

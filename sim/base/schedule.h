@@ -62,12 +62,12 @@ typedef enum { SCHED_RULE_PAPER, SCHED_RULE_TORCHFT } sched_rule;
 
 typedef struct {
     sched_method method;
-    int layers;     /* L >= 1 */
-    int H;          /* inner steps between two syncs of one fragment */
-    int P;          /* fragments, 1 <= P <= L (torchft rule: P <= H) */
-    int tau;        /* overlap delay, 0 <= tau < H (torchft rule:
+    int layers;   /* L >= 1 */
+    int H;        /* inner steps between two syncs of one fragment */
+    int P;        /* fragments, 1 <= P <= L (torchft rule: P <= H) */
+    int tau;      /* overlap delay, 0 <= tau < H (torchft rule:
                        tau < floor(H/P)); 0 with outer or eager overlap */
-    double alpha;   /* merge weight of the local parameters, in [0, 1] */
+    double alpha; /* merge weight of the local parameters, in [0, 1] */
     sched_layout layout;
     sched_order order;
     sched_overlap overlap;

@@ -9,4 +9,6 @@
 #define DILOSIM_REVISION "unknown"
 #endif
 
-const char *version_revision(void) { return DILOSIM_REVISION; }
+const char *version_revision(void) {
+    return DILOSIM_REVISION;
+}

@@ -56,12 +56,11 @@ static const char *common_text(const char *name) {
 }
 
 /* cli_parse's own options after a command's (cli_help.parse_opts). */
-static const cli_help_opt parse_opts[] = {
-    {"--full", CLI_HELP_COMMON},
-    {"--quiet", CLI_HELP_COMMON},
-    {"--progress", CLI_HELP_COMMON},
-    {"-h, --help", CLI_HELP_COMMON},
-    {NULL, NULL}};
+static const cli_help_opt parse_opts[] = {{"--full", CLI_HELP_COMMON},
+                                          {"--quiet", CLI_HELP_COMMON},
+                                          {"--progress", CLI_HELP_COMMON},
+                                          {"-h, --help", CLI_HELP_COMMON},
+                                          {NULL, NULL}};
 
 /* The lines of opts (up to {NULL, NULL}), descriptions at column col. */
 static void print_opts(FILE *f, const cli_help_opt *opts, int col) {
@@ -89,9 +88,13 @@ void cli_help_print(FILE *f, const cli_help *h) {
 /* getopt_long ids: all above 255, so that an optopt below 256 is an
  * unknown short option's character. */
 enum {
-    OPT_EXTRA = 512,               /* + index in extra */
-    OPT_FLAG = OPT_EXTRA + 256,    /* + index in flags */
-    OPT_SET = OPT_FLAG + 256, OPT_OUT, OPT_QUIET, OPT_PROGRESS, OPT_FULL
+    OPT_EXTRA = 512,            /* + index in extra */
+    OPT_FLAG = OPT_EXTRA + 256, /* + index in flags */
+    OPT_SET = OPT_FLAG + 256,
+    OPT_OUT,
+    OPT_QUIET,
+    OPT_PROGRESS,
+    OPT_FULL
 };
 
 #define CLI_MAX_OPTS (CLI_MAX_EXTRA + 7)
@@ -106,8 +109,8 @@ static void option_table(const char *const *extra, int nextra,
         opts[n++] = (struct option){extra[i] + 2, required_argument, NULL,
                                     OPT_EXTRA + i};
     for (int i = 0; i < nflags; i++)
-        opts[n++] = (struct option){flags[i] + 2, no_argument, NULL,
-                                    OPT_FLAG + i};
+        opts[n++] =
+            (struct option){flags[i] + 2, no_argument, NULL, OPT_FLAG + i};
     opts[n++] = (struct option){"set", required_argument, NULL, OPT_SET};
     opts[n++] = (struct option){"out", required_argument, NULL, OPT_OUT};
     opts[n++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
@@ -238,15 +241,17 @@ int cli_values(const cli_options *o, const char *cmd, const char *name,
     return 0;
 }
 
-int cli_count(const cli_options *o, const char *cmd, const char *name,
-              int max, int *out) {
+int cli_count(const cli_options *o, const char *cmd, const char *name, int max,
+              int *out) {
     const char *s = cli_value(o, name);
     if (!s) return 0;
     char *end;
     long n = strtol(s, &end, 10);
     if (*s == 0 || *end || n < 1 || n > max)
-        return cli_usage_error(cmd, "%s must be an integer in 1..%d "
-                               "(got '%s')", name, max, s);
+        return cli_usage_error(cmd,
+                               "%s must be an integer in 1..%d "
+                               "(got '%s')",
+                               name, max, s);
     *out = (int)n;
     return 0;
 }
@@ -266,8 +271,8 @@ int cli_fraction(const cli_options *o, const char *cmd, const char *name,
     if (!v) return 0;
     *out = strtod(v, &end);
     if (*v == 0 || *end || !(*out > 0 && *out <= 1))
-        return cli_usage_error(cmd, "%s: '%s' is not a number in (0, 1]",
-                               name, v);
+        return cli_usage_error(cmd, "%s: '%s' is not a number in (0, 1]", name,
+                               v);
     return 0;
 }
 
@@ -333,7 +338,9 @@ int cli_load_train(const cli_options *o, const char *const *more, int nmore,
     return 0;
 }
 
-void cli_csv_comment(FILE *f) { cli_csv_comment_note(f, ""); }
+void cli_csv_comment(FILE *f) {
+    cli_csv_comment_note(f, "");
+}
 
 void cli_csv_comment_note(FILE *f, const char *note) {
     fprintf(f, "# dilosim %s (%s)%s\n", DILOSIM_VERSION, version_revision(),
@@ -366,8 +373,8 @@ static void duration(double s, char *buf, size_t n) {
     else if (s >= 86400 * 3) snprintf(buf, n, "%.1fd", s / 86400);
     else if (s >= 3600)
         snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s, 3600) / 60);
-    else if (s >= 60) snprintf(buf, n, "%dm%02ds", (int)(s / 60),
-                               (int)fmod(s, 60));
+    else if (s >= 60)
+        snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
     else snprintf(buf, n, "%.0fs", s);
 }
 
@@ -377,8 +384,8 @@ static void show(cli_progress *p, double done, double total) {
     if (p->mode == CLI_PROGRESS_OFF || !(total > 0)) return;
     double now = cli_now_s(), el = now - p->t0;
     if (p->mode == CLI_PROGRESS_TTY) {
-        if ((!p->shown && el < 0.5) || (p->shown && now - p->last < 0.1 &&
-                                        done < total))
+        if ((!p->shown && el < 0.5) ||
+            (p->shown && now - p->last < 0.1 && done < total))
             return;
     } else if (now - p->last < CLI_PROGRESS_PERIOD_S) {
         return; /* the last line is cli_progress_end's */
@@ -398,8 +405,8 @@ static void show(cli_progress *p, double done, double total) {
                 p->label, bar, "====================", 20 - bar, "", 100 * f,
                 cnt, els, eta);
     } else {
-        fprintf(stderr, "%s: %.1f%%%s %s elapsed, ETA %s\n", p->label,
-                100 * f, cnt, els, eta);
+        fprintf(stderr, "%s: %.1f%%%s %s elapsed, ETA %s\n", p->label, 100 * f,
+                cnt, els, eta);
     }
     fflush(stderr);
 }
@@ -420,8 +427,7 @@ void cli_progress_end(cli_progress *p) {
         char els[32], cnt[64] = "";
         duration(cli_now_s() - p->t0, els, sizeof els);
         if (p->total > 0)
-            snprintf(cnt, sizeof cnt, " %.0f/%.0f,", floor(p->done),
-                     p->total);
+            snprintf(cnt, sizeof cnt, " %.0f/%.0f,", floor(p->done), p->total);
         fprintf(stderr, "%s: done,%s %s elapsed\n", p->label, cnt, els);
     }
     if (p->shown && p->mode == CLI_PROGRESS_TTY) fputs("\n", stderr);

@@ -27,10 +27,10 @@
 
 /* How progress is shown (cli_options.progress). */
 enum {
-    CLI_PROGRESS_AUTO,  /* on a terminal only (no option) */
-    CLI_PROGRESS_OFF,   /* --quiet, or stderr is no terminal */
-    CLI_PROGRESS_TTY,   /* one line redrawn with \r */
-    CLI_PROGRESS_PLAIN  /* --progress: a plain line every ~10 s */
+    CLI_PROGRESS_AUTO, /* on a terminal only (no option) */
+    CLI_PROGRESS_OFF,  /* --quiet, or stderr is no terminal */
+    CLI_PROGRESS_TTY,  /* one line redrawn with \r */
+    CLI_PROGRESS_PLAIN /* --progress: a plain line every ~10 s */
 };
 #define CLI_PROGRESS_PERIOD_S 10.0
 
@@ -39,14 +39,14 @@ enum {
  * `extra` (long names like "--vary"; each takes one value; repeated ones
  * are collected in order). */
 typedef struct {
-    const char *scenario;                  /* the first of files[] */
-    const char *files[CLI_MAX_FILES];      /* the scenario arguments */
+    const char *scenario;             /* the first of files[] */
+    const char *files[CLI_MAX_FILES]; /* the scenario arguments */
     int nfiles;
     const char *out;
     const char *sets[CLI_MAX_SETS];
     int nset;
-    int progress;                          /* CLI_PROGRESS_AUTO/OFF/PLAIN */
-    int full;                              /* --full: no fast-forward */
+    int progress; /* CLI_PROGRESS_AUTO/OFF/PLAIN */
+    int full;     /* --full: no fast-forward */
     /* extra options: values found, in order */
     const char *flags_seen[CLI_MAX_EXTRA]; /* flag options (no value) */
     int nflags;
@@ -118,8 +118,8 @@ int cli_values(const cli_options *o, const char *cmd, const char *name,
 /* Option `name` (e.g. "--jobs"), an integer in 1..max, into *out; absent,
  * *out is left as it is.  Returns 0, or CLI_EXIT_INPUT after a usage
  * error ("NAME must be an integer in 1..MAX (got 'V')"). */
-int cli_count(const cli_options *o, const char *cmd, const char *name,
-              int max, int *out);
+int cli_count(const cli_options *o, const char *cmd, const char *name, int max,
+              int *out);
 
 /* --jobs N, an integer in 1..CLI_MAX_JOBS; absent: pool_cpu_count(), the
  * CPUs of the affinity mask (taskset, cgroups), not the online count.
@@ -189,8 +189,8 @@ double cli_now_s(void);
 typedef struct {
     const char *label;
     double t0, last;
-    double total;   /* items, for cli_progress_update (0: percent) */
-    double done;    /* the last count given */
+    double total; /* items, for cli_progress_update (0: percent) */
+    double done;  /* the last count given */
     int shown, mode;
 } cli_progress;
 
@@ -214,10 +214,10 @@ int cli_report(int argc, char **argv);
  * of several (bin/dilosim-mpi); the commands above run it on this
  * process's threads. */
 typedef struct {
-    sweep_runner sweep;          /* the rows of a sweep (sweep.h) */
+    sweep_runner sweep; /* the rows of a sweep (sweep.h) */
     void *sweep_ctx;
-    const table_runner *table;   /* the batches of table and plan */
-    int worker;                  /* 1: computes for another process, which
+    const table_runner *table; /* the batches of table and plan */
+    int worker;                /* 1: computes for another process, which
                                     writes the output; this one writes
                                     none */
 } cli_par;

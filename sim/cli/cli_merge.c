@@ -42,12 +42,11 @@ static const cli_help help = {
     0};
 
 int cli_merge(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"out", required_argument, NULL, 'o'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"progress", no_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"progress", no_argument, NULL, 'p'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     const char *out = NULL;
     /* getopt wants the program's name first: argv[-1] is the command's. */
     int gargc = argc + 1;
@@ -60,15 +59,16 @@ int cli_merge(int argc, char **argv) {
             cli_help_print(stdout, &help);
             return CLI_EXIT_OK;
         }
-        if (c == 'o')
-            out = optarg;
+        if (c == 'o') out = optarg;
         else if (c == ':')
             return cli_usage_error("merge", "%s needs a value", a);
         else if (c == '?' && optopt > 0 && optopt < 256)
             return cli_usage_error("merge", "unknown option '-%c'", optopt);
         else if (c == '?')
-            return cli_usage_error("merge", "unknown or ambiguous option "
-                                   "'%s'", a);
+            return cli_usage_error("merge",
+                                   "unknown or ambiguous option "
+                                   "'%s'",
+                                   a);
     }
     int nparts = gargc - optind;
     if (nparts < 1) return cli_usage_error("merge", "no parts given");

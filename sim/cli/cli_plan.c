@@ -17,30 +17,25 @@
 static const cli_help_opt help_opts[] = {
     {"--target-cu CU", "target compute utilization, in (0, 1] (required)"},
     {"--cost FILE.json", "prices (below)"},
-    {"--sensitivity",
-     "the least bandwidth again with every one-way latency\n"
-     "x2, with network.efficiency 0.6, and with random\n"
-     "failures at --mtbf-hours (the scenario's MTTR),\n"
-     "next to the base answer"},
-    {"--mtbf-hours H",
-     "the sensitivity's MTBF of a worker, hours, in\n"
-     "[1e-06, 1e6] (default 24)"},
-    {"--train-hours N",
-     "simulate a training of N hours of compute (steps =\n"
-     "N x 3600 / step time) at each candidate and price\n"
-     "it whole: wall, idle and WAN time, and with --cost\n"
-     "compute, WAN and egress USD"},
-    {"--tokens N",
-     "the same for a training of N tokens (steps = N /\n"
-     "model.tokens_per_step, rounded up)"},
+    {"--sensitivity", "the least bandwidth again with every one-way latency\n"
+                      "x2, with network.efficiency 0.6, and with random\n"
+                      "failures at --mtbf-hours (the scenario's MTTR),\n"
+                      "next to the base answer"},
+    {"--mtbf-hours H", "the sensitivity's MTBF of a worker, hours, in\n"
+                       "[1e-06, 1e6] (default 24)"},
+    {"--train-hours N", "simulate a training of N hours of compute (steps =\n"
+                        "N x 3600 / step time) at each candidate and price\n"
+                        "it whole: wall, idle and WAN time, and with --cost\n"
+                        "compute, WAN and egress USD"},
+    {"--tokens N", "the same for a training of N tokens (steps = N /\n"
+                   "model.tokens_per_step, rounded up)"},
     {"--json", "one JSON object instead of tables"},
     {"--set KEY=VALUE", CLI_HELP_COMMON},
     {"--variant NAME", CLI_HELP_COMMON},
     {"--out FILE", "write to FILE instead of stdout"},
-    {"--jobs N",
-     "threads (default: the CPUs this process may use,\n"
-     "its affinity mask); the results do not depend\n"
-     "on N"},
+    {"--jobs N", "threads (default: the CPUs this process may use,\n"
+                 "its affinity mask); the results do not depend\n"
+                 "on N"},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -123,31 +118,35 @@ static void write_notes(FILE *f, const plan_result *r) {
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         if (m->bandwidth_dip)
-            fprintf(f, "note: %s: CU falls somewhere as bandwidth grows;\n"
+            fprintf(f,
+                    "note: %s: CU falls somewhere as bandwidth grows;\n"
                     "the least bandwidth is the least from which CU stays >= "
                     "the target at every\nbandwidth evaluated above it (a "
                     "10-per-decade scan, refined to %g%% steps\nwhere CU "
-                    "falls).\n", m->name, 100 * TABLE_SCAN_STEP);
+                    "falls).\n",
+                    m->name, 100 * TABLE_SCAN_STEP);
         if (m->latency_rise)
-            fprintf(f, "note: %s: CU rises somewhere as latency grows; the "
+            fprintf(f,
+                    "note: %s: CU rises somewhere as latency grows; the "
                     "limit is a crossing\nbefore the first point of a "
-                    "10-per-decade scan that misses the target.\n", m->name);
+                    "10-per-decade scan that misses the target.\n",
+                    m->name);
     }
 }
 
 static void write_methods(FILE *f, const plan_result *r) {
     int w = name_width(r);
-    fprintf(f, "%-*s %14s %8s %18s %14s\n", w, "method", "least Gbit/s",
-            "CU", "latency limit ms", "(at Gbit/s)");
+    fprintf(f, "%-*s %14s %8s %18s %14s\n", w, "method", "least Gbit/s", "CU",
+            "latency limit ms", "(at Gbit/s)");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         char least[PLAN_CELL_MAX], cu[PLAN_CELL_MAX], lat[PLAN_CELL_MAX];
         char at[PLAN_CELL_MAX];
         plan_method_text(m, least, cu, lat, at);
-        fprintf(f, "%-*s %14s %8s %18s %14s\n", w, m->name, least, cu, lat,
-                at);
+        fprintf(f, "%-*s %14s %8s %18s %14s\n", w, m->name, least, cu, lat, at);
     }
-    fprintf(f, "\nleast Gbit/s: per worker link, at the scenario's latency.\n"
+    fprintf(f,
+            "\nleast Gbit/s: per worker link, at the scenario's latency.\n"
             "latency limit: the largest one-way latency up to which CU stays "
             ">= the target,\nat %g x the least bandwidth.\n",
             PLAN_LATENCY_MARGIN);
@@ -157,14 +156,18 @@ static void write_methods(FILE *f, const plan_result *r) {
 static void write_costs(FILE *f, const plan_result *r) {
     const plan_cost *c = &r->cost;
     int eg = c->has_egress;
-    fprintf(f, "\nmonthly cost, USD: WAN %g per Gbit/s per %s;\n"
+    fprintf(f,
+            "\nmonthly cost, USD: WAN %g per Gbit/s per %s;\n"
             "idle compute (1 - CU) x %g accelerators x %g per hour x %g h\n",
-            c->wan_usd_per_gbps_month, c->pricing == PLAN_PRICING_LINK
-            ? "link between two sites" : "worker link", c->accelerators,
-            c->accelerator_usd_per_hour, PLAN_HOURS_PER_MONTH);
+            c->wan_usd_per_gbps_month,
+            c->pricing == PLAN_PRICING_LINK ? "link between two sites"
+                                            : "worker link",
+            c->accelerators, c->accelerator_usd_per_hour, PLAN_HOURS_PER_MONTH);
     if (eg)
-        fprintf(f, "egress %g per GB (1e9 bytes) of the bytes sent per month "
-                "(simulated)\n", c->egress_usd_per_gb);
+        fprintf(f,
+                "egress %g per GB (1e9 bytes) of the bytes sent per month "
+                "(simulated)\n",
+                c->egress_usd_per_gb);
     int w = name_width(r);
     fprintf(f, "%-*s %10s %8s %12s %14s", w, "method", "Gbit/s", "CU", "WAN",
             "idle compute");
@@ -185,8 +188,10 @@ static void write_costs(FILE *f, const plan_result *r) {
     if (r->best_method >= 0) {
         const plan_method *m = &r->method[r->best_method];
         const plan_option *o = &m->option[r->best_option];
-        fprintf(f, "\ncheapest: %s at %.4g Gbit/s per worker link, %.0f USD "
-                "per month\n", m->name, o->gbps, o->total_usd);
+        fprintf(f,
+                "\ncheapest: %s at %.4g Gbit/s per worker link, %.0f USD "
+                "per month\n",
+                m->name, o->gbps, o->total_usd);
     }
 }
 
@@ -201,46 +206,48 @@ static void item_latency(const plan_method *m, char *b, size_t n) {
     const plan_assumptions *a = &m->assume;
     double lo = a->latency_min_ms, hi = a->latency_max_ms;
     const char *src = a->latency_matrix ? " (network.latency_matrix_ms)" : "";
-    if (m->workers < 2)
-        snprintf(b, n, "none (one worker)");
+    if (m->workers < 2) snprintf(b, n, "none (one worker)");
     else if (hi == 0)
         snprintf(b, n, "0 ms: none between any two workers%s", src);
     else if (lo == hi)
         snprintf(b, n, "%g ms one way, %g ms round trip, every pair%s", hi,
                  2 * hi, src);
     else
-        snprintf(b, n, "%g..%g ms one way, %g..%g ms round trip over the "
-                 "pairs%s", lo, hi, 2 * lo, 2 * hi, src);
+        snprintf(b, n,
+                 "%g..%g ms one way, %g..%g ms round trip over the "
+                 "pairs%s",
+                 lo, hi, 2 * lo, 2 * hi, src);
 }
 
 static void item_transport(const plan_method *m, char *b, size_t n) {
     const plan_assumptions *a = &m->assume;
     if (a->transport == SCN_TRANSPORT_TCP)
         snprintf(b, n, "tcp: slow start from %g kB, %s after idle",
-                 a->tcp_init_window_kb, a->tcp_slow_start_after_idle
-                 ? "again" : "not again");
-    else
-        snprintf(b, n, "ideal (a flow takes its share of the links at once)");
+                 a->tcp_init_window_kb,
+                 a->tcp_slow_start_after_idle ? "again" : "not again");
+    else snprintf(b, n, "ideal (a flow takes its share of the links at once)");
 }
 
 static void item_efficiency(const plan_method *m, char *b, size_t n) {
-    snprintf(b, n, "payload at %g x the line rate; %g ms overhead per "
-             "collective step", m->assume.efficiency,
-             m->assume.collective_overhead_ms);
+    snprintf(b, n,
+             "payload at %g x the line rate; %g ms overhead per "
+             "collective step",
+             m->assume.efficiency, m->assume.collective_overhead_ms);
 }
 
 static void item_window(const plan_method *m, char *b, size_t n) {
     double w = m->assume.tcp_window_mb;
     if (w > 0)
-        snprintf(b, n, "%g MB per flow: a flow moves at most a window per "
-                 "round trip", w);
-    else
-        snprintf(b, n, "none (network.tcp_window_mb 0)");
+        snprintf(b, n,
+                 "%g MB per flow: a flow moves at most a window per "
+                 "round trip",
+                 w);
+    else snprintf(b, n, "none (network.tcp_window_mb 0)");
 }
 
 static void item_collective(const plan_method *m, char *b, size_t n) {
-    snprintf(b, n, "%s; %d link%s between sites", coll_algo_name(
-             m->assume.collective), m->assume.links,
+    snprintf(b, n, "%s; %d link%s between sites",
+             coll_algo_name(m->assume.collective), m->assume.links,
              m->assume.links == 1 ? "" : "s");
 }
 
@@ -254,8 +261,10 @@ static void item_buckets(const plan_method *m, char *b, size_t n) {
 }
 
 static void item_gbit(const plan_method *m, char *b, size_t n) {
-    snprintf(b, n, "%s", m->assume.gbit == SCN_GBIT_BINARY
-             ? "2^30 bits (network.gbit binary)" : "1e9 bits (network.gbit si)");
+    snprintf(b, n, "%s",
+             m->assume.gbit == SCN_GBIT_BINARY
+                 ? "2^30 bits (network.gbit binary)"
+                 : "1e9 bits (network.gbit si)");
 }
 
 static void item_failures(const plan_method *m, char *b, size_t n) {
@@ -302,10 +311,14 @@ static void write_assumptions(FILE *f, const plan_result *r) {
     static const struct {
         const char *label;
         item_fn fn;
-    } items[] = {{"latency", item_latency},     {"transport", item_transport},
-                 {"efficiency", item_efficiency}, {"TCP window", item_window},
-                 {"collective", item_collective}, {"buckets", item_buckets},
-                 {"Gbit", item_gbit},           {"failures", item_failures},
+    } items[] = {{"latency", item_latency},
+                 {"transport", item_transport},
+                 {"efficiency", item_efficiency},
+                 {"TCP window", item_window},
+                 {"collective", item_collective},
+                 {"buckets", item_buckets},
+                 {"Gbit", item_gbit},
+                 {"failures", item_failures},
                  {"steps", item_steps}};
     fputs("assumptions:\n", f);
     for (size_t i = 0; i < sizeof items / sizeof *items; i++)
@@ -331,26 +344,30 @@ static void window_text(const plan_option *o, const plan_assumptions *a,
 
 static void write_limits(FILE *f, const plan_result *r) {
     int w = name_width(r);
-    fprintf(f, "\nbinding limit of each candidate: the CU gained with bandwidth "
+    fprintf(f,
+            "\nbinding limit of each candidate: the CU gained with bandwidth "
             "x2, every latency / 2\n(the TCP window / 2 with it) and the TCP "
             "window x2; the limit is the largest gain\n(compute: none gains "
-            "more than %g)\n", PLAN_LIMIT_MIN_GAIN);
+            "more than %g)\n",
+            PLAN_LIMIT_MIN_GAIN);
     fprintf(f, "%-*s %10s %8s %9s %9s %9s  %-9s  %s\n", w, "method", "Gbit/s",
             "CU", "bw x2", "lat / 2", "win x2", "limit",
             "window needed (bandwidth x RTT)");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         if (!m->noptions)
-            fprintf(f, "%-*s %10s  (no candidate: no bandwidth reaches the "
-                    "target)\n", w, m->name, "-");
+            fprintf(f,
+                    "%-*s %10s  (no candidate: no bandwidth reaches the "
+                    "target)\n",
+                    w, m->name, "-");
         for (int k = 0; k < m->noptions; k++) {
             const plan_option *o = &m->option[k];
             char g[PLAN_NTRIES][PLAN_CELL_MAX], win[96];
             for (int t = 0; t < PLAN_NTRIES; t++) gain_text(o->gain[t], g[t]);
             window_text(o, &m->assume, win, sizeof win);
-            fprintf(f, "%-*s %10.4g %8.4f %9s %9s %9s  %-9s  %s\n", w,
-                    m->name, o->gbps, o->cu, g[0], g[1], g[2],
-                    plan_limit_name(o->limit), win);
+            fprintf(f, "%-*s %10.4g %8.4f %9s %9s %9s  %-9s  %s\n", w, m->name,
+                    o->gbps, o->cu, g[0], g[1], g[2], plan_limit_name(o->limit),
+                    win);
         }
     }
 }
@@ -359,7 +376,8 @@ static void write_memory(FILE *f, const plan_result *r) {
     int w = name_width(r);
     fputs("\nmemory per worker before activations, GB (1e9 bytes): parameters "
           "and gradients\nbf16, AdamW m and v fp32, outer parameters and "
-          "momentum fp32 (not dp)\n", f);
+          "momentum fp32 (not dp)\n",
+          f);
     fprintf(f, "%-*s %9s %9s %9s %9s %9s %9s %8s\n", w, "method", "params",
             "grads", "AdamW", "outer", "momentum", "total", "B/param");
     for (int i = 0; i < r->nmethods; i++) {
@@ -374,11 +392,12 @@ static void write_memory(FILE *f, const plan_result *r) {
     for (int i = 0; i < r->nmethods; i++) {
         const mem_worker *m = &r->method[i].memory;
         if (r->method[i].has_memory && m->offload)
-            fprintf(f, "%s: outer state offloaded, %.4g GB in host memory; on "
+            fprintf(f,
+                    "%s: outer state offloaded, %.4g GB in host memory; on "
                     "the accelerator at most\n%d of %d fragments at once (the "
-                    "largest %.4g G parameters)\n", r->method[i].name,
-                    m->host_bytes / 1e9, m->in_flight, m->fragments,
-                    m->fragment_params / 1e9);
+                    "largest %.4g G parameters)\n",
+                    r->method[i].name, m->host_bytes / 1e9, m->in_flight,
+                    m->fragments, m->fragment_params / 1e9);
     }
 }
 
@@ -387,9 +406,9 @@ static void write_sensitivity(FILE *f, const plan_result *r) {
     char mtbf[32];
     snprintf(mtbf, sizeof mtbf, "MTBF %g h", r->mtbf_hours);
     fprintf(f, "\nsensitivity: the least Gbit/s per worker link with one "
-            "assumption changed\n");
-    fprintf(f, "%-*s %14s %14s %14s %14s\n", w, "method", "base",
-            "latency x2", "efficiency 0.6", mtbf);
+               "assumption changed\n");
+    fprintf(f, "%-*s %14s %14s %14s %14s\n", w, "method", "base", "latency x2",
+            "efficiency 0.6", mtbf);
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         char c[1 + PLAN_NSENS][PLAN_CELL_MAX];
@@ -406,10 +425,13 @@ static void write_sensitivity(FILE *f, const plan_result *r) {
         const plan_method *m = &r->method[i];
         note[i][0] = 0;
         if (m->mtbf_failures < 1) /* with the steps that expect 10 */
-            snprintf(note[i], ITEM_MAX, "about %.2g failures expected in the "
-                     "simulated steps at %s, too few to\ntell (--set steps=%.0f "
-                     "expects 10).", m->mtbf_failures, mtbf,
-                     ceil(10 * (double)m->assume.steps / m->mtbf_failures));
+            snprintf(
+                note[i], ITEM_MAX,
+                "about %.2g failures expected in the "
+                "simulated steps at %s, too few to\ntell (--set steps=%.0f "
+                "expects 10).",
+                m->mtbf_failures, mtbf,
+                ceil(10 * (double)m->assume.steps / m->mtbf_failures));
         same &= !strcmp(note[i], note[0]);
     }
     for (int i = 0; i < r->nmethods; i++) {
@@ -422,41 +444,48 @@ static void write_sensitivity(FILE *f, const plan_result *r) {
 static void write_training(FILE *f, const plan_result *r) {
     int w = name_width(r);
     if (r->tokens > 0)
-        fprintf(f, "\nwhole training: %g tokens (steps = tokens / "
-                "model.tokens_per_step)\n", r->tokens);
+        fprintf(f,
+                "\nwhole training: %g tokens (steps = tokens / "
+                "model.tokens_per_step)\n",
+                r->tokens);
     else
-        fprintf(f, "\nwhole training: %g h of compute (steps = %g x 3600 / "
-                "step time)\n", r->train_hours, r->train_hours);
-    fprintf(f, "%-*s %12s %10s %8s %10s %10s %10s %12s\n", w, "method",
-            "steps", "Gbit/s", "CU", "wall h", "idle h", "WAN months",
-            "GB sent");
+        fprintf(f,
+                "\nwhole training: %g h of compute (steps = %g x 3600 / "
+                "step time)\n",
+                r->train_hours, r->train_hours);
+    fprintf(f, "%-*s %12s %10s %8s %10s %10s %10s %12s\n", w, "method", "steps",
+            "Gbit/s", "CU", "wall h", "idle h", "WAN months", "GB sent");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         for (int k = 0; k < m->noptions; k++) {
             const plan_training *t = &m->option[k].train;
-            fprintf(f, "%-*s %12lld %10.4g %8.4f %10.4g %10.4g %10.4g %12.4g%s"
-                    "\n", w, m->name, (long long)m->train_steps,
-                    m->option[k].gbps, t->run.cu, t->wall_h, t->idle_h,
-                    t->wan_months, t->run.bytes / 1e9,
+            fprintf(f,
+                    "%-*s %12lld %10.4g %8.4f %10.4g %10.4g %10.4g %12.4g%s"
+                    "\n",
+                    w, m->name, (long long)m->train_steps, m->option[k].gbps,
+                    t->run.cu, t->wall_h, t->idle_h, t->wan_months,
+                    t->run.bytes / 1e9,
                     t->run.finished ? "" : "  not finished");
         }
     }
     fputs("idle h: (1 - CU) x wall h, of every accelerator.\n", f);
     if (!r->has_cost) return;
     const plan_cost *c = &r->cost;
-    fprintf(f, "\nwhole training, USD: compute %g accelerators x wall h x %g "
+    fprintf(f,
+            "\nwhole training, USD: compute %g accelerators x wall h x %g "
             "per hour (idle: its\n1 - CU); WAN the monthly cost x WAN months; "
-            "egress %g per GB sent\n", c->accelerators,
-            c->accelerator_usd_per_hour, c->egress_usd_per_gb);
+            "egress %g per GB sent\n",
+            c->accelerators, c->accelerator_usd_per_hour, c->egress_usd_per_gb);
     fprintf(f, "%-*s %10s %14s %14s %12s %12s %14s\n", w, "method", "Gbit/s",
             "compute", "idle", "WAN", "egress", "total");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         for (int k = 0; k < m->noptions; k++) {
             const plan_training *t = &m->option[k].train;
-            const char *note = !t->run.finished ? "  not finished"
+            const char *note = !t->run.finished      ? "  not finished"
                                : t->cheapest_overall ? "  cheapest overall"
-                               : t->cheapest_method ? "  cheapest" : "";
+                               : t->cheapest_method  ? "  cheapest"
+                                                     : "";
             fprintf(f, "%-*s %10.4g %14.0f %14.0f %12.0f %12.0f %14.0f%s\n", w,
                     m->name, m->option[k].gbps, t->compute_usd, t->idle_usd,
                     t->wan_usd, t->egress_usd, t->total_usd, note);
@@ -465,9 +494,10 @@ static void write_training(FILE *f, const plan_result *r) {
     if (r->train_best_method >= 0) {
         const plan_method *m = &r->method[r->train_best_method];
         const plan_option *o = &m->option[r->train_best_option];
-        fprintf(f, "\ncheapest training: %s at %.4g Gbit/s per worker link, "
-                "%.0f USD in %.4g h\n", m->name, o->gbps, o->train.total_usd,
-                o->train.wall_h);
+        fprintf(f,
+                "\ncheapest training: %s at %.4g Gbit/s per worker link, "
+                "%.0f USD in %.4g h\n",
+                m->name, o->gbps, o->train.total_usd, o->train.wall_h);
     }
 }
 
@@ -488,8 +518,9 @@ static void write_text(FILE *f, const char *scenario, const plan_result *r) {
 /* ---- JSON -------------------------------------------------------------- */
 
 static const char *range_name(table_status s) {
-    return s == TABLE_FOUND ? "found"
-           : s == TABLE_AT_START ? "below_range" : "above_range";
+    return s == TABLE_FOUND      ? "found"
+           : s == TABLE_AT_START ? "below_range"
+                                 : "above_range";
 }
 
 /* The plan's objects are inline, wrapped at fixed columns (jw_wrap):
@@ -566,8 +597,9 @@ static void json_training(jw *w, const plan_training *t, int has_cost) {
 }
 
 static void json_candidate(jw *w, const plan_result *r, const plan_option *o) {
-    static const char *const gain_key[PLAN_NTRIES] = {
-        "gain_bandwidth_x2", "gain_latency_half", "gain_window_x2"};
+    static const char *const gain_key[PLAN_NTRIES] = {"gain_bandwidth_x2",
+                                                      "gain_latency_half",
+                                                      "gain_window_x2"};
     jw_object(w, NULL);
     jw_num(w, "gbps", o->gbps);
     jw_num(w, "cu", o->cu);
@@ -579,7 +611,8 @@ static void json_candidate(jw *w, const plan_result *r, const plan_option *o) {
     if (r->explain) {
         jw_wrap(w, 9);
         jw_str(w, "limit", plan_limit_name(o->limit));
-        for (int t = 0; t < PLAN_NTRIES; t++) jw_num(w, gain_key[t], o->gain[t]);
+        for (int t = 0; t < PLAN_NTRIES; t++)
+            jw_num(w, gain_key[t], o->gain[t]);
         jw_num(w, "window_needed_mb", o->window_mb);
         if (o->window_covers < 0) jw_null(w, "window_covers");
         else jw_bool(w, "window_covers", o->window_covers);
@@ -591,7 +624,7 @@ static void json_candidate(jw *w, const plan_result *r, const plan_option *o) {
 
 static void json_sensitivity(jw *w, const plan_method *m) {
     static const char *const key[PLAN_NSENS] = {"latency_x2", "efficiency",
-                                               "mtbf"};
+                                                "mtbf"};
     jw_wrap(w, 5);
     jw_object(w, "sensitivity");
     for (int k = 0; k < PLAN_NSENS; k++) {
@@ -626,7 +659,8 @@ static void json_answer(jw *w, const plan_method *m) {
     int reached = m->least.status != TABLE_NOT_REACHED;
     const char *lat_status =
         !reached || m->latency.status == TABLE_NOT_REACHED ? "none"
-        : m->latency.status == TABLE_AT_START ? "above_range" : "found";
+        : m->latency.status == TABLE_AT_START              ? "above_range"
+                                                           : "found";
     jw_wrap(w, 5);
     jw_num(w, "least_gbps", reached ? m->least.v_hi : NAN);
     jw_num(w, "cu_at_least", reached ? m->least.cu_hi : NAN);
@@ -649,8 +683,7 @@ static void json_method(jw *w, const plan_result *r, const plan_method *m) {
     if (r->explain) {
         json_assumptions(w, m);
         jw_wrap(w, 5);
-        if (m->has_memory) mem_write_json(w, "memory_per_worker",
-                                          &m->memory);
+        if (m->has_memory) mem_write_json(w, "memory_per_worker", &m->memory);
         else jw_null(w, "memory_per_worker");
     }
     if (r->explain || r->train_hours > 0 || r->tokens > 0)
@@ -659,8 +692,8 @@ static void json_method(jw *w, const plan_result *r, const plan_method *m) {
     jw_end(w);
 }
 
-static void json_cheapest(jw *w, const char *key, const plan_result *r,
-                          int bm, int bo, int training) {
+static void json_cheapest(jw *w, const char *key, const plan_result *r, int bm,
+                          int bo, int training) {
     if (bm < 0) {
         jw_null(w, key);
         return;
@@ -747,15 +780,15 @@ static int parse_extra(const cli_options *o, plan_extra *x) {
     x->explain = 1;
     x->sensitivity = cli_flag(o, "--sensitivity");
     if ((rc = number_option(o, "--mtbf-hours", 1e-6, 1e6, &x->mtbf_hours)) ||
-        (rc = number_option(o, "--train-hours", 1e-6, 1e12,
-                            &x->train_hours)) ||
+        (rc = number_option(o, "--train-hours", 1e-6, 1e12, &x->train_hours)) ||
         (rc = number_option(o, "--tokens", 1, 1e18, &x->tokens)))
         return rc;
     if (x->mtbf_hours > 0 && !x->sensitivity)
         return cli_usage_error("plan", "--mtbf-hours is the MTBF of "
-                               "--sensitivity (give both)");
+                                       "--sensitivity (give both)");
     if (x->train_hours > 0 && x->tokens > 0)
-        return cli_usage_error("plan", "--train-hours and --tokens are two "
+        return cli_usage_error("plan",
+                               "--train-hours and --tokens are two "
                                "ways to say how long the training is (give "
                                "one)");
     return 0;
@@ -793,18 +826,25 @@ int cli_plan(int argc, char **argv) {
 }
 
 int cli_plan_par(int argc, char **argv, const cli_par *par) {
-    static const char *const extra[] = {"--target-cu",   "--cost",
-                                        "--variant",     "--jobs",
-                                        "--mtbf-hours",  "--train-hours",
-                                        "--tokens",      NULL};
+    static const char *const extra[] = {"--target-cu",  "--cost",
+                                        "--variant",    "--jobs",
+                                        "--mtbf-hours", "--train-hours",
+                                        "--tokens",     NULL};
     static const char *const flags[] = {"--json", "--sensitivity", NULL};
     cli_options o;
     int rc = cli_parse("plan", &help, argc, argv, extra, flags, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
     plan_args a = {0};
     if ((rc = parse_args(&o, &a))) return rc;
-    plan_spec spec = {o.scenario, a.variants, a.nvariants, o.sets, o.nset,
-                      a.target, a.has_cost ? &a.cost : NULL, a.jobs, o.full,
+    plan_spec spec = {o.scenario,
+                      a.variants,
+                      a.nvariants,
+                      o.sets,
+                      o.nset,
+                      a.target,
+                      a.has_cost ? &a.cost : NULL,
+                      a.jobs,
+                      o.full,
                       par ? par->table : NULL};
     plan_result *r = malloc(sizeof *r);
     char err[1024];
@@ -820,8 +860,7 @@ int cli_plan_par(int argc, char **argv, const cli_par *par) {
     if (!rc && !(par && par->worker)) {
         plan_output out = {o.scenario, r, cli_flag(&o, "--json")};
         rc = cli_write(&o, "plan", write_output, &out);
-    }
-    else rc = msg_exit_status(rc);
+    } else rc = msg_exit_status(rc);
     free(r);
     return rc;
 }

@@ -29,26 +29,21 @@
 #include "sim/base/version.h"
 
 static const cli_help_opt help_opts[] = {
-    {"--variant NAME",
-     "only this variant (repeatable; every scenario\n"
-     "must have it; default: all)"},
+    {"--variant NAME", "only this variant (repeatable; every scenario\n"
+                       "must have it; default: all)"},
     {"--set KEY=VALUE", "override a key of every scenario (repeatable)"},
-    {"--cost FILE.json",
-     "prices for the plan: the cost file of\n"
-     "'dilosim plan' (see its --help)"},
+    {"--cost FILE.json", "prices for the plan: the cost file of\n"
+                         "'dilosim plan' (see its --help)"},
     {"--target-cu CU", "the plan's target CU, in (0, 1] (default 0.95)"},
-    {"--grid SPEC",
-     "the bandwidths (Gbit/s) of the figure and the\n"
-     "table, increasing: a comma list, logspace:A:B:N\n"
-     "or linspace:A:B:N (default logspace:-1:3:50, the\n"
-     "paper's 50 points from 0.1 to 1000 Gbit/s)"},
-    {"--thresholds LIST",
-     "CU thresholds of the table, increasing, each in\n"
-     "(0, 1] (default 0.5,0.8,0.9,0.95,0.99)"},
+    {"--grid SPEC", "the bandwidths (Gbit/s) of the figure and the\n"
+                    "table, increasing: a comma list, logspace:A:B:N\n"
+                    "or linspace:A:B:N (default logspace:-1:3:50, the\n"
+                    "paper's 50 points from 0.1 to 1000 Gbit/s)"},
+    {"--thresholds LIST", "CU thresholds of the table, increasing, each in\n"
+                          "(0, 1] (default 0.5,0.8,0.9,0.95,0.99)"},
     {"--out FILE.html", "write the page to FILE.html instead of stdout"},
-    {"--jobs N",
-     "threads (default: the CPUs this process may use,\n"
-     "its affinity mask); the page does not depend on N"},
+    {"--jobs N", "threads (default: the CPUs this process may use,\n"
+                 "its affinity mask); the page does not depend on N"},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -102,21 +97,21 @@ typedef struct {
 
 typedef struct {
     const char *path;
-    char *name, *description;          /* "name", "description"; or NULL */
+    char *name, *description; /* "name", "description"; or NULL */
     int nvar;
     const char *var[SCN_MAX_VARIANTS]; /* the variants (NULL: the base) */
     char label[SCN_MAX_VARIANTS][SCN_NAME_MAX]; /* as tables name them */
     const char *labels[SCN_MAX_VARIANTS];
-    scn_config *cfg;                   /* nvar of them */
-    scn_train *train_sec;              /* nvar: their train sections */
-    run_result *run;                   /* nvar */
+    scn_config *cfg;      /* nvar of them */
+    scn_train *train_sec; /* nvar: their train sections */
+    run_result *run;      /* nvar */
     table_result table;
     plan_result *plan;
-    char *cu_svg;                      /* ready to inline */
-    int ntrain;                        /* variants with a train section */
+    char *cu_svg; /* ready to inline */
+    int ntrain;   /* variants with a train section */
     const char *train_label[SCN_MAX_VARIANTS];
-    cpl_summary *train;                /* ntrain */
-    char *loss_svg;                    /* NULL without training */
+    cpl_summary *train; /* ntrain */
+    char *loss_svg;     /* NULL without training */
 } section;
 
 typedef struct {
@@ -212,24 +207,25 @@ static int load_variants(const report *r, section *s) {
     scn_meta meta;
     int rc = scn_meta_load(s->path, &meta, err, sizeof err);
     if (rc) return fail(rc, err);
-    s->nvar = r->nvariants ? r->nvariants : meta.nvariants ? meta.nvariants
-                                                           : 1;
+    s->nvar = r->nvariants ? r->nvariants : meta.nvariants ? meta.nvariants : 1;
     for (int i = 0; i < s->nvar; i++)
-        s->var[i] = r->nvariants ? r->variants[i]
-                    : meta.nvariants ? meta.variant[i] : NULL;
+        s->var[i] = r->nvariants     ? r->variants[i]
+                    : meta.nvariants ? meta.variant[i]
+                                     : NULL;
     s->cfg = malloc((size_t)s->nvar * sizeof *s->cfg);
     s->train_sec = malloc((size_t)s->nvar * sizeof *s->train_sec);
     s->run = calloc((size_t)s->nvar, sizeof *s->run);
     if (!s->cfg || !s->train_sec || !s->run)
         return fail(MSG_ENOMEM, "out of memory");
     for (int i = 0; i < s->nvar; i++) {
-        if ((rc = scn_load_train(s->path, s->var[i], r->o.sets, r->o.nset,
-                                 &s->cfg[i], &s->train_sec[i], err,
-                                 sizeof err)))
+        if ((rc =
+                 scn_load_train(s->path, s->var[i], r->o.sets, r->o.nset,
+                                &s->cfg[i], &s->train_sec[i], err, sizeof err)))
             return fail(rc, err);
         s->cfg[i].full = r->o.full;
-        snprintf(s->label[i], SCN_NAME_MAX, "%s", s->var[i] ? s->var[i]
-                 : sched_method_name(s->cfg[i].sched.method));
+        snprintf(s->label[i], SCN_NAME_MAX, "%s",
+                 s->var[i] ? s->var[i]
+                           : sched_method_name(s->cfg[i].sched.method));
         s->labels[i] = s->label[i];
     }
     read_title(s);
@@ -301,8 +297,8 @@ static char *row_title(char *const *head, char *const *f, int bw, int cu,
     for (int i = 0; i < cu; i++) {
         if (i == bw) continue;
         int named = strcmp(head[i], "variant");
-        fprintf(t, "%s%s%s%s", ftell(t) > 0 ? ", " : "",
-                named ? head[i] : "", named ? "=" : "", f[i]);
+        fprintf(t, "%s%s%s%s", ftell(t) > 0 ? ", " : "", named ? head[i] : "",
+                named ? "=" : "", f[i]);
     }
     if (ftell(t) == 0) fputs(base, t);
     if (fclose(t)) {
@@ -333,8 +329,7 @@ static int csv_curves(char *csv, const char *base, curve **out, int *nout,
         char *title = row_title(head, f, bw, cu, base);
         curve *c = title ? curve_named(out, nout, title) : NULL;
         free(title);
-        if (!c || curve_add(c, strtod(f[bw], NULL), 100 * strtod(f[cu],
-                                                                 NULL)))
+        if (!c || curve_add(c, strtod(f[bw], NULL), 100 * strtod(f[cu], NULL)))
             return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     }
     return 0;
@@ -345,8 +340,7 @@ static void progress_tasks(void *ctx, int64_t done, int64_t total) {
 }
 
 /* Runs the sweep into memory and parses it into curves. */
-static int sweep_curves(const report *r, const section *s, curve **c,
-                        int *nc) {
+static int sweep_curves(const report *r, const section *s, curve **c, int *nc) {
     char err[CLI_ERR_MAX], vary[SCN_SPEC_MAX + 64], label[LABEL_MAX];
     snprintf(vary, sizeof vary, "%s=%s", BW_KEY, r->grid_spec);
     const char *varies[] = {vary};
@@ -356,16 +350,23 @@ static int sweep_curves(const report *r, const section *s, curve **c,
     if (!mem) return fail(MSG_ENOMEM, "out of memory");
     cli_progress progress;
     snprintf(label, sizeof label, "%s: sweep", s->path);
-    sweep_spec sw = {.scenario = s->path, .vary = varies, .nvary = 1,
-                     .variants = r->variants, .nvariants = r->nvariants,
-                     .sets = r->sweep_sets, .nset = r->nsweep_sets,
-                     .jobs = r->jobs, .full = r->o.full, .stream = mem,
-                     .progress = progress_tasks, .progress_ctx = &progress};
+    sweep_spec sw = {.scenario = s->path,
+                     .vary = varies,
+                     .nvary = 1,
+                     .variants = r->variants,
+                     .nvariants = r->nvariants,
+                     .sets = r->sweep_sets,
+                     .nset = r->nsweep_sets,
+                     .jobs = r->jobs,
+                     .full = r->o.full,
+                     .stream = mem,
+                     .progress = progress_tasks,
+                     .progress_ctx = &progress};
     cli_progress_start(&progress, label);
     int rc = sweep_run(&sw, err, sizeof err);
     cli_progress_end(&progress);
-    if (fclose(mem) && !rc) rc = msg_set(err, sizeof err, MSG_ENOMEM,
-                                         "out of memory");
+    if (fclose(mem) && !rc)
+        rc = msg_set(err, sizeof err, MSG_ENOMEM, "out of memory");
     if (!rc) rc = csv_curves(csv, s->label[0], c, nc, err, sizeof err);
     free(csv);
     return rc ? fail(rc, err) : 0;
@@ -388,9 +389,10 @@ static int draw(const gnuplot_figure *fig, int sec, const char *what,
 
 /* The bandwidth axis' label, in the unit of the scenario's Gbit. */
 static void bandwidth_label(const scn_config *c, char *buf, size_t n) {
-    snprintf(buf, n, "bandwidth per worker link (Gbit/s, 1 Gbit = %s; "
-             "log scale)", c->gbit == SCN_GBIT_BINARY ? "2^30 bit"
-                                                      : "10^9 bit");
+    snprintf(buf, n,
+             "bandwidth per worker link (Gbit/s, 1 Gbit = %s; "
+             "log scale)",
+             c->gbit == SCN_GBIT_BINARY ? "2^30 bit" : "10^9 bit");
 }
 
 /* The palette key of a variant's method (gnuplot_method_color): the
@@ -406,7 +408,8 @@ static const char *method_key(const scn_config *c, const scn_train *t) {
     if (m->method == SCHED_DILOCO) return "diloco";
     if (m->tau == 0) return "streaming";
     return c->codec.kind == CODEC_E3M0 || c->codec.kind == CODEC_E2M1
-               ? "streaming_overlap_fp4" : "streaming_overlap";
+               ? "streaming_overlap_fp4"
+               : "streaming_overlap";
 }
 
 /* The variant a curve shows: the one whose label is the curve's title,
@@ -455,10 +458,16 @@ static int figure_cu(const report *r, section *s, int k) {
         curves_style(s, g, st, nc);
         char xl[128];
         bandwidth_label(&s->cfg[0], xl, sizeof xl);
-        gnuplot_figure fig = {
-            .xlabel = xl, .ylabel = "compute utilization (%)", .logx = 1,
-            .xmin = r->grid[0], .xmax = r->grid[r->npoints - 1], .ymin = 0,
-            .ymax = 102, .ncurves = nc, .curve = g, .style = st};
+        gnuplot_figure fig = {.xlabel = xl,
+                              .ylabel = "compute utilization (%)",
+                              .logx = 1,
+                              .xmin = r->grid[0],
+                              .xmax = r->grid[r->npoints - 1],
+                              .ymin = 0,
+                              .ymax = 102,
+                              .ncurves = nc,
+                              .curve = g,
+                              .style = st};
         rc = draw(&fig, k, "cu", &s->cu_svg);
     }
     free(st);
@@ -471,14 +480,15 @@ static int figure_cu(const report *r, section *s, int k) {
 
 static int thresholds(const report *r, section *s) {
     char err[CLI_ERR_MAX], label[LABEL_MAX];
-    table_spec spec = {s->path, r->variants, r->nvariants, r->o.sets,
-                       r->o.nset, BW_KEY, r->grid, r->npoints,
-                       r->thresholds, r->nthresholds, r->jobs, r->o.full, NULL};
+    table_spec spec = {s->path,       r->variants,    r->nvariants, r->o.sets,
+                       r->o.nset,     BW_KEY,         r->grid,      r->npoints,
+                       r->thresholds, r->nthresholds, r->jobs,      r->o.full,
+                       NULL};
     cli_progress progress;
     snprintf(label, sizeof label, "%s: table", s->path);
     cli_progress_start(&progress, label);
-    int rc = table_compute_progress(&spec, progress_tasks, &progress,
-                                    &s->table, err, sizeof err);
+    int rc = table_compute_progress(&spec, progress_tasks, &progress, &s->table,
+                                    err, sizeof err);
     cli_progress_end(&progress);
     return rc ? fail(rc, err) : 0;
 }
@@ -487,9 +497,16 @@ static int plan(const report *r, section *s) {
     char err[CLI_ERR_MAX], label[LABEL_MAX];
     if (!(s->plan = malloc(sizeof *s->plan)))
         return fail(MSG_ENOMEM, "out of memory");
-    plan_spec spec = {s->path, r->variants, r->nvariants, r->o.sets,
-                      r->o.nset, r->target, r->has_cost ? &r->cost : NULL,
-                      r->jobs, r->o.full, NULL};
+    plan_spec spec = {s->path,
+                      r->variants,
+                      r->nvariants,
+                      r->o.sets,
+                      r->o.nset,
+                      r->target,
+                      r->has_cost ? &r->cost : NULL,
+                      r->jobs,
+                      r->o.full,
+                      NULL};
     cli_progress progress;
     snprintf(label, sizeof label, "%s: plan", s->path);
     cli_progress_start(&progress, label);
@@ -508,8 +525,7 @@ static int runs(section *s) {
         cli_progress_start(&progress, label);
         run_hooks hooks = {.progress = cli_progress_update,
                            .progress_ctx = &progress};
-        int rc = run_simulate(&s->cfg[i], &hooks, &s->run[i], err,
-                              sizeof err);
+        int rc = run_simulate(&s->cfg[i], &hooks, &s->run[i], err, sizeof err);
         cli_progress_end(&progress);
         if (rc) return fail(rc, err);
     }
@@ -554,10 +570,16 @@ static int figure_loss(section *s, curve *c, int k) {
     }
     char xl[96];
     snprintf(xl, sizeof xl, "simulated wall-clock time (%s)", unit);
-    gnuplot_figure fig = {
-        .xlabel = xl, .ylabel = "eval loss of the outer parameters (nats)",
-        .xmin = NAN, .xmax = NAN, .ymin = NAN, .ymax = NAN,
-        .key = "top right", .ncurves = n, .curve = g, .style = st};
+    gnuplot_figure fig = {.xlabel = xl,
+                          .ylabel = "eval loss of the outer parameters (nats)",
+                          .xmin = NAN,
+                          .xmax = NAN,
+                          .ymin = NAN,
+                          .ymax = NAN,
+                          .key = "top right",
+                          .ncurves = n,
+                          .curve = g,
+                          .style = st};
     return draw(&fig, k, "loss", &s->loss_svg);
 }
 
@@ -579,12 +601,12 @@ static int training(section *s, int k) {
         cli_progress progress;
         snprintf(label, sizeof label, "%s: train %s", s->path, s->label[i]);
         cli_progress_start(&progress, label);
-        cpl_options o = {cfg, sec, on_row, &c[t], cli_progress_update,
+        cpl_options o = {cfg,      sec, on_row, &c[t], cli_progress_update,
                          &progress};
         int e = cpl_run(&o, &s->train[t], err, sizeof err);
         cli_progress_end(&progress);
-        if (e == MSG_EIO) e = msg_set(err, sizeof err, MSG_ENOMEM,
-                                      "out of memory");
+        if (e == MSG_EIO)
+            e = msg_set(err, sizeof err, MSG_ENOMEM, "out of memory");
         if (e && e != MSG_ENOMEM) { /* the variant's input, run or training */
             fprintf(stderr, "%s: %s: %s\n", s->path, s->label[i], err);
             rc = msg_exit_status(e);
@@ -612,8 +634,7 @@ static void para(FILE *f, const char *cls, const char *text) {
     fputs("</p>\n", f);
 }
 
-static void write_section(FILE *f, const report *r, const section *s,
-                          int k) {
+static void write_section(FILE *f, const report *r, const section *s, int k) {
     char text[2048];
     fprintf(f, "<section id=\"s%d\">\n<h2>", k + 1);
     html_escape(f, s->path);
@@ -628,23 +649,28 @@ static void write_section(FILE *f, const report *r, const section *s,
     html_assumptions(f, s->nvar, s->labels, s->cfg, s->train_sec);
 
     heading(f, "h3", "Compute utilization against bandwidth");
-    snprintf(text, sizeof text, "Compute utilization (busy time over wall "
+    snprintf(text, sizeof text,
+             "Compute utilization (busy time over wall "
              "time, all workers) of each variant at each of the %d "
              "bandwidths of %s (Gbit/s per worker link, up and down), the "
-             "rest of the scenario as above.", r->npoints, r->grid_spec);
+             "rest of the scenario as above.",
+             r->npoints, r->grid_spec);
     html_figure(f, s->cu_svg, text);
 
     heading(f, "h3", "Bandwidth per utilization threshold");
-    snprintf(text, sizeof text, "Gbit/s per worker link: the first value of "
+    snprintf(text, sizeof text,
+             "Gbit/s per worker link: the first value of "
              "the grid %s whose CU reaches the threshold (the paper's "
              "convention), and below it the exact crossing on the "
              "continuous curve (Brent's method on log bandwidth; bisection "
-             "where CU jumps).", r->grid_spec);
+             "where CU jumps).",
+             r->grid_spec);
     para(f, "note", text);
     html_thresholds(f, &s->table, r->grid, r->npoints);
 
     heading(f, "h3", "Bytes moved");
-    para(f, "note", "One run of each variant with the scenario's own network "
+    para(f, "note",
+         "One run of each variant with the scenario's own network "
          "(above): the bytes all workers put on the WAN, payloads with "
          "their scales and recovery downloads.");
     html_bytes(f, s->nvar, s->labels, s->run);
@@ -655,7 +681,8 @@ static void write_section(FILE *f, const report *r, const section *s,
 
     if (s->ntrain) {
         heading(f, "h3", "Training: loss against simulated time");
-        html_figure(f, s->loss_svg, "The eval loss of the outer parameters "
+        html_figure(f, s->loss_svg,
+                    "The eval loss of the outer parameters "
                     "of the small trained model (the train section) at the "
                     "simulated instants of the coupled run: the clock is the "
                     "simulated model's, the loss the small model's.");
@@ -670,11 +697,12 @@ static void write_page(FILE *f, const void *ctx) {
     html_begin(f, "dilosim report");
     fputs("<header>\n", f);
     heading(f, "h1", "dilosim report");
-    snprintf(text, sizeof text, "%d scenario%s, simulated by dilosim %s "
+    snprintf(text, sizeof text,
+             "%d scenario%s, simulated by dilosim %s "
              "(%s). Bandwidth grid %s (%d points); CU thresholds of the "
-             "table as given; plan target CU %g.", r->nsec,
-             r->nsec == 1 ? "" : "s", DILOSIM_VERSION, version_revision(),
-             r->grid_spec, r->npoints, r->target);
+             "table as given; plan target CU %g.",
+             r->nsec, r->nsec == 1 ? "" : "s", DILOSIM_VERSION,
+             version_revision(), r->grid_spec, r->npoints, r->target);
     para(f, NULL, text);
     fputs("<nav><ul>\n", f);
     for (int k = 0; k < r->nsec; k++) {
@@ -685,7 +713,8 @@ static void write_page(FILE *f, const void *ctx) {
     fputs("</ul></nav>\n</header>\n", f);
     for (int k = 0; k < r->nsec; k++) write_section(f, r, &r->sec[k], k);
     fputs("<footer>", f);
-    snprintf(text, sizeof text, "Written by dilosim %s (%s). A single file: "
+    snprintf(text, sizeof text,
+             "Written by dilosim %s (%s). A single file: "
              "style and figures inline, no script, nothing fetched.",
              DILOSIM_VERSION, version_revision());
     html_escape(f, text);
@@ -710,12 +739,13 @@ static int parse_args(report *r) {
     if (strlen(r->grid_spec) >= SCN_SPEC_MAX)
         return cli_usage_error("report", "--grid: longer than %d bytes",
                                SCN_SPEC_MAX - 1);
-    if (table_parse_numbers("--grid", r->grid_spec, TABLE_MAX_POINTS,
-                            &r->grid, &r->npoints, err, sizeof err))
+    if (table_parse_numbers("--grid", r->grid_spec, TABLE_MAX_POINTS, &r->grid,
+                            &r->npoints, err, sizeof err))
         return cli_usage_error("report", "%s", err);
     for (int i = 0; i < o->nfiles; i++)
         if (!strcmp(o->files[i], "-"))
-            return cli_usage_error("report", "'-': the report reads each "
+            return cli_usage_error("report",
+                                   "'-': the report reads each "
                                    "scenario several times (give a file)");
     /* the sweep sets the grid key at every point: a --set of it is for
      * the other parts (the runs, the assumptions) */
@@ -724,8 +754,8 @@ static int parse_args(report *r) {
         if (strncmp(o->sets[i], BW_KEY, kl) || o->sets[i][kl] != '=')
             r->sweep_sets[r->nsweep_sets++] = o->sets[i];
     if ((rc = cli_jobs(o, "report", &r->jobs))) return rc;
-    return cli_values(o, "report", "--variant", r->variants,
-                      SCN_MAX_VARIANTS, &r->nvariants);
+    return cli_values(o, "report", "--variant", r->variants, SCN_MAX_VARIANTS,
+                      &r->nvariants);
 }
 
 /* Everything the page shows, scenario by scenario. */
@@ -745,9 +775,9 @@ static int compute(report *r) {
 }
 
 int cli_report(int argc, char **argv) {
-    static const char *const extra[] = {"--variant", "--cost", "--target-cu",
-                                        "--grid", "--thresholds", "--jobs",
-                                        NULL};
+    static const char *const extra[] = {
+        "--variant",    "--cost", "--target-cu", "--grid",
+        "--thresholds", "--jobs", NULL};
     report *r = calloc(1, sizeof *r);
     if (!r) return fail(MSG_ENOMEM, "out of memory");
     int rc = cli_parse_files("report", &help, argc, argv, extra, NULL,

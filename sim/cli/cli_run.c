@@ -20,12 +20,10 @@ static const cli_help_opt help_opts[] = {
      "override a scenario key, e.g. network.bandwidth_gbps=2.5\n"
      "(repeatable; VALUE is JSON, or else a string)"},
     {"--out FILE", "write the JSON result to FILE instead of stdout"},
-    {"--trace FILE",
-     "write a Chrome trace-event timeline (open it in\n"
-     "https://ui.perfetto.dev)"},
-    {"--trace-steps A:B",
-     "put only steps A..B in the timeline (1 <= A <= B;\n"
-     "\"A\" alone is A:A)"},
+    {"--trace FILE", "write a Chrome trace-event timeline (open it in\n"
+                     "https://ui.perfetto.dev)"},
+    {"--trace-steps A:B", "put only steps A..B in the timeline (1 <= A <= B;\n"
+                          "\"A\" alone is A:A)"},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -70,16 +68,18 @@ static int trace_steps(const char *s, int64_t *first, int64_t *last) {
     long long a = step_number(s, &end), b = a;
     if (a > 0 && *end == ':') b = step_number(end + 1, &end);
     if (a < 1 || b < 1 || *end || b < a)
-        return cli_usage_error("run", "--trace-steps must be A:B with integers "
-                               "1 <= A <= B (got '%s')", s);
+        return cli_usage_error("run",
+                               "--trace-steps must be A:B with integers "
+                               "1 <= A <= B (got '%s')",
+                               s);
     *first = a;
     *last = b;
     return 0;
 }
 
 int cli_run(int argc, char **argv) {
-    static const char *const extra[] = {"--trace", "--trace-steps",
-                                        "--variant", NULL};
+    static const char *const extra[] = {"--trace", "--trace-steps", "--variant",
+                                        NULL};
     cli_options o;
     int rc = cli_parse("run", &help, argc, argv, extra, NULL, &o);
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
@@ -90,7 +90,7 @@ int cli_run(int argc, char **argv) {
     int out_stdout = !o.out || !strcmp(o.out, "-");
     if (trace_path && !strcmp(trace_path, "-") && out_stdout)
         return cli_usage_error("run", "--trace - and the result both on "
-                               "stdout (give --out FILE)");
+                                      "stdout (give --out FILE)");
     int64_t first, last;
     if ((rc = trace_steps(steps, &first, &last))) return rc;
     scn_config cfg;

@@ -11,36 +11,30 @@
 #include "sim/study/sweep.h"
 #include "sim/study/sweepfile.h"
 
-
 static const cli_help_opt help_opts[] = {
     {"--vary KEY=SPEC", "vary a scenario key over SPEC (repeatable)"},
-    {"--set KEY=VALUE",
-     "override a key at every point (repeatable; not a\n"
-     "varied key)"},
+    {"--set KEY=VALUE", "override a key at every point (repeatable; not a\n"
+                        "varied key)"},
     {"--variant NAME", "run only this variant (repeatable, in this order)"},
-    {"--jobs N",
-     "worker threads, N >= 1 (default: the number of\n"
-     "CPUs this process may use, its affinity mask)"},
-    {"--out FILE",
-     "write the CSV to FILE: rows go to FILE.partial as\n"
-     "they finish, and FILE.partial becomes FILE once\n"
-     "complete (FILE never exists half-written); its\n"
-     "first line is '# dilosim sweep digest HEX', a\n"
-     "digest of every point's scenario.  A link is\n"
-     "followed (and kept); a FIFO or device is written\n"
-     "directly"},
-    {"--resume",
-     "continue an interrupted sweep: keep the complete\n"
-     "rows of FILE.partial (its digest and header must\n"
-     "match) and run only the others; do nothing when\n"
-     "FILE is already complete; refuse (exit 2) a FILE\n"
-     "or FILE.partial of another scenario (needs --out)"},
-    {"--shard K/N",
-     "compute only the points p (numbered from 0) with\n"
-     "p % N == K-1, 1 <= K <= N, in point order (needs\n"
-     "--out; its first line says 'shard K/N of P\n"
-     "points'); 'dilosim merge' joins shards 1..N into\n"
-     "the file the whole sweep writes"},
+    {"--jobs N", "worker threads, N >= 1 (default: the number of\n"
+                 "CPUs this process may use, its affinity mask)"},
+    {"--out FILE", "write the CSV to FILE: rows go to FILE.partial as\n"
+                   "they finish, and FILE.partial becomes FILE once\n"
+                   "complete (FILE never exists half-written); its\n"
+                   "first line is '# dilosim sweep digest HEX', a\n"
+                   "digest of every point's scenario.  A link is\n"
+                   "followed (and kept); a FIFO or device is written\n"
+                   "directly"},
+    {"--resume", "continue an interrupted sweep: keep the complete\n"
+                 "rows of FILE.partial (its digest and header must\n"
+                 "match) and run only the others; do nothing when\n"
+                 "FILE is already complete; refuse (exit 2) a FILE\n"
+                 "or FILE.partial of another scenario (needs --out)"},
+    {"--shard K/N", "compute only the points p (numbered from 0) with\n"
+                    "p % N == K-1, 1 <= K <= N, in point order (needs\n"
+                    "--out; its first line says 'shard K/N of P\n"
+                    "points'); 'dilosim merge' joins shards 1..N into\n"
+                    "the file the whole sweep writes"},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -96,11 +90,13 @@ static int parse_shard(const cli_options *o, sweep_spec *s) {
     const char *v = cli_value(o, "--shard");
     if (!v) return 0;
     if (sweepfile_parse_shard(v, &s->shard, &s->nshards))
-        return cli_usage_error("sweep", "--shard must be K/N with 1 <= K <= "
-                               "N <= %d (got '%s')", SWEEPFILE_MAX_SHARDS, v);
+        return cli_usage_error("sweep",
+                               "--shard must be K/N with 1 <= K <= "
+                               "N <= %d (got '%s')",
+                               SWEEPFILE_MAX_SHARDS, v);
     if (!o->out || !strcmp(o->out, "-"))
         return cli_usage_error("sweep", "--shard needs --out FILE (its first "
-                               "line says which shard it holds)");
+                                        "line says which shard it holds)");
     return 0;
 }
 
@@ -117,11 +113,16 @@ int cli_sweep_par(int argc, char **argv, const cli_par *par) {
     if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
 
     const char *vary[CLI_MAX_EXTRA], *variants[CLI_MAX_EXTRA];
-    sweep_spec s = {.scenario = o.scenario, .vary = vary,
-                    .variants = variants, .sets = o.sets, .nset = o.nset,
+    sweep_spec s = {.scenario = o.scenario,
+                    .vary = vary,
+                    .variants = variants,
+                    .sets = o.sets,
+                    .nset = o.nset,
                     .out = o.out,
-                    .resume = cli_flag(&o, "--resume"), .stream = stdout,
-                    .log = stderr, .full = o.full};
+                    .resume = cli_flag(&o, "--resume"),
+                    .stream = stdout,
+                    .log = stderr,
+                    .full = o.full};
     if ((rc = cli_values(&o, "sweep", "--vary", vary, CLI_MAX_EXTRA,
                          &s.nvary)) ||
         (rc = cli_values(&o, "sweep", "--variant", variants, CLI_MAX_EXTRA,

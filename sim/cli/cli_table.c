@@ -14,25 +14,21 @@
 #include "sim/study/table.h"
 
 static const cli_help_opt help_opts[] = {
-    {"--thresholds LIST",
-     "CU thresholds, increasing, each in (0, 1]\n"
-     "(default 0.5,0.8,0.9,0.95,0.99)"},
-    {"--grid SPEC",
-     "values of KEY, increasing: a comma list such as\n"
-     "1,10,100, logspace:A:B:N (N values 10^A..10^B) or\n"
-     "linspace:A:B:N (default logspace:-1:3:50, the\n"
-     "paper's 50 points from 0.1 to 1000 Gbit/s)"},
-    {"--key KEY",
-     "the swept scenario key (default\n"
-     "network.bandwidth_gbps: every worker's links)"},
+    {"--thresholds LIST", "CU thresholds, increasing, each in (0, 1]\n"
+                          "(default 0.5,0.8,0.9,0.95,0.99)"},
+    {"--grid SPEC", "values of KEY, increasing: a comma list such as\n"
+                    "1,10,100, logspace:A:B:N (N values 10^A..10^B) or\n"
+                    "linspace:A:B:N (default logspace:-1:3:50, the\n"
+                    "paper's 50 points from 0.1 to 1000 Gbit/s)"},
+    {"--key KEY", "the swept scenario key (default\n"
+                  "network.bandwidth_gbps: every worker's links)"},
     {"--set KEY=VALUE", CLI_HELP_COMMON},
     {"--variant NAME", CLI_HELP_COMMON},
     {"--csv", "CSV instead of tables (below)"},
     {"--out FILE", "write to FILE instead of stdout"},
-    {"--jobs N",
-     "threads (default: the CPUs this process may use,\n"
-     "its affinity mask); the\n"
-     "results do not depend on N"},
+    {"--jobs N", "threads (default: the CPUs this process may use,\n"
+                 "its affinity mask); the\n"
+                 "results do not depend on N"},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -137,8 +133,8 @@ static void write_block(FILE *f, const table_block *b, const char *key,
                         const char *grid, const double *values) {
     size_t n = strlen(key);
     int gbps = n >= 5 && !strcmp(key + n - 5, "_gbps");
-    fprintf(f, "%s: compute utilization (CU) against %s%s, grid %s\n",
-            b->name, key, gbps ? " (Gbit/s)" : "", grid);
+    fprintf(f, "%s: compute utilization (CU) against %s%s, grid %s\n", b->name,
+            key, gbps ? " (Gbit/s)" : "", grid);
     fprintf(f, "%9s  %16s  %14s  %14s  %s\n", "threshold", "first grid value",
             "exact crossing", "CU at crossing", "method");
     for (int i = 0; i < b->nrows; i++) {
@@ -146,17 +142,20 @@ static void write_block(FILE *f, const table_block *b, const char *key,
         char first[TABLE_CELL_MAX], exact[TABLE_CELL_MAX], cu[TABLE_CELL_MAX];
         table_row_text(row, values, b->npoints, first, exact, cu);
         const char *how = row->exact.status == TABLE_FOUND
-                              ? table_method_name(&row->exact) : "-";
+                              ? table_method_name(&row->exact)
+                              : "-";
         fprintf(f, "%9g  %16s  %14s  %14s  %s\n", row->threshold, first, exact,
                 cu, how);
     }
     table_point from, to;
     if (table_block_fall(b, values, &from, &to))
-        fprintf(f, "note: CU is not monotone: it falls from %.4f at %.4g to "
+        fprintf(f,
+                "note: CU is not monotone: it falls from %.4f at %.4g to "
                 "%.4f at %.4g;\neach exact crossing is the least value from "
                 "which every value evaluated\nreaches the threshold (method "
                 "scan: where CU falls, the grid is scanned\nat %g%% steps)."
-                "\n", from.cu, from.v, to.cu, to.v, 100 * TABLE_SCAN_STEP);
+                "\n",
+                from.cu, from.v, to.cu, to.v, 100 * TABLE_SCAN_STEP);
 }
 
 /* The options a table needs beyond cli_options. */
@@ -184,8 +183,7 @@ static int parse_args(const cli_options *o, table_args *a) {
                       &a->nvariants);
 }
 
-static void write_blocks(FILE *f, const table_args *a,
-                         const table_result *r) {
+static void write_blocks(FILE *f, const table_args *a, const table_result *r) {
     for (int b = 0; b < r->nblocks; b++) {
         if (b) fputc('\n', f);
         write_block(f, &r->block[b], a->key, a->grid_spec, a->grid);
@@ -214,7 +212,7 @@ int cli_table(int argc, char **argv) {
 
 int cli_table_par(int argc, char **argv, const cli_par *par) {
     static const char *const extra[] = {"--thresholds", "--grid", "--key",
-                                        "--variant", "--jobs", NULL};
+                                        "--variant",    "--jobs", NULL};
     static const char *const flags[] = {"--csv", NULL};
     cli_options o;
     int rc = cli_parse("table", &help, argc, argv, extra, flags, &o);
@@ -223,9 +221,18 @@ int cli_table_par(int argc, char **argv, const cli_par *par) {
     table_result r = {0};
     if (!(rc = parse_args(&o, &a))) {
         cli_progress progress;
-        table_spec spec = {o.scenario, a.variants, a.nvariants, o.sets, o.nset,
-                           a.key, a.grid, a.npoints, a.thresholds,
-                           a.nthresholds, a.jobs, o.full,
+        table_spec spec = {o.scenario,
+                           a.variants,
+                           a.nvariants,
+                           o.sets,
+                           o.nset,
+                           a.key,
+                           a.grid,
+                           a.npoints,
+                           a.thresholds,
+                           a.nthresholds,
+                           a.jobs,
+                           o.full,
                            par ? par->table : NULL};
         char err[1024];
         cli_progress_start(&progress, o.scenario);

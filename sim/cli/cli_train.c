@@ -28,18 +28,15 @@
 
 static const cli_help_opt help_opts[] = {
     {"--variant NAME", "train one of the scenario's variants"},
-    {"--set KEY=VALUE",
-     "override a scenario key, e.g. train.inner.lr=1e-3\n"
-     "(repeatable; VALUE is JSON, or else a string)"},
+    {"--set KEY=VALUE", "override a scenario key, e.g. train.inner.lr=1e-3\n"
+                        "(repeatable; VALUE is JSON, or else a string)"},
     {"--out FILE.csv", "write the CSV to FILE.csv (whole, or not at all)"},
-    {"--jobs N",
-     "threads stepping replicas, 1..256 (overrides\n"
-     "train.threads; the results do not depend on it)"},
-    {"--lockstep",
-     "no clock: every replica steps together, syncs\n"
-     "block, no failures (the reference the coupled run\n"
-     "equals with late: wait and no faults); the sim_*\n"
-     "columns are left out"},
+    {"--jobs N", "threads stepping replicas, 1..256 (overrides\n"
+                 "train.threads; the results do not depend on it)"},
+    {"--lockstep", "no clock: every replica steps together, syncs\n"
+                   "block, no failures (the reference the coupled run\n"
+                   "equals with late: wait and no faults); the sim_*\n"
+                   "columns are left out"},
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -60,7 +57,8 @@ static const cli_help help = {
     "  tokens                  training tokens consumed, all replicas\n"
     "  train_loss_nats         mean over replicas of their loss at step\n"
     "  eval_loss_outer_nats    eval loss of the outer parameters\n"
-    "  eval_loss_replica_nats  of replica 0 (when train.eval lists \"replica\")\n"
+    "  eval_loss_replica_nats  of replica 0 (when train.eval lists "
+    "\"replica\")\n"
     "  eval_loss_average_nats  of the replicas' average (\"average\")\n"
     "  bytes_sent              bytes the trained replicas have sent so far\n"
     "  entropy_floor_nats      the eval chain's entropy rate (Markov data)\n"
@@ -94,10 +92,10 @@ static const cli_help help = {
 
 typedef struct {
     FILE *csv;
-    unsigned eval;        /* SCN_EVAL_* bits */
-    double floor;         /* entropy floor, NAN unless Markov data */
-    int sim;              /* the sim_* columns (not --lockstep) */
-    int rows;             /* rows written */
+    unsigned eval; /* SCN_EVAL_* bits */
+    double floor;  /* entropy floor, NAN unless Markov data */
+    int sim;       /* the sim_* columns (not --lockstep) */
+    int rows;      /* rows written */
 } csv_ctx;
 
 /* The header, written with the first row (which knows the floor). */
@@ -110,7 +108,8 @@ static void csv_header(const csv_ctx *c) {
     if (!isnan(c->floor)) fputs(",entropy_floor_nats", c->csv);
     if (c->sim)
         fputs(",sim_time_s,sim_compute_utilization,sync_delay_mean_steps,"
-              "sync_delay_max_steps,wan_bytes", c->csv);
+              "sync_delay_max_steps,wan_bytes",
+              c->csv);
     fputc('\n', c->csv);
 }
 
@@ -183,14 +182,14 @@ static void summary_target(jw *w, const cpl_summary *s, int sim) {
 }
 
 /* What ran: the build, the method and its schedule, the model's size. */
-static void summary_setup(jw *w, const scn_config *cfg,
-                          const train_config *t, const cpl_summary *s,
-                          int sim) {
+static void summary_setup(jw *w, const scn_config *cfg, const train_config *t,
+                          const cpl_summary *s, int sim) {
     jw_str(w, "version", DILOSIM_VERSION);
     jw_str(w, "revision", version_revision());
     jw_str(w, "method", sched_method_name(t->sched.method));
-    jw_str(w, "codec", codec_name(t->sched.method == SCHED_DP
-                                      ? t->dp_codec.kind : t->codec.kind));
+    jw_str(w, "codec",
+           codec_name(t->sched.method == SCHED_DP ? t->dp_codec.kind
+                                                  : t->codec.kind));
     if (sim) jw_str(w, "late", scn_late_continues(cfg) ? "continue" : "wait");
     jw_num(w, "replicas", t->replicas);
     jw_num(w, "H", t->sched.H);
@@ -233,7 +232,8 @@ static void summary(FILE *f, const scn_config *cfg, const scn_train *tr,
     jw_num(&w, "host_time_s", host_s);
     jw_num(&w, "steps_per_s", steps / host_s);
     jw_num(&w, "tokens_per_s", (double)r->tokens / host_s);
-    jw_num(&w, "gflops_per_s", flops * tr->train.replicas * steps / host_s / 1e9);
+    jw_num(&w, "gflops_per_s",
+           flops * tr->train.replicas * steps / host_s / 1e9);
     jw_end(&w);
 }
 
@@ -252,8 +252,10 @@ static int load(const cli_options *o, scn_config *cfg, scn_train *tr) {
     int rc = cli_load_train(o, NULL, 0, cfg, tr);
     if (rc) return rc;
     if (!tr->has_train) {
-        fprintf(stderr, "%s: train: missing (dilosim train needs a "
-                "\"train\" section)\n", o->scenario);
+        fprintf(stderr,
+                "%s: train: missing (dilosim train needs a "
+                "\"train\" section)\n",
+                o->scenario);
         return CLI_EXIT_INPUT;
     }
     return parse_jobs(o, &tr->train.threads);
@@ -272,17 +274,16 @@ static void on_progress(void *ctx, double fraction) {
 
 /* Runs the training, writing the CSV to out (its header even without a
  * row); fills *s and *host_s. */
-static int train_to(outfile *out, const scn_config *cfg,
-                    const scn_train *tr, csv_ctx *c, const char *label,
-                    cpl_summary *s, double *host_s, char *err,
-                    size_t errlen) {
+static int train_to(outfile *out, const scn_config *cfg, const scn_train *tr,
+                    csv_ctx *c, const char *label, cpl_summary *s,
+                    double *host_s, char *err, size_t errlen) {
     steps_progress progress = {.steps = (double)cfg->steps};
     c->csv = out->f;
     cli_progress_start(&progress.bar, label);
     cpl_options o = {cfg, tr, csv_row, c, on_progress, &progress};
     double t0 = cli_now_s();
-    int rc = c->sim ? cpl_run(&o, s, err, errlen)
-                    : cpl_lockstep(&o, s, err, errlen);
+    int rc =
+        c->sim ? cpl_run(&o, s, err, errlen) : cpl_lockstep(&o, s, err, errlen);
     *host_s = cli_now_s() - t0;
     if (!rc) on_progress(&progress, 1); /* the last step, whatever was shown */
     cli_progress_end(&progress.bar);
@@ -302,13 +303,15 @@ static void say_why(const scn_config *cfg, const cpl_summary *s,
                     const csv_ctx *c) {
     const run_result *r = &s->sim;
     if (c->rows == 0)
-        fprintf(stderr, "dilosim train: no step completed%s%s; the CSV has "
-                "its header and no row\n", r->finished ? "" : ": ",
-                r->finished ? "" : r->stop_reason);
+        fprintf(stderr,
+                "dilosim train: no step completed%s%s; the CSV has "
+                "its header and no row\n",
+                r->finished ? "" : ": ", r->finished ? "" : r->stop_reason);
     else if (!r->finished)
         fprintf(stderr, "dilosim train: not finished: %s\n", r->stop_reason);
     else if (s->last.step < cfg->steps)
-        fprintf(stderr, "dilosim train: no row after step %lld: the "
+        fprintf(stderr,
+                "dilosim train: no row after step %lld: the "
                 "simulated run ended before one was complete\n",
                 (long long)s->last.step);
 }
@@ -341,14 +344,12 @@ int cli_train(int argc, char **argv) {
         rc = msg_exit_status(rc);
         goto done;
     }
-    rc = train_to(&out, cfg, tr, &c, o.scenario, s, &host_s, err,
-                  sizeof err);
+    rc = train_to(&out, cfg, tr, &c, o.scenario, s, &host_s, err, sizeof err);
     if (rc) {
         if (rc == MSG_EIO)
             fprintf(stderr, "dilosim train: %s%s%s\n", to_stdout ? "" : o.out,
                     to_stdout ? "" : ": ", err);
-        else
-            fprintf(stderr, "%s: %s\n", o.scenario, err);
+        else fprintf(stderr, "%s: %s\n", o.scenario, err);
         outfile_abort(&out);
         rc = msg_exit_status(rc);
         goto done;

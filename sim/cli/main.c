@@ -22,11 +22,15 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run SCENARIO.json    simulate one scenario, print the result as JSON\n"
-    "  sweep SCENARIO.json  run a grid of scenarios in parallel, one CSV row each\n"
+    "  sweep SCENARIO.json  run a grid of scenarios in parallel, one CSV row "
+    "each\n"
     "  merge PART...        join the shards of a sweep (sweep --shard K/N)\n"
-    "  table SCENARIO.json  bandwidth needed per compute-utilization threshold\n"
-    "  plan SCENARIO.json   least bandwidth, latency limit and costs per method\n"
-    "  train SCENARIO.json  train the scenario's small model for real: loss CSV\n"
+    "  table SCENARIO.json  bandwidth needed per compute-utilization "
+    "threshold\n"
+    "  plan SCENARIO.json   least bandwidth, latency limit and costs per "
+    "method\n"
+    "  train SCENARIO.json  train the scenario's small model for real: loss "
+    "CSV\n"
     "  report SCENARIO...   one HTML page of figures and tables, per scenario\n"
     "\n"
     "  version              print the version (also --version)\n"
@@ -41,12 +45,8 @@ static const struct {
     const char *name;
     int (*fn)(int argc, char **argv);
 } commands[] = {
-    {"run", cli_run},
-    {"sweep", cli_sweep},
-    {"merge", cli_merge},
-    {"table", cli_table},
-    {"plan", cli_plan},
-    {"train", cli_train},
+    {"run", cli_run},       {"sweep", cli_sweep}, {"merge", cli_merge},
+    {"table", cli_table},   {"plan", cli_plan},   {"train", cli_train},
     {"report", cli_report},
 };
 
@@ -59,8 +59,8 @@ static int close_stdout(const char *cmd, int rc) {
     bad |= fclose(stdout) != 0;
     if (!e) e = errno ? errno : EIO;
     if (bad && rc == CLI_EXIT_OK) {
-        fprintf(stderr, "dilosim%s%s: write error: %s\n", *cmd ? " " : "",
-                cmd, strerror(e));
+        fprintf(stderr, "dilosim%s%s: write error: %s\n", *cmd ? " " : "", cmd,
+                strerror(e));
         rc = CLI_EXIT_RUNTIME;
     }
     return rc;

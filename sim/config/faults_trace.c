@@ -29,14 +29,14 @@
 typedef struct {
     faults_period *p;
     size_t len, cap;
-    int64_t last_ns;       /* time of the last transition, -1 before any */
-    double last_s;         /* the same, in seconds as written */
-    int down;              /* state after the last transition */
+    int64_t last_ns; /* time of the last transition, -1 before any */
+    double last_s;   /* the same, in seconds as written */
+    int down;        /* state after the last transition */
 } plist;
 
 struct faults_trace {
-    int n;          /* workers */
-    plist *w;       /* each worker's periods */
+    int n;    /* workers */
+    plist *w; /* each worker's periods */
 };
 
 /* Appends a down period starting at t, repaired at INT64_MAX until an up
@@ -99,8 +99,10 @@ static int parse_time(const where *at, const char *tok, double *s,
     errno = 0;
     double v = strtod(tok, &end);
     if (end == tok || *end || !isfinite(v))
-        return line_err(at, "bad time '%.40s' (expected a finite number of "
-                        "seconds)", tok);
+        return line_err(at,
+                        "bad time '%.40s' (expected a finite number of "
+                        "seconds)",
+                        tok);
     if (v < 0)
         return line_err(at, "negative time '%.40s' (expected seconds >= 0)",
                         tok);
@@ -118,8 +120,10 @@ static int parse_worker(const where *at, const char *tok, int nworkers,
     errno = 0;
     long long v = strtoll(tok, &end, 10);
     if (tok[0] < '0' || tok[0] > '9' || *end)
-        return line_err(at, "bad worker '%.40s' (expected an integer "
-                        "0..%d)", tok, nworkers - 1);
+        return line_err(at,
+                        "bad worker '%.40s' (expected an integer "
+                        "0..%d)",
+                        tok, nworkers - 1);
     if (errno == ERANGE || v >= nworkers)
         return line_err(at, "worker %.40s out of range (expected 0..%d)", tok,
                         nworkers - 1);
@@ -131,22 +135,27 @@ static int parse_state(const where *at, const char *tok, int *down) {
     if (strcmp(tok, "0") == 0 || strcmp(tok, "down") == 0) *down = 1;
     else if (strcmp(tok, "1") == 0 || strcmp(tok, "up") == 0) *down = 0;
     else
-        return line_err(at, "unknown state '%.40s' (expected 0, 1, down or "
-                        "up)", tok);
+        return line_err(at,
+                        "unknown state '%.40s' (expected 0, 1, down or "
+                        "up)",
+                        tok);
     return 0;
 }
 
 /* Applies one transition of worker w at time (s, ns) to its list. */
-static int apply(faults_trace *t, const where *at, int w, double s,
-                 int64_t ns, int down) {
+static int apply(faults_trace *t, const where *at, int w, double s, int64_t ns,
+                 int down) {
     plist *l = &t->w[w];
     if (l->last_ns >= 0 && ns <= l->last_ns)
-        return line_err(at, "worker %d: time %.12g s is not after %.12g s "
-                        "(times must increase)", w, s, l->last_s);
+        return line_err(at,
+                        "worker %d: time %.12g s is not after %.12g s "
+                        "(times must increase)",
+                        w, s, l->last_s);
     if (down == l->down)
-        return line_err(at, "worker %d is already %s (states must "
-                        "alternate, starting with down)", w,
-                        down ? "down" : "up");
+        return line_err(at,
+                        "worker %d is already %s (states must "
+                        "alternate, starting with down)",
+                        w, down ? "down" : "up");
     if (down && plist_push(l, ns) < 0) {
         line_err(at, "out of memory");
         return -2;
@@ -166,9 +175,11 @@ static int parse_line(faults_trace *t, const where *at, char *line) {
     int n = split(line, fld, 3);
     if (n == 0) return 0;
     if (n != 2 && n != 3)
-        return line_err(at, "%s%d field%s (expected 'time_s state' or "
-                        "'time_s worker state')", n > 3 ? "more than " : "",
-                        n > 3 ? 3 : n, n == 1 ? "" : "s");
+        return line_err(at,
+                        "%s%d field%s (expected 'time_s state' or "
+                        "'time_s worker state')",
+                        n > 3 ? "more than " : "", n > 3 ? 3 : n,
+                        n == 1 ? "" : "s");
     double s = 0;
     int64_t ns = 0;
     int w = 0, down = 0;
@@ -216,7 +227,7 @@ int faults_trace_parse(const char *text, size_t len, const char *name,
         memcpy(line, text + st, n);
         line[n] = 0;
         int r = memchr(line, 0, n) ? line_err(&at, "NUL byte (expected a "
-                                              "text line)")
+                                                   "text line)")
                                    : parse_line(t, &at, line);
         if (r) rc = r == -2 ? MSG_ENOMEM : MSG_EINPUT;
         st += n + 1;
@@ -270,9 +281,11 @@ int faults_trace_load(const char *path, int nworkers, faults_trace **out,
         rc = msg_set(err, errlen, MSG_EIO, "%s: cannot read: %s", path,
                      strerror(e));
     else if (!rc && n > FAULTS_TRACE_MAX_BYTES)
-        rc = msg_set(err, errlen, MSG_EINPUT, "%s: larger than %d MiB "
-                     "(expected a trace of at most %d bytes)", path,
-                     FAULTS_TRACE_MAX_BYTES >> 20, FAULTS_TRACE_MAX_BYTES);
+        rc =
+            msg_set(err, errlen, MSG_EINPUT,
+                    "%s: larger than %d MiB "
+                    "(expected a trace of at most %d bytes)",
+                    path, FAULTS_TRACE_MAX_BYTES >> 20, FAULTS_TRACE_MAX_BYTES);
     else if (!rc)
         rc = faults_trace_parse(buf, n, path, nworkers, out, err, errlen);
     free(buf);

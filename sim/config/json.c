@@ -27,11 +27,11 @@ typedef struct {
     const char *t;
     size_t i;
     int depth;
-    int keep;            /* record offsets (else: syntax check only) */
+    int keep; /* record offsets (else: syntax check only) */
     size_t *offs, n, cap;
     int oom;
-    size_t err_at;       /* offset of the first syntax error */
-    char msg[128];       /* its description */
+    size_t err_at; /* offset of the first syntax error */
+    char msg[128]; /* its description */
 } scanner;
 
 /* Describes the character at p for "unexpected ..." messages. */
@@ -91,10 +91,12 @@ static void skip_ws(scanner *s) {
         s->i++;
 }
 
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
 static int is_word(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           is_digit(c) || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
+           c == '_';
 }
 
 static int hex4(const char *p, unsigned *out) {
@@ -121,14 +123,14 @@ static int utf8_len(const unsigned char *p) {
     if (c >= 0xc2 && c <= 0xdf) n = 2;
     else if (c >= 0xe0 && c <= 0xef) {
         n = 3;
-        if (c == 0xe0) lo = 0xa0;       /* overlong below U+0800 */
-        if (c == 0xed) hi = 0x9f;       /* U+D800..DFFF */
+        if (c == 0xe0) lo = 0xa0; /* overlong below U+0800 */
+        if (c == 0xed) hi = 0x9f; /* U+D800..DFFF */
     } else if (c >= 0xf0 && c <= 0xf4) {
         n = 4;
-        if (c == 0xf0) lo = 0x90;       /* overlong below U+10000 */
-        if (c == 0xf4) hi = 0x8f;       /* above U+10FFFF */
+        if (c == 0xf0) lo = 0x90; /* overlong below U+10000 */
+        if (c == 0xf4) hi = 0x8f; /* above U+10FFFF */
     } else {
-        return 0;                       /* 80..C1, F5..FF */
+        return 0; /* 80..C1, F5..FF */
     }
     if (p[1] < lo || p[1] > hi) return 0;
     for (int k = 2; k < n; k++)
@@ -143,13 +145,17 @@ static int scan_string(scanner *s) {
         if (c == '"') break;
         if (c == 0) return syn_err(s, start, "unterminated string");
         if (c < 0x20)
-            return syn_err(s, s->i, "raw control character 0x%02x in "
-                           "string; expected an escape such as \\n", c);
+            return syn_err(s, s->i,
+                           "raw control character 0x%02x in "
+                           "string; expected an escape such as \\n",
+                           c);
         if (c >= 0x80) {
             int n = utf8_len((const unsigned char *)s->t + s->i);
             if (!n)
-                return syn_err(s, s->i, "invalid UTF-8 at byte 0x%02x in "
-                               "string; expected well-formed UTF-8", c);
+                return syn_err(s, s->i,
+                               "invalid UTF-8 at byte 0x%02x in "
+                               "string; expected well-formed UTF-8",
+                               c);
             s->i += (size_t)n;
             continue;
         }
@@ -165,11 +171,13 @@ static int scan_string(scanner *s) {
         }
         unsigned u, lo;
         if (c != 'u' || hex4(s->t + s->i + 1, &u))
-            return syn_err(s, esc, "invalid escape; expected one of \\\" "
+            return syn_err(s, esc,
+                           "invalid escape; expected one of \\\" "
                            "\\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX");
         s->i += 5;
         if (u == 0)
-            return syn_err(s, esc, "\\u0000 in string; expected no NUL "
+            return syn_err(s, esc,
+                           "\\u0000 in string; expected no NUL "
                            "character");
         /* cJSON refuses unpaired UTF-16 surrogates: so do we. */
         if (u >= 0xdc00 && u <= 0xdfff)
@@ -192,7 +200,8 @@ static int scan_number(scanner *s) {
     int ok = 1;
     if (t[i] == '-') i++;
     if (t[i] == '0') i++;
-    else if (is_digit(t[i])) while (is_digit(t[i])) i++;
+    else if (is_digit(t[i]))
+        while (is_digit(t[i])) i++;
     else ok = 0;
     if (ok && t[i] == '.') {
         if (!is_digit(t[++i])) ok = 0;
@@ -276,7 +285,9 @@ static int scan_value(scanner *s) {
     case '{': return scan_container(s, '}');
     case '[': return scan_container(s, ']');
     case '"': return scan_string(s);
-    case 't': case 'f': case 'n': return scan_literal(s);
+    case 't':
+    case 'f':
+    case 'n': return scan_literal(s);
     default:
         if (c == '-' || is_digit(c)) return scan_number(s);
         return unexpected(s, "a value");
@@ -292,8 +303,10 @@ static int scan_document(scanner *s) {
     skip_ws(s);
     if (s->t[s->i] != 0) {
         char b[16];
-        return syn_err(s, s->i, "unexpected %s after the document; "
-                       "expected end of input", fmt_char(s->t + s->i, b));
+        return syn_err(s, s->i,
+                       "unexpected %s after the document; "
+                       "expected end of input",
+                       fmt_char(s->t + s->i, b));
     }
     return 0;
 }

@@ -24,9 +24,9 @@
 #include <stddef.h>
 
 #define JSON_NO_POS ((size_t)-1)
-#define JSON_MAX_DEPTH 100          /* nesting levels accepted */
-#define JSON_MAX_NUMBER_LEN 63      /* longest number token accepted */
-#define JSON_MAX_NODES (1 << 21)    /* keys and values in one document */
+#define JSON_MAX_DEPTH 100       /* nesting levels accepted */
+#define JSON_MAX_NUMBER_LEN 63   /* longest number token accepted */
+#define JSON_MAX_NODES (1 << 21) /* keys and values in one document */
 
 /* Where a node is in the text: offsets of its key (JSON_NO_POS for an
  * array item or the root) and of its value's first byte. */
@@ -36,8 +36,8 @@ typedef struct {
 } json_pos;
 
 typedef struct {
-    cJSON *root;      /* the tree, owned by the doc until taken */
-    json_pos *pos;    /* every node, in document order */
+    cJSON *root;   /* the tree, owned by the doc until taken */
+    json_pos *pos; /* every node, in document order */
     size_t npos;
 } json_doc;
 

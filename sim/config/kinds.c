@@ -30,7 +30,6 @@ int faults_parse_dist(const char *name, faults_dist *out) {
 }
 
 const char *faults_dist_name(faults_dist d) {
-    return d >= FAULTS_EXPONENTIAL && d <= FAULTS_WEIBULL
-               ? faults_dist_names[d]
-               : "?";
+    return d >= FAULTS_EXPONENTIAL && d <= FAULTS_WEIBULL ? faults_dist_names[d]
+                                                          : "?";
 }

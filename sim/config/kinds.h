@@ -27,8 +27,8 @@ typedef enum { FAULTS_EXPONENTIAL, FAULTS_WEIBULL } faults_dist;
 extern const char *const faults_dist_names[FAULTS_WEIBULL + 1];
 
 typedef struct {
-    double mtbf_s;        /* mean up time, s; 0 = no random failures */
-    double mttr_s;        /* mean down time, s (> 0 when mtbf_s > 0) */
+    double mtbf_s; /* mean up time, s; 0 = no random failures */
+    double mttr_s; /* mean down time, s (> 0 when mtbf_s > 0) */
     faults_dist dist;
     double weibull_shape; /* k > 0, used with FAULTS_WEIBULL */
     const char *trace;    /* path of a trace file, or NULL */

@@ -100,8 +100,12 @@ void scn_defaults(scn_config *c) {
     c->collective_overhead_ms = 0;
     for (int i = 0; i < SCN_MAX_WORKERS; i++) c->ring_order[i] = i;
 
-    c->sched = (sched_spec){.method = SCHED_STREAMING, .layers = 24,
-                            .H = 100, .P = 1, .tau = 0, .alpha = 0.5,
+    c->sched = (sched_spec){.method = SCHED_STREAMING,
+                            .layers = 24,
+                            .H = 100,
+                            .P = 1,
+                            .tau = 0,
+                            .alpha = 0.5,
                             .layout = SCHED_STRIDED,
                             .order = SCHED_ASCENDING};
     c->codec = (codec_spec){CODEC_BF16, 0};
@@ -109,9 +113,11 @@ void scn_defaults(scn_config *c) {
     c->late = SCN_LATE_WAIT;
     c->sync_timeout_s = 0;
 
-    c->faults = (faults_spec){.mtbf_s = 0, .mttr_s = 3600,
+    c->faults = (faults_spec){.mtbf_s = 0,
+                              .mttr_s = 3600,
                               .dist = FAULTS_EXPONENTIAL,
-                              .weibull_shape = 1.5, .trace = NULL};
+                              .weibull_shape = 1.5,
+                              .trace = NULL};
     c->trace_path[0] = 0;
     c->checkpoint_steps = 100;
     c->recovery_bytes_per_param = 4;
@@ -168,16 +174,16 @@ static int validate(ctx *c, const cJSON *root, scn_config *out,
  * Documents: parsed once, loaded many times
  */
 struct scn_doc {
-    char *name;           /* the file's name in messages */
-    char *buf;            /* its bytes */
+    char *name; /* the file's name in messages */
+    char *buf;  /* its bytes */
     size_t len;
-    size_t dirlen;        /* name[0..dirlen) is its directory; 0: cwd */
-    const char *text;     /* buf past a BOM */
-    char *variant;        /* the merged variant, or NULL */
-    char **sets;          /* copies of the overrides */
+    size_t dirlen;    /* name[0..dirlen) is its directory; 0: cwd */
+    const char *text; /* buf past a BOM */
+    char *variant;    /* the merged variant, or NULL */
+    char **sets;      /* copies of the overrides */
     int nset;
-    cJSON *root;          /* the resolved tree */
-    pos *pos;             /* its positions */
+    cJSON *root; /* the resolved tree */
+    pos *pos;    /* its positions */
     size_t npos;
     json_map index;
 };
@@ -213,15 +219,18 @@ static scn_doc *doc_new(const char *name, char *buf, size_t len,
 }
 
 static ctx doc_ctx(const scn_doc *d, char *err, size_t errlen) {
-    return (ctx){.name = d->name, .text = d->text, .dir = d->name,
-                 .dirlen = d->dirlen, .variant = d->variant, .err = err,
+    return (ctx){.name = d->name,
+                 .text = d->text,
+                 .dir = d->name,
+                 .dirlen = d->dirlen,
+                 .variant = d->variant,
+                 .err = err,
                  .errlen = errlen};
 }
 
 /* Passes 1 to 3 into d: parse, merge the variant, apply the overrides. */
-static int doc_resolve(scn_doc *d, const char *variant,
-                       const char *const *sets, int nset, char *err,
-                       size_t errlen) {
+static int doc_resolve(scn_doc *d, const char *variant, const char *const *sets,
+                       int nset, char *err, size_t errlen) {
     if (variant && !(d->variant = strdup(variant)))
         return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", d->name);
     d->sets = calloc((size_t)(nset > 0 ? nset : 1), sizeof *d->sets);
@@ -250,16 +259,15 @@ static int doc_resolve(scn_doc *d, const char *variant,
 }
 
 /* Opens path ("-": standard input) into *out: 0 or the code. */
-int scn_doc_open(const char *path, const char *variant,
-                 const char *const *sets, int nset, scn_doc **out, char *err,
-                 size_t errlen) {
+int scn_doc_open(const char *path, const char *variant, const char *const *sets,
+                 int nset, scn_doc **out, char *err, size_t errlen) {
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
     char *buf;
     size_t len;
     *out = NULL;
     int rc = scn__read_input(path, name, "scenario", SCN_MAX_BYTES, &buf, &len,
-                        err, errlen);
+                             err, errlen);
     if (rc) return rc;
     scn_doc *d = doc_new(name, buf, len, !is_stdin, err, errlen);
     if (!d) return MSG_ENOMEM;
@@ -280,7 +288,8 @@ static int doc_open_string(const char *text, const char *name,
     if (len > SCN_MAX_BYTES)
         return scn__too_big(name, "scenario", SCN_MAX_BYTES, err, errlen);
     char *buf = malloc(len + 1);
-    if (!buf) return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
+    if (!buf)
+        return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
     memcpy(buf, text, len + 1);
     scn_doc *d = doc_new(name, buf, len, 0, err, errlen);
     if (!d) return MSG_ENOMEM;
@@ -354,9 +363,8 @@ int scn_doc_load_from(const scn_doc *d, const char *const *more,
 }
 
 int scn_load_string_train(const char *text, const char *name,
-                          const char *const *sets, int nset,
-                          scn_config *out, scn_train *train, char *err,
-                          size_t errlen) {
+                          const char *const *sets, int nset, scn_config *out,
+                          scn_train *train, char *err, size_t errlen) {
     scn_doc *d;
     int rc = doc_open_string(text, name ? name : "<string>", sets, nset, &d,
                              err, errlen);
@@ -366,9 +374,8 @@ int scn_load_string_train(const char *text, const char *name,
     return rc;
 }
 
-int scn_load_string(const char *text, const char *name,
-                    const char *const *sets, int nset, scn_config *out,
-                    char *err, size_t errlen) {
+int scn_load_string(const char *text, const char *name, const char *const *sets,
+                    int nset, scn_config *out, char *err, size_t errlen) {
     return scn_load_string_train(text, name, sets, nset, out, NULL, err,
                                  errlen);
 }
@@ -407,7 +414,8 @@ static int meta_of(const char *name, char *buf, size_t len, scn_meta *meta,
         const cJSON *vs = get(root, "variants"), *sw = get(root, "sweep");
         rc = (vs && scn__check_variants(&c, vs, m)) ||
                      (sw && scn__check_sweep(&c, sw, m))
-                 ? c.rc : 0;
+                 ? c.rc
+                 : 0;
     }
     if (!rc) *meta = *m;
     cJSON_Delete(root);
@@ -416,20 +424,18 @@ static int meta_of(const char *name, char *buf, size_t len, scn_meta *meta,
     return rc;
 }
 
-int scn_meta_load(const char *path, scn_meta *meta, char *err,
-                  size_t errlen) {
+int scn_meta_load(const char *path, scn_meta *meta, char *err, size_t errlen) {
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
     char *buf;
     size_t len;
     int rc = scn__read_input(path, name, "scenario", SCN_MAX_BYTES, &buf, &len,
-                        err, errlen);
+                             err, errlen);
     if (rc) return rc;
     rc = meta_of(name, buf, len, meta, err, errlen);
     free(buf);
     return rc;
 }
 
-int scn_doc_meta(const scn_doc *d, scn_meta *meta, char *err,
-                 size_t errlen) {
+int scn_doc_meta(const scn_doc *d, scn_meta *meta, char *err, size_t errlen) {
     return meta_of(d->name, d->buf, d->len, meta, err, errlen);
 }

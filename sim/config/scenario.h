@@ -90,91 +90,91 @@ typedef enum { SCN_COMPLETION_GROUP, SCN_COMPLETION_MEMBER } scn_completion;
 
 typedef struct {
     /* model */
-    double params;            /* parameters in the model (count) */
-    int layers;               /* layers that are synced and reduced */
-    double step_time_s;       /* compute time of one inner step, s */
-    double tokens_per_step;   /* with chips/peak/mfu when step_time_s is */
-    double chips;             /*   not given: 6*params*tokens/(chips*peak*mfu) */
-    double peak_tflops;       /*   per chip, TFLOP/s */
-    double mfu;               /*   model FLOP utilisation, (0, 1] */
-    double split[3];          /* forward, backward-activations, backward-
+    double params;           /* parameters in the model (count) */
+    int layers;              /* layers that are synced and reduced */
+    double step_time_s;      /* compute time of one inner step, s */
+    double tokens_per_step;  /* with chips/peak/mfu when step_time_s is */
+    double chips;            /*   not given: 6*params*tokens/(chips*peak*mfu) */
+    double peak_tflops;      /*   per chip, TFLOP/s */
+    double mfu;              /*   model FLOP utilisation, (0, 1] */
+    double split[3];         /* forward, backward-activations, backward-
                                  parameters shares of a step; sum 1 */
-    scn_bwd_order bwd_order;  /* which backward half runs first per layer */
-    uint64_t hidden;          /* row length for per-row codecs; 0: derived
+    scn_bwd_order bwd_order; /* which backward half runs first per layer */
+    uint64_t hidden;         /* row length for per-row codecs; 0: derived
                                  as round(sqrt(params/layers/12)) */
-    double host_gbps;         /* host <-> accelerator copies of one worker
+    double host_gbps;        /* host <-> accelerator copies of one worker
                                  (method.offload_outer), Gbit/s */
 
     /* workers */
-    int workers;                        /* M */
-    double speed[SCN_MAX_WORKERS];      /* relative compute speed, > 0 */
-    double straggler_prob;              /* chance a step is slow, [0, 1] */
-    double straggler_slowdown;          /* slow step time factor, >= 1 */
+    int workers;                   /* M */
+    double speed[SCN_MAX_WORKERS]; /* relative compute speed, > 0 */
+    double straggler_prob;         /* chance a step is slow, [0, 1] */
+    double straggler_slowdown;     /* slow step time factor, >= 1 */
 
     /* network (per worker; one scenario value fills all of them) */
-    double up_gbps[SCN_MAX_WORKERS];    /* INFINITY = unbounded */
+    double up_gbps[SCN_MAX_WORKERS]; /* INFINITY = unbounded */
     double down_gbps[SCN_MAX_WORKERS];
     double latency_ms[SCN_MAX_WORKERS]; /* one-way latency between i and j
                                            is (lat[i] + lat[j]) / 2 */
     coll_algo collective;
     scn_reduce_order reduce_order;
-    scn_gbit gbit;                      /* unit of every *_gbps key */
-    double tcp_window_mb;               /* per-flow cap window/RTT; 0 none */
+    scn_gbit gbit;        /* unit of every *_gbps key */
+    double tcp_window_mb; /* per-flow cap window/RTT; 0 none */
     scn_completion completion;
     scn_transport transport;
-    double tcp_init_window_kb;          /* tcp: a new or restarted
+    double tcp_init_window_kb;     /* tcp: a new or restarted
                                            connection's window, 1e3 bytes */
-    int tcp_slow_start_after_idle;      /* tcp: restart after idle (Linux's
+    int tcp_slow_start_after_idle; /* tcp: restart after idle (Linux's
                                            sysctl of that name), 0 or 1 */
-    double efficiency;                  /* payload share of line rate,
+    double efficiency;             /* payload share of line rate,
                                            (0, 1] */
-    double collective_overhead_ms;      /* fixed cost per collective step */
-    int has_latency_matrix;             /* 1: latency_matrix_ms holds the
+    double collective_overhead_ms; /* fixed cost per collective step */
+    int has_latency_matrix;        /* 1: latency_matrix_ms holds the
                                            one-way latency of each pair
                                            (latency_ms is then unused) */
     double latency_matrix_ms[SCN_MAX_MATRIX * SCN_MAX_MATRIX]; /* i*M+j */
-    int has_ring_order;                 /* 1: ring_order was given */
+    int has_ring_order;                   /* 1: ring_order was given */
     double ring_order_w[SCN_MAX_WORKERS]; /* network.ring_order as given */
-    int ring_order[SCN_MAX_WORKERS];    /* the ring's worker order, a
+    int ring_order[SCN_MAX_WORKERS];      /* the ring's worker order, a
                                            permutation of 0..M-1 (default
                                            0, 1, ..., M-1) */
 
     /* method */
-    sched_spec sched;        /* method, H, P, tau, alpha, layout, order;
+    sched_spec sched;               /* method, H, P, tau, alpha, layout, order;
                                 tau is the least of the workers' */
-    double tau_w[SCN_MAX_WORKERS]; /* method.tau as given, per worker */
+    double tau_w[SCN_MAX_WORKERS];  /* method.tau as given, per worker */
     int tau_extra[SCN_MAX_WORKERS]; /* worker i's tau - sched.tau (0 for
                                        DP and DiLoCo) */
-    double dp_bucket_mb;     /* DP: gradient buckets of at least this many
+    double dp_bucket_mb;   /* DP: gradient buckets of at least this many
                                 MB (1e6 bytes) of payload; 0: one bucket
                                 per layer */
-    int offload_outer;       /* 1: outer parameters and momentum live in
+    int offload_outer;     /* 1: outer parameters and momentum live in
                                 host memory; only fragments in flight are
                                 on the accelerator (not DP) */
-    codec_spec codec;        /* payload of DiLoCo / streaming syncs */
-    codec_spec dp_codec;     /* payload of DP gradient all-reduces */
-    scn_late late;           /* DiLoCo, streaming (DP always waits) */
-    double sync_timeout_s;   /* a sync waits at most this long after its
+    codec_spec codec;      /* payload of DiLoCo / streaming syncs */
+    codec_spec dp_codec;   /* payload of DP gradient all-reduces */
+    scn_late late;         /* DiLoCo, streaming (DP always waits) */
+    double sync_timeout_s; /* a sync waits at most this long after its
                                 first arrival; 0: for every member */
 
     /* faults */
-    faults_spec faults;      /* faults.trace is always NULL (a pointer
+    faults_spec faults;              /* faults.trace is always NULL (a pointer
                                 into the config would dangle in a copy):
                                 trace_path[0] != 0 means a trace; set
                                 faults.trace = trace_path on the copy
                                 you pass to faults_new */
-    char trace_path[SCN_PATH_MAX]; /* the trace file, resolved against the
+    char trace_path[SCN_PATH_MAX];   /* the trace file, resolved against the
                                       scenario file's directory; "" none.
                                       The loader has read and parsed it
                                       for workers.count workers: it was a
                                       valid trace when the load returned */
-    int64_t checkpoint_steps;       /* DP checkpoint interval, steps >= 1 */
-    double recovery_bytes_per_param;/* outer parameters a repaired worker
+    int64_t checkpoint_steps;        /* DP checkpoint interval, steps >= 1 */
+    double recovery_bytes_per_param; /* outer parameters a repaired worker
                                        downloads, bytes per parameter */
 
-    int64_t steps;           /* inner steps to simulate, >= 1 */
+    int64_t steps; /* inner steps to simulate, >= 1 */
     uint64_t seed;
-    scn_measure measure;     /* run (default) or steady */
+    scn_measure measure; /* run (default) or steady */
 
     /* A 64-bit digest of the resolved document (after the variant and
      * the overrides, without its "variants" and "sweep" sections, keys in
@@ -209,9 +209,8 @@ int scn_load(const char *path, const char *const *sets, int nset,
 
 /* The same from a string; `name` stands for the file name in messages and
  * relative trace paths are taken from the working directory. */
-int scn_load_string(const char *text, const char *name,
-                    const char *const *sets, int nset, scn_config *out,
-                    char *err, size_t errlen);
+int scn_load_string(const char *text, const char *name, const char *const *sets,
+                    int nset, scn_config *out, char *err, size_t errlen);
 
 /* Step time in seconds (given or computed from FLOPs). */
 double scn_step_time_s(const scn_config *c);
@@ -243,10 +242,10 @@ double scn_step_time_s(const scn_config *c);
 
 typedef struct {
     int nvariants;
-    char variant[SCN_MAX_VARIANTS][SCN_NAME_MAX];   /* in document order */
+    char variant[SCN_MAX_VARIANTS][SCN_NAME_MAX]; /* in document order */
     int nsweep;
-    char sweep_key[SCN_MAX_SWEEP][SCN_NAME_MAX * 2];  /* dotted key */
-    char sweep_spec[SCN_MAX_SWEEP][SCN_SPEC_MAX];    /* a grid spec; an
+    char sweep_key[SCN_MAX_SWEEP][SCN_NAME_MAX * 2];         /* dotted key */
+    char sweep_spec[SCN_MAX_SWEEP][SCN_SPEC_MAX];            /* a grid spec; an
         array in the file becomes a comma list of its JSON values */
     int sweep_line[SCN_MAX_SWEEP], sweep_col[SCN_MAX_SWEEP]; /* where its
         value is in the file (1-based) */
@@ -277,21 +276,20 @@ typedef struct scn_doc scn_doc;
 
 /* *out gets the doc.  Returns 0, or MSG_EINPUT / MSG_ENOMEM with the
  * message in err (*out is then NULL). */
-int scn_doc_open(const char *path, const char *variant,
-                 const char *const *sets, int nset, scn_doc **out, char *err,
-                 size_t errlen);
+int scn_doc_open(const char *path, const char *variant, const char *const *sets,
+                 int nset, scn_doc **out, char *err, size_t errlen);
 /* Returns 0, or MSG_EINPUT / MSG_ENOMEM with the message in err. */
 int scn_doc_load(const scn_doc *doc, const char *const *more, int nmore,
                  scn_config *out, char *err, size_t errlen);
 
 /* Where an override of scn_doc_load_from comes from, for its messages. */
 typedef struct {
-    const char *vary;  /* the --vary KEY=SPEC it was drawn from: messages
+    const char *vary; /* the --vary KEY=SPEC it was drawn from: messages
                           read "--vary KEY=SPEC: json.path: ...", or NULL */
-    int sweep;         /* else >= 0: the member of the file's "sweep"
+    int sweep;        /* else >= 0: the member of the file's "sweep"
                           section (in document order) it was drawn from,
                           and */
-    int item;          /*   its item when that member is an array:
+    int item;         /*   its item when that member is an array:
                           messages read "file:line:col: sweep.KEY[item]:
                           ..." (the path after it when not KEY);
                           else (-1) a --set */
@@ -303,8 +301,7 @@ int scn_doc_load_from(const scn_doc *doc, const char *const *more,
                       const scn_origin *from, int nmore, scn_config *out,
                       char *err, size_t errlen);
 /* scn_meta_load of the doc's file, as read by scn_doc_open. */
-int scn_doc_meta(const scn_doc *doc, scn_meta *meta, char *err,
-                 size_t errlen);
+int scn_doc_meta(const scn_doc *doc, scn_meta *meta, char *err, size_t errlen);
 void scn_doc_free(scn_doc *doc);
 
 /* The 64-bit digest of n bytes (8 at a time through rng_mix, then the

@@ -33,8 +33,7 @@ const char *scn_gbit_note(int64_t nbinary, int64_t npoints) {
 }
 
 double scn_latency_ms(const scn_config *c, int i, int j) {
-    if (c->has_latency_matrix)
-        return c->latency_matrix_ms[i * c->workers + j];
+    if (c->has_latency_matrix) return c->latency_matrix_ms[i * c->workers + j];
     return (c->latency_ms[i] + c->latency_ms[j]) / 2;
 }
 
@@ -63,25 +62,33 @@ static int check_model(ctx *c, const cJSON *root, scn_config *cfg) {
     }
     if (first && st) {
         if (is_later(c, st, first))
-            return fail(c, st, 0, "model.step_time_s", "cannot be given "
-                        "together with %s (%s)", first->string, both);
+            return fail(c, st, 0, "model.step_time_s",
+                        "cannot be given "
+                        "together with %s (%s)",
+                        first->string, both);
         join_key(p, "model", first->string);
-        return fail(c, first, 0, p, "cannot be given together with "
-                    "step_time_s (%s)", both);
+        return fail(c, first, 0, p,
+                    "cannot be given together with "
+                    "step_time_s (%s)",
+                    both);
     }
     if (first && missing) {
         join_key(p, "model", missing);
-        return fail(c, m, 0, p, "missing: tokens_per_step, chips, "
-                    "peak_tflops and mfu go together (%s)", both);
+        return fail(c, m, 0, p,
+                    "missing: tokens_per_step, chips, "
+                    "peak_tflops and mfu go together (%s)",
+                    both);
     }
     if (first) cfg->step_time_s = 0;
 
     const cJSON *sp = get(m, "split");
     double sum = cfg->split[0] + cfg->split[1] + cfg->split[2];
     if (sp && fabs(sum - 1) > 1e-9)
-        return fail(c, sp, 0, "model.split", "shares sum to %s (expected "
+        return fail(c, sp, 0, "model.split",
+                    "shares sum to %s (expected "
                     "forward + backward_activations + backward_parameters "
-                    "= 1)", msg_number(sum, b));
+                    "= 1)",
+                    msg_number(sum, b));
     return 0;
 }
 
@@ -103,18 +110,19 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
         cfg->sched = s;
         cfg->sched.tau = keep ? lo : 0;
         for (int i = 0; i < SCN_MAX_WORKERS; i++)
-            cfg->tau_extra[i] = keep && i < cfg->workers ? (int)cfg->tau_w[i] - lo : 0;
+            cfg->tau_extra[i] =
+                keep && i < cfg->workers ? (int)cfg->tau_w[i] - lo : 0;
         return 0;
     }
     /* The same order of checks as sched_normalize, on its output. */
     int narrow = sched_narrow(&s), cap = sched_tau_cap(&s);
     const char *key = s.layout == SCHED_SLICED && s.overlap ? "overlap"
-                      : s.H < 1                           ? "H"
-                      : narrow && s.P > s.H               ? "fragments"
-                      : s.P < 1 || s.P > s.layers         ? "fragments"
-                      : s.overlap != SCHED_INNER && s.tau ? "tau"
-                      : s.tau < 0 || s.tau >= cap         ? "tau"
-                                                          : "alpha";
+                      : s.H < 1                             ? "H"
+                      : narrow && s.P > s.H                 ? "fragments"
+                      : s.P < 1 || s.P > s.layers           ? "fragments"
+                      : s.overlap != SCHED_INNER && s.tau   ? "tau"
+                      : s.tau < 0 || s.tau >= cap           ? "tau"
+                                                            : "alpha";
     const cJSON *m = get(root, "method"), *v = get(m, key);
     join_key(p, "method", key);
     return fail(c, v ? v : m ? m : root, 0, p, "%s", msg);
@@ -133,26 +141,32 @@ static int check_network(ctx *c, const cJSON *root, scn_config *cfg) {
         for (int i = 0; i < M; i++) {
             int w = (int)cfg->ring_order_w[i];
             if (w >= M || seen[w])
-                return fail(c, ro, 0, "network.ring_order", "worker %d %s "
-                            "(expected a permutation of 0..%d)", w,
-                            w >= M ? "does not exist" : "given twice", M - 1);
+                return fail(c, ro, 0, "network.ring_order",
+                            "worker %d %s "
+                            "(expected a permutation of 0..%d)",
+                            w, w >= M ? "does not exist" : "given twice",
+                            M - 1);
             seen[w] = 1;
             cfg->ring_order[i] = w;
         }
         cfg->has_ring_order = 1;
     }
     const cJSON *cp = get(n, "completion");
-    if (cp && cfg->completion == SCN_COMPLETION_MEMBER && scn_late_continues(cfg))
-        return fail(c, cp, 0, "network.completion", "\"member\" cannot be "
+    if (cp && cfg->completion == SCN_COMPLETION_MEMBER &&
+        scn_late_continues(cfg))
+        return fail(c, cp, 0, "network.completion",
+                    "\"member\" cannot be "
                     "combined with method.late \"continue\" (expected "
                     "\"group\", or late \"wait\")");
     if (!lm) return 0;
     if (lv) { /* at the later of the two */
         int later = is_later(c, lv, lm);
-        return fail(c, later ? lv : lm, 0, later ? "network.latency_ms"
-                    : "network.latency_matrix_ms", "cannot be given together "
-                    "with %s (expected one of latency_ms and latency_matrix_ms)",
-                    later ? "latency_matrix_ms" : "latency_ms");
+        return fail(
+            c, later ? lv : lm, 0,
+            later ? "network.latency_ms" : "network.latency_matrix_ms",
+            "cannot be given together "
+            "with %s (expected one of latency_ms and latency_matrix_ms)",
+            later ? "latency_matrix_ms" : "latency_ms");
     }
     const double *L = cfg->latency_matrix_ms;
     char p[PATH_LEN];
@@ -165,13 +179,14 @@ static int check_network(ctx *c, const cJSON *root, scn_config *cfg) {
             if (i == j)
                 return fail(c, at, 0, p, "%s ms (expected 0 on the diagonal)",
                             msg_number(x, a));
-            return fail(c, at, 0, p, "%s ms but [%d][%d] is %s ms (expected a "
-                        "symmetric matrix)", msg_number(x, a), j, i, msg_number(y, b));
+            return fail(c, at, 0, p,
+                        "%s ms but [%d][%d] is %s ms (expected a "
+                        "symmetric matrix)",
+                        msg_number(x, a), j, i, msg_number(y, b));
         }
     cfg->has_latency_matrix = 1;
     return 0;
 }
-
 
 /* The longest simulated time the engine represents with room to spare:
  * time is int64 nanoseconds (2^63 ns is about 292 years), and a whole run
@@ -189,12 +204,18 @@ static const cJSON *given(const cJSON *root, const char *sec,
     return NULL;
 }
 
-static const char *const net_keys[] = {
-    "bandwidth_gbps", "up_gbps", "down_gbps", "tcp_window_mb", "latency_ms",
-    "latency_matrix_ms", "efficiency", "collective_overhead_ms", NULL};
+static const char *const net_keys[] = {"bandwidth_gbps",
+                                       "up_gbps",
+                                       "down_gbps",
+                                       "tcp_window_mb",
+                                       "latency_ms",
+                                       "latency_matrix_ms",
+                                       "efficiency",
+                                       "collective_overhead_ms",
+                                       NULL};
 static const char *const step_keys[] = {"step_time_s", "tokens_per_step",
-                                        "chips", "peak_tflops", "mfu",
-                                        NULL};
+                                        "chips",       "peak_tflops",
+                                        "mfu",         NULL};
 
 /* What the engine must represent in int64 nanoseconds, one value at a
  * time: the step time (given or derived from FLOPs) at least 1 ns and at
@@ -207,7 +228,8 @@ static int check_run_values(ctx *c, const cJSON *root, scn_config *cfg) {
     const cJSON *sv = given(root, "model", step_keys, &key);
     if (sv && !(step >= STEP_MIN_S && step <= 1e6)) {
         join_key(p, "model", key);
-        return fail(c, sv, 0, p, "the step time 6 * params * tokens_per_step "
+        return fail(c, sv, 0, p,
+                    "the step time 6 * params * tokens_per_step "
                     "/ (chips * peak_tflops * 1e12 * mfu) = %s s is out of "
                     "range (expected a step of 1e-09 to 1e+06 s)",
                     msg_number(step, a));
@@ -216,20 +238,24 @@ static int check_run_values(ctx *c, const cJSON *root, scn_config *cfg) {
      * the run with failures). */
     const cJSON *w = get(get(root, "network"), "tcp_window_mb");
     if (w && cfg->tcp_window_mb > 0 && cfg->tcp_window_mb < 1e-6)
-        return fail(c, w, 0, "network.tcp_window_mb", "%s is below one byte "
+        return fail(c, w, 0, "network.tcp_window_mb",
+                    "%s is below one byte "
                     "(expected 0 for none, or a number in [1e-06, 1000000])",
                     msg_number(cfg->tcp_window_mb, a));
     const cJSON *mt = get(get(root, "faults"), "mtbf_hours");
     if (mt && cfg->faults.mtbf_s > 0 && cfg->faults.mtbf_s < 3600e-6)
-        return fail(c, mt, 0, "faults.mtbf_hours", "%s is below 1e-06 h "
+        return fail(c, mt, 0, "faults.mtbf_hours",
+                    "%s is below 1e-06 h "
                     "(expected 0 for none, or a number in [1e-06, 1000000])",
                     msg_number(cfg->faults.mtbf_s / 3600, a));
     /* A timeout is whole ns: one below 1 ns would round to 0, none. */
     const cJSON *to = get(get(root, "method"), "sync_timeout_s");
     if (to && cfg->sync_timeout_s > 0 && cfg->sync_timeout_s < STEP_MIN_S)
-        return fail(c, to, 0, "method.sync_timeout_s", "%s is a positive "
+        return fail(c, to, 0, "method.sync_timeout_s",
+                    "%s is a positive "
                     "value below 1 ns (expected 0 for none, or a number in "
-                    "[1e-09, 1000000000])", msg_number(cfg->sync_timeout_s, a));
+                    "[1e-09, 1000000000])",
+                    msg_number(cfg->sync_timeout_s, a));
     return 0;
 }
 
@@ -271,7 +297,7 @@ static run_estimate estimate_run(const scn_config *cfg) {
     double syncs = dp ? steps : floor(steps / cfg->sched.H) * P;
     double bytes = 4 * cfg->params / (dp ? 1 : P);
     double layers = cfg->layers;
-    double colls = dp ? layers
+    double colls = dp                                  ? layers
                    : cfg->sched.layout == SCHED_SLICED ? layers
                                                        : ceil(layers / P);
     if (dp && cfg->dp_bucket_mb > 0)
@@ -281,8 +307,8 @@ static run_estimate estimate_run(const scn_config *cfg) {
      * TCP, the round trips of a slow start from the initial window */
     double rounds = 0;
     if (cfg->transport == SCN_TRANSPORT_TCP && lat > 0 && isfinite(rate))
-        rounds = ceil(log2(fmax(1, rate * 2 * lat /
-                                (cfg->tcp_init_window_kb * 1e3))));
+        rounds = ceil(
+            log2(fmax(1, rate * 2 * lat / (cfg->tcp_init_window_kb * 1e3))));
     e.hop = lat + rounds * 2 * lat;
     e.overhead = cfg->collective_overhead_ms * 1e-3;
     e.latency = syncs * colls * 2 * M * (e.hop + e.overhead);
@@ -330,9 +356,12 @@ static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
     }
     char h[MSG_NUM_MAX + 64] = "";
     if (e.copies > 0)
-        snprintf(h, sizeof h, ", %s s of host copies (method.offload_outer "
-                 "at model.host_gbps)", msg_number(e.copies, a));
-    return fail(c, at, 0, path, "the run would last about %s s: %s s of "
+        snprintf(h, sizeof h,
+                 ", %s s of host copies (method.offload_outer "
+                 "at model.host_gbps)",
+                 msg_number(e.copies, a));
+    return fail(c, at, 0, path,
+                "the run would last about %s s: %s s of "
                 "compute (steps * step time / speed * slowdown)%s and %s s of "
                 "syncs (latencies, collective overheads and transfers at the "
                 "lowest bandwidth, given model.params) (expected at most "
@@ -352,10 +381,12 @@ static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
     if (scn__resolve_path(c, tr, "faults.trace", cfg->trace_path)) return -1;
     if (mtbf && cfg->faults.mtbf_s > 0) {
         if (is_later(c, mtbf, tr))
-            return fail(c, mtbf, 0, "faults.mtbf_hours", "must be 0 when "
+            return fail(c, mtbf, 0, "faults.mtbf_hours",
+                        "must be 0 when "
                         "a trace is given (expected either a trace file or "
                         "random failures)");
-        return fail(c, tr, 0, "faults.trace", "cannot be used together "
+        return fail(c, tr, 0, "faults.trace",
+                    "cannot be used together "
                     "with mtbf_hours > 0 (expected either a trace file or "
                     "random failures)");
     }
@@ -363,11 +394,10 @@ static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
      * before any run (the run reads it again). */
     faults_trace *t;
     char msg[SCN_PATH_MAX + 256];
-    int rc = faults_trace_load(cfg->trace_path, cfg->workers, &t, msg,
-                               sizeof msg);
+    int rc =
+        faults_trace_load(cfg->trace_path, cfg->workers, &t, msg, sizeof msg);
     if (rc == MSG_ENOMEM) return oom(c);
-    if (rc)
-        return fail(c, tr, 0, "faults.trace", "%s", msg);
+    if (rc) return fail(c, tr, 0, "faults.trace", "%s", msg);
     faults_trace_free(t);
     return 0;
 }

@@ -47,7 +47,7 @@ int scn__oom(ctx *c) {
  */
 
 int scn__record(ctx *c, const cJSON *node, size_t key, size_t val,
-                  const char *lit, int set) {
+                const char *lit, int set) {
     if (c->npos == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 64;
         pos *p = realloc(c->pos, cap * sizeof *p);
@@ -87,7 +87,7 @@ int scn__file_doc(ctx *c, const json_doc *d, const char *text, int set) {
 /* out = base + sep + part, cut at PATH_LEN - 1 bytes (a cut path only
  * shortens a message); out must not overlap the others. */
 void scn__join(char out[PATH_LEN], const char *base, const char *sep,
-                 const char *part) {
+               const char *part) {
     const char *parts[3] = {base, sep, part};
     size_t n = 0;
     for (int k = 0; k < 3; k++)
@@ -134,7 +134,7 @@ static size_t sweep_origin(const ctx *c, int k, int at_key, char *path) {
  * "file:line:col: sweep.KEY[i]" (then PATH only when it is not KEY).
  * path NULL: none. */
 int scn__override_fail(ctx *c, int k, int at_key, const char *path,
-                         const char *msg) {
+                       const char *msg) {
     const char *s = c->sets[k];
     char sp[PATH_LEN];
     size_t off = sweep_origin(c, k, at_key, sp);
@@ -171,8 +171,8 @@ int scn__vfail(ctx *c, const cJSON *at, int at_key, const char *path,
     if (p && p->set >= 0) return override_fail(c, p->set, at_key, path, msg);
     if (!p) return set_err(c, "%s: %s: %s", c->name, path, msg);
     int line, col;
-    json_line_col(c->text, at_key && p->key != NO_POS ? p->key : p->val,
-                  &line, &col);
+    json_line_col(c->text, at_key && p->key != NO_POS ? p->key : p->val, &line,
+                  &col);
     return set_err(c, "%s:%d:%d: %s: %s", c->name, line, col, path, msg);
 }
 
@@ -210,7 +210,7 @@ const cJSON *scn__get(const cJSON *obj, const char *key) {
 /* The first member of obj whose key an earlier member has, in *dup (NULL
  * when none) and that earlier member in *first.  Linear in obj's size. */
 int scn__find_dup(ctx *c, const cJSON *obj, const cJSON **dup,
-                    const cJSON **first) {
+                  const cJSON **first) {
     *dup = *first = NULL;
     int r = json_first_duplicate(obj, dup, first);
     if (r < 0) return oom(c);
@@ -225,8 +225,7 @@ int scn__dup_fail(ctx *c, const cJSON *m, const cJSON *e, const char *p) {
     if (!first || first->key == NO_POS)
         return fail(c, m, 1, p, "duplicate key");
     json_line_col(c->text, first->key, &line, &col);
-    return fail(c, m, 1, p, "duplicate key (first given at %d:%d)", line,
-                col);
+    return fail(c, m, 1, p, "duplicate key (first given at %d:%d)", line, col);
 }
 
 /* The file name in string node v (path p) resolved against the
@@ -236,8 +235,10 @@ int scn__resolve_path(ctx *c, const cJSON *v, const char *p, char *out) {
     if (!*t) return fail(c, v, 0, p, "empty path (expected a file name)");
     size_t dl = t[0] == '/' ? 0 : c->dirlen;
     if (dl + strlen(t) >= SCN_PATH_MAX)
-        return fail(c, v, 0, p, "path too long (expected at most %d bytes "
-                    "once resolved)", SCN_PATH_MAX - 1);
+        return fail(c, v, 0, p,
+                    "path too long (expected at most %d bytes "
+                    "once resolved)",
+                    SCN_PATH_MAX - 1);
     if (dl) memcpy(out, c->dir, dl);
     strcpy(out + dl, t);
     return 0;
@@ -284,12 +285,13 @@ int scn__parse_doc(ctx *c, const char *text, size_t len, cJSON **root) {
 
 /* "NAME: larger than 16 MiB (expected a scenario of at most N bytes)". */
 int scn__too_big(const char *name, const char *what, size_t max, char *err,
-                   size_t errlen) {
+                 size_t errlen) {
     char mib[MSG_NUM_MAX];
     msg_number((double)max / (1 << 20), mib);
-    return msg_set(err, errlen, MSG_EINPUT, "%s: larger than %s MiB "
-                   "(expected a %s of at most %zu bytes)", name, mib, what,
-                   max);
+    return msg_set(err, errlen, MSG_EINPUT,
+                   "%s: larger than %s MiB "
+                   "(expected a %s of at most %zu bytes)",
+                   name, mib, what, max);
 }
 
 /* Reads the file `path` ("-": standard input) into *buf (NUL-terminated,
@@ -298,8 +300,8 @@ int scn__too_big(const char *name, const char *what, size_t max, char *err,
  * name is the file's name in messages.  Returns 0 or the code, with the
  * message in err. */
 int scn__read_input(const char *path, const char *name, const char *what,
-                      size_t max, char **buf, size_t *len, char *err,
-                      size_t errlen) {
+                    size_t max, char **buf, size_t *len, char *err,
+                    size_t errlen) {
     int is_stdin = strcmp(path, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f)

@@ -39,13 +39,12 @@ static const char *describe(const range *r, char buf[96]) {
     char lo[32], hi[32];
     msg_number(r->lo, lo);
     msg_number(r->hi, hi);
-    if (r->integer)
-        snprintf(buf, 96, "an integer in %s..%s", lo, hi);
+    if (r->integer) snprintf(buf, 96, "an integer in %s..%s", lo, hi);
     else if (isinf(r->hi))
         snprintf(buf, 96, "a number %s %s", r->lo_open ? ">" : ">=", lo);
     else
-        snprintf(buf, 96, "a number in %c%s, %s%c", r->lo_open ? '(' : '[',
-                 lo, hi, r->hi_open ? ')' : ']');
+        snprintf(buf, 96, "a number in %c%s, %s%c", r->lo_open ? '(' : '[', lo,
+                 hi, r->hi_open ? ')' : ']');
     return buf;
 }
 
@@ -57,8 +56,8 @@ static int check_number(ctx *c, const cJSON *v, const char *path,
                         const range *r, const char *expected, double *out) {
     char b[MSG_NUM_MAX];
     if (!cJSON_IsNumber(v))
-        return fail(c, v, 0, path, "wrong type: %s (expected %s)",
-                    type_name(v), expected);
+        return fail(c, v, 0, path, "wrong type: %s (expected %s)", type_name(v),
+                    expected);
     double x = v->valuedouble, exact;
     const pos *at = lookup(c, v);
     const char *lit = at ? at->lit : NULL;
@@ -67,8 +66,8 @@ static int check_number(ctx *c, const cJSON *v, const char *path,
         return fail(c, v, 0, path, "not a finite number (expected %s)",
                     expected);
     if (x == 0 && lit && json_literal_nonzero(lit))
-        return fail(c, v, 0, path, "%.*s underflows to 0 (expected %s)",
-                    litlen, lit, expected);
+        return fail(c, v, 0, path, "%.*s underflows to 0 (expected %s)", litlen,
+                    lit, expected);
     if (r->integer && x != floor(x))
         return fail(c, v, 0, path, "%s is not an integer (expected %s)",
                     msg_number(x, b), expected);
@@ -81,9 +80,10 @@ static int check_number(ctx *c, const cJSON *v, const char *path,
         return fail(c, v, 0, path, "%.*s is not an integer (expected %s)",
                     litlen, lit, expected);
     if (k == 2)
-        return fail(c, v, 0, path, "%.*s is above 2^53 = 9007199254740992 "
-                    "and cannot be read exactly (expected %s)", litlen, lit,
-                    expected);
+        return fail(c, v, 0, path,
+                    "%.*s is above 2^53 = 9007199254740992 "
+                    "and cannot be read exactly (expected %s)",
+                    litlen, lit, expected);
     *out = x;
     return 0;
 }
@@ -108,8 +108,10 @@ static int load_workers(ctx *c, const cJSON *v, const char *path,
     char one[128], any[224], rb[96], p[PATH_LEN];
     snprintf(one, sizeof one, "%s%s", describe(&f->r, rb),
              f->inf_ok ? " or \"inf\"" : "");
-    snprintf(any, sizeof any, "%s, or an array of workers.count = %d such "
-             "values", one, n);
+    snprintf(any, sizeof any,
+             "%s, or an array of workers.count = %d such "
+             "values",
+             one, n);
     if (!cJSON_IsArray(v)) {
         double x;
         if (worker_value(c, v, path, f, any, &x)) return -1;
@@ -121,8 +123,10 @@ static int load_workers(ctx *c, const cJSON *v, const char *path,
     }
     int len = cJSON_GetArraySize(v);
     if (len != n)
-        return fail(c, v, 0, path, "array of %d values (expected "
-                    "workers.count = %d values)", len, n);
+        return fail(c, v, 0, path,
+                    "array of %d values (expected "
+                    "workers.count = %d values)",
+                    len, n);
     int i = 0;
     for (const cJSON *e = v->child; e; e = e->next, i++) {
         join_index(p, path, i);
@@ -134,19 +138,22 @@ static int load_workers(ctx *c, const cJSON *v, const char *path,
 
 /* A per-pair field: workers.count arrays of workers.count values (at most
  * SCN_MAX_MATRIX workers). */
-static int load_matrix(ctx *c, const cJSON *v, const char *path,
-                       const field *f, scn_config *cfg) {
+static int load_matrix(ctx *c, const cJSON *v, const char *path, const field *f,
+                       scn_config *cfg) {
     double *dst = (double *)((char *)cfg + f->off);
     int n = cfg->workers;
     char rb[96], p[PATH_LEN], q[PATH_LEN];
     if (n > SCN_MAX_MATRIX)
-        return fail(c, v, 0, path, "given for %d workers (expected at most "
-                    "%d workers)", n, SCN_MAX_MATRIX);
+        return fail(c, v, 0, path,
+                    "given for %d workers (expected at most "
+                    "%d workers)",
+                    n, SCN_MAX_MATRIX);
     char all[96], one[96];
     snprintf(all, sizeof all, "workers.count = %d arrays of %d numbers", n, n);
     snprintf(one, sizeof one, "an array of workers.count = %d numbers", n);
     if (!cJSON_IsArray(v))
-        return fail(c, v, 0, path, "wrong type: %s (expected %s)", type_name(v), all);
+        return fail(c, v, 0, path, "wrong type: %s (expected %s)", type_name(v),
+                    all);
     if (cJSON_GetArraySize(v) != n)
         return fail(c, v, 0, path, "array of %d values (expected %s)",
                     cJSON_GetArraySize(v), all);
@@ -154,7 +161,8 @@ static int load_matrix(ctx *c, const cJSON *v, const char *path,
     for (const cJSON *row = v->child; row; row = row->next, i++) {
         join_index(p, path, i);
         if (!cJSON_IsArray(row))
-            return fail(c, row, 0, p, "wrong type: %s (expected %s)", type_name(row), one);
+            return fail(c, row, 0, p, "wrong type: %s (expected %s)",
+                        type_name(row), one);
         if (cJSON_GetArraySize(row) != n)
             return fail(c, row, 0, p, "array of %d values (expected %s)",
                         cJSON_GetArraySize(row), one);
@@ -174,8 +182,10 @@ static int load_flags(ctx *c, const cJSON *v, const char *path,
     char p[PATH_LEN], names[512];
     scn__enum_list(e, names, sizeof names);
     if (!cJSON_IsArray(v))
-        return fail(c, v, 0, path, "wrong type: %s (expected an array of "
-                    "names from: %s)", type_name(v), names);
+        return fail(c, v, 0, path,
+                    "wrong type: %s (expected an array of "
+                    "names from: %s)",
+                    type_name(v), names);
     unsigned bits = 0;
     int i = 0;
     for (const cJSON *m = v->child; m; m = m->next, i++) {
@@ -185,11 +195,15 @@ static int load_flags(ctx *c, const cJSON *v, const char *path,
             return fail(c, m, 0, p, "wrong type: %s (expected one of: %s)",
                         type_name(m), names);
         if (scn__enum_parse(e, m->valuestring, &k))
-            return fail(c, m, 0, p, "unknown value \"%s\" (expected one "
-                        "of: %s)", m->valuestring, names);
+            return fail(c, m, 0, p,
+                        "unknown value \"%s\" (expected one "
+                        "of: %s)",
+                        m->valuestring, names);
         if (bits & 1u << k)
-            return fail(c, m, 0, p, "\"%s\" given twice (expected each "
-                        "name at most once)", m->valuestring);
+            return fail(c, m, 0, p,
+                        "\"%s\" given twice (expected each "
+                        "name at most once)",
+                        m->valuestring);
         bits |= 1u << k;
     }
     *out = bits;
@@ -205,20 +219,21 @@ static int load_enum(ctx *c, const cJSON *v, const char *path,
         return fail(c, v, 0, path, "wrong type: %s (expected one of: %s)",
                     type_name(v), names);
     if (scn__enum_parse(e, v->valuestring, dst))
-        return fail(c, v, 0, path, "unknown value \"%s\" (expected one "
-                    "of: %s)", v->valuestring, names);
+        return fail(c, v, 0, path,
+                    "unknown value \"%s\" (expected one "
+                    "of: %s)",
+                    v->valuestring, names);
     return 0;
 }
 
 /* One present key of a table, written at base + f->off. */
-static int load_field(ctx *c, const cJSON *v, const char *path,
-                      const field *f, void *base) {
+static int load_field(ctx *c, const cJSON *v, const char *path, const field *f,
+                      void *base) {
     char *dst = (char *)base + f->off, rb[96];
     double x;
     switch (f->type) {
     case F_NUM:
-        if (check_number(c, v, path, &f->r, describe(&f->r, rb), &x))
-            return -1;
+        if (check_number(c, v, path, &f->r, describe(&f->r, rb), &x)) return -1;
         if (f->scale) x *= f->scale;
         if (!isfinite(x))
             return fail(c, v, 0, path, "too large (expected %s)",
@@ -228,14 +243,12 @@ static int load_field(ctx *c, const cJSON *v, const char *path,
     case F_INT:
     case F_I64:
     case F_U64:
-        if (check_number(c, v, path, &f->r, describe(&f->r, rb), &x))
-            return -1;
+        if (check_number(c, v, path, &f->r, describe(&f->r, rb), &x)) return -1;
         if (f->type == F_INT) *(int *)dst = (int)x;
         else if (f->type == F_I64) *(int64_t *)dst = (int64_t)x;
         else *(uint64_t *)dst = (uint64_t)x;
         return 0;
-    case F_ENUM:
-        return load_enum(c, v, path, f->e, dst);
+    case F_ENUM: return load_enum(c, v, path, f->e, dst);
     case F_STR:
         if (!cJSON_IsString(v))
             return fail(c, v, 0, path, "wrong type: %s (expected a string)",
@@ -243,22 +256,18 @@ static int load_field(ctx *c, const cJSON *v, const char *path,
         return 0;
     case F_BOOL:
         if (!cJSON_IsBool(v))
-            return fail(c, v, 0, path, "wrong type: %s (expected true or "
-                        "false)", type_name(v));
+            return fail(c, v, 0, path,
+                        "wrong type: %s (expected true or "
+                        "false)",
+                        type_name(v));
         *(int *)dst = cJSON_IsTrue(v);
         return 0;
-    case F_FLAGS:
-        return load_flags(c, v, path, f->e, (unsigned *)dst);
-    case F_OBJ:
-        return scn__load_object(c, v, path, f->sub, base);
-    case F_WORKERS:
-        return load_workers(c, v, path, f, base);
-    case F_MATRIX:
-        return load_matrix(c, v, path, f, base);
-    case F_VARIANTS:
-        return scn__check_variants(c, v, NULL);
-    case F_SWEEP:
-        return scn__check_sweep(c, v, NULL);
+    case F_FLAGS: return load_flags(c, v, path, f->e, (unsigned *)dst);
+    case F_OBJ: return scn__load_object(c, v, path, f->sub, base);
+    case F_WORKERS: return load_workers(c, v, path, f, base);
+    case F_MATRIX: return load_matrix(c, v, path, f, base);
+    case F_VARIANTS: return scn__check_variants(c, v, NULL);
+    case F_SWEEP: return scn__check_sweep(c, v, NULL);
     }
     return 0;
 }
@@ -285,8 +294,8 @@ static int check_keys(ctx *c, const cJSON *obj, const char *path,
                 join_key(q, path, names[k]);
                 snprintf(near, sizeof near, "did you mean %s? ", q);
             }
-            return fail(c, m, 1, p, "unknown key (%sexpected one of: %s)",
-                        near, keys);
+            return fail(c, m, 1, p, "unknown key (%sexpected one of: %s)", near,
+                        keys);
         }
         if (m == dup) return dup_fail(c, m, first, p);
     }
@@ -310,4 +319,3 @@ int scn__load_object(ctx *c, const cJSON *obj, const char *path,
     }
     return 0;
 }
-

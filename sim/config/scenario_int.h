@@ -25,26 +25,26 @@
 /* Where a node came from. */
 typedef struct {
     const cJSON *node;
-    size_t key, val;  /* offsets in the text, JSON_NO_POS for none */
-    const char *lit;  /* the value's text (number literals), or NULL */
-    int set;          /* the override that made the node, or -1 */
-    int in_variant;   /* 1: the node came from the merged variant */
+    size_t key, val; /* offsets in the text, JSON_NO_POS for none */
+    const char *lit; /* the value's text (number literals), or NULL */
+    int set;         /* the override that made the node, or -1 */
+    int in_variant;  /* 1: the node came from the merged variant */
 } scn__pos;
 
 typedef struct {
-    const char *name;         /* file name in messages */
-    const char *text;         /* the document (past a UTF-8 BOM) */
-    const char *dir;          /* prefix for relative paths, or NULL */
+    const char *name; /* file name in messages */
+    const char *text; /* the document (past a UTF-8 BOM) */
+    const char *dir;  /* prefix for relative paths, or NULL */
     size_t dirlen;
-    const char *const *sets;  /* the overrides, for messages */
-    const scn_origin *from;   /* where override from_base + i comes from */
-    int from_base;            /*   (from[i]; NULL: every one a --set) */
-    const cJSON *root;        /* the tree loaded (its sweep section) */
-    const char *variant;      /* the merged variant, or NULL */
-    scn__pos *pos;            /* every node filed, oldest first */
+    const char *const *sets; /* the overrides, for messages */
+    const scn_origin *from;  /* where override from_base + i comes from */
+    int from_base;           /*   (from[i]; NULL: every one a --set) */
+    const cJSON *root;       /* the tree loaded (its sweep section) */
+    const char *variant;     /* the merged variant, or NULL */
+    scn__pos *pos;           /* every node filed, oldest first */
     size_t npos, cap;
-    json_map index;           /* node -> its newest entry in pos */
-    int rc;                   /* the first error's code, or 0 */
+    json_map index; /* node -> its newest entry in pos */
+    int rc;         /* the first error's code, or 0 */
     char *err;
     size_t errlen;
 } scn__ctx;
@@ -68,13 +68,20 @@ typedef struct {
     unsigned char lo_open, hi_open, integer;
 } scn__range;
 
-#define GT(x) {.lo = x, .hi = INFINITY, .lo_open = 1}
-#define GE(x) {.lo = x, .hi = INFINITY}
-#define IN(a, b) {.lo = a, .hi = b}
-#define OC(a, b) {.lo = a, .hi = b, .lo_open = 1}
-#define CO(a, b) {.lo = a, .hi = b, .hi_open = 1}
-#define OO(a, b) {.lo = a, .hi = b, .lo_open = 1, .hi_open = 1}
-#define INT(a, b) {.lo = a, .hi = b, .integer = 1}
+#define GT(x)                                                                  \
+    { .lo = x, .hi = INFINITY, .lo_open = 1 }
+#define GE(x)                                                                  \
+    { .lo = x, .hi = INFINITY }
+#define IN(a, b)                                                               \
+    { .lo = a, .hi = b }
+#define OC(a, b)                                                               \
+    { .lo = a, .hi = b, .lo_open = 1 }
+#define CO(a, b)                                                               \
+    { .lo = a, .hi = b, .hi_open = 1 }
+#define OO(a, b)                                                               \
+    { .lo = a, .hi = b, .lo_open = 1, .hi_open = 1 }
+#define INT(a, b)                                                              \
+    { .lo = a, .hi = b, .integer = 1 }
 
 /* An enum key: its names, one table.  The value of names[i] is i, or
  * values[i] when values is not NULL; the names are names[0..n-1], or
@@ -99,58 +106,66 @@ int scn__enum_parse(const scn__enum *e, const char *s, void *out);
 
 /* An enum of names[0..n-1] worth 0..n-1 (a static table), as a scn__enum
  * initialiser. */
-#define SCN__NAMES(tab) {.n = (int)(sizeof tab / sizeof tab[0]), .names = tab}
+#define SCN__NAMES(tab)                                                        \
+    { .n = (int)(sizeof tab / sizeof tab[0]), .names = tab }
 
 typedef enum {
-    F_NUM,     /* double */
-    F_INT,     /* int */
-    F_I64,     /* int64_t */
-    F_U64,     /* uint64_t */
-    F_ENUM,    /* an enum (int-sized), through scn__enum */
-    F_STR,     /* a string, checked only (annotations, paths) */
-    F_BOOL,    /* int: true 1, false 0 */
-    F_FLAGS,   /* unsigned: an array of distinct enum names, bit i set
+    F_NUM,      /* double */
+    F_INT,      /* int */
+    F_I64,      /* int64_t */
+    F_U64,      /* uint64_t */
+    F_ENUM,     /* an enum (int-sized), through scn__enum */
+    F_STR,      /* a string, checked only (annotations, paths) */
+    F_BOOL,     /* int: true 1, false 0 */
+    F_FLAGS,    /* unsigned: an array of distinct enum names, bit i set
                   for the name parsed as i */
-    F_OBJ,     /* a nested object with its own table */
-    F_WORKERS, /* double[SCN_MAX_WORKERS]: one value, or workers.count */
-    F_MATRIX,  /* double[SCN_MAX_MATRIX^2]: workers.count arrays of
+    F_OBJ,      /* a nested object with its own table */
+    F_WORKERS,  /* double[SCN_MAX_WORKERS]: one value, or workers.count */
+    F_MATRIX,   /* double[SCN_MAX_MATRIX^2]: workers.count arrays of
                   workers.count values, row-major i*M+j */
-    F_VARIANTS,/* the variants section: its shape only */
-    F_SWEEP,   /* the sweep section: its shape only */
+    F_VARIANTS, /* the variants section: its shape only */
+    F_SWEEP,    /* the sweep section: its shape only */
 } scn__ftype;
 
 typedef struct scn__field {
     const char *key;
     scn__ftype type;
-    size_t off;             /* where the value goes in the scn__out */
-    size_t off2;            /* F_WORKERS: a second copy (0: none; offset 0
+    size_t off;                   /* where the value goes in the scn__out */
+    size_t off2;                  /* F_WORKERS: a second copy (0: none; offset 0
                                is params, never a copy target) */
-    scn__range r;           /* F_NUM, F_INT, F_I64, F_U64, F_WORKERS,
+    scn__range r;                 /* F_NUM, F_INT, F_I64, F_U64, F_WORKERS,
                                F_MATRIX */
-    double scale;           /* F_NUM: stored = given * scale (0: 1) */
-    int inf_ok;             /* F_WORKERS: the string "inf" is INFINITY */
-    const scn__enum *e;     /* F_ENUM, F_FLAGS */
-    const struct scn__field *sub;/* F_OBJ */
+    double scale;                 /* F_NUM: stored = given * scale (0: 1) */
+    int inf_ok;                   /* F_WORKERS: the string "inf" is INFINITY */
+    const scn__enum *e;           /* F_ENUM, F_FLAGS */
+    const struct scn__field *sub; /* F_OBJ */
 } scn__field;
 
 #define AT(m) offsetof(scn_config, m)
-#define K_NUM(k, m, rng) {.key = k, .type = F_NUM, .off = AT(m), .r = rng}
-#define K_INT(k, m, a, b) \
-    {.key = k, .type = F_INT, .off = AT(m), .r = INT(a, b)}
-#define K_I64(k, m, a, b) \
-    {.key = k, .type = F_I64, .off = AT(m), .r = INT(a, b)}
-#define K_U64(k, m, a, b) \
-    {.key = k, .type = F_U64, .off = AT(m), .r = INT(a, b)}
-#define K_ENUM(k, m, def) {.key = k, .type = F_ENUM, .off = AT(m), .e = &def}
-#define K_STR(k) {.key = k, .type = F_STR}
-#define K_BOOL(k, m) {.key = k, .type = F_BOOL, .off = AT(m)}
-#define K_FLAGS(k, m, def) {.key = k, .type = F_FLAGS, .off = AT(m), .e = &def}
-#define K_OBJ(k, tab) {.key = k, .type = F_OBJ, .sub = tab}
-#define K_WORKERS(k, m, rng) \
-    {.key = k, .type = F_WORKERS, .off = AT(m), .r = rng}
-#define K_MATRIX(k, m, rng) \
-    {.key = k, .type = F_MATRIX, .off = AT(m), .r = rng}
-#define K_END {.key = NULL}
+#define K_NUM(k, m, rng)                                                       \
+    { .key = k, .type = F_NUM, .off = AT(m), .r = rng }
+#define K_INT(k, m, a, b)                                                      \
+    { .key = k, .type = F_INT, .off = AT(m), .r = INT(a, b) }
+#define K_I64(k, m, a, b)                                                      \
+    { .key = k, .type = F_I64, .off = AT(m), .r = INT(a, b) }
+#define K_U64(k, m, a, b)                                                      \
+    { .key = k, .type = F_U64, .off = AT(m), .r = INT(a, b) }
+#define K_ENUM(k, m, def)                                                      \
+    { .key = k, .type = F_ENUM, .off = AT(m), .e = &def }
+#define K_STR(k)                                                               \
+    { .key = k, .type = F_STR }
+#define K_BOOL(k, m)                                                           \
+    { .key = k, .type = F_BOOL, .off = AT(m) }
+#define K_FLAGS(k, m, def)                                                     \
+    { .key = k, .type = F_FLAGS, .off = AT(m), .e = &def }
+#define K_OBJ(k, tab)                                                          \
+    { .key = k, .type = F_OBJ, .sub = tab }
+#define K_WORKERS(k, m, rng)                                                   \
+    { .key = k, .type = F_WORKERS, .off = AT(m), .r = rng }
+#define K_MATRIX(k, m, rng)                                                    \
+    { .key = k, .type = F_MATRIX, .off = AT(m), .r = rng }
+#define K_END                                                                  \
+    { .key = NULL }
 
 /* The error about node `at` (its key when at_key and it has one) whose
  * JSON path is `path` in the merged document, in the form of scenario.h;
@@ -169,14 +184,12 @@ const cJSON *scn__get(const cJSON *obj, const char *key);
 int scn__is_later(const scn__ctx *c, const cJSON *a, const cJSON *b);
 
 /* out = base.key (or key at the root), cut to SCN__PATH_LEN - 1 bytes. */
-void scn__join_key(char out[SCN__PATH_LEN], const char *base,
-                   const char *key);
+void scn__join_key(char out[SCN__PATH_LEN], const char *base, const char *key);
 
 /* The file name in string node v (path p) resolved against the
  * scenario's directory into out[SCN_PATH_MAX]: 0, or MSG_EINPUT when it
  * is empty or does not fit. */
-int scn__resolve_path(scn__ctx *c, const cJSON *v, const char *p,
-                      char *out);
+int scn__resolve_path(scn__ctx *c, const cJSON *v, const char *p, char *out);
 
 /* ---- scenario_doc.c: the document, its positions and the messages ---- */
 
@@ -214,8 +227,7 @@ const char *scn__type_name(const cJSON *v);
 int scn__find_dup(scn__ctx *c, const cJSON *obj, const cJSON **dup,
                   const cJSON **first);
 /* The error about member m (path p), a duplicate of member e. */
-int scn__dup_fail(scn__ctx *c, const cJSON *m, const cJSON *e,
-                  const char *p);
+int scn__dup_fail(scn__ctx *c, const cJSON *m, const cJSON *e, const char *p);
 /* Pass 1 over text (NUL-terminated, len bytes, BOM included): *root
  * receives the tree, an object, with every node filed.  On error *root is
  * NULL; either way the caller frees the positions. */

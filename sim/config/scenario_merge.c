@@ -13,8 +13,7 @@
 static void mark_variant(ctx *c, const cJSON *node) {
     pos *p = lookup(c, node);
     if (p) p->in_variant = 1;
-    for (const cJSON *ch = node->child; ch; ch = ch->next)
-        mark_variant(c, ch);
+    for (const cJSON *ch = node->child; ch; ch = ch->next) mark_variant(c, ch);
 }
 
 /* Deep-merges object src into object dst: a member that is an object on
@@ -65,10 +64,14 @@ static int unknown_variant(ctx *c, const cJSON *vs, const char *name) {
         n += (size_t)snprintf(names + n, sizeof names - n, "%s%s",
                               n ? ", " : "", m->string);
     if (!n)
-        return set_err(c, "%s: variants: unknown variant \"%s\" (the "
-                       "scenario has no variants)", c->name, name);
-    return set_err(c, "%s: variants: unknown variant \"%s\" (expected one "
-                   "of: %s)", c->name, name, names);
+        return set_err(c,
+                       "%s: variants: unknown variant \"%s\" (the "
+                       "scenario has no variants)",
+                       c->name, name);
+    return set_err(c,
+                   "%s: variants: unknown variant \"%s\" (expected one "
+                   "of: %s)",
+                   c->name, name, names);
 }
 
 /* Merges variant `name` of root's variants section into root.  The
@@ -85,7 +88,8 @@ int scn__merge_variant(ctx *c, cJSON *root, const char *name) {
         if (strcmp(m->string, "variants") && strcmp(m->string, "sweep"))
             continue;
         join_key(p, var, m->string);
-        return fail(c, m, 1, p, "not allowed in a variant (expected "
+        return fail(c, m, 1, p,
+                    "not allowed in a variant (expected "
                     "scenario keys)");
     }
     mark_variant(c, v);
@@ -95,4 +99,3 @@ int scn__merge_variant(ctx *c, cJSON *root, const char *name) {
     cJSON_Delete(v);
     return rc;
 }
-

@@ -14,18 +14,24 @@
 
 /* Enums whose names live with their type (sim/base): read through the
  * name function, from value 0 to the last. */
-static const char *n_codec(int v) { return codec_name((codec_kind)v); }
+static const char *n_codec(int v) {
+    return codec_name((codec_kind)v);
+}
 static const char *n_method(int v) {
     return sched_method_name((sched_method)v);
 }
 static const char *n_layout(int v) {
     return sched_layout_name((sched_layout)v);
 }
-static const char *n_order(int v) { return sched_order_name((sched_order)v); }
+static const char *n_order(int v) {
+    return sched_order_name((sched_order)v);
+}
 static const char *n_overlap(int v) {
     return sched_overlap_name((sched_overlap)v);
 }
-static const char *n_rule(int v) { return sched_rule_name((sched_rule)v); }
+static const char *n_rule(int v) {
+    return sched_rule_name((sched_rule)v);
+}
 
 static const enum_def E_CODEC = {.n = CODEC_COUNT, .name = n_codec};
 static const enum_def E_METHOD = {.n = SCHED_STREAMING + 1, .name = n_method};
@@ -57,7 +63,8 @@ static const field split_fields[] = {
     K_NUM("forward", split[0], IN(0, 1)),
     K_NUM("backward_activations", split[1], IN(0, 1)),
     K_NUM("backward_parameters", split[2], IN(0, 1)),
-    K_END};
+    K_END,
+};
 
 /* step_time_s versus the four FLOP keys, and split's sum: check_model. */
 static const field model_fields[] = {
@@ -72,28 +79,41 @@ static const field model_fields[] = {
     K_ENUM("backward_order", bwd_order, E_BWD),
     K_U64("hidden", hidden, 0, 1e15),
     K_NUM("host_gbps", host_gbps, IN(SCN_MIN_GBPS, SCN_MAX_GBPS)),
-    K_END};
+    K_END,
+};
 
 static const field stragglers_fields[] = {
     K_NUM("probability", straggler_prob, IN(0, 1)),
     K_NUM("slowdown", straggler_slowdown, IN(1, 1000)),
-    K_END};
+    K_END,
+};
 
 /* count before speed: per-worker arrays are checked against it. */
 static const field workers_fields[] = {
     K_INT("count", workers, 1, SCN_MAX_WORKERS),
     K_WORKERS("speed", speed, IN(0.001, 1000)),
     K_OBJ("stragglers", stragglers_fields),
-    K_END};
+    K_END,
+};
 
 /* bandwidth_gbps before up_gbps and down_gbps, which override it. */
 static const field network_fields[] = {
-    {.key = "bandwidth_gbps", .type = F_WORKERS, .off = AT(up_gbps),
-     .off2 = AT(down_gbps), .r = IN(SCN_MIN_GBPS, SCN_MAX_GBPS), .inf_ok = 1},
-    {.key = "up_gbps", .type = F_WORKERS, .off = AT(up_gbps),
-     .r = IN(SCN_MIN_GBPS, SCN_MAX_GBPS), .inf_ok = 1},
-    {.key = "down_gbps", .type = F_WORKERS, .off = AT(down_gbps),
-     .r = IN(SCN_MIN_GBPS, SCN_MAX_GBPS), .inf_ok = 1},
+    {.key = "bandwidth_gbps",
+     .type = F_WORKERS,
+     .off = AT(up_gbps),
+     .off2 = AT(down_gbps),
+     .r = IN(SCN_MIN_GBPS, SCN_MAX_GBPS),
+     .inf_ok = 1},
+    {.key = "up_gbps",
+     .type = F_WORKERS,
+     .off = AT(up_gbps),
+     .r = IN(SCN_MIN_GBPS, SCN_MAX_GBPS),
+     .inf_ok = 1},
+    {.key = "down_gbps",
+     .type = F_WORKERS,
+     .off = AT(down_gbps),
+     .r = IN(SCN_MIN_GBPS, SCN_MAX_GBPS),
+     .inf_ok = 1},
     K_WORKERS("latency_ms", latency_ms, IN(0, 1e6)),
     K_ENUM("collective", collective, E_COLL),
     K_ENUM("reduce_order", reduce_order, E_REDUCE),
@@ -107,7 +127,8 @@ static const field network_fields[] = {
     K_NUM("collective_overhead_ms", collective_overhead_ms, IN(0, 1e6)),
     K_MATRIX("latency_matrix_ms", latency_matrix_ms, IN(0, 1e6)),
     K_WORKERS("ring_order", ring_order_w, INT(0, SCN_MAX_WORKERS - 1)),
-    K_END};
+    K_END,
+};
 
 /* The combination is checked by sched_normalize: check_method. */
 static const field method_fields[] = {
@@ -127,21 +148,28 @@ static const field method_fields[] = {
     K_NUM("sync_timeout_s", sync_timeout_s, IN(0, 1e9)),
     K_NUM("dp_bucket_mb", dp_bucket_mb, IN(0, 1e9)),
     K_BOOL("offload_outer", offload_outer),
-    K_END};
+    K_END,
+};
 
 /* trace is resolved and checked against mtbf_hours in check_faults. */
 static const field faults_fields[] = {
-    {.key = "mtbf_hours", .type = F_NUM, .off = AT(faults.mtbf_s),
-     .r = IN(0, 1e6), .scale = 3600},
-    {.key = "mttr_hours", .type = F_NUM, .off = AT(faults.mttr_s),
-     .r = OC(0, 1e6), .scale = 3600},
+    {.key = "mtbf_hours",
+     .type = F_NUM,
+     .off = AT(faults.mtbf_s),
+     .r = IN(0, 1e6),
+     .scale = 3600},
+    {.key = "mttr_hours",
+     .type = F_NUM,
+     .off = AT(faults.mttr_s),
+     .r = OC(0, 1e6),
+     .scale = 3600},
     K_ENUM("distribution", faults.dist, E_DIST),
     K_NUM("weibull_shape", faults.weibull_shape, IN(0.01, 1000)),
     K_STR("trace"),
     K_I64("checkpoint_steps", checkpoint_steps, 1, EXACT_INT),
-    K_NUM("recovery_bytes_per_param", recovery_bytes_per_param,
-          IN(0, 1000)),
-    K_END};
+    K_NUM("recovery_bytes_per_param", recovery_bytes_per_param, IN(0, 1000)),
+    K_END,
+};
 
 /* Sections first: workers.count must be known before network. */
 static const field root_fields[] = {
@@ -158,7 +186,8 @@ static const field root_fields[] = {
     K_STR("description"),
     {.key = "variants", .type = F_VARIANTS},
     {.key = "sweep", .type = F_SWEEP},
-    K_END};
+    K_END,
+};
 
 int scn__load_root(ctx *c, const cJSON *root, scn__out *out) {
     return scn__load_object(c, root, "", root_fields, out);

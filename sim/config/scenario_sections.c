@@ -18,7 +18,6 @@ static int is_word(char c) {
            (c >= '0' && c <= '9') || c == '_';
 }
 
-
 /* One member of a section: checks member m (path p), the n-th, and files
  * it in meta when meta is not NULL. */
 typedef int (*member_fn)(ctx *c, const cJSON *m, const char *p, int n,
@@ -46,7 +45,6 @@ static const section S_SWEEP = {"sweep", "an object of key: grid spec",
 static int check_section(ctx *c, const cJSON *v, const section *s,
                          scn_meta *meta);
 
-
 /* A variant name: 1 to SCN_NAME_MAX - 1 of [A-Za-z0-9_.-]. */
 static int is_variant_name(const char *s) {
     size_t n = strlen(s);
@@ -60,7 +58,7 @@ static int is_variant_name(const char *s) {
  * fits scn_meta.sweep_key. */
 static int is_sweep_key(const char *s) {
     size_t n = strlen(s);
-    if (n == 0 || n >= sizeof ((scn_meta *)0)->sweep_key[0]) return 0;
+    if (n == 0 || n >= sizeof((scn_meta *)0)->sweep_key[0]) return 0;
     if (s[0] == '.' || s[n - 1] == '.' || strstr(s, "..")) return 0;
     return strchr(s, '=') == NULL;
 }
@@ -89,15 +87,18 @@ static int check_section(ctx *c, const cJSON *v, const section *s,
 static int variant_member(ctx *c, const cJSON *m, const char *p, int n,
                           scn_meta *meta) {
     if (!is_variant_name(m->string))
-        return fail(c, m, 1, p, "bad variant name (expected 1 to %d of "
-                    "A-Z a-z 0-9 _ . -)", SCN_NAME_MAX - 1);
+        return fail(c, m, 1, p,
+                    "bad variant name (expected 1 to %d of "
+                    "A-Z a-z 0-9 _ . -)",
+                    SCN_NAME_MAX - 1);
     if (!cJSON_IsObject(m))
-        return fail(c, m, 0, p, "wrong type: %s (expected an object of "
-                    "scenario keys)", type_name(m));
+        return fail(c, m, 0, p,
+                    "wrong type: %s (expected an object of "
+                    "scenario keys)",
+                    type_name(m));
     if (meta) strcpy(meta->variant[n], m->string);
     return 0;
 }
-
 
 /* A string that --set would not read back as itself: empty, JSON (such
  * as "1" or "true"), padded, or holding what splits a comma list. */
@@ -116,8 +117,7 @@ static int append_item(const cJSON *e, char *spec, size_t *len) {
     if (cJSON_IsNumber(e)) t = msg_number(e->valuedouble, b);
     if (cJSON_IsString(e)) {
         t = e->valuestring;
-        if (needs_quotes(t) && !(t = q = cJSON_PrintUnformatted(e)))
-            return -1;
+        if (needs_quotes(t) && !(t = q = cJSON_PrintUnformatted(e))) return -1;
     }
     size_t n = strlen(t), sep = *len ? 1 : 0;
     int rc = *len + sep + n >= SCN_SPEC_MAX;
@@ -132,8 +132,7 @@ static int append_item(const cJSON *e, char *spec, size_t *len) {
 
 /* A sweep value as a grid spec in spec[SCN_SPEC_MAX]: a string as it is,
  * an array of scalars as a comma list. */
-static int sweep_spec_text(ctx *c, const cJSON *v, const char *p,
-                           char *spec) {
+static int sweep_spec_text(ctx *c, const cJSON *v, const char *p, char *spec) {
     static const char *const expected = "expected a grid spec string or an "
                                         "array of numbers, strings or "
                                         "booleans";
@@ -145,8 +144,7 @@ static int sweep_spec_text(ctx *c, const cJSON *v, const char *p,
         return 0;
     }
     if (!cJSON_IsArray(v))
-        return fail(c, v, 0, p, "wrong type: %s (%s)", type_name(v),
-                    expected);
+        return fail(c, v, 0, p, "wrong type: %s (%s)", type_name(v), expected);
     if (!v->child) return fail(c, v, 0, p, "empty array (%s)", expected);
     size_t len = 0;
     int i = 0;
@@ -160,8 +158,10 @@ static int sweep_spec_text(ctx *c, const cJSON *v, const char *p,
         int r = append_item(e, spec, &len);
         if (r < 0) return oom(c);
         if (r)
-            return fail(c, v, 0, p, "too long (expected at most %d bytes "
-                        "as a comma list)", SCN_SPEC_MAX - 1);
+            return fail(c, v, 0, p,
+                        "too long (expected at most %d bytes "
+                        "as a comma list)",
+                        SCN_SPEC_MAX - 1);
     }
     return 0;
 }
@@ -170,11 +170,11 @@ static int sweep_member(ctx *c, const cJSON *m, const char *p, int n,
                         scn_meta *meta) {
     char spec[SCN_SPEC_MAX];
     if (!is_sweep_key(m->string))
-        return fail(c, m, 1, p, "bad key (expected a dotted scenario key "
+        return fail(c, m, 1, p,
+                    "bad key (expected a dotted scenario key "
                     "such as network.bandwidth_gbps, at most %d bytes)",
                     (int)sizeof meta->sweep_key[0] - 1);
-    if (sweep_spec_text(c, m, p, meta ? meta->sweep_spec[n] : spec))
-        return -1;
+    if (sweep_spec_text(c, m, p, meta ? meta->sweep_spec[n] : spec)) return -1;
     if (meta) {
         const pos *at = lookup(c, m);
         strcpy(meta->sweep_key[n], m->string);

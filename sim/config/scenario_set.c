@@ -11,7 +11,9 @@
 
 #include "sim/base/msg.h"
 
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
 
 static int set_fail(ctx *c, int k, const char *path, const char *fmt, ...) {
     char msg[512];
@@ -51,10 +53,14 @@ static int set_at(ctx *c, int k, cJSON *cur, char *keys, cJSON *val) {
             int size = cJSON_GetArraySize(cur);
             if (!is_index(seg, strlen(seg), &idx) || idx >= size) {
                 if (size == 0)
-                    return set_fail(c, k, base, "no element \"%s\" (the "
-                                    "array is empty)", seg);
-                return set_fail(c, k, base, "no element \"%s\" (expected "
-                                "an index in 0..%d)", seg, size - 1);
+                    return set_fail(c, k, base,
+                                    "no element \"%s\" (the "
+                                    "array is empty)",
+                                    seg);
+                return set_fail(c, k, base,
+                                "no element \"%s\" (expected "
+                                "an index in 0..%d)",
+                                seg, size - 1);
             }
             join_index(path, base, (int)idx);
             if (!dot)
@@ -65,14 +71,16 @@ static int set_at(ctx *c, int k, cJSON *cur, char *keys, cJSON *val) {
             join_key(path, base, seg);
             child = cJSON_GetObjectItemCaseSensitive(cur, seg);
             if (!dot) {
-                int ok = child ? cJSON_ReplaceItemInObjectCaseSensitive(
-                                     cur, seg, val)
-                               : cJSON_AddItemToObject(cur, seg, val);
+                int ok =
+                    child
+                        ? cJSON_ReplaceItemInObjectCaseSensitive(cur, seg, val)
+                        : cJSON_AddItemToObject(cur, seg, val);
                 return ok ? 0 : oom(c);
             }
             if (!child) {
                 if (is_index(next, (size_t)next_len, NULL))
-                    return set_fail(c, k, path, "missing (expected an "
+                    return set_fail(c, k, path,
+                                    "missing (expected an "
                                     "existing array to index)");
                 child = cJSON_CreateObject();
                 if (!child || record(c, child, NO_POS, NO_POS, NULL, k) ||
@@ -83,7 +91,8 @@ static int set_at(ctx *c, int k, cJSON *cur, char *keys, cJSON *val) {
             }
         }
         if (!cJSON_IsObject(child) && !cJSON_IsArray(child))
-            return set_fail(c, k, path, "wrong type: %s (expected an "
+            return set_fail(c, k, path,
+                            "wrong type: %s (expected an "
                             "object or an array to hold \"%.*s\")",
                             type_name(child), next_len, next);
         cur = child;
@@ -101,7 +110,8 @@ int scn__apply_set(ctx *c, cJSON *root, int k) {
         return set_fail(c, k, NULL, "empty key (expected key.path=value)");
     for (size_t i = 0; i < n; i++)
         if (s[i] == '.' && (i == 0 || i == n - 1 || s[i + 1] == '.'))
-            return set_fail(c, k, NULL, "empty key segment (expected "
+            return set_fail(c, k, NULL,
+                            "empty key segment (expected "
                             "key.path=value)");
     char *keys = strndup(s, n);
     if (!keys) return oom(c);
@@ -127,4 +137,3 @@ int scn__apply_set(ctx *c, cJSON *root, int k) {
     free(keys);
     return rc;
 }
-

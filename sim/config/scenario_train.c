@@ -27,11 +27,13 @@ static const int nn_kind_values[] = {NN_TRANSFORMER, NN_MLP};
 static const char *const data_kind_names[] = {"markov", "text"};
 static const int data_kind_values[] = {DATA_MARKOV, DATA_TEXT};
 static const char *const optim_names[] = {"adamw", "sgd"}; /* ADAMW 0 */
-static const char *const units_names[] = {"join", "own"}; /* MAP_JOIN 0 */
+static const char *const units_names[] = {"join", "own"};  /* MAP_JOIN 0 */
 static const char *const eval_names[] = {"outer", "replica", "average"};
-static const enum_def E_NN_KIND = {.n = 2, .names = nn_kind_names,
+static const enum_def E_NN_KIND = {.n = 2,
+                                   .names = nn_kind_names,
                                    .values = nn_kind_values};
-static const enum_def E_DATA_KIND = {.n = 2, .names = data_kind_names,
+static const enum_def E_DATA_KIND = {.n = 2,
+                                     .names = data_kind_names,
                                      .values = data_kind_values};
 static const enum_def E_OPTIM = SCN__NAMES(optim_names);
 static const enum_def E_UNITS = SCN__NAMES(units_names);
@@ -48,7 +50,8 @@ static const field train_model_fields[] = {
     K_INT("layers", train.nn.layers, 1, NN_MAX_LAYERS),
     K_INT("ctx", train.nn.ctx, 1, 1 << 20),
     K_INT("mlp_ratio", train.nn.mlp_ratio, 1, 64),
-    K_END};
+    K_END,
+};
 
 static const field train_data_fields[] = {
     K_ENUM("kind", train.data.kind, E_DATA_KIND),
@@ -57,7 +60,8 @@ static const field train_data_fields[] = {
     K_NUM("skew", train.data.skew, IN(0, 1)),
     K_STR("path"),
     K_NUM("eval_fraction", train.data.eval_fraction, OO(0, 1)),
-    K_END};
+    K_END,
+};
 
 static const field train_inner_fields[] = {
     K_ENUM("optimizer", train.inner.kind, E_OPTIM),
@@ -72,12 +76,14 @@ static const field train_inner_fields[] = {
     K_NUM("weight_decay", train.inner.weight_decay, IN(0, 1e6)),
     K_NUM("momentum", train.inner.momentum, CO(0, 1)),
     K_NUM("clip", train.inner.clip, IN(0, 1e30)),
-    K_END};
+    K_END,
+};
 
 static const field train_outer_fields[] = {
     K_NUM("lr", train.outer_lr, IN(0, 1e6)),
     K_NUM("momentum", train.outer_momentum, CO(0, 1)),
-    K_END};
+    K_END,
+};
 
 const field scn__train_fields[] = {
     K_OBJ("model", train_model_fields),
@@ -93,7 +99,8 @@ const field scn__train_fields[] = {
     K_INT("threads", train.threads, 1, 256),
     K_BOOL("fedpart", train.fedpart),
     K_NUM("target_loss", target_loss, IN(0, 1e6)),
-    K_END};
+    K_END,
+};
 
 /* ---------------------------------------------------------------------
  * Pass 4, continued: the train section, checked as train_new would check
@@ -101,8 +108,7 @@ const field scn__train_fields[] = {
  */
 
 /* Node train.sec.key (sec NULL: train.key; key NULL: the section). */
-static const cJSON *tget(const cJSON *root, const char *sec,
-                         const char *key) {
+static const cJSON *tget(const cJSON *root, const char *sec, const char *key) {
     const cJSON *t = get(root, "train");
     if (sec) t = get(t, sec);
     return key ? get(t, key) : t;
@@ -112,9 +118,9 @@ static const cJSON *tget(const cJSON *root, const char *sec,
  * NULL when not given) is reported at the one given last, or at the one
  * given; when neither was given, at node d (an enclosing object) under
  * path pd.  Always returns -1. */
-static int fail_either(ctx *c, const cJSON *a, const char *pa,
-                       const cJSON *b, const char *pb, const cJSON *d,
-                       const char *pd, const char *fmt, ...) {
+static int fail_either(ctx *c, const cJSON *a, const char *pa, const cJSON *b,
+                       const char *pb, const cJSON *d, const char *pd,
+                       const char *fmt, ...) {
     const cJSON *at = d;
     const char *p = pd;
     if (a && (!b || !is_later(c, b, a))) at = a, p = pa;
@@ -135,8 +141,10 @@ static int reject_keys(ctx *c, const cJSON *root, const char *const *keys,
         const cJSON *v = tget(root, "data", *keys);
         if (!v) continue;
         join_key(p, "train.data", *keys);
-        return fail(c, v, 1, p, "not used by %s data (expected it only "
-                    "with kind %s)", kind, other);
+        return fail(c, v, 1, p,
+                    "not used by %s data (expected it only "
+                    "with kind %s)",
+                    kind, other);
     }
     return 0;
 }
@@ -172,15 +180,18 @@ static int check_text_size(ctx *c, const cJSON *v, const scn_config *cfg,
     const train_config *t = &tr->train;
     size_t need = (size_t)t->seq + 1;
     if (n == 0)
-        return fail(c, v, 0, "train.data.path", "%s is empty (expected a "
-                    "text file)", name);
+        return fail(c, v, 0, "train.data.path",
+                    "%s is empty (expected a "
+                    "text file)",
+                    name);
     size_t neval = (size_t)floor((double)n * t->data.eval_fraction);
     size_t shard = (n - neval) / (size_t)cfg->workers;
     if (neval < need || shard < need)
-        return fail(c, v, 0, "train.data.path", "%s: %zu bytes are too few "
+        return fail(c, v, 0, "train.data.path",
+                    "%s: %zu bytes are too few "
                     "(its eval tail has %zu bytes and each of the %d shards "
-                    "%zu; expected at least train.seq + 1 = %zu each)", name,
-                    n, neval, cfg->workers, shard, need);
+                    "%zu; expected at least train.seq + 1 = %zu each)",
+                    name, n, neval, cfg->workers, shard, need);
     return 0;
 }
 
@@ -199,11 +210,14 @@ static int check_train_data(ctx *c, const cJSON *root, const scn_config *cfg,
         const cJSON *path = get(data, "path");
         if (reject_keys(c, root, markov_only, "text", "markov")) return -1;
         if (dv && t->data.vocab != 256)
-            return fail(c, dv, 0, "train.data.vocab", "%d is not the 256 "
+            return fail(c, dv, 0, "train.data.vocab",
+                        "%d is not the 256 "
                         "byte values of text data (expected 256, or no "
-                        "vocab)", t->data.vocab);
+                        "vocab)",
+                        t->data.vocab);
         if (!path)
-            return fail(c, data, 0, "train.data.path", "missing (expected "
+            return fail(c, data, 0, "train.data.path",
+                        "missing (expected "
                         "a text file with kind text)");
         if (scn__resolve_path(c, path, "train.data.path",
                               tr->train_data_path) ||
@@ -218,18 +232,20 @@ static int check_train_data(ctx *c, const cJSON *root, const scn_config *cfg,
                                "train.data.successors", dv ? dv : mv,
                                dv ? "train.data.vocab" : "train.model.vocab",
                                data ? data : tget(root, NULL, NULL),
-                               "train.data.successors", "successors = %d "
+                               "train.data.successors",
+                               "successors = %d "
                                "exceed the vocabulary V = %d (expected "
-                               "successors <= V)", t->data.successors,
-                               t->data.vocab);
+                               "successors <= V)",
+                               t->data.successors, t->data.vocab);
     }
     if (t->data.vocab > t->nn.vocab)
         return fail_either(c, mv, "train.model.vocab", dv, "train.data.vocab",
                            model ? model : tget(root, NULL, NULL),
-                           "train.model.vocab", "the model's vocab = %d is "
+                           "train.model.vocab",
+                           "the model's vocab = %d is "
                            "smaller than the data's %d token values "
-                           "(expected train.model.vocab >= %d)", t->nn.vocab,
-                           t->data.vocab, t->data.vocab);
+                           "(expected train.model.vocab >= %d)",
+                           t->nn.vocab, t->data.vocab, t->data.vocab);
     if (t->data.kind == DATA_TEXT)
         return check_text_size(c, get(data, "path"), cfg, tr, size);
     return 0;
@@ -253,23 +269,27 @@ static int check_train_data(ctx *c, const cJSON *root, const scn_config *cfg,
 static int check_train_model(ctx *c, const cJSON *root, const scn_train *trn) {
     const train_config *t = &trn->train;
     const nn_config *m = &t->nn;
-    const cJSON *tr = tget(root, NULL, NULL), *model = tget(root, "model", NULL);
+    const cJSON *tr = tget(root, NULL, NULL),
+                *model = tget(root, "model", NULL);
     const cJSON *seq = get(tr, "seq"), *batch = get(tr, "batch");
     if (m->kind == NN_TRANSFORMER && m->d % m->heads)
         return fail_either(c, get(model, "heads"), "train.model.heads",
                            get(model, "d"), "train.model.d", model,
-                           "train.model.heads", "d = %d is not a multiple "
+                           "train.model.heads",
+                           "d = %d is not a multiple "
                            "of heads = %d (expected heads dividing d)",
                            m->d, m->heads);
     if (m->kind == NN_TRANSFORMER && t->seq > m->ctx)
         return fail_either(c, seq, "train.seq", get(model, "ctx"),
-                           "train.model.ctx", tr, "train.seq", "seq = %d is "
+                           "train.model.ctx", tr, "train.seq",
+                           "seq = %d is "
                            "longer than ctx = %d (expected seq <= "
-                           "train.model.ctx for the transformer)", t->seq,
-                           m->ctx);
+                           "train.model.ctx for the transformer)",
+                           t->seq, m->ctx);
     if ((long long)t->batch * t->seq > INT_MAX / 4)
         return fail_either(c, seq, "train.seq", batch, "train.batch", tr,
-                           "train.seq", "batch * seq = %lld tokens are too "
+                           "train.seq",
+                           "batch * seq = %lld tokens are too "
                            "many (expected at most %d)",
                            (long long)t->batch * t->seq, INT_MAX / 4);
     return 0;
@@ -295,16 +315,17 @@ static int check_train_inner(ctx *c, const cJSON *root, const scn_train *tr) {
     if (o->lr_min > o->lr)
         return fail_either(c, get(in, "lr_min"), "train.inner.lr_min",
                            get(in, "lr"), "train.inner.lr", in,
-                           "train.inner.lr_min", "lr_min = %s exceeds lr = "
-                           "%s (expected lr_min <= lr)", msg_number(o->lr_min, a),
-                           msg_number(o->lr, b));
+                           "train.inner.lr_min",
+                           "lr_min = %s exceeds lr = "
+                           "%s (expected lr_min <= lr)",
+                           msg_number(o->lr_min, a), msg_number(o->lr, b));
     return 0;
 }
 
 /* Replicas within TRAIN_MAX_REPLICAS, FedPart not with DP, fragments
  * within the trained model's blocks (units with "own"). */
-static int check_train_method(ctx *c, const cJSON *root,
-                              const scn_config *cfg, const scn_train *trn) {
+static int check_train_method(ctx *c, const cJSON *root, const scn_config *cfg,
+                              const scn_train *trn) {
     const train_config *t = &trn->train;
     const cJSON *m = get(root, "method"), *tr = tget(root, NULL, NULL);
     const cJSON *layers = tget(root, "model", "layers");
@@ -313,15 +334,16 @@ static int check_train_method(ctx *c, const cJSON *root,
     if (cfg->workers > TRAIN_MAX_REPLICAS)
         return fail(c, get(get(root, "workers"), "count"), 0, "workers.count",
                     "%d replicas are too many to train (expected at most %d "
-                    "with a train section)", cfg->workers,
-                    TRAIN_MAX_REPLICAS);
+                    "with a train section)",
+                    cfg->workers, TRAIN_MAX_REPLICAS);
     if (t->fedpart && cfg->sched.method == SCHED_DP)
         return fail_either(c, get(tr, "fedpart"), "train.fedpart",
                            get(m, "name"), "method.name", tr, "train.fedpart",
                            "FedPart needs method diloco or streaming (got "
                            "dp)");
     if (cfg->sched.layout == SCHED_SLICED && cfg->sched.P > 1)
-        return fail(c, get(m, "layout"), 0, "method.layout", "sliced is "
+        return fail(c, get(m, "layout"), 0, "method.layout",
+                    "sliced is "
                     "timing only (expected sequential or strided with a "
                     "train section)");
     if (cfg->sched.P > n)
@@ -331,7 +353,8 @@ static int check_train_method(ctx *c, const cJSON *root,
                            "%s (expected method.fragments <= %s = %d)",
                            cfg->sched.P, n, own ? "units" : "blocks",
                            own ? "train.model.layers + 2 with units own"
-                               : "train.model.layers", n);
+                               : "train.model.layers",
+                           n);
     return 0;
 }
 
@@ -347,10 +370,8 @@ void scn_train_defaults(scn_train *t) {
 int scn__check_train(ctx *c, const cJSON *root, const scn_config *cfg,
                      scn_train *tr) {
     if (!tget(root, NULL, NULL)) return 0;
-    if (check_train_model(c, root, tr) ||
-        check_train_data(c, root, cfg, tr) ||
-        check_train_inner(c, root, tr) ||
-        check_train_method(c, root, cfg, tr))
+    if (check_train_model(c, root, tr) || check_train_data(c, root, cfg, tr) ||
+        check_train_inner(c, root, tr) || check_train_method(c, root, cfg, tr))
         return -1;
     train_config *t = &tr->train;
     t->replicas = cfg->workers;
@@ -367,4 +388,3 @@ int scn__check_train(ctx *c, const cJSON *root, const scn_config *cfg,
     tr->has_train = 1;
     return 0;
 }
-

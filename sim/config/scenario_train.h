@@ -23,11 +23,7 @@
 
 /* What `dilosim train` evaluates at each report ("train.eval"): the outer
  * parameters always; replica 0 and the replicas' average on request. */
-enum {
-    SCN_EVAL_OUTER = 1,
-    SCN_EVAL_REPLICA = 2,
-    SCN_EVAL_AVERAGE = 4
-};
+enum { SCN_EVAL_OUTER = 1, SCN_EVAL_REPLICA = 2, SCN_EVAL_AVERAGE = 4 };
 
 typedef struct scn_train {
     /* has_train 0: no section, and train holds TRAIN_CONFIG_DEFAULT
@@ -46,8 +42,8 @@ typedef struct scn_train {
                                            loader checked it is a readable
                                            file long enough for the
                                            shards, eval tail and seq */
-    unsigned train_eval;     /* SCN_EVAL_* bits; OUTER always set */
-    double target_loss;      /* train.target_loss: the outer eval loss to
+    unsigned train_eval;                /* SCN_EVAL_* bits; OUTER always set */
+    double target_loss; /* train.target_loss: the outer eval loss to
                                 reach, nats; NAN: none */
 } scn_train;
 
@@ -64,8 +60,7 @@ int scn_load_train(const char *path, const char *variant,
 
 /* The same from a string, as scn_load_string (train NULL: that one). */
 int scn_load_string_train(const char *text, const char *name,
-                          const char *const *sets, int nset,
-                          scn_config *cfg, scn_train *train, char *err,
-                          size_t errlen);
+                          const char *const *sets, int nset, scn_config *cfg,
+                          scn_train *train, char *err, size_t errlen);
 
 #endif

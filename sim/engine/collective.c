@@ -99,13 +99,13 @@ struct coll {
     net *n;
     int nw;
     coll_algo algo;
-    int64_t *lat;       /* nw * nw */
+    int64_t *lat; /* nw * nw */
     double max_rate;
     uint64_t tag_base;
     coll_done_fn done;
     void *ctx;
     coll_member_fn member_done; /* coll_set_member_done(), or NULL */
-    int *inleft;        /* all_to_all's all-gather: per member index, its
+    int *inleft; /* all_to_all's all-gather: per member index, its
                            incoming flows still running */
 
     /* FIFO: jobs q[head .. head+len), member masks in qmask, nw bytes each,
@@ -116,35 +116,35 @@ struct coll {
 
     /* the running collective */
     int running;
-    int *mem;           /* its members, in ring order (coll_set_order) */
+    int *mem; /* its members, in ring order (coll_set_order) */
     int m;
     int step, nsteps;
-    int *flows;         /* flow ids of the current step, -1 once complete */
+    int *flows; /* flow ids of the current step, -1 once complete */
     int nflows, fcap;
-    int left;           /* flows of the current step not yet complete */
+    int left; /* flows of the current step not yet complete */
 
     /* the shortcut (see the file comment) */
-    int exclusive;      /* coll_set_exclusive() */
-    int alike;          /* the running ring's steps >= 1 are one flow per
+    int exclusive;     /* coll_set_exclusive() */
+    int alike;         /* the running ring's steps >= 1 are one flow per
                            chunk size */
-    double alike_rate;  /* the rate each of its flows gets */
-    int64_t alike_lat;  /* the latency of each */
-    uint64_t *flushed;  /* per member index: bytes of those steps already
+    double alike_rate; /* the rate each of its flows gets */
+    int64_t alike_lat; /* the latency of each */
+    uint64_t *flushed; /* per member index: bytes of those steps already
                            added to the net's link counters */
 
     /* TCP connections (coll_set_tcp), one per ordered pair i * nw + j */
     int tcp;
     coll_tcp tp;
-    double *cwin;       /* the window each connection's last flow ended with */
-    int64_t *cend;      /* the instant its last flow's sender last sent
+    double *cwin;     /* the window each connection's last flow ended with */
+    int64_t *cend;    /* the instant its last flow's sender last sent
                            (t_end - lat), less net_shift_total() then (so
                            net_shift moves it); INT64_MIN: never */
-    int64_t step_at;    /* the instant the current step began, less
+    int64_t step_at;  /* the instant the current step began, less
                            net_shift_total() then */
-    int *fpair;         /* per flow of the step (as flows): its connection,
+    int *fpair;       /* per flow of the step (as flows): its connection,
                            -1 for a flow that is not TCP */
-    int64_t overhead;   /* coll_set_step_overhead() */
-    int *order;         /* the ring order: a permutation of 0..nw-1 */
+    int64_t overhead; /* coll_set_step_overhead() */
+    int *order;       /* the ring order: a permutation of 0..nw-1 */
 };
 
 /* ---- the queue --------------------------------------------------------- */
@@ -156,8 +156,7 @@ static uint8_t *mask_of(const coll *c, int slot) {
 /* Makes room for one more job at the tail: slides the live jobs to the
  * front, or doubles the arrays.  Returns 0 or -1 (out of memory). */
 static int queue_reserve(coll *c) {
-    if (c->head + c->len < c->qcap)
-        return 0;
+    if (c->head + c->len < c->qcap) return 0;
     if (c->head > 0) {
         memmove(c->q, c->q + c->head, (size_t)c->len * sizeof *c->q);
         memmove(c->qmask, mask_of(c, c->head), (size_t)c->len * (size_t)c->nw);
@@ -166,12 +165,10 @@ static int queue_reserve(coll *c) {
     }
     int cap = c->qcap ? 2 * c->qcap : 4;
     coll_job *q = realloc(c->q, (size_t)cap * sizeof *q);
-    if (!q)
-        return -1;
+    if (!q) return -1;
     c->q = q;
     uint8_t *mk = realloc(c->qmask, (size_t)cap * (size_t)c->nw);
-    if (!mk)
-        return -1;
+    if (!mk) return -1;
     c->qmask = mk;
     c->qcap = cap;
     return 0;
@@ -179,23 +176,20 @@ static int queue_reserve(coll *c) {
 
 static void queue_pop(coll *c) {
     c->head++;
-    if (--c->len == 0)
-        c->head = 0;
+    if (--c->len == 0) c->head = 0;
 }
 
 /* ---- steps ------------------------------------------------------------- */
 
 static int steps_of(coll_algo algo, int m) {
-    if (m <= 1)
-        return 1;
+    if (m <= 1) return 1;
     return algo == COLL_RING ? 2 * (m - 1) : 2;
 }
 
 /* Bytes of chunk i (0 <= i < m) of S bytes split m ways:
  * floor((i+1)S/m) - floor(iS/m), without overflow. */
 uint64_t coll_chunk_bytes(uint64_t S, int m, int i) {
-    if (m <= 1)
-        return S;
+    if (m <= 1) return S;
     uint64_t M = (uint64_t)m, q = S / M, r = S % M, k = (uint64_t)i;
     return q + ((k + 1) * r / M - k * r / M);
 }
@@ -210,20 +204,19 @@ static uint64_t chunks_below(uint64_t S, int m, int x) {
 
 /* Bytes of the n (<= m) chunks i, i+1, ... (indices mod m). */
 static uint64_t chunk_run(uint64_t S, int m, int i, int n) {
-    if (i + n <= m)
-        return chunks_below(S, m, i + n) - chunks_below(S, m, i);
+    if (i + n <= m) return chunks_below(S, m, i + n) - chunks_below(S, m, i);
     return S - chunks_below(S, m, i) + chunks_below(S, m, i + n - m);
 }
 
 /* Bytes member index k sends in ring steps a .. b-1 (step s: chunk
  * (k - s) mod m, the reduce-scatter's and the all-gather's alike). */
 static uint64_t ring_sent(uint64_t S, int m, int k, int a, int b) {
-    if (b <= a)
-        return 0;
+    if (b <= a) return 0;
     int n = b - a, rem = n % m;
     /* m steps in a row send every chunk once; the last rem steps send
      * chunks k - b + 1 .. k - b + rem */
-    return (uint64_t)(n / m) * S + chunk_run(S, m, ((k - b + 1) % m + m) % m, rem);
+    return (uint64_t)(n / m) * S +
+           chunk_run(S, m, ((k - b + 1) % m + m) % m, rem);
 }
 
 /* Bytes member index k has moved in the alike steps (>= 1) of the running
@@ -234,8 +227,7 @@ static uint64_t alike_sent(const coll *c, int k) {
     int s = c->step, M = c->m;
     uint64_t S = c->q[c->head].bytes;
     uint64_t sent = ring_sent(S, M, k, 1, s < c->nsteps ? s : c->nsteps);
-    if (s >= c->nsteps)
-        return sent;
+    if (s >= c->nsteps) return sent;
     int chunk = ((k - s) % M + M) % M;
     uint64_t b = coll_chunk_bytes(S, M, chunk);
     int f = (int)(b - S / (uint64_t)M); /* its flow: 0 small, 1 big */
@@ -246,12 +238,10 @@ static uint64_t alike_sent(const coll *c, int k) {
 /* Adds to the net's link counters what the alike steps have moved since
  * the last time: member k's up link and its successor's down link. */
 static void flush_alike(coll *c) {
-    if (!c->running || !c->alike || c->step == 0)
-        return;
+    if (!c->running || !c->alike || c->step == 0) return;
     for (int k = 0; k < c->m; k++) {
         uint64_t sent = alike_sent(c, k), d = sent - c->flushed[k];
-        if (d == 0)
-            continue;
+        if (d == 0) continue;
         net_link_bytes_add(c->n, 2 * c->mem[k], d);
         net_link_bytes_add(c->n, 2 * c->mem[(k + 1) % c->m] + 1, d);
         c->flushed[k] = sent;
@@ -261,8 +251,7 @@ static void flush_alike(coll *c) {
 /* Ends the shortcut of the running collective: every byte it moved is on
  * the net's counters. */
 static void end_alike(coll *c) {
-    if (!c->alike)
-        return;
+    if (!c->alike) return;
     flush_alike(c);
     memset(c->flushed, 0, (size_t)c->nw * sizeof *c->flushed);
     c->alike = 0;
@@ -279,16 +268,15 @@ static int64_t flow_lat(const coll *c, int i, int j) {
  * rate (its cap and its two links alone, as lone_rate() in net.c takes
  * them) and the same latency.  Sets alike_rate and alike_lat. */
 static int alike_ring(coll *c) {
-    if (!c->exclusive || c->tcp || c->member_done || c->algo != COLL_RING || c->m < 2)
+    if (!c->exclusive || c->tcp || c->member_done || c->algo != COLL_RING ||
+        c->m < 2)
         return 0;
     for (int k = 0; k < c->m; k++) {
         int i = c->mem[k], j = c->mem[(k + 1) % c->m];
         double r = c->max_rate, up = net_link_capacity(c->n, 2 * i);
         double down = net_link_capacity(c->n, 2 * j + 1);
-        if (up < r)
-            r = up;
-        if (down < r)
-            r = down;
+        if (up < r) r = up;
+        if (down < r) r = down;
         int64_t lat = flow_lat(c, i, j);
         if (k == 0) {
             c->alike_rate = r;
@@ -314,12 +302,11 @@ static int64_t rto_min_ns(const coll_tcp *t) {
 
 double coll_tcp_restart(const coll_tcp *t, int64_t rtt_ns, double window,
                         int64_t idle_ns) {
-    if (!t->restart_after_idle)
-        return window;
+    if (!t->restart_after_idle) return window;
     int64_t rto = rtt_ns + rto_min_ns(t);
-    if (idle_ns <= rto)
-        return window;
-    double restart = t->init_window_bytes < window ? t->init_window_bytes : window;
+    if (idle_ns <= rto) return window;
+    double restart =
+        t->init_window_bytes < window ? t->init_window_bytes : window;
     if (rto <= 0) /* every instant is an RTO: halved down to restart */
         return restart;
     /* tcp_cwnd_restart(): one halving per RTO elapsed, down to restart */
@@ -336,9 +323,9 @@ static int64_t conn_end_at(const coll *c, int p) {
 
 /* The window a flow starting on connection p at `start` begins with. */
 static double conn_window(const coll *c, int p, int64_t start) {
-    if (c->cend[p] == INT64_MIN)
-        return c->tp.init_window_bytes;
-    return coll_tcp_restart(&c->tp, pair_rtt(c, p), c->cwin[p], start - conn_end_at(c, p));
+    if (c->cend[p] == INT64_MIN) return c->tp.init_window_bytes;
+    return coll_tcp_restart(&c->tp, pair_rtt(c, p), c->cwin[p],
+                            start - conn_end_at(c, p));
 }
 
 /* Flow k of the step (net id `flow`) has ended (completed or been
@@ -348,11 +335,9 @@ static double conn_window(const coll *c, int p, int64_t start) {
  * sent nothing (see the file comment). */
 static void conn_close(coll *c, int k, int flow, int64_t now) {
     int p = c->fpair[k];
-    if (p < 0)
-        return;
+    if (p < 0) return;
     int64_t shift = net_shift_total(c->n), lat = c->lat[p];
-    if (now - shift <= c->step_at + c->overhead + lat)
-        return;
+    if (now - shift <= c->step_at + c->overhead + lat) return;
     c->cwin[p] = net_flow_window(c->n, flow);
     c->cend[p] = now - lat - shift;
 }
@@ -370,21 +355,17 @@ static int start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
     if (c->nflows == c->fcap) {
         int cap = c->fcap ? 2 * c->fcap : 16;
         int *p = realloc(c->flows, (size_t)cap * sizeof *p);
-        if (!p)
-            return MSG_ENOMEM;
+        if (!p) return MSG_ENOMEM;
         c->flows = p;
         int *q = realloc(c->fpair, (size_t)cap * sizeof *q);
-        if (!q)
-            return MSG_ENOMEM;
+        if (!q) return MSG_ENOMEM;
         c->fpair = q;
         c->fcap = cap;
     }
     int id = net_flow_add(c->n, now, lat, a, b, bytes, rate, flow_done, c,
                           c->tag_base + (uint64_t)c->nflows);
-    if (id < 0)
-        return id;
-    if (count > 1)
-        net_flow_set_count(c->n, id, count);
+    if (id < 0) return id;
+    if (count > 1) net_flow_set_count(c->n, id, count);
     int conn = -1;
     if (c->tcp && pair >= 0 && pair_rtt(c, pair) > 0 &&
         net_flow_set_tcp(c->n, id, pair_rtt(c, pair),
@@ -427,8 +408,7 @@ static int launch_step(coll *c, int64_t now) {
     if (M <= 1) {
         int id = net_flow_add(c->n, now, 0, -1, -1, 0, INFINITY, flow_done, c,
                               c->tag_base);
-        if (id < 0)
-            return id;
+        if (id < 0) return id;
         c->fpair[c->nflows] = -1;
         c->flows[c->nflows++] = id; /* fcap >= 16 from coll_new */
         c->left = 1;
@@ -438,12 +418,12 @@ static int launch_step(coll *c, int64_t now) {
         /* one flow per chunk size, on no link (the file comment) */
         uint64_t q = S / (uint64_t)M;
         int big = (int)(S % (uint64_t)M);
-        err = start_flow(c, now, c->alike_lat, -1, -1, q, c->alike_rate, M - big, -1);
+        err = start_flow(c, now, c->alike_lat, -1, -1, q, c->alike_rate,
+                         M - big, -1);
         if (!err && big > 0)
             err = start_flow(c, now, c->alike_lat, -1, -1, q + 1, c->alike_rate,
                              big, -1);
-        if (err)
-            cancel_step(c, now);
+        if (err) cancel_step(c, now);
         return err;
     }
     switch (c->algo) {
@@ -470,8 +450,7 @@ static int launch_step(coll *c, int64_t now) {
                                : add_flow(c, now, m[0], m[k], S);
         break;
     }
-    if (err)
-        cancel_step(c, now);
+    if (err) cancel_step(c, now);
     return err;
 }
 
@@ -482,8 +461,7 @@ static int restart_head(coll *c, int64_t now) {
     const uint8_t *mask = mask_of(c, c->head);
     c->m = 0;
     for (int k = 0; k < c->nw; k++)
-        if (mask[c->order[k]])
-            c->mem[c->m++] = c->order[k];
+        if (mask[c->order[k]]) c->mem[c->m++] = c->order[k];
     c->step = 0;
     c->nsteps = steps_of(c->algo, c->m);
     c->running = 1;
@@ -493,8 +471,7 @@ static int restart_head(coll *c, int64_t now) {
 
 /* Starts the head job if the stream is idle. */
 static int start_next(coll *c, int64_t now) {
-    if (c->running || c->len == 0)
-        return 0;
+    if (c->running || c->len == 0) return 0;
     return restart_head(c, now);
 }
 
@@ -505,8 +482,7 @@ static void finish_head(coll *c, int64_t now) {
     queue_pop(c);
     c->running = 0;
     c->nflows = 0;
-    if (c->done)
-        c->done(c->ctx, now, tag);
+    if (c->done) c->done(c->ctx, now, tag);
     start_next(c, now); /* unless the callback already did (or cleared) */
 }
 
@@ -519,8 +495,7 @@ coll *coll_new(net *n, int nworkers, coll_algo algo, const int64_t *lat_ns,
         (algo != COLL_RING && algo != COLL_ALL_TO_ALL && algo != COLL_STAR))
         return NULL;
     coll *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
+    if (!c) return NULL;
     size_t nn = (size_t)nworkers * (size_t)nworkers;
     c->lat = calloc(nn, sizeof *c->lat);
     c->mem = calloc((size_t)nworkers, sizeof *c->mem);
@@ -530,15 +505,13 @@ coll *coll_new(net *n, int nworkers, coll_algo algo, const int64_t *lat_ns,
     c->order = calloc((size_t)nworkers, sizeof *c->order);
     c->cwin = calloc(nn, sizeof *c->cwin);
     c->cend = calloc(nn, sizeof *c->cend);
-    if (!c->lat || !c->mem || !c->flows || !c->fpair || !c->flushed || !c->order ||
-        !c->cwin || !c->cend) {
+    if (!c->lat || !c->mem || !c->flows || !c->fpair || !c->flushed ||
+        !c->order || !c->cwin || !c->cend) {
         coll_free(c);
         return NULL;
     }
-    for (int i = 0; i < nworkers; i++)
-        c->order[i] = i;
-    if (lat_ns)
-        memcpy(c->lat, lat_ns, nn * sizeof *c->lat);
+    for (int i = 0; i < nworkers; i++) c->order[i] = i;
+    if (lat_ns) memcpy(c->lat, lat_ns, nn * sizeof *c->lat);
     c->fcap = 16;
     c->n = n;
     c->nw = nworkers;
@@ -551,8 +524,7 @@ coll *coll_new(net *n, int nworkers, coll_algo algo, const int64_t *lat_ns,
 }
 
 void coll_free(coll *c) {
-    if (!c)
-        return;
+    if (!c) return;
     free(c->lat);
     free(c->mem);
     free(c->flows);
@@ -569,13 +541,11 @@ void coll_free(coll *c) {
 
 int coll_submit(coll *c, int64_t now, uint64_t bytes, const uint8_t *members,
                 uint64_t tag) {
-    if (queue_reserve(c) < 0)
-        return MSG_ENOMEM;
+    if (queue_reserve(c) < 0) return MSG_ENOMEM;
     int slot = c->head + c->len;
     c->q[slot] = (coll_job){bytes, tag};
     uint8_t *mask = mask_of(c, slot);
-    for (int i = 0; i < c->nw; i++)
-        mask[i] = members ? members[i] != 0 : 1;
+    for (int i = 0; i < c->nw; i++) mask[i] = members ? members[i] != 0 : 1;
     c->len++;
     int rc = start_next(c, now);
     if (rc < 0) {
@@ -601,28 +571,22 @@ static void member_has_it(coll *c, int64_t now, int k) {
 static void members_done(coll *c, int64_t now, int k) {
     int M = c->m, last = c->step == c->nsteps - 1;
     if (M <= 1) {
-        if (M == 1)
-            member_has_it(c, now, 0);
+        if (M == 1) member_has_it(c, now, 0);
         return;
     }
     switch (c->algo) {
     case COLL_RING:
-        if (last)
-            member_has_it(c, now, (k + 1) % M);
+        if (last) member_has_it(c, now, (k + 1) % M);
         break;
     case COLL_STAR:
-        if (last)
-            member_has_it(c, now, k + 1);
-        else if (c->left == 0)
-            member_has_it(c, now, 0);
+        if (last) member_has_it(c, now, k + 1);
+        else if (c->left == 0) member_has_it(c, now, 0);
         break;
     case COLL_ALL_TO_ALL: {
-        if (!last)
-            break;
+        if (!last) break;
         int a = k / (M - 1), b = k % (M - 1);
         b += b >= a; /* flows run a -> b for b != a, in order */
-        if (--c->inleft[b] == 0)
-            member_has_it(c, now, b);
+        if (--c->inleft[b] == 0) member_has_it(c, now, b);
         break;
     }
     }
@@ -635,30 +599,22 @@ static void members_done(coll *c, int64_t now, int k) {
 static void flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
     coll *c = ctx;
     uint64_t k = tag - c->tag_base;
-    if (!c->running || k >= (uint64_t)c->nflows || c->flows[k] != flow)
-        return;
-    if (c->tcp)
-        conn_close(c, (int)k, flow, now);
+    if (!c->running || k >= (uint64_t)c->nflows || c->flows[k] != flow) return;
+    if (c->tcp) conn_close(c, (int)k, flow, now);
     c->flows[k] = -1;
     --c->left;
-    if (c->member_done)
-        members_done(c, now, (int)k);
-    if (c->left > 0)
-        return;
+    if (c->member_done) members_done(c, now, (int)k);
+    if (c->left > 0) return;
     if (++c->step < c->nsteps)
         launch_step(c, now); /* OOM: stalls, see the header comment */
-    else
-        finish_head(c, now);
+    else finish_head(c, now);
 }
 
 void coll_remove_member(coll *c, int64_t now, int worker) {
-    if (worker < 0 || worker >= c->nw)
-        return;
+    if (worker < 0 || worker >= c->nw) return;
     int in_running = c->running && mask_of(c, c->head)[worker];
-    for (int j = 0; j < c->len; j++)
-        mask_of(c, c->head + j)[worker] = 0;
-    if (!in_running)
-        return;
+    for (int j = 0; j < c->len; j++) mask_of(c, c->head + j)[worker] = 0;
+    if (!in_running) return;
     end_alike(c);
     cancel_step(c, now);
     restart_head(c, now); /* OOM: stalls, see the header comment */
@@ -681,8 +637,7 @@ int coll_pending(const coll *c) {
 int coll_set_member_done(coll *c, coll_member_fn fn) {
     if (fn && !c->inleft) {
         c->inleft = calloc((size_t)c->nw, sizeof *c->inleft);
-        if (!c->inleft)
-            return MSG_ENOMEM;
+        if (!c->inleft) return MSG_ENOMEM;
     }
     c->member_done = fn;
     return 0;
@@ -690,8 +645,7 @@ int coll_set_member_done(coll *c, coll_member_fn fn) {
 
 void coll_set_exclusive(coll *c) {
     c->exclusive = 1;
-    if (c->algo == COLL_RING)
-        net_set_anonymous(c->n);
+    if (c->algo == COLL_RING) net_set_anonymous(c->n);
 }
 
 void coll_flush_bytes(coll *c) {
@@ -704,7 +658,8 @@ void coll_set_tcp(coll *c, const coll_tcp *t) {
         return;
     }
     if (!(t->init_window_bytes > 0) || !isfinite(t->init_window_bytes) ||
-        !(t->max_window_bytes > 0) || !(t->rto_min_s >= 0) || !(t->rto_min_s <= 1e9))
+        !(t->max_window_bytes > 0) || !(t->rto_min_s >= 0) ||
+        !(t->rto_min_s <= 1e9))
         return;
     c->tp = *t;
     c->tcp = 1;
@@ -716,35 +671,29 @@ void coll_set_tcp(coll *c, const coll_tcp *t) {
 }
 
 void coll_set_step_overhead(coll *c, int64_t ns) {
-    if (ns >= 0)
-        c->overhead = ns < COLL_OVERHEAD_MAX ? ns : COLL_OVERHEAD_MAX;
+    if (ns >= 0) c->overhead = ns < COLL_OVERHEAD_MAX ? ns : COLL_OVERHEAD_MAX;
 }
 
 int coll_set_order(coll *c, const int *order) {
     if (!order) {
-        for (int i = 0; i < c->nw; i++)
-            c->order[i] = i;
+        for (int i = 0; i < c->nw; i++) c->order[i] = i;
         return 0;
     }
     uint8_t *seen = calloc((size_t)c->nw, 1);
-    if (!seen)
-        return MSG_ENOMEM;
+    if (!seen) return MSG_ENOMEM;
     int ok = 1;
     for (int k = 0; k < c->nw && ok; k++) {
         ok = order[k] >= 0 && order[k] < c->nw && !seen[order[k]];
-        if (ok)
-            seen[order[k]] = 1;
+        if (ok) seen[order[k]] = 1;
     }
     free(seen);
-    if (!ok)
-        return MSG_EINPUT;
+    if (!ok) return MSG_EINPUT;
     memcpy(c->order, order, (size_t)c->nw * sizeof *order);
     return 0;
 }
 
 double coll_conn_window(const coll *c, int i, int j) {
-    if (!c->tcp || i < 0 || j < 0 || i >= c->nw || j >= c->nw)
-        return 0;
+    if (!c->tcp || i < 0 || j < 0 || i >= c->nw || j >= c->nw) return 0;
     return c->cwin[i * c->nw + j];
 }
 
@@ -754,14 +703,14 @@ double coll_conn_window(const coll *c, int i, int j) {
  * then -1. */
 static void conns_signature(const coll *c, sig_buf *b) {
     sig_i64(b, c->tcp);
-    if (!c->tcp)
-        return;
+    if (!c->tcp) return;
     int64_t now = net_now(c->n);
     for (int p = 0; p < c->nw * c->nw; p++) {
         if (c->cend[p] == INT64_MIN)
             continue; /* never used: at the initial window */
         double w = c->cwin[p];
-        double floor = c->tp.init_window_bytes < w ? c->tp.init_window_bytes : w;
+        double floor =
+            c->tp.init_window_bytes < w ? c->tp.init_window_bytes : w;
         int64_t idle = now - conn_end_at(c, p);
         if (!c->tp.restart_after_idle ||
             coll_tcp_restart(&c->tp, pair_rtt(c, p), w, idle) == floor)

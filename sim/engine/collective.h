@@ -98,14 +98,14 @@
 #include "sim/engine/net.h"
 #include "sim/engine/sig.h"
 
-
 /* TCP parameters of a stream's connections (coll_set_tcp). */
 typedef struct {
     double init_window_bytes; /* window of a new or restarted connection, > 0
                                  (Linux: 10 segments of 1448 bytes = 14480) */
-    double max_window_bytes;  /* the window limit (socket buffers), INFINITY none */
-    double rto_min_s;         /* Linux's TCP_RTO_MIN, 0.2 */
-    int restart_after_idle;   /* 1: tcp_slow_start_after_idle */
+    double
+        max_window_bytes; /* the window limit (socket buffers), INFINITY none */
+    double rto_min_s;     /* Linux's TCP_RTO_MIN, 0.2 */
+    int restart_after_idle; /* 1: tcp_slow_start_after_idle */
 } coll_tcp;
 
 /* The largest step overhead (ns) coll_set_step_overhead() keeps: 2^60. */
@@ -115,7 +115,8 @@ typedef struct coll coll;
 
 /* Called when a member of the running collective has all of its result
  * (coll_set_member_done), with the collective's tag and the worker. */
-typedef void (*coll_member_fn)(void *ctx, int64_t now, uint64_t tag, int worker);
+typedef void (*coll_member_fn)(void *ctx, int64_t now, uint64_t tag,
+                               int worker);
 
 /* Called when a collective completes, with the tag it was submitted with. */
 typedef void (*coll_done_fn)(void *ctx, int64_t now, uint64_t tag);

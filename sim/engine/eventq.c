@@ -32,8 +32,8 @@ void eq_free(eq_queue *q) {
     q->len = q->cap = 0;
 }
 
-int eq_push(eq_queue *q, int64_t time, uint32_t cls, uint32_t kind,
-            int32_t a, uint32_t b, uint64_t c) {
+int eq_push(eq_queue *q, int64_t time, uint32_t cls, uint32_t kind, int32_t a,
+            uint32_t b, uint64_t c) {
     if (q->len == q->cap) {
         if (q->cap > UINT32_MAX / 2) return MSG_ENOMEM;
         uint32_t cap = q->cap * 2;

@@ -13,11 +13,11 @@
 #include <stdint.h>
 
 typedef struct {
-    int64_t time;   /* ns */
-    uint32_t cls;   /* tie-break class at equal time, smaller first */
-    uint32_t kind;  /* what to do; meaning is the caller's */
-    uint64_t seq;   /* push order, assigned by eq_push */
-    int32_t a;      /* caller payload */
+    int64_t time;  /* ns */
+    uint32_t cls;  /* tie-break class at equal time, smaller first */
+    uint32_t kind; /* what to do; meaning is the caller's */
+    uint64_t seq;  /* push order, assigned by eq_push */
+    int32_t a;     /* caller payload */
     uint32_t b;
     uint64_t c;
 } eq_event;
@@ -34,8 +34,8 @@ void eq_free(eq_queue *q);
 
 /* Pushes an event (its seq is assigned here). Returns 0, or MSG_ENOMEM
  * (the queue is unchanged). */
-int eq_push(eq_queue *q, int64_t time, uint32_t cls, uint32_t kind,
-            int32_t a, uint32_t b, uint64_t c);
+int eq_push(eq_queue *q, int64_t time, uint32_t cls, uint32_t kind, int32_t a,
+            uint32_t b, uint64_t c);
 
 /* Pops the least event into *ev. Returns 1, or 0 when the queue is empty. */
 int eq_pop(eq_queue *q, eq_event *ev);

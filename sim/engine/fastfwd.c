@@ -66,10 +66,14 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
     int M = W->M, L = W->L, P = W->P;
     for (int i = 0; i < M; i++) {
         const worker *w = &W->w[i];
-        int64_t v[8] = {w->state, w->step - s0, w->op,
+        int64_t v[8] = {w->state,
+                        w->step - s0,
+                        w->op,
                         w->state == W_BUSY ? w->op_start - now : 0,
-                        w->state == W_BLOCKED ? w->wait_on : -1, w->joined,
-                        w->run_last - w->op, W->wait_next[i]};
+                        w->state == W_BLOCKED ? w->wait_on : -1,
+                        w->joined,
+                        w->run_last - w->op,
+                        W->wait_next[i]};
         sig_put(b, v, sizeof v);
         sig_put(b, &w->factor, sizeof w->factor);
         sig_put(b, w->pend_layers, (size_t)P * sizeof *w->pend_layers);
@@ -78,9 +82,9 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
         const reduction *r = &W->red[l];
         int64_t v[6] = {r->state,
                         r->state == RED_IDLE ? 0 : r->take - s0,
-                        r->need, r->arrived,
-                        W->gate[l] == NO_GATE ? INT64_MIN
-                                              : W->gate[l] - s0,
+                        r->need,
+                        r->arrived,
+                        W->gate[l] == NO_GATE ? INT64_MIN : W->gate[l] - s0,
                         W->last_take[l] - s0};
         sig_put(b, v, sizeof v);
         sig_put(b, r->member, (size_t)M);
@@ -96,8 +100,8 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
     if (W->sliced) sig_put(b, W->frag, (size_t)L * sizeof *W->frag);
     for (int p = 0; p < P; p++) {
         const fsync *f = &W->fs[p];
-        int64_t v[3] = {f->take < 0 ? INT64_MIN : f->take - s0,
-                        f->done, f->frozen};
+        int64_t v[3] = {f->take < 0 ? INT64_MIN : f->take - s0, f->done,
+                        f->frozen};
         sig_put(b, v, sizeof v);
         sig_put(b, f->arrived, (size_t)M);
     }
@@ -185,8 +189,9 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
     for (uint32_t i = 0; i < W->q.len; i++) W->q.heap[i].time += D;
     net_shift(W->net, D);
     for (int k = 0; k < 2 * W->M; k++)
-        net_link_bytes_add(W->net, k, (uint64_t)n * (net_link_bytes(W->net, k) -
-                                                     m->bytes[k]));
+        net_link_bytes_add(W->net, k,
+                           (uint64_t)n *
+                               (net_link_bytes(W->net, k) - m->bytes[k]));
     W->syncs += n * (W->syncs - m->syncs);
     W->timeouts += n * (W->timeouts - m->timeouts);
     W->progress_done += n * (W->progress_done - m->progress);

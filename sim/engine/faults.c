@@ -49,7 +49,7 @@ struct faults {
     gsl_rng **rng;  /* MODE_RANDOM: one generator per worker */
     int64_t *clock; /* MODE_RANDOM: end of each worker's last down period */
     faults_trace *trace; /* MODE_TRACE: each worker's periods */
-    size_t *next;   /* MODE_TRACE: the period faults_next returns next */
+    size_t *next;        /* MODE_TRACE: the period faults_next returns next */
 };
 
 /* Seconds to nanoseconds, rounded to nearest, at least 1, INT64_MAX when
@@ -66,26 +66,33 @@ static int64_t period_ns(double s) {
 /* Checks the random part of the spec; 0 or -1 with a message. */
 static int check_random(const faults_spec *s, char *err, size_t errlen) {
     if (!(s->mtbf_s >= 0 && isfinite(s->mtbf_s))) {
-        msg_set(err, errlen, 0, "faults: mtbf_s %g is invalid (expected a finite "
-            "number of seconds >= 0)", s->mtbf_s);
+        msg_set(err, errlen, 0,
+                "faults: mtbf_s %g is invalid (expected a finite "
+                "number of seconds >= 0)",
+                s->mtbf_s);
         return -1;
     }
     if (s->mtbf_s == 0) return 0;
     if (!(s->mttr_s > 0 && isfinite(s->mttr_s))) {
-        msg_set(err, errlen, 0, "faults: mttr_s %g is invalid (expected a finite "
-            "number of seconds > 0 when mtbf_s > 0)", s->mttr_s);
+        msg_set(err, errlen, 0,
+                "faults: mttr_s %g is invalid (expected a finite "
+                "number of seconds > 0 when mtbf_s > 0)",
+                s->mttr_s);
         return -1;
     }
     if (s->dist != FAULTS_EXPONENTIAL && s->dist != FAULTS_WEIBULL) {
-        msg_set(err, errlen, 0, "faults: unknown distribution %d (expected "
-            "exponential or weibull)", (int)s->dist);
+        msg_set(err, errlen, 0,
+                "faults: unknown distribution %d (expected "
+                "exponential or weibull)",
+                (int)s->dist);
         return -1;
     }
-    if (s->dist == FAULTS_WEIBULL &&
-        !(s->weibull_shape >= WEIBULL_MIN_SHAPE &&
-          isfinite(s->weibull_shape))) {
-        msg_set(err, errlen, 0, "faults: weibull_shape %g is invalid (expected a "
-            "finite number >= %g)", s->weibull_shape, WEIBULL_MIN_SHAPE);
+    if (s->dist == FAULTS_WEIBULL && !(s->weibull_shape >= WEIBULL_MIN_SHAPE &&
+                                       isfinite(s->weibull_shape))) {
+        msg_set(err, errlen, 0,
+                "faults: weibull_shape %g is invalid (expected a "
+                "finite number >= %g)",
+                s->weibull_shape, WEIBULL_MIN_SHAPE);
         return -1;
     }
     return 0;
@@ -117,8 +124,7 @@ static double draw_up(faults *f, gsl_rng *r) {
     return gsl_ran_exponential(r, f->mtbf_s);
 }
 
-static int next_random(faults *f, int w, int64_t *fail_ns,
-                       int64_t *repair_ns) {
+static int next_random(faults *f, int w, int64_t *fail_ns, int64_t *repair_ns) {
     int64_t t = f->clock[w];
     if (t == INT64_MAX) return 0;
     int64_t up = period_ns(draw_up(f, f->rng[w]));
@@ -135,8 +141,7 @@ static int next_random(faults *f, int w, int64_t *fail_ns,
 
 /* ---- trace files --------------------------------------------------------- */
 
-static int init_trace(faults *f, const char *path, char *err,
-                      size_t errlen) {
+static int init_trace(faults *f, const char *path, char *err, size_t errlen) {
     f->mode = MODE_TRACE;
     if (faults_trace_load(path, f->n, &f->trace, err, errlen)) return -1;
     if (!(f->next = calloc((size_t)f->n, sizeof *f->next))) {
@@ -146,8 +151,7 @@ static int init_trace(faults *f, const char *path, char *err,
     return 0;
 }
 
-static int next_trace(faults *f, int w, int64_t *fail_ns,
-                      int64_t *repair_ns) {
+static int next_trace(faults *f, int w, int64_t *fail_ns, int64_t *repair_ns) {
     size_t n;
     const faults_period *p = faults_trace_periods(f->trace, w, &n);
     if (f->next[w] >= n) return 0;
@@ -162,8 +166,8 @@ static int next_trace(faults *f, int w, int64_t *fail_ns,
 faults *faults_new(const faults_spec *spec, int nworkers, uint64_t seed,
                    char *err, size_t errlen) {
     if (!spec || nworkers < 1) {
-        msg_set(err, errlen, 0, "faults: %s", !spec ? "no spec"
-            : "nworkers must be >= 1");
+        msg_set(err, errlen, 0, "faults: %s",
+                !spec ? "no spec" : "nworkers must be >= 1");
         return NULL;
     }
     if (!spec->trace && check_random(spec, err, errlen) < 0) return NULL;

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "sim/config/faults_trace.h" /* the trace files */
-#include "sim/config/kinds.h" /* faults_dist, faults_spec, their names */
+#include "sim/config/kinds.h"        /* faults_dist, faults_spec, their names */
 
 typedef struct faults faults;
 

@@ -34,8 +34,8 @@ static void emit(edge *e, int *n, int64_t start, int64_t end) {
 /* Adds [start, end] to a fragment's current window [*cs, *ce] when they
  * share a step (a fragment in two syncs at once counts once), else emits
  * the current one and starts anew.  Windows come in increasing start. */
-static void add_window(edge *e, int *n, int64_t start, int64_t end,
-                       int64_t *cs, int64_t *ce) {
+static void add_window(edge *e, int *n, int64_t start, int64_t end, int64_t *cs,
+                       int64_t *ce) {
     if (*cs <= *ce && start <= *ce) {
         if (end > *ce) *ce = end;
         return;

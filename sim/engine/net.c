@@ -74,8 +74,7 @@ static int valid_link(const net *n, int l) {
 
 static void count_bytes(net *n, const flow *f, uint64_t b) {
     for (int k = 0; k < 2; k++)
-        if (f->link[k] >= 0)
-            n->links[f->link[k]].bytes += b;
+        if (f->link[k] >= 0) n->links[f->link[k]].bytes += b;
 }
 
 static int any_flow(const net *n, const flow *f) {
@@ -91,8 +90,7 @@ static int done_by_now(const net *n, const flow *f) {
  * as moved, it leaves the live set and joins the batch to report. */
 static void finish(net *n, int id) {
     flow *f = &n->flows[id];
-    if (f->rtt != 0)
-        net__tcp_last_round(n, f);
+    if (f->rtt != 0) net__tcp_last_round(n, f);
     count_bytes(n, f, f->bytes);
     eager_remove(n, id);
     f->lazy = 0;
@@ -104,8 +102,7 @@ static void finish(net *n, int id) {
 
 /* The positions of the cnt marked flows ids[] into n->order, ascending. */
 static void found_positions(net *n, const int *ids, int cnt) {
-    for (int i = 0; i < cnt; i++)
-        n->order[i] = n->flows[ids[i]].pos;
+    for (int i = 0; i < cnt; i++) n->order[i] = n->flows[ids[i]].pos;
     net__sort_ints(n->order, cnt);
 }
 
@@ -126,8 +123,7 @@ static void visit_in_live_order(net *n, int cnt, int (*visit)(net *, int)) {
         int from = n->nlive; /* where the flow now at p came from */
         if (from != p && hi > lo && n->order[hi] == from)
             hi--; /* a marked flow moved into p: visited next */
-        else
-            lo++;
+        else lo++;
     }
 }
 
@@ -146,7 +142,8 @@ static int activate(net *n, int id) {
     f->seg_rate = NAN; /* its first filling begins a segment */
     f->t_done = INT64_MAX;
     int ls[2];
-    if (f->remaining <= tolerance(f) || (isinf(f->cap) && bounded_links(n, f, ls) == 0)) {
+    if (f->remaining <= tolerance(f) ||
+        (isinf(f->cap) && bounded_links(n, f, ls) == 0)) {
         finish(n, id);
         return 1;
     }
@@ -165,7 +162,8 @@ static int process_due(net *n, int64_t t) {
     if (!n->heaped) { /* the scans themselves */
         for (int i = 0; i < n->nlive;) {
             int id = n->live[i];
-            if (n->flows[id].state == FLOW_ACTIVE && done_due(&n->flows[id], t)) {
+            if (n->flows[id].state == FLOW_ACTIVE &&
+                done_due(&n->flows[id], t)) {
                 finish_due(n, id); /* moves the last live flow into slot i */
                 count++;
             } else {
@@ -180,8 +178,7 @@ static int process_due(net *n, int64_t t) {
                 continue;
             }
             count++;
-            if (!activate(n, id))
-                i++;
+            if (!activate(n, id)) i++;
         }
         for (int i = 0; i < n->nlive && n->ntcp > 0; i++) {
             const flow *f = &n->flows[n->live[i]];
@@ -226,11 +223,9 @@ static void process_instant(net *n, int64_t t) {
      * afresh every time. */
     for (int i = 0; i < nb; i++) {
         const flow *f = &n->flows[n->batch[i]];
-        if (f->done)
-            f->done(f->ctx, t, n->batch[i], f->tag);
+        if (f->done) f->done(f->ctx, t, n->batch[i], f->tag);
     }
-    for (int i = 0; i < nb; i++)
-        release_id(n, n->batch[i]);
+    for (int i = 0; i < nb; i++) release_id(n, n->batch[i]);
     n->nbatch = 0;
 }
 
@@ -242,16 +237,13 @@ static void process_instant(net *n, int64_t t) {
 static void catch_up(net *n, int64_t now) {
     int64_t was = n->now;
     net__step_to(n, now);
-    if (n->now > was && n->next <= n->now)
-        net__make_eager_if(n, done_by_now);
+    if (n->now > was && n->next <= n->now) net__make_eager_if(n, done_by_now);
 }
 
 net *net_new(int nlinks) {
-    if (nlinks < 0)
-        return NULL;
+    if (nlinks < 0) return NULL;
     net *n = calloc(1, sizeof *n);
-    if (!n)
-        return NULL;
+    if (!n) return NULL;
     size_t nl = nlinks > 0 ? (size_t)nlinks : 1;
     n->links = calloc(nl, sizeof *n->links);
     n->heap = calloc(nl, sizeof *n->heap);
@@ -270,10 +262,8 @@ net *net_new(int nlinks) {
 }
 
 void net_free(net *n) {
-    if (!n)
-        return;
-    for (int l = 0; l < n->nlinks; l++)
-        free(n->links[l].act);
+    if (!n) return;
+    for (int l = 0; l < n->nlinks; l++) free(n->links[l].act);
     free(n->links);
     free(n->heap);
     free(n->dirty);
@@ -297,12 +287,10 @@ void net_free(net *n) {
 }
 
 void net_link_set(net *n, int link, double bytes_per_s) {
-    if (link < 0 || link >= n->nlinks || !(bytes_per_s > 0))
-        return;
+    if (link < 0 || link >= n->nlinks || !(bytes_per_s > 0)) return;
     link_state *L = &n->links[link];
     L->cap = bytes_per_s;
-    for (int j = 0; j < L->nact; j++)
-        seed(n, L->act[j]);
+    for (int j = 0; j < L->nact; j++) seed(n, L->act[j]);
     mark_dirty(n, link);
     net__share(n);
 }
@@ -313,22 +301,28 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
     if (!valid_link(n, link_a) || !valid_link(n, link_b) || latency_ns < 0 ||
         !(max_bytes_per_s > 0))
         return MSG_EINPUT;
-    if (link_a == link_b)
-        link_b = -1;
+    if (link_a == link_b) link_b = -1;
     if ((link_a >= 0 && reserve_link(n, link_a) < 0) ||
         (link_b >= 0 && reserve_link(n, link_b) < 0))
         return MSG_ENOMEM;
     int id = new_id(n);
-    if (id < 0)
-        return MSG_ENOMEM;
+    if (id < 0) return MSG_ENOMEM;
     catch_up(n, now);
     flow *f = &n->flows[id];
-    *f = (flow){.bytes = bytes, .remaining = (double)bytes,
+    *f = (flow){.bytes = bytes,
+                .remaining = (double)bytes,
                 .cap = max_bytes_per_s,
-                .t_act = add_sat(n->now, latency_ns), .t_done = INT64_MAX,
-                .done = done, .ctx = ctx, .tag = tag, .link = {link_a, link_b},
+                .t_act = add_sat(n->now, latency_ns),
+                .t_done = INT64_MAX,
+                .done = done,
+                .ctx = ctx,
+                .tag = tag,
+                .link = {link_a, link_b},
                 .state = FLOW_WAITING,
-                .pos = n->nlive, .count = 1, .seg_rate = NAN, .epos = -1,
+                .pos = n->nlive,
+                .count = 1,
+                .seg_rate = NAN,
+                .epos = -1,
                 .t_round = INT64_MAX};
     for (int k = 0; k < 2; k++)
         if (f->link[k] >= 0 && ++n->links[f->link[k]].nref > 1)
@@ -336,8 +330,7 @@ int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,
     n->live[n->nlive++] = id;
     n->ncount++;
     net__due_add(n, id);
-    if (f->t_act < n->next)
-        n->next = f->t_act;
+    if (f->t_act < n->next) n->next = f->t_act;
     return id;
 }
 
@@ -350,11 +343,9 @@ int64_t net_shift_total(const net *n) {
 }
 
 void net_flow_cancel(net *n, int64_t now, int flow_id) {
-    if (flow_id < 0 || flow_id >= n->nflows)
-        return;
+    if (flow_id < 0 || flow_id >= n->nflows) return;
     int state = n->flows[flow_id].state;
-    if (state != FLOW_WAITING && state != FLOW_ACTIVE)
-        return;
+    if (state != FLOW_WAITING && state != FLOW_ACTIVE) return;
     catch_up(n, now);
     if (state == FLOW_ACTIVE) {
         flow *f = &n->flows[flow_id];
@@ -365,10 +356,8 @@ void net_flow_cancel(net *n, int64_t now, int flow_id) {
     }
     net__live_remove(n, flow_id);
     release_id(n, flow_id);
-    if (state == FLOW_ACTIVE)
-        net__share(n);
-    else
-        net__update_next(n);
+    if (state == FLOW_ACTIVE) net__share(n);
+    else net__update_next(n);
 }
 
 int64_t net_next_time(const net *n) {
@@ -376,14 +365,12 @@ int64_t net_next_time(const net *n) {
 }
 
 void net_advance(net *n, int64_t now) {
-    while (n->next <= now)
-        process_instant(n, n->next);
+    while (n->next <= now) process_instant(n, n->next);
     net__step_to(n, now);
 }
 
 uint64_t net_link_bytes(const net *n, int link) {
-    if (link < 0 || link >= n->nlinks)
-        return 0;
+    if (link < 0 || link >= n->nlinks) return 0;
     const link_state *L = &n->links[link];
     uint64_t b = L->bytes;
     for (int j = 0; j < L->nact; j++) {
@@ -398,7 +385,8 @@ double net_link_peak(const net *n, int link) {
 }
 
 double net_flow_rate(const net *n, int flow_id) {
-    if (flow_id < 0 || flow_id >= n->nflows || n->flows[flow_id].state != FLOW_ACTIVE)
+    if (flow_id < 0 || flow_id >= n->nflows ||
+        n->flows[flow_id].state != FLOW_ACTIVE)
         return 0;
     return n->flows[flow_id].rate;
 }
@@ -408,21 +396,17 @@ int net_active_flows(const net *n) {
 }
 
 void net_flow_set_count(net *n, int flow_id, int count) {
-    if (flow_id < 0 || flow_id >= n->nflows || count < 1)
-        return;
+    if (flow_id < 0 || flow_id >= n->nflows || count < 1) return;
     flow *f = &n->flows[flow_id];
-    if (f->state != FLOW_WAITING && f->state != FLOW_ACTIVE)
-        return;
+    if (f->state != FLOW_WAITING && f->state != FLOW_ACTIVE) return;
     n->ncount += count - f->count;
     f->count = count;
 }
 
 uint64_t net_flow_counted(const net *n, int flow_id) {
-    if (flow_id < 0 || flow_id >= n->nflows)
-        return 0;
+    if (flow_id < 0 || flow_id >= n->nflows) return 0;
     const flow *f = &n->flows[flow_id];
-    if (f->state != FLOW_WAITING && f->state != FLOW_ACTIVE)
-        return 0;
+    if (f->state != FLOW_WAITING && f->state != FLOW_ACTIVE) return 0;
     return moved_bytes(f, net__remaining_now(n, f));
 }
 
@@ -432,13 +416,11 @@ double net_link_capacity(const net *n, int link) {
 
 void net_set_lazy(net *n, int on) {
     n->no_lazy = !on;
-    if (!on)
-        net__make_eager_if(n, any_flow);
+    if (!on) net__make_eager_if(n, any_flow);
 }
 
 void net_set_anonymous(net *n) {
     n->anonymous = 1;
     for (int l = 0; l < n->nlinks; l++)
-        if (n->links[l].nref > 1)
-            n->anonymous = 0;
+        if (n->links[l].nref > 1) n->anonymous = 0;
 }

@@ -30,41 +30,33 @@ static int due_before(const due_entry *a, const due_entry *b) {
 void net__heap_down(due_entry *h, int cnt, int i, due_entry e, flow *flows) {
     for (;;) {
         int c = 2 * i + 1;
-        if (c >= cnt)
-            break;
-        if (c + 1 < cnt && due_before(&h[c + 1], &h[c]))
-            c++;
-        if (!due_before(&h[c], &e))
-            break;
+        if (c >= cnt) break;
+        if (c + 1 < cnt && due_before(&h[c + 1], &h[c])) c++;
+        if (!due_before(&h[c], &e)) break;
         h[i] = h[c];
-        if (flows)
-            flows[h[i].id].hpos = i;
+        if (flows) flows[h[i].id].hpos = i;
         i = c;
     }
     h[i] = e;
-    if (flows)
-        flows[e.id].hpos = i;
+    if (flows) flows[e.id].hpos = i;
 }
 
 /* The same, up past larger parents. */
 void net__heap_up(due_entry *h, int i, due_entry e, flow *flows) {
     while (i > 0 && due_before(&e, &h[(i - 1) / 2])) {
         h[i] = h[(i - 1) / 2];
-        if (flows)
-            flows[h[i].id].hpos = i;
+        if (flows) flows[h[i].id].hpos = i;
         i = (i - 1) / 2;
     }
     h[i] = e;
-    if (flows)
-        flows[e.id].hpos = i;
+    if (flows) flows[e.id].hpos = i;
 }
 
 /* Puts entry e where the hole at i of net.due belongs. */
 void net__due_sift(net *n, int i, due_entry e) {
     if (i > 0 && due_before(&e, &n->due[(i - 1) / 2]))
         net__heap_up(n->due, i, e, n->flows);
-    else
-        net__heap_down(n->due, n->nlive, i, e, n->flows);
+    else net__heap_down(n->due, n->nlive, i, e, n->flows);
 }
 
 /* Flow id joins the heap (n->nlive already counts it); past HEAP_ON live
@@ -77,8 +69,7 @@ void net__due_add(net *n, int id) {
             n->due[i] = (due_entry){due_at(&n->flows[n->live[i]]), n->live[i]};
         for (int i = n->nlive / 2; i-- > 0;)
             net__heap_down(n->due, n->nlive, i, n->due[i], n->flows);
-        for (int i = 0; i < n->nlive; i++)
-            n->flows[n->due[i].id].hpos = i;
+        for (int i = 0; i < n->nlive; i++) n->flows[n->due[i].id].hpos = i;
         n->heaped = 1;
     }
 }
@@ -86,13 +77,10 @@ void net__due_add(net *n, int id) {
 /* Flow id leaves the heap (n->nlive no longer counts it); below HEAP_OFF
  * live flows the heap is dropped. */
 static inline void due_remove(net *n, int id) {
-    if (!n->heaped)
-        return;
+    if (!n->heaped) return;
     int i = n->flows[id].hpos;
-    if (n->nlive < HEAP_OFF)
-        n->heaped = 0;
-    else if (i != n->nlive)
-        net__due_sift(n, i, n->due[n->nlive]);
+    if (n->nlive < HEAP_OFF) n->heaped = 0;
+    else if (i != n->nlive) net__due_sift(n, i, n->due[n->nlive]);
 }
 
 /* The live flows due at t into n->found (active: t_done <= t, or an eager
@@ -102,21 +90,16 @@ static inline void due_remove(net *n, int id) {
  * must be on. */
 void net__gather_due(net *n, int64_t t, int *nf, int *na, int *nr) {
     int *stack = n->comp, top = 0, cf = 0, ca = 0, cr = 0;
-    if (n->nlive > 0 && n->due[0].t <= t)
-        stack[top++] = 0;
+    if (n->nlive > 0 && n->due[0].t <= t) stack[top++] = 0;
     while (top > 0) {
         int i = stack[--top], id = n->due[i].id;
         flow *f = &n->flows[id];
-        if (f->state == FLOW_WAITING)
-            n->found_act[ca++] = id;
-        else if (n->ntcp == 0 || done_due(f, t))
-            n->found[cf++] = id;
-        else
-            n->found_round[cr++] = id;
+        if (f->state == FLOW_WAITING) n->found_act[ca++] = id;
+        else if (n->ntcp == 0 || done_due(f, t)) n->found[cf++] = id;
+        else n->found_round[cr++] = id;
         f->marked = 1;
         for (int c = 2 * i + 1; c <= 2 * i + 2 && c < n->nlive; c++)
-            if (n->due[c].t <= t)
-                stack[top++] = c;
+            if (n->due[c].t <= t) stack[top++] = c;
     }
     for (int i = 0; i < n->neager; i++) {
         flow *f = &n->flows[n->eager[i]];
@@ -135,8 +118,7 @@ void net__live_remove(net *n, int id) {
     n->ncount -= f->count;
     n->ntcp -= f->rtt != 0;
     for (int k = 0; k < 2; k++)
-        if (f->link[k] >= 0)
-            n->links[f->link[k]].nref--;
+        if (f->link[k] >= 0) n->links[f->link[k]].nref--;
     int pos = f->pos;
     int last = n->live[--n->nlive];
     n->live[pos] = last;
@@ -155,8 +137,7 @@ void net__links_leave(net *n, int id) {
     f->tied = 0;
     for (int k = 0; k < 2; k++) {
         int l = f->link[k];
-        if (l < 0)
-            continue;
+        if (l < 0) continue;
         link_state *L = &n->links[l];
         int last = L->act[--L->nact];
         L->act[f->lpos[k]] = last;
@@ -164,8 +145,7 @@ void net__links_leave(net *n, int id) {
         g->lpos[g->link[0] == l ? 0 : 1] = f->lpos[k];
         mark_dirty(n, l);
         if (isfinite(L->cap))
-            for (int j = 0; j < L->nact; j++)
-                seed(n, L->act[j]);
+            for (int j = 0; j < L->nact; j++) seed(n, L->act[j]);
     }
 }
 
@@ -178,31 +158,26 @@ int net__doubled(int count, int first) {
  * changed (arrays that did grow are simply larger than needed). */
 int net__grow(net *n) {
     int cap = net__doubled(n->fcap, 16);
-    if (cap < 0)
-        return -1;
+    if (cap < 0) return -1;
     flow *f = realloc(n->flows, (size_t)cap * sizeof *f);
-    if (!f)
-        return -1;
+    if (!f) return -1;
     n->flows = f;
-    int **arrays[] = {&n->live,  &n->freeids, &n->batch, &n->seeds,     &n->comp,
-                      &n->order, &n->eager,   &n->found, &n->found_act, &n->found_round};
+    int **arrays[] = {&n->live,      &n->freeids,    &n->batch, &n->seeds,
+                      &n->comp,      &n->order,      &n->eager, &n->found,
+                      &n->found_act, &n->found_round};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
         int *p = realloc(*arrays[i], (size_t)cap * sizeof *p);
-        if (!p)
-            return -1;
+        if (!p) return -1;
         *arrays[i] = p;
     }
     int *lf = realloc(n->lflows, 2 * (size_t)cap * sizeof *lf);
-    if (!lf)
-        return -1;
+    if (!lf) return -1;
     n->lflows = lf;
     capped_flow *cf = realloc(n->capped, (size_t)cap * sizeof *cf);
-    if (!cf)
-        return -1;
+    if (!cf) return -1;
     n->capped = cf;
     due_entry *de = realloc(n->due, (size_t)cap * sizeof *de);
-    if (!de)
-        return -1;
+    if (!de) return -1;
     n->due = de;
     n->fcap = cap;
     return 0;
@@ -221,19 +196,15 @@ void net__sort_ints(int *a, int cnt) {
     }
     for (int i = 1; i < cnt; i++) {
         int x = a[i], j = i;
-        for (; j > 0 && a[j - 1] > x; j--)
-            a[j] = a[j - 1];
+        for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
         a[j] = x;
     }
 }
 
 /* Sorts ids[0..cnt) (live flows) into live order. */
 void net__sort_live(net *n, int *ids, int cnt) {
-    if (cnt < 2)
-        return;
-    for (int i = 0; i < cnt; i++)
-        n->order[i] = n->flows[ids[i]].pos;
+    if (cnt < 2) return;
+    for (int i = 0; i < cnt; i++) n->order[i] = n->flows[ids[i]].pos;
     net__sort_ints(n->order, cnt);
-    for (int i = 0; i < cnt; i++)
-        ids[i] = n->live[n->order[i]];
+    for (int i = 0; i < cnt; i++) ids[i] = n->live[n->order[i]];
 }

@@ -29,60 +29,60 @@
 enum { FLOW_FREE, FLOW_WAITING, FLOW_ACTIVE, FLOW_DONE };
 
 typedef struct {
-    uint64_t bytes;    /* size of the flow */
-    double remaining;  /* bytes still to move (fractional while moving); a
+    uint64_t bytes;   /* size of the flow */
+    double remaining; /* bytes still to move (fractional while moving); a
                           lazy flow: at the start of its segment */
-    double rate;       /* bytes/s while active */
-    double seg_rate;   /* the rate its segment began with (NaN: none) */
-    int64_t k0;        /* the tick its segment began at; lazy: the tick
+    double rate;      /* bytes/s while active */
+    double seg_rate;  /* the rate its segment began with (NaN: none) */
+    int64_t k0;       /* the tick its segment began at; lazy: the tick
                           `remaining` refers to */
-    int64_t kend;      /* lazy: the last tick its proof covers */
-    double cap;        /* the flow's own max rate (may be INFINITY) */
-    int64_t t_act;     /* instant it becomes active */
-    int64_t t_done;    /* completion instant at the current rate */
-    net_done_fn done;  /* its owner's callback (NULL: none), with ctx and tag */
+    int64_t kend;     /* lazy: the last tick its proof covers */
+    double cap;       /* the flow's own max rate (may be INFINITY) */
+    int64_t t_act;    /* instant it becomes active */
+    int64_t t_done;   /* completion instant at the current rate */
+    net_done_fn done; /* its owner's callback (NULL: none), with ctx and tag */
     void *ctx;
     uint64_t tag;
-    uint64_t seen;     /* share(): epoch of the pass that reached it */
-    int link[2];       /* -1 for none; link[1] != link[0] */
-    int lpos[2];       /* its index in links[link[k]].act while active */
-    int state;         /* FLOW_* */
-    int pos;           /* index in net.live while live */
-    int tied;          /* its component's last filling was tied */
-    int seeded;        /* in net.seeds */
-    int count;         /* alike flows it stands for (net_flow_set_count) */
-    int lazy;          /* stepped only when needed (see the file comment) */
-    int epos;          /* its index in net.eager, -1 when not there */
-    int hpos;          /* its index in net.due while live */
-    int marked;        /* gathered by gather_due() */
+    uint64_t seen; /* share(): epoch of the pass that reached it */
+    int link[2];   /* -1 for none; link[1] != link[0] */
+    int lpos[2];   /* its index in links[link[k]].act while active */
+    int state;     /* FLOW_* */
+    int pos;       /* index in net.live while live */
+    int tied;      /* its component's last filling was tied */
+    int seeded;    /* in net.seeds */
+    int count;     /* alike flows it stands for (net_flow_set_count) */
+    int lazy;      /* stepped only when needed (see the file comment) */
+    int epos;      /* its index in net.eager, -1 when not there */
+    int hpos;      /* its index in net.due while live */
+    int marked;    /* gathered by gather_due() */
     /* TCP (net_flow_set_tcp; see the TCP comment below); rtt 0: none */
-    int64_t rtt;       /* round trip, ns */
-    int64_t t_round;   /* the next round boundary that changes its window,
+    int64_t rtt;     /* round trip, ns */
+    int64_t t_round; /* the next round boundary that changes its window,
                           cap or wbind (INT64_MAX: none would) */
-    double win;        /* window, bytes */
-    double win_max;    /* the window's limit (may be INFINITY) */
-    double cap0;       /* its own max rate, before the window's */
-    int capbound;      /* its last filling froze it at its cap, below the
+    double win;      /* window, bytes */
+    double win_max;  /* the window's limit (may be INFINITY) */
+    double cap0;     /* its own max rate, before the window's */
+    int capbound;    /* its last filling froze it at its cap, below the
                           fair share of each of its links (CAP_MARGIN) */
-    int wbind;         /* its cap is the window's, below cap0 */
+    int wbind;       /* its cap is the window's, below cap0 */
 } flow;
 
 typedef struct {
-    double cap;        /* bytes/s, 0 until set, may be INFINITY */
-    uint64_t bytes;    /* whole bytes that crossed the link */
-    double peak;       /* highest total rate carried */
-    double load;       /* total rate at the last update_peaks() */
-    int *act;          /* active flows crossing it, in no order */
+    double cap;     /* bytes/s, 0 until set, may be INFINITY */
+    uint64_t bytes; /* whole bytes that crossed the link */
+    double peak;    /* highest total rate carried */
+    double load;    /* total rate at the last update_peaks() */
+    int *act;       /* active flows crossing it, in no order */
     int nact;
-    int nref;          /* live flows crossing it (act has room for them) */
-    int cact;          /* allocated entries of act */
-    int dirty;         /* in net.dirty */
-    uint64_t seen;     /* share(): epoch of the pass that reached it */
+    int nref;      /* live flows crossing it (act has room for them) */
+    int cact;      /* allocated entries of act */
+    int dirty;     /* in net.dirty */
+    uint64_t seen; /* share(): epoch of the pass that reached it */
     /* scratch for the filling, meaningful only for links in net.heap */
-    double rem;        /* capacity not yet handed out */
-    int nflows;        /* unfrozen flows crossing it */
-    int first, nlist;  /* its flows: net.lflows[first .. first+nlist) */
-    int hpos;          /* its index in the heap net.heap */
+    double rem;       /* capacity not yet handed out */
+    int nflows;       /* unfrozen flows crossing it */
+    int first, nlist; /* its flows: net.lflows[first .. first+nlist) */
+    int hpos;         /* its index in the heap net.heap */
 } link_state;
 
 /* A bounded link in the filling's heap, keyed by its fair share
@@ -106,59 +106,61 @@ typedef struct {
 } due_entry;
 
 struct net {
-    int64_t now;       /* instant the flows' remaining bytes refer to */
-    int64_t next;      /* cached net_next_time() */
+    int64_t now;  /* instant the flows' remaining bytes refer to */
+    int64_t next; /* cached net_next_time() */
     int nlinks;
     link_state *links;
-    heap_entry *heap;  /* filling: bounded links crossed by its flows */
-    int *dirty;        /* links whose peak needs updating */
+    heap_entry *heap; /* filling: bounded links crossed by its flows */
+    int *dirty;       /* links whose peak needs updating */
     int ndirty;
 
     flow *flows;
-    int nflows;        /* slots ever used: ids are < nflows */
-    int fcap;          /* allocated slots in flows and the int arrays below */
-    int *live;         /* ids of waiting and active flows, dense */
+    int nflows; /* slots ever used: ids are < nflows */
+    int fcap;   /* allocated slots in flows and the int arrays below */
+    int *live;  /* ids of waiting and active flows, dense */
     int nlive;
-    int ncount;        /* sum of the live flows' counts */
-    int anonymous;     /* net_set_anonymous() and no link shared since */
-    int *freeids;      /* stack of reusable ids */
+    int ncount;    /* sum of the live flows' counts */
+    int anonymous; /* net_set_anonymous() and no link shared since */
+    int *freeids;  /* stack of reusable ids */
     int nfree;
-    int *lflows;       /* filling: flows of each link (2 * fcap) */
+    int *lflows;         /* filling: flows of each link (2 * fcap) */
     capped_flow *capped; /* filling: flows with a finite cap, by cap */
-    int *batch;        /* flows completed at the instant being processed */
+    int *batch;          /* flows completed at the instant being processed */
     int nbatch;
-    int *seeds;        /* active flows whose component changed */
+    int *seeds; /* active flows whose component changed */
     int nseeds;
-    int *comp;         /* share(): the flows of one component, or all */
-    int *order;        /* share(): positions in live, to sort */
-    int ntied;         /* active flows with tied set */
-    uint64_t epoch;    /* share() passes so far */
+    int *comp;      /* share(): the flows of one component, or all */
+    int *order;     /* share(): positions in live, to sort */
+    int ntied;      /* active flows with tied set */
+    uint64_t epoch; /* share() passes so far */
 
     /* lazy stepping (see the file comment) */
-    int64_t *ticks;    /* the instants the clock stopped at: tick k is
+    int64_t *ticks; /* the instants the clock stopped at: tick k is
                           ticks[k - tick0]; the last one is now */
     int64_t tick0;
     int nticks, cticks;
-    int trim_at;       /* nticks at which old ticks are dropped */
-    int *eager;        /* active flows stepped at every tick */
+    int trim_at; /* nticks at which old ticks are dropped */
+    int *eager;  /* active flows stepped at every tick */
     int neager;
-    due_entry *due;    /* min-heap of the live flows by due_at() */
-    int heaped;        /* net.due is kept (see the heap of due instants) */
-    int *found;        /* gather_due(): the flows due, to finish */
-    int *found_act;    /* gather_due(): the flows due, to activate */
-    due_entry *ends;   /* min-heap of lazy segments by the tick their
+    due_entry *due;  /* min-heap of the live flows by due_at() */
+    int heaped;      /* net.due is kept (see the heap of due instants) */
+    int *found;      /* gather_due(): the flows due, to finish */
+    int *found_act;  /* gather_due(): the flows due, to activate */
+    due_entry *ends; /* min-heap of lazy segments by the tick their
                           proof ends; entries of ended segments linger */
     int nends, cends;
-    int due_now;       /* share() gave some flow t_done <= now */
-    int no_lazy;       /* net_set_lazy(n, 0) */
-    int *found_round;  /* gather_due(): the flows at a round boundary */
-    int ntcp;          /* live TCP flows */
-    int64_t shifted;   /* the sum of net_shift()'s dt */
+    int due_now;      /* share() gave some flow t_done <= now */
+    int no_lazy;      /* net_set_lazy(n, 0) */
+    int *found_round; /* gather_due(): the flows at a round boundary */
+    int ntcp;         /* live TCP flows */
+    int64_t shifted;  /* the sum of net_shift()'s dt */
 };
 
-
-enum { HEAP_ON = 48, HEAP_OFF = 16 }; /* live flows at which net.due turns on, off */
-enum { TICKS_MAX = 1 << 16 };         /* ticks kept for lazy flows, at most */
+enum {
+    HEAP_ON = 48,
+    HEAP_OFF = 16
+};                            /* live flows at which net.due turns on, off */
+enum { TICKS_MAX = 1 << 16 }; /* ticks kept for lazy flows, at most */
 
 /* Whether a cap frozen at lam binds below a share: by more than a relative
  * 1e-9 (CAP_MARGIN), so that a cap set to a share, which the next filling
@@ -277,19 +279,16 @@ static inline void seed(net *n, int id) {
 /* The instant a live flow is next due at: its activation while it waits,
  * then its completion or its next round boundary, whichever comes first. */
 static inline int64_t due_at(const flow *f) {
-    if (f->state == FLOW_WAITING)
-        return f->t_act;
+    if (f->state == FLOW_WAITING) return f->t_act;
     return f->t_round < f->t_done ? f->t_round : f->t_done;
 }
 
 /* A live flow's due_at() may have changed. */
 static inline void due_update(net *n, int id) {
-    if (!n->heaped)
-        return;
+    if (!n->heaped) return;
     const flow *f = &n->flows[id];
     due_entry e = {due_at(f), id};
-    if (n->due[f->hpos].t != e.t)
-        net__due_sift(n, f->hpos, e);
+    if (n->due[f->hpos].t != e.t) net__due_sift(n, f->hpos, e);
 }
 
 /* Whether active flow f is due at t: complete by its instant, or an eager
@@ -312,8 +311,7 @@ static inline void eager_add(net *n, int id) {
 
 static inline void eager_remove(net *n, int id) {
     flow *f = &n->flows[id];
-    if (f->epos < 0)
-        return;
+    if (f->epos < 0) return;
     int last = n->eager[--n->neager];
     n->eager[f->epos] = last;
     n->flows[last].epos = f->epos;
@@ -323,8 +321,7 @@ static inline void eager_remove(net *n, int id) {
 /* Finds active flow id's next round boundary again (net__tcp_reschedule);
  * nothing for a flow that is not TCP. */
 static inline void tcp_schedule(net *n, int id) {
-    if (n->flows[id].rtt != 0)
-        net__tcp_reschedule(n, id);
+    if (n->flows[id].rtt != 0) net__tcp_reschedule(n, id);
 }
 
 static inline void release_id(net *n, int id) {
@@ -334,10 +331,8 @@ static inline void release_id(net *n, int id) {
 
 /* A free flow id, or -1 when out of memory. */
 static inline int new_id(net *n) {
-    if (n->nfree > 0)
-        return n->freeids[--n->nfree];
-    if (n->nflows == n->fcap && net__grow(n) < 0)
-        return -1;
+    if (n->nfree > 0) return n->freeids[--n->nfree];
+    if (n->nflows == n->fcap && net__grow(n) < 0) return -1;
     return n->nflows++;
 }
 
@@ -345,11 +340,9 @@ static inline int new_id(net *n) {
 static inline int reserve_link(net *n, int l) {
     link_state *L = &n->links[l];
     int cap = L->nref < L->cact ? 0 : net__doubled(L->cact, 4);
-    if (cap <= 0)
-        return cap;
+    if (cap <= 0) return cap;
     int *p = realloc(L->act, (size_t)cap * sizeof *p);
-    if (!p)
-        return -1;
+    if (!p) return -1;
     L->act = p;
     L->cact = cap;
     return 0;
@@ -359,8 +352,7 @@ static inline int reserve_link(net *n, int l) {
 static inline void links_join(net *n, int id) {
     flow *f = &n->flows[id];
     for (int k = 0; k < 2; k++) {
-        if (f->link[k] < 0)
-            continue;
+        if (f->link[k] < 0) continue;
         link_state *L = &n->links[f->link[k]];
         f->lpos[k] = L->nact;
         L->act[L->nact++] = id;
@@ -381,8 +373,7 @@ static inline void make_current(net *n, flow *f) {
  * is not the one its segment began with. */
 static inline void rate_set(net *n, int id) {
     flow *f = &n->flows[id];
-    if (f->rate == f->seg_rate)
-        return;
+    if (f->rate == f->seg_rate) return;
     make_current(n, f);
     net__begin_segment(n, id, 0); /* proven at a later share, if it lives on */
 }

@@ -46,12 +46,9 @@ static void heap_sift_down(net *n, int nt, int i) {
     heap_entry *h = n->heap, e = h[i];
     for (;;) {
         int c = 2 * i + 1;
-        if (c >= nt)
-            break;
-        if (c + 1 < nt && h[c + 1].fair < h[c].fair)
-            c++;
-        if (h[c].fair >= e.fair)
-            break;
+        if (c >= nt) break;
+        if (c + 1 < nt && h[c + 1].fair < h[c].fair) c++;
+        if (h[c].fair >= e.fair) break;
         h[i] = h[c];
         n->links[h[i].link].hpos = i;
         i = c;
@@ -62,8 +59,7 @@ static void heap_sift_down(net *n, int nt, int i) {
 
 static int by_cap(const void *a, const void *b) {
     const capped_flow *x = a, *y = b;
-    if (x->cap != y->cap)
-        return x->cap < y->cap ? -1 : 1;
+    if (x->cap != y->cap) return x->cap < y->cap ? -1 : 1;
     return (x->id > y->id) - (x->id < y->id);
 }
 
@@ -78,12 +74,10 @@ static int fill_setup(net *n, const int *ids, int cnt, int *ncapped) {
         flow *f = &n->flows[ids[i]];
         f->rate = -1;
         f->capbound = 0;
-        if (isfinite(f->cap))
-            n->capped[nc++] = (capped_flow){f->cap, ids[i]};
+        if (isfinite(f->cap)) n->capped[nc++] = (capped_flow){f->cap, ids[i]};
         for (int k = bounded_links(n, f, ls); k-- > 0;) {
             link_state *L = &n->links[ls[k]];
-            if (L->nflows++ == 0)
-                n->heap[nt++].link = ls[k];
+            if (L->nflows++ == 0) n->heap[nt++].link = ls[k];
         }
     }
     int off = 0;
@@ -102,12 +96,9 @@ static int fill_setup(net *n, const int *ids, int cnt, int *ncapped) {
             n->lflows[L->first + L->nlist++] = ids[i];
         }
     }
-    for (int i = nt / 2 - 1; i >= 0; i--)
-        heap_sift_down(n, nt, i);
-    for (int i = 0; i < nt; i++)
-        n->links[n->heap[i].link].hpos = i;
-    if (nc > 1)
-        qsort(n->capped, (size_t)nc, sizeof *n->capped, by_cap);
+    for (int i = nt / 2 - 1; i >= 0; i--) heap_sift_down(n, nt, i);
+    for (int i = 0; i < nt; i++) n->links[n->heap[i].link].hpos = i;
+    if (nc > 1) qsort(n->capped, (size_t)nc, sizeof *n->capped, by_cap);
     *ncapped = nc;
     return nt;
 }
@@ -137,16 +128,14 @@ static int fill_freeze(net *n, int nt, flow *f, double lam) {
 static int below_links(const net *n, const flow *f, double lam) {
     int ls[2];
     for (int k = bounded_links(n, f, ls); k-- > 0;)
-        if (!(lam < n->heap[n->links[ls[k]].hpos].fair * CAP_MARGIN))
-            return 0;
+        if (!(lam < n->heap[n->links[ls[k]].hpos].fair * CAP_MARGIN)) return 0;
     return 1;
 }
 
 /* The one unfrozen flow of a link in the filling (nflows == 1). */
 static int unfrozen(const net *n, const link_state *L) {
     for (int j = L->first; j < L->first + L->nlist; j++)
-        if (n->flows[n->lflows[j]].rate < 0)
-            return n->lflows[j];
+        if (n->flows[n->lflows[j]].rate < 0) return n->lflows[j];
     return -1;
 }
 
@@ -161,11 +150,9 @@ static int root_tied(const net *n, int nt) {
             ties++;
             c = i;
         }
-    if (ties != 1)
-        return ties > 1;
+    if (ties != 1) return ties > 1;
     for (int i = 2 * c + 1; i <= 2 * c + 2 && i < nt; i++)
-        if (h[i].fair == h[0].fair)
-            return 1;
+        if (h[i].fair == h[0].fair) return 1;
     const link_state *R = &n->links[h[0].link], *T = &n->links[h[c].link];
     return R->nflows != 1 || T->nflows != 1 || unfrozen(n, R) != unfrozen(n, T);
 }
@@ -184,30 +171,26 @@ static int fill_rates(net *n, const int *ids, int cnt, int watch) {
             ci++; /* already frozen by a link */
         double lc = ci < nc ? n->capped[ci].cap : INFINITY;
         double ll = nt > 0 ? n->heap[0].fair : INFINITY;
-        if (isinf(lc) && isinf(ll))
-            break;
+        if (isinf(lc) && isinf(ll)) break;
         if (lc <= ll) {
             flow *f = &n->flows[n->capped[ci++].id];
             f->capbound = below_links(n, f, lc);
             tied |= fill_freeze(n, nt, f, lc);
             continue;
         }
-        if (watch && !tied)
-            tied = (linked && ll == last) || root_tied(n, nt);
+        if (watch && !tied) tied = (linked && ll == last) || root_tied(n, nt);
         linked = 1;
         last = ll;
         const link_state *L = &n->links[n->heap[0].link];
         for (int j = L->first; j < L->first + L->nlist; j++) {
             flow *f = &n->flows[n->lflows[j]];
-            if (f->rate < 0)
-                tied |= fill_freeze(n, nt, f, ll);
+            if (f->rate < 0) tied |= fill_freeze(n, nt, f, ll);
         }
     }
     /* what is left has no bounded link and no cap */
     for (int i = 0; i < cnt; i++) {
         flow *f = &n->flows[ids[i]];
-        if (f->rate < 0)
-            f->rate = INFINITY;
+        if (f->rate < 0) f->rate = INFINITY;
     }
     return watch && tied;
 }
@@ -221,8 +204,7 @@ static int component(net *n, int id) {
     for (int i = 0; i < c; i++) {
         for (int k = bounded_links(n, &n->flows[n->comp[i]], ls); k-- > 0;) {
             link_state *L = &n->links[ls[k]];
-            if (L->seen == n->epoch)
-                continue;
+            if (L->seen == n->epoch) continue;
             L->seen = n->epoch;
             for (int j = 0; j < L->nact; j++) {
                 flow *g = &n->flows[L->act[j]];
@@ -245,13 +227,10 @@ static int component(net *n, int id) {
 static double lone_rate(const net *n, const flow *f, int *capbound) {
     double links = INFINITY;
     for (int k = 0; k < 2; k++) {
-        if (f->link[k] < 0)
-            continue;
+        if (f->link[k] < 0) continue;
         const link_state *L = &n->links[f->link[k]];
-        if (L->nact > 1 && isfinite(L->cap))
-            return -1;
-        if (L->cap < links)
-            links = L->cap;
+        if (L->nact > 1 && isfinite(L->cap)) return -1;
+        if (L->cap < links) links = L->cap;
     }
     *capbound = f->cap < links * CAP_MARGIN;
     return f->cap < links ? f->cap : links;
@@ -303,8 +282,7 @@ static void update_peaks(net *n) {
     for (int d = 0; d < n->ndirty; d++) {
         link_state *L = &n->links[n->dirty[d]];
         L->dirty = 0;
-        if (L->nact == 0)
-            continue;
+        if (L->nact == 0) continue;
         const int *ids = L->act;
         if (L->nact > 2) {
             memcpy(n->comp, L->act, (size_t)L->nact * sizeof *L->act);
@@ -314,12 +292,10 @@ static void update_peaks(net *n) {
         L->load = 0;
         for (int j = 0; j < L->nact; j++) {
             double r = n->flows[ids[j]].rate;
-            if (isfinite(r))
-                L->load += r;
+            if (isfinite(r)) L->load += r;
         }
         double load = L->load < L->cap ? L->load : L->cap;
-        if (load > L->peak)
-            L->peak = load;
+        if (load > L->peak) L->peak = load;
     }
     n->ndirty = 0;
 }

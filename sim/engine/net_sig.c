@@ -60,7 +60,8 @@ static sig_flow flow_sig(const net *n, int id, int64_t now) {
 static int by_sig(const void *a, const void *b) {
     const sig_flow *x = a, *y = b;
     size_t off = sizeof x->id;
-    return memcmp((const char *)x + off, (const char *)y + off, sizeof *x - off);
+    return memcmp((const char *)x + off, (const char *)y + off,
+                  sizeof *x - off);
 }
 
 void net_signature(const net *n, int64_t now, sig_buf *s) {
@@ -99,24 +100,18 @@ void net_signature(const net *n, int64_t now, sig_buf *s) {
 void net_shift(net *n, int64_t dt) {
     n->now += dt;
     n->shifted += dt;
-    for (int i = 0; i < n->nticks; i++)
-        n->ticks[i] += dt;
-    if (n->next != INT64_MAX)
-        n->next += dt;
+    for (int i = 0; i < n->nticks; i++) n->ticks[i] += dt;
+    if (n->next != INT64_MAX) n->next += dt;
     for (int i = 0; i < n->nlive; i++) {
         flow *f = &n->flows[n->live[i]];
-        if (f->t_act != INT64_MAX)
-            f->t_act += dt;
-        if (f->t_done != INT64_MAX)
-            f->t_done += dt;
-        if (f->t_round != INT64_MAX)
-            f->t_round += dt;
+        if (f->t_act != INT64_MAX) f->t_act += dt;
+        if (f->t_done != INT64_MAX) f->t_done += dt;
+        if (f->t_round != INT64_MAX) f->t_round += dt;
         if (n->heaped && n->due[i].t != INT64_MAX)
             n->due[i].t += dt; /* the heap's order stays */
     }
 }
 
 void net_link_bytes_add(net *n, int link, uint64_t bytes) {
-    if (link >= 0 && link < n->nlinks)
-        n->links[link].bytes += bytes;
+    if (link >= 0 && link < n->nlinks) n->links[link].bytes += bytes;
 }

@@ -66,8 +66,7 @@
  * replayed bytes are the bits stepping at every tick gives. */
 static double step_bytes(double remaining, double rate, double dt_ns) {
     double mv = isinf(rate) ? remaining : rate * dt_ns / 1e9;
-    if (mv > remaining)
-        mv = remaining;
+    if (mv > remaining) mv = remaining;
     return remaining - mv;
 }
 
@@ -79,10 +78,10 @@ static int64_t tick_at(const net *n, int64_t k) {
  * through every tick since, exactly as stepping at each would have. */
 double net__remaining_now(const net *n, const flow *f) {
     double r = f->remaining;
-    if (!f->lazy || f->seg_rate == 0)
-        return r;
+    if (!f->lazy || f->seg_rate == 0) return r;
     for (int64_t k = f->k0 + 1; k <= tick_now(n); k++)
-        r = step_bytes(r, f->seg_rate, (double)(tick_at(n, k) - tick_at(n, k - 1)));
+        r = step_bytes(r, f->seg_rate,
+                       (double)(tick_at(n, k) - tick_at(n, k - 1)));
     return r;
 }
 
@@ -110,8 +109,7 @@ static int end_current(const net *n, const due_entry *e) {
 static void ends_rebuild(net *n) {
     int k = 0;
     for (int i = 0; i < n->nends; i++)
-        if (end_current(n, &n->ends[i]))
-            n->ends[k++] = n->ends[i];
+        if (end_current(n, &n->ends[i])) n->ends[k++] = n->ends[i];
     n->nends = k;
     for (int i = k / 2 - 1; i >= 0; i--)
         net__heap_down(n->ends, k, i, n->ends[i], NULL);
@@ -120,13 +118,12 @@ static void ends_rebuild(net *n) {
 /* Records lazy flow id's proof end; out of memory, the flow goes eager. */
 static int ends_push(net *n, int id) {
     const flow *f = &n->flows[id];
-    if (n->nends >= 2 * n->nlive + 64)
-        ends_rebuild(n);
+    if (n->nends >= 2 * n->nlive + 64) ends_rebuild(n);
     if (n->nends == n->cends) {
         int cap = net__doubled(n->cends, 64);
-        due_entry *p = cap > 0 ? realloc(n->ends, (size_t)cap * sizeof *p) : NULL;
-        if (!p)
-            return -1;
+        due_entry *p =
+            cap > 0 ? realloc(n->ends, (size_t)cap * sizeof *p) : NULL;
+        if (!p) return -1;
         n->ends = p;
         n->cends = cap;
     }
@@ -140,8 +137,7 @@ static void expire_proofs(net *n) {
         due_entry e = n->ends[0];
         n->nends--;
         net__heap_down(n->ends, n->nends, 0, n->ends[n->nends], NULL);
-        if (end_current(n, &e))
-            make_eager(n, e.id);
+        if (end_current(n, &e)) make_eager(n, e.id);
     }
 }
 
@@ -151,11 +147,13 @@ static void trim_ticks(net *n) {
     int64_t keep = tick_now(n);
     for (int i = 0; i < n->nlive; i++) {
         const flow *f = &n->flows[n->live[i]];
-        if (f->state == FLOW_ACTIVE && f->lazy && f->seg_rate != 0 && f->k0 < keep)
+        if (f->state == FLOW_ACTIVE && f->lazy && f->seg_rate != 0 &&
+            f->k0 < keep)
             keep = f->k0;
     }
     int drop = (int)(keep - n->tick0);
-    memmove(n->ticks, n->ticks + drop, (size_t)(n->nticks - drop) * sizeof *n->ticks);
+    memmove(n->ticks, n->ticks + drop,
+            (size_t)(n->nticks - drop) * sizeof *n->ticks);
     n->tick0 = keep;
     n->nticks -= drop;
     int64_t at = 2 * (int64_t)n->nticks + 2 * (int64_t)n->nlive + 64;
@@ -168,10 +166,8 @@ static void trim_ticks(net *n) {
  * (its proof, counted from where it began, stays), and all but that tick
  * go. */
 static void reserve_tick(net *n) {
-    if (n->nticks >= n->trim_at)
-        trim_ticks(n);
-    if (n->nticks < n->cticks)
-        return;
+    if (n->nticks >= n->trim_at) trim_ticks(n);
+    if (n->nticks < n->cticks) return;
     int cap = n->nticks < TICKS_MAX ? net__doubled(n->cticks, 64) : -1;
     int64_t *p = cap > 0 ? realloc(n->ticks, (size_t)cap * sizeof *p) : NULL;
     if (p) {
@@ -193,10 +189,8 @@ static void reserve_tick(net *n) {
  * the eager ones now, the lazy ones when asked (net__remaining_now), through
  * the tick t adds. */
 void net__step_to(net *n, int64_t t) {
-    if (t <= n->now)
-        return;
-    if (n->nticks >= n->trim_at || n->nticks == n->cticks)
-        reserve_tick(n);
+    if (t <= n->now) return;
+    if (n->nticks >= n->trim_at || n->nticks == n->cticks) reserve_tick(n);
     double dt_ns = (double)(t - n->now);
     for (int i = 0; i < n->neager; i++) {
         flow *f = &n->flows[n->eager[i]];
@@ -213,16 +207,13 @@ void net__step_to(net *n, int64_t t) {
  * noise and far below 1 ns keeps an exact instant from being pushed to the
  * next ns by rounding.  f's bytes must be current (not lazy). */
 static int64_t completion(const net *n, const flow *f) {
-    if (f->remaining <= tolerance(f) || isinf(f->rate))
-        return n->now;
-    if (f->rate <= 0)
-        return INT64_MAX;
+    if (f->remaining <= tolerance(f) || isinf(f->rate)) return n->now;
+    if (f->rate <= 0) return INT64_MAX;
     double x = f->remaining * 1e9 / f->rate;
     if (!(x < 9e18)) /* also inf and NaN (a subnormal rate): never */
         return INT64_MAX;
     double ns = ceil(x - (1e-6 + 1e-13 * x));
-    if (ns <= 0)
-        return n->now;
+    if (ns <= 0) return n->now;
     return add_sat(n->now, (int64_t)ns);
 }
 
@@ -233,24 +224,22 @@ static int64_t completion(const net *n, const flow *f) {
  * completion() are current. */
 static int64_t proven_ticks(const net *n, const flow *f) {
     double r = f->rate, R = f->remaining, tol = tolerance(f);
-    if (r == 0)
-        return R > tol ? INT64_MAX : -1; /* it never moves */
+    if (r == 0) return R > tol ? INT64_MAX : -1; /* it never moves */
     int64_t K = f->t_done == INT64_MAX ? 0 : f->t_done - n->now;
-    if (!(r >= 1e-200) || isinf(r) || !(R > tol) || K < 1 || K >= (int64_t)1 << 52)
+    if (!(r >= 1e-200) || isinf(r) || !(R > tol) || K < 1 ||
+        K >= (int64_t)1 << 52)
         return -1;
     double x = R * 1e9 / r, g = x - (1e-6 + 1e-13 * x); /* as completion() */
-    if (ceil(g) != (double)K)
-        return -1;
-    double e = x * 0x1p-53 * 1.01;            /* u x0, with room */
-    double tau = tol * 1e9 / r * 1.0000001;   /* the tolerance, in ns */
-    double lo = g - (double)(K - 1);          /* exact (Sterbenz) */
+    if (ceil(g) != (double)K) return -1;
+    double e = x * 0x1p-53 * 1.01;          /* u x0, with room */
+    double tau = tol * 1e9 / r * 1.0000001; /* the tolerance, in ns */
+    double lo = g - (double)(K - 1);        /* exact (Sterbenz) */
     double hi = (double)K - g - 0x1p-52;
     double room = lo - tau;
     if (hi - 1.0000001e-13 * (double)K < room)
         room = hi - 1.0000001e-13 * (double)K;
     double k = (room - 1e-20) / e * (1 - 1e-9) - 16;
-    if (!(k >= 64))
-        return -1;
+    if (!(k >= 64)) return -1;
     return k > 1e15 ? (int64_t)1e15 : (int64_t)k;
 }
 
@@ -261,8 +250,7 @@ void net__begin_segment(net *n, int id, int prove) {
     flow *f = &n->flows[id];
     f->t_done = completion(n, f);
     due_update(n, id);
-    if (f->t_done <= n->now)
-        n->due_now = 1;
+    if (f->t_done <= n->now) n->due_now = 1;
     f->seg_rate = f->rate;
     f->k0 = tick_now(n);
     int64_t k = prove && !n->no_lazy ? proven_ticks(n, f) : -1;
@@ -288,8 +276,7 @@ void net__update_next(net *n) {
     int64_t next = INT64_MAX;
     for (int i = 0; i < n->nlive; i++) {
         int64_t t = due_at(&n->flows[n->live[i]]);
-        if (t < next)
-            next = t;
+        if (t < next) next = t;
     }
     n->next = next;
 }

@@ -39,8 +39,7 @@ static void tcp_next(const flow *f, double *win, double *cap, int *wbind) {
     *win = f->win;
     *cap = f->cap;
     *wbind = f->wbind;
-    if (!(f->rate > 0))
-        return;
+    if (!(f->rate > 0)) return;
     if (f->capbound && f->wbind) {
         *win = 2 * f->win < f->win_max ? 2 * f->win : f->win_max;
         double c = *win * 1e9 / (double)f->rtt;
@@ -67,8 +66,9 @@ void net__tcp_reschedule(net *n, int id) {
     double win, cap;
     int wbind;
     tcp_next(f, &win, &cap, &wbind);
-    int64_t t = win != f->win || cap != f->cap || wbind != f->wbind ? next_round(n, f)
-                                                                   : INT64_MAX;
+    int64_t t = win != f->win || cap != f->cap || wbind != f->wbind
+                    ? next_round(n, f)
+                    : INT64_MAX;
     if (t != f->t_round) {
         f->t_round = t;
         due_update(n, id);
@@ -86,8 +86,7 @@ int net__round_due(net *n, int id) {
     tcp_next(f, &f->win, &cap, &f->wbind);
     if (cap != f->cap) {
         f->cap = cap;
-        if (cap != f->rate)
-            seed(n, id);
+        if (cap != f->rate) seed(n, id);
     }
     f->t_round = INT64_MAX;
     due_update(n, id);
@@ -114,8 +113,9 @@ void net__tcp_last_round(net *n, flow *f) {
 
 int net_flow_set_tcp(net *n, int flow_id, int64_t rtt_ns, double window,
                      double max_window) {
-    if (flow_id < 0 || flow_id >= n->nflows || n->flows[flow_id].state != FLOW_WAITING ||
-        rtt_ns <= 0 || !(window > 0) || !isfinite(window) || !(max_window > 0))
+    if (flow_id < 0 || flow_id >= n->nflows ||
+        n->flows[flow_id].state != FLOW_WAITING || rtt_ns <= 0 ||
+        !(window > 0) || !isfinite(window) || !(max_window > 0))
         return MSG_EINPUT;
     flow *f = &n->flows[flow_id];
     if (f->rtt == 0) {
@@ -138,8 +138,7 @@ int net_flow_set_tcp(net *n, int flow_id, int64_t rtt_ns, double window,
 }
 
 double net_flow_window(const net *n, int flow_id) {
-    if (flow_id < 0 || flow_id >= n->nflows)
-        return 0;
+    if (flow_id < 0 || flow_id >= n->nflows) return 0;
     const flow *f = &n->flows[flow_id];
     return f->state == FLOW_FREE || f->rtt == 0 ? 0 : f->win;
 }

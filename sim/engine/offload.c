@@ -69,7 +69,9 @@ static int64_t copy_ns(const offload *o, uint64_t b) {
     return (int64_t)llround((double)b / o->rate * 1e9);
 }
 
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
 
 int64_t off_copy_in(offload *o, int w, int f, uint64_t bytes, int64_t now) {
     int k = w * o->fragments + f;
@@ -111,13 +113,15 @@ static int by_time(const void *a, const void *b) {
 
 uint64_t off_peak_bytes(const offload *o, int w) {
     const engine *e = &o->e[w];
-    int64_t (*ev)[3] = malloc((size_t)(2 * e->n + 1) * sizeof *ev);
+    int64_t(*ev)[3] = malloc((size_t)(2 * e->n + 1) * sizeof *ev);
     if (!ev) return 0;
     int n = 0;
     for (int i = 0; i < e->n; i++) {
-        ev[n][0] = e->v[i].start, ev[n][1] = 1, ev[n++][2] = (int64_t)e->v[i].bytes;
+        ev[n][0] = e->v[i].start, ev[n][1] = 1,
+        ev[n++][2] = (int64_t)e->v[i].bytes;
         if (e->v[i].end != INT64_MAX)
-            ev[n][0] = e->v[i].end, ev[n][1] = 0, ev[n++][2] = (int64_t)e->v[i].bytes;
+            ev[n][0] = e->v[i].end, ev[n][1] = 0,
+            ev[n++][2] = (int64_t)e->v[i].bytes;
     }
     qsort(ev, (size_t)n, sizeof *ev, by_time);
     uint64_t cur = 0, peak = 0;

@@ -64,8 +64,10 @@ static void on_download_flow(void *ctx, int64_t now, int flow, uint64_t tag);
 static void start_download(world *W, int wi, int64_t now) {
     if (W->dl_bytes == UINT64_MAX) {
         char b[MSG_NUM_MAX];
-        stop(W, "worker %d: a recovery download of %s bytes does not fit in "
-             "64 bits", wi,
+        stop(W,
+             "worker %d: a recovery download of %s bytes does not fit in "
+             "64 bits",
+             wi,
              msg_number(W->cfg->params * W->cfg->recovery_bytes_per_param, b));
         return;
     }
@@ -148,13 +150,15 @@ static void rejoin_due(world *W, int64_t now) {
     if (!waiting) return;
     if (!anyone) { /* the group begins again from the outer parameters */
         if (++W->restarts >= MAX_RESTARTS) {
-            stop(W, "the group emptied %d times without a sync completing "
-                 "(failures come faster than syncs)", W->restarts);
+            stop(W,
+                 "the group emptied %d times without a sync completing "
+                 "(failures come faster than syncs)",
+                 W->restarts);
             return;
         }
         group_restart(W, now);
-        int64_t step = W->frontier + 1 < W->resume_step ? W->frontier + 1
-                                                        : W->resume_step;
+        int64_t step =
+            W->frontier + 1 < W->resume_step ? W->frontier + 1 : W->resume_step;
         W->frontier = step - 1; /* the steps after it are to be done again */
         for (int i = 0; i < W->M; i++)
             if (W->w[i].state == W_REJOINING) rejoin(W, i, step, now);
@@ -262,7 +266,8 @@ void rec_fail(world *W, int wi, int64_t now, int64_t repair) {
     w->failures++;
     observe(W, RUN_EV_FAILED, wi, -1, w->step, -1, now);
     if (++W->idle_failures >= (int64_t)MAX_IDLE_FAILURES * W->M)
-        stop(W, "%lld failures in a row without any worker finishing a step "
+        stop(W,
+             "%lld failures in a row without any worker finishing a step "
              "(failures come faster than recovery or a step)",
              (long long)W->idle_failures);
     if (w->state == W_RECOVERING) net_flow_cancel(W->net, now, w->dl_flow);
@@ -281,10 +286,8 @@ void rec_fail(world *W, int wi, int64_t now, int64_t repair) {
         worker_cancel_op(W, w, now);
         worker_unwait(W, wi);
         sync_member_gone(W, wi);
-        if (w->joined)
-            leave_group(W, w, wi, now);
-        else
-            worker_set_state(W, w, W_DOWN);
+        if (w->joined) leave_group(W, w, wi, now);
+        else worker_set_state(W, w, W_DOWN);
         rejoin_due(W, now); /* the last one in the group: nobody to wait for */
     }
     w->idle_start = now;
@@ -324,4 +327,3 @@ static void on_download_flow(void *ctx, int64_t now, int flow, uint64_t tag) {
     (void)flow;
     on_download_done(ctx, (int)(tag - TAG_RECOVERY), now);
 }
-

@@ -178,13 +178,12 @@ static void stalled_reason(world *W) {
         down += st == W_DOWN || st == W_RECOVERING || st == W_REJOINING;
     }
     if (net_active_flows(W->net) > 0)
-        stop(W, "%d transfers can never complete (a link or TCP-window rate "
+        stop(W,
+             "%d transfers can never complete (a link or TCP-window rate "
              "too low to move their bytes before 2^62 ns)",
              net_active_flows(W->net));
-    else if (down == W->M)
-        stop(W, "every worker is down for good");
-    else
-        stop(W, "nothing left to happen before every step was done");
+    else if (down == W->M) stop(W, "every worker is down for good");
+    else stop(W, "nothing left to happen before every step was done");
 }
 
 /* Spans of the waits still open when the run ends. */
@@ -255,10 +254,10 @@ static void fill_result(const world *W, int done, uint64_t events,
     }
     out->compute_time_s = (double)out->compute_ns * 1e-9;
     out->lost_compute_s = (double)out->lost_ns * 1e-9;
-    out->compute_utilization = W->end > 0 ? (double)out->compute_ns /
-                                                ((double)W->end * W->M) : 0;
-    out->goodput = W->end > 0 ? (double)out->useful_ns /
-                                    ((double)W->end * W->M) : 0;
+    out->compute_utilization =
+        W->end > 0 ? (double)out->compute_ns / ((double)W->end * W->M) : 0;
+    out->goodput =
+        W->end > 0 ? (double)out->useful_ns / ((double)W->end * W->M) : 0;
     /* Rates in the scenario's own Gbit, like its bandwidth keys. */
     double gbit = scn_gbit_bits(W->cfg->gbit);
     out->peak_link_gbps = peak * 8 / gbit;
@@ -288,9 +287,12 @@ static int conclude(world *W, int done, int64_t last, run_result *out,
                     char *err, size_t errlen) {
     int rc = 0;
     if (W->rc) {
-        rc = W->observer_failed ? W->rc
-             : msg_set(err, errlen, W->rc, "%s", W->rc == MSG_ENOMEM
-                       ? "out of memory" : "internal error in the event loop");
+        rc = W->observer_failed
+                 ? W->rc
+                 : msg_set(err, errlen, W->rc, "%s",
+                           W->rc == MSG_ENOMEM
+                               ? "out of memory"
+                               : "internal error in the event loop");
     } else {
         /* the wall of an unfinished run: until it stopped */
         if (!done && last > W->end) W->end = last;
@@ -302,8 +304,8 @@ static int conclude(world *W, int done, int64_t last, run_result *out,
     return rc;
 }
 
-int run_simulate(const scn_config *cfg, const run_hooks *hooks,
-                 run_result *out, char *err, size_t errlen) {
+int run_simulate(const scn_config *cfg, const run_hooks *hooks, run_result *out,
+                 char *err, size_t errlen) {
     world W;
     int rc = world_init(&W, cfg, hooks, err, errlen);
     W.err = err;
@@ -320,8 +322,10 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
     eq_event ev;
     while (!W.rc && !W.stopped) {
         if (W.rollbacks >= MAX_ROLLBACKS) {
-            stop(&W, "DP rolled back %d times without a new checkpoint "
-                 "(failures come faster than checkpoints)", W.rollbacks);
+            stop(&W,
+                 "DP rolled back %d times without a new checkpoint "
+                 "(failures come faster than checkpoints)",
+                 W.rollbacks);
             break;
         }
         if (!eq_pop(&W.q, &ev)) {
@@ -341,18 +345,10 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks,
             if (ev.b != w->epoch || w->state != W_BUSY) continue;
             worker_op_done(&W, ev.a, now);
             break;
-        case EV_FAIL:
-            rec_fail(&W, ev.a, now, (int64_t)ev.c);
-            break;
-        case EV_REPAIR:
-            rec_repair(&W, ev.a, now);
-            break;
-        case EV_TIMEOUT:
-            sync_timeout(&W, ev.a, ev.b, now);
-            break;
-        case EV_COPY:
-            worker_copy_done(&W, ev.a, ev.b, now);
-            break;
+        case EV_FAIL: rec_fail(&W, ev.a, now, (int64_t)ev.c); break;
+        case EV_REPAIR: rec_repair(&W, ev.a, now); break;
+        case EV_TIMEOUT: sync_timeout(&W, ev.a, ev.b, now); break;
+        case EV_COPY: worker_copy_done(&W, ev.a, ev.b, now); break;
         }
         W.events++;
         last = now;

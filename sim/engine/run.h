@@ -33,22 +33,22 @@
  * sync ends after the worker has gone on.  DP: always 0. */
 #define RUN_DELAY_BINS 17
 typedef struct {
-    int64_t count, sum, max;       /* samples, their sum and maximum */
-    int64_t hist[RUN_DELAY_BINS];  /* hist[d]: samples of d steps; the last
+    int64_t count, sum, max;      /* samples, their sum and maximum */
+    int64_t hist[RUN_DELAY_BINS]; /* hist[d]: samples of d steps; the last
                                       bin: RUN_DELAY_BINS - 1 or more */
 } run_delays;
 
 typedef struct {
-    double utilization;     /* compute-busy time / wall time, 0..1 */
-    double goodput;         /* useful_ns / wall, 0..1 */
-    double compute_time_s;  /* s of compute (including lost work) */
-    int64_t compute_ns;     /* the same in ns */
-    int64_t useful_ns;      /* useful compute at speed 1: steps whose work
+    double utilization;      /* compute-busy time / wall time, 0..1 */
+    double goodput;          /* useful_ns / wall, 0..1 */
+    double compute_time_s;   /* s of compute (including lost work) */
+    int64_t compute_ns;      /* the same in ns */
+    int64_t useful_ns;       /* useful compute at speed 1: steps whose work
                                was kept, each at the nominal step time */
-    uint64_t bytes_sent;    /* bytes this worker put on its up link */
-    uint64_t bytes_received;/* bytes that came in over its down link */
-    double lost_compute_s;  /* s of compute whose result was lost */
-    int64_t lost_ns;        /* the same in ns */
+    uint64_t bytes_sent;     /* bytes this worker put on its up link */
+    uint64_t bytes_received; /* bytes that came in over its down link */
+    double lost_compute_s;   /* s of compute whose result was lost */
+    int64_t lost_ns;         /* the same in ns */
     int64_t failures;
     uint64_t outer_device_peak_bytes; /* method.offload_outer: the most
                                bytes of outer parameters and momentum on
@@ -59,17 +59,17 @@ typedef struct {
 
 typedef struct {
     int workers;
-    int64_t steps;              /* inner steps of the scenario */
-    int finished;               /* 1 when every live worker did them all */
+    int64_t steps; /* inner steps of the scenario */
+    int finished;  /* 1 when every live worker did them all */
     char stop_reason[RUN_REASON_MAX]; /* finished 0: why, one line;
                                          finished 1: "" */
-    int64_t wall_ns;            /* ns from start to the last step's end,
+    int64_t wall_ns;                  /* ns from start to the last step's end,
                                    or later: the last sync waited for, an
                                    op a failure cut short */
-    double wall_time_s;         /* the same in s */
-    int64_t compute_ns;         /* ns of compute, summed over workers
+    double wall_time_s;               /* the same in s */
+    int64_t compute_ns;               /* ns of compute, summed over workers
                                    (the sums saturate at INT64_MAX) */
-    double compute_time_s;      /* the same in s */
+    double compute_time_s;            /* the same in s */
     double compute_utilization; /* compute_time / (workers * wall), 0..1 */
     int64_t useful_ns;          /* useful compute, summed over workers */
     double goodput;             /* useful_ns / (workers * wall), 0..1 */
@@ -79,16 +79,16 @@ typedef struct {
     int64_t syncs;              /* completed syncs: DP steps, DiLoCo outer
                                    steps, streaming fragment syncs */
     int64_t failures;
-    int64_t lost_ns;            /* ns of compute redone or discarded */
-    double lost_compute_s;      /* the same in s */
-    uint64_t recovery_bytes;    /* bytes downloaded by repaired workers */
-    int64_t step_ns;            /* compute time of one step at speed 1 */
-    double step_time_s;         /* the same in s */
-    uint64_t events;            /* events a full simulation processes
+    int64_t lost_ns;          /* ns of compute redone or discarded */
+    double lost_compute_s;    /* the same in s */
+    uint64_t recovery_bytes;  /* bytes downloaded by repaired workers */
+    int64_t step_ns;          /* compute time of one step at speed 1 */
+    double step_time_s;       /* the same in s */
+    uint64_t events;          /* events a full simulation processes
                                    (--full or not: the same count) */
-    run_delays delays;          /* effective sync delays, steps */
-    int64_t timeouts;           /* syncs whose timeout left workers out */
-    int64_t syncs_not_waited;   /* syncs the schedule takes after a step up
+    run_delays delays;        /* effective sync delays, steps */
+    int64_t timeouts;         /* syncs whose timeout left workers out */
+    int64_t syncs_not_waited; /* syncs the schedule takes after a step up
                                    to `steps` but applies after the last
                                    step: measure run neither sends nor
                                    waits for them (a longer run would);
@@ -173,9 +173,9 @@ typedef struct {
 } run_event;
 
 typedef struct {
-    void (*span)(void *ctx, const run_span *s);      /* NULL: no timeline */
+    void (*span)(void *ctx, const run_span *s); /* NULL: no timeline */
     void *span_ctx;
-    void (*progress)(void *ctx, double fraction);    /* NULL: none; called
+    void (*progress)(void *ctx, double fraction); /* NULL: none; called
                                                         about 100 times */
     void *progress_ctx;
     /* NULL: none.  Returns 0 to go on, or a negative code of sim/base/msg.h
@@ -195,7 +195,7 @@ typedef struct {
  *               follow, a bad fault trace file)
  *   MSG_ENOMEM  out of memory
  *   any code    the observer's, with its message */
-int run_simulate(const scn_config *cfg, const run_hooks *hooks,
-                 run_result *out, char *err, size_t errlen);
+int run_simulate(const scn_config *cfg, const run_hooks *hooks, run_result *out,
+                 char *err, size_t errlen);
 
 #endif

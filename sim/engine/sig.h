@@ -20,7 +20,7 @@
 typedef struct {
     uint8_t *p;
     size_t len, cap;
-    int oom;            /* an append failed: the signature is unusable */
+    int oom; /* an append failed: the signature is unusable */
 } sig_buf;
 
 /* Appends n bytes at v (nothing once out of memory). */
@@ -41,6 +41,8 @@ static inline void sig_put(sig_buf *b, const void *v, size_t n) {
     b->len += n;
 }
 
-static inline void sig_i64(sig_buf *b, int64_t x) { sig_put(b, &x, sizeof x); }
+static inline void sig_i64(sig_buf *b, int64_t x) {
+    sig_put(b, &x, sizeof x);
+}
 
 #endif

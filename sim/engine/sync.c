@@ -85,12 +85,15 @@ static void fsync_set_state(world *W, int f, int to, int64_t take) {
     fs->epoch++;
 }
 
-void sync_abandon(world *W, int f) { fsync_set_state(W, f, FS_NONE, 0); }
+void sync_abandon(world *W, int f) {
+    fsync_set_state(W, f, FS_NONE, 0);
+}
 
 /* ---- the stream ------------------------------------------------------- */
 /* Payload bytes of layer l's reduction for fragment frag[l]. */
 static uint64_t layer_bytes(const world *W, int l) {
-    return W->bytes[W->sliced ? (size_t)l * W->P + (size_t)W->frag[l] : (size_t)l];
+    return W
+        ->bytes[W->sliced ? (size_t)l * W->P + (size_t)W->frag[l] : (size_t)l];
 }
 
 /* forward_first: does ready layer a go before ready layer b?  The lower
@@ -177,10 +180,8 @@ static void reduction_open(world *W, int l, int64_t take) {
  * worker_begin_step does it when i gets there). */
 static void offload_after_sync(world *W, int i, int f, int64_t now) {
     int64_t m = W->merge_step[i];
-    if (m < 0 || W->w[i].step >= m)
-        off_copy_out(W->off, i, f, now);
-    else
-        W->out_step[i * W->P + f] = m;
+    if (m < 0 || W->w[i].step >= m) off_copy_out(W->off, i, f, now);
+    else W->out_step[i * W->P + f] = m;
 }
 
 /* Opens fragment f's sync taken after t at its first arrival, and its
@@ -200,8 +201,7 @@ static void fsync_open(world *W, int f, int64_t t, int64_t now) {
  * take + tau + 1, where its forward waits.  Continue: its first step
  * boundary from now on (the step it has not started yet), but never
  * before take + tau + 1. */
-static int64_t merge_step_of(const world *W, int i, int64_t take,
-                             int64_t now) {
+static int64_t merge_step_of(const world *W, int i, int64_t take, int64_t now) {
     const worker *w = &W->w[i];
     if (!w->joined) return -1;
     int64_t first = take + W->delay + 1 + W->cfg->tau_extra[i];
@@ -397,8 +397,7 @@ static void reduction_leave(world *W, int l, int wi, int64_t now) {
     r->member[wi] = 0;
     r->need--;
     if (r->came[wi]) r->came[wi] = 0, r->arrived--;
-    if (r->need == 0)
-        reduction_void(W, l, now);
+    if (r->need == 0) reduction_void(W, l, now);
     else if (r->arrived == r->need) {
         reduction_submit(W, l, now);
     }
@@ -417,16 +416,15 @@ void sync_timeout(world *W, int f, uint32_t epoch, int64_t now) {
     if (fs->take < 0 || fs->epoch != epoch) return;
     fsync_set_state(W, f, FS_FROZEN, 0);
     int left = 0;
-    for (int i = 0; i < W->M; i++)
-        left |= W->w[i].joined && !fs->arrived[i];
+    for (int i = 0; i < W->M; i++) left |= W->w[i].joined && !fs->arrived[i];
     if (left) W->timeouts++;
     int64_t take = fs->take;
     for (int l = 0; l < W->L && fs->epoch == epoch; l++) {
         reduction *r = &W->red[l];
         if (W->frag[l] != f) continue;
         for (int i = 0; i < W->M; i++)
-            if (r->state == RED_COLLECTING && r->take == take &&
-                r->member[i] && !fs->arrived[i])
+            if (r->state == RED_COLLECTING && r->take == take && r->member[i] &&
+                !fs->arrived[i])
                 reduction_leave(W, l, i, now);
     }
 }

@@ -39,8 +39,8 @@
  */
 #define TO(s) (1u << (s))
 static const unsigned worker_moves[W_NSTATES] = {
-    [W_READY] = TO(W_BUSY) | TO(W_BLOCKED) | TO(W_DONE) | TO(W_STALLED) |
-                TO(W_DOWN),
+    [W_READY] =
+        TO(W_BUSY) | TO(W_BLOCKED) | TO(W_DONE) | TO(W_STALLED) | TO(W_DOWN),
     [W_BUSY] = TO(W_READY) | TO(W_STALLED) | TO(W_DOWN),
     [W_BLOCKED] = TO(W_READY) | TO(W_STALLED) | TO(W_DOWN),
     [W_STALLED] = TO(W_READY) | TO(W_DOWN),
@@ -168,7 +168,6 @@ static int gated(const world *W, const worker *w, int l) {
     return g->pending && !g->got[wi] && g->take + 1 + W->delay <= s;
 }
 
-
 /* Worker wi goes on wait list `list` (a layer, or L + a fragment). */
 
 /* ---- wait lists ------------------------------------------------------- */
@@ -231,10 +230,8 @@ void worker_wake(world *W, int list, int64_t now) {
         worker *w = &W->w[wi];
         if (w->state == W_BLOCKED) {
             worker_set_state(W, w, W_READY);
-            if (list < W->L)
-                worker_advance(W, wi, now);
-            else
-                arrive_held(W, wi, now);
+            if (list < W->L) worker_advance(W, wi, now);
+            else arrive_held(W, wi, now);
         }
         wi = next;
     }
@@ -276,11 +273,11 @@ static int run_end(const world *W, const worker *w) {
     for (;; o++) {
         int layer, kind;
         op_of(W, o, &layer, &kind);
-        if (o + 1 == 3 * W->L || (kind == OP_BPAR && takes_layer(W, layer, taken)))
+        if (o + 1 == 3 * W->L ||
+            (kind == OP_BPAR && takes_layer(W, layer, taken)))
             return o;
         op_of(W, o + 1, &layer, &kind);
-        if (W->blocking && kind == OP_FWD && gated(W, w, layer))
-            return o;
+        if (W->blocking && kind == OP_FWD && gated(W, w, layer)) return o;
     }
 }
 
@@ -302,8 +299,8 @@ void worker_advance(world *W, int wi, int64_t now) {
     worker_set_state(W, w, W_BUSY);
     w->op_start = now;
     w->run_last = run_end(W, w);
-    int64_t t = later(W, now, ops_ns(w->cum, w->op, w->run_last),
-                      "a compute op");
+    int64_t t =
+        later(W, now, ops_ns(w->cum, w->op, w->run_last), "a compute op");
     if (!W->stopped)
         push(W, t, CLS_COMPUTE + (uint32_t)wi, EV_OP, wi, w->epoch, 0);
 }

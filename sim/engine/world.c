@@ -20,10 +20,10 @@
 
 _Static_assert(W_READY == 0, "a zeroed worker is ready");
 
-#define ALLOC(p, n)                                            \
-    do {                                                       \
-        (p) = calloc((size_t)(n) + 1, sizeof *(p));            \
-        if (!(p)) return MSG_ENOMEM;                           \
+#define ALLOC(p, n)                                                            \
+    do {                                                                       \
+        (p) = calloc((size_t)(n) + 1, sizeof *(p));                            \
+        if (!(p)) return MSG_ENOMEM;                                           \
     } while (0)
 
 /* x seconds as whole ns in *ns, or -1 when x is not a number of seconds
@@ -57,8 +57,10 @@ static void check_inputs(world *W) {
             int64_t ns;
             double ms = scn_latency_ms(c, i, j);
             if (ns_of(ms * 1e-3, &ns))
-                stop(W, "workers %d and %d: a latency of %s ms does not fit "
-                     "in 2^62 ns", i, j, msg_number(ms, b));
+                stop(W,
+                     "workers %d and %d: a latency of %s ms does not fit "
+                     "in 2^62 ns",
+                     i, j, msg_number(ms, b));
         }
 }
 
@@ -260,7 +262,8 @@ static int init_collective(world *W) {
                                                 each connection's own */
         coll_tcp t = {.init_window_bytes = c->tcp_init_window_kb * 1e3,
                       .max_window_bytes = c->tcp_window_mb > 0
-                                          ? c->tcp_window_mb * 1e6 : INFINITY,
+                                              ? c->tcp_window_mb * 1e6
+                                              : INFINITY,
                       .rto_min_s = RUN_TCP_RTO_MIN_S,
                       .restart_after_idle = c->tcp_slow_start_after_idle};
         coll_set_tcp(W->coll, &t);
@@ -347,7 +350,8 @@ void world_free(world *W) {
             free(W->red[l].came);
             if (W->rel) free(W->rel[l].got);
         }
-    free(W->w), free(W->red), free(W->rel), free(W->gate), free(W->last_take), free(W->ready);
+    free(W->w), free(W->red), free(W->rel), free(W->gate), free(W->last_take),
+        free(W->ready);
     free(W->frag), free(W->phase);
     free(W->bytes), free(W->waiters), free(W->wait_next);
     if (W->fs)

@@ -30,7 +30,7 @@
 #include "sim/engine/run.h"
 #include "sim/engine/sig.h"
 
-enum { CLS_NET, CLS_FAULT, CLS_COMPUTE };              /* tie order */
+enum { CLS_NET, CLS_FAULT, CLS_COMPUTE }; /* tie order */
 enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT, EV_COPY };
 enum { OP_FWD, OP_BACT, OP_BPAR };
 
@@ -56,73 +56,73 @@ enum {
 enum { RED_IDLE, RED_COLLECTING, RED_READY, RED_SENDING, RED_NSTATES };
 
 #define NO_GATE INT64_MAX
-#define WAIT_COPY (-1) /* wait_on: a copy-in of outer state (offload) */
-#define TAG_RECOVERY 0           /* net tags below TAG_COLL: downloads */
-#define TAG_COLL (1ull << 40)    /* the stream's (coll_new's tag_base) */
+#define WAIT_COPY (-1)        /* wait_on: a copy-in of outer state (offload) */
+#define TAG_RECOVERY 0        /* net tags below TAG_COLL: downloads */
+#define TAG_COLL (1ull << 40) /* the stream's (coll_new's tag_base) */
 
 typedef struct {
     /* signature */
-    int state;         /* W_*: worker_set_state only */
-    int64_t step;      /* step being computed, 1..T (T+1: done) */
-    int op;            /* next (or running) op of the step, 0..3L-1 */
-    int64_t op_start;  /* ns, of the running op */
-    int wait_on;       /* W_BLOCKED: the wait list */
-    int joined;        /* takes part in syncs (alive and caught up) */
-    int run_last;      /* the running event ends ops op..run_last (fast:
+    int state;        /* W_*: worker_set_state only */
+    int64_t step;     /* step being computed, 1..T (T+1: done) */
+    int op;           /* next (or running) op of the step, 0..3L-1 */
+    int64_t op_start; /* ns, of the running op */
+    int wait_on;      /* W_BLOCKED: the wait list */
+    int joined;       /* takes part in syncs (alive and caught up) */
+    int run_last;     /* the running event ends ops op..run_last (fast:
                           several at once; else run_last = op) */
-    double factor;     /* step-time factor of the current step */
-    int *pend_layers;  /* layers of the fragment's sync under way reduced
+    double factor;    /* step-time factor of the current step */
+    int *pend_layers; /* layers of the fragment's sync under way reduced
                           with it */
     /* jump: added up */
-    int64_t busy;      /* ns of compute so far */
-    int64_t nom;       /* ns of completed ops at speed 1 */
-    int64_t counted;   /* the newest step the progress has counted */
+    int64_t busy;    /* ns of compute so far */
+    int64_t nom;     /* ns of completed ops at speed 1 */
+    int64_t counted; /* the newest step the progress has counted */
     /* failure-only */
-    int64_t nom_lost;  /* ns of nom declared lost */
-    int64_t *contrib;  /* busy at the last contribution that reached a
+    int64_t nom_lost;         /* ns of nom declared lost */
+    int64_t *contrib;         /* busy at the last contribution that reached a
                           completed sync, per fragment */
-    int64_t *nom_contrib; /* nom at the same instants */
+    int64_t *nom_contrib;     /* nom at the same instants */
     int64_t *pend, *nom_pend; /* busy, nom at its latest arrival for the
                                  fragment's sync under way */
     int64_t ckpt_busy, ckpt_cand_busy; /* DP checkpoint baselines */
     int64_t ckpt_nom, ckpt_cand_nom;
-    int dl_flow;       /* recovery download, -1 when none */
+    int dl_flow; /* recovery download, -1 when none */
     int64_t dl_start;
     int64_t idle_start; /* ns: entered W_DOWN, W_STALLED or W_REJOINING */
-    int64_t rejoin_at; /* W_REJOINING: the step it rejoins at, once the
+    int64_t rejoin_at;  /* W_REJOINING: the step it rejoins at, once the
                           group has finished the one before (0: not known
                           yet, the next completed sync sets it) */
     int64_t lost, failures;
     /* setup, or derived from the signature's fields */
-    uint32_t epoch;    /* bumps cancel the running op's event (relative
+    uint32_t epoch; /* bumps cancel the running op's event (relative
                           in the events' signature) */
-    int64_t *cum;      /* ns from the step's start to the end of each op
+    int64_t *cum;   /* ns from the step's start to the end of each op
                           of the current step (from factor) */
-    int taken;         /* phase (1..H) of the fragments taken after the
+    int taken;      /* phase (1..H) of the fragments taken after the
                           current step, 0 for none: layer l's fragment is
                           taken when W->phase[l] equals it (sliced: every
                           layer, for fragment tfrag) */
-    int tfrag;         /* sliced: the fragment taken after the step */
+    int tfrag;      /* sliced: the fragment taken after the step */
     gsl_rng *straggle;
 } worker;
 
-typedef struct {       /* the outstanding reduction of one layer */
-    int state;         /* RED_*: reduction_set_state only */
-    int64_t take;      /* step after which it was taken */
+typedef struct {  /* the outstanding reduction of one layer */
+    int state;    /* RED_*: reduction_set_state only */
+    int64_t take; /* step after which it was taken */
     int need, arrived;
-    uint8_t *member;   /* participants, per worker */
-    uint8_t *came;     /* arrived, per worker */
-    int64_t started;   /* ns, handed to the communication stream */
+    uint8_t *member; /* participants, per worker */
+    uint8_t *came;   /* arrived, per worker */
+    int64_t started; /* ns, handed to the communication stream */
 } reduction;
 
 /* network.completion member: a layer's all-reduce whose result some
  * members have and others do not yet (from its first member's completion
  * until the last one's). */
 typedef struct {
-    int64_t take;      /* step after which it was taken */
-    int64_t started;   /* ns, handed to the communication stream */
-    int pending;       /* members still without the result */
-    uint8_t *got;      /* per worker: has the result */
+    int64_t take;    /* step after which it was taken */
+    int64_t started; /* ns, handed to the communication stream */
+    int pending;     /* members still without the result */
+    uint8_t *got;    /* per worker: has the result */
 } release;
 
 /* The start of a period, for the fast-forward: the world's signature and
@@ -130,9 +130,9 @@ typedef struct {
 #define FF_MARKS 4
 typedef struct {
     sig_buf sig;
-    int64_t now, step;  /* its instant; worker 0's step */
+    int64_t now, step;   /* its instant; worker 0's step */
     int64_t *busy, *nom; /* per worker */
-    uint64_t *bytes;    /* per link */
+    uint64_t *bytes;     /* per link */
     int64_t syncs, timeouts, progress;
     uint64_t events;
     run_delays delays;
@@ -143,60 +143,60 @@ typedef struct {
  * (FS_* of sync.c: none, open, frozen) is that of take and frozen, which
  * only sync.c's fsync_set_state changes. */
 typedef struct {
-    int64_t take;      /* step after which it was taken; -1: none */
-    int done;          /* layers reduced or dropped so far */
-    int frozen;        /* its timeout expired: the members are closed */
-    uint32_t epoch;    /* bumps cancel its timeout event */
-    uint8_t *arrived;  /* per worker: arrived for one of its layers */
+    int64_t take;     /* step after which it was taken; -1: none */
+    int done;         /* layers reduced or dropped so far */
+    int frozen;       /* its timeout expired: the members are closed */
+    uint32_t epoch;   /* bumps cancel its timeout event */
+    uint8_t *arrived; /* per worker: arrived for one of its layers */
 } fsync;
 
 typedef struct {
     /* ---- setup: the config and what follows from it ---- */
     const scn_config *cfg;
     const run_hooks *hooks;
-    char *err;          /* run_simulate's message buffer (observer) */
+    char *err; /* run_simulate's message buffer (observer) */
     size_t errlen;
     int M, L, P;
     int64_t T;
-    int64_t take_last;  /* the last apply step of a sync taken: T (measure
+    int64_t take_last; /* the last apply step of a sync taken: T (measure
                            run), or T + delay (steady: every sync taken
                            after a step up to T) */
     sched_spec sch;
-    int blocking;       /* late syncs block the forward: wait, or DP */
-    int64_t timeout_ns; /* sync_timeout_s; 0: none */
-    int member_mode;    /* network.completion member: each worker passes
+    int blocking;          /* late syncs block the forward: wait, or DP */
+    int64_t timeout_ns;    /* sync_timeout_s; 0: none */
+    int member_mode;       /* network.completion member: each worker passes
                            its gate when it has the result (rel) */
-    int forward_first;  /* reduce_order: 1 forward_first, 0 fifo */
-    int sliced;         /* layout sliced: each fragment 1/P of every layer */
-    int64_t delay;      /* steps from a take to its apply: sched_delay */
-    int *phase;         /* per layer: its fragment's sched_offset */
-    int *frag_size;     /* per fragment: its layers' reductions */
-    int *lead;          /* per layer: the layer whose reduction carries it
+    int forward_first;     /* reduce_order: 1 forward_first, 0 fifo */
+    int sliced;            /* layout sliced: each fragment 1/P of every layer */
+    int64_t delay;         /* steps from a take to its apply: sched_delay */
+    int *phase;            /* per layer: its fragment's sched_offset */
+    int *frag_size;        /* per fragment: its layers' reductions */
+    int *lead;             /* per layer: the layer whose reduction carries it
                            (DP buckets: the bucket's lowest layer, whose
                            gradient comes last; else itself) */
-    uint64_t *bytes;    /* per layer: payload bytes of a sync (sliced: per
+    uint64_t *bytes;       /* per layer: payload bytes of a sync (sliced: per
                            layer and fragment, at l * P + f) */
-    int64_t *lat;       /* M x M one-way latencies, ns */
-    double flow_cap;    /* bytes/s cap of every flow (TCP window) */
-    int64_t base_ns;    /* step time at speed 1 */
-    int64_t *nom_cum;   /* per op: ns at speed 1 of ops 0..o of a step */
-    uint64_t dl_bytes;  /* bytes of one recovery download (UINT64_MAX: too
+    int64_t *lat;          /* M x M one-way latencies, ns */
+    double flow_cap;       /* bytes/s cap of every flow (TCP window) */
+    int64_t base_ns;       /* step time at speed 1 */
+    int64_t *nom_cum;      /* per op: ns at speed 1 of ops 0..o of a step */
+    uint64_t dl_bytes;     /* bytes of one recovery download (UINT64_MAX: too
                            many to represent) */
-    faults *faults;     /* failures turn the fast-forward off */
-    offload *off;       /* method.offload_outer: the host copies; NULL (it
+    faults *faults;        /* failures turn the fast-forward off */
+    offload *off;          /* method.offload_outer: the host copies; NULL (it
                            turns the fast-forward off) */
     uint64_t *outer_bytes; /* per fragment: its outer parameters and
                               momentum, bytes (offload) */
-    int64_t *out_step;  /* offload, per worker and fragment: the step at
+    int64_t *out_step;     /* offload, per worker and fragment: the step at
                            whose start its merged state goes back to the
                            host (0: none pending) */
     /* fast paths (see "Fast-forward" in fastfwd.c) */
-    int fast;           /* pure steps in one event */
-    int jumps;          /* whole periods skipped (0 once out of memory) */
-    int64_t period;     /* steps of a period: H */
+    int fast;       /* pure steps in one event */
+    int jumps;      /* whole periods skipped (0 once out of memory) */
+    int64_t period; /* steps of a period: H */
 
     /* ---- signature: what decides the future ---- */
-    eq_queue q;         /* the pending events */
+    eq_queue q; /* the pending events */
     net *net;
     coll *coll;
     worker *w;
@@ -215,55 +215,55 @@ typedef struct {
                            became ready; forward_first, ready[0..nready)
                            a binary heap by needed_sooner */
     int nready, head;
-    int stream_busy;    /* a reduction is on the stream */
-    int64_t end;        /* instant of the last useful event */
-    int64_t net_at;     /* instant of the scheduled net event */
+    int stream_busy;      /* a reduction is on the stream */
+    int64_t end;          /* instant of the last useful event */
+    int64_t net_at;       /* instant of the scheduled net event */
     uint64_t net_version; /* relative in the events' signature */
 
     /* ---- jump: the counters a jump adds up ---- */
-    uint64_t events;    /* events processed (and skipped by jumps) */
+    uint64_t events; /* events processed (and skipped by jumps) */
     int64_t syncs;
-    int64_t timeouts;   /* syncs whose timeout left a worker out */
+    int64_t timeouts; /* syncs whose timeout left a worker out */
     run_delays delays;
     int64_t progress_done, progress_next;
 
     /* ---- failure-only (a jump shifts the steps) ---- */
     int64_t ckpt_step, ckpt_count; /* DP: committed checkpoint, arrivals */
-    int64_t ckpt_cand;  /* DP: step all workers have computed for the next
+    int64_t ckpt_cand;   /* DP: step all workers have computed for the next
                            checkpoint (0: none yet) */
-    int64_t dp_synced;  /* DP: newest step whose all-reduces completed */
+    int64_t dp_synced;   /* DP: newest step whose all-reduces completed */
     int64_t resume_step; /* the step after the newest completed sync's
                             apply step */
-    int64_t frontier;   /* the newest step a joined worker has finished */
-    int outage;         /* DP: workers stalled for a recovery */
-    int rollbacks;      /* DP: outages since the last checkpoint */
-    int restarts;       /* DiLoCo, streaming: the group emptied and began
+    int64_t frontier;    /* the newest step a joined worker has finished */
+    int outage;          /* DP: workers stalled for a recovery */
+    int rollbacks;       /* DP: outages since the last checkpoint */
+    int restarts;        /* DiLoCo, streaming: the group emptied and began
                            again since the last completed sync */
     int64_t failures;
     int64_t idle_failures; /* failures since a worker last ended a step */
     uint64_t recovery_bytes;
 
     /* ---- setup: scratch, the fast-forward's memory, the outcome ---- */
-    int64_t *merge_step; /* per worker: scratch of RUN_EV_SYNCED */
-    uint8_t *member;    /* per worker: scratch of RUN_EV_SYNCED */
-    int *flist;         /* scratch: P fragment ids */
-    int ff_check;       /* worker 0 has just begun a period */
-    sig_buf sig;        /* the state now */
+    int64_t *merge_step;    /* per worker: scratch of RUN_EV_SYNCED */
+    uint8_t *member;        /* per worker: scratch of RUN_EV_SYNCED */
+    int *flist;             /* scratch: P fragment ids */
+    int ff_check;           /* worker 0 has just begun a period */
+    sig_buf sig;            /* the state now */
     ff_mark mark[FF_MARKS]; /* the last period starts, newest at nmark-1 */
     int nmark;
-    int64_t now;        /* instant of the event being processed */
-    int check_done;     /* something happened that may end the run */
-    int rc;             /* first runtime error (MSG_E*), 0 for none */
+    int64_t now;         /* instant of the event being processed */
+    int check_done;      /* something happened that may end the run */
+    int rc;              /* first runtime error (MSG_E*), 0 for none */
     int observer_failed; /* rc is the observer's, its message in err */
-    int stopped;        /* the run cannot go on: see reason */
+    int stopped;         /* the run cannot go on: see reason */
     char reason[RUN_REASON_MAX];
 } world;
 
 /* ---- helpers of every run file (static: each file has its copy) ------- */
 
 /* Stops the run unfinished; the first reason given is kept. */
-__attribute__((format(printf, 2, 3)))
-static inline void stop(world *W, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static inline void
+stop(world *W, const char *fmt, ...) {
     if (W->stopped) return;
     W->stopped = 1;
     va_list ap;
@@ -288,8 +288,8 @@ static inline int64_t sum_ns(int64_t a, int64_t b) {
 static inline void observe(world *W, run_event_kind kind, int wi, int f,
                            int64_t step, int src, int64_t now) {
     if (!W->hooks || !W->hooks->observe || W->rc) return;
-    run_event e = {kind, now, wi, f, src, step, W->member, W->merge_step,
-                   0, 0, &W->delays};
+    run_event e = {kind,      now,           wi, f, src,       step,
+                   W->member, W->merge_step, 0,  0, &W->delays};
     for (int i = 0; i < W->M; i++) {
         e.compute_ns = sum_ns(e.compute_ns, W->w[i].busy);
         e.wan_bytes += net_link_bytes(W->net, 2 * i);
@@ -324,14 +324,14 @@ static inline void span(world *W, int wi, int track, const char *name,
                         int layer, int64_t step, int64_t t0, int64_t t1,
                         uint64_t bytes) {
     if (!W->hooks || !W->hooks->span) return;
-    run_span s = {wi, track, layer, layer >= 0 ? W->frag[layer] : -1, name,
-                  step, t0, t1, bytes};
+    run_span s = {wi,   track, layer, layer >= 0 ? W->frag[layer] : -1,
+                  name, step,  t0,    t1,
+                  bytes};
     W->hooks->span(W->hooks->span_ctx, &s);
 }
 
 /* The span of a wait (down, stalled, rejoin_wait) that ends now. */
-static inline void idle_span(world *W, int wi, const char *name,
-                             int64_t now) {
+static inline void idle_span(world *W, int wi, const char *name, int64_t now) {
     worker *w = &W->w[wi];
     if (now > w->idle_start)
         span(W, wi, 0, name, -1, w->step, w->idle_start, now, 0);

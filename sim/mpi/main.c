@@ -69,7 +69,7 @@ static void on_stop(int sig) {
     for (int k = 0; k < 3; k++)
         if (stop_signals[k] == sig && stop_next[k].sa_handler != SIG_DFL)
             stop_next[k].sa_handler(sig); /* ends the process */
-    raise(sig); /* SA_RESETHAND: the default action */
+    raise(sig);                           /* SA_RESETHAND: the default action */
 }
 
 /* Sets the note for command cmd, naming the sweep's partial file when
@@ -80,11 +80,13 @@ static void set_stop_note(const char *cmd, const char *partial) {
     sigemptyset(&block);
     for (int k = 0; k < 3; k++) sigaddset(&block, stop_signals[k]);
     sigprocmask(SIG_BLOCK, &block, &old);
-    int n = snprintf(stop_note, sizeof stop_note, "dilosim-mpi %s: stopped by "
+    int n = snprintf(stop_note, sizeof stop_note,
+                     "dilosim-mpi %s: stopped by "
                      "a signal (a rank died, or the job was stopped)%s%s%s\n",
                      cmd, partial ? "; " : "", partial ? partial : "",
                      partial ? " keeps the rows written: the same command "
-                               "with --resume finishes it" : "");
+                               "with --resume finishes it"
+                             : "");
     if (n < 0 || (size_t)n >= sizeof stop_note) /* a long name: cut, ended */
         n = (int)sizeof stop_note - 1, stop_note[n - 1] = '\n';
     stop_note_len = (size_t)n;
@@ -111,8 +113,8 @@ static void catch_stop(const char *cmd) {
 
 /* ---- a sweep's rows ---------------------------------------------------- */
 
-static int sweep_task(void *ctx, int64_t i, char **res, size_t *len,
-                      char *err, size_t errlen) {
+static int sweep_task(void *ctx, int64_t i, char **res, size_t *len, char *err,
+                      size_t errlen) {
     int rc = sweep_compute(ctx, i, res, err, errlen);
     *len = *res ? strlen(*res) : 0;
     return rc;
@@ -127,8 +129,11 @@ static void sweep_got(void *ctx, int64_t i, char *res, size_t len, int rc,
 static int sweep_on_ranks(void *ctx, sweep *sw, int jobs, char *err,
                           size_t errlen) {
     if (sweep_partial(sw)) set_stop_note("sweep", sweep_partial(sw));
-    par_batch b = {.compute = sweep_task, .deliver = sweep_got, .ctx = sw,
-                   .first = sweep_kept(sw), .n = sweep_count(sw),
+    par_batch b = {.compute = sweep_task,
+                   .deliver = sweep_got,
+                   .ctx = sw,
+                   .first = sweep_kept(sw),
+                   .n = sweep_count(sw),
                    .jobs = jobs};
     return par_run(ctx, &b, err, errlen);
 }
@@ -144,8 +149,8 @@ typedef struct {
 } table_job;
 
 /* Runs task i and returns a copy of what it wrote. */
-static int table_task(void *ctx, int64_t i, char **res, size_t *len,
-                      char *err, size_t errlen) {
+static int table_task(void *ctx, int64_t i, char **res, size_t *len, char *err,
+                      size_t errlen) {
     const table_job *j = ctx;
     int rc = j->task(j->ctx, (int)i, err, errlen);
     if (rc) return rc;
@@ -203,8 +208,8 @@ static int table_on_ranks(void *self, int n, int jobs, table_task_fn task,
                           table_out_fn out, void *ctx, table_progress *pr,
                           char *err, size_t errlen) {
     table_job j = {task, out, ctx, pr, n};
-    par_batch b = {table_task, table_got, table_pack, table_unpack, &j, 0, n,
-                   jobs < 1 ? 1 : jobs};
+    par_batch b = {table_task, table_got, table_pack, table_unpack,
+                   &j,         0,         n,          jobs < 1 ? 1 : jobs};
     return par_run(self, &b, err, errlen);
 }
 
@@ -215,9 +220,9 @@ static int command(int argc, char **argv, par *p) {
     static const struct {
         const char *name;
         int (*fn)(int argc, char **argv, const cli_par *par);
-    } commands[] = {
-        {"sweep", cli_sweep_par}, {"table", cli_table_par},
-        {"plan", cli_plan_par}};
+    } commands[] = {{"sweep", cli_sweep_par},
+                    {"table", cli_table_par},
+                    {"plan", cli_plan_par}};
     if (argc < 2) {
         fputs(usage, stderr);
         return CLI_EXIT_INPUT;
@@ -238,8 +243,10 @@ static int command(int argc, char **argv, par *p) {
             if (!par.worker) catch_stop(cmd);
             return commands[i].fn(argc - 2, argv + 2, &par);
         }
-    fprintf(stderr, "dilosim-mpi: unknown command '%s' (sweep, table and plan "
-            "run over MPI; see 'dilosim-mpi --help')\n", cmd);
+    fprintf(stderr,
+            "dilosim-mpi: unknown command '%s' (sweep, table and plan "
+            "run over MPI; see 'dilosim-mpi --help')\n",
+            cmd);
     return CLI_EXIT_INPUT;
 }
 
@@ -248,9 +255,9 @@ int main(int argc, char **argv) {
     char err[256];
     const char *sched = getenv("DILOSIM_MPI_SCHEDULE");
     par *p;
-    if (par_init(&argc, &argv, sched && !strcmp(sched, "static") ? PAR_STATIC
-                                                                 : PAR_QUEUE,
-                 &p, err, sizeof err)) {
+    if (par_init(&argc, &argv,
+                 sched && !strcmp(sched, "static") ? PAR_STATIC : PAR_QUEUE, &p,
+                 err, sizeof err)) {
         fprintf(stderr, "dilosim-mpi: %s\n", err);
         return CLI_EXIT_RUNTIME;
     }

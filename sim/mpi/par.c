@@ -38,7 +38,7 @@ enum { TAG_ASK = 1, TAG_TASK, TAG_RESULT, TAG_DONE, TAG_LEAVE, TAG_STATUS };
 struct par {
     int rank, size;
     par_schedule schedule;
-    char *gone;        /* rank 0: ranks that left (par_end) */
+    char *gone; /* rank 0: ranks that left (par_end) */
 };
 
 /* A task held by a rank other than 0, then its result waiting to be
@@ -48,7 +48,7 @@ typedef struct result {
     struct result *next;
     int64_t i;
     int32_t rc;
-    char *data;        /* result or message (NULL: out of memory) */
+    char *data; /* result or message (NULL: out of memory) */
     size_t len;
 } result;
 
@@ -57,21 +57,21 @@ typedef struct {
     par *p;
     const par_batch *b;
     pthread_mutex_t mu;
-    pthread_cond_t cv;      /* not rank 0: a task arrived, or quit */
+    pthread_cond_t cv; /* not rank 0: a task arrived, or quit */
     /* rank 0 */
-    int64_t next;           /* PAR_QUEUE: the next task */
-    int64_t *next_of;       /* PAR_STATIC: each rank's next task */
-    int stopped;            /* a task failed: hand out no more */
+    int64_t next;     /* PAR_QUEUE: the next task */
+    int64_t *next_of; /* PAR_STATIC: each rank's next task */
+    int stopped;      /* a task failed: hand out no more */
     int64_t fail_i;
     int fail_rc;
     char fail_msg[PAR_MSG_MAX];
-    int running;            /* local threads still taking tasks */
+    int running; /* local threads still taking tasks */
     /* the other ranks */
-    int cap;                /* tasks held at most (the credit asked) */
-    int64_t ran, ran_ns;    /* tasks computed, and their time */
-    result *nodes;          /* PAR_DEPTH_MAX per thread */
-    result *spare;          /* unused nodes */
-    result *in, **in_tail;  /* tasks to compute, in order */
+    int cap;                 /* tasks held at most (the credit asked) */
+    int64_t ran, ran_ns;     /* tasks computed, and their time */
+    result *nodes;           /* PAR_DEPTH_MAX per thread */
+    result *spare;           /* unused nodes */
+    result *in, **in_tail;   /* tasks to compute, in order */
     result *out, **out_tail; /* results to send */
     int quit;
 } batch;
@@ -89,8 +89,12 @@ static void nap(long *ns) {
     *ns = *ns * 2 > POLL_MAX_NS ? POLL_MAX_NS : *ns * 2;
 }
 
-static void put32(char *p, int32_t x) { memcpy(p, &x, 4); }
-static void put64(char *p, int64_t x) { memcpy(p, &x, 8); }
+static void put32(char *p, int32_t x) {
+    memcpy(p, &x, 4);
+}
+static void put64(char *p, int64_t x) {
+    memcpy(p, &x, 8);
+}
 static int32_t get32(const char *p) {
     int32_t x;
     memcpy(&x, p, 4);
@@ -136,7 +140,8 @@ int par_init(int *argc, char ***argv, par_schedule schedule, par **out,
         free(p->gone);
         free(p);
         MPI_Finalize();
-        return msg_set(err, errlen, -1, "this MPI gives no thread support "
+        return msg_set(err, errlen, -1,
+                       "this MPI gives no thread support "
                        "(MPI_THREAD_FUNNELED needed)");
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &p->rank);
@@ -145,8 +150,12 @@ int par_init(int *argc, char ***argv, par_schedule schedule, par **out,
     return 0;
 }
 
-int par_rank(const par *p) { return p->rank; }
-int par_size(const par *p) { return p->size; }
+int par_rank(const par *p) {
+    return p->rank;
+}
+int par_size(const par *p) {
+    return p->size;
+}
 
 /* ---------------------------------------------------------------------
  * Rank 0
@@ -201,8 +210,7 @@ static void *local_thread(void *arg) {
         pthread_mutex_unlock(&t->mu);
         char *res = NULL;
         size_t len = 0;
-        int rc = msg ? t->b->compute(t->b->ctx, i, &res, &len, msg,
-                                     PAR_MSG_MAX)
+        int rc = msg ? t->b->compute(t->b->ctx, i, &res, &len, msg, PAR_MSG_MAX)
                      : MSG_ENOMEM;
         pthread_mutex_lock(&t->mu);
         finish(t, i, res, len, rc, msg ? msg : "out of memory");
@@ -215,9 +223,9 @@ static void *local_thread(void *arg) {
 
 /* Per other rank, during a batch. */
 typedef struct {
-    int asked;         /* its ASK came (or it left) */
-    int64_t credit;    /* tasks it can take now */
-    int64_t out;       /* tasks it holds */
+    int asked;      /* its ASK came (or it left) */
+    int64_t credit; /* tasks it can take now */
+    int64_t out;    /* tasks it holds */
 } peer;
 
 /* Handles one probed message of rank 0's batch loop; *held counts the
@@ -241,7 +249,8 @@ static void on_message(batch *t, peer *pe, const MPI_Status *st,
         pe[w].out--, pe[w].credit += more, (*held)--;
     } else if (st->MPI_TAG == TAG_LEAVE) {
         char msg[128];
-        snprintf(msg, sizeof msg, "rank %d stopped before the batch was "
+        snprintf(msg, sizeof msg,
+                 "rank %d stopped before the batch was "
                  "done (exit status %d; its input differs from rank 0's?)",
                  w, len == 4 ? get32(m) : -1);
         t->p->gone[w] = 1;
@@ -333,7 +342,8 @@ static int run_master(batch *t) {
         int flag, busy = 0;
         MPI_Status st;
         while (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
-                          &st) == MPI_SUCCESS && flag) {
+                          &st) == MPI_SUCCESS &&
+               flag) {
             on_message(t, pe, &st, &held);
             busy = 1;
         }
@@ -441,8 +451,7 @@ static int send_results(batch *t) {
 }
 
 /* The DONE message m (len bytes): the batch's code, message in err. */
-static int on_done(batch *t, const char *m, int len, char *err,
-                   size_t errlen) {
+static int on_done(batch *t, const char *m, int len, char *err, size_t errlen) {
     if (len < 8) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     int rc = get32(m), nm = get32(m + 4);
     if (nm < 0 || nm > len - 8) nm = 0;

@@ -28,13 +28,13 @@
 #include <stdint.h>
 
 #define PAR_AHEAD_NS 4000000 /* work a rank holds ahead per thread */
-#define PAR_DEPTH_MAX 64   /* tasks a rank holds per thread, at most */
-#define PAR_MSG_MAX 8192   /* a failure's message */
+#define PAR_DEPTH_MAX 64     /* tasks a rank holds per thread, at most */
+#define PAR_MSG_MAX 8192     /* a failure's message */
 
 /* How rank 0 hands tasks out. */
 typedef enum {
-    PAR_QUEUE,   /* in index order, to whichever rank asks (the default) */
-    PAR_STATIC   /* task first + k to rank k % size, all at once */
+    PAR_QUEUE, /* in index order, to whichever rank asks (the default) */
+    PAR_STATIC /* task first + k to rank k % size, all at once */
 } par_schedule;
 
 typedef struct par par;
@@ -63,8 +63,8 @@ typedef struct {
     int (*pack)(void *ctx, char **buf, size_t *len);
     void (*unpack)(void *ctx, const char *buf, size_t len);
     void *ctx;
-    int64_t first, n;  /* rank 0: tasks first .. n - 1 */
-    int jobs;          /* compute threads of this rank, >= 1 */
+    int64_t first, n; /* rank 0: tasks first .. n - 1 */
+    int jobs;         /* compute threads of this rank, >= 1 */
 } par_batch;
 
 /* Runs a batch (every rank, see above).  After a task fails no further

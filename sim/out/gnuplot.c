@@ -87,8 +87,10 @@ void gnuplot_script(FILE *f, const gnuplot_figure *fig) {
     int w = fig->width > 0 ? fig->width : 900;
     int h = fig->height > 0 ? fig->height : 480;
     fputs("set encoding utf8\n", f);
-    fprintf(f, "set terminal svg size %d,%d noenhanced font 'sans,11' "
-            "background '#ffffff'\nset output\n", w, h);
+    fprintf(f,
+            "set terminal svg size %d,%d noenhanced font 'sans,11' "
+            "background '#ffffff'\nset output\n",
+            w, h);
     int any = 0;
     for (int k = 0; k < fig->ncurves; k++) {
         const gnuplot_curve *c = &fig->curve[k];
@@ -112,7 +114,8 @@ void gnuplot_script(FILE *f, const gnuplot_figure *fig) {
         range(f, "y", 0, 1);
     }
     fputs("set grid xtics ytics mxtics lt 1 lc rgb '#dddddd'\n", f);
-    fprintf(f, "set key %s\n", fig->key ? fig->key : "outside below horizontal");
+    fprintf(f, "set key %s\n",
+            fig->key ? fig->key : "outside below horizontal");
     if (!any) {
         fputs("plot NaN notitle\n", f);
         return;
@@ -176,8 +179,8 @@ static void last_line(const buf *e, char *out, size_t n) {
     const char *start = end;
     while (start > s && start[-1] != '\n') start--;
     while (start < end && (*start == ' ' || *start == '\t')) start++;
-    snprintf(out, n, "%.*s", (int)(end - start) > 400 ? 400 : (int)(end - start),
-             start);
+    snprintf(out, n, "%.*s",
+             (int)(end - start) > 400 ? 400 : (int)(end - start), start);
 }
 
 static void close_all(int *fd, int n) {
@@ -190,8 +193,8 @@ static void close_all(int *fd, int n) {
 
 /* Feeds script to fd[1] (the socket) and drains fd[2] (stdout) into out,
  * fd[3] (stderr) into e, until both end. */
-static int exchange(int *fd, const char *script, size_t len, buf *out,
-                    buf *e, char *err, size_t errlen) {
+static int exchange(int *fd, const char *script, size_t len, buf *out, buf *e,
+                    char *err, size_t errlen) {
     size_t sent = 0;
     int open_out = 1, open_err = 1;
     if (!len) {
@@ -199,7 +202,8 @@ static int exchange(int *fd, const char *script, size_t len, buf *out,
         fd[1] = -1;
     }
     while (open_out || open_err) {
-        struct pollfd p[3] = {{fd[2], POLLIN, 0}, {fd[3], POLLIN, 0},
+        struct pollfd p[3] = {{fd[2], POLLIN, 0},
+                              {fd[3], POLLIN, 0},
                               {fd[1], POLLOUT, 0}};
         p[0].fd = open_out ? fd[2] : -1;
         p[1].fd = open_err ? fd[3] : -1;
@@ -219,9 +223,10 @@ static int exchange(int *fd, const char *script, size_t len, buf *out,
         if (p[0].revents) {
             int r = buf_read(out, fd[2], GNUPLOT_MAX_OUTPUT);
             if (r < 0)
-                return msg_set(err, errlen, r, "gnuplot: %s", r == MSG_ENOMEM
-                               ? "out of memory" : "output too large or "
-                               "unreadable");
+                return msg_set(err, errlen, r, "gnuplot: %s",
+                               r == MSG_ENOMEM ? "out of memory"
+                                               : "output too large or "
+                                                 "unreadable");
             open_out = r > 0;
         }
         if (p[1].revents) {
@@ -246,7 +251,8 @@ static int spawn(pid_t *pid, int *fd, char *err, size_t errlen) {
     int rc = posix_spawnp(pid, "gnuplot", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc == ENOENT)
-        return msg_set(err, errlen, MSG_EFAIL, "gnuplot: not found on PATH "
+        return msg_set(err, errlen, MSG_EFAIL,
+                       "gnuplot: not found on PATH "
                        "(the report draws its figures with it: install "
                        "gnuplot, e.g. the gnuplot-nox package)");
     if (rc)
@@ -270,8 +276,7 @@ int gnuplot_run(const char *script, size_t len, char **out, size_t *outlen,
     if (pipe(po) || (fd[2] = po[0], fd[4] = po[1], pipe(pe))) {
         int e = errno;
         close_all(fd, 6);
-        return msg_set(err, errlen, MSG_EIO, "gnuplot: pipe: %s",
-                       strerror(e));
+        return msg_set(err, errlen, MSG_EIO, "gnuplot: pipe: %s", strerror(e));
     }
     fd[3] = pe[0];
     fd[5] = pe[1];
@@ -290,17 +295,21 @@ int gnuplot_run(const char *script, size_t len, char **out, size_t *outlen,
     rc = exchange(fd, script, len, &o, &e, err, errlen);
     close_all(fd, 6);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
     if (!rc && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
         char line[512];
         last_line(&e, line, sizeof line);
         if (WIFEXITED(status))
-            rc = msg_set(err, errlen, MSG_EFAIL, "gnuplot: failed (exit "
-                         "status %d)%s%s", WEXITSTATUS(status),
-                         *line ? ": " : "", line);
+            rc = msg_set(err, errlen, MSG_EFAIL,
+                         "gnuplot: failed (exit "
+                         "status %d)%s%s",
+                         WEXITSTATUS(status), *line ? ": " : "", line);
         else
-            rc = msg_set(err, errlen, MSG_EFAIL, "gnuplot: killed by signal "
-                         "%d", WTERMSIG(status));
+            rc = msg_set(err, errlen, MSG_EFAIL,
+                         "gnuplot: killed by signal "
+                         "%d",
+                         WTERMSIG(status));
     }
     free(e.p);
     if (rc) {

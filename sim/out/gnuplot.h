@@ -22,28 +22,28 @@
 /* One curve: n points (x[i], y[i]); points that are not finite, or with
  * x <= 0 on a log x axis, are left out. */
 typedef struct {
-    const char *title;        /* legend entry; NULL: none */
+    const char *title; /* legend entry; NULL: none */
     int n;
     const double *x, *y;
-    int dashed;               /* 1: a dashed line without points */
+    int dashed; /* 1: a dashed line without points */
 } gnuplot_curve;
 
 /* How a curve (not a dashed one) is drawn. */
 typedef struct {
-    const char *color;        /* "#rrggbb" (gnuplot_method_color); NULL:
+    const char *color; /* "#rrggbb" (gnuplot_method_color); NULL:
                                  the palette's colours in turn */
-    int dash;                 /* gnuplot dash type >= 1; 0: solid, then
+    int dash;          /* gnuplot dash type >= 1; 0: solid, then
                                  another once the colours repeat */
 } gnuplot_style;
 
 typedef struct {
-    const char *title;        /* above the plot; NULL: none */
+    const char *title; /* above the plot; NULL: none */
     const char *xlabel, *ylabel;
-    int logx;                 /* 1: log10 x axis */
-    double xmin, xmax;        /* NAN: automatic */
-    double ymin, ymax;        /* NAN: automatic */
-    int width, height;        /* pixels; <= 0: 900 x 480 */
-    const char *key;          /* gnuplot `set key` arguments; NULL:
+    int logx;          /* 1: log10 x axis */
+    double xmin, xmax; /* NAN: automatic */
+    double ymin, ymax; /* NAN: automatic */
+    int width, height; /* pixels; <= 0: 900 x 480 */
+    const char *key;   /* gnuplot `set key` arguments; NULL:
                                  "outside below horizontal" */
     int ncurves;
     const gnuplot_curve *curve;

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_LINKS 40   /* symbolic links followed, as Linux's MAXSYMLINKS */
+#define MAX_LINKS 40 /* symbolic links followed, as Linux's MAXSYMLINKS */
 #define TMP_SUFFIX ".tmpXXXXXX"
 #define TMP_SHORT ".dilosim.tmpXXXXXX"
 
@@ -112,10 +112,10 @@ static char *read_link(const char *path, size_t hint) {
 }
 
 static int resolve_error(const char *path, int e, char *err, size_t errlen) {
-    int rc = e == ENOMEM ? MSG_ENOMEM
-             : e == ENAMETOOLONG || e == ELOOP ? MSG_EINPUT : MSG_EIO;
-    return msg_set(err, errlen, rc, "%s: cannot write: %s", path,
-                   strerror(e));
+    int rc = e == ENOMEM                       ? MSG_ENOMEM
+             : e == ENAMETOOLONG || e == ELOOP ? MSG_EINPUT
+                                               : MSG_EIO;
+    return msg_set(err, errlen, rc, "%s: cannot write: %s", path, strerror(e));
 }
 
 /* The descriptor N of this process that path names as /dev/fd/N,
@@ -189,8 +189,7 @@ int outfile_resolve(const char *path, char **target, outfile_mode *mode,
         }
         char *next;
         const char *slash = strrchr(cur, '/');
-        if (link[0] == '/' || !slash)
-            next = link;
+        if (link[0] == '/' || !slash) next = link;
         else {
             next = str_cat(cur, (size_t)(slash - cur) + 1, link);
             free(link);
@@ -260,10 +259,10 @@ static int open_error(outfile *of, const char *path, int e, char *err,
     free(of->tmp);
     free(of->path);
     memset(of, 0, sizeof *of);
-    int rc = e == ENOMEM ? MSG_ENOMEM : e == ENAMETOOLONG ? MSG_EINPUT
-                                                          : MSG_EIO;
-    return msg_set(err, errlen, rc, "%s: cannot write: %s", path,
-                   strerror(e));
+    int rc = e == ENOMEM         ? MSG_ENOMEM
+             : e == ENAMETOOLONG ? MSG_EINPUT
+                                 : MSG_EIO;
+    return msg_set(err, errlen, rc, "%s: cannot write: %s", path, strerror(e));
 }
 
 int outfile_open(outfile *of, const char *path, char *err, size_t errlen) {
@@ -273,8 +272,8 @@ int outfile_open(outfile *of, const char *path, char *err, size_t errlen) {
         of->is_stdout = 1;
         return 0;
     }
-    if (!(of->path = strdup(path))) return open_error(of, path, ENOMEM,
-                                                      err, errlen);
+    if (!(of->path = strdup(path)))
+        return open_error(of, path, ENOMEM, err, errlen);
     int rc = outfile_resolve(path, &of->target, &of->mode, err, errlen);
     if (rc) {
         free(of->path);
@@ -338,7 +337,8 @@ int outfile_commit(outfile *of, char *err, size_t errlen) {
         clearerr(stdout);
         memset(of, 0, sizeof *of);
         return bad ? msg_set(err, errlen, MSG_EIO, "write error: %s",
-                             strerror(e)) : 0;
+                             strerror(e))
+                   : 0;
     }
     errno = 0;
     int bad = fflush(of->f) != 0 || ferror(of->f);
@@ -356,7 +356,8 @@ int outfile_commit(outfile *of, char *err, size_t errlen) {
         of->tmp = NULL; /* renamed: nothing to remove */
     }
     int rc = bad ? msg_set(err, errlen, MSG_EIO, "%s: write error: %s",
-                           of->path, strerror(e)) : 0;
+                           of->path, strerror(e))
+                 : 0;
     drop(of);
     return rc;
 }

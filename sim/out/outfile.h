@@ -47,10 +47,10 @@ typedef enum {
 } outfile_mode;
 
 typedef struct {
-    FILE *f;           /* where to write */
-    char *path;        /* the path given (NULL for stdout) */
-    char *target;      /* the file written: path, links followed */
-    char *tmp;         /* the temporary file (OUTFILE_REPLACE), or NULL */
+    FILE *f;      /* where to write */
+    char *path;   /* the path given (NULL for stdout) */
+    char *target; /* the file written: path, links followed */
+    char *tmp;    /* the temporary file (OUTFILE_REPLACE), or NULL */
     outfile_mode mode;
     int is_stdout;
 } outfile;

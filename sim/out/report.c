@@ -63,7 +63,8 @@ static void network_realism(jw *w, const scn_config *c) {
         jw_num(w, "tcp_init_window_kb", c->tcp_init_window_kb);
         jw_int(w, "tcp_slow_start_after_idle", c->tcp_slow_start_after_idle);
     }
-    if (c->completion == SCN_COMPLETION_MEMBER) jw_str(w, "completion", "member");
+    if (c->completion == SCN_COMPLETION_MEMBER)
+        jw_str(w, "completion", "member");
     if (c->efficiency != 1) jw_num(w, "efficiency", c->efficiency);
     if (c->collective_overhead_ms != 0)
         jw_num(w, "collective_overhead_ms", c->collective_overhead_ms);
@@ -161,8 +162,9 @@ static void results(jw *w, const run_result *r) {
     jw_num(w, "avg_link_gbps", r->avg_link_gbps);
     jw_int(w, "syncs", (long long)r->syncs);
     jw_int(w, "syncs_not_waited", (long long)r->syncs_not_waited);
-    jw_num(w, "sync_delay_mean_steps", r->delays.count ? (double)r->delays.sum /
-                                       (double)r->delays.count : 0);
+    jw_num(w, "sync_delay_mean_steps",
+           r->delays.count ? (double)r->delays.sum / (double)r->delays.count
+                           : 0);
     jw_int(w, "sync_delay_max_steps", (long long)r->delays.max);
     jw_int(w, "sync_timeouts", (long long)r->timeouts);
     jw_int(w, "failures", (long long)r->failures);
@@ -287,10 +289,8 @@ void report_trace_span(void *ctx, const run_span *s) {
     if (s->step < t->first_step || s->step > t->last_step) return;
     jw *w = &t->w;
     char name[48], ts[32], dur[MSG_NUM_MAX];
-    if (s->layer >= 0)
-        snprintf(name, sizeof name, "%s L%d", s->name, s->layer);
-    else
-        snprintf(name, sizeof name, "%s", s->name);
+    if (s->layer >= 0) snprintf(name, sizeof name, "%s L%d", s->name, s->layer);
+    else snprintf(name, sizeof name, "%s", s->name);
     micros(s->start_ns, ts);
     report_trace_dur(s->start_ns, s->end_ns, dur);
     jw_object(w, NULL);

@@ -22,7 +22,6 @@ static int grid_err(char *err, size_t errlen, const char *label,
     return -1;
 }
 
-
 void grid_free(grid_list *l) {
     for (int i = 0; i < l->n; i++) free(l->v[i]);
     free(l->v);
@@ -41,7 +40,9 @@ static int push(grid_list *l, const char *s, size_t n) {
     return 0;
 }
 
-static int is_blank(char c) { return c == ' ' || c == '\t'; }
+static int is_blank(char c) {
+    return c == ' ' || c == '\t';
+}
 
 /* The bytes [*s, *e) without leading and trailing blanks. */
 static void trim(const char **s, const char **e) {
@@ -76,8 +77,10 @@ static int parse_list(const char *label, const char *spec, grid_list *out,
         const char *s = p, *e = item_end(p);
         trim(&s, &e);
         if (s == e)
-            return grid_err(err, errlen, label, "item %d is empty (expected "
-                            "a comma list such as 1,2.5,10)", out->n + 1);
+            return grid_err(err, errlen, label,
+                            "item %d is empty (expected "
+                            "a comma list such as 1,2.5,10)",
+                            out->n + 1);
         if (out->n == GRID_MAX_VALUES)
             return grid_err(err, errlen, label, "more than %d values",
                             GRID_MAX_VALUES);
@@ -123,20 +126,28 @@ static int parse_space(const char *label, const char *spec, int logspace,
     if (split_fields(spec, f))
         return grid_err(err, errlen, label, "expected %s", form);
     if (to_number(f[0], &a))
-        return grid_err(err, errlen, label, "A is not a finite number: "
-                        "\"%s\" (expected %s)", f[0], form);
+        return grid_err(err, errlen, label,
+                        "A is not a finite number: "
+                        "\"%s\" (expected %s)",
+                        f[0], form);
     if (to_number(f[1], &b))
-        return grid_err(err, errlen, label, "B is not a finite number: "
-                        "\"%s\" (expected %s)", f[1], form);
+        return grid_err(err, errlen, label,
+                        "B is not a finite number: "
+                        "\"%s\" (expected %s)",
+                        f[1], form);
     errno = 0;
     long n = strtol(f[2], &end, 10);
     if (*end || errno || n < 1 || n > GRID_MAX_VALUES)
-        return grid_err(err, errlen, label, "N is not an integer in 1..%d: "
-                        "\"%s\" (expected %s)", GRID_MAX_VALUES, f[2], form);
+        return grid_err(err, errlen, label,
+                        "N is not an integer in 1..%d: "
+                        "\"%s\" (expected %s)",
+                        GRID_MAX_VALUES, f[2], form);
     for (int k = 0; k < 2 && logspace; k++)
         if (!isnormal(pow(10, k ? b : a)))
-            return grid_err(err, errlen, label, "10^%s is out of range "
-                            "(expected exponents in -307..308)", f[k]);
+            return grid_err(err, errlen, label,
+                            "10^%s is out of range "
+                            "(expected exponents in -307..308)",
+                            f[k]);
     double step = n > 1 ? (b - a) / (double)(n - 1) : 0;
     if (!isfinite(step))
         return grid_err(err, errlen, label, "B - A is out of range");
@@ -151,20 +162,20 @@ static int parse_space(const char *label, const char *spec, int logspace,
     return 0;
 }
 
-int grid_parse(const char *label, const char *spec, grid_list *out,
-               char *err, size_t errlen) {
+int grid_parse(const char *label, const char *spec, grid_list *out, char *err,
+               size_t errlen) {
     out->n = 0;
     out->v = NULL;
     const char *s = spec, *e = spec + strlen(spec);
     trim(&s, &e);
     int rc;
     if (s == e)
-        rc = grid_err(err, errlen, label, "empty (expected a comma list, "
+        rc = grid_err(err, errlen, label,
+                      "empty (expected a comma list, "
                       "logspace:A:B:N or linspace:A:B:N)");
     else if (!strncmp(s, "logspace:", 9) || !strncmp(s, "linspace:", 9))
         rc = parse_space(label, s, s[1] == 'o', out, err, errlen);
-    else
-        rc = parse_list(label, spec, out, err, errlen);
+    else rc = parse_list(label, spec, out, err, errlen);
     if (rc) grid_free(out);
     return rc;
 }

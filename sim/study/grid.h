@@ -28,20 +28,20 @@
 
 #include "sim/base/msg.h"
 
-#define GRID_MAX_VALUES 100000  /* values one spec may give */
+#define GRID_MAX_VALUES 100000   /* values one spec may give */
 #define GRID_NUM_MAX MSG_NUM_MAX /* bytes of a formatted number, with NUL */
 
 typedef struct {
-    int n;        /* values */
-    char **v;     /* n NUL-terminated strings, owned */
+    int n;    /* values */
+    char **v; /* n NUL-terminated strings, owned */
 } grid_list;
 
 /* Parses spec into *out.  Messages read "LABEL: what is wrong (expected
  * ...)", label being what the user wrote (e.g. "--vary k=logspace:1:2").
  * Returns 0, or -1 with one line in err and *out empty (n 0, v NULL).
  * Free the list with grid_free. */
-int grid_parse(const char *label, const char *spec, grid_list *out,
-               char *err, size_t errlen);
+int grid_parse(const char *label, const char *spec, grid_list *out, char *err,
+               size_t errlen);
 
 void grid_free(grid_list *l);
 

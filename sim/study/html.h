@@ -33,8 +33,8 @@ void html_escape(FILE *f, const char *s);
  * ids.  *out is malloc'ed.  Returns 0, or MSG_EFAIL with a message when
  * the text holds no <svg element or holds a <script> (a page without
  * scripts is promised), MSG_ENOMEM. */
-int html_svg_inline(const char *svg, const char *prefix, char **out,
-                    char *err, size_t errlen);
+int html_svg_inline(const char *svg, const char *prefix, char **out, char *err,
+                    size_t errlen);
 
 /* The page up to <body> (doctype, charset, title, the style sheet), and
  * its end. */
@@ -69,8 +69,7 @@ void html_thresholds(FILE *f, const table_result *t, const double *grid,
 
 /* The bytes of n runs (names[i], r[i]): syncs, bytes on the WAN (all
  * workers, per worker, against the least of the runs), wall time, CU. */
-void html_bytes(FILE *f, int n, const char *const *names,
-                const run_result *r);
+void html_bytes(FILE *f, int n, const char *const *names, const run_result *r);
 
 /* A plan (plan_compute's result): the least bandwidth, CU there, the
  * latency limit; with prices, the cost table and the cheapest choice. */
@@ -78,8 +77,7 @@ void html_plan(FILE *f, const plan_result *p);
 
 /* The coupled runs of n variants (names[i], s[i]): steps, losses, the
  * simulated time and utilization, bytes, the target. */
-void html_train(FILE *f, int n, const char *const *names,
-                const cpl_summary *s);
+void html_train(FILE *f, int n, const char *const *names, const cpl_summary *s);
 
 /* A number as people read it: "%.4g" without the exponent's "+" and
  * leading zeros ("1e9", "2.5e-05" -> "2.5e-5"), "unbounded" for

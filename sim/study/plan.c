@@ -31,22 +31,22 @@
 /* A change made to a loaded config before it runs. */
 typedef enum {
     CH_NONE,
-    CH_BANDWIDTH_X2,  /* every up and down link */
-    CH_LATENCY_HALF,  /* every one-way latency (and matrix entry), and the
+    CH_BANDWIDTH_X2, /* every up and down link */
+    CH_LATENCY_HALF, /* every one-way latency (and matrix entry), and the
                          windows with it: window / round trip stays */
-    CH_WINDOW_X2,     /* tcp_window_mb, and with tcp tcp_init_window_kb */
+    CH_WINDOW_X2,    /* tcp_window_mb, and with tcp tcp_init_window_kb */
     CH_LATENCY_X2,
-    CH_EFFICIENCY,    /* network.efficiency = PLAN_LOW_EFFICIENCY */
-    CH_MTBF,          /* random failures at mtbf_s, no trace */
-    CH_LATENCY_SET    /* every pair at latency_ms one way (no matrix) */
+    CH_EFFICIENCY, /* network.efficiency = PLAN_LOW_EFFICIENCY */
+    CH_MTBF,       /* random failures at mtbf_s, no trace */
+    CH_LATENCY_SET /* every pair at latency_ms one way (no matrix) */
 } change;
 
 /* A table_cu_fn context: a scenario, changed. */
 typedef struct {
     const table_scenario *sc;
     change ch;
-    double mtbf_s;    /* CH_MTBF */
-    int64_t steps;    /* > 0: the run's steps, set on the config */
+    double mtbf_s;     /* CH_MTBF */
+    int64_t steps;     /* > 0: the run's steps, set on the config */
     double latency_ms; /* CH_LATENCY_SET */
 } changed;
 
@@ -58,8 +58,8 @@ typedef struct {
 
 /* One simulation of a candidate: option k of method m. */
 typedef struct {
-    int m, k, try;    /* try: a PLAN_TRY_*, or -1 for the base run */
-    int train;        /* the whole training */
+    int m, k, try; /* try: a PLAN_TRY_*, or -1 for the base run */
+    int train;     /* the whole training */
     changed x;
 } cand_task;
 
@@ -68,34 +68,34 @@ typedef struct {
 typedef struct {
     int n;
     const char *names[SCN_MAX_VARIANTS];
-    scn_meta meta;                         /* names[] may point here */
-    scn_doc *docs[SCN_MAX_VARIANTS];       /* each method parsed once */
+    scn_meta meta;                   /* names[] may point here */
+    scn_doc *docs[SCN_MAX_VARIANTS]; /* each method parsed once */
     table_scenario bw[SCN_MAX_VARIANTS];
     at_gbps lat[SCN_MAX_VARIANTS];
     table_block blocks[SCN_MAX_VARIANTS];
-    int lat_idx[SCN_MAX_VARIANTS], nlat;   /* methods with a latency scan */
+    int lat_idx[SCN_MAX_VARIANTS], nlat; /* methods with a latency scan */
     double lat_grid[MAX_SCAN];
     int nlat_grid;
-    struct {                               /* latency_task's results */
+    struct { /* latency_task's results */
         table_crossing latency;
         int rise;
     } lat_res[SCN_MAX_VARIANTS];
     double target;
     plan_result *out;
-    table_progress *pr;    /* tasks done, or NULL */
-    table_exec ex;         /* how the batches run (pr their count) */
+    table_progress *pr; /* tasks done, or NULL */
+    table_exec ex;      /* how the batches run (pr their count) */
     changed sens[PLAN_NSENS * SCN_MAX_VARIANTS]; /* sensitivity curves */
-    int ntasks;            /* the candidates' simulations */
+    int ntasks; /* the candidates' simulations */
     cand_task *tasks;
-    plan_run *runs;        /* their results */
+    plan_run *runs; /* their results */
 } work;
 
 /* A scan grid into x (n values). */
 static int scan_grid(const char *spec, double *x, int *n, char *err,
                      size_t errlen) {
     double *v;
-    int rc = table_parse_numbers("plan", spec, MAX_SCAN - 1, &v, n, err,
-                                 errlen);
+    int rc =
+        table_parse_numbers("plan", spec, MAX_SCAN - 1, &v, n, err, errlen);
     if (rc) return rc;
     memcpy(x, v, (size_t)*n * sizeof *x);
     free(v);
@@ -154,16 +154,20 @@ static void apply_change(scn_config *c, const changed *x) {
 }
 
 /* Simulates x's scenario at gbps, changed. */
-static int changed_run(const changed *x, double gbps, plan_run *out,
-                       char *err, size_t errlen) {
+static int changed_run(const changed *x, double gbps, plan_run *out, char *err,
+                       size_t errlen) {
     scn_config cfg;
     int rc = table_scenario_load(x->sc, gbps, &cfg, err, errlen);
     if (rc) return rc;
     apply_change(&cfg, x);
     run_result r;
     if ((rc = run_simulate(&cfg, NULL, &r, err, errlen))) return rc;
-    *out = (plan_run){r.steps, r.finished, r.compute_utilization,
-                      r.wall_time_s, (double)r.bytes_sent_total, r.failures};
+    *out = (plan_run){r.steps,
+                      r.finished,
+                      r.compute_utilization,
+                      r.wall_time_s,
+                      (double)r.bytes_sent_total,
+                      r.failures};
     return 0;
 }
 
@@ -193,8 +197,8 @@ static int scan_least(work *w, const plan_spec *spec, int nblocks,
     int rc = scan_grid(PLAN_BANDWIDTH_SCAN, grid, &n, err, errlen);
     if (rc) return rc;
     if (w->pr) w->pr->total += (int64_t)nblocks * (n + 1);
-    rc = table_run_on(nblocks, fn, ctx, grid, n, &spec->target_cu, 1,
-                      &w->ex, blocks, err, errlen);
+    rc = table_run_on(nblocks, fn, ctx, grid, n, &spec->target_cu, 1, &w->ex,
+                      blocks, err, errlen);
     if (rc) return rc;
     for (int b = 0; b < nblocks; b++) {
         table_crossing *x = &blocks[b].row[0].exact;
@@ -216,8 +220,8 @@ static int find_least(work *w, const plan_spec *spec, plan_result *out,
                         errlen);
     for (int m = 0; m < w->n && !rc; m++) {
         out->method[m].least = w->blocks[m].row[0].exact;
-        out->method[m].bandwidth_dip = w->blocks[m].dip >= 0 ||
-                                       w->blocks[m].row[0].exact.scans;
+        out->method[m].bandwidth_dip =
+            w->blocks[m].dip >= 0 || w->blocks[m].row[0].exact.scans;
     }
     return rc;
 }
@@ -269,16 +273,17 @@ static int latency_task(void *arg, int i, char *err, size_t errlen) {
     int k = 0;
     while (k < b->npoints && b->cu[k] >= w->target) k++;
     w->lat_res[i].rise = table_first_dip(b->cu, b->npoints, 0) >= 0;
-    x->status = k == 0 ? TABLE_NOT_REACHED
-                : k == b->npoints ? TABLE_AT_START : TABLE_FOUND;
+    x->status = k == 0            ? TABLE_NOT_REACHED
+                : k == b->npoints ? TABLE_AT_START
+                                  : TABLE_FOUND;
     if (x->status == TABLE_AT_START) {
         x->v = x->v_hi = g[k - 1];
         x->cu = x->cu_hi = b->cu[k - 1];
     }
     if (x->status != TABLE_FOUND) return 0;
     table_point below = {g[k], b->cu[k]}, reach = {g[k - 1], b->cu[k - 1]};
-    return table_solve(latency_cu, &w->lat[w->lat_idx[i]], w->target,
-                       below, reach, g[k - 1] > 0, x, err, errlen);
+    return table_solve(latency_cu, &w->lat[w->lat_idx[i]], w->target, below,
+                       reach, g[k - 1] > 0, x, err, errlen);
 }
 
 static void latency_out(void *arg, int i, void **ptr, size_t *len) {
@@ -287,32 +292,32 @@ static void latency_out(void *arg, int i, void **ptr, size_t *len) {
     *len = sizeof w->lat_res[i];
 }
 
-static int find_latency(work *w, plan_result *out, char *err,
-                        size_t errlen) {
+static int find_latency(work *w, plan_result *out, char *err, size_t errlen) {
     void *ctx[SCN_MAX_VARIANTS];
     w->nlat = 0;
     for (int m = 0; m < w->n; m++) {
         plan_method *pm = &out->method[m];
         pm->latency_gbps = NAN;
         pm->latency = (table_crossing){.status = TABLE_NOT_REACHED,
-                                       .v = NAN, .cu = NAN, .v_hi = NAN,
+                                       .v = NAN,
+                                       .cu = NAN,
+                                       .v_hi = NAN,
                                        .cu_hi = NAN};
         if (pm->least.status == TABLE_NOT_REACHED) continue;
         pm->latency_gbps = PLAN_LATENCY_MARGIN * pm->least.v_hi;
-        w->lat[m] = (at_gbps){{&w->bw[m], CH_NONE, 0, 0, 0},
-                              pm->latency_gbps};
+        w->lat[m] = (at_gbps){{&w->bw[m], CH_NONE, 0, 0, 0}, pm->latency_gbps};
         ctx[w->nlat] = &w->lat[m];
         w->lat_idx[w->nlat++] = m;
     }
     if (!w->nlat) return 0;
     w->lat_grid[0] = 0;
-    int rc = scan_grid(LATENCY_SCAN, w->lat_grid + 1, &w->nlat_grid, err,
-                       errlen);
+    int rc =
+        scan_grid(LATENCY_SCAN, w->lat_grid + 1, &w->nlat_grid, err, errlen);
     if (rc) return rc;
     w->nlat_grid++;
     if (w->pr) w->pr->total += (int64_t)w->nlat * (w->nlat_grid + 1);
-    rc = table_run_on(w->nlat, latency_cu, ctx, w->lat_grid,
-                      w->nlat_grid, NULL, 0, &w->ex, w->blocks, err, errlen);
+    rc = table_run_on(w->nlat, latency_cu, ctx, w->lat_grid, w->nlat_grid, NULL,
+                      0, &w->ex, w->blocks, err, errlen);
     if (rc) return rc;
     for (int i = 0; i < w->nlat; i++)
         w->lat_res[i].latency = out->method[w->lat_idx[i]].latency;
@@ -385,8 +390,7 @@ static void mark_cheapest(plan_result *out, int training, int *best_m,
             if (k < 0 || total_of(&pm->option[i], training) <
                              total_of(&pm->option[k], training))
                 k = i;
-        if (k < 0 || (training && !pm->option[k].train.run.finished))
-            continue;
+        if (k < 0 || (training && !pm->option[k].train.run.finished)) continue;
         set_marks(&pm->option[k], training, 0);
         if (total_of(&pm->option[k], training) < best) {
             best = total_of(&pm->option[k], training);
@@ -408,9 +412,8 @@ static int find_options(work *w, const plan_spec *spec, plan_result *out,
         void *ctx[SCN_MAX_VARIANTS];
         for (int m = 0; m < w->n; m++) ctx[m] = &w->bw[m];
         if (w->pr) w->pr->total += (int64_t)w->n * nb;
-        int rc = table_run_on(w->n, table_scenario_cu, ctx,
-                              c->bandwidths_gbps, nb, NULL, 0, &w->ex,
-                              w->blocks, err, errlen);
+        int rc = table_run_on(w->n, table_scenario_cu, ctx, c->bandwidths_gbps,
+                              nb, NULL, 0, &w->ex, w->blocks, err, errlen);
         if (rc) return rc;
     }
     plan_cost none = {0};
@@ -421,8 +424,8 @@ static int find_options(work *w, const plan_spec *spec, plan_result *out,
                                  w->blocks[m].cu[i]));
         if (nb) free(w->blocks[m].cu);
         if (pm->least.status == TABLE_NOT_REACHED) continue;
-        plan_option o = price(c ? c : &none, pm->links, pm->least.v_hi,
-                              pm->least.cu_hi);
+        plan_option o =
+            price(c ? c : &none, pm->links, pm->least.v_hi, pm->least.cu_hi);
         o.is_least = 1;
         add_option(pm, o);
     }
@@ -445,10 +448,9 @@ static void cand_out(void *arg, int i, void **ptr, size_t *len) {
 }
 
 /* Appends a task for option k of method m. */
-static void cand_add(work *w, int m, int k, int try, change ch,
-                     int64_t steps) {
-    w->tasks[w->ntasks++] = (cand_task){
-        m, k, try, steps > 0, {&w->bw[m], ch, 0, steps, 0}};
+static void cand_add(work *w, int m, int k, int try, change ch, int64_t steps) {
+    w->tasks[w->ntasks++] =
+        (cand_task){m, k, try, steps > 0, {&w->bw[m], ch, 0, steps, 0}};
 }
 
 /* Does a binding-limit change apply to the method? */
@@ -463,8 +465,8 @@ static int try_applies(const plan_assumptions *a, int try) {
  * explanation and the egress), the binding limit's changes, the
  * training. */
 static int cand_tasks(work *w, plan_result *out, char *err, size_t errlen) {
-    static const change tries[PLAN_NTRIES] = {CH_BANDWIDTH_X2,
-                                              CH_LATENCY_HALF, CH_WINDOW_X2};
+    static const change tries[PLAN_NTRIES] = {CH_BANDWIDTH_X2, CH_LATENCY_HALF,
+                                              CH_WINDOW_X2};
     int base = out->explain || out->cost.has_egress;
     size_t most = (size_t)w->n * (PLAN_MAX_BANDWIDTHS + 1) * (PLAN_NTRIES + 2);
     w->tasks = malloc(most * sizeof *w->tasks);
@@ -492,8 +494,7 @@ static void price_training(const plan_cost *c, plan_option *o) {
     t->idle_h = (1 - t->run.cu) * t->wall_h;
     t->wan_months = t->wall_h / PLAN_HOURS_PER_MONTH;
     if (!c) return;
-    t->compute_usd = c->accelerators * c->accelerator_usd_per_hour *
-                     t->wall_h;
+    t->compute_usd = c->accelerators * c->accelerator_usd_per_hour * t->wall_h;
     t->idle_usd = (1 - t->run.cu) * t->compute_usd;
     t->wan_usd = o->wan_usd * t->wan_months;
     t->egress_usd = t->run.bytes / PLAN_GB * c->egress_usd_per_gb;
@@ -530,10 +531,10 @@ static void cand_results(work *w, const plan_cost *c, plan_result *out) {
             }
             if (!w->out->explain) continue;
             o->limit = plan_binding(o->gain);
-            o->window_mb = o->gbps * unit / 8 * 2 * a->latency_max_ms * 1e-3 /
-                           1e6;
-            o->window_covers = a->tcp_window_mb > 0
-                                   ? a->tcp_window_mb >= o->window_mb : -1;
+            o->window_mb =
+                o->gbps * unit / 8 * 2 * a->latency_max_ms * 1e-3 / 1e6;
+            o->window_covers =
+                a->tcp_window_mb > 0 ? a->tcp_window_mb >= o->window_mb : -1;
         }
     }
 }
@@ -562,8 +563,9 @@ plan_limit plan_binding(const double gain[PLAN_NTRIES]) {
         if (!isnan(gain[t]) && gain[t] > PLAN_LIMIT_MIN_GAIN &&
             (best < 0 || gain[t] > gain[best]))
             best = t;
-    static const plan_limit limit[PLAN_NTRIES] = {
-        PLAN_LIMIT_BANDWIDTH, PLAN_LIMIT_LATENCY, PLAN_LIMIT_WINDOW};
+    static const plan_limit limit[PLAN_NTRIES] = {PLAN_LIMIT_BANDWIDTH,
+                                                  PLAN_LIMIT_LATENCY,
+                                                  PLAN_LIMIT_WINDOW};
     return best < 0 ? PLAN_LIMIT_COMPUTE : limit[best];
 }
 
@@ -600,14 +602,16 @@ static void assumptions_of(const scn_config *c, plan_assumptions *a) {
 /* The steps of the training r asks for, of a method loaded as c from
  * path. */
 static int training_steps(const plan_result *r, const char *path,
-                          const scn_config *c, const char *name,
-                          int64_t *out, char *err, size_t errlen) {
+                          const scn_config *c, const char *name, int64_t *out,
+                          char *err, size_t errlen) {
     double steps;
     if (r->tokens > 0) {
         if (!(c->tokens_per_step > 0))
-            return msg_set(err, errlen, MSG_EINPUT, "%s: %s: --tokens needs "
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "%s: %s: --tokens needs "
                            "model.tokens_per_step (the tokens of one inner "
-                           "step)", path, name);
+                           "step)",
+                           path, name);
         steps = ceil(r->tokens / c->tokens_per_step);
     } else {
         steps = round(r->train_hours * 3600 / scn_step_time_s(c));
@@ -615,7 +619,8 @@ static int training_steps(const plan_result *r, const char *path,
     if (steps < 1) steps = 1;
     if (!(steps <= 1e12)) {
         char num[MSG_NUM_MAX];
-        return msg_set(err, errlen, MSG_EINPUT, "%s: %s: the training is %s "
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: %s: the training is %s "
                        "steps (expected at most 1e12, as the key steps)",
                        path, name, msg_number(steps, num));
     }
@@ -630,7 +635,8 @@ static int method_of(const plan_spec *spec, const scn_config *c,
     plan_method *pm = &out->method[m];
     pm->workers = c->workers;
     pm->links = spec->cost && spec->cost->pricing == PLAN_PRICING_LINK
-                    ? site_links(c) : c->workers;
+                    ? site_links(c)
+                    : c->workers;
     assumptions_of(c, &pm->assume);
     pm->mtbf_failures = c->workers * (double)c->steps * scn_step_time_s(c) /
                         (out->mtbf_hours * 3600);
@@ -640,8 +646,8 @@ static int method_of(const plan_spec *spec, const scn_config *c,
         pm->has_memory = !rc;
     }
     if (!rc && (out->train_hours > 0 || out->tokens > 0))
-        rc = training_steps(out, spec->path, c, pm->name, &pm->train_steps,
-                            err, errlen);
+        rc = training_steps(out, spec->path, c, pm->name, &pm->train_steps, err,
+                            errlen);
     return rc;
 }
 
@@ -655,13 +661,13 @@ static int setup(work *w, const plan_spec *spec, plan_result *out, char *err,
     if (n < 0) return n;
     w->n = n;
     if (spec->nset + 1 >= MAX_SETS)
-        return msg_set(err, errlen, MSG_EINPUT,
-                       "%s: too many --set overrides", spec->path);
+        return msg_set(err, errlen, MSG_EINPUT, "%s: too many --set overrides",
+                       spec->path);
     out->nmethods = w->n;
     for (int m = 0; m < w->n; m++) {
-        w->bw[m] = (table_scenario){spec->path, w->names[m], spec->sets,
-                                    spec->nset, BANDWIDTH_KEY, w->docs[m],
-                                    spec->full};
+        w->bw[m] =
+            (table_scenario){spec->path,    w->names[m], spec->sets, spec->nset,
+                             BANDWIDTH_KEY, w->docs[m],  spec->full};
         scn_config cfg;
         int rc = table_scenario_name(&w->bw[m], PLAN_MIN_GBPS,
                                      out->method[m].name, &cfg, err, errlen);
@@ -688,8 +694,7 @@ static int find_rest(work *w, const plan_spec *spec, plan_result *out,
     if (!rc && spec->cost)
         mark_cheapest(out, 0, &out->best_method, &out->best_option);
     if (!rc && spec->cost && train)
-        mark_cheapest(out, 1, &out->train_best_method,
-                      &out->train_best_option);
+        mark_cheapest(out, 1, &out->train_best_method, &out->train_best_option);
     return rc;
 }
 
@@ -705,8 +710,8 @@ int plan_compute_progress(const plan_spec *spec, table_progress_fn progress,
 }
 
 int plan_compute_extra(const plan_spec *spec, const plan_extra *extra,
-                       table_progress_fn progress, void *ctx,
-                       plan_result *out, char *err, size_t errlen) {
+                       table_progress_fn progress, void *ctx, plan_result *out,
+                       char *err, size_t errlen) {
     table_progress pr = {progress, ctx, 0, 0};
     plan_extra x = extra ? *extra : (plan_extra){0};
     memset(out, 0, sizeof *out);
@@ -720,8 +725,7 @@ int plan_compute_extra(const plan_spec *spec, const plan_extra *extra,
     out->train_hours = out->tokens ? 0 : fmax(x.train_hours, 0);
     if (!(spec->target_cu > 0 && spec->target_cu <= 1))
         return msg_set(err, errlen, MSG_EINPUT,
-                       "target CU must be in (0, 1] (got %g)",
-                       spec->target_cu);
+                       "target CU must be in (0, 1] (got %g)", spec->target_cu);
     work *w = calloc(1, sizeof *w);
     if (!w) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     w->target = spec->target_cu;
@@ -744,8 +748,7 @@ void plan_least_text(const table_crossing *least, char out[PLAN_CELL_MAX]) {
         snprintf(out, PLAN_CELL_MAX, "> %g", PLAN_MAX_GBPS);
     else if (least->status == TABLE_AT_START)
         snprintf(out, PLAN_CELL_MAX, "<= %g", PLAN_MIN_GBPS);
-    else
-        snprintf(out, PLAN_CELL_MAX, "%.4g", least->v_hi);
+    else snprintf(out, PLAN_CELL_MAX, "%.4g", least->v_hi);
 }
 
 void plan_method_text(const plan_method *m, char least[PLAN_CELL_MAX],
@@ -764,13 +767,13 @@ void plan_method_text(const plan_method *m, char least[PLAN_CELL_MAX],
         snprintf(latency, PLAN_CELL_MAX, "> %g", PLAN_MAX_LATENCY_MS);
     else if (m->latency.status == TABLE_NOT_REACHED)
         snprintf(latency, PLAN_CELL_MAX, "none");
-    else
-        snprintf(latency, PLAN_CELL_MAX, "%.4g", m->latency.v_hi);
+    else snprintf(latency, PLAN_CELL_MAX, "%.4g", m->latency.v_hi);
 }
 
 void plan_option_note(const plan_option *o, char *buf, size_t n) {
     const char *cheap = o->cheapest_overall  ? "cheapest overall"
-                        : o->cheapest_method ? "cheapest" : "";
+                        : o->cheapest_method ? "cheapest"
+                                             : "";
     snprintf(buf, n, "%s%s%s", o->is_least ? "least" : "",
              o->is_least && *cheap ? ", " : "", cheap);
 }

@@ -73,7 +73,8 @@
 
 #define PLAN_MIN_GBPS 0.01
 #define PLAN_MAX_GBPS 100000.0
-#define PLAN_BANDWIDTH_SCAN "logspace:-2:5:71" /* PLAN_MIN_GBPS..PLAN_MAX_GBPS,
+#define PLAN_BANDWIDTH_SCAN                                                    \
+    "logspace:-2:5:71" /* PLAN_MIN_GBPS..PLAN_MAX_GBPS,
                                                   10 points per decade */
 #define PLAN_MAX_LATENCY_MS 1000.0
 #define PLAN_LATENCY_MARGIN 1.05
@@ -103,9 +104,9 @@ typedef struct {
     int nbandwidths;                 /* bandwidths to price (optional, */
     double bandwidths_gbps[PLAN_MAX_BANDWIDTHS]; /* Gbit/s per worker
                                         link, > 0, at most 64) */
-    plan_pricing pricing;            /* "pricing" (optional: port) */
-    int has_egress;                  /* "egress_usd_per_gb" given */
-    double egress_usd_per_gb;        /* USD per 1e9 bytes sent, >= 0 */
+    plan_pricing pricing;     /* "pricing" (optional: port) */
+    int has_egress;           /* "egress_usd_per_gb" given */
+    double egress_usd_per_gb; /* USD per 1e9 bytes sent, >= 0 */
 } plan_cost;
 
 /* Parses a cost document of len bytes (any bytes; `name` stands for the
@@ -122,8 +123,7 @@ int plan_cost_parse(const char *text, const char *name, plan_cost *out,
                     char *err, size_t errlen);
 
 /* plan_cost_parse_n of a file (at most 64 KiB). */
-int plan_cost_load(const char *path, plan_cost *out, char *err,
-                   size_t errlen);
+int plan_cost_load(const char *path, plan_cost *out, char *err, size_t errlen);
 
 /* Why a candidate's CU is what it is (see the header comment). */
 typedef enum {
@@ -147,25 +147,25 @@ const char *plan_limit_name(plan_limit l);
 /* What one simulation gave. */
 typedef struct {
     int64_t steps;
-    int finished;      /* run_result.finished */
-    double cu;         /* compute utilization */
-    double wall_s;     /* simulated time */
-    double bytes;      /* bytes_sent_total */
+    int finished;  /* run_result.finished */
+    double cu;     /* compute utilization */
+    double wall_s; /* simulated time */
+    double bytes;  /* bytes_sent_total */
     int64_t failures;
 } plan_run;
 
 /* A whole training at one bandwidth (plan_spec.train_hours, tokens). */
 typedef struct {
     plan_run run;
-    double wall_h;           /* run.wall_s / 3600 */
-    double idle_h;           /* (1 - CU) x wall_h, per accelerator */
-    double wan_months;       /* wall_h / 730 */
-    double compute_usd;      /* with prices: accelerators x wall_h x price */
-    double idle_usd;         /* the idle part of compute_usd */
-    double wan_usd;          /* monthly WAN x wan_months */
-    double egress_usd;       /* bytes / 1e9 x egress price */
-    double total_usd;        /* compute + WAN + egress */
-    int cheapest_method;     /* cheapest finished run of the method */
+    double wall_h;       /* run.wall_s / 3600 */
+    double idle_h;       /* (1 - CU) x wall_h, per accelerator */
+    double wan_months;   /* wall_h / 730 */
+    double compute_usd;  /* with prices: accelerators x wall_h x price */
+    double idle_usd;     /* the idle part of compute_usd */
+    double wan_usd;      /* monthly WAN x wan_months */
+    double egress_usd;   /* bytes / 1e9 x egress price */
+    double total_usd;    /* compute + WAN + egress */
+    int cheapest_method; /* cheapest finished run of the method */
     int cheapest_overall;
 } plan_training;
 
@@ -183,13 +183,13 @@ typedef struct {
     double egress_usd;    /* per month (0 without an egress price) */
     /* simulated for explain, an egress price or a training: */
     int has_run;
-    plan_run run;         /* the scenario's steps at this bandwidth */
+    plan_run run; /* the scenario's steps at this bandwidth */
     /* explain: */
     double gain[PLAN_NTRIES]; /* CU gained by each change; NAN: none */
     plan_limit limit;
-    double window_mb;     /* bandwidth x the longest round trip, MB (1e6
+    double window_mb;  /* bandwidth x the longest round trip, MB (1e6
                              bytes): the window a flow needs for it */
-    int window_covers;    /* network.tcp_window_mb >= window_mb: 1 or 0;
+    int window_covers; /* network.tcp_window_mb >= window_mb: 1 or 0;
                              -1 when no window is set */
     /* a training: */
     plan_training train;
@@ -199,23 +199,23 @@ typedef struct {
 typedef struct {
     double latency_min_ms, latency_max_ms; /* one way, over the pairs of
                                               workers (0 with one) */
-    int latency_matrix;          /* from network.latency_matrix_ms */
+    int latency_matrix;                    /* from network.latency_matrix_ms */
     scn_transport transport;
-    double tcp_init_window_kb;   /* transport tcp */
+    double tcp_init_window_kb; /* transport tcp */
     int tcp_slow_start_after_idle;
     double efficiency;
     double collective_overhead_ms;
-    double tcp_window_mb;        /* 0: none */
+    double tcp_window_mb; /* 0: none */
     coll_algo collective;
-    int links;                   /* site-to-site links of the collective */
-    int dp;                      /* buckets apply */
-    double dp_bucket_mb;         /* 0: one bucket per layer */
+    int links;           /* site-to-site links of the collective */
+    int dp;              /* buckets apply */
+    double dp_bucket_mb; /* 0: one bucket per layer */
     scn_gbit gbit;
-    double mtbf_s, mttr_s;       /* mtbf 0: no random failures */
-    int trace;                   /* failures replayed from a trace */
+    double mtbf_s, mttr_s; /* mtbf 0: no random failures */
+    int trace;             /* failures replayed from a trace */
     int64_t steps;
     double step_time_s;
-    double wall_s;               /* simulated time at the least bandwidth;
+    double wall_s; /* simulated time at the least bandwidth;
                                     NAN when there is none */
 } plan_assumptions;
 
@@ -223,27 +223,27 @@ typedef struct {
 enum { PLAN_SENS_LATENCY, PLAN_SENS_EFFICIENCY, PLAN_SENS_MTBF, PLAN_NSENS };
 
 typedef struct {
-    table_crossing least;    /* as plan_method.least */
+    table_crossing least; /* as plan_method.least */
     int bandwidth_dip;
 } plan_sensitive;
 
 typedef struct {
     char name[SCN_NAME_MAX]; /* the variant, or the method for the base */
     int workers;
-    int bandwidth_dip;       /* CU falls somewhere on the bandwidth scan
+    int bandwidth_dip;      /* CU falls somewhere on the bandwidth scan
                                 (least.scans: near the least one) */
-    int latency_rise;        /* CU rises somewhere on the latency scan */
-    table_crossing least;    /* FOUND: the least bandwidth is least.v_hi,
+    int latency_rise;       /* CU rises somewhere on the latency scan */
+    table_crossing least;   /* FOUND: the least bandwidth is least.v_hi,
                                 CU least.cu_hi; AT_START: <= PLAN_MIN_GBPS
                                 (v_hi, cu_hi: that point); NOT_REACHED:
                                 > PLAN_MAX_GBPS */
-    double latency_gbps;     /* PLAN_LATENCY_MARGIN x the least; NAN when
+    double latency_gbps;    /* PLAN_LATENCY_MARGIN x the least; NAN when
                                 not reached */
-    table_crossing latency;  /* FOUND: the limit is latency.v_hi ms;
+    table_crossing latency; /* FOUND: the limit is latency.v_hi ms;
                                 AT_START: still enough at the maximum;
                                 NOT_REACHED: not even at 0 ms (or no least
                                 bandwidth to test) */
-    int noptions;            /* by increasing bandwidth */
+    int noptions;           /* by increasing bandwidth */
     plan_option option[PLAN_MAX_BANDWIDTHS + 1];
     int links;               /* WAN links priced: workers, or with
                                 "pricing": "link" the site-to-site ones */
@@ -251,35 +251,35 @@ typedef struct {
     int has_memory;          /* explain */
     mem_worker memory;
     plan_sensitive sens[PLAN_NSENS]; /* sensitivity */
-    double mtbf_failures;    /* sensitivity: failures expected in the MTBF
+    double mtbf_failures; /* sensitivity: failures expected in the MTBF
                                 run, workers x steps x step time / MTBF */
-    int64_t train_steps;     /* a training: its steps; else 0 */
+    int64_t train_steps;  /* a training: its steps; else 0 */
 } plan_method;
 
 typedef struct {
-    const char *path;                /* scenario file */
-    const char *const *variants;     /* nvariants 0: all (or the base) */
+    const char *path;            /* scenario file */
+    const char *const *variants; /* nvariants 0: all (or the base) */
     int nvariants;
-    const char *const *sets;         /* --set overrides */
+    const char *const *sets; /* --set overrides */
     int nset;
-    double target_cu;                /* (0, 1] */
-    const plan_cost *cost;           /* NULL: no prices */
-    int jobs;                        /* threads; <= 0: pool_cpu_count() */
-    int full;                        /* --full: no fast-forward */
-    const table_runner *runner;      /* NULL: this process's threads; else
+    double target_cu;           /* (0, 1] */
+    const plan_cost *cost;      /* NULL: no prices */
+    int jobs;                   /* threads; <= 0: pool_cpu_count() */
+    int full;                   /* --full: no fast-forward */
+    const table_runner *runner; /* NULL: this process's threads; else
                                         every batch (table.h) */
 } plan_spec;
 
 /* What `dilosim plan` adds to plan_compute's answers (all 0: nothing). */
 typedef struct {
-    int explain;                     /* assumptions, binding limits,
+    int explain;        /* assumptions, binding limits,
                                         memory */
-    int sensitivity;                 /* the answer under PLAN_NSENS changes */
-    double mtbf_hours;               /* the sensitivity's; <= 0:
+    int sensitivity;    /* the answer under PLAN_NSENS changes */
+    double mtbf_hours;  /* the sensitivity's; <= 0:
                                         PLAN_MTBF_HOURS */
-    double train_hours;              /* > 0: price a training of this many
+    double train_hours; /* > 0: price a training of this many
                                         hours of compute */
-    double tokens;                   /* > 0: of this many tokens (instead
+    double tokens;      /* > 0: of this many tokens (instead
                                         of train_hours) */
 } plan_extra;
 
@@ -289,10 +289,10 @@ typedef struct {
     plan_cost cost;
     int nmethods;
     plan_method method[SCN_MAX_VARIANTS];
-    int best_method, best_option;    /* cheapest overall; -1 without */
-    int explain, sensitivity;        /* as asked */
-    double mtbf_hours;               /* the sensitivity's */
-    double train_hours, tokens;      /* as asked (0: no training) */
+    int best_method, best_option;             /* cheapest overall; -1 without */
+    int explain, sensitivity;                 /* as asked */
+    double mtbf_hours;                        /* the sensitivity's */
+    double train_hours, tokens;               /* as asked (0: no training) */
     int train_best_method, train_best_option; /* cheapest training; -1 */
 } plan_result;
 
@@ -314,8 +314,8 @@ int plan_compute_progress(const plan_spec *spec, table_progress_fn progress,
  * (tokens without model.tokens_per_step, more than 1e12 steps) is an
  * input error. */
 int plan_compute_extra(const plan_spec *spec, const plan_extra *extra,
-                       table_progress_fn progress, void *ctx,
-                       plan_result *out, char *err, size_t errlen);
+                       table_progress_fn progress, void *ctx, plan_result *out,
+                       char *err, size_t errlen);
 
 /* Bytes of one cell of plan_method_text, with the NUL. */
 #define PLAN_CELL_MAX 32

@@ -21,9 +21,12 @@
 #define COST_MAX 1e15 /* prices and counts */
 
 enum { K_WAN, K_ACC_PRICE, K_ACC, K_BANDWIDTHS, K_PRICING, K_EGRESS, NKEYS };
-static const char *const cost_key[NKEYS] = {
-    "wan_usd_per_gbps_month", "accelerator_usd_per_hour", "accelerators",
-    "bandwidths_gbps", "pricing", "egress_usd_per_gb"};
+static const char *const cost_key[NKEYS] = {"wan_usd_per_gbps_month",
+                                            "accelerator_usd_per_hour",
+                                            "accelerators",
+                                            "bandwidths_gbps",
+                                            "pricing",
+                                            "egress_usd_per_gb"};
 static const char *const pricing_name[] = {"port", "link"};
 
 /* The parsed text and where its messages go. */
@@ -54,8 +57,8 @@ static int cost_fail(const cost_ctx *c, const cJSON *at, int at_key,
         }
     int line, col;
     json_line_col(c->text, off, &line, &col);
-    return msg_set(c->err, c->errlen, MSG_EINPUT, "%s:%d:%d: %s: %s",
-                   c->name, line, col, path, msg);
+    return msg_set(c->err, c->errlen, MSG_EINPUT, "%s:%d:%d: %s: %s", c->name,
+                   line, col, path, msg);
 }
 
 /* A finite number in [lo, hi], an integer when asked. */
@@ -67,20 +70,23 @@ static int cost_number(const cost_ctx *c, const cJSON *it, const char *key,
         return cost_fail(c, it, 0, key, "must be %s", what);
     double x = it->valuedouble;
     if (x < lo || (integer && x != floor(x)) || x > hi)
-        return cost_fail(c, it, 0, key, "must be %s >= %s, at most %s "
-                         "(got %s)", what, msg_number(lo, l),
-                         msg_number(hi, h), msg_number(x, b));
+        return cost_fail(c, it, 0, key,
+                         "must be %s >= %s, at most %s "
+                         "(got %s)",
+                         what, msg_number(lo, l), msg_number(hi, h),
+                         msg_number(x, b));
     *out = x;
     return 0;
 }
 
-static int cost_bandwidths(const cost_ctx *c, const cJSON *it,
-                           plan_cost *out) {
+static int cost_bandwidths(const cost_ctx *c, const cJSON *it, plan_cost *out) {
     const char *key = cost_key[K_BANDWIDTHS];
     int n = cJSON_GetArraySize(it);
     if (!cJSON_IsArray(it) || n < 1 || n > PLAN_MAX_BANDWIDTHS)
-        return cost_fail(c, it, 0, key, "must be an array of 1 to %d "
-                         "bandwidths (Gbit/s)", PLAN_MAX_BANDWIDTHS);
+        return cost_fail(c, it, 0, key,
+                         "must be an array of 1 to %d "
+                         "bandwidths (Gbit/s)",
+                         PLAN_MAX_BANDWIDTHS);
     const cJSON *e;
     int i = 0;
     cJSON_ArrayForEach(e, it) {
@@ -108,11 +114,12 @@ static int cost_member(const cost_ctx *c, const cJSON *it, int k,
         return cost_number(c, it, cost_key[k], 1, COST_MAX, 1,
                            &out->accelerators);
     case K_PRICING: {
-        int i = cJSON_IsString(it) ? msg_parse_name(it->valuestring,
-                                                    pricing_name, 2)
-                                   : -1;
+        int i = cJSON_IsString(it)
+                    ? msg_parse_name(it->valuestring, pricing_name, 2)
+                    : -1;
         if (i < 0)
-            return cost_fail(c, it, 0, cost_key[k], "must be \"port\" (each "
+            return cost_fail(c, it, 0, cost_key[k],
+                             "must be \"port\" (each "
                              "worker's link) or \"link\" (each link between "
                              "two sites)");
         out->pricing = (plan_pricing)i;
@@ -122,8 +129,7 @@ static int cost_member(const cost_ctx *c, const cJSON *it, int k,
         out->has_egress = 1;
         return cost_number(c, it, cost_key[k], 0, COST_MAX, 0,
                            &out->egress_usd_per_gb);
-    default:
-        return cost_bandwidths(c, it, out);
+    default: return cost_bandwidths(c, it, out);
     }
 }
 
@@ -131,14 +137,17 @@ static int cost_object(const cost_ctx *c, const cJSON *root, plan_cost *out) {
     char names[200];
     msg_name_list(cost_key, NKEYS, names, sizeof names);
     if (!cJSON_IsObject(root))
-        return cost_fail(c, root, 0, "(root)", "must be a JSON object "
-                         "(expected the keys %s)", names);
+        return cost_fail(c, root, 0, "(root)",
+                         "must be a JSON object "
+                         "(expected the keys %s)",
+                         names);
     const cJSON *seen[NKEYS] = {0}, *it;
     cJSON_ArrayForEach(it, root) {
         int k = msg_parse_name(it->string, cost_key, NKEYS);
         if (k < 0) {
             int near = msg_nearest_name(it->string, cost_key, NKEYS, 2);
-            return cost_fail(c, it, 1, it->string, "unknown key (%s%s%s"
+            return cost_fail(c, it, 1, it->string,
+                             "unknown key (%s%s%s"
                              "expected one of: %s)",
                              near < 0 ? "" : "did you mean ",
                              near < 0 ? "" : cost_key[near],
@@ -150,17 +159,20 @@ static int cost_object(const cost_ctx *c, const cJSON *root, plan_cost *out) {
             for (size_t i = 0; i < c->doc->npos; i++)
                 if (c->doc->pos[i].node == seen[k]) off = c->doc->pos[i].key;
             json_line_col(c->text, off, &line, &col);
-            return cost_fail(c, it, 1, it->string, "duplicate key (first "
-                             "given at %d:%d)", line, col);
+            return cost_fail(c, it, 1, it->string,
+                             "duplicate key (first "
+                             "given at %d:%d)",
+                             line, col);
         }
         seen[k] = it;
         if (cost_member(c, it, k, out)) return MSG_EINPUT;
     }
     for (int k = 0; k < K_BANDWIDTHS; k++)
         if (!seen[k])
-            return cost_fail(c, root, 0, cost_key[k], "missing (expected "
-                             "%s, %s and %s)", cost_key[0], cost_key[1],
-                             cost_key[2]);
+            return cost_fail(c, root, 0, cost_key[k],
+                             "missing (expected "
+                             "%s, %s and %s)",
+                             cost_key[0], cost_key[1], cost_key[2]);
     return 0;
 }
 
@@ -168,9 +180,10 @@ int plan_cost_parse_n(const char *text, size_t len, const char *name,
                       plan_cost *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     if (len > COST_MAX_BYTES)
-        return msg_set(err, errlen, MSG_EINPUT, "%s: larger than 64 KiB "
-                       "(expected a cost file of at most %d bytes)", name,
-                       COST_MAX_BYTES);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: larger than 64 KiB "
+                       "(expected a cost file of at most %d bytes)",
+                       name, COST_MAX_BYTES);
     size_t bom = json_bom(text, len);
     text += bom, len -= bom;
     json_doc doc;
@@ -196,8 +209,7 @@ int plan_cost_parse(const char *text, const char *name, plan_cost *out,
     return plan_cost_parse_n(text, strlen(text), name, out, err, errlen);
 }
 
-int plan_cost_load(const char *path, plan_cost *out, char *err,
-                   size_t errlen) {
+int plan_cost_load(const char *path, plan_cost *out, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
     if (!f)
         return msg_set(err, errlen, MSG_EINPUT, "%s: cannot open: %s", path,
@@ -221,4 +233,3 @@ int plan_cost_load(const char *path, plan_cost *out, char *err,
     free(buf);
     return rc;
 }
-

@@ -55,7 +55,9 @@ static void str_add(str *b, const char *s, size_t n) {
     b->s[b->n += n] = 0;
 }
 
-static void str_puts(str *b, const char *s) { str_add(b, s, strlen(s)); }
+static void str_puts(str *b, const char *s) {
+    str_add(b, s, strlen(s));
+}
 
 /* A CSV field, quoted (RFC 4180) when it holds a comma, quote or line
  * break. */
@@ -135,14 +137,14 @@ static int point_error(const sweep *sw, int64_t p, int rc, const char *msg,
     char desc[MSG_MAX];
     point_desc(sw, p, desc, sizeof desc);
     return msg_set(err, errlen, rc, "point %lld%s%s%s: %s", (long long)p + 1,
-                  *desc ? " (" : "", desc, *desc ? ")" : "", msg);
+                   *desc ? " (" : "", desc, *desc ? ")" : "", msg);
 }
 
 /* Loads point p into *cfg: its variant's doc, the --set overrides, then
  * KEY=VALUE per dimension.  Thread-safe.  Returns 0, or the loader's
  * code (MSG_EINPUT, MSG_ENOMEM) with "point K (...): message". */
-static int point_load(const sweep *sw, int64_t p, scn_config *cfg,
-                      char *err, size_t errlen) {
+static int point_load(const sweep *sw, int64_t p, scn_config *cfg, char *err,
+                      size_t errlen) {
     const sweep_spec *s = sw->spec;
     const char *vals[SWEEP_MAX_DIMS];
     int vi;
@@ -242,15 +244,21 @@ static int plan_variants(sweep *sw, char *err, size_t errlen) {
         int i = 0;
         while (i < m->nvariants && strcmp(m->variant[i], v)) i++;
         if (i == m->nvariants && !m->nvariants)
-            return msg_set(err, errlen, MSG_EINPUT, "--variant %s: unknown "
-                          "variant (%s has no variants)", v, s->scenario);
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "--variant %s: unknown "
+                           "variant (%s has no variants)",
+                           v, s->scenario);
         if (i == m->nvariants)
-            return msg_set(err, errlen, MSG_EINPUT, "--variant %s: unknown "
-                          "variant (expected one of: %s)", v, names);
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "--variant %s: unknown "
+                           "variant (expected one of: %s)",
+                           v, names);
         for (int j = 0; j < sw->nvar; j++)
             if (sw->var[j] == m->variant[i])
-                return msg_set(err, errlen, MSG_EINPUT, "--variant %s: "
-                              "given twice", v);
+                return msg_set(err, errlen, MSG_EINPUT,
+                               "--variant %s: "
+                               "given twice",
+                               v);
         sw->var[sw->nvar++] = m->variant[i];
     }
     return MSG_OK;
@@ -267,19 +275,27 @@ static dim *find_dim(sweep *sw, const char *key, size_t n) {
 static int plan_vary(sweep *sw, const char *v, char *err, size_t errlen) {
     const char *eq = strchr(v, '=');
     if (!eq || eq == v)
-        return msg_set(err, errlen, MSG_EINPUT, "--vary %s: expected "
-                      "KEY=SPEC", v);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "--vary %s: expected "
+                       "KEY=SPEC",
+                       v);
     size_t n = (size_t)(eq - v);
     if (n >= sizeof sw->dim[0].key)
-        return msg_set(err, errlen, MSG_EINPUT, "--vary %s: key longer than "
-                      "%d bytes", v, (int)sizeof sw->dim[0].key - 1);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "--vary %s: key longer than "
+                       "%d bytes",
+                       v, (int)sizeof sw->dim[0].key - 1);
     dim *d = find_dim(sw, v, n);
     if (d && d->from_vary)
-        return msg_set(err, errlen, MSG_EINPUT, "--vary %s: %.*s is varied "
-                      "twice", v, (int)n, v);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "--vary %s: %.*s is varied "
+                       "twice",
+                       v, (int)n, v);
     if (!d && sw->ndim == SWEEP_MAX_DIMS)
-        return msg_set(err, errlen, MSG_EINPUT, "--vary %s: more than %d "
-                      "dimensions", v, SWEEP_MAX_DIMS);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "--vary %s: more than %d "
+                       "dimensions",
+                       v, SWEEP_MAX_DIMS);
     if (!d) {
         d = &sw->dim[sw->ndim++];
         memcpy(d->key, v, n);
@@ -319,9 +335,10 @@ static int plan_dims(sweep *sw, char *err, size_t errlen) {
         const char *eq = strchr(s->sets[i], '=');
         size_t n = eq ? (size_t)(eq - s->sets[i]) : 0;
         if (n && find_dim(sw, s->sets[i], n))
-            return msg_set(err, errlen, MSG_EINPUT, "--set %s: %.*s is "
-                          "swept (drop the --set, or give it as --vary %s)",
-                          s->sets[i], (int)n, s->sets[i], s->sets[i]);
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "--set %s: %.*s is "
+                           "swept (drop the --set, or give it as --vary %s)",
+                           s->sets[i], (int)n, s->sets[i], s->sets[i]);
     }
     return MSG_OK;
 }
@@ -335,14 +352,16 @@ static int open_docs(sweep *sw, char *err, size_t errlen) {
     const sweep_spec *s = sw->spec;
     int in = !strcmp(s->scenario, "-");
     const char *first = in && s->nvariants == 1 ? s->variants[0] : NULL;
-    int rc = scn_doc_open(s->scenario, first, NULL, 0, &sw->doc[0], err,
-                          errlen);
+    int rc =
+        scn_doc_open(s->scenario, first, NULL, 0, &sw->doc[0], err, errlen);
     if (rc) return rc;
     rc = scn_doc_meta(sw->doc[0], &sw->meta, err, errlen);
     if (rc || !in || first || !sw->meta.nvariants) return rc;
-    return msg_set(err, errlen, MSG_EINPUT, "<stdin>: read once, it serves "
+    return msg_set(err, errlen, MSG_EINPUT,
+                   "<stdin>: read once, it serves "
                    "one variant only (expected a file for its %d variants, "
-                   "or one --variant)", sw->meta.nvariants);
+                   "or one --variant)",
+                   sw->meta.nvariants);
 }
 
 static int plan(sweep *sw, char *err, size_t errlen) {
@@ -366,12 +385,13 @@ static int plan(sweep *sw, char *err, size_t errlen) {
     sw->npoints = grid_count(sw->naxis, sw->size, SWEEP_MAX_POINTS);
     if (sw->npoints < 0)
         return msg_set(err, errlen, MSG_EINPUT, "more than %d points",
-                      SWEEP_MAX_POINTS);
+                       SWEEP_MAX_POINTS);
     if (s->nshards < 0 || s->nshards > SWEEPFILE_MAX_SHARDS ||
         (s->nshards && (s->shard < 1 || s->shard > s->nshards)))
-        return msg_set(err, errlen, MSG_EINPUT, "--shard %d/%d: expected "
-                       "K/N with 1 <= K <= N <= %d", s->shard, s->nshards,
-                       SWEEPFILE_MAX_SHARDS);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "--shard %d/%d: expected "
+                       "K/N with 1 <= K <= N <= %d",
+                       s->shard, s->nshards, SWEEPFILE_MAX_SHARDS);
     sw->count = sweepfile_rows(sw->npoints, s->shard, s->nshards);
 
     str h = {0};
@@ -399,8 +419,8 @@ static int validate(sweep *sw, char *err, size_t errlen) {
     str vals = {0};
     int64_t nbinary = 0;
     sw->digest = rng_mix((uint64_t)sw->npoints);
-    sw->digest = rng_mix(sw->digest ^ scn_digest_bytes(sw->header,
-                                                       strlen(sw->header)));
+    sw->digest =
+        rng_mix(sw->digest ^ scn_digest_bytes(sw->header, strlen(sw->header)));
     for (int64_t p = 0; p < sw->npoints && !rc; p++) {
         rc = point_load(sw, p, cfg, err, errlen);
         vals.n = 0;
@@ -413,7 +433,8 @@ static int validate(sweep *sw, char *err, size_t errlen) {
     }
     free(vals.s);
     free(cfg);
-    sw->id = (sweepfile_id){.digest = sw->digest, .shard = s->shard,
+    sw->id = (sweepfile_id){.digest = sw->digest,
+                            .shard = s->shard,
                             .nshards = s->nshards,
                             .npoints = s->nshards ? sw->npoints : 0};
     sweepfile_line(&sw->id, sw->digest_line);
@@ -474,11 +495,17 @@ static char *run_point(const sweep *sw, int64_t p, const scn_config *cfg,
     return row;
 }
 
-int64_t sweep_kept(const sweep *sw) { return sw->kept; }
+int64_t sweep_kept(const sweep *sw) {
+    return sw->kept;
+}
 
-int64_t sweep_count(const sweep *sw) { return sw->count; }
+int64_t sweep_count(const sweep *sw) {
+    return sw->count;
+}
 
-const char *sweep_partial(const sweep *sw) { return sw->partial; }
+const char *sweep_partial(const sweep *sw) {
+    return sw->partial;
+}
 
 /* Loaded from its variant's doc (scn_doc_load is thread-safe) and run
  * without any lock. */
@@ -486,8 +513,7 @@ int sweep_compute(const sweep *sw, int64_t j, char **row, char *err,
                   size_t errlen) {
     int64_t p = sweep__row_point(sw, j);
     scn_config *cfg = malloc(sizeof *cfg);
-    int rc = cfg ? MSG_OK : msg_set(err, errlen, MSG_ENOMEM,
-                                    "out of memory");
+    int rc = cfg ? MSG_OK : msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     *row = NULL;
     if (!rc) rc = point_load(sw, p, cfg, err, errlen);
     if (!rc) *row = run_point(sw, p, cfg, &rc, err, errlen);
@@ -529,14 +555,11 @@ static int point_task(void *ctx, int64_t i, char *err, size_t errlen) {
 static int run_all(sweep *sw, char *err, size_t errlen) {
     const sweep_spec *s = sw->spec;
     sw->rows = calloc((size_t)sw->count + 1, sizeof *sw->rows);
-    if (!sw->rows)
-        return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    if (!sw->rows) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     int jobs = s->jobs < 1 ? 1 : s->jobs, rc = MSG_OK;
     char msg[MSG_MAX];
-    if (s->runner)
-        rc = s->runner(s->runner_ctx, sw, jobs, err, errlen);
-    else
-        pool_for(jobs, sw->count - sw->kept, point_task, sw, msg, sizeof msg);
+    if (s->runner) rc = s->runner(s->runner_ctx, sw, jobs, err, errlen);
+    else pool_for(jobs, sw->count - sw->kept, point_task, sw, msg, sizeof msg);
     for (int64_t j = 0; j < sw->count; j++) free(sw->rows[j]);
     if (sw->failed)
         return msg_set(err, errlen, sw->fail_rc, "%s", sw->fail_msg);
@@ -566,8 +589,9 @@ int sweep_run(const sweep_spec *s, char *err, size_t errlen) {
     if (s->worker) {
         if (!rc && !s->runner)
             rc = msg_set(err, errlen, MSG_EINPUT, "a worker needs a runner");
-        if (!rc) rc = s->runner(s->runner_ctx, sw, s->jobs < 1 ? 1 : s->jobs,
-                                err, errlen);
+        if (!rc)
+            rc = s->runner(s->runner_ctx, sw, s->jobs < 1 ? 1 : s->jobs, err,
+                           errlen);
         sweep_free(sw);
         return rc;
     }
@@ -575,8 +599,10 @@ int sweep_run(const sweep_spec *s, char *err, size_t errlen) {
     if (!rc) rc = sweep__open_output(sw, err, errlen);
     if (rc > 0) {
         if (s->log)
-            fprintf(s->log, "%s: already complete (%lld rows); nothing to "
-                    "do\n", s->out, (long long)sw->count);
+            fprintf(s->log,
+                    "%s: already complete (%lld rows); nothing to "
+                    "do\n",
+                    s->out, (long long)sw->count);
         rc = MSG_OK;
     } else {
         if (!rc) rc = run_all(sw, err, errlen);

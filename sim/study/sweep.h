@@ -105,8 +105,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SWEEP_MAX_DIMS 32             /* dimensions, section and --vary */
-#define SWEEP_MAX_POINTS 10000000     /* points of one sweep */
+#define SWEEP_MAX_DIMS 32         /* dimensions, section and --vary */
+#define SWEEP_MAX_POINTS 10000000 /* points of one sweep */
 
 typedef struct sweep sweep;
 
@@ -117,28 +117,28 @@ typedef int (*sweep_runner)(void *ctx, sweep *sw, int jobs, char *err,
                             size_t errlen);
 
 typedef struct {
-    const char *scenario;              /* the scenario file */
-    const char *const *vary;           /* "KEY=SPEC", nvary of them */
+    const char *scenario;    /* the scenario file */
+    const char *const *vary; /* "KEY=SPEC", nvary of them */
     int nvary;
-    const char *const *variants;       /* the variants to run, nvariants */
-    int nvariants;                     /*   of them; 0: all */
-    const char *const *sets;           /* "KEY=VALUE" overrides of every */
-    int nset;                          /*   point; none may be a swept key */
-    int jobs;                          /* worker threads, >= 1 */
-    int full;                          /* --full: no fast-forward */
-    const char *out;                   /* OUT, or NULL: rows to `stream` */
-    int resume;                        /* needs out */
-    FILE *stream;                      /* where rows go without out */
-    FILE *log;                         /* notes (nothing to do); or NULL */
+    const char *const *variants; /* the variants to run, nvariants */
+    int nvariants;               /*   of them; 0: all */
+    const char *const *sets;     /* "KEY=VALUE" overrides of every */
+    int nset;                    /*   point; none may be a swept key */
+    int jobs;                    /* worker threads, >= 1 */
+    int full;                    /* --full: no fast-forward */
+    const char *out;             /* OUT, or NULL: rows to `stream` */
+    int resume;                  /* needs out */
+    FILE *stream;                /* where rows go without out */
+    FILE *log;                   /* notes (nothing to do); or NULL */
     /* points done (kept ones included) of total, or NULL; called from
      * one thread at a time */
     void (*progress)(void *ctx, int64_t done, int64_t total);
     void *progress_ctx;
-    int shard, nshards;                /* shard K of N (1 <= K <= N); N 0:
+    int shard, nshards;  /* shard K of N (1 <= K <= N); N 0:
                                           the whole sweep */
-    sweep_runner runner;               /* NULL: the worker pool */
+    sweep_runner runner; /* NULL: the worker pool */
     void *runner_ctx;
-    int worker;                        /* 1: plan and call the runner only */
+    int worker; /* 1: plan and call the runner only */
 } sweep_spec;
 
 /* Runs the sweep.  Returns 0, or a MSG_E* code (sim/base/msg.h) with one

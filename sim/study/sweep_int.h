@@ -21,49 +21,49 @@
 #define ERR_MAX 8192 /* a failure's message: room for a path of PATH_MAX */
 
 typedef struct {
-    char key[SCN_NAME_MAX * 2];  /* the dotted scenario key */
-    const char *spec;            /* its grid spec */
-    char label[MSG_MAX];         /* what the user wrote, for messages */
-    int from_vary;               /* 1: given (or replaced) by --vary */
-    scn_origin from;             /* where its values come from */
+    char key[SCN_NAME_MAX * 2]; /* the dotted scenario key */
+    const char *spec;           /* its grid spec */
+    char label[MSG_MAX];        /* what the user wrote, for messages */
+    int from_vary;              /* 1: given (or replaced) by --vary */
+    scn_origin from;            /* where its values come from */
     grid_list vals;
 } dim;
 
 struct sweep {
     const sweep_spec *spec;
     scn_meta meta;
-    int nvar;                          /* variants run; 0: the base */
+    int nvar; /* variants run; 0: the base */
     const char *var[SCN_MAX_VARIANTS];
-    scn_doc *doc[SCN_MAX_VARIANTS];    /* the file parsed once per variant
+    scn_doc *doc[SCN_MAX_VARIANTS]; /* the file parsed once per variant
                                           (doc[0]: the base when nvar 0) */
     int ndim;
     dim dim[SWEEP_MAX_DIMS];
-    int naxis;                         /* the variant axis (when nvar), */
-    int size[SWEEP_MAX_DIMS + 1];      /*   then one axis per dimension */
+    int naxis;                    /* the variant axis (when nvar), */
+    int size[SWEEP_MAX_DIMS + 1]; /*   then one axis per dimension */
     int64_t npoints;
-    int64_t count;                     /* rows of the output: the points of
+    int64_t count;                        /* rows of the output: the points of
                                           the shard, or all */
-    char *header;                      /* with its newline */
-    uint64_t digest;                   /* of every point's config */
-    sweepfile_id id;                   /* the output's identity */
+    char *header;                         /* with its newline */
+    uint64_t digest;                      /* of every point's config */
+    sweepfile_id id;                      /* the output's identity */
     char digest_line[SWEEPFILE_LINE_MAX]; /* its first line (sweepfile.h),
                                           ending with the Gbit note */
-    const char *gbit_note;             /* scn_gbit_note of the points */
+    const char *gbit_note;                /* scn_gbit_note of the points */
 
-    FILE *f;                           /* the rows' stream */
-    char *target;                      /* OUT, its links followed */
-    char *partial;                     /* TARGET.partial, or NULL */
-    int through;                       /* OUT is a device or FIFO */
-    int own_partial;                   /* 1: we hold it (remove on error) */
+    FILE *f;         /* the rows' stream */
+    char *target;    /* OUT, its links followed */
+    char *partial;   /* TARGET.partial, or NULL */
+    int through;     /* OUT is a device or FIFO */
+    int own_partial; /* 1: we hold it (remove on error) */
 
     /* Shared by the workers, under mu. */
     pthread_mutex_t mu;
-    int64_t written;                   /* rows written (kept ones too) */
-    int64_t kept;                      /* rows kept from OUT.partial */
-    int64_t done;                      /* points run by this process */
-    char **rows;                       /* finished rows not yet written */
-    int failed;                        /* stop taking points */
-    int64_t fail_point;                /* the lowest failed row */
+    int64_t written;    /* rows written (kept ones too) */
+    int64_t kept;       /* rows kept from OUT.partial */
+    int64_t done;       /* points run by this process */
+    char **rows;        /* finished rows not yet written */
+    int failed;         /* stop taking points */
+    int64_t fail_point; /* the lowest failed row */
     int fail_rc;
     char fail_msg[ERR_MAX];
 };

@@ -20,15 +20,15 @@
 
 /* What a CSV file of this sweep holds. */
 typedef struct {
-    int digest;             /* 1 ours, -1 another, 0 no digest line */
-    sweepfile_id id;        /* what the file says it is (digest != 0) */
-    int header;             /* 1 ours, -1 another, 0 none (or cut short) */
-    int64_t rows;           /* complete rows after it, each checked */
-    long end;               /* offset after the last of them */
-    int trailing;           /* bytes follow: a line without its newline */
-    int nonempty;           /* the file holds at least one byte */
-    int first_cut;          /* its first line has no newline */
-    int64_t bad_line;       /* > 0: this line is not its point's row */
+    int digest;       /* 1 ours, -1 another, 0 no digest line */
+    sweepfile_id id;  /* what the file says it is (digest != 0) */
+    int header;       /* 1 ours, -1 another, 0 none (or cut short) */
+    int64_t rows;     /* complete rows after it, each checked */
+    long end;         /* offset after the last of them */
+    int trailing;     /* bytes follow: a line without its newline */
+    int nonempty;     /* the file holds at least one byte */
+    int first_cut;    /* its first line has no newline */
+    int64_t bad_line; /* > 0: this line is not its point's row */
 } scan;
 
 /* Reads path as a CSV file of this sweep: the digest line, the header,
@@ -61,9 +61,9 @@ static int scan_file(const sweep *sw, const char *path, scan *sc) {
         sc->nonempty = 1;
         if (line[n - 1] != '\n') {
             sc->trailing = 1;
-            sc->first_cut = k == -2 && !strncmp(line, sw->digest_line,
-                                                (size_t)n < ni ? (size_t)n
-                                                               : ni);
+            sc->first_cut =
+                k == -2 && !strncmp(line, sw->digest_line,
+                                    (size_t)n < ni ? (size_t)n : ni);
             break;
         }
         if (k == -2) {
@@ -76,7 +76,8 @@ static int scan_file(const sweep *sw, const char *path, scan *sc) {
             if (sc->header < 0) break;
         } else {
             want.n = 0;
-            if (k < sw->count) sweep__point_prefix(sw, sweep__row_point(sw, k), &want);
+            if (k < sw->count)
+                sweep__point_prefix(sw, sweep__row_point(sw, k), &want);
             if (k >= sw->count || want.oom ||
                 (want.n && strncmp(line, want.s, want.n))) {
                 sc->bad_line = k + 3;
@@ -98,17 +99,16 @@ static int scan_file(const sweep *sw, const char *path, scan *sc) {
  * digest, or a complete first line that is no digest (a file cut inside
  * its digest line, or empty, is not foreign: it is started afresh). */
 static int foreign(const scan *sc) {
-    return sc->digest < 0 || (sc->digest == 0 && sc->nonempty &&
-                              !(sc->trailing && sc->header == 0 &&
-                                sc->first_cut));
+    return sc->digest < 0 ||
+           (sc->digest == 0 && sc->nonempty &&
+            !(sc->trailing && sc->header == 0 && sc->first_cut));
 }
 
 /* "PATH: write error: why" for the rows' output ("write error: why" for
  * the stream). */
 int sweep__out_error(const sweep *sw, int e, char *err, size_t errlen) {
     if (!sw->spec->out)
-        return msg_set(err, errlen, MSG_EIO, "write error: %s",
-                       strerror(e));
+        return msg_set(err, errlen, MSG_EIO, "write error: %s", strerror(e));
     return msg_set(err, errlen, MSG_EIO, "%s: write error: %s",
                    sw->partial ? sw->partial : sw->spec->out, strerror(e));
 }
@@ -118,34 +118,39 @@ int sweep__out_error(const sweep *sw, int e, char *err, size_t errlen) {
 static int other_sweep(const sweep *sw, const char *path, const scan *sc,
                        char *err, size_t errlen) {
     if (!sc->digest)
-        return msg_set(err, errlen, MSG_EINPUT, "%s: no sweep digest "
-                       "(expected a first line %.*s)", path, (int)sw->id.len,
-                       sw->digest_line);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: no sweep digest "
+                       "(expected a first line %.*s)",
+                       path, (int)sw->id.len, sw->digest_line);
     if (sc->id.digest == sw->digest) {
         char has[64], want[64];
         sweepfile_describe(&sc->id, has, sizeof has);
         sweepfile_describe(&sw->id, want, sizeof want);
-        return msg_set(err, errlen, MSG_EINPUT, "%s: holds %s, not %s (same "
-                       "sweep)", path, has, want);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: holds %s, not %s (same "
+                       "sweep)",
+                       path, has, want);
     }
-    return msg_set(err, errlen, MSG_EINPUT, "%s: written by another "
+    return msg_set(err, errlen, MSG_EINPUT,
+                   "%s: written by another "
                    "scenario or sweep (digest %016" PRIx64 " in the file, "
-                   "%016" PRIx64 " for this sweep)", path, sc->id.digest,
-                   sw->digest);
+                   "%016" PRIx64 " for this sweep)",
+                   path, sc->id.digest, sw->digest);
 }
 
 /* The input error of a partial file that is not a regular file. */
 static int not_regular(const char *path, char *err, size_t errlen) {
-    return msg_set(err, errlen, MSG_EINPUT, "%s: not a regular file (a "
+    return msg_set(err, errlen, MSG_EINPUT,
+                   "%s: not a regular file (a "
                    "symbolic link, FIFO or device there is never written "
-                   "through; remove it)", path);
+                   "through; remove it)",
+                   path);
 }
 
 /* "PATH: cannot write: why", an input error for a name too long. */
 static int write_error(const char *path, int e, char *err, size_t errlen) {
-    return msg_set(err, errlen, e == ENAMETOOLONG ? MSG_EINPUT
-                   : MSG_EIO, "%s: cannot write: %s", path,
-                   strerror(e));
+    return msg_set(err, errlen, e == ENAMETOOLONG ? MSG_EINPUT : MSG_EIO,
+                   "%s: cannot write: %s", path, strerror(e));
 }
 
 /* Opens TARGET.partial for writing, without truncating, and locks it
@@ -154,8 +159,9 @@ static int open_partial(sweep *sw, char *err, size_t errlen) {
     /* Never through a link, a FIFO or a device: the file is truncated,
      * rewritten and renamed over OUT (O_NONBLOCK: a FIFO does not hang the
      * open; it is refused just below). */
-    int fd = open(sw->partial, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
-                  O_NONBLOCK, 0666);
+    int fd =
+        open(sw->partial,
+             O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
     struct stat st;
     if (fd < 0 && (errno == ELOOP || errno == ENXIO)) /* link; FIFO */
         return not_regular(sw->partial, err, errlen);
@@ -168,8 +174,10 @@ static int open_partial(sweep *sw, char *err, size_t errlen) {
     struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     if (fcntl(fd, F_SETLK, &lk)) {
         close(fd);
-        return msg_set(err, errlen, MSG_EFAIL, "%s: in use by another "
-                      "sweep", sw->partial);
+        return msg_set(err, errlen, MSG_EFAIL,
+                       "%s: in use by another "
+                       "sweep",
+                       sw->partial);
     }
     sw->own_partial = 1;
     if (!(sw->f = fdopen(fd, "w"))) {
@@ -185,15 +193,19 @@ static int check_partial(sweep *sw, long *keep, char *err, size_t errlen) {
     scan sc;
     *keep = 0;
     if (scan_file(sw, sw->partial, &sc))
-        return msg_set(err, errlen, MSG_EIO, "%s: cannot read: %s",
-                      sw->partial, strerror(errno));
+        return msg_set(err, errlen, MSG_EIO, "%s: cannot read: %s", sw->partial,
+                       strerror(errno));
     if (foreign(&sc)) return other_sweep(sw, sw->partial, &sc, err, errlen);
     if (sc.header < 0)
-        return msg_set(err, errlen, MSG_EINPUT, "%s: header differs from "
-                      "this sweep", sw->partial);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: header differs from "
+                       "this sweep",
+                       sw->partial);
     if (sc.bad_line)
-        return msg_set(err, errlen, MSG_EINPUT, "%s:%lld: row differs from "
-                      "this sweep", sw->partial, (long long)sc.bad_line);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s:%lld: row differs from "
+                       "this sweep",
+                       sw->partial, (long long)sc.bad_line);
     *keep = sc.end; /* 0 when missing, empty or cut inside the header */
     sw->kept = sc.rows;
     return MSG_OK;
@@ -206,8 +218,10 @@ int sweep__open_output(sweep *sw, char *err, size_t errlen) {
     int rc, fresh = 1;
     if (!s->out) {
         if (s->resume || s->nshards)
-            return msg_set(err, errlen, MSG_EINPUT, "%s needs an output "
-                           "file", s->resume ? "resuming" : "a shard");
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "%s needs an output "
+                           "file",
+                           s->resume ? "resuming" : "a shard");
         sw->f = s->stream;
     } else {
         outfile_mode mode;
@@ -215,8 +229,10 @@ int sweep__open_output(sweep *sw, char *err, size_t errlen) {
             return rc;
         if (mode == OUTFILE_THROUGH) { /* a device or FIFO: no partial */
             if (s->resume)
-                return msg_set(err, errlen, MSG_EINPUT, "%s: not a "
-                               "regular file: nothing to resume", s->out);
+                return msg_set(err, errlen, MSG_EINPUT,
+                               "%s: not a "
+                               "regular file: nothing to resume",
+                               s->out);
             int fd = outfile_open_through(sw->target);
             if (fd < 0 || !(sw->f = fdopen(fd, "w"))) {
                 int e = errno;
@@ -254,8 +270,7 @@ int sweep__open_output(sweep *sw, char *err, size_t errlen) {
         fprintf(sw->f, "%s%s", SWEEPFILE_STREAM_PREFIX,
                 sw->digest_line + sw->id.len);
     if (fresh) fputs(sw->header, sw->f);
-    if (fflush(sw->f))
-        return sweep__out_error(sw, errno, err, errlen);
+    if (fflush(sw->f)) return sweep__out_error(sw, errno, err, errlen);
     return MSG_OK;
 }
 
@@ -283,4 +298,3 @@ int sweep__finish(sweep *sw, int rc, char *err, size_t errlen) {
     if (rc && sw->own_partial && !s->resume) unlink(sw->partial);
     return rc;
 }
-

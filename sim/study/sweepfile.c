@@ -23,8 +23,8 @@
 #include "sim/base/version.h"
 
 void sweepfile_line(sweepfile_id *id, char buf[SWEEPFILE_LINE_MAX]) {
-    int n = snprintf(buf, SWEEPFILE_LINE_MAX, "%s%016" PRIx64,
-                     SWEEPFILE_PREFIX, id->digest);
+    int n = snprintf(buf, SWEEPFILE_LINE_MAX, "%s%016" PRIx64, SWEEPFILE_PREFIX,
+                     id->digest);
     if (id->nshards)
         n += snprintf(buf + n, (size_t)(SWEEPFILE_LINE_MAX - n),
                       " shard %d/%d of %lld points", id->shard, id->nshards,
@@ -112,13 +112,13 @@ int sweepfile_parse_shard(const char *s, int *k, int *n) {
 typedef struct {
     const char *path;
     sweepfile_id id;
-    char *first;         /* its first line */
-    char *header;        /* its second */
-    FILE *f;             /* a regular file: open from its check to the
+    char *first;                 /* its first line */
+    char *header;                /* its second */
+    FILE *f;                     /* a regular file: open from its check to the
                             end of the merge */
-    long rows_at;        /*   and the offset of its rows */
-    int kept;            /* else 1: its rows, read while checking, */
-    char *rows;          /*   are kept here */
+    long rows_at;                /*   and the offset of its rows */
+    int kept;                    /* else 1: its rows, read while checking, */
+    char *rows;                  /*   are kept here */
     size_t nrows, caprows, next; /* bytes in rows, room, the next row */
 } part;
 
@@ -137,26 +137,30 @@ static int read_error(const part *pt, char *err, size_t errlen) {
 
 /* pt's identity from its first line (n bytes), checked against the first
  * part's (first NULL: pt is the first). */
-static int check_first(part *pt, const part *first, const char *line,
-                       ssize_t n, char *err, size_t errlen) {
+static int check_first(part *pt, const part *first, const char *line, ssize_t n,
+                       char *err, size_t errlen) {
     if (n == 0 || line[n - 1] != '\n' || !sweepfile_parse(line, &pt->id))
-        return msg_set(err, errlen, MSG_EINPUT, "%s: no sweep digest "
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: no sweep digest "
                        "(expected a first line " SWEEPFILE_PREFIX "HEX shard "
                        "K/N of P points, as sweep --shard K/N --out writes)",
                        pt->path);
     if (!pt->id.nshards)
-        return msg_set(err, errlen, MSG_EINPUT, "%s: the whole sweep, not a "
-                       "shard (nothing to merge)", pt->path);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: the whole sweep, not a "
+                       "shard (nothing to merge)",
+                       pt->path);
     if (first && (first->id.digest != pt->id.digest ||
                   first->id.npoints != pt->id.npoints))
-        return msg_set(err, errlen, MSG_EINPUT, "%s: a shard of another "
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: a shard of another "
                        "sweep (digest %016" PRIx64 ", %s has %016" PRIx64 ")",
-                       pt->path, pt->id.digest, first->path,
-                       first->id.digest);
+                       pt->path, pt->id.digest, first->path, first->id.digest);
     if (first && first->id.nshards != pt->id.nshards)
-        return msg_set(err, errlen, MSG_EINPUT, "%s: shard %d/%d, but %s is "
-                       "shard %d/%d (another split of the sweep)", pt->path,
-                       pt->id.shard, pt->id.nshards, first->path,
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: shard %d/%d, but %s is "
+                       "shard %d/%d (another split of the sweep)",
+                       pt->path, pt->id.shard, pt->id.nshards, first->path,
                        first->id.shard, first->id.nshards);
     if (!(pt->first = strdup(line)))
         return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
@@ -181,35 +185,39 @@ static int keep_row(part *pt, const char *line, size_t n) {
  * count, each with its newline; the rows kept when pt->kept. */
 static int check_rows(part *pt, const part *first, FILE *f, char **line,
                       size_t *cap, char *err, size_t errlen) {
-    int64_t want = sweepfile_rows(pt->id.npoints, pt->id.shard,
-                                  pt->id.nshards), rows = 0;
+    int64_t want = sweepfile_rows(pt->id.npoints, pt->id.shard, pt->id.nshards),
+            rows = 0;
     ssize_t n = read_line(f, line, cap);
     if (n < 0) return read_error(pt, err, errlen);
     if (n > 0 && (*line)[n - 1] == '\n' && !(pt->header = strdup(*line)))
         return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     if (pt->header && first && strcmp(pt->header, first->header))
-        return msg_set(err, errlen, MSG_EINPUT, "%s: header differs from "
-                       "%s's", pt->path, first->path);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: header differs from "
+                       "%s's",
+                       pt->path, first->path);
     if (!pt->kept && (pt->rows_at = ftell(f)) < 0)
         return read_error(pt, err, errlen);
     while (pt->header && (n = read_line(f, line, cap)) > 0 &&
            (*line)[n - 1] == '\n') {
         if (++rows > want)
-            return msg_set(err, errlen, MSG_EINPUT, "%s:%lld: more rows than "
-                           "shard %d/%d holds (%lld)", pt->path,
-                           (long long)rows + 2, pt->id.shard, pt->id.nshards,
-                           (long long)want);
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "%s:%lld: more rows than "
+                           "shard %d/%d holds (%lld)",
+                           pt->path, (long long)rows + 2, pt->id.shard,
+                           pt->id.nshards, (long long)want);
         if (pt->kept && keep_row(pt, *line, (size_t)n))
             return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     }
     if (n < 0) return read_error(pt, err, errlen);
     if (!pt->header || rows < want || n > 0)
-        return msg_set(err, errlen, MSG_EINPUT, "%s: incomplete: shard %d/%d "
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: incomplete: shard %d/%d "
                        "has %lld of its %lld rows%s (finish it with sweep "
-                       "--shard %d/%d --resume)", pt->path, pt->id.shard,
-                       pt->id.nshards, (long long)rows, (long long)want,
-                       n > 0 ? " and a cut line" : "", pt->id.shard,
-                       pt->id.nshards);
+                       "--shard %d/%d --resume)",
+                       pt->path, pt->id.shard, pt->id.nshards, (long long)rows,
+                       (long long)want, n > 0 ? " and a cut line" : "",
+                       pt->id.shard, pt->id.nshards);
     return MSG_OK;
 }
 
@@ -226,7 +234,8 @@ static int check_part(part *pt, const part *first, char *err, size_t errlen) {
     struct stat st;
     if (fstat(fileno(f), &st)) return read_error(pt, err, errlen);
     if (S_ISDIR(st.st_mode))
-        return msg_set(err, errlen, MSG_EINPUT, "%s: a directory (expected "
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "%s: a directory (expected "
                        "a shard file, as sweep --shard K/N --out writes)",
                        pt->path);
     pt->kept = !S_ISREG(st.st_mode);
@@ -271,17 +280,19 @@ static int order_parts(part *pt, int nparts, part **by, char *err,
     for (int i = 0; i < nparts; i++) {
         part **slot = &by[pt[i].id.shard - 1];
         if (*slot)
-            return msg_set(err, errlen, MSG_EINPUT, "%s: shard %d/%d again "
-                           "(%s holds it too)", pt[i].path, pt[i].id.shard,
-                           nshards, (*slot)->path);
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "%s: shard %d/%d again "
+                           "(%s holds it too)",
+                           pt[i].path, pt[i].id.shard, nshards, (*slot)->path);
         *slot = &pt[i];
     }
     for (int k = 0; k < nshards; k++)
         if (!by[k])
-            return msg_set(err, errlen, MSG_EINPUT, "shard %d/%d missing "
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "shard %d/%d missing "
                            "(%d of the %d shards of sweep %016" PRIx64
-                           " given)", k + 1, nshards, nparts, nshards,
-                           pt[0].id.digest);
+                           " given)",
+                           k + 1, nshards, nparts, nshards, pt[0].id.digest);
     return MSG_OK;
 }
 
@@ -307,8 +318,7 @@ static int write_merged(part **by, int n, const char *out, char *err,
         if (len <= 0 || line[len - 1] != '\n')
             rc = msg_set(err, errlen, MSG_EIO, "%s: changed while merging",
                          pt->path);
-        else
-            fputs(line, of.f);
+        else fputs(line, of.f);
     }
     free(line);
     if (rc) {

@@ -46,14 +46,14 @@
 #define SWEEPFILE_STREAM_PREFIX "# dilosim sweep"
 #define SWEEPFILE_NOTE "); " /* the end of the version, then a note */
 #define SWEEPFILE_MAX_SHARDS 10000000
-#define SWEEPFILE_LINE_MAX 256   /* a first line, with its newline */
+#define SWEEPFILE_LINE_MAX 256 /* a first line, with its newline */
 
 /* The identity of a sweep file. */
 typedef struct {
-    uint64_t digest;     /* of the whole sweep */
-    int shard, nshards;  /* K and N of a shard; 0 and 0 for the whole */
-    int64_t npoints;     /* a shard's sweep's points (P); 0 for the whole */
-    size_t len;          /* bytes of the identity in the line parsed */
+    uint64_t digest;    /* of the whole sweep */
+    int shard, nshards; /* K and N of a shard; 0 and 0 for the whole */
+    int64_t npoints;    /* a shard's sweep's points (P); 0 for the whole */
+    size_t len;         /* bytes of the identity in the line parsed */
 } sweepfile_id;
 
 /* The first line of a file of id, with its newline, written by this build

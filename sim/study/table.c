@@ -24,10 +24,10 @@
 #include "sim/study/grid.h"
 #include "sim/engine/run.h"
 
-#define MAX_SETS 520        /* --set overrides plus the ones we add */
-#define MAX_ITER 200        /* Brent iterations, bisection steps */
+#define MAX_SETS 520 /* --set overrides plus the ones we add */
+#define MAX_ITER 200 /* Brent iterations, bisection steps */
 #define MEMO_MAX (2 * MAX_ITER + 4)
-#define REACH_EPS 1e-12     /* f >= this where CU >= c: see excess() */
+#define REACH_EPS 1e-12 /* f >= this where CU >= c: see excess() */
 
 /* ---- parallel for (sim/base/pool.h) ------------------------------------- */
 
@@ -76,8 +76,8 @@ int table_parallel(int n, int jobs, table_task_fn task, void *ctx, char *err,
 int table_scenario_load(const table_scenario *s, double v, scn_config *cfg,
                         char *err, size_t errlen) {
     if (s->nset >= MAX_SETS)
-        return msg_set(err, errlen, MSG_EINPUT,
-                       "%s: too many --set overrides", s->path);
+        return msg_set(err, errlen, MSG_EINPUT, "%s: too many --set overrides",
+                       s->path);
     const char *sets[MAX_SETS];
     char kv[512], num[MSG_NUM_MAX];
     if (strlen(s->key) > sizeof kv - 32)
@@ -88,9 +88,9 @@ int table_scenario_load(const table_scenario *s, double v, scn_config *cfg,
     snprintf(kv, sizeof kv, "%s=%s", s->key, msg_number(v, num));
     sets[s->nset] = kv;
     int rc = s->doc /* thread-safe on a shared doc */
-        ? scn_doc_load(s->doc, sets, s->nset + 1, cfg, err, errlen)
-        : scn_load_variant(s->path, s->variant, sets, s->nset + 1, cfg, err,
-                           errlen); /* thread-safe */
+                 ? scn_doc_load(s->doc, sets, s->nset + 1, cfg, err, errlen)
+                 : scn_load_variant(s->path, s->variant, sets, s->nset + 1, cfg,
+                                    err, errlen); /* thread-safe */
     cfg->full = s->full;
     return rc;
 }
@@ -112,9 +112,9 @@ int table_scenario_cu(void *ctx, double v, double *cu, char *err,
 typedef struct {
     table_cu_fn fn;
     void *ctx;
-    double c;                /* threshold */
+    double c; /* threshold */
     int log_scale;
-    double epsabs, epsrel;   /* gsl_root_test_interval over x */
+    double epsabs, epsrel; /* gsl_root_test_interval over x */
     int n, evals, rc;
     double x[MEMO_MAX], v[MEMO_MAX], cu[MEMO_MAX];
     char *err;
@@ -167,7 +167,8 @@ static double excess(double cu, double c) {
 static double gsl_f(double x, void *arg) {
     solve *s = arg;
     double v, cu;
-    if (point_at(s, x, &v, &cu)) return -1; /* any finite value: the
+    if (point_at(s, x, &v, &cu))
+        return -1; /* any finite value: the
                                                caller stops on s->rc */
     return excess(cu, s->c);
 }
@@ -265,13 +266,18 @@ static int solve_points(table_cu_fn fn, void *ctx, double threshold,
                         char *err, size_t errlen) {
     if (!(below.cu < threshold && reach.cu >= threshold) ||
         (log_scale && !(below.v > 0 && reach.v > 0)))
-        return msg_set(err, errlen, MSG_EINPUT, "no crossing of %g "
-                       "between %g (CU %g) and %g (CU %g)", threshold,
-                       below.v, below.cu, reach.v, reach.cu);
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "no crossing of %g "
+                       "between %g (CU %g) and %g (CU %g)",
+                       threshold, below.v, below.cu, reach.v, reach.cu);
     solve *s = calloc(1, sizeof *s);
     if (!s) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-    *s = (solve){.fn = fn, .ctx = ctx, .c = threshold,
-                 .log_scale = log_scale, .err = err, .errlen = errlen};
+    *s = (solve){.fn = fn,
+                 .ctx = ctx,
+                 .c = threshold,
+                 .log_scale = log_scale,
+                 .err = err,
+                 .errlen = errlen};
     if (log_scale) {
         s->epsabs = log10(1 + TABLE_REL_TOL);
     } else {
@@ -294,9 +300,9 @@ static int solve_points(table_cu_fn fn, void *ctx, double threshold,
     return rc < 0 ? rc : 0;
 }
 
-int table_solve(table_cu_fn fn, void *ctx, double threshold,
-                table_point below, table_point reach, int log_scale,
-                table_crossing *out, char *err, size_t errlen) {
+int table_solve(table_cu_fn fn, void *ctx, double threshold, table_point below,
+                table_point reach, int log_scale, table_crossing *out,
+                char *err, size_t errlen) {
     return solve_points(fn, ctx, threshold, below, reach, log_scale, 0, out,
                         NULL, err, errlen);
 }
@@ -308,7 +314,7 @@ typedef struct {
     table_cu_fn fn;
     void *ctx;
     int log_scale;
-    pointset ps;       /* every value evaluated at or above the start */
+    pointset ps; /* every value evaluated at or above the start */
     int evals;
     char *err;
     size_t errlen;
@@ -369,8 +375,8 @@ static int scan_interval(need *nd, double a, double b) {
 static int scan_falls(need *nd, const double *grid, int n, int from,
                       table_crossing *x) {
     table_point f, t;
-    int falls = from + 1 < n && fall_in(&nd->ps, grid[from], grid[from + 1],
-                                        &f, &t);
+    int falls =
+        from + 1 < n && fall_in(&nd->ps, grid[from], grid[from + 1], &f, &t);
     if (falls) { /* the fall that starts the scan, refined by its first step */
         x->fall_from = f;
         x->fall_to = t;
@@ -400,8 +406,7 @@ static int solve_last(need *nd, double c, table_crossing *x) {
         return 0;
     }
     int rc = solve_points(nd->fn, nd->ctx, c, nd->ps.p[k - 1], nd->ps.p[k],
-                          nd->log_scale, 1, &found, NULL, nd->err,
-                          nd->errlen);
+                          nd->log_scale, 1, &found, NULL, nd->err, nd->errlen);
     if (rc) return rc;
     found.evals += nd->evals;
     found.scans = x->scans;
@@ -417,13 +422,17 @@ int table_need(table_cu_fn fn, void *ctx, double c, const double *grid,
     int first = 0, last = n - 1;
     while (first < n && !(cu[first] >= c)) first++;
     while (last >= 0 && cu[last] >= c) last--;
-    *row = (table_row){.threshold = c, .grid_index = first < n ? first : -1,
+    *row = (table_row){.threshold = c,
+                       .grid_index = first < n ? first : -1,
                        .grid_value = first < n ? grid[first] : NAN};
     table_crossing *x = &row->exact;
     x->v = x->cu = x->v_hi = x->cu_hi = NAN;
     x->status = last < 0 ? TABLE_AT_START : TABLE_NOT_REACHED;
     if (last == n - 1) return 0;
-    need nd = {.fn = fn, .ctx = ctx, .log_scale = log_scale, .err = err,
+    need nd = {.fn = fn,
+               .ctx = ctx,
+               .log_scale = log_scale,
+               .err = err,
                .errlen = errlen};
     int start = last < 0 ? 0 : last, rc = 0;
     for (int p = start; p < n && !rc; p++)
@@ -436,8 +445,8 @@ int table_need(table_cu_fn fn, void *ctx, double c, const double *grid,
                           err, errlen);
         nd.evals = x->evals;
         /* a look for falls the solver's points may straddle */
-        if (!rc) rc = eval_interior(&nd, below.v, reach.v,
-                                    TABLE_CHECK_POINTS + 1);
+        if (!rc)
+            rc = eval_interior(&nd, below.v, reach.v, TABLE_CHECK_POINTS + 1);
     }
     if (!rc) {
         pointset_sort(&nd.ps);
@@ -483,8 +492,8 @@ static int row_task(void *arg, int i, char *err, size_t errlen) {
     table_block *blk = &j->blocks[i / j->nthresholds];
     return table_need(j->fn, j->ctx[i / j->nthresholds],
                       j->thresholds[i % j->nthresholds], j->grid, blk->cu,
-                      j->npoints, j->log_scale,
-                      &blk->row[i % j->nthresholds], err, errlen);
+                      j->npoints, j->log_scale, &blk->row[i % j->nthresholds],
+                      err, errlen);
 }
 
 static void free_blocks(table_block *blocks, int n) {
@@ -500,12 +509,18 @@ int table_run_on(int nblocks, table_cu_fn fn, void *const *ctx,
                  char *err, size_t errlen) {
     if (npoints < 1 || npoints > TABLE_MAX_POINTS || nthresholds < 0 ||
         nthresholds > TABLE_MAX_THRESHOLDS)
-        return msg_set(err, errlen, MSG_EINPUT, "need 1..%d grid points "
-                       "and at most %d thresholds", TABLE_MAX_POINTS,
-                       TABLE_MAX_THRESHOLDS);
-    run_job j = {.nblocks = nblocks, .npoints = npoints,
-                 .nthresholds = nthresholds, .log_scale = 1, .fn = fn,
-                 .ctx = ctx, .grid = grid, .thresholds = thresholds,
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "need 1..%d grid points "
+                       "and at most %d thresholds",
+                       TABLE_MAX_POINTS, TABLE_MAX_THRESHOLDS);
+    run_job j = {.nblocks = nblocks,
+                 .npoints = npoints,
+                 .nthresholds = nthresholds,
+                 .log_scale = 1,
+                 .fn = fn,
+                 .ctx = ctx,
+                 .grid = grid,
+                 .thresholds = thresholds,
                  .blocks = blocks};
     for (int p = 0; p < npoints; p++) {
         if (!isfinite(grid[p]))
@@ -527,16 +542,15 @@ int table_run_on(int nblocks, table_cu_fn fn, void *const *ctx,
     for (int b = 0; b < nblocks && !rc; b++)
         blocks[b].dip = table_first_dip(blocks[b].cu, npoints, 1);
     if (!rc && nthresholds)
-        rc = table_parallel_on(nblocks * nthresholds, row_task, row_out, &j,
-                               ex, err, errlen);
+        rc = table_parallel_on(nblocks * nthresholds, row_task, row_out, &j, ex,
+                               err, errlen);
     if (rc) free_blocks(blocks, nblocks);
     return rc;
 }
 
-int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
-              const double *grid, int npoints, const double *thresholds,
-              int nthresholds, int jobs, table_block *blocks, char *err,
-              size_t errlen) {
+int table_run(int nblocks, table_cu_fn fn, void *const *ctx, const double *grid,
+              int npoints, const double *thresholds, int nthresholds, int jobs,
+              table_block *blocks, char *err, size_t errlen) {
     table_exec ex = {jobs, NULL, NULL};
     return table_run_on(nblocks, fn, ctx, grid, npoints, thresholds,
                         nthresholds, &ex, blocks, err, errlen);
@@ -577,9 +591,11 @@ void table_docs_free(scn_doc **docs, int n) {
 static int open_each(const char *path, const char **names, int n,
                      scn_doc **docs, char *err, size_t errlen) {
     if (n > 1 && !strcmp(path, "-"))
-        return msg_set(err, errlen, MSG_EINPUT, "<stdin>: read once, it "
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "<stdin>: read once, it "
                        "serves one variant only (expected a file for %d "
-                       "variants, or one --variant)", n);
+                       "variants, or one --variant)",
+                       n);
     for (int i = 0; i < n; i++) {
         int rc = scn_doc_open(path, names[i], NULL, 0, &docs[i], err, errlen);
         if (rc) {
@@ -616,9 +632,11 @@ int table_docs_open(const char *path, const char *const *wanted, int nwanted,
     }
     scn_doc_free(base);
     if (!strcmp(path, "-"))
-        return msg_set(err, errlen, MSG_EINPUT, "<stdin>: read once, it "
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "<stdin>: read once, it "
                        "serves one variant only (expected a file for its "
-                       "%d variants, or one --variant)", meta->nvariants);
+                       "%d variants, or one --variant)",
+                       meta->nvariants);
     for (int i = 0; i < meta->nvariants; i++) names[i] = meta->variant[i];
     return open_each(path, names, meta->nvariants, docs, err, errlen);
 }
@@ -653,8 +671,8 @@ int table_compute_progress(const table_spec *spec, table_progress_fn progress,
     scn_doc *docs[SCN_MAX_VARIANTS];
     scn_meta *meta = malloc(sizeof *meta);
     if (!meta) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-    int n = table_docs_open(spec->path, spec->variants, spec->nvariants,
-                            names, meta, docs, err, errlen);
+    int n = table_docs_open(spec->path, spec->variants, spec->nvariants, names,
+                            meta, docs, err, errlen);
     if (n < 0) {
         free(meta);
         return n;
@@ -668,8 +686,8 @@ int table_compute_progress(const table_spec *spec, table_progress_fn progress,
     else if (!(blocks = calloc((size_t)n, sizeof *blocks)))
         rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     for (int b = 0; b < n && !rc; b++) {
-        sc[b] = (table_scenario){spec->path, names[b], spec->sets,
-                                 spec->nset, spec->key, docs[b], spec->full};
+        sc[b] = (table_scenario){spec->path, names[b], spec->sets, spec->nset,
+                                 spec->key,  docs[b],  spec->full};
         ctx[b] = &sc[b];
         scn_config cfg;
         rc = table_scenario_name(&sc[b], spec->grid[0], blocks[b].name, &cfg,
@@ -680,9 +698,9 @@ int table_compute_progress(const table_spec *spec, table_progress_fn progress,
                          (int64_t)n * (spec->npoints + spec->nthresholds)};
     table_exec ex = {spec->jobs, spec->runner, &pr};
     if (!rc)
-        rc = table_run_on(n, table_scenario_cu, ctx, spec->grid,
-                          spec->npoints, spec->thresholds, spec->nthresholds,
-                          &ex, blocks, err, errlen);
+        rc = table_run_on(n, table_scenario_cu, ctx, spec->grid, spec->npoints,
+                          spec->thresholds, spec->nthresholds, &ex, blocks, err,
+                          errlen);
     table_docs_free(docs, n);
     free(meta);
     if (rc) {
@@ -701,12 +719,15 @@ static int grid_numbers(const char *label, const grid_list *l, double *x,
         char *end;
         x[i] = strtod(l->v[i], &end);
         if (*end || !isfinite(x[i]))
-            return msg_set(err, errlen, MSG_EINPUT, "%s: '%s' is not a "
-                           "finite number", label, l->v[i]);
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "%s: '%s' is not a "
+                           "finite number",
+                           label, l->v[i]);
         if (i > 0 && x[i] <= x[i - 1])
-            return msg_set(err, errlen, MSG_EINPUT, "%s: values must "
-                           "increase (%s after %s)", label, l->v[i],
-                           l->v[i - 1]);
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "%s: values must "
+                           "increase (%s after %s)",
+                           label, l->v[i], l->v[i - 1]);
     }
     return 0;
 }
@@ -720,12 +741,11 @@ int table_parse_numbers(const char *label, const char *spec, int max,
     int rc = 0;
     double *x = NULL;
     if (l.n > max)
-        rc = msg_set(err, errlen, MSG_EINPUT, "%s: more than %d values",
-                     label, max);
+        rc = msg_set(err, errlen, MSG_EINPUT, "%s: more than %d values", label,
+                     max);
     else if (!(x = malloc((size_t)l.n * sizeof *x)))
         rc = msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", label);
-    else
-        rc = grid_numbers(label, &l, x, err, errlen);
+    else rc = grid_numbers(label, &l, x, err, errlen);
     if (!rc) {
         *out = x;
         *n = l.n;
@@ -736,14 +756,14 @@ int table_parse_numbers(const char *label, const char *spec, int max,
     return rc;
 }
 
-
 const char *table_method_name(const table_crossing *x) {
     switch (x->status) {
     case TABLE_AT_START: return "below_grid";
     case TABLE_NOT_REACHED: return "not_reached";
     default:
-        return x->scans ? "scan" : x->method == TABLE_BRENT ? "brent"
-                                                            : "bisection";
+        return x->scans                   ? "scan"
+               : x->method == TABLE_BRENT ? "brent"
+                                          : "bisection";
     }
 }
 

@@ -59,16 +59,20 @@
 
 #define TABLE_MAX_THRESHOLDS 64
 #define TABLE_MAX_POINTS 100000
-#define TABLE_REL_TOL 1e-6   /* crossing tolerance, relative in v */
-#define TABLE_JUMP_TOL 1e-4  /* a CU step larger than this inside the
+#define TABLE_REL_TOL 1e-6 /* crossing tolerance, relative in v */
+#define TABLE_JUMP_TOL                                                         \
+    1e-4 /* a CU step larger than this inside the
                                 converged bracket is a discontinuity */
-#define TABLE_DIP_TOL 1e-6   /* a fall of CU larger than this between two
+#define TABLE_DIP_TOL                                                          \
+    1e-6 /* a fall of CU larger than this between two
                                 values makes the curve non-monotone */
-#define TABLE_SCAN_STEP 0.005 /* the scan of a grid interval where CU
+#define TABLE_SCAN_STEP                                                        \
+    0.005                   /* the scan of a grid interval where CU
                                  falls: steps of at most 0.5% of the value
                                  (log scale; linear: of the larger end) */
-#define TABLE_SCAN_MAX 1000  /* at most this many points per interval */
-#define TABLE_CHECK_POINTS 8 /* values looked at inside the bracket of a
+#define TABLE_SCAN_MAX 1000 /* at most this many points per interval */
+#define TABLE_CHECK_POINTS                                                     \
+    8 /* values looked at inside the bracket of a
                                 crossing for a fall of CU */
 
 /*
@@ -96,8 +100,8 @@ typedef struct {
     const char *const *sets;
     int nset;
     const char *key;
-    const scn_doc *doc;    /* NULL: read path at every load */
-    int full;              /* the loaded configs' `full` (--full) */
+    const scn_doc *doc; /* NULL: read path at every load */
+    int full;           /* the loaded configs' `full` (--full) */
 } table_scenario;
 
 /* Loads the scenario with key = v (v written by msg_number, so it reads
@@ -159,16 +163,16 @@ typedef struct {
 
 /* How the batches of one computation run. */
 typedef struct {
-    int jobs;                    /* threads; <= 0: pool_cpu_count() */
-    const table_runner *runner;  /* NULL: this process's threads */
-    table_progress *pr;          /* the count of finished tasks, or NULL */
+    int jobs;                   /* threads; <= 0: pool_cpu_count() */
+    const table_runner *runner; /* NULL: this process's threads */
+    table_progress *pr;         /* the count of finished tasks, or NULL */
 } table_exec;
 
 typedef enum {
-    TABLE_FOUND,       /* crossing between two points */
-    TABLE_AT_START,    /* every point reaches the threshold (table_need;
+    TABLE_FOUND,      /* crossing between two points */
+    TABLE_AT_START,   /* every point reaches the threshold (table_need;
                           table_solve never gives it) */
-    TABLE_NOT_REACHED  /* the last point does not reach it */
+    TABLE_NOT_REACHED /* the last point does not reach it */
 } table_status;
 
 typedef enum { TABLE_BRENT, TABLE_BISECTION } table_method;
@@ -179,15 +183,15 @@ typedef struct {
 
 typedef struct {
     table_status status;
-    table_method method;  /* TABLE_FOUND only */
-    double v, cu;         /* the crossing and CU there: Brent's root (CU
+    table_method method; /* TABLE_FOUND only */
+    double v, cu;        /* the crossing and CU there: Brent's root (CU
                              within the tolerance of c, either side), or
                              with bisection equal to v_hi, cu_hi */
-    double v_hi, cu_hi;   /* the value nearest the crossing known to reach
+    double v_hi, cu_hi;  /* the value nearest the crossing known to reach
                              the threshold (within 1e-6 relative of v) */
-    int evals;            /* simulations the solve ran (table_need: with
+    int evals;           /* simulations the solve ran (table_need: with
                              its scans) */
-    int scans;            /* table_need: grid intervals scanned at
+    int scans;           /* table_need: grid intervals scanned at
                              TABLE_SCAN_STEP because CU falls there (0:
                              none, the curve looked monotone) */
     table_point fall_from, fall_to; /* scans > 0: the first fall of CU seen
@@ -201,9 +205,9 @@ typedef struct {
  * in v, and on a linear scale also 1e-9 * max(|below.v|, |reach.v|)
  * absolute.  Fills out (status TABLE_FOUND).  Returns 0, fn's error, or
  * MSG_EINPUT when the two points do not bracket a crossing. */
-int table_solve(table_cu_fn fn, void *ctx, double threshold,
-                table_point below, table_point reach, int log_scale,
-                table_crossing *out, char *err, size_t errlen);
+int table_solve(table_cu_fn fn, void *ctx, double threshold, table_point below,
+                table_point reach, int log_scale, table_crossing *out,
+                char *err, size_t errlen);
 
 /* One row of a table. */
 typedef struct {
@@ -235,8 +239,8 @@ typedef struct {
     char name[SCN_NAME_MAX]; /* the variant, or the method for the base */
     scn_gbit gbit;           /* table_compute: what its Gbit is */
     int npoints;
-    double *cu;              /* CU at each grid point (npoints, owned) */
-    int dip;                 /* first grid index where CU falls below the
+    double *cu; /* CU at each grid point (npoints, owned) */
+    int dip;    /* first grid index where CU falls below the
                                 point before (by > TABLE_DIP_TOL); -1 when
                                 it never does */
     int nrows;
@@ -250,10 +254,9 @@ typedef struct {
  * alone.  Returns 0, or the code and message of the failing evaluation
  * of lowest index (MSG_EINPUT for a bad grid or threshold count).  On
  * failure nothing is left allocated. */
-int table_run(int nblocks, table_cu_fn fn, void *const *ctx,
-              const double *grid, int npoints, const double *thresholds,
-              int nthresholds, int jobs, table_block *blocks, char *err,
-              size_t errlen);
+int table_run(int nblocks, table_cu_fn fn, void *const *ctx, const double *grid,
+              int npoints, const double *thresholds, int nthresholds, int jobs,
+              table_block *blocks, char *err, size_t errlen);
 
 /* Where block b's CU is seen to fall as the value grows: the grid's first
  * dip (values: its grid), else the first fall a row's scan found.  Returns
@@ -268,21 +271,21 @@ int table_first_dip(const double *cu, int n, int rising);
 
 /* What table_compute tabulates. */
 typedef struct {
-    const char *path;                /* scenario file */
-    const char *const *variants;     /* which ones (nvariants 0: all of
+    const char *path;            /* scenario file */
+    const char *const *variants; /* which ones (nvariants 0: all of
                                         the scenario's, or the base) */
     int nvariants;
-    const char *const *sets;         /* --set overrides */
+    const char *const *sets; /* --set overrides */
     int nset;
-    const char *key;                 /* swept key, e.g.
+    const char *key;    /* swept key, e.g.
                                         "network.bandwidth_gbps" */
-    const double *grid;              /* points, npoints >= 1 */
+    const double *grid; /* points, npoints >= 1 */
     int npoints;
-    const double *thresholds;        /* each in (0, 1] */
+    const double *thresholds; /* each in (0, 1] */
     int nthresholds;
-    int jobs;                        /* threads; <= 0: pool_cpu_count() */
-    int full;                        /* --full: no fast-forward */
-    const table_runner *runner;      /* NULL: this process's threads */
+    int jobs;                   /* threads; <= 0: pool_cpu_count() */
+    int full;                   /* --full: no fast-forward */
+    const table_runner *runner; /* NULL: this process's threads */
 } table_spec;
 
 typedef struct {

@@ -25,7 +25,9 @@ static int parse(const char *text, size_t len, plan_cost *out, char *err) {
     return plan_cost_parse_n(text, len, NAME, out, err, FUZZ_ERRLEN);
 }
 
-static int finite_ge(double x, double lo) { return isfinite(x) && x >= lo; }
+static int finite_ge(double x, double lo) {
+    return isfinite(x) && x >= lo;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = malloc(size + 1);
@@ -52,8 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (int i = 0; i < cost.nbandwidths; i++)
             if (!(cost.bandwidths_gbps[i] >= SCN_MIN_GBPS &&
                   cost.bandwidths_gbps[i] <= SCN_MAX_GBPS))
-                fuzz_fail("bandwidths_gbps[%d] %g", i,
-                          cost.bandwidths_gbps[i]);
+                fuzz_fail("bandwidths_gbps[%d] %g", i, cost.bandwidths_gbps[i]);
     }
     if (size < 3 || memcmp(data, "\xEF\xBB\xBF", 3)) {
         char *marked = malloc(size + 4);
@@ -67,7 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (rc2 != rc || (rc && strcmp(err, e2)) ||
                 (!rc && memcmp(&cost, &again, sizeof cost)))
                 fuzz_fail("a byte order mark changes the answer (%d, %d): "
-                          "%s | %s", rc, rc2, err, e2);
+                          "%s | %s",
+                          rc, rc2, err, e2);
             free(marked);
         }
     }

@@ -29,8 +29,8 @@ static int parse(const char *text, size_t len, int nworkers, char *err,
                  faults **f) {
     faults_trace *t;
     *f = NULL;
-    int rc = faults_trace_parse(text, len, NAME, nworkers, &t, err,
-                                FUZZ_ERRLEN);
+    int rc =
+        faults_trace_parse(text, len, NAME, nworkers, &t, err, FUZZ_ERRLEN);
     if (rc) return rc;
     faults_trace_free(t);
     char path[64];
@@ -69,8 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         while (faults_next(f, w, &fail, &repair)) {
             if (fail < 0 || repair <= fail || fail <= last)
                 fuzz_fail("worker %d: period %lld..%lld after %lld", w,
-                          (long long)fail, (long long)repair,
-                          (long long)last);
+                          (long long)fail, (long long)repair, (long long)last);
             if (++periods > lines)
                 fuzz_fail("%zu periods from %zu lines", periods, lines);
             last = repair;
@@ -78,7 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         if (faults_next(f, w, &fail, &repair))
             fuzz_fail("worker %d: a period after the end (or after one "
-                      "never repaired)", w);
+                      "never repaired)",
+                      w);
     }
     int64_t a, b;
     if (faults_next(f, nworkers, &a, &b))

@@ -53,8 +53,7 @@ static int load(const char *doc, size_t len, const char *variant,
                 const char *const *sets, int nset, scn_config *cfg) {
     char path[64], err[FUZZ_ERRLEN];
     if (fuzz_temp(doc, len, path)) return 1;
-    int rc = scn_load_variant(path, variant, sets, nset, cfg, err,
-                              sizeof err);
+    int rc = scn_load_variant(path, variant, sets, nset, cfg, err, sizeof err);
     unlink(path);
     return rc;
 }
@@ -86,8 +85,12 @@ static int clamp(scn_config *c) {
     return 0;
 }
 
-static int finite_ge0(double x) { return isfinite(x) && x >= 0; }
-static int unit(double x) { return x >= 0 && x <= 1; }
+static int finite_ge0(double x) {
+    return isfinite(x) && x >= 0;
+}
+static int unit(double x) {
+    return x >= 0 && x <= 1;
+}
 
 /* Equal, or both NaN (bit-for-bit determinism of the doubles). */
 static int same(double a, double b) {
@@ -108,11 +111,11 @@ static void check_result(const run_result *r, const scn_config *c) {
                                                        the op ends' rounding */
     if (r->finished && r->wall_ns / r->steps < least)
         fuzz_fail("wall %lld ns for %lld steps of at least %lld ns",
-                  (long long)r->wall_ns, (long long)r->steps,
-                  (long long)least);
+                  (long long)r->wall_ns, (long long)r->steps, (long long)least);
     if (fastest <= 1 && !unit(r->goodput))
         fuzz_fail("goodput %.17g", r->goodput);
-    if (!finite_ge0(r->wall_time_s)) fuzz_fail("wall_time_s %g", r->wall_time_s);
+    if (!finite_ge0(r->wall_time_s))
+        fuzz_fail("wall_time_s %g", r->wall_time_s);
     if (!finite_ge0(r->compute_time_s))
         fuzz_fail("compute_time_s %g", r->compute_time_s);
     if (!finite_ge0(r->bytes_sent_total))
@@ -136,8 +139,9 @@ static void check_result(const run_result *r, const scn_config *c) {
         if (!finite_ge0(p->compute_time_s) || !finite_ge0(p->bytes_sent) ||
             !finite_ge0(p->bytes_received) || !finite_ge0(p->lost_compute_s))
             fuzz_fail("worker %d: compute %g s, bytes %g up %g down, lost "
-                      "%g s", w, p->compute_time_s, p->bytes_sent,
-                      p->bytes_received, p->lost_compute_s);
+                      "%g s",
+                      w, p->compute_time_s, p->bytes_sent, p->bytes_received,
+                      p->lost_compute_s);
     }
 }
 
@@ -209,8 +213,11 @@ static void check_config(const scn_config *cfg) {
     hook_ctx h = {cfg->workers, 0};
     static run_protocol pr;
     run_protocol_init(&pr, cfg);
-    run_hooks hooks = {.span = on_span, .span_ctx = &h, .progress = on_progress,
-                       .progress_ctx = &h, .observe = observe,
+    run_hooks hooks = {.span = on_span,
+                       .span_ctx = &h,
+                       .progress = on_progress,
+                       .progress_ctx = &h,
+                       .observe = observe,
                        .observe_ctx = &pr};
     if (run_simulate(cfg, &hooks, &r2, err, sizeof err) != 0)
         fuzz_fail("second run_simulate failed: %s", err);
@@ -259,7 +266,8 @@ static int take_trace(const char **sets, int nset, const char **trace) {
     for (int i = 0; i < nset; i++)
         if (!strncmp(sets[i], "#trace", 6)) {
             *trace = sets[i];
-            memmove(sets + i, sets + i + 1, (size_t)(nset - i - 1) * sizeof *sets);
+            memmove(sets + i, sets + i + 1,
+                    (size_t)(nset - i - 1) * sizeof *sets);
             return nset - 1;
         }
     return nset;
@@ -298,8 +306,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (rc == 0 && clamp(&cfg) == 0) {
         use_trace(&cfg, trace, path);
         check_config(&cfg);
-        if (draw_overlap(&cfg, input_hash(data, size)) == 0)
-            check_config(&cfg);
+        if (draw_overlap(&cfg, input_hash(data, size)) == 0) check_config(&cfg);
     }
     if (path[0]) unlink(path);
     fuzz_parts_free(&p);

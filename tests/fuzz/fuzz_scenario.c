@@ -26,18 +26,17 @@
  * reader's buffer).  Returns the file loader's code, or 1 when the input
  * cannot be tried (no temporary file). */
 static int load(const char *doc, size_t len, const char *variant,
-                const char *const *sets, int nset, scn_config *cfg,
-                char *err, int *meta_rc, char *meta_err, char path[64]) {
+                const char *const *sets, int nset, scn_config *cfg, char *err,
+                int *meta_rc, char *meta_err, char path[64]) {
     if (fuzz_temp(doc, len, path)) return 1;
     static scn_meta meta; /* large: not on the stack */
-    int rc = scn_load_variant(path, variant, sets, nset, cfg, err,
-                              FUZZ_ERRLEN);
+    int rc = scn_load_variant(path, variant, sets, nset, cfg, err, FUZZ_ERRLEN);
     *meta_rc = scn_meta_load(path, &meta, meta_err, FUZZ_ERRLEN);
-    if (*meta_rc == 0 && (meta.nvariants < 0 ||
-                          meta.nvariants > SCN_MAX_VARIANTS ||
-                          meta.nsweep < 0 || meta.nsweep > SCN_MAX_SWEEP))
-        fuzz_fail("scn_meta_load: %d variants, %d sweep keys",
-                  meta.nvariants, meta.nsweep);
+    if (*meta_rc == 0 &&
+        (meta.nvariants < 0 || meta.nvariants > SCN_MAX_VARIANTS ||
+         meta.nsweep < 0 || meta.nsweep > SCN_MAX_SWEEP))
+        fuzz_fail("scn_meta_load: %d variants, %d sweep keys", meta.nvariants,
+                  meta.nsweep);
     unlink(path);
     if (!variant) {
         static scn_config again;
@@ -50,8 +49,8 @@ static int load(const char *doc, size_t len, const char *variant,
         const char *why = rc ? err : e2;
         if ((rc == 0) != (rc2 == 0) && !strstr(why, "faults.trace") &&
             !strstr(why, "train.data.path"))
-            fuzz_fail("file and string loads disagree (%d, %d): %s", rc,
-                      rc2, why);
+            fuzz_fail("file and string loads disagree (%d, %d): %s", rc, rc2,
+                      why);
         if (rc == 0 && rc2 == 0 && cfg->digest != again.digest)
             fuzz_fail("file and string loads give different digests");
     }
@@ -91,10 +90,10 @@ static void check_config(const scn_config *c) {
      * once ran the offloaded run out of memory); a sync timeout of 0 or at
      * least 1 ns (one below rounded to 0, no timeout). */
     for (int w = 0; w < c->workers; w++)
-        if (!(isinf(c->up_gbps[w]) || in(c->up_gbps[w], SCN_MIN_GBPS,
-                                         SCN_MAX_GBPS)) ||
-            !(isinf(c->down_gbps[w]) || in(c->down_gbps[w], SCN_MIN_GBPS,
-                                           SCN_MAX_GBPS)))
+        if (!(isinf(c->up_gbps[w]) ||
+              in(c->up_gbps[w], SCN_MIN_GBPS, SCN_MAX_GBPS)) ||
+            !(isinf(c->down_gbps[w]) ||
+              in(c->down_gbps[w], SCN_MIN_GBPS, SCN_MAX_GBPS)))
             fuzz_fail("worker %d bandwidth %g/%g", w, c->up_gbps[w],
                       c->down_gbps[w]);
     if (!in(c->host_gbps, SCN_MIN_GBPS, SCN_MAX_GBPS))
@@ -136,8 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static scn_config cfg; /* large: not on the stack */
     char err[FUZZ_ERRLEN] = "", meta_err[FUZZ_ERRLEN] = "", path[64];
     int meta_rc = 0;
-    int rc = load(p.part[0], p.len[0], variant, sets, nset, &cfg, err,
-                  &meta_rc, meta_err, path);
+    int rc = load(p.part[0], p.len[0], variant, sets, nset, &cfg, err, &meta_rc,
+                  meta_err, path);
     if (rc == 0) {
         check_config(&cfg);
         if (meta_rc != 0)
@@ -148,7 +147,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (strncmp(err, path, strlen(path)) != 0 &&
             strncmp(err, "--set ", 6) != 0)
             fuzz_fail("message names neither the file nor an override: "
-                      "%s", err);
+                      "%s",
+                      err);
     }
     if (meta_rc != 0) fuzz_check_error("scn_meta_load", meta_rc, meta_err);
     fuzz_parts_free(&p);

@@ -19,8 +19,7 @@
 
 /* Writes doc, then each of the n extra parts after a NUL, to dir/name.tag. */
 static int put(const char *dir, const char *name, const char *tag,
-               const char *doc, size_t len, const char *const *extra,
-               int n) {
+               const char *doc, size_t len, const char *const *extra, int n) {
     char path[2048];
     snprintf(path, sizeof path, "%s/%s.%s", dir, name, tag);
     FILE *f = fopen(path, "wb");

@@ -3,6 +3,7 @@
  * lines shared by the dilosim subcommands.
  */
 #include "sim/cli/cli.h"
+#include "sim/config/scenario_train.h"
 
 #include <errno.h>
 #include <getopt.h>

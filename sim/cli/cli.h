@@ -13,9 +13,10 @@
 
 #include "sim/study/plan.h"
 #include "sim/config/scenario.h"
-#include "sim/config/scenario_train.h"
 #include "sim/study/sweep.h"
 #include "sim/study/table.h"
+
+typedef struct scn_train scn_train; /* sim/config/scenario_train.h */
 
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_RUNTIME 1

@@ -60,6 +60,7 @@
  */
 #include "sim/config/scenario.h"
 #include "sim/config/scenario_int.h"
+#include "sim/config/scenario_out.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,8 @@
 
 #include "sim/config/json.h"
 #include "sim/config/scenario.h"
-#include "sim/config/scenario_train.h"
+
+typedef struct scn_train scn_train; /* sim/config/scenario_train.h */
 
 #define SCN__PATH_LEN 512 /* a JSON path in a message */
 
@@ -50,17 +51,8 @@ typedef struct {
 } scn__ctx;
 
 /* What pass 4 fills: the timing config and the train section side by
- * side, so that one walk of the root table (which nests the train
- * section's) writes both, in the order of the keys.  The timing tables'
- * offsets (AT) are offsets in cfg, which comes first, so that a
- * scn__out * is also a scn_config *; the train section's (AT_TRAIN) are
- * in train. */
-typedef struct {
-    scn_config cfg;
-    scn_train train;
-} scn__out;
-
-#define AT_TRAIN(m) (offsetof(scn__out, train) + offsetof(scn_train, m))
+ * side (scenario_out.h, for the two files that need its layout). */
+typedef struct scn__out scn__out;
 
 /* A numeric range; hi INFINITY: no upper bound. */
 typedef struct {

@@ -7,6 +7,7 @@
  * unreadable, empty or too short file is an input error at its key.
  */
 #include "sim/config/scenario_int.h"
+#include "sim/config/scenario_out.h"
 
 #include <errno.h>
 #include <limits.h>

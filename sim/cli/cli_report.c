@@ -607,7 +607,10 @@ static int training(section *s, int k) {
         cli_progress_end(&progress);
         if (e == MSG_EIO)
             e = msg_set(err, sizeof err, MSG_ENOMEM, "out of memory");
-        if (e && e != MSG_ENOMEM) { /* the variant's input, run or training */
+        /* the variant's input, its run or its training (a trainer's
+         * argument, order or numerical failure): said for that variant */
+        if (e == MSG_EINPUT || e == MSG_EFAIL || e == MSG_EINVAL ||
+            e == MSG_ESTATE || e == MSG_ENUM) {
             fprintf(stderr, "%s: %s: %s\n", s->path, s->label[i], err);
             rc = msg_exit_status(e);
         } else if (e) {

@@ -4,6 +4,7 @@
  * (shortest exact, inf as a string, NaN as null), and the layouts the
  * outputs use (one member a line, inline, wrapped, nested, raw values).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,12 +58,17 @@ START_TEST(test_numbers) {
     jw_num(&w, NULL, -INFINITY);
     jw_num(&w, NULL, NAN);
     jw_int(&w, NULL, -3);
+    jw_int(&w, NULL, 0);
+    jw_int(&w, NULL, LLONG_MIN);
+    jw_int(&w, NULL, LLONG_MAX);
+    jw_u64(&w, NULL, 0);
     jw_u64(&w, NULL, UINT64_MAX);
     jw_bool(&w, NULL, 2);
     jw_bool(&w, NULL, 0);
     jw_null(&w, NULL);
     jw_end(&w);
-    is("[0.1, 1000, 1e+20, \"inf\", \"-inf\", null, -3, "
+    is("[0.1, 1000, 1e+20, \"inf\", \"-inf\", null, -3, 0, "
+       "-9223372036854775808, 9223372036854775807, 0, "
        "18446744073709551615, true, false, null]\n");
 }
 END_TEST

@@ -34,16 +34,16 @@ static void is(const char *want) {
 
 START_TEST(test_escape) {
     begin();
-    jw_escape(f, "a\"b\\c");
+    jw_str(&w, NULL, "a\"b\\c");
     is("\"a\\\"b\\\\c\"");
     begin();
-    jw_escape(f, "\n\t\r\x01\x1f x\x7f");
+    jw_str(&w, NULL, "\n\t\r\x01\x1f x\x7f");
     is("\"\\u000a\\u0009\\u000d\\u0001\\u001f x\x7f\"");
     begin();
-    jw_escape(f, "caf\xc3\xa9");
+    jw_str(&w, NULL, "caf\xc3\xa9");
     is("\"caf\xc3\xa9\"");
     begin();
-    jw_escape(f, "");
+    jw_str(&w, NULL, "");
     is("\"\"");
 }
 END_TEST

@@ -9,10 +9,10 @@
 
 #include "sim/base/msg.h"
 
-/* Bytes into the writer's buffer, which goes to the stream when full,
- * and at the end of the document:
- * a trace writes millions of short pieces, and one fwrite per buffer
- * costs a fraction of one stdio call per piece. */
+/* Bytes into the writer's buffer, which goes to the stream when it is
+ * full and when the document ends: a trace writes millions of short
+ * pieces, and one fwrite per buffer costs a fraction of one stdio call
+ * per piece. */
 static void flush(jw *w) {
     if (w->len) fwrite(w->buf, 1, w->len, w->f);
     w->len = 0;
@@ -46,7 +46,10 @@ void jw_init(jw *w, FILE *f) {
     w->len = 0;
 }
 
-/* The escaped, quoted form of s (see jw_escape) into the buffer. */
+/* s as a JSON string, quoted (RFC 8259): '"' and '\' preceded by a
+ * backslash, every control character below 0x20 as \u00XX (lowercase
+ * hex), every other byte as it is (UTF-8 passes through).  The one JSON
+ * string escaper. */
 static void escape(jw *w, const char *s) {
     putch(w, '"');
     for (;;) {
@@ -66,13 +69,6 @@ static void escape(jw *w, const char *s) {
         }
     }
     putch(w, '"');
-}
-
-void jw_escape(FILE *f, const char *s) {
-    jw w;
-    jw_init(&w, f);
-    escape(&w, s);
-    flush(&w);
 }
 
 static void spaces(jw *w, int n) {
@@ -106,6 +102,12 @@ static void start(jw *w, const char *key) {
         escape(w, key);
         put(w, ": ", 2);
     }
+}
+
+/* After a value: one written as the document itself (depth 0) ends the
+ * document, so it reaches the stream. */
+static void done(jw *w) {
+    if (w->depth == 0) flush(w);
 }
 
 static void open_container(jw *w, const char *key, char bracket, int indent,
@@ -155,6 +157,7 @@ void jw_num(jw *w, const char *key, double x) {
     if (isinf(x)) puts_(w, x > 0 ? "\"inf\"" : "\"-inf\"");
     else if (isnan(x)) puts_(w, "null");
     else puts_(w, msg_number(x, buf));
+    done(w);
 }
 
 /* The decimal digits of x, written backwards from the end of buf (at
@@ -166,39 +169,44 @@ static char *digits(uint64_t x, char *end) {
     return end;
 }
 
-void jw_int(jw *w, const char *key, long long x) {
+/* x (with a minus sign for neg) as member key. */
+static void integer(jw *w, const char *key, uint64_t x, int neg) {
     start(w, key);
-    char buf[24], *end = buf + sizeof buf;
-    /* -x of the most negative value overflows: take it in unsigned */
-    uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
-    char *p = digits(u, end);
-    if (x < 0) *--p = '-';
+    char buf[24], *end = buf + sizeof buf, *p = digits(x, end);
+    if (neg) *--p = '-';
     put(w, p, (size_t)(end - p));
+    done(w);
+}
+
+void jw_int(jw *w, const char *key, long long x) {
+    /* -x of the most negative value overflows: negate in unsigned */
+    integer(w, key, x < 0 ? 0 - (uint64_t)x : (uint64_t)x, x < 0);
 }
 
 void jw_u64(jw *w, const char *key, uint64_t x) {
-    start(w, key);
-    char buf[24], *end = buf + sizeof buf;
-    char *p = digits(x, end);
-    put(w, p, (size_t)(end - p));
+    integer(w, key, x, 0);
 }
 
 void jw_bool(jw *w, const char *key, int x) {
     start(w, key);
     puts_(w, x ? "true" : "false");
+    done(w);
 }
 
 void jw_null(jw *w, const char *key) {
     start(w, key);
     puts_(w, "null");
+    done(w);
 }
 
 void jw_str(jw *w, const char *key, const char *s) {
     start(w, key);
     escape(w, s);
+    done(w);
 }
 
 void jw_raw(jw *w, const char *key, const char *json) {
     start(w, key);
     puts_(w, json);
+    done(w);
 }

@@ -21,11 +21,15 @@
  * Numbers go through msg_number (the shortest decimal that reads back as
  * the same double); infinities are written as the strings "inf" and
  * "-inf" (as scenarios spell them) and NaN, a value that does not exist,
- * as null.  Strings go through jw_escape.  The writer never fails: write
+ * as null.  Strings are quoted as RFC 8259 says: '"' and '\' preceded by
+ * a backslash, every control character below 0x20 as \u00XX (lowercase
+ * hex), every other byte as it is (UTF-8 passes through); this is the
+ * one JSON string escaper.  The writer never fails: write
  * errors stay in the stream (ferror), for the caller's commit to see.
- * It buffers: its bytes reach the stream when its buffer fills, at the
- * end of the document (the outermost jw_end), so nothing else may write
- * to the stream while a document is open.
+ * It buffers: its bytes reach the stream when its buffer fills and when
+ * the document ends (the outermost jw_end, or a value written as the
+ * document itself), so nothing else may write to the stream while a
+ * document is open.
  */
 #ifndef DILOSIM_JW_H
 #define DILOSIM_JW_H
@@ -54,12 +58,6 @@ typedef struct {
 
 /* Starts a document on f. */
 void jw_init(jw *w, FILE *f);
-
-/* Writes s as a JSON string, quoted (RFC 8259): '"' and '\' preceded by
- * a backslash, every control character below 0x20 as \u00XX (lowercase
- * hex), every other byte as it is (UTF-8 passes through).  The one JSON
- * string escaper. */
-void jw_escape(FILE *f, const char *s);
 
 /* Opens an inline object or array as member key (NULL: an element, or
  * the document). */

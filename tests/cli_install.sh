@@ -6,11 +6,23 @@
 # installed binary runs an installed scenario; `make uninstall` removes
 # exactly that, and the empty directories it made under share/dilosim.
 # Skipped with CLI_QUICK=1 (the sanitizer pass: it installs bin/dilosim,
-# the same as the plain pass).
+# the same as the plain pass), but for the first check: the program does
+# not link Check (only the test suites do).
 # usage: tests/cli_install.sh [path/to/dilosim]
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/cli_lib.sh"
+# (Debian's Check is a static archive, libsubunit a shared one: neither
+# its symbols nor libsubunit may be in the program.)
+needed=$(readelf -d "$bin" 2>&1 | grep 'NEEDED')
+case $needed in
+  *libsubunit*) bad "$bin needs libsubunit.so, which only Check uses" ;;
+  *libgsl*) ok ;;
+  *) bad "readelf -d $bin lists no libgsl among its libraries" ;;
+esac
+if nm "$bin" 2>&1 | grep -q ' srunner_run\| suite_create\| tcase_create'; then
+  bad "$bin holds Check's functions (srunner_run, suite_create, tcase_create)"
+else ok; fi
 if [ -n "$CLI_QUICK" ]; then finish cli_install; exit; fi
 
 # A make of its own (not the calling make's variables or jobs); bin/dilosim

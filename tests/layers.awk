@@ -20,7 +20,6 @@ function layer(path,   p) {
     inc = $2; gsub(/"/, "", inc)
     if (inc !~ /^(sim|models)\//) next       # tests' local headers, etc.
     from = layer(FILENAME); to = layer(inc)
-    ok = 1
     if (FILENAME ":" inc == EXCEPT) ok = 1
     else if (from == "models") ok = to == "models" || to == "base"
     else if (to == "models") ok = from == "adapter"

@@ -17,6 +17,7 @@
 #include "sim/study/table.h"
 
 typedef struct scn_train scn_train; /* sim/config/scenario_train.h */
+typedef struct setfile setfile;     /* sim/config/setfile.h */
 
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_RUNTIME 1
@@ -46,6 +47,8 @@ typedef struct {
     const char *out;
     const char *sets[CLI_MAX_SETS];
     int nset;
+    const setfile *set_from; /* --set-from FILE.json: its overrides come
+                                first in sets[]; NULL: none */
     int progress; /* CLI_PROGRESS_AUTO/OFF/PLAIN */
     int full;     /* --full: no fast-forward */
     /* extra options: values found, in order */

@@ -49,8 +49,8 @@ typedef struct {
     int nset;
     const setfile *set_from; /* --set-from FILE.json: its overrides come
                                 first in sets[]; NULL: none */
-    int progress; /* CLI_PROGRESS_AUTO/OFF/PLAIN */
-    int full;     /* --full: no fast-forward */
+    int progress;            /* CLI_PROGRESS_AUTO/OFF/PLAIN */
+    int full;                /* --full: no fast-forward */
     /* extra options: values found, in order */
     const char *flags_seen[CLI_MAX_EXTRA]; /* flag options (no value) */
     int nflags;

@@ -37,7 +37,7 @@ typedef struct setfile {
     const char *path; /* the file, as given */
     char *text;       /* its contents (past a UTF-8 BOM), NUL-terminated */
     int nset;
-    char *sets[SETFILE_MAX_SETS]; /* "key=VALUE", VALUE the member's value
+    char *sets[SETFILE_MAX_SETS];     /* "key=VALUE", VALUE the member's value
                                      printed as compact JSON; in document
                                      order */
     size_t key_off[SETFILE_MAX_SETS]; /* offsets in text of each member's */

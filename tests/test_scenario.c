@@ -722,6 +722,7 @@ START_TEST(test_unknown_keys) {
          "reduce_order, gbit, tcp_window_mb, transport, completion, "
          "tcp_init_window_kb, "
          "tcp_slow_start_after_idle, efficiency, collective_overhead_ms, "
+         "startup_ms, ack_bytes_per_kb, queue_ms, "
          "latency_matrix_ms, ring_order)");
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
@@ -2703,7 +2704,8 @@ START_TEST(test_did_you_mean) {
              "bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
              "reduce_order, gbit, tcp_window_mb, transport, completion, "
              "tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, "
-             "collective_overhead_ms, latency_matrix_ms, ring_order)");
+             "collective_overhead_ms, startup_ms, ack_bytes_per_kb, "
+             "queue_ms, latency_matrix_ms, ring_order)");
     FAIL(IN("method", "\"fragmnets\": 2"), /* a swap is one edit */
          "s.json:3:5: method.fragmnets: unknown key (did you mean "
          "method.fragments? expected one of: name, H, fragments, layout, "
@@ -2822,7 +2824,8 @@ START_TEST(test_sweep_origins) {
              "of: bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
              "reduce_order, gbit, tcp_window_mb, transport, completion, "
              "tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, "
-             "collective_overhead_ms, latency_matrix_ms, ring_order)",
+             "collective_overhead_ms, startup_ms, ack_bytes_per_kb, "
+             "queue_ms, latency_matrix_ms, ring_order)",
              path);
     ck_assert_str_eq(err, want);
     from = (scn_origin){"network.bandwidth_gbps=1,-1", -1, 1};

@@ -657,7 +657,7 @@ static void flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
     uint64_t k = tag - c->tag_base;
     if (!c->running || k >= (uint64_t)c->nflows || c->flows[k] != flow) return;
     if (c->tcp) conn_close(c, (int)k, flow, now);
-    setup_end(c, (int)k, now);
+    if (c->startup > 0) setup_end(c, (int)k, now);
     c->flows[k] = -1;
     --c->left;
     if (c->member_done) members_done(c, now, (int)k);

@@ -880,11 +880,14 @@ Suite *make_suite(void) {
     tcase_add_test(tc, chunks_sum_exactly);
     tcase_add_test(tc, exclusive_ring_matches);
     tcase_add_test(tc, exclusive_ring_bytes_midway);
-    tcase_add_test(tc, startup_once_per_pair);
-    tcase_add_test(tc, startup_new_pairs);
-    tcase_add_test(tc, startup_cut_short);
-    tcase_add_test(tc, acks_ring_and_star);
     suite_add_tcase(s, tc);
+    TCase *tk = tcase_create("startup_acks");
+    tcase_set_timeout(tk, 60);
+    tcase_add_test(tk, startup_once_per_pair);
+    tcase_add_test(tk, startup_new_pairs);
+    tcase_add_test(tk, startup_cut_short);
+    tcase_add_test(tk, acks_ring_and_star);
+    suite_add_tcase(s, tk);
     return s;
 }
 

@@ -73,8 +73,9 @@ static void scenario_file(const char *path, const char *set, double *tf,
     }
 }
 
-/* Every .json scenario in dir (not cost files). */
-static void scenario_dir(const char *dir) {
+/* Every .json scenario in dir (not cost files), with one extra set (NULL:
+ * none). */
+static void scenario_dir_set(const char *dir, const char *set) {
     DIR *d = opendir(dir);
     ck_assert_ptr_nonnull(d);
     for (struct dirent *e; (e = readdir(d));) {
@@ -82,9 +83,13 @@ static void scenario_dir(const char *dir) {
         if (n < 6 || strcmp(e->d_name + n - 5, ".json")) continue;
         char path[512];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        scenario_file(path, NULL, NULL, NULL);
+        scenario_file(path, set, NULL, NULL);
     }
     closedir(d);
+}
+
+static void scenario_dir(const char *dir) {
+    scenario_dir_set(dir, NULL);
 }
 
 START_TEST(test_shipped_scenarios) {
@@ -243,6 +248,51 @@ START_TEST(test_larger_worlds) {
 }
 END_TEST
 
+/* The network keys that default to nothing, each set on the default
+ * scenario and every example (ideal and TCP transports, rings, stars,
+ * heterogeneous links, windows): a set-up per pair, ACKs on the reverse
+ * links, a standing queue; and larger worlds with all three (an
+ * all-to-all over TCP, a ring with a window). */
+START_TEST(test_new_network_keys) {
+    static const char *const sets[] = {"network.startup_ms=200",
+                                       "network.ack_bytes_per_kb=22.8",
+                                       "network.queue_ms=20"};
+    for (int k = 0; k < 3; k++) {
+        scenario_file("scenarios/default.json", sets[k], NULL, NULL);
+        scenario_dir_set("scenarios/examples", sets[k]);
+    }
+    static const char *const worlds[][8] = {
+        {"method.name=\"diloco\"", "workers.count=6", "method.H=4", "steps=9",
+         "network.collective=\"all_to_all\"", "network.transport=\"tcp\"",
+         "network.latency_ms=5", NULL},
+        {"method.name=\"dp\"", "workers.count=8", "steps=4",
+         "network.latency_ms=2", "network.tcp_window_mb=8", NULL},
+        {"method.name=\"streaming\"", "workers.count=5", "method.H=6",
+         "method.fragments=3", "steps=13", "network.collective=\"star\"",
+         "network.transport=\"tcp\"", NULL},
+    };
+    static scn_config cfg;
+    for (size_t k = 0; k < sizeof worlds / sizeof worlds[0]; k++) {
+        const char *all[12];
+        int n = 0;
+        while (n < 8 && worlds[k][n]) {
+            all[n] = worlds[k][n];
+            n++;
+        }
+        for (int j = 0; j < 3; j++) all[n++] = sets[j];
+        char err[512];
+        ck_assert_msg(
+            scn_load_string("{\"model\": {\"params\": 3e8, \"layers\": 6, "
+                            "\"step_time_s\": 0.05}}",
+                            "keys.json", all, n, &cfg, err, sizeof err) == 0,
+            "%s", err);
+        char what[64];
+        snprintf(what, sizeof what, "world %zu with the three keys", k);
+        both_ways(&cfg, what, NULL, NULL);
+    }
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("fastforward");
     TCase *tc = tcase_create("core");
@@ -251,6 +301,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_paper_scenarios);
     tcase_add_test(tc, test_randomized);
     tcase_add_test(tc, test_larger_worlds);
+    tcase_add_test(tc, test_new_network_keys);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -109,8 +109,9 @@ typedef struct {
  * "recovery" (track 1: downloading the parameters), "recovery_interrupted"
  * (track 1: a download cut short by a failure, bytes 0).  layer and
  * fragment are -1 where they do not apply; bytes is the all-reduce's
- * payload or the download's size (0 for compute).  step is the step computed, the step after which
- * the reduction was taken, or the worker's step when it failed. */
+ * payload or the download's size (0 for compute).  step is the step
+ * computed, the step after which the reduction was taken, or the worker's
+ * step when it failed. */
 typedef struct {
     int worker, track, layer, fragment;
     const char *name;

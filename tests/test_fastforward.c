@@ -261,32 +261,29 @@ START_TEST(test_new_network_keys) {
         scenario_file("scenarios/default.json", sets[k], NULL, NULL);
         scenario_dir_set("scenarios/examples", sets[k]);
     }
-    static const char *const worlds[][8] = {
-        {"method.name=\"diloco\"", "workers.count=6", "method.H=4", "steps=9",
-         "network.collective=\"all_to_all\"", "network.transport=\"tcp\"",
-         "network.latency_ms=5", NULL},
-        {"method.name=\"dp\"", "workers.count=8", "steps=4",
-         "network.latency_ms=2", "network.tcp_window_mb=8", NULL},
-        {"method.name=\"streaming\"", "workers.count=5", "method.H=6",
-         "method.fragments=3", "steps=13", "network.collective=\"star\"",
-         "network.transport=\"tcp\"", NULL},
+    static const char *const worlds[] = {
+        "{\"workers\": {\"count\": 6}, \"method\": {\"name\": \"diloco\", "
+        "\"H\": 4}, \"network\": {\"collective\": \"all_to_all\", "
+        "\"transport\": \"tcp\", \"latency_ms\": 5}, \"steps\": 9}",
+        "{\"workers\": {\"count\": 8}, \"method\": {\"name\": \"dp\"}, "
+        "\"network\": {\"latency_ms\": 2, \"tcp_window_mb\": 8}, "
+        "\"steps\": 4}",
+        "{\"workers\": {\"count\": 5}, \"method\": {\"name\": "
+        "\"streaming\", \"H\": 6, \"fragments\": 3}, \"network\": "
+        "{\"collective\": \"star\", \"transport\": \"tcp\"}, \"steps\": 13}",
     };
     static scn_config cfg;
+    const char *model[] = {"model.params=3e8",
+                           "model.layers=6",
+                           "model.step_time_s=0.05",
+                           sets[0],
+                           sets[1],
+                           sets[2]};
     for (size_t k = 0; k < sizeof worlds / sizeof worlds[0]; k++) {
-        const char *all[12];
-        int n = 0;
-        while (n < 8 && worlds[k][n]) {
-            all[n] = worlds[k][n];
-            n++;
-        }
-        for (int j = 0; j < 3; j++) all[n++] = sets[j];
-        char err[512];
-        ck_assert_msg(
-            scn_load_string("{\"model\": {\"params\": 3e8, \"layers\": 6, "
-                            "\"step_time_s\": 0.05}}",
-                            "keys.json", all, n, &cfg, err, sizeof err) == 0,
-            "%s", err);
-        char what[64];
+        char err[512], what[64];
+        ck_assert_msg(scn_load_string(worlds[k], "keys.json", model, 6, &cfg,
+                                      err, sizeof err) == 0,
+                      "%s", err);
         snprintf(what, sizeof what, "world %zu with the three keys", k);
         both_ways(&cfg, what, NULL, NULL);
     }

@@ -843,38 +843,49 @@ static void ref_add(ref_world *w) {
  * random, so no two levels tie): after every change each flow's rate is
  * the from-scratch max-min rate bit for bit, the next instant the one its
  * remaining bytes give, completions come in (time, id) order. */
+/* w's net of w->nl links at random capacities (one in seven unbounded). */
+static void ref_links(ref_world *w) {
+    w->n = net_new(w->nl);
+    for (int l = 0; l < w->nl; l++) {
+        w->lcap[l] = lcg(&w->seed) % 7
+                         ? 1e8 * (1 + (double)(lcg(&w->seed) % 100003) / 997)
+                         : INFINITY;
+        net_link_set(w->n, l, w->lcap[l]);
+    }
+}
+
+/* One random change of w: adds (activated at once), a cancel, or the net
+ * (and the reference's bytes) to its next instant. */
+static void ref_event(ref_world *w) {
+    int r = (int)(lcg(&w->seed) % 10), nlive = net_active_flows(w->n);
+    if ((r < 4 && nlive < RF - 8) || nlive == 0) {
+        for (int k = 1 + (int)(lcg(&w->seed) % 3); k-- > 0;) ref_add(w);
+        w->last_flow = -1;
+        net_advance(w->n, w->now); /* activates them */
+    } else if (r < 5) {
+        for (int id = (int)(lcg(&w->seed) % RF), k = 0; k < RF;
+             k++, id = (id + 1) % RF)
+            if (w->live[id]) {
+                net_flow_cancel(w->n, w->now, id);
+                w->live[id] = 0;
+                break;
+            }
+    } else if (net_next_time(w->n) != INT64_MAX) {
+        int64_t t = net_next_time(w->n);
+        ref_step(w, t);
+        w->last_flow = -1;
+        net_advance(w->n, t);
+    }
+}
+
 START_TEST(incremental_matches_reference) {
     for (int round = 0; round < 40; round++) {
         static ref_world w;
         w = (ref_world){.seed = 1234 + (uint64_t)round, .last_done = -1};
         w.nl = 2 + (int)(lcg(&w.seed) % (RL - 1));
-        w.n = net_new(w.nl);
-        for (int l = 0; l < w.nl; l++) {
-            w.lcap[l] = lcg(&w.seed) % 7
-                            ? 1e8 * (1 + (double)(lcg(&w.seed) % 100003) / 997)
-                            : INFINITY;
-            net_link_set(w.n, l, w.lcap[l]);
-        }
+        ref_links(&w);
         for (int ev = 0; ev < 300; ev++) {
-            int r = (int)(lcg(&w.seed) % 10), nlive = net_active_flows(w.n);
-            if ((r < 4 && nlive < RF - 8) || nlive == 0) {
-                for (int k = 1 + (int)(lcg(&w.seed) % 3); k-- > 0;) ref_add(&w);
-                w.last_flow = -1;
-                net_advance(w.n, w.now); /* activates them */
-            } else if (r < 5) {
-                for (int id = (int)(lcg(&w.seed) % RF), k = 0; k < RF;
-                     k++, id = (id + 1) % RF)
-                    if (w.live[id]) {
-                        net_flow_cancel(w.n, w.now, id);
-                        w.live[id] = 0;
-                        break;
-                    }
-            } else if (net_next_time(w.n) != INT64_MAX) {
-                int64_t t = net_next_time(w.n);
-                ref_step(&w, t);
-                w.last_flow = -1;
-                net_advance(w.n, t);
-            }
+            ref_event(&w);
             ref_check(&w);
         }
         ck_assert_int_gt(w.done, 0);
@@ -1570,32 +1581,10 @@ START_TEST(acks_match_reference) {
         static ref_world w;
         w = (ref_world){.seed = 777 + (uint64_t)round, .last_done = -1};
         w.nl = RL;
-        w.n = net_new(w.nl);
-        for (int l = 0; l < w.nl; l++) {
-            w.lcap[l] = lcg(&w.seed) % 7
-                            ? 1e8 * (1 + (double)(lcg(&w.seed) % 100003) / 997)
-                            : INFINITY;
-            net_link_set(w.n, l, w.lcap[l]);
-        }
+        ref_links(&w);
         ck_assert_int_eq(net_set_ack(w.n, a, PARTNER), 0);
         for (int ev = 0; ev < 200; ev++) {
-            int r = (int)(lcg(&w.seed) % 10), nlive = net_active_flows(w.n);
-            if ((r < 4 && nlive < RF - 8) || nlive == 0) {
-                for (int k = 1 + (int)(lcg(&w.seed) % 3); k-- > 0;) ref_add(&w);
-                w.last_flow = -1;
-                net_advance(w.n, w.now);
-            } else if (r < 5) {
-                for (int id = 0; id < RF; id++)
-                    if (w.live[id]) {
-                        net_flow_cancel(w.n, w.now, id);
-                        w.live[id] = 0;
-                        break;
-                    }
-            } else if (net_next_time(w.n) != INT64_MAX) {
-                w.now = net_next_time(w.n);
-                w.last_flow = -1;
-                net_advance(w.n, w.now);
-            }
+            ref_event(&w);
             ref_fill_acked(&w, a);
             for (int id = 0; id < RF; id++) {
                 double got = net_flow_rate(w.n, id), want = w.rate[id];

@@ -1260,9 +1260,9 @@ END_TEST
  * [15.72, 20.72], ring [20.72, 20.98] (set up).  Wall 20.98 s (20.88 were
  * the old pairs kept); worker 1 computed 6.14 + 10 s. */
 START_TEST(startup_again_after_repair) {
+    spans sp = {0};
     trace_tmp t;
     trace_write(&t, "6.5 1 down\n10.2 1 up\n");
-    spans sp = {0};
     run_result r =
         SIM(&sp, diloco_recovery, t.set, "faults.recovery_bytes_per_param=0.5",
             "network.startup_ms=100");

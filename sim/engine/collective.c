@@ -161,6 +161,8 @@ struct coll {
     int *fsetup;                /* per flow of the step (as flows): the pair
                                    whose set-up it pays, -1 for none */
     coll_startup_fn on_startup; /* hears each set-up wait, or NULL */
+    int64_t *told; /* per worker: the step (its step_at) whose set-up
+                      on_startup heard last, INT64_MIN: none */
 };
 
 /* ---- the queue --------------------------------------------------------- */
@@ -368,7 +370,8 @@ static void conn_close(coll *c, int k, int flow, int64_t now) {
  * (completes, or is cancelled): the set-up ran from its sender's start
  * (the step's start plus the overhead) for `startup` ns, or up to now
  * when the flow was cancelled before that; a set-up cut short leaves the
- * pair as never set up.  Reports the wait to on_startup. */
+ * pair as never set up.  Reports the wait to on_startup, once per sender
+ * and step (a star's hub sets up every pair of its broadcast at once). */
 static void setup_end(coll *c, int k, int64_t now) {
     int p = c->fsetup[k];
     if (p < 0) return;
@@ -378,8 +381,11 @@ static void setup_end(coll *c, int k, int64_t now) {
         c->started[p] = 0;
         t1 = now;
     }
-    if (c->on_startup && t1 > t0)
-        c->on_startup(c->ctx, c->q[c->head].tag, p / c->nw, p % c->nw, t0, t1);
+    int src = p / c->nw;
+    if (c->on_startup && t1 > t0 && c->told[src] != c->step_at) {
+        c->told[src] = c->step_at;
+        c->on_startup(c->ctx, c->q[c->head].tag, src, p % c->nw, t0, t1);
+    }
 }
 
 /* Grows the per-flow arrays of the step to twice their size.  Returns 0
@@ -585,6 +591,7 @@ void coll_free(coll *c) {
     free(c->fpair);
     free(c->fsetup);
     free(c->started);
+    free(c->told);
     free(c->flushed);
     free(c->order);
     free(c->cwin);
@@ -737,7 +744,15 @@ int coll_set_startup(coll *c, int64_t ns, coll_startup_fn fn) {
     if (ns < 0) return 0;
     if (!c->started) {
         c->started = calloc((size_t)c->nw * (size_t)c->nw, 1);
-        if (!c->started) return MSG_ENOMEM;
+        c->told = malloc((size_t)c->nw * sizeof *c->told);
+        if (!c->started || !c->told) {
+            free(c->started);
+            free(c->told);
+            c->started = NULL;
+            c->told = NULL;
+            return MSG_ENOMEM;
+        }
+        for (int i = 0; i < c->nw; i++) c->told[i] = INT64_MIN;
     }
     c->startup = ns < COLL_OVERHEAD_MAX ? ns : COLL_OVERHEAD_MAX;
     c->on_startup = fn;

@@ -136,7 +136,8 @@ typedef void (*coll_done_fn)(void *ctx, int64_t now, uint64_t tag);
 /* Called with coll_new's context once a flow that paid the set-up of pair
  * (src, dst) ends: the set-up wait ran over [t0, t1) (t1 earlier than the
  * full set-up for a flow cancelled during it), for the collective of that
- * tag. */
+ * tag.  Once per sender and step: the first of its flows that ends (a
+ * star's hub sets up all of its broadcast's pairs over the same span). */
 typedef void (*coll_startup_fn)(void *ctx, uint64_t tag, int src, int dst,
                                 int64_t t0, int64_t t1);
 

@@ -293,8 +293,10 @@ static int init_collective(world *W) {
         coll_set_tcp(W->coll, &t);
     }
     coll_set_step_overhead(W->coll, llround(c->collective_overhead_ms * 1e6));
+    int spans = W->hooks && W->hooks->span; /* the set-up's slices */
     if (c->startup_ms > 0 &&
-        coll_set_startup(W->coll, llround(c->startup_ms * 1e6), on_startup))
+        coll_set_startup(W->coll, llround(c->startup_ms * 1e6),
+                         spans ? on_startup : NULL))
         return MSG_ENOMEM;
     coll_set_queue(W->coll, llround(c->queue_ms * 1e6));
     if (c->has_ring_order && coll_set_order(W->coll, c->ring_order))

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "sim/base/jw.h"
 #include "sim/base/msg.h"
@@ -36,14 +35,21 @@
  * Shared helpers (measure_int.h)
  */
 
-int meas__fail(const meas__src *src, int line, int col, const char *fmt, ...) {
+int meas__vfail(const meas__src *src, int line, int col, const char *path,
+                const char *fmt, va_list ap) {
     char msg[512];
+    msg_vset(msg, sizeof msg, 0, fmt, ap);
+    return msg_set(src->err, src->errlen, MSG_EINPUT, "%s:%d:%d: %s%s%s",
+                   src->name, line, col, path ? path : "", path ? ": " : "",
+                   msg);
+}
+
+int meas__fail(const meas__src *src, int line, int col, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    msg_vset(msg, sizeof msg, 0, fmt, ap);
+    int rc = meas__vfail(src, line, col, NULL, fmt, ap);
     va_end(ap);
-    return msg_set(src->err, src->errlen, MSG_EINPUT, "%s:%d:%d: %s", src->name,
-                   line, col, msg);
+    return rc;
 }
 
 int meas__oom(const meas__src *src) {
@@ -720,14 +726,11 @@ static int too_big(const char *path, char *err, size_t errlen) {
 static int read_whole(const char *path, char **out, size_t *len, char *err,
                       size_t errlen) {
     FILE *f = fopen(path, "rb");
+    int rc = 0, e = f ? 0 : errno;
     if (!f)
         return msg_set(err, errlen, MSG_EINPUT, "%s: cannot read: %s", path,
-                       strerror(errno));
-    struct stat st;
-    int rc = 0, e = 0;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-        (uintmax_t)st.st_size > MEAS_MAX_BYTES)
-        rc = too_big(path, err, errlen);
+                       strerror(e));
+    /* in growing steps, never past the cap (a larger file stops there) */
     char *b = NULL;
     size_t n = 0, cap = 0;
     while (!rc) {

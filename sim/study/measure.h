@@ -167,8 +167,9 @@ typedef struct {
  * err; *m then holds what earlier calls appended. */
 int meas_load(meas_set *m, const char *path, char *err, size_t errlen);
 
-/* meas_load of the len bytes at text (any bytes), `name` standing for the
- * file in messages and in meas_file.path. */
+/* meas_load of the len bytes at text (any bytes; text[len] must be a NUL,
+ * as the JSON reader wants), `name` standing for the file in messages and
+ * in meas_file.path. */
 int meas_parse(meas_set *m, const char *text, size_t len, const char *name,
                char *err, size_t errlen);
 

@@ -233,31 +233,31 @@ int meas_fit_faults(const meas_set *m, int workers, double span_s,
     return 0;
 }
 
+/* "key=x", x the shortest exact decimal. */
+static void num_set(char *out, const char *key, double x) {
+    char num[MSG_NUM_MAX];
+    snprintf(out, MEAS_FIT_SET_MAX, "%s=%s", key, msg_number(x, num));
+}
+
 int meas_speeds_sets(const meas_speeds *s, char sets[][MEAS_FIT_SET_MAX],
                      int max) {
     if (max < MEAS_SPEEDS_SETS) return MSG_EINVAL;
-    char num[MSG_NUM_MAX];
-    snprintf(sets[0], MEAS_FIT_SET_MAX, "model.step_time_s=%s",
-             msg_number(s->step_time_s, num));
-    size_t k = (size_t)snprintf(sets[1], MEAS_FIT_SET_MAX, "workers.speed=[");
+    num_set(sets[0], "model.step_time_s", s->step_time_s);
+    /* at most SCN_MAX_WORKERS numbers of MSG_NUM_MAX bytes: it fits */
+    char num[MSG_NUM_MAX], *p = sets[1];
+    p += sprintf(p, "workers.speed=[");
     for (int w = 0; w < s->workers; w++)
-        k += (size_t)snprintf(sets[1] + k, MEAS_FIT_SET_MAX - k, "%s%s",
-                              w ? "," : "", msg_number(s->speed[w], num));
-    snprintf(sets[1] + k, MEAS_FIT_SET_MAX - k, "]");
-    snprintf(sets[2], MEAS_FIT_SET_MAX, "workers.stragglers.probability=%s",
-             msg_number(s->straggler_prob, num));
-    snprintf(sets[3], MEAS_FIT_SET_MAX, "workers.stragglers.slowdown=%s",
-             msg_number(s->straggler_slowdown, num));
+        p += sprintf(p, "%s%s", w ? "," : "", msg_number(s->speed[w], num));
+    sprintf(p, "]");
+    num_set(sets[2], "workers.stragglers.probability", s->straggler_prob);
+    num_set(sets[3], "workers.stragglers.slowdown", s->straggler_slowdown);
     return MEAS_SPEEDS_SETS;
 }
 
 int meas_faults_sets(const meas_faults *f, char sets[][MEAS_FIT_SET_MAX],
                      int max) {
     if (max < MEAS_FAULTS_SETS) return MSG_EINVAL;
-    char num[MSG_NUM_MAX];
-    snprintf(sets[0], MEAS_FIT_SET_MAX, "faults.mtbf_hours=%s",
-             msg_number(f->mtbf_hours, num));
-    snprintf(sets[1], MEAS_FIT_SET_MAX, "faults.mttr_hours=%s",
-             msg_number(f->mttr_hours, num));
+    num_set(sets[0], "faults.mtbf_hours", f->mtbf_hours);
+    num_set(sets[1], "faults.mttr_hours", f->mttr_hours);
     return MEAS_FAULTS_SETS;
 }

@@ -7,6 +7,7 @@
 #ifndef DILOSIM_MEASURE_INT_H
 #define DILOSIM_MEASURE_INT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "sim/study/measure.h"
@@ -39,6 +40,11 @@ int meas__col(const meas__line *ln, const char *p);
 /* "NAME:LINE:COL: " and the message into src->err; returns MSG_EINPUT. */
 int meas__fail(const meas__src *src, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* The same with "PATH: " before the message (path NULL: none). */
+int meas__vfail(const meas__src *src, int line, int col, const char *path,
+                const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 
 /* "NAME: out of memory"; returns MSG_ENOMEM. */
 int meas__oom(const meas__src *src);

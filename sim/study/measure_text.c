@@ -365,14 +365,13 @@ static int ip_fail(const ip_ctx *c, const cJSON *at, int at_key,
     __attribute__((format(printf, 5, 6)));
 static int ip_fail(const ip_ctx *c, const cJSON *at, int at_key,
                    const char *path, const char *fmt, ...) {
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    msg_vset(msg, sizeof msg, 0, fmt, ap);
-    va_end(ap);
     int line, col;
     json_line_col(c->src->text, ip_off(c, at, at_key), &line, &col);
-    return meas__fail(c->src, line, col, "%s: %s", path, msg);
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = meas__vfail(c->src, line, col, path, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* o (at path) is an object without repeated keys. */

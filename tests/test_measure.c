@@ -543,6 +543,9 @@ START_TEST(nccl_refusals) {
          "ar.txt:29:1: 14 fields (expected 13: size count type redop "
          "root, then time algbw busbw #wrong out of place and in "
          "place)"},
+        {12, "           8 ", "99999999999999999999 ",
+         "ar.txt:12:1: size '99999999999999999999' is out of range "
+         "(expected bytes, an integer up to 2^53)"},
         {12, "           8 ", "mpirun: 8 ",
          "ar.txt:12:1: not a row of all_reduce_perf (expected SIZE "
          "COUNT TYPE REDOP ROOT, then TIME ALGBW BUSBW #WRONG out of "
@@ -927,6 +930,11 @@ START_TEST(fit_refusals) {
     ck_assert_str_eq(err, "worker 1 has no step times (expected steps of "
                           "every worker 0..2)");
     meas_free(&m);
+    /* a set made by hand, of a worker the files cannot name */
+    meas_step big = {0, 2, SCN_MAX_WORKERS, 0, 1.0};
+    meas_set hand = {.nsteps = 1, .steps = &big};
+    ck_assert_int_eq(meas_fit_speeds(&hand, &s, err, sizeof err), MSG_EINPUT);
+    ck_assert_str_eq(err, "step times of 257 workers (expected at most 256)");
     const char *log = "worker,down_s,up_s\n0,100,200\n3,50,60\n0,150,300\n";
     ck_assert_int_eq(parse(&m, "o.csv", log), 0);
     ck_assert_int_eq(meas_fit_faults(&m, 3, 1000, &f, err, sizeof err),

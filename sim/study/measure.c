@@ -675,6 +675,14 @@ static void cut_back(meas_set *m, int nrows, int nsteps, int noutages) {
     memset(&m->file[m->nfiles], 0, sizeof m->file[0]);
 }
 
+/* "FILE: larger than ...". */
+static int too_big(const char *path, char *err, size_t errlen) {
+    return msg_set(err, errlen, MSG_EINPUT,
+                   "%s: larger than %d MiB (expected a measurement file of at "
+                   "most %d bytes)",
+                   path, MEAS_MAX_BYTES >> 20, MEAS_MAX_BYTES);
+}
+
 int meas_parse(meas_set *m, const char *text, size_t len, const char *name,
                char *err, size_t errlen) {
     if (m->nfiles == MEAS_MAX_FILES)
@@ -682,11 +690,7 @@ int meas_parse(meas_set *m, const char *text, size_t len, const char *name,
                        "%s: one file too many (expected at most %d "
                        "measurement files)",
                        name, MEAS_MAX_FILES);
-    if (len > MEAS_MAX_BYTES)
-        return msg_set(err, errlen, MSG_EINPUT,
-                       "%s: larger than %d MiB (expected a measurement file "
-                       "of at most %d bytes)",
-                       name, MEAS_MAX_BYTES >> 20, MEAS_MAX_BYTES);
+    if (len > MEAS_MAX_BYTES) return too_big(name, err, errlen);
     meas_file *f = &m->file[m->nfiles];
     memset(f, 0, sizeof *f);
     f->path = strdup(name);
@@ -712,14 +716,6 @@ int meas_parse(meas_set *m, const char *text, size_t len, const char *name,
     f->rows = got;
     m->nfiles++;
     return 0;
-}
-
-/* "FILE: larger than ...". */
-static int too_big(const char *path, char *err, size_t errlen) {
-    return msg_set(err, errlen, MSG_EINPUT,
-                   "%s: larger than %d MiB (expected a measurement file of at "
-                   "most %d bytes)",
-                   path, MEAS_MAX_BYTES >> 20, MEAS_MAX_BYTES);
 }
 
 /* The whole file at path into *out (malloc'd, NUL-terminated). */

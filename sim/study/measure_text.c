@@ -132,7 +132,7 @@ static int nccl_comment(const meas__src *src, const meas__line *ln,
                           "0..%d)",
                           NCCL_MAX_RANK);
     if ((r->n & (r->n - 1)) == 0) { /* 0, 1, 2, 4...: double the room */
-        int *nr = realloc(r->rank, (size_t)(r->n ? 2 * r->n : 8) * sizeof *nr);
+        int *nr = realloc(r->rank, (size_t)(r->n ? 2 * r->n : 1) * sizeof *nr);
         if (!nr) return meas__oom(src);
         r->rank = nr;
     }
@@ -272,7 +272,8 @@ static int nccl_sizes(const meas__src *src, const meas__line *ln, const tok *t,
     double count, root;
     if (tok_uint(&t[0], 9007199254740992.0, size))
         return meas__fail(src, ln->no, meas__col(ln, t[0].s),
-                          "size '%.*s' (expected bytes, an integer)",
+                          "size '%.*s' is out of range (expected bytes, an "
+                          "integer up to 2^53)",
                           (int)(t[0].n > 40 ? 40 : t[0].n), t[0].s);
     if (*size == 0) return 0;
     double elt = -1;
@@ -469,10 +470,7 @@ static int ip_test_start(const ip_ctx *c, const cJSON *ts, double *streams,
 
 /* The document's result: the row. */
 static int ip_read(const ip_ctx *c, const cJSON *root, meas_row *r) {
-    if (!cJSON_IsObject(root))
-        return ip_fail(c, root, 0, "(root)",
-                       "not an object (expected the JSON of iperf3 --json)");
-    int rc = ip_object(c, root, "(root)");
+    int rc = ip_object(c, root, "(root)"); /* an object: it began with '{' */
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "error");
     if (!rc && e)
         return ip_fail(c, e, 0, "error",

@@ -61,12 +61,13 @@
  *   must divide size into elements of 1, 2, 4 or 8 bytes; out-of-place
  *   algbw must be size/time and busbw algbw x 2(R-1)/R, each to the
  *   precision printed (a file whose columns are in another order, or of
- *   another collective, is refused); a #wrong other than 0 (a count of
- *   wrong elements, N/A or -1: not checked) in either half is refused: a
- *   wrong result is not a measurement.  A "time" column headed
- *   "cputime" (-C 1) is refused.  Other comment lines are skipped, and
- *   so are the lines of NCCL's own log (NCCL_DEBUG: "NCCL INFO", "NCCL
- *   WARN"); any other line is an error.
+ *   all_gather or reduce_scatter, busbw (R-1)/R algbw, is refused); a
+ *   #wrong other than 0 (a count of wrong elements, N/A or -1: not
+ *   checked) in either half is refused: a wrong result is not a
+ *   measurement.  A "time" column headed "cputime" (-C 1) is refused.
+ *   Other comment lines are skipped, and so are the lines of NCCL's own
+ *   log (NCCL_DEBUG: "NCCL INFO", "NCCL WARN"); any other line is an
+ *   error.
  * - iperf3: a TCP test (protocol "UDP" or any other is refused: its rate
  *   is the one the sender was told to use); a member "error" is refused,
  *   quoting it; so is a --bidir test (two directions at once).  A -R

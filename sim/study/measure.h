@@ -13,7 +13,10 @@
  *   method.name, workers.count, model.params, method.codec, method.H,
  *   method.fragments, method.tau, steps, model.step_time_s,
  *   network.bandwidth_gbps, network.latency_ms), the base scenario the
- *   rest.  An empty field sets nothing (DP has no H).
+ *   rest.  An empty field sets nothing (DP has no H).  Any further column
+ *   named by a dotted scenario key (network.efficiency) sets that key,
+ *   its field read as --set reads a value (JSON, else a string): the
+ *   world a row has that the fixed columns do not say.
  * - Collectives: the text output of nccl-tests' all_reduce_perf: its
  *   "#  Rank ..." lines give the ranks; each data row "size count type
  *   redop root time algbw busbw #wrong time algbw busbw #wrong" one warm
@@ -89,8 +92,9 @@
 #include "sim/config/scenario.h"
 
 #define MEAS_MAX_FILES 64
-#define MEAS_MAX_SETS 16           /* overrides of one run row */
-#define MEAS_SET_MAX 96            /* bytes of one, with the NUL */
+#define MEAS_MAX_KEY_COLS 16 /* columns of a runs CSV named by a key */
+#define MEAS_MAX_SETS (11 + MEAS_MAX_KEY_COLS) /* overrides of one run row */
+#define MEAS_SET_MAX 96                        /* bytes of one, with the NUL */
 #define MEAS_MAX_BYTES (256 << 20) /* the largest measurement file */
 
 typedef enum {

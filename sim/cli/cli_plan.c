@@ -33,6 +33,7 @@ static const cli_help_opt help_opts[] = {
     CLI_PLAN_HELP_SEEDS,
     {"--json", "one JSON object instead of tables"},
     {"--set KEY=VALUE", CLI_HELP_COMMON},
+    {"--set-from FILE.json", CLI_HELP_COMMON},
     {"--variant NAME", CLI_HELP_COMMON},
     {"--out FILE", "write to FILE instead of stdout"},
     {"--jobs N", "threads (default: the CPUs this process may use,\n"
@@ -47,6 +48,7 @@ static const cli_help help = {
     "                    [--set-from FIT.json [--samples N] [--seed S]]\n"
     "                    [--seeds N]\n"
     "                    [--json] [--set KEY=VALUE]... [--variant NAME]...\n"
+    "                    [--set-from FILE.json]\n"
     "                    [--out FILE] [--jobs N]\n"
     "\n"
     "For each method (each variant of the scenario, or its base):\n"

@@ -365,11 +365,12 @@ void cli_plan_text_interval(FILE *f, const plan_result *r,
     for (int i = 0; i < r->nmethods; i++) random |= r->method[i].random;
     fprintf(f,
             "[5%%, 95%%]: the 5th and 95th percentiles of the least Gbit/s "
-            "over %d draws of\nthe fitted keys of %s from their normal "
-            "(value, covariance), each draw a\nwhole search (seed %llu; "
-            "%lld draws outside a key's range drawn again):\n ",
-            r->samples, fit_path ? fit_path : "the fit",
-            (unsigned long long)r->sample_seed, (long long)r->redraws);
+            "over %d draws of\nthe fitted keys from their normal (the fit's "
+            "values and covariance), each draw\na whole search (seed %llu; "
+            "%lld draws outside a key's range drawn again); the\nkeys, "
+            "fitted in %s:\n ",
+            r->samples, (unsigned long long)r->sample_seed,
+            (long long)r->redraws, fit_path ? fit_path : "the fit");
     for (int k = 0; k < r->nfit; k++)
         fprintf(f, " %s%s", r->fit_key[k], k + 1 < r->nfit ? "," : "\n");
     if (random)

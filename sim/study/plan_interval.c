@@ -29,6 +29,7 @@
                             the largest is rounding: taken as 0 */
 #define CHUNK_BLOCKS 512 /* curves of one batch of draws */
 #define SET_MAX (SETFILE_KEY_MAX + MSG_NUM_MAX + 2) /* "key=value" */
+#define SCAN_MAX 128 /* points of PLAN_BANDWIDTH_SCAN, at most */
 
 /* ---- percentiles ------------------------------------------------------- */
 
@@ -300,24 +301,35 @@ static int find_interval(const plan_spec *spec, const plan_extra *x,
 
 /* ---- seeds ------------------------------------------------------------- */
 
-/* The runs of one method's options over the seeds. */
+/* The runs of one method at nv bandwidths over n seeds, as one batch. */
 typedef struct {
     const table_scenario *sc;
-    const plan_method *pm;
-    int n;      /* seeds */
-    double *cu; /* option k, seed i: cu[k * n + i] */
+    uint64_t seed; /* the scenario's: run i has seed + i % n */
+    int n;
+    const double *gbps; /* nv */
+    double *cu;         /* bandwidth b, seed k: cu[b * n + k] */
 } seeds_job;
 
 static int seed_task(void *arg, int i, char *err, size_t errlen) {
     const seeds_job *j = arg;
-    curve c = {*j->sc, 1, j->pm->seed + (uint64_t)(i % j->n)};
-    return curve_cu(&c, j->pm->option[i / j->n].gbps, &j->cu[i], err, errlen);
+    curve c = {*j->sc, 1, j->seed + (uint64_t)(i % j->n)};
+    return curve_cu(&c, j->gbps[i / j->n], &j->cu[i], err, errlen);
 }
 
 static void seed_out(void *arg, int i, void **ptr, size_t *len) {
     const seeds_job *j = arg;
     *ptr = &j->cu[i];
     *len = sizeof *j->cu;
+}
+
+/* CU of method pm (its curve sc) at gbps[0..nv-1] over the seeds, into
+ * cu (nv x seeds), on ex's threads or runner. */
+static int seeds_at(const table_scenario *sc, const plan_method *pm, int n,
+                    const double *gbps, int nv, double *cu,
+                    const table_exec *ex, char *err, size_t errlen) {
+    seeds_job j = {sc, pm->seed, n, gbps, cu};
+    if (ex->pr) ex->pr->total += (int64_t)nv * n;
+    return table_parallel_on(nv * n, seed_task, seed_out, &j, ex, err, errlen);
 }
 
 /* CU over the seeds at every option of every method that draws random
@@ -327,43 +339,42 @@ static int find_seeds(const table_scenario *bw, int nm, const table_exec *ex,
     int n = out->seeds;
     for (int m = 0; m < nm; m++) {
         plan_method *pm = &out->method[m];
+        double gbps[PLAN_MAX_BANDWIDTHS + 1];
         for (int k = 0; k < pm->noptions; k++) {
             plan_option *o = &pm->option[k];
             o->cu_p5 = o->cu_p50 = o->cu_p95 = o->cu;
+            gbps[k] = o->gbps;
         }
         if (!pm->random || !pm->noptions) continue;
-        seeds_job j = {&bw[m], pm, n,
-                       malloc((size_t)pm->noptions * n * sizeof *j.cu)};
-        if (!j.cu) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-        if (ex->pr) ex->pr->total += (int64_t)pm->noptions * n;
-        int rc = table_parallel_on(pm->noptions * n, seed_task, seed_out, &j,
-                                   ex, err, errlen);
+        double *cu = malloc((size_t)pm->noptions * n * sizeof *cu);
+        if (!cu) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+        int rc =
+            seeds_at(&bw[m], pm, n, gbps, pm->noptions, cu, ex, err, errlen);
         for (int k = 0; k < pm->noptions && !rc; k++) {
             plan_option *o = &pm->option[k];
-            spread(j.cu + (size_t)k * n, n, &o->cu_p5, &o->cu_p50, &o->cu_p95);
+            spread(cu + (size_t)k * n, n, &o->cu_p5, &o->cu_p50, &o->cu_p95);
         }
-        free(j.cu);
+        free(cu);
         if (rc) return rc;
     }
     return 0;
 }
 
-/* The curve of the 5th percentile of CU over the seeds. */
+/* The curve of the 5th percentile of CU over the seeds: each point one
+ * batch of the seeds' runs (so that the solve, which asks for one point
+ * at a time, runs on every thread too). */
 typedef struct {
     const table_scenario *sc;
-    uint64_t seed;
+    const plan_method *pm;
     int n;
+    const table_exec *ex;
 } low_curve;
 
 static int low_cu(void *ctx, double v, double *cu, char *err, size_t errlen) {
     const low_curve *lc = ctx;
     double *x = malloc((size_t)lc->n * sizeof *x);
     if (!x) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-    int rc = 0;
-    for (int i = 0; i < lc->n && !rc; i++) {
-        curve c = {*lc->sc, 1, lc->seed + (uint64_t)i};
-        rc = curve_cu(&c, v, &x[i], err, errlen);
-    }
+    int rc = seeds_at(lc->sc, lc->pm, lc->n, &v, 1, x, lc->ex, err, errlen);
     if (!rc) {
         qsort(x, (size_t)lc->n, sizeof *x, by_value);
         *cu = plan_percentile(x, lc->n, PLAN_P_LOW);
@@ -372,28 +383,48 @@ static int low_cu(void *ctx, double v, double *cu, char *err, size_t errlen) {
     return rc;
 }
 
-/* The least bandwidth of the 5th percentile, for the methods that draw
- * random numbers (the others: their least). */
+/* The least bandwidth of lc's 5th percentile: plan's search (its scan,
+ * then table_need; AT_START: the first scan point), the scan's points
+ * one batch. */
+static int low_least(low_curve *lc, double target, table_crossing *out,
+                     char *err, size_t errlen) {
+    double *grid, *cu = NULL, p5[SCAN_MAX];
+    int ng, n = lc->n;
+    int rc = table_parse_numbers("plan", PLAN_BANDWIDTH_SCAN, SCAN_MAX, &grid,
+                                 &ng, err, errlen);
+    if (!rc && !(cu = malloc((size_t)ng * n * sizeof *cu)))
+        rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    if (!rc)
+        rc = seeds_at(lc->sc, lc->pm, n, grid, ng, cu, lc->ex, err, errlen);
+    for (int p = 0; p < ng && !rc; p++) {
+        qsort(cu + (size_t)p * n, (size_t)n, sizeof *cu, by_value);
+        p5[p] = plan_percentile(cu + (size_t)p * n, n, PLAN_P_LOW);
+    }
+    table_row row;
+    if (!rc)
+        rc = table_need(low_cu, lc, target, grid, p5, ng, 1, &row, err, errlen);
+    if (!rc) *out = row.exact;
+    if (!rc && out->status == TABLE_AT_START) { /* as plan's search says */
+        out->v = out->v_hi = grid[0];
+        out->cu = out->cu_hi = p5[0];
+    }
+    free(grid);
+    free(cu);
+    return rc;
+}
+
 static int find_low(const plan_spec *spec, const table_scenario *bw, int nm,
                     const table_exec *ex, plan_result *out, char *err,
                     size_t errlen) {
-    low_curve lc[SCN_MAX_VARIANTS];
-    void *ctx[SCN_MAX_VARIANTS];
-    int idx[SCN_MAX_VARIANTS], n = 0;
-    table_crossing least[SCN_MAX_VARIANTS];
     for (int m = 0; m < nm; m++) {
         plan_method *pm = &out->method[m];
         pm->least_p5 = pm->least;
         if (!pm->random) continue;
-        lc[n] = (low_curve){&bw[m], pm->seed, out->seeds};
-        ctx[n] = &lc[n];
-        idx[n++] = m;
+        low_curve lc = {&bw[m], pm, out->seeds, ex};
+        int rc = low_least(&lc, spec->target_cu, &pm->least_p5, err, errlen);
+        if (rc) return rc;
     }
-    if (!n) return 0;
-    int rc = plan_least_search(n, low_cu, ctx, spec->target_cu, ex, least, NULL,
-                               err, errlen);
-    for (int i = 0; i < n && !rc; i++) out->method[idx[i]].least_p5 = least[i];
-    return rc;
+    return 0;
 }
 
 /* ---- the entry --------------------------------------------------------- */

@@ -3,9 +3,10 @@
 # least bandwidth (tests/cli_table.sh has those): the whole text of a
 # small plan against tests/data/plan/one_layer_dp.txt (assumptions,
 # binding limits, memory, a whole training), the new options' usage
-# errors, the cost file's pricing and egress keys, --sensitivity, the
-# JSON of it all, and the run JSON's memory_per_worker.  Run by
-# tests/cli.sh.
+# errors, the cost file's pricing and egress keys, --sensitivity, how
+# sure the plan is (--set-from with a fit block, --samples, --seed,
+# --seeds), the JSON of it all, and the run JSON's memory_per_worker.
+# Run by tests/cli.sh.
 # usage: tests/cli_plan.sh [path/to/dilosim]
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -104,6 +105,89 @@ for m in p["methods"]:
     assert m["sensitivity"]["latency_x2"]["least_status"] == "found"
 EOF
   then ok; else bad "plan --json fields"; fi
+fi
+
+# How sure: --set-from with a fit block gives the interval (efficiency
+# 0.8 +- 0.05: the plain answer 3.04 / 0.8 = 3.8), --seeds the spreads
+fit=$root/tests/data/plan/fit_efficiency.json
+fails=$root/tests/data/plan/failures.json
+expect 0 "plan help, how sure" -- "$bin" plan --help
+for w in --samples --seed --seeds --set-from; do
+  contains "$tmp/out" "^  $w " "plan help lists $w"
+done
+for args in "--samples 0" "--samples 100001" "--samples x" "--seeds 0" "--seeds 100001" \
+            "--seeds 1.5" "--seed -1" "--seed x" "--seed 18446744073709551616"; do
+  expect 2 "plan $args" -- "$bin" plan "$sc" --target-cu 0.9 --set-from "$fit" $args \
+    --out "$tmp/u.txt"
+  lines "$tmp/err" 1 "plan $args: one line"
+  contains "$tmp/err" "^dilosim plan: .*(see 'dilosim plan --help')$" "plan $args: usage"
+  absent "$tmp/u.txt" "plan $args"
+done
+contains "$tmp/err" "--seed must be an integer in 0..18446744073709551615" "--seed range"
+expect 2 "plan --samples without --set-from" -- "$bin" plan "$sc" --target-cu 0.9 --samples 5
+contains "$tmp/err" "--samples and --seed are for the draws of the fitted keys of --set-from FIT.json (give it)" \
+  "--samples without a fit"
+printf '{"network.efficiency": 0.8}\n' >"$tmp/nofit.json"
+expect 2 "plan --seed without a fit block" -- "$bin" plan "$sc" --target-cu 0.9 \
+  --set-from "$tmp/nofit.json" --seed 3
+contains "$tmp/err" "(its file has no fit block)" "--seed without a fit block"
+expect 0 "plan --set-from, no fit block" -- "$bin" plan "$sc" --target-cu 0.95 \
+  --set-from "$tmp/nofit.json"
+contains "$tmp/out" "^dp  *3.8  *0.9500 " "no fit block: the plain answer at 0.8"
+lacks "$tmp/out" "5%, 95%" "no fit block: no interval"
+
+expect 0 "plan --set-from fit" -- "$bin" plan "$sc" --target-cu 0.95 --set-from "$fit" \
+  --samples 50 --jobs 1
+cp "$tmp/out" "$tmp/fit1.txt"
+contains "$tmp/out" "^method  *least Gbit/s  *\[5%, 95%\]  *CU  *latency limit ms  *(at Gbit/s)$" \
+  "interval header"
+contains "$tmp/out" "^dp  *3.8  *\[3\.[0-9]*, 4\.[0-9]*\]  *0.9500 " "interval row"
+contains "$tmp/out" "^\[5%, 95%\]: the 5th and 95th percentiles of the least Gbit/s over 50 draws of$" \
+  "interval note"
+contains "$tmp/out" "^  network.efficiency$" "interval note: the keys"
+contains "$tmp/out" "^own error.$" "interval note: what it covers"
+expect 0 "plan --set-from fit, 2 jobs" -- "$bin" plan "$sc" --target-cu 0.95 --set-from "$fit" \
+  --samples 50 --jobs 2
+same "$tmp/out" "$tmp/fit1.txt" "the interval does not depend on --jobs"
+expect 0 "plan --set-from fit, seed 2" -- "$bin" plan "$sc" --target-cu 0.95 --set-from "$fit" \
+  --samples 50 --seed 2
+if cmp -s "$tmp/out" "$tmp/fit1.txt"; then bad "--seed 2 gives the draws of seed 1"; else ok; fi
+
+expect 0 "plan --seeds, no randomness" -- "$bin" plan "$sc" --target-cu 0.95 --seeds 10
+contains "$tmp/out" "^note: --seeds 10: no method draws random failures or stragglers: every$" \
+  "--seeds without randomness: the note"
+expect 0 "plan --seeds, a trace" -- "$bin" plan "$root/scenarios/examples/failures_trace.json" \
+  --target-cu 0.5 --seeds 3 --set steps=300
+contains "$tmp/out" "stragglers (a fault trace is fixed): every$" "--seeds with a trace: the note"
+expect 0 "plan --seeds" -- "$bin" plan "$fails" --target-cu 0.7 --seeds 9
+contains "$tmp/out" "^CU over 9 seeds (the scenario's seed + k, k = 0..8): CU at its own seed, and$" \
+  "seeds title"
+contains "$tmp/out" "^diloco  *0.1332  *0.7000  *0.6[0-9]*  *0.[0-9]*  *0.[0-9]*  least$" "seeds row"
+contains "$tmp/out" "^method  *least Gbit/s  *P5 CU$" "least of P5: header"
+
+# JSON of both
+expect 0 "plan json, how sure" -- "$bin" plan "$fails" --target-cu 0.7 --set-from "$fit" \
+  --samples 5 --seed 4 --seeds 5 --cost "$root/tests/data/table/cost.json" --json --out "$tmp/s.json"
+if command -v python3 >"$tmp/null"; then
+  if python3 - "$tmp/s.json" "$fit" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+f = p["fit"]
+assert f["file"] == sys.argv[2] and f["keys"] == ["network.efficiency"]
+assert f["samples"] == 5 and f["seed"] == 4 and f["redraws"] == 0
+assert p["seeds"] == 5
+for m in p["methods"]:
+    i = m["least_gbps_interval"]
+    assert i["samples"] == 5 and i["seed"] == 4 and i["redraws"] == 0
+    assert i["mid"] == m["least_gbps"] and float(i["low"]) <= float(i["high"])
+    assert i["below_range"] == 0 and i["above_range"] in (0, 1, 2, 3, 4, 5)
+    assert m["seeds_random"] is True and m["least_gbps_p5"]["status"] == "found"
+    assert m["least_gbps_p5"]["cu_p5"] >= 0.7 and m["least_gbps_p5"]["seeds"] == 5
+    for o in m["options"] + m["candidates"]:
+        s = o["cu_seeds"]
+        assert s["seeds"] == 5 and s["p5"] <= s["p50"] <= s["p95"]
+EOF
+  then ok; else bad "plan --json: the interval and the seeds"; fi
 fi
 
 # run JSON: memory per worker, with and without offloading

@@ -3,7 +3,8 @@
 # variants, a train section, 9 grid points), self-contained, escaped and
 # the same bytes twice; rendered by headless Chromium, whose DOM must hold
 # the figures, the tables and the assumptions and whose screenshot must
-# not be blank; errors (no gnuplot, bad options) leave no page behind.
+# not be blank; errors (no gnuplot, bad options) leave no page behind;
+# how sure the plan is (--set-from with a fit block, --seeds).
 # usage: tests/cli_report.sh [path/to/dilosim]
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +19,8 @@ grid="--grid logspace:-1:3:9"
 cost=$root/tests/data/table/cost.json
 
 expect 0 "report help" -- "$bin" report --help
-for o in --variant --cost --target-cu --grid --thresholds --out --quiet; do
+for o in --variant --cost --target-cu --grid --thresholds --out --quiet --set-from \
+         --samples --seed --seeds; do
   contains "$tmp/out" "$o" "report help lists $o"
 done
 contains "$tmp/out" "exit status" "report help"
@@ -54,6 +56,31 @@ same "$page" "$tmp/r2.html" "report twice"
 expect 0 "report --variant" -- "$bin" report "$sc" $grid --variant dp --quiet
 if grep -q 'streaming.e3m0-v1' "$tmp/out"; then bad "--variant dp shows the other"; else ok; fi
 contains "$tmp/out" '<th>dp</th>' "--variant dp"
+
+# how sure: --set-from with a fit block (the interval), --seeds (CU over
+# the seeds), and their usage errors
+fit=$root/tests/data/plan/fit_efficiency.json
+expect 0 "report --set-from fit --seeds" -- "$bin" report "$root/tests/data/plan/failures.json" \
+  --grid 0.1,10 --target-cu 0.7 --set-from "$fit" --samples 5 --seeds 5 --quiet \
+  --out "$tmp/sure.html"
+for t in '<th>\[5%, 95%\]</th>' '<table class="seeds">' \
+         '5th and 95th percentiles of the least bandwidth over 5 draws of the fitted keys (network.efficiency)' \
+         'not the model&#39;s own error' 'CU over 5 seeds' \
+         'Gbit/s for the 5th percentile of CU &gt;= 0.7.</p>'; do
+  contains "$tmp/sure.html" "$t" "report, how sure"
+done
+expect 0 "report --seeds, no randomness" -- "$bin" report "$root/tests/data/table/one_layer_dp.json" \
+  --grid 1,10 --seeds 3 --quiet
+contains "$tmp/out" '<td>no randomness</td>' "report --seeds without randomness"
+lacks "$tmp/out" '5%, 95%\]</th>' "report --seeds: no interval without a fit"
+for args in "--samples 0" "--seeds x" "--seed -2"; do
+  expect 2 "report $args" -- "$bin" report "$sc" $grid --set-from "$fit" $args \
+    --out "$tmp/none.html"
+  contains "$tmp/err" "^dilosim report: .*(see 'dilosim report --help')$" "report $args: usage"
+done
+expect 2 "report --samples without a fit" -- "$bin" report "$sc" $grid --samples 5 \
+  --out "$tmp/none.html"
+absent "$tmp/none.html" "report, how sure: errors"
 
 # the assumptions say what the run uses: the latency matrix (not the
 # unused latency_ms), completion, transport, efficiency, overhead, ring order

@@ -666,7 +666,10 @@ START_TEST(a_runner_gives_the_same_extras) {
                 "\"accelerator_usd_per_hour\": 2.5, \"accelerators\": "
                 "1024, \"bandwidths_gbps\": [1, 10], "
                 "\"egress_usd_per_gb\": 0.02}");
-    plan_extra x = {1, 1, 0.01, 0.001, 0};
+    plan_extra x = {.explain = 1,
+                    .sensitivity = 1,
+                    .mtbf_hours = 0.01,
+                    .train_hours = 0.001};
     const char *lat[] = {"network.latency_ms=1"};
     plan_result *a = plan_x(DATA "variants.json", 0.9, &c, lat, 1, &x, NULL);
     plan_result *b = plan_x(DATA "variants.json", 0.9, &c, lat, 1, &x, &fork);

@@ -7,12 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/base/jw.h"
 #include "sim/base/msg.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_plan.h"
 #include "sim/engine/memory.h"
 #include "sim/study/plan.h"
-#include "sim/base/version.h"
 
 static const cli_help_opt help_opts[] = {
     {"--target-cu CU", "target compute utilization, in (0, 1] (required)"},
@@ -29,6 +28,9 @@ static const cli_help_opt help_opts[] = {
                         "compute, WAN and egress USD"},
     {"--tokens N", "the same for a training of N tokens (steps = N /\n"
                    "model.tokens_per_step, rounded up)"},
+    CLI_PLAN_HELP_SAMPLES,
+    CLI_PLAN_HELP_SEED,
+    CLI_PLAN_HELP_SEEDS,
     {"--json", "one JSON object instead of tables"},
     {"--set KEY=VALUE", CLI_HELP_COMMON},
     {"--set-from FILE.json", CLI_HELP_COMMON},
@@ -43,6 +45,7 @@ static const cli_help help = {
     "usage: dilosim plan SCENARIO.json --target-cu CU [--cost FILE.json]\n"
     "                    [--sensitivity [--mtbf-hours H]]\n"
     "                    [--train-hours N | --tokens N]\n"
+    "                    [--samples N] [--seed S] [--seeds N]\n"
     "                    [--json] [--set KEY=VALUE]... [--variant NAME]...\n"
     "                    [--set-from FILE.json]\n"
     "                    [--out FILE] [--jobs N]\n"
@@ -136,22 +139,31 @@ static void write_notes(FILE *f, const plan_result *r) {
     }
 }
 
-static void write_methods(FILE *f, const plan_result *r) {
+static void write_methods(FILE *f, const plan_result *r, const char *fit_path) {
     int w = name_width(r);
-    fprintf(f, "%-*s %14s %8s %18s %14s\n", w, "method", "least Gbit/s", "CU",
-            "latency limit ms", "(at Gbit/s)");
+    fprintf(f, "%-*s %14s", w, "method", "least Gbit/s");
+    if (r->samples) fprintf(f, " %20s", "[5%, 95%]");
+    fprintf(f, " %8s %18s %14s\n", "CU", "latency limit ms", "(at Gbit/s)");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         char least[PLAN_CELL_MAX], cu[PLAN_CELL_MAX], lat[PLAN_CELL_MAX];
-        char at[PLAN_CELL_MAX];
+        char at[PLAN_CELL_MAX], lo[PLAN_CELL_MAX], hi[PLAN_CELL_MAX];
         plan_method_text(m, least, cu, lat, at);
-        fprintf(f, "%-*s %14s %8s %18s %14s\n", w, m->name, least, cu, lat, at);
+        fprintf(f, "%-*s %14s", w, m->name, least);
+        if (r->samples) {
+            char iv[2 * PLAN_CELL_MAX + 8];
+            plan_interval_text(&m->least_interval, lo, hi);
+            snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
+            fprintf(f, " %20s", iv);
+        }
+        fprintf(f, " %8s %18s %14s\n", cu, lat, at);
     }
     fprintf(f,
             "\nleast Gbit/s: per worker link, at the scenario's latency.\n"
             "latency limit: the largest one-way latency up to which CU stays "
             ">= the target,\nat %g x the least bandwidth.\n",
             PLAN_LATENCY_MARGIN);
+    cli_plan_text_interval(f, r, fit_path);
     write_notes(f, r);
 }
 
@@ -503,253 +515,20 @@ static void write_training(FILE *f, const plan_result *r) {
     }
 }
 
-static void write_text(FILE *f, const char *scenario, const plan_result *r) {
+static void write_text(FILE *f, const char *scenario, const plan_result *r,
+                       const char *fit_path) {
     fprintf(f, "plan for %s: compute utilization >= %g\n\n", scenario,
             r->target_cu);
     if (r->explain) write_assumptions(f, r);
-    write_methods(f, r);
+    write_methods(f, r, fit_path);
     if (r->has_cost) write_costs(f, r);
+    cli_plan_text_seeds(f, r, name_width(r));
     if (r->explain) {
         write_limits(f, r);
         write_memory(f, r);
     }
     if (r->sensitivity) write_sensitivity(f, r);
     if (r->train_hours > 0 || r->tokens > 0) write_training(f, r);
-}
-
-/* ---- JSON -------------------------------------------------------------- */
-
-static const char *range_name(table_status s) {
-    return s == TABLE_FOUND      ? "found"
-           : s == TABLE_AT_START ? "below_range"
-                                 : "above_range";
-}
-
-/* The plan's objects are inline, wrapped at fixed columns (jw_wrap):
- * a method's members at 5, its assumptions' at 6, a candidate's at 9,
- * its training's at 10; the arrays of methods and of options one
- * element a line. */
-
-static void json_option(jw *w, const plan_option *o, int egress) {
-    jw_object(w, NULL);
-    jw_num(w, "gbps", o->gbps);
-    jw_num(w, "cu", o->cu);
-    jw_num(w, "wan_usd_month", o->wan_usd);
-    jw_num(w, "idle_usd_month", o->idle_usd);
-    if (egress) jw_num(w, "egress_usd_month", o->egress_usd);
-    jw_num(w, "total_usd_month", o->total_usd);
-    jw_bool(w, "least", o->is_least);
-    jw_bool(w, "cheapest_for_method", o->cheapest_method);
-    jw_bool(w, "cheapest_overall", o->cheapest_overall);
-    jw_end(w);
-}
-
-static void json_assumptions(jw *w, const plan_method *m) {
-    const plan_assumptions *a = &m->assume;
-    jw_wrap(w, 5);
-    jw_object(w, "assumptions");
-    jw_num(w, "latency_min_ms", a->latency_min_ms);
-    jw_num(w, "latency_max_ms", a->latency_max_ms);
-    jw_num(w, "rtt_min_ms", 2 * a->latency_min_ms);
-    jw_num(w, "rtt_max_ms", 2 * a->latency_max_ms);
-    jw_bool(w, "latency_matrix", a->latency_matrix);
-    jw_str(w, "transport", a->transport == SCN_TRANSPORT_TCP ? "tcp" : "ideal");
-    jw_num(w, "tcp_init_window_kb", a->tcp_init_window_kb);
-    jw_bool(w, "tcp_slow_start_after_idle", a->tcp_slow_start_after_idle);
-    jw_wrap(w, 6);
-    jw_num(w, "efficiency", a->efficiency);
-    jw_num(w, "collective_overhead_ms", a->collective_overhead_ms);
-    jw_num(w, "tcp_window_mb", a->tcp_window_mb);
-    jw_str(w, "collective", coll_algo_name(a->collective));
-    jw_int(w, "site_links", a->links);
-    jw_num(w, "dp_bucket_mb", a->dp ? a->dp_bucket_mb : NAN);
-    jw_wrap(w, 6);
-    jw_str(w, "gbit", a->gbit == SCN_GBIT_BINARY ? "binary" : "si");
-    jw_num(w, "mtbf_s", a->mtbf_s);
-    jw_num(w, "mttr_s", a->mttr_s);
-    jw_bool(w, "fault_trace", a->trace);
-    jw_int(w, "steps", (long long)a->steps);
-    jw_num(w, "step_time_s", a->step_time_s);
-    jw_num(w, "wall_time_s_at_least", a->wall_s);
-    jw_end(w);
-}
-
-static void json_training(jw *w, const plan_training *t, int has_cost) {
-    jw_wrap(w, 9);
-    jw_object(w, "training");
-    jw_int(w, "steps", (long long)t->run.steps);
-    jw_bool(w, "finished", t->run.finished);
-    jw_num(w, "cu", t->run.cu);
-    jw_num(w, "wall_h", t->wall_h);
-    jw_num(w, "idle_h", t->idle_h);
-    jw_num(w, "wan_months", t->wan_months);
-    jw_num(w, "bytes_sent_total", t->run.bytes);
-    jw_int(w, "failures", (long long)t->run.failures);
-    if (has_cost) {
-        jw_wrap(w, 10);
-        jw_num(w, "compute_usd", t->compute_usd);
-        jw_num(w, "idle_usd", t->idle_usd);
-        jw_num(w, "wan_usd", t->wan_usd);
-        jw_num(w, "egress_usd", t->egress_usd);
-        jw_num(w, "total_usd", t->total_usd);
-        jw_bool(w, "cheapest_for_method", t->cheapest_method);
-        jw_bool(w, "cheapest_overall", t->cheapest_overall);
-    }
-    jw_end(w);
-}
-
-static void json_candidate(jw *w, const plan_result *r, const plan_option *o) {
-    static const char *const gain_key[PLAN_NTRIES] = {"gain_bandwidth_x2",
-                                                      "gain_latency_half",
-                                                      "gain_window_x2"};
-    jw_object(w, NULL);
-    jw_num(w, "gbps", o->gbps);
-    jw_num(w, "cu", o->cu);
-    jw_bool(w, "least", o->is_least);
-    if (o->has_run) {
-        jw_num(w, "wall_time_s", o->run.wall_s);
-        jw_num(w, "bytes_sent_total", o->run.bytes);
-    }
-    if (r->explain) {
-        jw_wrap(w, 9);
-        jw_str(w, "limit", plan_limit_name(o->limit));
-        for (int t = 0; t < PLAN_NTRIES; t++)
-            jw_num(w, gain_key[t], o->gain[t]);
-        jw_num(w, "window_needed_mb", o->window_mb);
-        if (o->window_covers < 0) jw_null(w, "window_covers");
-        else jw_bool(w, "window_covers", o->window_covers);
-    }
-    if (r->train_hours > 0 || r->tokens > 0)
-        json_training(w, &o->train, r->has_cost);
-    jw_end(w);
-}
-
-static void json_sensitivity(jw *w, const plan_method *m) {
-    static const char *const key[PLAN_NSENS] = {"latency_x2", "efficiency",
-                                                "mtbf"};
-    jw_wrap(w, 5);
-    jw_object(w, "sensitivity");
-    for (int k = 0; k < PLAN_NSENS; k++) {
-        const table_crossing *x = &m->sens[k].least;
-        int reached = x->status != TABLE_NOT_REACHED;
-        jw_object(w, key[k]);
-        jw_num(w, "least_gbps", reached ? x->v_hi : NAN);
-        jw_num(w, "cu_at_least", reached ? x->cu_hi : NAN);
-        jw_str(w, "least_status", range_name(x->status));
-        jw_bool(w, "cu_falls_with_bandwidth", m->sens[k].bandwidth_dip);
-        jw_end(w);
-    }
-    jw_num(w, "mtbf_failures_expected", m->mtbf_failures);
-    jw_end(w);
-}
-
-/* The method's options, one a line: their prices ("options"), or with
- * candidates their limits and trainings ("candidates"). */
-static void json_options(jw *w, const plan_result *r, const plan_method *m,
-                         int candidates) {
-    jw_wrap(w, 5);
-    jw_lines(w, candidates ? "candidates" : "options", '[', 8, 5);
-    for (int k = 0; k < m->noptions; k++) {
-        if (candidates) json_candidate(w, r, &m->option[k]);
-        else json_option(w, &m->option[k], r->cost.has_egress);
-    }
-    jw_end(w);
-}
-
-/* The least bandwidth and the latency limit of a method. */
-static void json_answer(jw *w, const plan_method *m) {
-    int reached = m->least.status != TABLE_NOT_REACHED;
-    const char *lat_status =
-        !reached || m->latency.status == TABLE_NOT_REACHED ? "none"
-        : m->latency.status == TABLE_AT_START              ? "above_range"
-                                                           : "found";
-    jw_wrap(w, 5);
-    jw_num(w, "least_gbps", reached ? m->least.v_hi : NAN);
-    jw_num(w, "cu_at_least", reached ? m->least.cu_hi : NAN);
-    jw_str(w, "least_status", range_name(m->least.status));
-    jw_wrap(w, 5);
-    jw_num(w, "latency_at_gbps", m->latency_gbps);
-    jw_num(w, "latency_limit_ms", reached ? m->latency.v_hi : NAN);
-    jw_str(w, "latency_status", lat_status);
-    jw_wrap(w, 5);
-    jw_bool(w, "cu_falls_with_bandwidth", m->bandwidth_dip);
-    jw_bool(w, "cu_rises_with_latency", m->latency_rise);
-}
-
-static void json_method(jw *w, const plan_result *r, const plan_method *m) {
-    jw_object(w, NULL);
-    jw_str(w, "name", m->name);
-    jw_int(w, "workers", m->workers);
-    json_answer(w, m);
-    if (r->has_cost) json_options(w, r, m, 0);
-    if (r->explain) {
-        json_assumptions(w, m);
-        jw_wrap(w, 5);
-        if (m->has_memory) mem_write_json(w, "memory_per_worker", &m->memory);
-        else jw_null(w, "memory_per_worker");
-    }
-    if (r->explain || r->train_hours > 0 || r->tokens > 0)
-        json_options(w, r, m, 1);
-    if (r->sensitivity) json_sensitivity(w, m);
-    jw_end(w);
-}
-
-static void json_cheapest(jw *w, const char *key, const plan_result *r, int bm,
-                          int bo, int training) {
-    if (bm < 0) {
-        jw_null(w, key);
-        return;
-    }
-    const plan_method *m = &r->method[bm];
-    const plan_option *o = &m->option[bo];
-    jw_object(w, key);
-    jw_str(w, "name", m->name);
-    jw_num(w, "gbps", o->gbps);
-    if (training) jw_num(w, "total_usd", o->train.total_usd);
-    else jw_num(w, "total_usd_month", o->total_usd);
-    jw_end(w);
-}
-
-static void json_cost(jw *w, const plan_result *r) {
-    const plan_cost *c = &r->cost;
-    jw_object(w, "cost");
-    jw_num(w, "wan_usd_per_gbps_month", c->wan_usd_per_gbps_month);
-    jw_num(w, "accelerator_usd_per_hour", c->accelerator_usd_per_hour);
-    jw_num(w, "accelerators", c->accelerators);
-    jw_num(w, "hours_per_month", PLAN_HOURS_PER_MONTH);
-    jw_str(w, "pricing", c->pricing == PLAN_PRICING_LINK ? "link" : "port");
-    if (c->has_egress) jw_num(w, "egress_usd_per_gb", c->egress_usd_per_gb);
-    jw_end(w);
-    json_cheapest(w, "cheapest", r, r->best_method, r->best_option, 0);
-    if (r->train_hours > 0 || r->tokens > 0)
-        json_cheapest(w, "cheapest_training", r, r->train_best_method,
-                      r->train_best_option, 1);
-}
-
-static void write_json(FILE *f, const char *scenario, const plan_result *r) {
-    jw w;
-    jw_init(&w, f);
-    jw_lines(&w, NULL, '{', 2, 0);
-    jw_str(&w, "version", DILOSIM_VERSION);
-    jw_str(&w, "revision", version_revision());
-    jw_str(&w, "scenario", scenario);
-    jw_num(&w, "target_cu", r->target_cu);
-    jw_num(&w, "latency_margin", PLAN_LATENCY_MARGIN);
-    if (r->explain) jw_num(&w, "limit_min_gain", PLAN_LIMIT_MIN_GAIN);
-    if (r->sensitivity) {
-        jw_object(&w, "sensitivity");
-        jw_int(&w, "latency_factor", 2);
-        jw_num(&w, "efficiency", PLAN_LOW_EFFICIENCY);
-        jw_num(&w, "mtbf_hours", r->mtbf_hours);
-        jw_end(&w);
-    }
-    if (r->tokens > 0) jw_num(&w, "training_tokens", r->tokens);
-    else if (r->train_hours > 0) jw_num(&w, "training_hours", r->train_hours);
-    if (r->has_cost) json_cost(&w, r);
-    jw_lines(&w, "methods", '[', 4, 2);
-    for (int i = 0; i < r->nmethods; i++) json_method(&w, r, &r->method[i]);
-    jw_end(&w);
-    jw_end(&w);
 }
 
 /* ---- the command ------------------------------------------------------- */
@@ -801,7 +580,8 @@ static int parse_args(const cli_options *o, plan_args *a) {
     if ((rc = cli_fraction(o, "plan", "--target-cu", NAN, &a->target)) ||
         (rc = cli_cost(o, &a->cost, &a->has_cost)) ||
         (rc = cli_jobs(o, "plan", &a->jobs)) ||
-        (rc = parse_extra(o, &a->extra)))
+        (rc = parse_extra(o, &a->extra)) ||
+        (rc = cli_plan_sure(o, "plan", &a->extra)))
         return rc;
     return cli_values(o, "plan", "--variant", a->variants, SCN_MAX_VARIANTS,
                       &a->nvariants);
@@ -811,12 +591,13 @@ typedef struct {
     const char *scenario;
     const plan_result *r;
     int json;
+    const char *fit_path; /* --set-from's file, or NULL */
 } plan_output;
 
 static void write_output(FILE *f, const void *ctx) {
     const plan_output *p = ctx;
-    if (p->json) write_json(f, p->scenario, p->r);
-    else write_text(f, p->scenario, p->r);
+    if (p->json) cli_plan_write_json(f, p->scenario, p->r, p->fit_path);
+    else write_text(f, p->scenario, p->r, p->fit_path);
 }
 
 static void progress_tasks(void *ctx, int64_t done, int64_t total) {
@@ -828,10 +609,10 @@ int cli_plan(int argc, char **argv) {
 }
 
 int cli_plan_par(int argc, char **argv, const cli_par *par) {
-    static const char *const extra[] = {"--target-cu",  "--cost",
-                                        "--variant",    "--jobs",
-                                        "--mtbf-hours", "--train-hours",
-                                        "--tokens",     NULL};
+    static const char *const extra[] = {
+        "--target-cu",  "--cost",        "--variant", "--jobs",
+        "--mtbf-hours", "--train-hours", "--tokens",  "--samples",
+        "--seed",       "--seeds",       NULL};
     static const char *const flags[] = {"--json", "--sensitivity", NULL};
     cli_options o;
     int rc = cli_parse("plan", &help, argc, argv, extra, flags, &o);
@@ -860,7 +641,8 @@ int cli_plan_par(int argc, char **argv, const cli_par *par) {
     if (rc == MSG_EINPUT) fprintf(stderr, "%s\n", err);
     else if (rc) fprintf(stderr, "dilosim plan: %s\n", err);
     if (!rc && !(par && par->worker)) {
-        plan_output out = {o.scenario, r, cli_flag(&o, "--json")};
+        plan_output out = {o.scenario, r, cli_flag(&o, "--json"),
+                           o.set_from ? o.set_from->path : NULL};
         rc = cli_write(&o, "plan", write_output, &out);
     } else rc = msg_exit_status(rc);
     free(r);

@@ -18,6 +18,7 @@
 
 #include "sim/base/msg.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_plan.h"
 #include "sim/adapter/coupled.h"
 #include "sim/out/gnuplot.h"
 #include "sim/study/html.h"
@@ -36,6 +37,9 @@ static const cli_help_opt help_opts[] = {
     {"--cost FILE.json", "prices for the plan: the cost file of\n"
                          "'dilosim plan' (see its --help)"},
     {"--target-cu CU", "the plan's target CU, in (0, 1] (default 0.95)"},
+    CLI_PLAN_HELP_SAMPLES,
+    CLI_PLAN_HELP_SEED,
+    CLI_PLAN_HELP_SEEDS,
     {"--grid SPEC", "the bandwidths (Gbit/s) of the figure and the\n"
                     "table, increasing: a comma list, logspace:A:B:N\n"
                     "or linspace:A:B:N (default logspace:-1:3:50, the\n"
@@ -52,6 +56,7 @@ static const cli_help help = {
     "                      [--set KEY=VALUE]... [--cost FILE.json]\n"
     "                      [--set-from FILE.json]\n"
     "                      [--target-cu CU] [--grid SPEC] [--thresholds LIST]\n"
+    "                      [--samples N] [--seed S] [--seeds N]\n"
     "                      [--out FILE.html] [--jobs N]\n"
     "\n"
     "Writes one self-contained HTML page (inline style sheet and SVG\n"
@@ -70,6 +75,8 @@ static const cli_help help = {
     "    scenario's own network (as 'dilosim run');\n"
     "  - the least bandwidth and the latency limit for --target-cu, and\n"
     "    with --cost what each choice costs per month (as 'dilosim plan');\n"
+    "    with --set-from's fit block the least bandwidth's [5%, 95%] over\n"
+    "    draws of the fitted keys, with --seeds CU over the seeds;\n"
     "  - with a \"train\" section, the eval loss against the simulated time\n"
     "    of each variant's coupled run (as 'dilosim train').\n"
     "gnuplot, found on PATH, draws the figures (run as a child process,\n"
@@ -123,6 +130,7 @@ typedef struct {
     const char *grid_spec;
     double *grid, *thresholds, target;
     plan_cost cost;
+    plan_extra sure; /* --set-from's fit, --samples, --seed, --seeds */
     const char *sweep_sets[CLI_MAX_SETS]; /* --set without the grid key */
     int nsweep_sets;
     int nsec;
@@ -512,8 +520,8 @@ static int plan(const report *r, section *s) {
     cli_progress progress;
     snprintf(label, sizeof label, "%s: plan", s->path);
     cli_progress_start(&progress, label);
-    int rc = plan_compute_progress(&spec, progress_tasks, &progress, s->plan,
-                                   err, sizeof err);
+    int rc = plan_compute_extra(&spec, &r->sure, progress_tasks, &progress,
+                                s->plan, err, sizeof err);
     cli_progress_end(&progress);
     return rc ? fail(rc, err) : 0;
 }
@@ -737,7 +745,8 @@ static int parse_args(report *r) {
                              &r->nthresholds)) ||
         (rc = cli_fraction(o, "report", "--target-cu", DEFAULT_TARGET,
                            &r->target)) ||
-        (rc = cli_cost(o, &r->cost, &r->has_cost)))
+        (rc = cli_cost(o, &r->cost, &r->has_cost)) ||
+        (rc = cli_plan_sure(o, "report", &r->sure)))
         return rc;
     const char *v = cli_value(o, "--grid");
     r->grid_spec = v ? v : DEFAULT_GRID;
@@ -780,9 +789,11 @@ static int compute(report *r) {
 }
 
 int cli_report(int argc, char **argv) {
-    static const char *const extra[] = {
-        "--variant",    "--cost", "--target-cu", "--grid",
-        "--thresholds", "--jobs", NULL};
+    static const char *const extra[] = {"--variant",    "--cost",
+                                        "--target-cu",  "--grid",
+                                        "--thresholds", "--jobs",
+                                        "--samples",    "--seed",
+                                        "--seeds",      NULL};
     report *r = calloc(1, sizeof *r);
     if (!r) return fail(MSG_ENOMEM, "out of memory");
     int rc = cli_parse_files("report", &help, argc, argv, extra, NULL,

@@ -390,19 +390,95 @@ static void plan_costs(FILE *f, const plan_result *p) {
     }
 }
 
+/* What the interval of a fit means (nothing without one). */
+static void plan_interval_note(FILE *f, const plan_result *p) {
+    if (!p->samples) return;
+    char msg[512 + SETFILE_MAX_FIT * SETFILE_KEY_MAX];
+    int n = snprintf(msg, sizeof msg,
+                     "[5%%, 95%%]: the 5th and 95th percentiles of the least "
+                     "bandwidth over %d draws of the fitted keys (",
+                     p->samples);
+    for (int k = 0; k < p->nfit; k++)
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", k ? ", " : "",
+                      p->fit_key[k]);
+    snprintf(msg + n, sizeof msg - (size_t)n,
+             ") from their normal (the fit's values and covariance), each "
+             "draw a whole search (seed %llu; %lld draws outside a key's "
+             "range drawn again; with random failures draw k runs with the "
+             "scenario's seed + k). It is the fit's statistical error under "
+             "the model, not the model's own error.",
+             (unsigned long long)p->sample_seed, (long long)p->redraws);
+    note(f, msg);
+}
+
+/* CU over the seeds at each option, and the least bandwidth of its 5th
+ * percentile (nothing without seeds). */
+static void plan_seeds(FILE *f, const plan_result *p) {
+    static const char *const titles[] = {"method",  "Gbit/s",  "CU", "CU, 5%",
+                                         "CU, 50%", "CU, 95%", ""};
+    if (!p->seeds) return;
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "CU over %d seeds (the scenario's seed + k): CU at its own "
+             "seed, and the 5th, 50th and 95th percentiles over the seeds; "
+             "a method without random failures or stragglers (a fault trace "
+             "is fixed) has the same CU at every seed. Below, the least "
+             "bandwidth from which the 5th percentile reaches %g, the target "
+             "in 95%% of the seeds.",
+             p->seeds, p->target_cu);
+    note(f, msg);
+    fputs("<table class=\"seeds\">\n", f);
+    head_row(f, titles, 7);
+    fputs("<tbody>\n", f);
+    for (int i = 0; i < p->nmethods; i++) {
+        const plan_method *m = &p->method[i];
+        for (int k = 0; k < m->noptions; k++) {
+            const plan_option *o = &m->option[k];
+            char c[5][32];
+            const double v[] = {o->cu, o->cu_p5, o->cu_p50, o->cu_p95};
+            snprintf(c[0], sizeof c[0], "%.4g", o->gbps);
+            for (int j = 0; j < 4; j++) snprintf(c[j + 1], 32, "%.4f", v[j]);
+            const char *num[] = {c[0], c[1], c[2], c[3], c[4]};
+            row(f, m->name, num, 5,
+                !m->random    ? "no randomness"
+                : o->is_least ? "least"
+                              : "");
+        }
+    }
+    fputs("</tbody>\n</table>\n", f);
+    for (int i = 0; i < p->nmethods; i++) {
+        const plan_method *m = &p->method[i];
+        char least[PLAN_CELL_MAX], line[64 + PLAN_CELL_MAX + SCN_NAME_MAX];
+        plan_least_text(&m->least_p5, least);
+        snprintf(line, sizeof line,
+                 "%s: %s Gbit/s for the 5th percentile of CU >= %g.", m->name,
+                 least, p->target_cu);
+        if (m->random) note(f, line);
+    }
+}
+
 void html_plan(FILE *f, const plan_result *p) {
-    static const char *const titles[] = {"method", "least Gbit/s", "CU there",
-                                         "latency limit, ms", "(at Gbit/s)"};
+    static const char *const all[] = {
+        "method",   "least Gbit/s",      "[5%, 95%]",
+        "CU there", "latency limit, ms", "(at Gbit/s)"};
+    const char *titles[6];
+    int nt = 0;
+    for (int k = 0; k < 6; k++) /* the interval only with a fit */
+        if (k != 2 || p->samples) titles[nt++] = all[k];
     fputs("<table class=\"plan\">\n", f);
-    head_row(f, titles, 5);
+    head_row(f, titles, nt);
     fputs("<tbody>\n", f);
     for (int i = 0; i < p->nmethods; i++) {
         const plan_method *m = &p->method[i];
         char least[PLAN_CELL_MAX], cu[PLAN_CELL_MAX], lat[PLAN_CELL_MAX];
-        char at[PLAN_CELL_MAX];
+        char at[PLAN_CELL_MAX], lo[PLAN_CELL_MAX], hi[PLAN_CELL_MAX];
+        char iv[2 * PLAN_CELL_MAX + 8];
         plan_method_text(m, least, cu, lat, at);
-        const char *num[] = {least, cu, lat, at};
-        row(f, m->name, num, 4, NULL);
+        plan_interval_text(&m->least_interval, lo, hi);
+        snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
+        const char *with[] = {least, iv, cu, lat, at};
+        const char *without[] = {least, cu, lat, at};
+        row(f, m->name, p->samples ? with : without, nt - 1, NULL);
     }
     fputs("</tbody>\n</table>\n", f);
     char msg[256];
@@ -431,7 +507,9 @@ void html_plan(FILE *f, const plan_result *p) {
             note(f, line);
         }
     }
+    plan_interval_note(f, p);
     if (p->has_cost) plan_costs(f, p);
+    plan_seeds(f, p);
 }
 
 /* ---- training ----------------------------------------------------------- */

@@ -72,7 +72,10 @@ void html_thresholds(FILE *f, const table_result *t, const double *grid,
 void html_bytes(FILE *f, int n, const char *const *names, const run_result *r);
 
 /* A plan (plan_compute's result): the least bandwidth, CU there, the
- * latency limit; with prices, the cost table and the cheapest choice. */
+ * latency limit; with a fit, the least bandwidth's [5%, 95%] and what it
+ * means; with prices, the cost table and the cheapest choice; with
+ * seeds, CU over them at each option and the least bandwidth of its 5th
+ * percentile. */
 void html_plan(FILE *f, const plan_result *p);
 
 /* The coupled runs of n variants (names[i], s[i]): steps, losses, the

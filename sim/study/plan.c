@@ -189,16 +189,16 @@ static int changed_cu(void *ctx, double v, double *cu, char *err,
 /* The least bandwidth of nblocks curves (fn over ctx[b]) into
  * blocks[b].row[0].exact (table_need, as `dilosim table` finds a row;
  * AT_START: the first scan point) and dip; their CU arrays are freed. */
-static int scan_least(work *w, const plan_spec *spec, int nblocks,
+static int scan_least(const table_exec *ex, double target, int nblocks,
                       table_cu_fn fn, void *const *ctx, table_block *blocks,
                       char *err, size_t errlen) {
     double grid[MAX_SCAN];
     int n;
     int rc = scan_grid(PLAN_BANDWIDTH_SCAN, grid, &n, err, errlen);
     if (rc) return rc;
-    if (w->pr) w->pr->total += (int64_t)nblocks * (n + 1);
-    rc = table_run_on(nblocks, fn, ctx, grid, n, &spec->target_cu, 1, &w->ex,
-                      blocks, err, errlen);
+    if (ex->pr) ex->pr->total += (int64_t)nblocks * (n + 1);
+    rc = table_run_on(nblocks, fn, ctx, grid, n, &target, 1, ex, blocks, err,
+                      errlen);
     if (rc) return rc;
     for (int b = 0; b < nblocks; b++) {
         table_crossing *x = &blocks[b].row[0].exact;
@@ -216,13 +216,27 @@ static int find_least(work *w, const plan_spec *spec, plan_result *out,
                       char *err, size_t errlen) {
     void *ctx[SCN_MAX_VARIANTS] = {0};
     for (int m = 0; m < w->n; m++) ctx[m] = &w->bw[m];
-    int rc = scan_least(w, spec, w->n, table_scenario_cu, ctx, w->blocks, err,
-                        errlen);
+    int rc = scan_least(&w->ex, spec->target_cu, w->n, table_scenario_cu, ctx,
+                        w->blocks, err, errlen);
     for (int m = 0; m < w->n && !rc; m++) {
         out->method[m].least = w->blocks[m].row[0].exact;
         out->method[m].bandwidth_dip =
             w->blocks[m].dip >= 0 || w->blocks[m].row[0].exact.scans;
     }
+    return rc;
+}
+
+int plan_least_search(int n, table_cu_fn fn, void *const *ctx, double target,
+                      const table_exec *ex, table_crossing *least, int *dip,
+                      char *err, size_t errlen) {
+    table_block *blocks = calloc((size_t)n, sizeof *blocks);
+    if (!blocks) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    int rc = scan_least(ex, target, n, fn, ctx, blocks, err, errlen);
+    for (int b = 0; b < n && !rc; b++) {
+        least[b] = blocks[b].row[0].exact;
+        if (dip) dip[b] = blocks[b].dip >= 0 || least[b].scans;
+    }
+    free(blocks);
     return rc;
 }
 
@@ -239,15 +253,15 @@ static int find_sensitivity(work *w, const plan_spec *spec, plan_result *out,
                                out->mtbf_hours * 3600, 0, 0};
         ctx[b] = &w->sens[b];
     }
-    table_block *blocks = calloc((size_t)nb, sizeof *blocks);
-    if (!blocks) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-    int rc = scan_least(w, spec, nb, changed_cu, ctx, blocks, err, errlen);
+    table_crossing least[PLAN_NSENS * SCN_MAX_VARIANTS];
+    int dip[PLAN_NSENS * SCN_MAX_VARIANTS];
+    int rc = plan_least_search(nb, changed_cu, ctx, spec->target_cu, &w->ex,
+                               least, dip, err, errlen);
     for (int b = 0; b < nb && !rc; b++) {
         plan_sensitive *x = &out->method[b % w->n].sens[b / w->n];
-        x->least = blocks[b].row[0].exact;
-        x->bandwidth_dip = blocks[b].dip >= 0 || x->least.scans;
+        x->least = least[b];
+        x->bandwidth_dip = dip[b];
     }
-    free(blocks);
     return rc;
 }
 
@@ -690,7 +704,7 @@ static int find_rest(work *w, const plan_spec *spec, plan_result *out,
         out->has_cost = 1;
         out->cost = *spec->cost;
     }
-    if (!rc && (spec->cost || out->explain || train))
+    if (!rc && (spec->cost || out->explain || train || out->seeds))
         rc = find_options(w, spec, out, err, errlen);
     if (!rc && (out->explain || train || out->cost.has_egress))
         rc = find_candidates(w, spec, out, err, errlen);
@@ -726,6 +740,7 @@ int plan_compute_extra(const plan_spec *spec, const plan_extra *extra,
     out->mtbf_hours = x.mtbf_hours > 0 ? x.mtbf_hours : PLAN_MTBF_HOURS;
     out->tokens = x.tokens > 0 ? x.tokens : 0;
     out->train_hours = out->tokens ? 0 : fmax(x.train_hours, 0);
+    out->seeds = x.seeds > 0 ? x.seeds : 0;
     if (!(spec->target_cu > 0 && spec->target_cu <= 1))
         return msg_set(err, errlen, MSG_EINPUT,
                        "target CU must be in (0, 1] (got %g)", spec->target_cu);
@@ -739,6 +754,8 @@ int plan_compute_extra(const plan_spec *spec, const plan_extra *extra,
     if (!rc) rc = find_least(w, spec, out, err, errlen);
     if (!rc) rc = find_latency(w, out, err, errlen);
     if (!rc) rc = find_rest(w, spec, out, err, errlen);
+    if (!rc)
+        rc = plan__uncertainty(spec, &x, w->bw, w->n, &w->ex, out, err, errlen);
     table_docs_free(w->docs, w->n);
     free(w->tasks);
     free(w->runs);

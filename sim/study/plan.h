@@ -61,14 +61,48 @@
  *     WAN     = the monthly WAN x wall h / 730
  *     egress  = bytes sent / 1e9 x egress_usd_per_gb
  *   the cheapest finished run per method and overall marked.
+ * - Interval (plan_extra.fit, a fit block of --set-from; plan_interval.c):
+ *   the least bandwidth as [low, mid, high]: mid the plain answer, at the
+ *   fitted values; low and high the PLAN_P_LOW and PLAN_P_HIGH
+ *   percentiles (plan_percentile) of the least bandwidth over `samples`
+ *   draws of the fitted keys from N(value, covariance), each draw a whole
+ *   least-bandwidth search (the same search; no latency scan, no
+ *   sensitivity, no prices).  The covariance C = V diag(l) V^T
+ *   (gsl_eigen_symmv, sorted by gsl_eigen_symmv_sort descending; an l
+ *   below 0 by at most 1e-9 of the largest is rounding and taken as 0, so
+ *   a singular C, a key fixed at a bound, is fine); draw x = value + V
+ *   diag(sqrt l) z, z the next nfit gsl_ran_gaussian(1) values of the one
+ *   stream rng_stream(sample_seed, PLAN_RNG_FIT, 0), draw after draw.  A
+ *   draw the loader rejects for some method (MSG_EINPUT: a key out of
+ *   range) is drawn again from the same stream, a truncated normal; the
+ *   redraws are counted, and past PLAN_REDRAWS_PER_SAMPLE x samples of
+ *   them the plan is an input error.  A draw below the range counts as
+ *   PLAN_MIN_GBPS, above it as infinity.  Where a method's scenario draws
+ *   random numbers (plan_method.random), draw k runs with seed =
+ *   the scenario's seed + k, so the interval covers the failure draws too.
+ *   The draws' overrides go right after the file's own overrides
+ *   (spec->sets[0..fit->nset-1]), so a later --set of a fitted key holds
+ *   it fixed.
+ * - Seeds (plan_extra.seeds = N): where a method's scenario draws random
+ *   numbers (failures at faults.mtbf_hours > 0 without a trace, or
+ *   stragglers with 0 < workers.straggler_prob < 1), CU at each option is
+ *   simulated with seed = the scenario's seed + k, k = 0..N-1, and given
+ *   as its 5th, 50th and 95th percentiles (plan_percentile); and the
+ *   least bandwidth from which the 5th percentile reaches the target, CU
+ *   "in 95% of the draws" (the same search, table_need's definition, on
+ *   that percentile as the curve).  A trace is fixed: without randomness
+ *   every seed gives the same CU, and the spreads are CU itself, the least
+ *   bandwidth the plain one, with nothing simulated.
  */
 #ifndef DILOSIM_PLAN_H
 #define DILOSIM_PLAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sim/engine/memory.h"
 #include "sim/config/scenario.h"
+#include "sim/config/setfile.h"
 #include "sim/study/table.h"
 
 #define PLAN_MIN_GBPS 0.01
@@ -84,6 +118,15 @@
 #define PLAN_MTBF_HOURS 24.0      /* the sensitivity's MTBF by default */
 #define PLAN_LOW_EFFICIENCY 0.6   /* the sensitivity's efficiency */
 #define PLAN_GB 1e9               /* bytes of the GB egress is priced by */
+#define PLAN_SAMPLES 200          /* draws of the fitted keys by default */
+#define PLAN_MAX_SAMPLES 100000
+#define PLAN_MAX_SEEDS 100000
+#define PLAN_REDRAWS_PER_SAMPLE 100 /* redraws allowed per draw asked */
+#define PLAN_P_LOW 0.05             /* the interval's and the seeds' */
+#define PLAN_P_MID 0.5              /*   percentiles */
+#define PLAN_P_HIGH 0.95
+/* The rng_stream purpose of the fit's draws, apart from rng.h's. */
+#define PLAN_RNG_FIT 0x706c616eu
 
 /* How the WAN is priced: per worker link, or per link between sites. */
 typedef enum { PLAN_PRICING_PORT, PLAN_PRICING_LINK } plan_pricing;
@@ -193,6 +236,10 @@ typedef struct {
                              -1 when no window is set */
     /* a training: */
     plan_training train;
+
+    /* seeds: CU's percentiles over the seeds (all three CU without
+     * randomness) */
+    double cu_p5, cu_p50, cu_p95;
 } plan_option;
 
 /* What the plan of a method assumed (explain), from its config. */
@@ -220,6 +267,16 @@ typedef struct {
     double wall_s; /* simulated time at the least bandwidth;
                                     NAN when there is none */
 } plan_assumptions;
+
+/* A method's least bandwidth over the draws of a fit (Gbit/s). */
+typedef struct {
+    double low, mid, high; /* percentiles PLAN_P_LOW and PLAN_P_HIGH of the
+                              draws (INFINITY: above the range), and the
+                              plain answer (least.v_hi; INFINITY when
+                              not reached) */
+    int below, above;      /* draws below the range (counted as
+                              PLAN_MIN_GBPS) and above it (infinite) */
+} plan_interval;
 
 /* The sensitivity's changes. */
 enum { PLAN_SENS_LATENCY, PLAN_SENS_EFFICIENCY, PLAN_SENS_MTBF, PLAN_NSENS };
@@ -256,6 +313,16 @@ typedef struct {
     double mtbf_failures; /* sensitivity: failures expected in the MTBF
                                 run, workers x steps x step time / MTBF */
     int64_t train_steps;  /* a training: its steps; else 0 */
+
+    /* A fit or seeds: random, its scenario draws random numbers (failures
+     * at faults.mtbf_hours > 0 without a trace, or stragglers); seed, the
+     * scenario's.  A fit: the interval.  Seeds: least_p5, the least
+     * bandwidth from which the 5th percentile of CU over the seeds
+     * reaches the target (as least; without randomness least). */
+    int random;
+    uint64_t seed;
+    plan_interval least_interval;
+    table_crossing least_p5;
 } plan_method;
 
 typedef struct {
@@ -283,6 +350,16 @@ typedef struct {
                                         hours of compute */
     double tokens;      /* > 0: of this many tokens (instead
                                         of train_hours) */
+
+    /* How sure: fit, --set-from's file (NULL: none), whose fit block
+     * (nfit > 0) asks for the interval and whose nset overrides are
+     * plan_spec.sets[0..nset-1]; samples, its draws (1..PLAN_MAX_SAMPLES;
+     * <= 0: PLAN_SAMPLES) from the stream of sample_seed; seeds > 0: CU
+     * over this many seeds (at most PLAN_MAX_SEEDS). */
+    const setfile *fit;
+    int samples;
+    uint64_t sample_seed;
+    int seeds;
 } plan_extra;
 
 typedef struct {
@@ -296,6 +373,16 @@ typedef struct {
     double mtbf_hours;                        /* the sensitivity's */
     double train_hours, tokens;               /* as asked (0: no training) */
     int train_best_method, train_best_option; /* cheapest training; -1 */
+
+    /* A fit, as asked (samples 0: no interval): its draws, their seed,
+     * the draws outside a key's range drawn again, the fitted keys; and
+     * the seeds asked (0: none). */
+    int samples;
+    uint64_t sample_seed;
+    int64_t redraws;
+    int nfit;
+    char fit_key[SETFILE_MAX_FIT][SETFILE_KEY_MAX];
+    int seeds;
 } plan_result;
 
 /* Plans every method, the scenario read and parsed once per method
@@ -319,6 +406,29 @@ int plan_compute_extra(const plan_spec *spec, const plan_extra *extra,
                        table_progress_fn progress, void *ctx, plan_result *out,
                        char *err, size_t errlen);
 
+/* The least-bandwidth search of the plan (the header comment) over n
+ * curves, fn with ctx[b], run as ex says: into least[b] (AT_START: v_hi,
+ * cu_hi the first scan point) and, unless NULL, dip[b] (CU falls
+ * somewhere on the scan).  Returns 0 or the first failing evaluation's
+ * code and message. */
+int plan_least_search(int n, table_cu_fn fn, void *const *ctx, double target,
+                      const table_exec *ex, table_crossing *least, int *dip,
+                      char *err, size_t errlen);
+
+/* The p-quantile (p in [0, 1]) of sorted[0..n-1] (increasing, n >= 1; may
+ * hold INFINITY), Hyndman and Fan's type 7: with h = (n - 1) p, sorted[j]
+ * + (h - j) (sorted[j + 1] - sorted[j]) for j = floor(h) (sorted[j] when
+ * h is j). */
+double plan_percentile(const double *sorted, int n, double p);
+
+/* plan_interval.c's part of plan_compute_extra, after the options: the
+ * interval of a fit and the spreads of the seeds that x asks for (none:
+ * nothing), for the n methods whose curves bw[] are (plan.c's).  Returns
+ * 0 or a MSG_E* code with a one-line message. */
+int plan__uncertainty(const plan_spec *spec, const plan_extra *x,
+                      const table_scenario *bw, int n, const table_exec *ex,
+                      plan_result *out, char *err, size_t errlen);
+
 /* Bytes of one cell of plan_method_text, with the NUL. */
 #define PLAN_CELL_MAX 32
 
@@ -335,6 +445,12 @@ void plan_method_text(const plan_method *m, char least[PLAN_CELL_MAX],
 /* A least bandwidth (plan_method.least, plan_sensitive.least) as
  * plan_method_text prints it: "%.4g", "> 100000" or "<= 0.01". */
 void plan_least_text(const table_crossing *least, char out[PLAN_CELL_MAX]);
+
+/* An interval's low and high ends as plan_least_text prints a least
+ * bandwidth: "%.4g", "> 100000" when infinite, "<= 0.01" at
+ * PLAN_MIN_GBPS. */
+void plan_interval_text(const plan_interval *x, char low[PLAN_CELL_MAX],
+                        char high[PLAN_CELL_MAX]);
 
 /* A priced option's marks: "least", "cheapest", "cheapest overall",
  * joined by ", " ("" when none applies). */

@@ -2792,7 +2792,7 @@ START_TEST(test_sweep_origins) {
     ck_assert_int_eq(m.sweep_line[2], 4);
     char want[1024];
     const char *bw[] = {"network.bandwidth_gbps=-1"};
-    scn_origin from = {NULL, 0, 1};
+    scn_origin from = {.sweep = 0, .item = 1};
     ck_assert_int_eq(scn_doc_load_from(d, bw, &from, 1, &cfg, err, sizeof err),
                      MSG_EINPUT);
     snprintf(want, sizeof want,

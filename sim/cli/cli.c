@@ -40,6 +40,9 @@ static int progress_mode = CLI_PROGRESS_AUTO;
  * printed with its line here. */
 static const cli_help_opt common_opts[] = {
     {"--set KEY=VALUE", "override a scenario key (repeatable)"},
+    {"--set-from FILE.json", "the overrides of FILE.json, as that many --set\n"
+                             "before the others (dilosim calibrate writes\n"
+                             "one)"},
     {"--variant NAME", "only this variant (repeatable; default: all)"},
     {"--full", "simulate every op and period (no fast-forward;\n"
                "the results are the same)"},
@@ -92,13 +95,14 @@ enum {
     OPT_EXTRA = 512,            /* + index in extra */
     OPT_FLAG = OPT_EXTRA + 256, /* + index in flags */
     OPT_SET = OPT_FLAG + 256,
+    OPT_SET_FROM,
     OPT_OUT,
     OPT_QUIET,
     OPT_PROGRESS,
     OPT_FULL
 };
 
-#define CLI_MAX_OPTS (CLI_MAX_EXTRA + 7)
+#define CLI_MAX_OPTS (CLI_MAX_EXTRA + 8)
 
 /* The getopt_long table: the command's extra options and flags, then the
  * common ones, and the terminating entry. */
@@ -113,6 +117,8 @@ static void option_table(const char *const *extra, int nextra,
         opts[n++] =
             (struct option){flags[i] + 2, no_argument, NULL, OPT_FLAG + i};
     opts[n++] = (struct option){"set", required_argument, NULL, OPT_SET};
+    opts[n++] =
+        (struct option){"set-from", required_argument, NULL, OPT_SET_FROM};
     opts[n++] = (struct option){"out", required_argument, NULL, OPT_OUT};
     opts[n++] = (struct option){"quiet", no_argument, NULL, OPT_QUIET};
     opts[n++] = (struct option){"progress", no_argument, NULL, OPT_PROGRESS};
@@ -147,6 +153,8 @@ static int take_option(const char *cmd, int c, const char *const *extra,
         if (o->nset == CLI_MAX_SETS)
             return cli_usage_error(cmd, "too many --set options");
         o->sets[o->nset++] = optarg;
+    } else if (c == OPT_SET_FROM) {
+        o->set_from_path = optarg;
     } else if (c == OPT_OUT) {
         o->out = optarg;
     } else if (c == OPT_QUIET) {
@@ -214,7 +222,7 @@ int cli_parse_files(const char *cmd, const cli_help *help, int argc,
     o->scenario = o->files[0];
     o->progress = progress_mode;
     if (!o->scenario) return cli_usage_error(cmd, "no scenario file given");
-    return 0;
+    return o->set_from_path ? cli__set_from(cmd, o->set_from_path, o) : 0;
 }
 
 const char *cli_value(const cli_options *o, const char *name) {

@@ -47,10 +47,11 @@ typedef struct {
     const char *out;
     const char *sets[CLI_MAX_SETS];
     int nset;
-    const setfile *set_from; /* --set-from FILE.json: its overrides come
+    const char *set_from_path; /* --set-from FILE.json (the last one) */
+    const setfile *set_from;   /* --set-from FILE.json: its overrides come
                                 first in sets[]; NULL: none */
-    int progress;            /* CLI_PROGRESS_AUTO/OFF/PLAIN */
-    int full;                /* --full: no fast-forward */
+    int progress;              /* CLI_PROGRESS_AUTO/OFF/PLAIN */
+    int full;                  /* --full: no fast-forward */
     /* extra options: values found, in order */
     const char *flags_seen[CLI_MAX_EXTRA]; /* flag options (no value) */
     int nflags;
@@ -106,6 +107,15 @@ int cli_parse(const char *cmd, const cli_help *help, int argc, char **argv,
 int cli_parse_files(const char *cmd, const cli_help *help, int argc,
                     char **argv, const char *const *extra,
                     const char *const *flags, int max_files, cli_options *o);
+
+/* --set-from FILE.json (cli_setfrom.c), for cli_parse: reads the file,
+ * puts its overrides first in o->sets and o->set_from, and checks them
+ * against every scenario argument.  Returns 0, or CLI_EXIT_INPUT after
+ * printing the one-line message. */
+int cli__set_from(const char *cmd, const char *path, cli_options *o);
+
+/* Frees the file of overrides cli_parse read (main, as the program ends). */
+void cli_set_from_free(void);
 
 /* The last value given for an extra option, or NULL. */
 const char *cli_value(const cli_options *o, const char *name);

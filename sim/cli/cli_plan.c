@@ -31,6 +31,7 @@ static const cli_help_opt help_opts[] = {
                    "model.tokens_per_step, rounded up)"},
     {"--json", "one JSON object instead of tables"},
     {"--set KEY=VALUE", CLI_HELP_COMMON},
+    {"--set-from FILE.json", CLI_HELP_COMMON},
     {"--variant NAME", CLI_HELP_COMMON},
     {"--out FILE", "write to FILE instead of stdout"},
     {"--jobs N", "threads (default: the CPUs this process may use,\n"
@@ -43,6 +44,7 @@ static const cli_help help = {
     "                    [--sensitivity [--mtbf-hours H]]\n"
     "                    [--train-hours N | --tokens N]\n"
     "                    [--json] [--set KEY=VALUE]... [--variant NAME]...\n"
+    "                    [--set-from FILE.json]\n"
     "                    [--out FILE] [--jobs N]\n"
     "\n"
     "For each method (each variant of the scenario, or its base):\n"

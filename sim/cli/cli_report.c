@@ -32,6 +32,7 @@ static const cli_help_opt help_opts[] = {
     {"--variant NAME", "only this variant (repeatable; every scenario\n"
                        "must have it; default: all)"},
     {"--set KEY=VALUE", "override a key of every scenario (repeatable)"},
+    {"--set-from FILE.json", CLI_HELP_COMMON},
     {"--cost FILE.json", "prices for the plan: the cost file of\n"
                          "'dilosim plan' (see its --help)"},
     {"--target-cu CU", "the plan's target CU, in (0, 1] (default 0.95)"},
@@ -49,6 +50,7 @@ static const cli_help_opt help_opts[] = {
 static const cli_help help = {
     "usage: dilosim report SCENARIO.json... [--variant NAME]...\n"
     "                      [--set KEY=VALUE]... [--cost FILE.json]\n"
+    "                      [--set-from FILE.json]\n"
     "                      [--target-cu CU] [--grid SPEC] [--thresholds LIST]\n"
     "                      [--out FILE.html] [--jobs N]\n"
     "\n"

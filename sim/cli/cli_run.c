@@ -19,6 +19,7 @@ static const cli_help_opt help_opts[] = {
     {"--set KEY=VALUE",
      "override a scenario key, e.g. network.bandwidth_gbps=2.5\n"
      "(repeatable; VALUE is JSON, or else a string)"},
+    {"--set-from FILE.json", CLI_HELP_COMMON},
     {"--out FILE", "write the JSON result to FILE instead of stdout"},
     {"--trace FILE", "write a Chrome trace-event timeline (open it in\n"
                      "https://ui.perfetto.dev)"},
@@ -28,6 +29,7 @@ static const cli_help_opt help_opts[] = {
 
 static const cli_help help = {
     "usage: dilosim run SCENARIO.json [--variant NAME] [--set KEY=VALUE]...\n"
+    "                   [--set-from FILE.json]\n"
     "                   [--out FILE] [--trace FILE [--trace-steps A:B]]\n"
     "\n"
     "Simulates the scenario and prints one JSON object: the version, the\n"

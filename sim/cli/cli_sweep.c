@@ -15,6 +15,7 @@ static const cli_help_opt help_opts[] = {
     {"--vary KEY=SPEC", "vary a scenario key over SPEC (repeatable)"},
     {"--set KEY=VALUE", "override a key at every point (repeatable; not a\n"
                         "varied key)"},
+    {"--set-from FILE.json", CLI_HELP_COMMON},
     {"--variant NAME", "run only this variant (repeatable, in this order)"},
     {"--jobs N", "worker threads, N >= 1 (default: the number of\n"
                  "CPUs this process may use, its affinity mask)"},
@@ -40,6 +41,7 @@ static const cli_help_opt help_opts[] = {
 static const cli_help help = {
     "usage: dilosim sweep SCENARIO.json [--vary KEY=SPEC]...\n"
     "                     [--set KEY=VALUE]... [--variant NAME]...\n"
+    "                     [--set-from FILE.json]\n"
     "                     [--jobs N] [--out FILE] [--resume] [--shard K/N]\n"
     "\n"
     "Runs every point of a grid of scenarios and prints one CSV row per\n"

@@ -23,6 +23,7 @@ static const cli_help_opt help_opts[] = {
     {"--key KEY", "the swept scenario key (default\n"
                   "network.bandwidth_gbps: every worker's links)"},
     {"--set KEY=VALUE", CLI_HELP_COMMON},
+    {"--set-from FILE.json", CLI_HELP_COMMON},
     {"--variant NAME", CLI_HELP_COMMON},
     {"--csv", "CSV instead of tables (below)"},
     {"--out FILE", "write to FILE instead of stdout"},
@@ -34,6 +35,7 @@ static const cli_help_opt help_opts[] = {
 static const cli_help help = {
     "usage: dilosim table SCENARIO.json [--thresholds LIST] [--grid SPEC]\n"
     "                     [--key KEY] [--set KEY=VALUE]...\n"
+    "                     [--set-from FILE.json]\n"
     "                     [--variant NAME]... [--csv] [--out FILE] [--jobs N]\n"
     "\n"
     "The bandwidth each method needs to reach a compute utilization (CU),\n"

@@ -30,6 +30,7 @@ static const cli_help_opt help_opts[] = {
     {"--variant NAME", "train one of the scenario's variants"},
     {"--set KEY=VALUE", "override a scenario key, e.g. train.inner.lr=1e-3\n"
                         "(repeatable; VALUE is JSON, or else a string)"},
+    {"--set-from FILE.json", CLI_HELP_COMMON},
     {"--out FILE.csv", "write the CSV to FILE.csv (whole, or not at all)"},
     {"--jobs N", "threads stepping replicas, 1..256 (overrides\n"
                  "train.threads; the results do not depend on it)"},
@@ -41,6 +42,7 @@ static const cli_help_opt help_opts[] = {
 
 static const cli_help help = {
     "usage: dilosim train SCENARIO.json [--variant NAME] [--set KEY=VALUE]...\n"
+    "                     [--set-from FILE.json]\n"
     "                     [--out FILE.csv] [--jobs N] [--lockstep]\n"
     "\n"
     "Trains the scenario's \"train\" section for real (FP32 on the CPU): M =\n"

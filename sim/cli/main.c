@@ -83,8 +83,11 @@ int main(int argc, char **argv) {
         return close_stdout("", CLI_EXIT_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (!strcmp(cmd, commands[i].name))
-            return close_stdout(cmd, commands[i].fn(argc - 2, argv + 2));
+        if (!strcmp(cmd, commands[i].name)) {
+            int rc = commands[i].fn(argc - 2, argv + 2);
+            cli_set_from_free();
+            return close_stdout(cmd, rc);
+        }
     fprintf(stderr, "dilosim: unknown command '%s' (see 'dilosim --help')\n",
             cmd);
     return CLI_EXIT_INPUT;

@@ -363,6 +363,12 @@ int scn_doc_load_from(const scn_doc *d, const char *const *more,
     return doc_load(d, more, from, nmore, out, NULL, err, errlen);
 }
 
+int scn_doc_load_train_from(const scn_doc *d, const char *const *more,
+                            const scn_origin *from, int nmore, scn_config *out,
+                            scn_train *train, char *err, size_t errlen) {
+    return doc_load(d, more, from, nmore, out, train, err, errlen);
+}
+
 int scn_load_string_train(const char *text, const char *name,
                           const char *const *sets, int nset, scn_config *out,
                           scn_train *train, char *err, size_t errlen) {

@@ -284,15 +284,21 @@ int scn_doc_load(const scn_doc *doc, const char *const *more, int nmore,
 
 /* Where an override of scn_doc_load_from comes from, for its messages. */
 typedef struct {
-    const char *vary; /* the --vary KEY=SPEC it was drawn from: messages
+    const char *vary;        /* the --vary KEY=SPEC it was drawn from: messages
                           read "--vary KEY=SPEC: json.path: ...", or NULL */
-    int sweep;        /* else >= 0: the member of the file's "sweep"
+    int sweep;               /* else >= 0: the member of the file's "sweep"
                           section (in document order) it was drawn from,
                           and */
-    int item;         /*   its item when that member is an array:
+    int item;                /*   its item when that member is an array:
                           messages read "file:line:col: sweep.KEY[item]:
                           ..." (the path after it when not KEY);
-                          else (-1) a --set */
+                          else (-1) a --set, or: */
+    const char *file;        /* non-NULL (vary NULL, sweep -1): a member of a
+                          file of overrides (setfile.h): messages read
+                          "FILE:line:col: PATH: ...", the position that of
+                          the member's value (its key for a wrong key) */
+    const char *text;        /*   the file's text, and the offsets in it of */
+    size_t key_off, val_off; /* the member's key and value */
 } scn_origin;
 
 /* scn_doc_load with override more[i] drawn from from[i] (from NULL:

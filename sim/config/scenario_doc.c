@@ -147,6 +147,14 @@ int scn__override_fail(ctx *c, int k, int at_key, const char *path,
                            path, msg);
         return set_err(c, "%s:%d:%d: %s: %s", c->name, line, col, sp, msg);
     }
+    const scn_origin *o =
+        c->from && k >= c->from_base ? &c->from[k - c->from_base] : NULL;
+    if (o && !o->vary && o->sweep < 0 && o->file) {
+        int line, col;
+        json_line_col(o->text, at_key ? o->key_off : o->val_off, &line, &col);
+        return set_err(c, "%s:%d:%d: %s: %s", o->file, line, col,
+                       path ? path : "(root)", msg);
+    }
     const char *opt = "--set";
     if (c->from && k >= c->from_base && c->from[k - c->from_base].vary) {
         opt = "--vary";

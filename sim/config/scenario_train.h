@@ -58,6 +58,11 @@ int scn_load_train(const char *path, const char *variant,
                    const char *const *sets, int nset, scn_config *cfg,
                    scn_train *train, char *err, size_t errlen);
 
+/* scn_doc_load_from that also fills *train (NULL: as scn_doc_load_from). */
+int scn_doc_load_train_from(const scn_doc *doc, const char *const *more,
+                            const scn_origin *from, int nmore, scn_config *out,
+                            scn_train *train, char *err, size_t errlen);
+
 /* The same from a string, as scn_load_string (train NULL: that one). */
 int scn_load_string_train(const char *text, const char *name,
                           const char *const *sets, int nset, scn_config *cfg,

@@ -167,7 +167,7 @@ static int point_load(const sweep *sw, int64_t p, scn_config *cfg, char *err,
     } else {
         for (int i = 0; i < s->nset; i++) {
             sets[i] = s->sets[i];
-            from[i] = (scn_origin){NULL, -1, -1};
+            from[i] = (scn_origin){.sweep = -1, .item = -1};
         }
         int idx[SWEEP_MAX_DIMS + 1], off = sw->nvar ? 1 : 0;
         grid_unrank(sw->naxis, sw->size, p, idx);
@@ -303,7 +303,7 @@ static int plan_vary(sweep *sw, const char *v, char *err, size_t errlen) {
     }
     d->spec = eq + 1;
     d->from_vary = 1;
-    d->from = (scn_origin){v, -1, -1};
+    d->from = (scn_origin){.vary = v, .sweep = -1, .item = -1};
     msg_set(d->label, sizeof d->label, 0, "--vary %s", v);
     return MSG_OK;
 }
@@ -316,7 +316,7 @@ static int plan_dims(sweep *sw, char *err, size_t errlen) {
         dim *d = &sw->dim[sw->ndim++];
         strcpy(d->key, m->sweep_key[i]);
         d->spec = m->sweep_spec[i];
-        d->from = (scn_origin){NULL, i, -1};
+        d->from = (scn_origin){.sweep = i, .item = -1};
         msg_set(d->label, sizeof d->label, 0, "%s:%d:%d: sweep.%s",
                 strcmp(s->scenario, "-") ? s->scenario : "<stdin>",
                 m->sweep_line[i], m->sweep_col[i], d->key);

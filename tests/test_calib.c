@@ -180,6 +180,21 @@ static void fit(const calib_spec *s, calib_result *r) {
     ck_assert_msg(rc == 0, "calib_run: %s", err);
 }
 
+/* The measurements of truth (e, o) with noise, fitted (nkeys of KEYS, on
+ * jobs threads) into *r. */
+static meas_set *fit_truth(double e, double o, double noise, int nkeys,
+                           int jobs, calib_result *r) {
+    meas_set *m = measure(e, o, noise);
+    calib_spec s = spec_of(m, nkeys, jobs);
+    fit(&s, r);
+    return m;
+}
+
+static void done(meas_set *m, calib_result *r) {
+    calib_free(r);
+    free_set(m);
+}
+
 /* ---- the predictions against their closed forms ------------------------------- */
 
 START_TEST(predictions_by_hand) {
@@ -204,10 +219,8 @@ END_TEST
 /* ---- recovery ------------------------------------------------------------------ */
 
 START_TEST(recovers_without_noise) {
-    meas_set *m = measure(0.85, 3, 0);
-    calib_spec s = spec_of(m, 2, 2);
     calib_result r;
-    fit(&s, &r);
+    meas_set *m = fit_truth(0.85, 3, 0, 2, 2, &r);
     ck_assert_int_eq(r.n, NRUNS + NARS + NSTREAMS);
     ck_assert_int_eq(r.fitted, 2);
     ck_assert_int_eq(r.dof, r.n - 2);
@@ -224,16 +237,13 @@ START_TEST(recovers_without_noise) {
             "%lld simulations\n",
             r.key[0].value, r.key[0].se, r.key[1].value, r.key[1].se,
             r.iterations, (long long)r.runs);
-    calib_free(&r);
-    free_set(m);
+    done(m, &r);
 }
 END_TEST
 
 START_TEST(recovers_with_noise) {
-    meas_set *m = measure(0.85, 3, 0.01);
-    calib_spec s = spec_of(m, 2, 2);
     calib_result r;
-    fit(&s, &r);
+    meas_set *m = fit_truth(0.85, 3, 0.01, 2, 2, &r);
     const double truth[] = {0.85, 3};
     for (int k = 0; k < 2; k++) {
         const calib_key *key = &r.key[k];
@@ -248,8 +258,7 @@ START_TEST(recovers_with_noise) {
     }
     ck_assert_double_eq(r.cov[0][1], r.cov[1][0]);
     ck_assert(r.rms_fit < r.rms_base && r.rms_fit > 0.002 && r.rms_fit < 0.02);
-    calib_free(&r);
-    free_set(m);
+    done(m, &r);
 }
 END_TEST
 
@@ -274,10 +283,8 @@ END_TEST
 
 /* tcp_init_window_kb changes nothing on ideal transport: dropped. */
 START_TEST(drops_a_key_no_row_sees) {
-    meas_set *m = measure(0.85, 3, 0);
-    calib_spec s = spec_of(m, 3, 2);
     calib_result r;
-    fit(&s, &r);
+    meas_set *m = fit_truth(0.85, 3, 0, 3, 2, &r);
     ck_assert_int_eq(r.key[2].status, CALIB_DROPPED);
     ck_assert_str_eq(r.key[2].why,
                      "no effect on these measurements: every prediction is "
@@ -286,18 +293,15 @@ START_TEST(drops_a_key_no_row_sees) {
     ck_assert_int_eq(r.fitted, 2);
     ck_assert(fabs(r.key[0].value / 0.85 - 1) < 1e-6);
     ck_assert_double_eq(r.cov[2][2], 0);
-    calib_free(&r);
-    free_set(m);
+    done(m, &r);
 }
 END_TEST
 
 /* Efficiency 1 is its upper bound: the fit ends there, fixes it, fits the
  * overhead alone. */
 START_TEST(fixes_a_key_at_its_bound) {
-    meas_set *m = measure(1.0, 3, 0);
-    calib_spec s = spec_of(m, 2, 2);
     calib_result r;
-    fit(&s, &r);
+    meas_set *m = fit_truth(1.0, 3, 0, 2, 2, &r);
     ck_assert_int_eq(r.key[0].status, CALIB_AT_BOUND);
     ck_assert_double_eq(r.key[0].value, 1);
     ck_assert_double_eq(r.key[0].se, 0);
@@ -309,8 +313,7 @@ START_TEST(fixes_a_key_at_its_bound) {
     ck_assert_int_eq(r.fitted, 1);
     ck_assert_int_eq(r.dof, r.n - 1);
     ck_assert_int_ge(r.fits, 2);
-    calib_free(&r);
-    free_set(m);
+    done(m, &r);
 }
 END_TEST
 

@@ -61,68 +61,47 @@ static int64_t ideal_ns(double lat_s, double S, double B) {
     return llround(lat_s * 1e9) + (int64_t)ceil(S / B * 1e9);
 }
 
-START_TEST(ideal_one_stream) {
-    const char *sets[] = {"network.efficiency=0.9"};
-    scn_config *c = load(BASE, sets, 1);
-    double B = 10e9 / 8 * 0.9;
-    ck_near_ns(probe(c, 100000000, 1), ideal_ns(5e-3, 1e8, B), 1);
-    ck_near_ns(probe(c, 1000, 1), ideal_ns(5e-3, 1e3, B), 1);
-    free(c);
-}
-END_TEST
-
-START_TEST(ideal_streams_share_the_link) {
-    scn_config *c = load(BASE, NULL, 0);
-    double B = 10e9 / 8;
-    int64_t want = ideal_ns(5e-3, 1e8, B);
-    ck_near_ns(probe(c, 100000000, 4), want, 2);
-    ck_near_ns(probe(c, 100000000, 100), want, 2);
-    free(c);
-}
-END_TEST
-
-/* The slower of up(0) and down(1) binds; per-worker latencies average. */
-START_TEST(ideal_asymmetric_links) {
-    const char *sets[] = {"network.up_gbps=[2, 10]",
-                          "network.down_gbps=[10, 1]",
-                          "network.latency_ms=[4, 8]"};
-    scn_config *c = load(BASE, sets, 3);
-    ck_near_ns(probe(c, 50000000, 1), ideal_ns(6e-3, 5e7, 1e9 / 8), 1);
-    ck_near_ns(probe(c, 50000000, 5), ideal_ns(6e-3, 5e7, 1e9 / 8), 2);
-    free(c);
-    const char *up[] = {"network.up_gbps=[1, 10]", "network.down_gbps=[10, 4]"};
-    c = load(BASE, up, 2);
-    ck_near_ns(probe(c, 48000000, 3), ideal_ns(5e-3, 4.8e7, 1e9 / 8), 2);
+/* Ideal transport by hand: a base (NOLAT: without the latency), its
+ * overrides, the probe; and lat + moved / rate.  DOWN_1: worker 1's down
+ * link at 1 Gbit/s binds; UP_1: worker 0's up link. */
+#define DOWN_1                                                                 \
+    "network.up_gbps=[2, 10]", "network.down_gbps=[10, 1]",                    \
+        "network.latency_ms=[4, 8]"
+#define UP_1 "network.up_gbps=[1, 10]", "network.down_gbps=[10, 4]"
+static const struct {
+    int nolat;
+    const char *sets[3];
+    double bytes;
+    int streams;
+    double lat_s, moved, rate;
+} IDEAL[] = {
+    /* one stream at B e */
+    {0, {"network.efficiency=0.9"}, 1e8, 1, 5e-3, 1e8, 10e9 / 8 * 0.9},
+    {0, {"network.efficiency=0.9"}, 1e3, 1, 5e-3, 1e3, 10e9 / 8 * 0.9},
+    /* s streams share the link: the same time */
+    {0, {NULL}, 1e8, 4, 5e-3, 1e8, 1.25e9},
+    {0, {NULL}, 1e8, 100, 5e-3, 1e8, 1.25e9},
+    /* the slower of up(0) and down(1) binds; per-worker latencies average */
+    {0, {DOWN_1}, 5e7, 1, 6e-3, 5e7, 1.25e8},
+    {0, {DOWN_1}, 5e7, 5, 6e-3, 5e7, 1.25e8},
+    {0, {UP_1}, 4.8e7, 3, 5e-3, 4.8e7, 1.25e8},
     /* bytes not a multiple of the streams: each moves ceil(S / s) */
-    ck_near_ns(probe(c, 50000000, 3), ideal_ns(5e-3, 5e7 + 1, 1e9 / 8), 2);
-    free(c);
-}
-END_TEST
+    {0, {UP_1}, 5e7, 3, 5e-3, 5e7 + 1, 1.25e8},
+    /* a latency matrix: lat(0 -> 1) is its entry (0, 1) */
+    {1, {"workers.count=3", MATRIX}, 1e6, 2, 7e-3, 1e6, 1.25e9},
+    /* no collective: its step overhead is not paid */
+    {0, {"network.collective_overhead_ms=40"}, 1e6, 1, 5e-3, 1e6, 1.25e9},
+    /* a TCP window on ideal transport: at most 4 MB per round trip 2L */
+    {0, {"network.tcp_window_mb=4"}, 1e8, 1, 5e-3, 1e8, 4e6 / 10e-3},
+};
+#define NIDEAL (int)(sizeof IDEAL / sizeof *IDEAL)
 
-/* A latency matrix: lat(0 -> 1) is its entry (0, 1). */
-START_TEST(ideal_latency_matrix) {
-    const char *sets[] = {"workers.count=3", MATRIX};
-    scn_config *c = load(NOLAT, sets, 2);
-    ck_near_ns(probe(c, 1000000, 2), ideal_ns(7e-3, 1e6, 10e9 / 8), 2);
-    free(c);
-}
-END_TEST
-
-/* No collective: its step overhead is not paid. */
-START_TEST(no_collective_overhead) {
-    const char *sets[] = {"network.collective_overhead_ms=40"};
-    scn_config *c = load(BASE, sets, 1);
-    ck_near_ns(probe(c, 1000000, 1), ideal_ns(5e-3, 1e6, 10e9 / 8), 1);
-    free(c);
-}
-END_TEST
-
-/* Ideal transport under a TCP window: at most w per round trip 2L. */
-START_TEST(ideal_window_cap) {
-    const char *sets[] = {"network.tcp_window_mb=4"};
-    scn_config *c = load(BASE, sets, 1);
-    double cap = 4e6 / 10e-3; /* 4e8 bytes/s < 1.25e9 */
-    ck_near_ns(probe(c, 100000000, 1), ideal_ns(5e-3, 1e8, cap), 1);
+START_TEST(ideal_by_hand) {
+    int n = 0;
+    while (n < 3 && IDEAL[_i].sets[n]) n++;
+    scn_config *c = load(IDEAL[_i].nolat ? NOLAT : BASE, IDEAL[_i].sets, n);
+    ck_near_ns(probe(c, (uint64_t)IDEAL[_i].bytes, IDEAL[_i].streams),
+               ideal_ns(IDEAL[_i].lat_s, IDEAL[_i].moved, IDEAL[_i].rate), 2);
     free(c);
 }
 END_TEST
@@ -193,12 +172,7 @@ END_TEST
 static Suite *make_suite(void) {
     Suite *s = suite_create("probe");
     TCase *tc = tcase_create("probe");
-    tcase_add_test(tc, ideal_one_stream);
-    tcase_add_test(tc, ideal_streams_share_the_link);
-    tcase_add_test(tc, ideal_asymmetric_links);
-    tcase_add_test(tc, ideal_latency_matrix);
-    tcase_add_test(tc, no_collective_overhead);
-    tcase_add_test(tc, ideal_window_cap);
+    tcase_add_loop_test(tc, ideal_by_hand, 0, NIDEAL);
     tcase_add_test(tc, tcp_slow_start);
     tcase_add_test(tc, tcp_inside_slow_start);
     tcase_add_test(tc, bad_probes);

@@ -106,15 +106,20 @@ int probe_stream(const scn_config *c, uint64_t bytes, int streams, int64_t *ns,
         P->hub = streams;
         P->done_at = -1;
         P->W.lat = calloc((size_t)M * M, sizeof *P->W.lat);
+        /* the stream's callbacks into the engine may read the reduction
+         * its tag names (0): one, idle */
+        P->W.red = calloc(1, sizeof *P->W.red);
         uint64_t S = bytes / (uint64_t)streams +
                      (bytes % (uint64_t)streams != 0); /* rounded up */
-        rc = P->W.lat ? probe_run(P, S, ns, err, errlen) : MSG_ENOMEM;
+        rc = P->W.lat && P->W.red ? probe_run(P, S, ns, err, errlen)
+                                  : MSG_ENOMEM;
     }
     if (rc == MSG_ENOMEM) msg_set(err, errlen, rc, "out of memory");
     if (P) {
         if (P->W.coll) coll_free(P->W.coll);
         if (P->W.net) net_free(P->W.net);
         free(P->W.lat);
+        free(P->W.red);
     }
     free(P);
     free(p);

@@ -84,6 +84,7 @@ typedef struct {
                                   prediction before the row's own
                                   overrides and the keys; NULL: none */
     int jobs;                  /* threads (>= 1) */
+    int full;                  /* 1: no fast-forward (the same results) */
     /* NULL, or called after each simulation with the count done and the
      * count of the batch it belongs to (from one thread at a time) */
     void (*progress)(void *ctx, int64_t done, int64_t total);

@@ -203,6 +203,7 @@ int calib__predict(const calib_ctx *c, calib_job *j, char *err, size_t errlen) {
     int64_t ns = 0;
     int rc = cfg ? scn_doc_load(c->doc, more, n, cfg, msg, sizeof msg)
                  : msg_set(msg, sizeof msg, MSG_ENOMEM, "out of memory");
+    if (!rc) cfg->full = c->spec->full;
     if (!rc && row->kind == MEAS_STREAM) {
         double bytes = row->bytes;
         rc = bytes >= 1 && bytes < 1.8e19

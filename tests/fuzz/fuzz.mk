@@ -17,7 +17,7 @@ FUZZ_B        := build-fuzz
 FUZZ_SECONDS  ?= 600
 FUZZ_FLAGS    ?=
 FUZZ_DEB_PKGS := clang libclang-rt-dev
-FUZZ_TARGETS  := scenario faults cost run
+FUZZ_TARGETS  := scenario faults cost run measure
 FUZZ_SAN      := -fsanitize=address,undefined -fno-sanitize-recover=all \
                  -fno-omit-frame-pointer
 FUZZ_CFLAGS   := $(CSTD) -O1 -g $(WARN) -I. $(BLAS_DEF) $(FUZZ_SAN)
@@ -31,10 +31,12 @@ FUZZ_LEN_scenario := 8192
 FUZZ_LEN_run      := 4096
 FUZZ_LEN_faults   := 2048
 FUZZ_LEN_cost     := 1024
+FUZZ_LEN_measure  := 4096
 FUZZ_RUNS_scenario := 20000
 FUZZ_RUNS_run      := 2000
 FUZZ_RUNS_faults   := 20000
 FUZZ_RUNS_cost     := 20000
+FUZZ_RUNS_measure  := 20000
 
 # Whether clang links a libFuzzer target here (runs when used).
 FUZZ_PROBE = printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\
@@ -74,13 +76,13 @@ $(FUZZ_B)/seeds: tests/fuzz/seeds.c $(FUZZ_LIB_OBJ)
 
 # The seed corpora (mkcorpus.sh) and dictionaries (mkdict.sh), rebuilt
 # when the scenarios, the committed seeds or the sources change.
-FUZZ_SEED_IN := $(shell find scenarios tests/fuzz/corpus -type f 2>/dev/null)
+FUZZ_SEED_IN := $(shell find scenarios tests/fuzz/corpus tests/data/measure -type f 2>/dev/null)
 $(FUZZ_B)/corpus/.stamp: $(FUZZ_B)/seeds tests/fuzz/mkcorpus.sh $(FUZZ_SEED_IN)
 	@tests/fuzz/mkcorpus.sh $(FUZZ_B)/seeds $(FUZZ_B)/corpus
 	@touch $@
 
 $(FUZZ_B)/%.dict: tests/fuzz/mkdict.sh tests/fuzz/json.dict \
-                  tests/fuzz/faults.dict $(LIB_SRC)
+                  tests/fuzz/faults.dict tests/fuzz/measure.dict $(LIB_SRC)
 	@mkdir -p $(@D)
 	@tests/fuzz/mkdict.sh $* >$@
 
@@ -113,7 +115,8 @@ fuzz: fuzz-deps
 	  case $$t in scenario) set -- "$$@" $(FUZZ_LEN_scenario);; \
 	    run) set -- "$$@" $(FUZZ_LEN_run);; \
 	    faults) set -- "$$@" $(FUZZ_LEN_faults);; \
-	    cost) set -- "$$@" $(FUZZ_LEN_cost);; esac; \
+	    cost) set -- "$$@" $(FUZZ_LEN_cost);; \
+	    measure) set -- "$$@" $(FUZZ_LEN_measure);; esac; \
 	  ( nice="nice -n 10"; opts=-fork=1\ -ignore_crashes=1; $(FUZZ_ONE) ) || fail=1; \
 	done; ls $(FUZZ_B)/crashes; exit $$fail
 
@@ -139,7 +142,9 @@ $(FUZZ_B)/$$t-regress.log)"; fail=1; }; fi; \
 	    faults) set -- $$t -runs=$(FUZZ_RUNS_faults) $(FUZZ_B)/smoke/$$t \
 	               $(FUZZ_LEN_faults);; \
 	    cost) set -- $$t -runs=$(FUZZ_RUNS_cost) $(FUZZ_B)/smoke/$$t \
-	             $(FUZZ_LEN_cost);; esac; \
+	             $(FUZZ_LEN_cost);; \
+	    measure) set -- $$t -runs=$(FUZZ_RUNS_measure) $(FUZZ_B)/smoke/$$t \
+	                $(FUZZ_LEN_measure);; esac; \
 	  ( nice=; opts=-seed=1; $(FUZZ_ONE) ) || fail=1; \
 	done; exit $$fail
 

@@ -7,11 +7,12 @@
 #   faults         every scenarios/**/*trace*.txt, behind a workers byte
 #                  (1 and 4 workers)
 #   cost           every scenarios/examples/cost/*.json
+#   measure        every tests/data/measure/* (one file of each format)
 # usage: tests/fuzz/mkcorpus.sh SEEDS OUTDIR   (from the top of the tree)
 set -e
 seeds=$1 out=$2
 rm -rf "$out"
-for t in scenario faults cost run; do
+for t in scenario faults cost run measure; do
   mkdir -p "$out/$t"
   for f in tests/fuzz/corpus/$t/*; do
     [ -f "$f" ] && cp "$f" "$out/$t/"
@@ -26,5 +27,8 @@ for f in $(find scenarios -name '*trace*.txt' | sort); do
 done
 for f in scenarios/examples/cost/*.json; do
   [ -f "$f" ] && cp "$f" "$out/cost/"
+done
+for f in tests/data/measure/*; do
+  [ -f "$f" ] && cp "$f" "$out/measure/"
 done
 exit 0

@@ -2,7 +2,7 @@
 # mkdict.sh -- prints the libFuzzer dictionary of a target to stdout:
 # the committed token list, then the names read from the sources so that
 # new keys and enum values reach the fuzzer without editing a list.
-# usage: tests/fuzz/mkdict.sh scenario|faults|cost|run  (from the top)
+# usage: tests/fuzz/mkdict.sh scenario|faults|cost|run|measure  (from the top)
 set -e
 words() { # quoted lowercase words and comma lists of them, one a line
   grep -oh '"[a-z][a-z0-9_]*\(, [a-z][a-z0-9_]*\)*"' "$@" |
@@ -28,5 +28,9 @@ cost)
   cat tests/fuzz/json.dict
   words sim/study/plan.c | sed 's/.*/"\\"&\\""/'
   ;;
-*) echo "usage: mkdict.sh scenario|faults|cost|run" >&2; exit 2 ;;
+measure)
+  cat tests/fuzz/json.dict tests/fuzz/measure.dict
+  words sim/study/measure*.c | sed 's/.*/"&"\n"\\"&\\""/'
+  ;;
+*) echo "usage: mkdict.sh scenario|faults|cost|run|measure" >&2; exit 2 ;;
 esac

@@ -109,7 +109,7 @@ typedef struct {
     int fits;                 /* fits run: 1 + refits after a bound */
     int64_t runs;             /* simulations */
     int workers;              /* workers.count of the base */
-    uint64_t digest;          /* the base's scn_config digest */
+    uint64_t digest;          /* the base's scn_config digest (its --set) */
 } calib_result;
 
 /* The relative residual of row i: predicted / measured - 1. */

@@ -21,8 +21,9 @@
 /* Read-only while predictions run, but for runs (counted by the batch). */
 typedef struct {
     const calib_spec *spec;
-    scn_doc *doc;              /* the base with spec->sets */
-    char *speed[CALIB_NSPEED]; /* the speeds' overrides, malloc'ed */
+    scn_doc *doc;                        /* the base with spec->sets */
+    char (*speed_buf)[MEAS_FIT_SET_MAX]; /* the speeds' overrides */
+    const char *speed[CALIB_NSPEED];     /* those applied */
     int nspeed;
     int nkeys; /* the keys, as asked or the default list */
     const char *key[CALIB_MAX_KEYS];
@@ -54,8 +55,8 @@ int calib__predict(const calib_ctx *c, calib_job *j, char *err, size_t errlen);
 int calib__batch(calib_ctx *c, calib_job *jobs, int64_t n, char *err,
                  size_t errlen);
 
-/* The base scenario (its overrides and the speeds applied): its
- * workers.count, digest, and the value of each key of c->key (the loader
+/* The base scenario (its overrides applied): its workers.count, digest,
+ * and with the speeds applied the value of each key of c->key (the loader
  * is the one reader of keys: see calib_predict.c).  Returns 0, or
  * MSG_EINPUT with the loader's message for an unknown key ("--fit KEY:
  * ...") or one that is not one number of the config. */

@@ -32,39 +32,16 @@
 
 /* ---- the overrides of one prediction ------------------------------------ */
 
-/* "key=value" into a malloc'ed string (NULL: out of memory). */
-static char *set_of(const char *key, const char *value) {
-    size_t n = strlen(key) + strlen(value) + 2;
-    char *s = malloc(n);
-    if (s) snprintf(s, n, "%s=%s", key, value);
-    return s;
-}
-
-/* The step times' estimates as overrides: model.step_time_s, the
- * workers' speeds (more than one worker), the stragglers. */
+/* The step times' estimates as overrides (meas_speeds_sets):
+ * model.step_time_s, the workers' speeds (unless one worker was logged:
+ * its speed is 1 whatever the scenario's count), the stragglers. */
 static int speed_sets(calib_ctx *c, const meas_speeds *sp) {
-    char b[MSG_NUM_MAX];
-    c->speed[c->nspeed++] =
-        set_of("model.step_time_s", msg_number(sp->step_time_s, b));
-    if (sp->workers > 1) {
-        size_t cap = (size_t)sp->workers * MSG_NUM_MAX + 4, at = 1;
-        char *list = malloc(cap);
-        if (!list) return MSG_ENOMEM;
-        list[0] = '[';
-        for (int i = 0; i < sp->workers; i++)
-            at += (size_t)snprintf(list + at, cap - at, "%s%s", i ? "," : "",
-                                   msg_number(sp->speed[i], b));
-        snprintf(list + at, cap - at, "]");
-        c->speed[c->nspeed++] = set_of("workers.speed", list);
-        free(list);
-    }
-    c->speed[c->nspeed++] = set_of("workers.stragglers.probability",
-                                   msg_number(sp->straggler_prob, b));
-    c->speed[c->nspeed++] = set_of("workers.stragglers.slowdown",
-                                   msg_number(sp->straggler_slowdown, b));
-    for (int i = 0; i < c->nspeed; i++)
-        if (!c->speed[i]) return MSG_ENOMEM;
-    return 0;
+    c->speed_buf = malloc(MEAS_SPEEDS_SETS * sizeof *c->speed_buf);
+    if (!c->speed_buf) return MSG_ENOMEM;
+    int n = meas_speeds_sets(sp, c->speed_buf, MEAS_SPEEDS_SETS);
+    for (int i = 0; i < n && i < CALIB_NSPEED; i++)
+        if (i != 1 || sp->workers > 1) c->speed[c->nspeed++] = c->speed_buf[i];
+    return n < 0 ? n : 0;
 }
 
 int calib__open(calib_ctx *c, const calib_spec *spec, char *err,
@@ -85,7 +62,7 @@ int calib__open(calib_ctx *c, const calib_spec *spec, char *err,
 }
 
 void calib__close(calib_ctx *c) {
-    for (int i = 0; i < c->nspeed; i++) free(c->speed[i]);
+    free(c->speed_buf);
     scn_doc_free(c->doc);
     pool_free(c->pool);
     memset(c, 0, sizeof *c);
@@ -331,10 +308,11 @@ int calib__base(const calib_ctx *c, double *values, int *workers,
     for (int i = 0; i < c->nspeed; i++) more[i] = c->speed[i];
     scn_config *c0 = malloc(sizeof *c0);
     if (!c0) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-    int rc = scn_doc_load(c->doc, more, c->nspeed, c0, err, errlen);
+    int rc = scn_doc_load(c->doc, NULL, 0, c0, err, errlen); /* the base */
     if (!rc) {
         *workers = c0->workers;
         *digest = c0->digest;
+        rc = scn_doc_load(c->doc, more, c->nspeed, c0, err, errlen);
     }
     for (int k = 0; !rc && k < c->nkeys; k++)
         rc = key_value(c, c0, more, c->nspeed, c->key[k], &values[k], err,

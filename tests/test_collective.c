@@ -666,6 +666,196 @@ START_TEST(exclusive_ring_bytes_midway) {
 }
 END_TEST
 
+/* ---- connection set-up (coll_set_startup) -------------------------------- */
+
+/* The set-up waits reported, in order. */
+static struct {
+    int n;
+    uint64_t tag[MAXLOG];
+    int src[MAXLOG], dst[MAXLOG];
+    int64_t t0[MAXLOG], t1[MAXLOG];
+} setups;
+
+static void on_setup(void *ctx, uint64_t tag, int src, int dst, int64_t t0,
+                     int64_t t1) {
+    (void)ctx;
+    ck_assert_int_lt(setups.n, MAXLOG);
+    setups.tag[setups.n] = tag;
+    setups.src[setups.n] = src;
+    setups.dst[setups.n] = dst;
+    setups.t0[setups.n] = t0;
+    setups.t1[setups.n++] = t1;
+}
+
+/* How long a collective of S among `members` (NULL: all) submitted at
+ * `at` takes, run to its end. */
+static int64_t timed(world *w, int64_t at, const uint8_t *members) {
+    drive_until(w, at);
+    int before = w->count;
+    ck_assert_int_eq(coll_submit(w->c, at, S, members, 1), 0);
+    drive(w);
+    ck_assert_int_eq(w->count, before + 1);
+    return w->t[before] - at;
+}
+
+/* A set-up of SU (and a step overhead OV) is paid by the first flow of
+ * each ordered pair, after the overhead: a ring's first step sets up
+ * every pair it uses (one SU longer), later steps and collectives pay
+ * nothing; a star pays in both steps (the broadcast's pairs are new): 2
+ * SU; an all-to-all in its first step only (its all-gather reuses the
+ * pairs).  Each sender's wait is reported once a step, [start + OV, +
+ * SU). */
+START_TEST(startup_once_per_pair) {
+    const int64_t SU = 7000000, OV = 123457;
+    const coll_algo algos[] = {COLL_RING, COLL_STAR, COLL_ALL_TO_ALL};
+    const int paid[] = {1, 2, 1};
+    for (int a = 0; a < 3; a++)
+        for (int M = 2; M <= 6; M++) {
+            world w, plain;
+            world_init(&w, M, algos[a], NULL);
+            world_init(&plain, M, algos[a], NULL);
+            coll_set_step_overhead(w.c, OV);
+            coll_set_step_overhead(plain.c, OV);
+            ck_assert_int_eq(coll_set_startup(w.c, SU, on_setup), 0);
+            setups.n = 0;
+            int64_t base = timed(&plain, 0, NULL);
+            ck_assert_int_eq(timed(&w, 0, NULL), base + paid[a] * SU);
+            /* each sender once a step: a ring's M, a star's M - 1 in its
+             * gather and the hub in its broadcast, an all-to-all's M */
+            ck_assert_int_eq(setups.n, M);
+            for (int k = 0; k < setups.n; k++) {
+                ck_assert_int_eq(setups.t1[k] - setups.t0[k], SU);
+                ck_assert_uint_eq(setups.tag[k], 1);
+                ck_assert_int_ne(setups.src[k], setups.dst[k]);
+                if (algos[a] != COLL_STAR || setups.dst[k] == 0)
+                    ck_assert_int_eq(setups.t0[k], OV); /* the first step */
+            }
+            int64_t at = w.t[0];
+            ck_assert_int_eq(timed(&w, at, NULL), base);
+            ck_assert_int_eq(setups.n, M);
+            world_free(&w);
+            world_free(&plain);
+        }
+}
+END_TEST
+
+/* New pairs pay again: a ring order that uses other pairs (0 2 1 after
+ * 0 1 2), not a rotation of the same ring; a removed (failed) member's
+ * pairs, both ways, so that the ring of the survivors (0 -> 1 -> 3 -> 0)
+ * sets up 1 -> 3, and the repaired member's return sets up 1 -> 2 and
+ * 2 -> 3 again. */
+START_TEST(startup_new_pairs) {
+    const int64_t SU = 5000000;
+    world w, plain;
+    world_init(&w, 3, COLL_RING, NULL);
+    world_init(&plain, 3, COLL_RING, NULL);
+    coll_set_startup(w.c, SU, NULL);
+    int64_t base = timed(&plain, 0, NULL);
+    ck_assert_int_eq(timed(&w, 0, NULL), base + SU);
+    const int rot[3] = {1, 2, 0}, other[3] = {0, 2, 1};
+    ck_assert_int_eq(coll_set_order(w.c, rot), 0);
+    ck_assert_int_eq(timed(&w, w.t[0], NULL), base);
+    ck_assert_int_eq(coll_set_order(w.c, other), 0);
+    ck_assert_int_eq(timed(&w, w.t[1], NULL), base + SU);
+    ck_assert_int_eq(timed(&w, w.t[2], NULL), base);
+    world_free(&w);
+    world_free(&plain);
+
+    world_init(&w, 4, COLL_RING, NULL);
+    world_init(&plain, 4, COLL_RING, NULL);
+    coll_set_startup(w.c, SU, NULL);
+    const uint8_t all[4] = {1, 1, 1, 1}, three[4] = {1, 1, 0, 1};
+    int64_t base4 = timed(&plain, 0, all), base3 = timed(&plain, base4, three);
+    ck_assert_int_eq(timed(&w, 0, all), base4 + SU);
+    coll_remove_member(w.c, w.t[0], 2); /* idle: only its pairs go */
+    ck_assert_int_eq(timed(&w, w.t[0], three), base3 + SU);
+    ck_assert_int_eq(timed(&w, w.t[1], three), base3);
+    ck_assert_int_eq(timed(&w, w.t[2], all), base4 + SU);
+    ck_assert_int_eq(timed(&w, w.t[3], all), base4);
+    world_free(&w);
+    world_free(&plain);
+}
+END_TEST
+
+/* A collective cancelled during the set-up leaves its pairs as never set
+ * up (the wait is reported up to the cancel); cancelled after it, during
+ * the latency, the pairs are set up. */
+START_TEST(startup_cut_short) {
+    const int64_t SU = 5000000;
+    for (int after = 0; after < 2; after++) {
+        world w, plain;
+        world_init(&w, 2, COLL_RING, NULL);
+        world_init(&plain, 2, COLL_RING, NULL);
+        coll_set_startup(w.c, SU, on_setup);
+        setups.n = 0;
+        int64_t base = timed(&plain, 0, NULL);
+        coll_submit(w.c, 0, S, NULL, 1);
+        int64_t cut = after ? SU + LAT / 2 : SU / 2;
+        drive_until(&w, cut);
+        coll_clear(w.c, cut);
+        ck_assert_int_eq(setups.n, 2);
+        ck_assert_int_eq(setups.t1[0], after ? SU : cut);
+        ck_assert_int_eq(timed(&w, cut, NULL), base + (after ? 0 : SU));
+        world_free(&w);
+        world_free(&plain);
+    }
+}
+END_TEST
+
+/* ---- acknowledgements on the reverse links ------------------------------- */
+
+/* Each link's partner is the other link of its worker (l ^ 1). */
+static void acks_on(world *w, double a) {
+    int partner[2 * MAXW];
+    for (int l = 0; l < 2 * w->W; l++) partner[l] = l ^ 1;
+    ck_assert_int_eq(net_set_ack(w->n, a, partner), 0);
+}
+
+/* With ACKs of a = 0.25: a ring's every link carries one flow and the
+ * ACKs of another (its predecessor's on the up link, its successor's on
+ * the down link), so every flow runs at B / (1 + a) = 1e9 bytes/s: the
+ * ring's closed form at that rate, also with the exclusive stream (whose
+ * shortcut is then off); a star's hub carries the ACKs of M - 1 flows of
+ * B / (M - 1), a B <= B, so the star is as fast as without ACKs.  Bytes
+ * are payload only. */
+START_TEST(acks_ring_and_star) {
+    const double a = 0.25;
+    for (int M = 2; M <= 6; M++) {
+        world w;
+        world_init(&w, M, COLL_RING, NULL);
+        acks_on(&w, a);
+        ck_assert_int_eq(timed(&w, 0, NULL), ring_ns(M, S, LAT, B / (1 + a)));
+        ck_assert_int_eq(w.t[0], ring_ns(M, S, LAT, 1e9));
+        for (int i = 0; i < M; i++)
+            ck_assert_uint_eq(up_bytes(&w, i), ring_member(S, M, i));
+        world_free(&w);
+
+        double up[MAXW], down[MAXW];
+        int64_t lat[MAXW * MAXW];
+        for (int i = 0; i < M; i++) up[i] = down[i] = B;
+        for (int i = 0; i < M * M; i++) lat[i] = LAT;
+        world tw[2];
+        twins_init(tw, M, up, down, lat, INFINITY);
+        for (int k = 0; k < 2; k++) {
+            acks_on(&tw[k], a);
+            coll_submit(tw[k].c, 0, S, NULL, 1);
+        }
+        uint64_t seed = 7;
+        ck_assert_int_eq(twins_drive(tw, &seed), 0); /* no shortcut */
+        ck_assert_int_eq(tw[1].t[0], ring_ns(M, S, LAT, 1e9));
+        for (int k = 0; k < 2; k++) world_free(&tw[k]);
+
+        world star, plain;
+        world_init(&star, M, COLL_STAR, NULL);
+        world_init(&plain, M, COLL_STAR, NULL);
+        acks_on(&star, a);
+        ck_assert_int_eq(timed(&star, 0, NULL), timed(&plain, 0, NULL));
+        world_free(&star);
+        world_free(&plain);
+    }
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("collective");
     TCase *tc = tcase_create("core");
@@ -691,6 +881,13 @@ Suite *make_suite(void) {
     tcase_add_test(tc, exclusive_ring_matches);
     tcase_add_test(tc, exclusive_ring_bytes_midway);
     suite_add_tcase(s, tc);
+    TCase *tk = tcase_create("startup_acks");
+    tcase_set_timeout(tk, 60);
+    tcase_add_test(tk, startup_once_per_pair);
+    tcase_add_test(tk, startup_new_pairs);
+    tcase_add_test(tk, startup_cut_short);
+    tcase_add_test(tk, acks_ring_and_star);
+    suite_add_tcase(s, tk);
     return s;
 }
 

@@ -73,8 +73,9 @@ static void scenario_file(const char *path, const char *set, double *tf,
     }
 }
 
-/* Every .json scenario in dir (not cost files). */
-static void scenario_dir(const char *dir) {
+/* Every .json scenario in dir (not cost files), with one extra set (NULL:
+ * none). */
+static void scenario_dir_set(const char *dir, const char *set) {
     DIR *d = opendir(dir);
     ck_assert_ptr_nonnull(d);
     for (struct dirent *e; (e = readdir(d));) {
@@ -82,9 +83,13 @@ static void scenario_dir(const char *dir) {
         if (n < 6 || strcmp(e->d_name + n - 5, ".json")) continue;
         char path[512];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        scenario_file(path, NULL, NULL, NULL);
+        scenario_file(path, set, NULL, NULL);
     }
     closedir(d);
+}
+
+static void scenario_dir(const char *dir) {
+    scenario_dir_set(dir, NULL);
 }
 
 START_TEST(test_shipped_scenarios) {
@@ -243,6 +248,48 @@ START_TEST(test_larger_worlds) {
 }
 END_TEST
 
+/* The network keys that default to nothing, each set on the default
+ * scenario and every example (ideal and TCP transports, rings, stars,
+ * heterogeneous links, windows): a set-up per pair, ACKs on the reverse
+ * links, a standing queue; and larger worlds with all three (an
+ * all-to-all over TCP, a ring with a window). */
+START_TEST(test_new_network_keys) {
+    static const char *const sets[] = {"network.startup_ms=200",
+                                       "network.ack_bytes_per_kb=22.8",
+                                       "network.queue_ms=20"};
+    for (int k = 0; k < 3; k++) {
+        scenario_file("scenarios/default.json", sets[k], NULL, NULL);
+        scenario_dir_set("scenarios/examples", sets[k]);
+    }
+    static const char *const worlds[] = {
+        "{\"workers\": {\"count\": 6}, \"method\": {\"name\": \"diloco\", "
+        "\"H\": 4}, \"network\": {\"collective\": \"all_to_all\", "
+        "\"transport\": \"tcp\", \"latency_ms\": 5}, \"steps\": 9}",
+        "{\"workers\": {\"count\": 8}, \"method\": {\"name\": \"dp\"}, "
+        "\"network\": {\"latency_ms\": 2, \"tcp_window_mb\": 8}, "
+        "\"steps\": 4}",
+        "{\"workers\": {\"count\": 5}, \"method\": {\"name\": "
+        "\"streaming\", \"H\": 6, \"fragments\": 3}, \"network\": "
+        "{\"collective\": \"star\", \"transport\": \"tcp\"}, \"steps\": 13}",
+    };
+    static scn_config cfg;
+    const char *model[] = {"model.params=3e8",
+                           "model.layers=6",
+                           "model.step_time_s=0.05",
+                           sets[0],
+                           sets[1],
+                           sets[2]};
+    for (size_t k = 0; k < sizeof worlds / sizeof worlds[0]; k++) {
+        char err[512], what[64];
+        ck_assert_msg(scn_load_string(worlds[k], "keys.json", model, 6, &cfg,
+                                      err, sizeof err) == 0,
+                      "%s", err);
+        snprintf(what, sizeof what, "world %zu with the three keys", k);
+        both_ways(&cfg, what, NULL, NULL);
+    }
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("fastforward");
     TCase *tc = tcase_create("core");
@@ -251,6 +298,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_paper_scenarios);
     tcase_add_test(tc, test_randomized);
     tcase_add_test(tc, test_larger_worlds);
+    tcase_add_test(tc, test_new_network_keys);
     suite_add_tcase(s, tc);
     return s;
 }

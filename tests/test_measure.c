@@ -19,9 +19,10 @@
 #include "check_main.h"
 
 #define DATA "tests/data/measure/"
-#define RUNS_HEADER                                                            \
+#define RUNS_HEADER_LINE                                                       \
     "method,workers,params,codec,H,fragments,tau,steps,step_time_s,"           \
-    "bandwidth_gbps,latency_ms,wall_s\n"
+    "bandwidth_gbps,latency_ms,wall_s"
+#define RUNS_HEADER RUNS_HEADER_LINE "\n"
 
 static char err[2048];
 
@@ -190,6 +191,26 @@ START_TEST(runs_layout) {
 }
 END_TEST
 
+/* Columns named by a scenario key set it, their fields as --set reads a
+ * value, after the fixed columns' overrides; an empty field sets nothing. */
+START_TEST(runs_key_columns) {
+    const char *text =
+        RUNS_HEADER_LINE ",network.efficiency,network.transport"
+                         "\n"
+                         "dp,2,1e6,fp32,,,,20,0.1,10,0,3,0.93,tcp\n"
+                         "dp,2,1e6,fp32,,,,20,0.1,10,0,3,,[1]\n";
+    meas_set m;
+    ck_assert_msg(parse(&m, "r.csv", text) == 0, "%s", err);
+    ck_assert_int_eq(m.rows[0].nset, 10);
+    ck_assert_str_eq(m.rows[0].sets[8], "network.efficiency=0.93");
+    ck_assert_int_eq(m.rows[0].set_col[8], 32);
+    ck_assert_str_eq(m.rows[0].sets[9], "network.transport=tcp");
+    ck_assert_int_eq(m.rows[1].nset, 9);
+    ck_assert_str_eq(m.rows[1].sets[8], "network.transport=[1]");
+    meas_free(&m);
+}
+END_TEST
+
 /* The overrides of a row are what the scenario loader reads: numbers as
  * numbers, words as strings (a word that reads as JSON too). */
 START_TEST(runs_sets_reach_the_loader) {
@@ -230,7 +251,15 @@ START_TEST(runs_refusals) {
     refused("runs.csv", "method,workers,foo\n",
             "runs.csv:1:16: unknown column 'foo' (expected one of: method, "
             "workers, params, codec, H, fragments, tau, steps, step_time_s, "
-            "bandwidth_gbps, latency_ms, wall_s, sync_blocked_s, compute_s)");
+            "bandwidth_gbps, latency_ms, wall_s, sync_blocked_s, compute_s; "
+            "or a dotted scenario key)");
+    refused("runs.csv", RUNS_HEADER_LINE ",network.x,network.x\n",
+            "runs.csv:1:106: column 'network.x' given twice");
+    refused("runs.csv", "method,workers,network..x\n",
+            "runs.csv:1:16: unknown column 'network..x' (expected one of: "
+            "method, workers, params, codec, H, fragments, tau, steps, "
+            "step_time_s, bandwidth_gbps, latency_ms, wall_s, sync_blocked_s, "
+            "compute_s; or a dotted scenario key)");
     refused("runs.csv", "method,workers, method\n",
             "runs.csv:1:17: column 'method' given twice (first at column 1)");
     refused("runs.csv",
@@ -981,6 +1010,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, runs_layout);
     tcase_add_test(tc, runs_sets_reach_the_loader);
     tcase_add_test(tc, runs_refusals);
+    tcase_add_test(tc, runs_key_columns);
     tcase_add_test(tc, logs_files);
     tcase_add_test(tc, logs_refusals);
     tcase_add_test(tc, nccl_file);

@@ -843,38 +843,49 @@ static void ref_add(ref_world *w) {
  * random, so no two levels tie): after every change each flow's rate is
  * the from-scratch max-min rate bit for bit, the next instant the one its
  * remaining bytes give, completions come in (time, id) order. */
+/* w's net of w->nl links at random capacities (one in seven unbounded). */
+static void ref_links(ref_world *w) {
+    w->n = net_new(w->nl);
+    for (int l = 0; l < w->nl; l++) {
+        w->lcap[l] = lcg(&w->seed) % 7
+                         ? 1e8 * (1 + (double)(lcg(&w->seed) % 100003) / 997)
+                         : INFINITY;
+        net_link_set(w->n, l, w->lcap[l]);
+    }
+}
+
+/* One random change of w: adds (activated at once), a cancel, or the net
+ * (and the reference's bytes) to its next instant. */
+static void ref_event(ref_world *w) {
+    int r = (int)(lcg(&w->seed) % 10), nlive = net_active_flows(w->n);
+    if ((r < 4 && nlive < RF - 8) || nlive == 0) {
+        for (int k = 1 + (int)(lcg(&w->seed) % 3); k-- > 0;) ref_add(w);
+        w->last_flow = -1;
+        net_advance(w->n, w->now); /* activates them */
+    } else if (r < 5) {
+        for (int id = (int)(lcg(&w->seed) % RF), k = 0; k < RF;
+             k++, id = (id + 1) % RF)
+            if (w->live[id]) {
+                net_flow_cancel(w->n, w->now, id);
+                w->live[id] = 0;
+                break;
+            }
+    } else if (net_next_time(w->n) != INT64_MAX) {
+        int64_t t = net_next_time(w->n);
+        ref_step(w, t);
+        w->last_flow = -1;
+        net_advance(w->n, t);
+    }
+}
+
 START_TEST(incremental_matches_reference) {
     for (int round = 0; round < 40; round++) {
         static ref_world w;
         w = (ref_world){.seed = 1234 + (uint64_t)round, .last_done = -1};
         w.nl = 2 + (int)(lcg(&w.seed) % (RL - 1));
-        w.n = net_new(w.nl);
-        for (int l = 0; l < w.nl; l++) {
-            w.lcap[l] = lcg(&w.seed) % 7
-                            ? 1e8 * (1 + (double)(lcg(&w.seed) % 100003) / 997)
-                            : INFINITY;
-            net_link_set(w.n, l, w.lcap[l]);
-        }
+        ref_links(&w);
         for (int ev = 0; ev < 300; ev++) {
-            int r = (int)(lcg(&w.seed) % 10), nlive = net_active_flows(w.n);
-            if ((r < 4 && nlive < RF - 8) || nlive == 0) {
-                for (int k = 1 + (int)(lcg(&w.seed) % 3); k-- > 0;) ref_add(&w);
-                w.last_flow = -1;
-                net_advance(w.n, w.now); /* activates them */
-            } else if (r < 5) {
-                for (int id = (int)(lcg(&w.seed) % RF), k = 0; k < RF;
-                     k++, id = (id + 1) % RF)
-                    if (w.live[id]) {
-                        net_flow_cancel(w.n, w.now, id);
-                        w.live[id] = 0;
-                        break;
-                    }
-            } else if (net_next_time(w.n) != INT64_MAX) {
-                int64_t t = net_next_time(w.n);
-                ref_step(&w, t);
-                w.last_flow = -1;
-                net_advance(w.n, t);
-            }
+            ref_event(&w);
             ref_check(&w);
         }
         ck_assert_int_gt(w.done, 0);
@@ -1380,6 +1391,223 @@ START_TEST(anonymous_signatures) {
 }
 END_TEST
 
+/* ---- acknowledgements (net_set_ack) -------------------------------------- */
+
+/* Links 2i (up) and 2i + 1 (down) of worker i, each the other's partner:
+ * a flow from i to j loads up(j) and down(i) with its ACKs. */
+static const int PARTNER[RL] = {1, 0, 3, 2, 5, 4, 7, 6};
+
+/* A net of 2 * workers links at B with ACKs of coefficient a. */
+static net *ack_net(int workers, double a) {
+    net *n = net_new(2 * workers);
+    for (int l = 0; l < 2 * workers; l++) net_link_set(n, l, B);
+    ck_assert_int_eq(net_set_ack(n, a, PARTNER), 0);
+    ck_assert(net_ack(n) == a);
+    return n;
+}
+
+/* A flow from worker i to worker j (links up(i), down(j)). */
+static int ack_flow(net *n, int i, int j, uint64_t bytes, double cap,
+                    flow_log *lg, uint64_t tag) {
+    int id =
+        net_flow_add(n, 0, LAT, 2 * i, 2 * j + 1, bytes, cap, record, lg, tag);
+    ck_assert_int_ge(id, 0);
+    return id;
+}
+
+/* The closed forms of the weighted filling, a = 0.25 (exact in binary),
+ * links of C = B:
+ *  - one flow alone: C (its ACKs load a C < C on the reverse links);
+ *  - 0 -> 1 and 1 -> 0: each link carries one flow and the other's ACKs,
+ *    (1 + a) r = C: r = C / (1 + a), also for Linux's 22.8 bytes per KB;
+ *  - a gather 1 -> 0, 2 -> 0: the hub's down link binds, C / 2 each (its
+ *    up link carries 2 a C / 2 = a C); with the hub's up link at U = C /
+ *    100 the ACKs bind first: 2 a r = U, r = U / (2 a);
+ *  - 0 -> 1 against 1 -> 0 capped at b = C / 8: the cap binds first, then
+ *    up(0) carries r + a b = C: r = C - a b.
+ * Completions at LAT + S / r; bytes and peaks are payload only. */
+START_TEST(ack_closed_forms) {
+    const double a = 0.25, S = 4e6;
+    flow_log lg = {0};
+    net *n = ack_net(2, a);
+    int f = ack_flow(n, 0, 1, (uint64_t)S, INFINITY, &lg, 1);
+    net_advance(n, LAT);
+    ck_assert(net_flow_rate(n, f) == B);
+    run(n);
+    ck_assert_int_eq(done_at(&lg, 1), LAT + xfer_ns(S, B));
+    net_free(n);
+
+    const double acks[2] = {a, 22.8 / 1000};
+    for (int k = 0; k < 2; k++) {
+        lg = (flow_log){0};
+        n = ack_net(2, acks[k]);
+        int f01 = ack_flow(n, 0, 1, (uint64_t)S, INFINITY, &lg, 1);
+        int f10 = ack_flow(n, 1, 0, (uint64_t)S, INFINITY, &lg, 2);
+        net_advance(n, LAT);
+        ck_assert(net_flow_rate(n, f01) == B / (1 + acks[k]));
+        ck_assert(net_flow_rate(n, f10) == B / (1 + acks[k]));
+        run(n);
+        if (k == 0) ck_assert_int_eq(done_at(&lg, 1), LAT + 5000000);
+        ck_assert_int_eq(done_at(&lg, 2), done_at(&lg, 1));
+        for (int l = 0; l < 4; l++) { /* payload only */
+            ck_assert_uint_eq(net_link_bytes(n, l), (uint64_t)S);
+            ck_assert(net_link_peak(n, l) == B / (1 + acks[k]));
+        }
+        net_free(n);
+    }
+
+    for (int slow = 0; slow < 2; slow++) {
+        lg = (flow_log){0};
+        n = ack_net(3, a);
+        if (slow) net_link_set(n, 0, B / 100); /* the hub's up link */
+        int g1 = ack_flow(n, 1, 0, (uint64_t)S, INFINITY, &lg, 1);
+        int g2 = ack_flow(n, 2, 0, (uint64_t)S, INFINITY, &lg, 2);
+        net_advance(n, LAT);
+        double r = slow ? B / 100 / (2 * a) : B / 2;
+        ck_assert(net_flow_rate(n, g1) == r);
+        ck_assert(net_flow_rate(n, g2) == r);
+        run(n);
+        ck_assert_int_eq(done_at(&lg, 2), LAT + (slow ? 200000000 : 8000000));
+        ck_assert_uint_eq(net_link_bytes(n, 0), 0); /* ACKs only */
+        ck_assert(net_link_peak(n, 0) == 0);
+        net_free(n);
+    }
+
+    lg = (flow_log){0};
+    n = ack_net(2, a);
+    const double b = B / 8, Sa = 9.6875e6;
+    int fa = ack_flow(n, 0, 1, (uint64_t)Sa, INFINITY, &lg, 1);
+    int fb = ack_flow(n, 1, 0, 100000000, b, &lg, 2);
+    net_advance(n, LAT);
+    ck_assert(net_flow_rate(n, fb) == b);
+    ck_assert(net_flow_rate(n, fa) == B - a * b);
+    run(n);
+    ck_assert_int_eq(done_at(&lg, 1), LAT + 10000000);
+    net_free(n);
+}
+END_TEST
+
+/* net_set_ack: only while no flow is live, a coefficient >= 0 and
+ * finite, partners in range; 0 turns it off (the plain filling); the
+ * coefficient is in the signature. */
+START_TEST(ack_arguments_and_signature) {
+    net *n = net_new(4);
+    int bad[4] = {1, 0, 3, 4};
+    ck_assert_int_eq(net_set_ack(n, -1, PARTNER), MSG_EINPUT);
+    ck_assert_int_eq(net_set_ack(n, NAN, PARTNER), MSG_EINPUT);
+    ck_assert_int_eq(net_set_ack(n, INFINITY, PARTNER), MSG_EINPUT);
+    ck_assert_int_eq(net_set_ack(n, 0.5, NULL), MSG_EINPUT);
+    ck_assert_int_eq(net_set_ack(n, 0.5, bad), MSG_EINPUT);
+    ck_assert(net_ack(n) == 0);
+    ck_assert_int_eq(net_set_ack(n, 0, NULL), 0);
+    for (int l = 0; l < 4; l++) net_link_set(n, l, B);
+    int f = net_flow_add(n, 0, 0, 0, 3, 1000, INFINITY, NULL, NULL, 1);
+    ck_assert_int_eq(net_set_ack(n, 0.5, PARTNER), MSG_EINPUT); /* live */
+    net_flow_add(n, 0, 0, 2, 1, 1000, INFINITY, NULL, NULL, 2);
+    net_advance(n, 0);
+    ck_assert(net_flow_rate(n, f) == B); /* no ACKs */
+    net_free(n);
+
+    uint8_t *sg[3] = {NULL, NULL, NULL};
+    size_t len[3], cap[3] = {0, 0, 0};
+    const double coef[3] = {0.25, 0.25, 0.5};
+    for (int k = 0; k < 3; k++) {
+        n = ack_net(2, coef[k]);
+        net_flow_add(n, 0, 0, 0, 3, 1000000, INFINITY, NULL, NULL, 1);
+        net_flow_add(n, 0, 0, 2, 1, 1000000, INFINITY, NULL, NULL, 2);
+        net_advance(n, 100);
+        sig_of(n, 100, &sg[k], &len[k], &cap[k]);
+        net_free(n);
+    }
+    ck_assert(len[0] == len[1] && memcmp(sg[0], sg[1], len[0]) == 0);
+    ck_assert(len[0] != len[2] || memcmp(sg[0], sg[2], len[0]) != 0);
+    for (int k = 0; k < 3; k++) free(sg[k]);
+}
+END_TEST
+
+/* The coefficient of flow id on link l: 1 for each of its links that is
+ * l, a for each partner of its links that is l. */
+static double ref_coef(const ref_world *w, int id, int l, double a) {
+    double c = 0;
+    for (int k = 0; k < 2; k++) {
+        int m = w->link[id][k];
+        c += (m == l) + (m >= 0 && PARTNER[m] == l ? a : 0);
+    }
+    return c;
+}
+
+/* Weighted max-min rates from scratch: at every round each bounded link's
+ * level is (capacity - what the frozen flows load) / the unfrozen flows'
+ * coefficients; the least level (or cap, first on a tie) freezes the
+ * flows that load that link (or that flow): rates into w->rate. */
+static void ref_fill_acked(ref_world *w, double a) {
+    int frozen[RF] = {0};
+    for (;;) {
+        int fc = -1, lmin = -1;
+        double lc = INFINITY, ll = INFINITY;
+        for (int id = 0; id < RF; id++)
+            if (w->live[id] && !frozen[id] && w->fcap[id] < lc)
+                lc = w->fcap[id], fc = id;
+        for (int l = 0; l < w->nl; l++) {
+            double used = 0, wt = 0;
+            for (int id = 0; ref_bounded(w, l) && id < RF; id++) {
+                double c = w->live[id] ? ref_coef(w, id, l, a) : 0;
+                if (frozen[id]) used += c * w->rate[id];
+                else wt += c;
+            }
+            if (wt > 0 && (w->lcap[l] - used) / wt < ll)
+                ll = (w->lcap[l] - used) / wt, lmin = l;
+        }
+        if (fc < 0 && lmin < 0) break;
+        for (int id = 0; id < RF; id++) {
+            int on = lc <= ll ? id == fc : ref_coef(w, id, lmin, a) > 0;
+            if (w->live[id] && !frozen[id] && on) {
+                frozen[id] = 1;
+                w->rate[id] = lc <= ll ? lc : ll;
+            }
+        }
+    }
+    for (int id = 0; id < RF; id++)
+        if (w->live[id] && !frozen[id]) w->rate[id] = INFINITY;
+}
+
+/* Random adds, cancels and completions with ACKs (a = 0.3, links paired
+ * as PARTNER): after every change each flow's rate is the weighted
+ * max-min rate from scratch, up to rounding (the two sum in other
+ * orders); and every link carries at most its capacity, ACKs counted. */
+START_TEST(acks_match_reference) {
+    const double a = 0.3;
+    for (int round = 0; round < 30; round++) {
+        static ref_world w;
+        w = (ref_world){.seed = 777 + (uint64_t)round, .last_done = -1};
+        w.nl = RL;
+        ref_links(&w);
+        ck_assert_int_eq(net_set_ack(w.n, a, PARTNER), 0);
+        for (int ev = 0; ev < 200; ev++) {
+            ref_event(&w);
+            ref_fill_acked(&w, a);
+            for (int id = 0; id < RF; id++) {
+                double got = net_flow_rate(w.n, id), want = w.rate[id];
+                ck_assert_msg(!w.live[id] || got == want ||
+                                  fabs(got - want) <= 1e-9 * want,
+                              "round %d flow %d: rate %.17g, reference %.17g",
+                              round, id, got, want);
+            }
+            for (int l = 0; l < w.nl; l++) {
+                double load = 0;
+                for (int id = 0; id < RF; id++)
+                    if (w.live[id] && ref_coef(&w, id, l, a) > 0)
+                        load += ref_coef(&w, id, l, a) * w.rate[id];
+                ck_assert(!ref_bounded(&w, l) ||
+                          load <= w.lcap[l] * (1 + 1e-12));
+            }
+        }
+        ck_assert_int_gt(w.done, 0);
+        net_free(w.n);
+    }
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("net");
     TCase *tc = tcase_create("core");
@@ -1416,6 +1644,12 @@ Suite *make_suite(void) {
     tcase_add_test(tc, flow_counts);
     tcase_add_test(tc, anonymous_signatures);
     suite_add_tcase(s, tc);
+    TCase *ta = tcase_create("acks"); /* the reference refills from scratch */
+    tcase_set_timeout(ta, 60);
+    tcase_add_test(ta, ack_closed_forms);
+    tcase_add_test(ta, ack_arguments_and_signature);
+    tcase_add_test(ta, acks_match_reference);
+    suite_add_tcase(s, ta);
     return s;
 }
 

@@ -1203,6 +1203,101 @@ START_TEST(defect_interrupted_op_has_no_span) {
 }
 END_TEST
 
+/* ---- network.ack_bytes_per_kb, startup_ms, queue_ms -------------------- */
+
+/* The world of dp_1200ms with lam = 0.1 s (a period of 0.8 + 4 (0.1 +
+ * 0.25) = 2.2 s).  ACKs of a = ack_bytes_per_kb / 1000 load every ring
+ * link with the other direction's ACKs: each flow at B / (1 + a), a ring
+ * step 0.1 + 0.25 (1 + a): a = 0.25, 0.1 + 0.3125, a period of 2.45 s
+ * (24.5 s); a = 1, 0.1 + 0.5, 3.2 s (32 s).  The bytes are the payload's,
+ * as without. */
+START_TEST(acks_slow_the_ring) {
+    const char *lam = "network.latency_ms=100";
+    run_result none = SIM(NULL, dp_1200ms, lam);
+    run_result q = SIM(NULL, dp_1200ms, lam, "network.ack_bytes_per_kb=250");
+    run_result one = SIM(NULL, dp_1200ms, lam, "network.ack_bytes_per_kb=1000");
+    ck_assert_int_eq(NS(none.wall_time_s), NS(22));
+    ck_assert_int_eq(NS(q.wall_time_s), NS(10 * (0.8 + 4 * (0.1 + 0.3125))));
+    ck_assert_int_eq(NS(one.wall_time_s), NS(10 * (0.8 + 4 * (0.1 + 0.5))));
+    ck_assert(q.bytes_sent_total == none.bytes_sent_total);
+    ck_assert(one.bytes_sent_total == none.bytes_sent_total);
+    ck_assert(q.per_worker[1].bytes_received ==
+              none.per_worker[1].bytes_received);
+}
+END_TEST
+
+/* A set-up of 0.3 s, paid by the first ring's first step once per pair:
+ * layer 1's ring [0.8, 0.8 + 0.3 + 2 (0.1 + 0.25) = 1.8], layer 0's
+ * [1.8, 2.5], step 2 at 2.5 and every period after 2.2 s: 22.3 s.  Each
+ * worker's communication track shows one "startup" span, [0.8, 1.1], of
+ * layer 1 taken after step 1. */
+START_TEST(startup_paid_once) {
+    spans sp = {0};
+    run_result r =
+        SIM(&sp, dp_1200ms, "network.latency_ms=100", "network.startup_ms=300");
+    ck_assert_int_eq(NS(r.wall_time_s), NS(22.3));
+    for (int w = 0; w < 2; w++) {
+        const span_rec *su[2];
+        ck_assert_int_eq(find_spans(&sp, w, "startup", su, 2), 1);
+        ck_assert_int_eq(su[0]->track, 1);
+        ck_assert_int_eq(su[0]->layer, 1);
+        ck_assert_int_eq(su[0]->step, 1);
+        ck_assert_int_eq(su[0]->start, NS(0.8));
+        ck_assert_int_eq(su[0]->end, NS(1.1));
+        ck_assert_int_eq(allreduce_span(&sp, w, 1, 1)->end, NS(1.8));
+        ck_assert_int_eq(allreduce_span(&sp, w, 0, 1)->end, NS(2.5));
+    }
+    spans_free(&sp);
+}
+END_TEST
+
+/* A repaired worker's connections are new: diloco_recovery (b) with a
+ * set-up of 0.1 s.  The first ring [5, 5.36] (its first step 0.1 longer);
+ * worker 1 fails 0.14 s into step 7 (busy 6.14 s); worker 0's steps 6-10
+ * [5.36, 10.36], its sync at once; worker 1's download ends at 10.255,
+ * it rejoins at step 11: steps 11-15 [10.36, 15.36], the ring with the
+ * repaired worker sets its pairs up again: [15.36, 15.72]; steps 16-20
+ * [15.72, 20.72], ring [20.72, 20.98] (set up).  Wall 20.98 s (20.88 were
+ * the old pairs kept); worker 1 computed 6.14 + 10 s. */
+START_TEST(startup_again_after_repair) {
+    spans sp = {0};
+    trace_tmp t;
+    trace_write(&t, "6.5 1 down\n10.2 1 up\n");
+    run_result r =
+        SIM(&sp, diloco_recovery, t.set, "faults.recovery_bytes_per_param=0.5",
+            "network.startup_ms=100");
+    trace_remove(&t);
+    ck_assert_int_eq(NS(r.wall_time_s), NS(20.98));
+    ck_assert_int_eq(NS(r.per_worker[1].compute_time_s), NS(16.14));
+    ck_assert_int_eq(r.syncs, 4);
+    const span_rec *su[3];
+    ck_assert_int_eq(find_spans(&sp, 1, "startup", su, 3), 2);
+    ck_assert_int_eq(su[0]->start, NS(5));
+    ck_assert_int_eq(su[1]->start, NS(15.36));
+    ck_assert_int_eq(su[1]->end, NS(15.46));
+    spans_free(&sp);
+}
+END_TEST
+
+/* A standing queue without TCP: only the window's cap sees it.
+ * dp_1200ms at lam = 0.1 s with a window of 0.1 MB: every flow at most
+ * 1e5 / 0.2 = 5e5 B/s, a ring step 0.1 + 2 s, a period 0.8 + 4 x 2.1 =
+ * 9.2 s (92 s); a queue of 50 ms makes the round trip 0.25 s, 4e5 B/s,
+ * 0.1 + 2.5 s a step, 11.2 s a period (112 s).  Without a window the
+ * queue changes nothing at all. */
+START_TEST(queue_ideal_transport) {
+    const char *lam = "network.latency_ms=100";
+    const char *win = "network.tcp_window_mb=0.1";
+    run_result w0 = SIM(NULL, dp_1200ms, lam, win);
+    run_result wq = SIM(NULL, dp_1200ms, lam, win, "network.queue_ms=50");
+    ck_assert_int_eq(NS(w0.wall_time_s), NS(92));
+    ck_assert_int_eq(NS(wq.wall_time_s), NS(112));
+    run_result n0 = SIM(NULL, dp_1200ms, lam);
+    run_result nq = SIM(NULL, dp_1200ms, lam, "network.queue_ms=50");
+    ck_assert(memcmp(&n0, &nq, sizeof n0) == 0);
+}
+END_TEST
+
 static Suite *make_suite(void) {
     Suite *s = suite_create("run_cases");
     TCase *tc = tcase_create("by_hand");
@@ -1228,6 +1323,10 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, layout_sequential_vs_strided);
     tcase_add_test(tc, order_rotated_vs_ascending);
     tcase_add_test(tc, trace_spans_tile_compute);
+    tcase_add_test(tc, acks_slow_the_ring);
+    tcase_add_test(tc, startup_paid_once);
+    tcase_add_test(tc, startup_again_after_repair);
+    tcase_add_test(tc, queue_ideal_transport);
     suite_add_tcase(s, tc);
     TCase *dc = tcase_create("defects");
     tcase_set_timeout(dc, 60);

@@ -722,6 +722,7 @@ START_TEST(test_unknown_keys) {
          "reduce_order, gbit, tcp_window_mb, transport, completion, "
          "tcp_init_window_kb, "
          "tcp_slow_start_after_idle, efficiency, collective_overhead_ms, "
+         "startup_ms, ack_bytes_per_kb, queue_ms, "
          "latency_matrix_ms, ring_order)");
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
@@ -2671,6 +2672,45 @@ START_TEST(test_overhead_in_run_length) {
 }
 END_TEST
 
+/* network.startup_ms, ack_bytes_per_kb and queue_ms: 0 by default, what
+ * loads, the schema's errors at the value; the run-length estimate counts
+ * the set-up once (1e6 ms: 1000 s more than test_overhead_in_run_length's
+ * 4000000164.0032 s). */
+START_TEST(test_startup_ack_queue_keys) {
+    load_ok("{}", NULL, 0);
+    ck_assert(cfg.startup_ms == 0 && cfg.ack_bytes_per_kb == 0 &&
+              cfg.queue_ms == 0);
+    load_ok(IN("network", "\"startup_ms\": 200, \"ack_bytes_per_kb\": 22.8, "
+                          "\"queue_ms\": 1e6"),
+            NULL, 0);
+    ck_assert(cfg.startup_ms == 200 && cfg.ack_bytes_per_kb == 22.8 &&
+              cfg.queue_ms == 1e6);
+    FAIL(IN("network", "\"startup_ms\": -1"),
+         "s.json:3:19: network.startup_ms: -1 is out of range (expected a "
+         "number in [0, 1000000])");
+    FAIL(IN("network", "\"ack_bytes_per_kb\": 1000.5"),
+         "s.json:3:25: network.ack_bytes_per_kb: 1000.5 is out of range "
+         "(expected a number in [0, 1000])");
+    FAIL(IN("network", "\"queue_ms\": 2e6"),
+         "s.json:3:17: network.queue_ms: 2000000 is out of range (expected a "
+         "number in [0, 1000000])");
+    FAIL(IN("network", "\"queue_ms\": \"20\""),
+         "s.json:3:17: network.queue_ms: wrong type: string (expected a "
+         "number in [0, 1000000])");
+    FAIL_SET("{}", "network.ack_bytes_per_kb=-0.5",
+             "--set network.ack_bytes_per_kb=-0.5: network.ack_bytes_per_kb: "
+             "-0.5 is out of range (expected a number in [0, 1000])");
+    const char *json = "{\n  \"model\": {\"params\": 1e6, \"layers\": 100, "
+                       "\"step_time_s\": 0.01},\n"
+                       "  \"method\": {\"name\": \"dp\"}, \"steps\": 10000,\n"
+                       "  \"network\": {\"collective_overhead_ms\": 1e6, "
+                       "\"startup_ms\": 1e6}\n}\n";
+    load_fail_prefix(__LINE__, json,
+                     "s.json:4:41: network.collective_overhead_ms: the run "
+                     "would last about 4000001164.0032 s: 100 s of compute");
+}
+END_TEST
+
 /* method.sync_timeout_s at or below 5e-10 rounded to 0 ns, no timeout:
  * a positive value below 1 ns is refused. */
 START_TEST(test_sync_timeout_below_ns) {
@@ -2703,7 +2743,8 @@ START_TEST(test_did_you_mean) {
              "bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
              "reduce_order, gbit, tcp_window_mb, transport, completion, "
              "tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, "
-             "collective_overhead_ms, latency_matrix_ms, ring_order)");
+             "collective_overhead_ms, startup_ms, ack_bytes_per_kb, "
+             "queue_ms, latency_matrix_ms, ring_order)");
     FAIL(IN("method", "\"fragmnets\": 2"), /* a swap is one edit */
          "s.json:3:5: method.fragmnets: unknown key (did you mean "
          "method.fragments? expected one of: name, H, fragments, layout, "
@@ -2822,7 +2863,8 @@ START_TEST(test_sweep_origins) {
              "of: bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, "
              "reduce_order, gbit, tcp_window_mb, transport, completion, "
              "tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, "
-             "collective_overhead_ms, latency_matrix_ms, ring_order)",
+             "collective_overhead_ms, startup_ms, ack_bytes_per_kb, "
+             "queue_ms, latency_matrix_ms, ring_order)",
              path);
     ck_assert_str_eq(err, want);
     from = (scn_origin){"network.bandwidth_gbps=1,-1", -1, 1};
@@ -2877,6 +2919,7 @@ Suite *make_suite(void) {
     tcase_add_test(te, test_per_worker_tau);
     tcase_add_test(te, test_array_lengths);
     tcase_add_test(te, test_network_keys);
+    tcase_add_test(te, test_startup_ack_queue_keys);
     tcase_add_test(te, test_model_combinations);
     tcase_add_test(te, test_schedule_errors);
     tcase_add_test(te, test_enum_errors);

@@ -385,18 +385,25 @@ static int64_t one_collective(stream *s, int64_t at, uint64_t bytes,
     return s->t[before] - at;
 }
 
-/* A ring of M members over TCP, every connection alone on its links, all
- * starting from window w: each of its 2(M-1) steps is L plus ss_flow of a
- * chunk from the window the step before left.  Returns the duration;
- * *w gets the windows the connections end with. */
-static int64_t ring_by_hand(int M, double bytes, double *w) {
+/* A ring of M members over TCP, every connection's flows at most at
+ * `share`, round trip rtt, all starting from window w: each of its 2(M-1)
+ * steps is L plus ss_flow of a chunk from the window the step before
+ * left.  Returns the duration; *w gets the windows the connections end
+ * with. */
+static int64_t ring_at(int M, double bytes, double *w, int64_t rtt,
+                       double share) {
     int64_t t = 0;
     for (int s = 0; s < 2 * (M - 1); s++) {
-        ss_result r = ss_flow(*w, B, R, bytes / M);
+        ss_result r = ss_flow(*w, share, rtt, bytes / M);
         t += L + r.ns;
         *w = r.win;
     }
     return t;
+}
+
+/* ring_at() with every connection alone on its links, round trip R. */
+static int64_t ring_by_hand(int M, double bytes, double *w) {
+    return ring_at(M, bytes, w, R, B);
 }
 
 /* A 2- and a 3-member ring: the first collective runs slow start at
@@ -658,6 +665,13 @@ START_TEST(ring_order) {
 }
 END_TEST
 
+/* ACKs of coefficient a on a net of 2 M links (partner l ^ 1). */
+static void acks_on(net *n, int M, double a) {
+    int partner[2 * MAXW];
+    for (int l = 0; l < 2 * M; l++) partner[l] = l ^ 1;
+    ck_assert_int_eq(net_set_ack(n, a, partner), 0);
+}
+
 /* ---- fast-forward over TCP ---------------------------------------------- */
 
 /* splitmix64: the next draw of the stream s. */
@@ -679,6 +693,8 @@ typedef struct {
     int order[MAXW];
     coll_tcp tcp;
     uint64_t size[2];
+    int64_t startup, queue; /* coll_set_startup, coll_set_queue; 0: none */
+    double ack;             /* net_set_ack's coefficient; 0: none */
 } ff_case;
 
 static ff_case ff_draw(uint64_t seed) {
@@ -753,8 +769,11 @@ static void ff_simulate(const ff_case *k, int fast, ff_run *r) {
         net_link_set(r->s.n, 2 * i + 1, k->down[i]);
     }
     if (!k->lazy) net_set_lazy(r->s.n, 0);
+    if (k->ack > 0) acks_on(r->s.n, k->M, k->ack);
     r->s.c = coll_new(r->s.n, k->M, k->algo, k->lat, INFINITY, 100, ff_done, r);
     coll_set_tcp(r->s.c, &k->tcp);
+    if (k->startup > 0) coll_set_startup(r->s.c, k->startup, NULL);
+    coll_set_queue(r->s.c, k->queue);
     coll_set_step_overhead(r->s.c, k->overhead);
     ck_assert_int_eq(coll_set_order(r->s.c, k->order), 0);
     if (k->exclusive) coll_set_exclusive(r->s.c);
@@ -818,28 +837,34 @@ static void ff_simulate(const ff_case *k, int fast, ff_run *r) {
  * window limits, restart on and off, step overheads, periods shorter and
  * longer than the collectives, lazy stepping on and off, exclusive
  * streams): skipping repeated periods changes no instant, byte or peak. */
+/* Runs case k (drawn from seed) whole and skipping repeats: the same
+ * completions, bytes and peaks.  Returns whether it skipped any. */
+static int ff_both_ways(const ff_case *k, uint64_t seed) {
+    static ff_run a, b;
+    ff_simulate(k, 0, &a);
+    ff_simulate(k, 1, &b);
+    ck_assert_int_eq(a.count, PERIODS * k->nsub);
+    ck_assert_int_eq(b.count, a.count);
+    for (int i = 0; i < a.count; i++)
+        ck_assert_msg(a.t[i] == b.t[i],
+                      "seed %d: completion %d at %lld, fast %lld", (int)seed, i,
+                      (long long)a.t[i], (long long)b.t[i]);
+    for (int l = 0; l < 2 * k->M; l++) {
+        ck_assert_uint_eq(net_link_bytes(a.s.n, l), net_link_bytes(b.s.n, l));
+        ck_assert(net_link_peak(a.s.n, l) == net_link_peak(b.s.n, l));
+    }
+    stream_free(&a.s);
+    stream_free(&b.s);
+    return b.jumps > 0;
+}
+
 START_TEST(fast_forward_is_exact) {
     int jumped = 0, jumped_tcp[2] = {0, 0};
     for (uint64_t seed = 1; seed <= 60; seed++) {
         ff_case k = ff_draw(seed);
-        static ff_run a, b;
-        ff_simulate(&k, 0, &a);
-        ff_simulate(&k, 1, &b);
-        ck_assert_int_eq(a.count, PERIODS * k.nsub);
-        ck_assert_int_eq(b.count, a.count);
-        for (int i = 0; i < a.count; i++)
-            ck_assert_msg(a.t[i] == b.t[i],
-                          "seed %d: completion %d at %lld, fast %lld",
-                          (int)seed, i, (long long)a.t[i], (long long)b.t[i]);
-        for (int l = 0; l < 2 * k.M; l++) {
-            ck_assert_uint_eq(net_link_bytes(a.s.n, l),
-                              net_link_bytes(b.s.n, l));
-            ck_assert(net_link_peak(a.s.n, l) == net_link_peak(b.s.n, l));
-        }
-        jumped += b.jumps > 0;
-        jumped_tcp[k.tcp.restart_after_idle] += b.jumps > 0;
-        stream_free(&a.s);
-        stream_free(&b.s);
+        int j = ff_both_ways(&k, seed);
+        jumped += j;
+        jumped_tcp[k.tcp.restart_after_idle] += j;
     }
     ck_assert_int_ge(jumped, 20); /* the comparison is not empty */
     ck_assert_int_gt(jumped_tcp[0], 0);
@@ -885,6 +910,119 @@ START_TEST(connection_signature) {
 }
 END_TEST
 
+/* ---- a standing queue, ACKs and a set-up under TCP ----------------------- */
+
+/* A standing queue Q adds to the round trip, not to the one-way wait: a
+ * 2-member ring whose windows start at their limit W = 1 MB moves each
+ * 100 MB chunk at W / (R + Q) (12.5 MB/s with Q = 30 ms, 20 MB/s without)
+ * after a wait of L: 2 (L + 8 s) against 2 (L + 5 s). */
+START_TEST(queue_window_limited) {
+    const coll_tcp capped = {1e6, 1e6, 0.2, 1};
+    const int64_t Q = 30000000;
+    for (int q = 0; q < 2; q++) {
+        stream s;
+        stream_new(&s, 2, COLL_RING, NULL, &capped);
+        coll_set_queue(s.c, q ? Q : 0);
+        double rate = 1e6 * 1e9 / (double)(R + (q ? Q : 0));
+        ck_assert(rate == (q ? 1.25e7 : 2e7));
+        int64_t d = one_collective(&s, 0, 200000000, 1);
+        ck_assert_int_eq(d, 2 * (L + ceil_ns(1e8 * 1e9 / rate)));
+        ck_assert_int_eq(d, 2 * L + (q ? 16000000000 : 10000000000));
+        stream_free(&s);
+    }
+}
+END_TEST
+
+/* Slow start's rounds are the longer round trip R + Q: a cold 2- and
+ * 3-member ring as ring_at() with R + Q, its windows ending at B (R + Q);
+ * and the RTO is R + Q + rto_min: a warm ring idle R + 200 ms + 1 ns
+ * (past the RTO without the queue) keeps its windows, idle R + Q + 200 ms
+ * + 1 ns halves them once. */
+START_TEST(queue_slow_start_and_rto) {
+    const int64_t Q = 20000000, rq = R + Q;
+    for (int M = 2; M <= 3; M++) {
+        stream s;
+        stream_new(&s, M, COLL_RING, NULL, &LINUX);
+        coll_set_queue(s.c, Q);
+        double w = W0, S = 1e8 * M;
+        int64_t cold = ring_at(M, S, &w, rq, B);
+        ck_assert_int_eq(one_collective(&s, 0, (uint64_t)S, 1), cold);
+        double w0 = W0;
+        ck_assert_int_gt(cold, ring_by_hand(M, S, &w0)); /* longer rounds */
+        int64_t warm = ring_at(M, S, &w, rq, B);
+        ck_assert_int_eq(one_collective(&s, s.t[0], (uint64_t)S, 2), warm);
+        ck_assert(coll_conn_window(s.c, 0, 1) == B * (double)rq / 1e9);
+        int64_t sent = s.t[1] - L;
+        w = B * (double)rq / 1e9;
+        ck_assert_int_eq(one_collective(&s, sent + R + 200000001, (uint64_t)S,
+                                        3),
+                         ring_at(M, S, &w, rq, B));
+        sent = s.t[2] - L;
+        double half = coll_conn_window(s.c, 0, 1) / 2;
+        int64_t halved = ring_at(M, S, &half, rq, B);
+        ck_assert_int_gt(halved, warm);
+        ck_assert_int_eq(one_collective(&s, sent + rq + 200000001, (uint64_t)S,
+                                        4),
+                         halved);
+        stream_free(&s);
+    }
+}
+END_TEST
+
+/* ACKs under TCP: a 2-member ring's flows share every link with the
+ * other's ACKs, so slow start ends at B / (1 + a) (a = 0.25: 1e9 bytes/s)
+ * instead of B: ring_at() at that share, cold and warm, its windows ending
+ * at B / (1 + a) R.  A set-up SU before slow start: the cold ring takes SU
+ * longer, exactly (its first flows start at the initial window either
+ * way), the warm one nothing. */
+START_TEST(tcp_with_acks_and_startup) {
+    const double a = 0.25, share = B / (1 + a);
+    const int64_t SU = 3000000;
+    for (int M = 2; M <= 3; M++) {
+        stream s;
+        stream_new(&s, M, COLL_RING, NULL, &LINUX);
+        acks_on(s.n, M, a);
+        double w = W0, S = 1e8 * M;
+        ck_assert_int_eq(one_collective(&s, 0, (uint64_t)S, 1),
+                         ring_at(M, S, &w, R, share));
+        ck_assert(coll_conn_window(s.c, 0, 1) == share * (double)R / 1e9);
+        ck_assert_int_eq(one_collective(&s, s.t[0], (uint64_t)S, 2),
+                         ring_at(M, S, &w, R, share));
+        stream_free(&s);
+
+        int64_t d[2];
+        for (int k = 0; k < 2; k++) {
+            stream_new(&s, M, COLL_RING, NULL, &LINUX);
+            coll_set_startup(s.c, k ? SU : 0, NULL);
+            d[k] = one_collective(&s, 0, (uint64_t)S, 1);
+            if (k) {
+                w = coll_conn_window(s.c, 0, 1);
+                ck_assert_int_eq(one_collective(&s, s.t[0], (uint64_t)S, 2),
+                                 ring_by_hand(M, S, &w));
+            }
+            stream_free(&s);
+        }
+        ck_assert_int_eq(d[1], d[0] + SU);
+    }
+}
+END_TEST
+
+/* The fast-forward over a standing queue, ACKs and a set-up: random
+ * worlds as fast_forward_is_exact, each with one, two or all three. */
+START_TEST(fast_forward_new_keys) {
+    int jumped = 0;
+    for (uint64_t seed = 1; seed <= 36; seed++) {
+        ff_case k = ff_draw(seed);
+        int which = (int)(seed % 7) + 1; /* a non-empty set of the three */
+        if (which & 1) k.startup = 4000000;
+        if (which & 2) k.queue = 15000000;
+        if (which & 4) k.ack = 0.0228;
+        jumped += ff_both_ways(&k, seed);
+    }
+    ck_assert_int_ge(jumped, 10); /* the comparison is not empty */
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("tcp");
     TCase *tc = tcase_create("core");
@@ -904,6 +1042,13 @@ Suite *make_suite(void) {
     tcase_add_test(tc, fast_forward_is_exact);
     tcase_add_test(tc, connection_signature);
     suite_add_tcase(s, tc);
+    TCase *tk = tcase_create("queue_acks_startup");
+    tcase_set_timeout(tk, 60);
+    tcase_add_test(tk, queue_window_limited);
+    tcase_add_test(tk, queue_slow_start_and_rto);
+    tcase_add_test(tk, tcp_with_acks_and_startup);
+    tcase_add_test(tk, fast_forward_new_keys);
+    suite_add_tcase(s, tk);
     return s;
 }
 

@@ -99,6 +99,9 @@ void scn_defaults(scn_config *c) {
     c->tcp_slow_start_after_idle = 1;
     c->efficiency = 1;
     c->collective_overhead_ms = 0;
+    c->startup_ms = 0;
+    c->ack_bytes_per_kb = 0;
+    c->queue_ms = 0;
     for (int i = 0; i < SCN_MAX_WORKERS; i++) c->ring_order[i] = i;
 
     c->sched = (sched_spec){.method = SCHED_STREAMING,

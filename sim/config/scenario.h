@@ -129,6 +129,12 @@ typedef struct {
     double efficiency;             /* payload share of line rate,
                                            (0, 1] */
     double collective_overhead_ms; /* fixed cost per collective step */
+    double startup_ms;             /* one-time cost of each ordered pair's
+                                           first flow (connection set-up) */
+    double ack_bytes_per_kb;       /* reverse-path ACK bytes per 1000
+                                           payload bytes; 0 none */
+    double queue_ms;               /* standing queue added to TCP's round
+                                           trip (not to one-way latency) */
     int has_latency_matrix;        /* 1: latency_matrix_ms holds the
                                            one-way latency of each pair
                                            (latency_ms is then unused) */

@@ -267,8 +267,9 @@ typedef struct {
 
 /* Every step at the slowest worker's speed and slowdown, plus every
  * sync's collective steps, each with its latency and software overhead,
- * the transfer of its payload at the lowest bandwidth and TCP window, and
- * the host copies of offloaded outer state. */
+ * the transfer of its payload at the lowest bandwidth (less the ACKs'
+ * share) and TCP window (over the round trip with its standing queue),
+ * one connection set-up, and the host copies of offloaded outer state. */
 static run_estimate estimate_run(const scn_config *cfg) {
     run_estimate e;
     double step = scn_step_time_s(cfg);
@@ -282,9 +283,11 @@ static run_estimate estimate_run(const scn_config *cfg) {
         for (int j = 0; j < M; j++) lat = fmax(lat, scn_latency_ms(cfg, i, j));
     }
     rate *= cfg->efficiency;
+    rate /= 1 + cfg->ack_bytes_per_kb / 1000; /* exactly rate without */
     lat *= 1e-3;
-    if (cfg->tcp_window_mb > 0 && lat > 0)
-        rate = fmin(rate, cfg->tcp_window_mb * 1e6 / (2 * lat));
+    double rtt = 2 * lat + cfg->queue_ms * 1e-3; /* exactly 2 lat at 0 */
+    if (cfg->tcp_window_mb > 0 && rtt > 0)
+        rate = fmin(rate, cfg->tcp_window_mb * 1e6 / rtt);
     double factor = cfg->straggler_prob > 0 ? cfg->straggler_slowdown : 1;
     double steps = (double)cfg->steps;
     e.compute = steps * step / slow * factor;
@@ -306,12 +309,13 @@ static run_estimate estimate_run(const scn_config *cfg) {
     /* every collective step: its latency, its software overhead and, over
      * TCP, the round trips of a slow start from the initial window */
     double rounds = 0;
-    if (cfg->transport == SCN_TRANSPORT_TCP && lat > 0 && isfinite(rate))
-        rounds = ceil(
-            log2(fmax(1, rate * 2 * lat / (cfg->tcp_init_window_kb * 1e3))));
-    e.hop = lat + rounds * 2 * lat;
+    if (cfg->transport == SCN_TRANSPORT_TCP && rtt > 0 && isfinite(rate))
+        rounds =
+            ceil(log2(fmax(1, rate * rtt / (cfg->tcp_init_window_kb * 1e3))));
+    e.hop = lat + rounds * rtt;
     e.overhead = cfg->collective_overhead_ms * 1e-3;
     e.latency = syncs * colls * 2 * M * (e.hop + e.overhead);
+    e.latency += cfg->startup_ms * 1e-3; /* once: the pairs stay set up */
     e.transfer = syncs * M * bytes / rate + repair;
     /* Offloaded outer state: each sync copies its fragment's outer
      * parameters and momentum in and out at host_gbps. */

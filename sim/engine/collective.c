@@ -55,8 +55,15 @@
  * nothing and sent nothing: its connection stays as it was (its window,
  * restarted or not, was never used).  A flow's start window is taken when
  * the flow is added, at the instant its step began plus the step overhead
- * (t_act - lat, when its sender sends again); the step overhead itself is
- * part of the flow's wait.
+ * and the set-up it pays, if any (t_act - lat, when its sender sends
+ * again); the step overhead and the set-up are part of the flow's wait.
+ *
+ * Set-up (coll_set_startup).  `started` marks the ordered pairs set up;
+ * a flow of a pair not set up waits the set-up too and marks it (fsetup
+ * says which pair each flow of the step pays for).  When that flow ends,
+ * setup_end() reports the wait, and unmarks the pair if the flow was
+ * cancelled before its set-up was over.  A removed member's pairs are
+ * unmarked both ways (coll_remove_member).
  *
  * Choices the header leaves open (what a simulation user would expect):
  *  - Every flow of the stream is owned by flow_done (context: the
@@ -145,6 +152,17 @@ struct coll {
                            -1 for a flow that is not TCP */
     int64_t overhead; /* coll_set_step_overhead() */
     int *order;       /* the ring order: a permutation of 0..nw-1 */
+    int64_t queue;    /* coll_set_queue(): added to every round trip */
+
+    /* connection set-up (coll_set_startup) */
+    int64_t startup;            /* what a pair's first flow waits, ns */
+    uint8_t *started;           /* per ordered pair i * nw + j: set up (or
+                                   being set up by a flow of the step) */
+    int *fsetup;                /* per flow of the step (as flows): the pair
+                                   whose set-up it pays, -1 for none */
+    coll_startup_fn on_startup; /* hears each set-up wait, or NULL */
+    int64_t *told; /* per worker: the step (its step_at) whose set-up
+                      on_startup heard last, INT64_MIN: none */
 };
 
 /* ---- the queue --------------------------------------------------------- */
@@ -264,12 +282,14 @@ static int64_t flow_lat(const coll *c, int i, int j) {
 }
 
 /* Whether the ring about to start among c->mem can take the shortcut: an
- * exclusive stream without TCP, and every flow of a step gets the same
- * rate (its cap and its two links alone, as lone_rate() in net.c takes
- * them) and the same latency.  Sets alike_rate and alike_lat. */
+ * exclusive stream without TCP on a net without ACKs (whose loads share
+ * links), and every flow of a step gets the same rate (its cap and its
+ * two links alone, as lone_rate() in net.c takes them) and the same
+ * latency.  The steps it takes (from the second) pay no set-up: the first
+ * set every pair of the ring up.  Sets alike_rate and alike_lat. */
 static int alike_ring(coll *c) {
     if (!c->exclusive || c->tcp || c->member_done || c->algo != COLL_RING ||
-        c->m < 2)
+        c->m < 2 || net_ack(c->n) > 0)
         return 0;
     for (int k = 0; k < c->m; k++) {
         int i = c->mem[k], j = c->mem[(k + 1) % c->m];
@@ -290,10 +310,11 @@ static int alike_ring(coll *c) {
 
 /* ---- TCP connections ---------------------------------------------------- */
 
-/* The round trip of the pair (i, j): lat(i -> j) + lat(j -> i). */
+/* The round trip of the pair (i, j): lat(i -> j) + lat(j -> i) + the
+ * standing queue (coll_set_queue). */
 static int64_t pair_rtt(const coll *c, int pair) {
     int i = pair / c->nw, j = pair % c->nw;
-    return c->lat[i * c->nw + j] + c->lat[j * c->nw + i];
+    return c->lat[i * c->nw + j] + c->lat[j * c->nw + i] + c->queue;
 }
 
 static int64_t rto_min_ns(const coll_tcp *t) {
@@ -337,9 +358,48 @@ static void conn_close(coll *c, int k, int flow, int64_t now) {
     int p = c->fpair[k];
     if (p < 0) return;
     int64_t shift = net_shift_total(c->n), lat = c->lat[p];
-    if (now - shift <= c->step_at + c->overhead + lat) return;
+    int64_t setup = c->fsetup[k] >= 0 ? c->startup : 0;
+    if (now - shift <= c->step_at + c->overhead + setup + lat) return;
     c->cwin[p] = net_flow_window(c->n, flow);
     c->cend[p] = now - lat - shift;
+}
+
+/* ---- connection set-up ------------------------------------------------- */
+
+/* Flow k of the step, which pays the set-up of its pair, ends at now
+ * (completes, or is cancelled): the set-up ran from its sender's start
+ * (the step's start plus the overhead) for `startup` ns, or up to now
+ * when the flow was cancelled before that; a set-up cut short leaves the
+ * pair as never set up.  Reports the wait to on_startup, once per sender
+ * and step (a star's hub sets up every pair of its broadcast at once). */
+static void setup_end(coll *c, int k, int64_t now) {
+    int p = c->fsetup[k];
+    if (p < 0) return;
+    int64_t t0 = c->step_at + net_shift_total(c->n) + c->overhead;
+    int64_t t1 = t0 + c->startup;
+    if (now < t1) {
+        c->started[p] = 0;
+        t1 = now;
+    }
+    int src = p / c->nw;
+    if (c->on_startup && t1 > t0 && c->told[src] != c->step_at) {
+        c->told[src] = c->step_at;
+        c->on_startup(c->ctx, c->q[c->head].tag, src, p % c->nw, t0, t1);
+    }
+}
+
+/* Grows the per-flow arrays of the step to twice their size.  Returns 0
+ * or MSG_ENOMEM. */
+static int grow_step(coll *c) {
+    int cap = c->fcap ? 2 * c->fcap : 16;
+    int **arrays[] = {&c->flows, &c->fpair, &c->fsetup};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+        int *p = realloc(*arrays[i], (size_t)cap * sizeof *p);
+        if (!p) return MSG_ENOMEM;
+        *arrays[i] = p;
+    }
+    c->fcap = cap;
+    return 0;
 }
 
 /* ---- flows ------------------------------------------------------------- */
@@ -347,31 +407,28 @@ static void conn_close(coll *c, int k, int flow, int64_t now) {
 static void flow_done(void *ctx, int64_t now, int flow, uint64_t tag);
 
 /* Starts one flow of the current step over links a and b, standing for
- * `count` flows; a TCP flow of connection `pair` (i * nw + j) when TCP is
- * on, pair >= 0 and its round trip is not 0.  Returns 0 or a negative
- * MSG_E* code. */
+ * `count` flows, active after lat; for pair >= 0 (i * nw + j) a flow of
+ * that pair: it first pays the pair's set-up if the pair was never set up
+ * (coll_set_startup), and it is a TCP flow of connection `pair` when TCP
+ * is on and its round trip is not 0.  Returns 0 or a negative MSG_E*
+ * code. */
 static int start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
                       uint64_t bytes, double rate, int count, int pair) {
-    if (c->nflows == c->fcap) {
-        int cap = c->fcap ? 2 * c->fcap : 16;
-        int *p = realloc(c->flows, (size_t)cap * sizeof *p);
-        if (!p) return MSG_ENOMEM;
-        c->flows = p;
-        int *q = realloc(c->fpair, (size_t)cap * sizeof *q);
-        if (!q) return MSG_ENOMEM;
-        c->fpair = q;
-        c->fcap = cap;
-    }
-    int id = net_flow_add(c->n, now, lat, a, b, bytes, rate, flow_done, c,
-                          c->tag_base + (uint64_t)c->nflows);
+    if (c->nflows == c->fcap && grow_step(c)) return MSG_ENOMEM;
+    int setup = pair >= 0 && c->startup > 0 && !c->started[pair];
+    int64_t wait = setup ? c->startup : 0;
+    int id = net_flow_add(c->n, now, lat + wait, a, b, bytes, rate, flow_done,
+                          c, c->tag_base + (uint64_t)c->nflows);
     if (id < 0) return id;
     if (count > 1) net_flow_set_count(c->n, id, count);
     int conn = -1;
     if (c->tcp && pair >= 0 && pair_rtt(c, pair) > 0 &&
         net_flow_set_tcp(c->n, id, pair_rtt(c, pair),
-                         conn_window(c, pair, now + c->overhead),
+                         conn_window(c, pair, now + c->overhead + wait),
                          c->tp.max_window_bytes) == 0)
         conn = pair;
+    if (setup) c->started[pair] = 1;
+    c->fsetup[c->nflows] = setup ? pair : -1;
     c->fpair[c->nflows] = conn;
     c->flows[c->nflows++] = id;
     c->left++;
@@ -390,6 +447,7 @@ static void cancel_step(coll *c, int64_t now) {
     for (int k = 0; k < c->nflows; k++)
         if (c->flows[k] >= 0) {
             conn_close(c, k, c->flows[k], now);
+            setup_end(c, k, now);
             net_flow_cancel(c->n, now, c->flows[k]);
         }
     c->nflows = 0;
@@ -410,6 +468,7 @@ static int launch_step(coll *c, int64_t now) {
                               c->tag_base);
         if (id < 0) return id;
         c->fpair[c->nflows] = -1;
+        c->fsetup[c->nflows] = -1;
         c->flows[c->nflows++] = id; /* fcap >= 16 from coll_new */
         c->left = 1;
         return 0;
@@ -501,12 +560,13 @@ coll *coll_new(net *n, int nworkers, coll_algo algo, const int64_t *lat_ns,
     c->mem = calloc((size_t)nworkers, sizeof *c->mem);
     c->flows = calloc(16, sizeof *c->flows);
     c->fpair = calloc(16, sizeof *c->fpair);
+    c->fsetup = calloc(16, sizeof *c->fsetup);
     c->flushed = calloc((size_t)nworkers, sizeof *c->flushed);
     c->order = calloc((size_t)nworkers, sizeof *c->order);
     c->cwin = calloc(nn, sizeof *c->cwin);
     c->cend = calloc(nn, sizeof *c->cend);
-    if (!c->lat || !c->mem || !c->flows || !c->fpair || !c->flushed ||
-        !c->order || !c->cwin || !c->cend) {
+    if (!c->lat || !c->mem || !c->flows || !c->fpair || !c->fsetup ||
+        !c->flushed || !c->order || !c->cwin || !c->cend) {
         coll_free(c);
         return NULL;
     }
@@ -529,6 +589,9 @@ void coll_free(coll *c) {
     free(c->mem);
     free(c->flows);
     free(c->fpair);
+    free(c->fsetup);
+    free(c->started);
+    free(c->told);
     free(c->flushed);
     free(c->order);
     free(c->cwin);
@@ -601,6 +664,7 @@ static void flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
     uint64_t k = tag - c->tag_base;
     if (!c->running || k >= (uint64_t)c->nflows || c->flows[k] != flow) return;
     if (c->tcp) conn_close(c, (int)k, flow, now);
+    if (c->startup > 0) setup_end(c, (int)k, now);
     c->flows[k] = -1;
     --c->left;
     if (c->member_done) members_done(c, now, (int)k);
@@ -612,6 +676,8 @@ static void flow_done(void *ctx, int64_t now, int flow, uint64_t tag) {
 
 void coll_remove_member(coll *c, int64_t now, int worker) {
     if (worker < 0 || worker >= c->nw) return;
+    for (int j = 0; c->started && j < c->nw; j++) /* its connections go */
+        c->started[worker * c->nw + j] = c->started[j * c->nw + worker] = 0;
     int in_running = c->running && mask_of(c, c->head)[worker];
     for (int j = 0; j < c->len; j++) mask_of(c, c->head + j)[worker] = 0;
     if (!in_running) return;
@@ -674,6 +740,29 @@ void coll_set_step_overhead(coll *c, int64_t ns) {
     if (ns >= 0) c->overhead = ns < COLL_OVERHEAD_MAX ? ns : COLL_OVERHEAD_MAX;
 }
 
+int coll_set_startup(coll *c, int64_t ns, coll_startup_fn fn) {
+    if (ns < 0) return 0;
+    if (!c->started) {
+        c->started = calloc((size_t)c->nw * (size_t)c->nw, 1);
+        c->told = malloc((size_t)c->nw * sizeof *c->told);
+        if (!c->started || !c->told) {
+            free(c->started);
+            free(c->told);
+            c->started = NULL;
+            c->told = NULL;
+            return MSG_ENOMEM;
+        }
+        for (int i = 0; i < c->nw; i++) c->told[i] = INT64_MIN;
+    }
+    c->startup = ns < COLL_OVERHEAD_MAX ? ns : COLL_OVERHEAD_MAX;
+    c->on_startup = fn;
+    return 0;
+}
+
+void coll_set_queue(coll *c, int64_t ns) {
+    if (ns >= 0) c->queue = ns < COLL_OVERHEAD_MAX ? ns : COLL_OVERHEAD_MAX;
+}
+
 int coll_set_order(coll *c, const int *order) {
     if (!order) {
         for (int i = 0; i < c->nw; i++) c->order[i] = i;
@@ -724,6 +813,9 @@ static void conns_signature(const coll *c, sig_buf *b) {
 
 void coll_signature(const coll *c, sig_buf *b) {
     conns_signature(c, b);
+    sig_i64(b, c->startup);
+    if (c->startup > 0) /* which pairs are set up */
+        sig_put(b, c->started, (size_t)c->nw * (size_t)c->nw);
     sig_i64(b, c->len);
     for (int k = 0; k < c->len; k++) {
         sig_put(b, &c->q[c->head + k], sizeof c->q[0]);
@@ -738,7 +830,8 @@ void coll_signature(const coll *c, sig_buf *b) {
     /* which flows of the step are still running; their ids are the net's
      * (flow k is the live flow tagged tag_base + k) */
     for (int k = 0; k < c->nflows; k++) {
-        uint8_t live = c->flows[k] >= 0;
+        uint8_t live = c->flows[k] >= 0, setup = c->fsetup[k] >= 0;
         sig_put(b, &live, 1);
+        if (c->startup > 0) sig_put(b, &setup, 1);
     }
 }

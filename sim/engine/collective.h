@@ -28,7 +28,8 @@
  *
  * TCP (coll_set_tcp; docs/network.md).  Every flow from i to j is then a
  * flow of the connection (i, j), with round trip RTT = lat(i -> j) +
- * lat(j -> i) (no queueing delay), whose window the net grows by slow
+ * lat(j -> i) + the standing queue (coll_set_queue; 0 unless set), whose
+ * window the net grows by slow
  * start (net.h).  Connections persist between flows, steps and
  * collectives: each keeps the window its last flow ended with and the
  * instant its sender last sent data, Linux's lsndtime: the flow's end
@@ -55,6 +56,16 @@
  * Step overhead (coll_set_step_overhead): every step's flows wait the
  * overhead before their latency (a single-member collective has no steps
  * to pay it: it still completes at once).
+ *
+ * Connection set-up (coll_set_startup): the first flow over each ordered
+ * pair (i, j) waits the set-up after the step overhead and before its
+ * latency; later flows over the pair do not.  The pair counts as set up
+ * from that flow's start; should the flow be cancelled before its set-up
+ * is over, the pair is as never set up.  A member removed
+ * (coll_remove_member: it failed) loses every pair it is part of, both
+ * ways: a repaired worker's process opens new connections, and the
+ * survivors' ring around it uses a new pair.  Under TCP the set-up delays
+ * the sender's start, at which the restart after idle is taken.
  *
  * The life of a reduction, the functions it goes through in order (the
  * static ones are collective.c's; the engine's side is in worker.c and
@@ -108,7 +119,8 @@ typedef struct {
     int restart_after_idle; /* 1: tcp_slow_start_after_idle */
 } coll_tcp;
 
-/* The largest step overhead (ns) coll_set_step_overhead() keeps: 2^60. */
+/* The largest step overhead (ns) coll_set_step_overhead() keeps: 2^60
+ * (also the largest set-up and queue). */
 #define COLL_OVERHEAD_MAX ((int64_t)1 << 60)
 
 typedef struct coll coll;
@@ -120,6 +132,14 @@ typedef void (*coll_member_fn)(void *ctx, int64_t now, uint64_t tag,
 
 /* Called when a collective completes, with the tag it was submitted with. */
 typedef void (*coll_done_fn)(void *ctx, int64_t now, uint64_t tag);
+
+/* Called with coll_new's context once a flow that paid the set-up of pair
+ * (src, dst) ends: the set-up wait ran over [t0, t1) (t1 earlier than the
+ * full set-up for a flow cancelled during it), for the collective of that
+ * tag.  Once per sender and step: the first of its flows that ends (a
+ * star's hub sets up all of its broadcast's pairs over the same span). */
+typedef void (*coll_startup_fn)(void *ctx, uint64_t tag, int src, int dst,
+                                int64_t t0, int64_t t1);
 
 /* A stream over net n for nworkers workers.  lat_ns (nworkers^2 entries)
  * is copied; max_flow_bytes_per_s caps every flow (INFINITY: no cap).
@@ -178,7 +198,8 @@ void coll_flush_bytes(coll *c);
  * jobs with their members, the running collective's members, step,
  * whether it takes the shortcut, and which flows of its step are still
  * running (their ids, instants and windows are in the net's signature:
- * flow k carries tag tag_base + k). */
+ * flow k carries tag tag_base + k); with a set-up, which pairs are set up
+ * and which flows of the step pay it. */
 void coll_signature(const coll *c, sig_buf *b);
 
 /* Makes every flow of the stream a TCP connection of the ordered pair
@@ -196,6 +217,20 @@ void coll_set_tcp(coll *c, const coll_tcp *t);
  * every step's flows start `ns` after the step begins (>= 0; 0 = today;
  * negative is ignored, more than COLL_OVERHEAD_MAX is that). */
 void coll_set_step_overhead(coll *c, int64_t ns);
+
+/* A one-time cost of each ordered pair's first flow (communicator set-up,
+ * connection establishment; see the top of this file): `ns` (>= 0; 0 =
+ * none; negative is ignored, more than COLL_OVERHEAD_MAX is that), each
+ * wait reported to fn (NULL: nobody).  Every pair starts as never set up.
+ * Returns 0 or MSG_ENOMEM (nothing changes). */
+int coll_set_startup(coll *c, int64_t ns, coll_startup_fn fn);
+
+/* A standing queue at the bottleneck: `ns` (>= 0; negative is ignored,
+ * more than COLL_OVERHEAD_MAX is that) added to every TCP round trip,
+ * and so to slow start's rounds, the window's cap and the RTO; a flow
+ * still waits only its one-way latency before its first byte.  Without
+ * TCP it changes nothing.  Call before the first coll_submit. */
+void coll_set_queue(coll *c, int64_t ns);
 
 /* The ring order: a permutation of 0..nworkers-1 (copied); a ring's member
  * k sends to the next member in this order (default: increasing worker

@@ -141,9 +141,9 @@ static int activate(net *n, int id) {
     f->rate = 0;
     f->seg_rate = NAN; /* its first filling begins a segment */
     f->t_done = INT64_MAX;
-    int ls[2];
+    int ls[4];
     if (f->remaining <= tolerance(f) ||
-        (isinf(f->cap) && bounded_links(n, f, ls) == 0)) {
+        (isinf(f->cap) && ack_links(n, f, ls, bounded_links(n, f, ls)) == 0)) {
         finish(n, id);
         return 1;
     }
@@ -283,6 +283,7 @@ void net_free(net *n) {
     free(n->found);
     free(n->found_act);
     free(n->found_round);
+    free(n->partner);
     free(n);
 }
 
@@ -419,7 +420,30 @@ void net_set_lazy(net *n, int on) {
     if (!on) net__make_eager_if(n, any_flow);
 }
 
+int net_set_ack(net *n, double coef, const int *partner) {
+    if (n->nlive > 0 || !(coef >= 0) || !isfinite(coef) ||
+        (coef > 0 && !partner))
+        return MSG_EINPUT;
+    for (int l = 0; coef > 0 && l < n->nlinks; l++)
+        if (partner[l] < -1 || partner[l] >= n->nlinks) return MSG_EINPUT;
+    if (coef > 0 && !n->partner) {
+        n->partner = malloc((size_t)(n->nlinks > 0 ? n->nlinks : 1) *
+                            sizeof *n->partner);
+        if (!n->partner) return MSG_ENOMEM;
+    }
+    if (coef > 0)
+        memcpy(n->partner, partner, (size_t)n->nlinks * sizeof *partner);
+    n->ack = coef;
+    if (coef > 0) n->anonymous = 0; /* ACKs share links: ids may matter */
+    return 0;
+}
+
+double net_ack(const net *n) {
+    return n->ack;
+}
+
 void net_set_anonymous(net *n) {
+    if (n->ack > 0) return; /* every flow's ACKs share another's links */
     n->anonymous = 1;
     for (int l = 0; l < n->nlinks; l++)
         if (n->links[l].nref > 1) n->anonymous = 0;

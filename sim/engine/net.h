@@ -36,6 +36,14 @@
  * ends with that window plus what it sent in the round (the round's
  * acknowledgements, which arrive after its end).
  *
+ * ACKs (net_set_ack; docs/network.md): a flow may also load the reverse
+ * links of its links (its acknowledgements' path) with a coefficient a of
+ * its rate.  The filling is then weighted: every flow's rate rises
+ * together, with coefficient 1 on the links it crosses and a on those its
+ * ACKs load, and a link is full when the sum of coefficient x rate
+ * reaches its capacity.  Byte counters and peaks stay payload: what the
+ * flows crossing a link moved.
+ *
  * Timing is the receiver's: a flow's bytes move (and count) from t_act to
  * its completion, the instant its last byte arrives; its sender sent them
  * over the same span less its latency (the one-way latency, the part of
@@ -157,8 +165,22 @@ void net_set_lazy(net *n, int on);
  * in which they come.  Two such nets whose flows differ only in their
  * ids have the same future up to a renaming, so net_signature() leaves
  * ids out.  Should a link ever be crossed by two live flows, the net goes
- * back to signatures with ids for good. */
+ * back to signatures with ids for good.  Ignored with ACKs (net_set_ack:
+ * their loads share links). */
 void net_set_anonymous(net *n);
+
+/* Acknowledgements: every flow over links (a, b) also loads the links
+ * partner[b] and partner[a] (partner: nlinks entries, each a link id or
+ * -1 for none; copied) with coef x its rate, as its ACKs do on the
+ * reverse path (a flow from worker i to j: up(j) and down(i)).  coef 0
+ * turns them off (partner may then be NULL).  Call while no flow is live;
+ * the net's signatures then keep flow ids (net_set_anonymous is
+ * ignored).  Returns 0, MSG_EINPUT (live flows, coef not >= 0 or not
+ * finite, a bad partner) or MSG_ENOMEM, the net unchanged on failure. */
+int net_set_ack(net *n, double coef, const int *partner);
+
+/* The ACK coefficient net_set_ack() set (0: none). */
+double net_ack(const net *n);
 
 /* Appends to b (sig.h) a byte string that is equal for two nets exactly
  * when their futures are the same up to a shift of time: every live flow
@@ -168,7 +190,8 @@ void net_set_anonymous(net *n);
  * window limit, own cap, binding limit and t_round - now (its next round
  * boundary that changes something); the free-id stack; nflows; net->next - now;
  * and the rest of what steers the future (link capacities, which flows are
- * in a component that must be refilled globally).  After
+ * in a component that must be refilled globally, the ACK coefficient and
+ * partners).  After
  * net_set_anonymous() (and while no link has been shared), up to a
  * renaming of flow ids too: the live flows without their ids, in an order
  * of their own, and no free-id stack or nflows.  Link byte counters and

@@ -170,7 +170,7 @@ int net__grow(net *n) {
         if (!p) return -1;
         *arrays[i] = p;
     }
-    int *lf = realloc(n->lflows, 2 * (size_t)cap * sizeof *lf);
+    int *lf = realloc(n->lflows, 4 * (size_t)cap * sizeof *lf);
     if (!lf) return -1;
     n->lflows = lf;
     capped_flow *cf = realloc(n->capped, (size_t)cap * sizeof *cf);

@@ -80,7 +80,8 @@ typedef struct {
     uint64_t seen; /* share(): epoch of the pass that reached it */
     /* scratch for the filling, meaningful only for links in net.heap */
     double rem;       /* capacity not yet handed out */
-    int nflows;       /* unfrozen flows crossing it */
+    int nflows;       /* unfrozen flows crossing it or loading it */
+    int nrev;         /* of those, loading it by their ACKs */
     int first, nlist; /* its flows: net.lflows[first .. first+nlist) */
     int hpos;         /* its index in the heap net.heap */
 } link_state;
@@ -123,7 +124,8 @@ struct net {
     int anonymous; /* net_set_anonymous() and no link shared since */
     int *freeids;  /* stack of reusable ids */
     int nfree;
-    int *lflows;         /* filling: flows of each link (2 * fcap) */
+    int *lflows;         /* filling: flows of each link (4 * fcap: two
+                            links and, with ACKs, two reverse links) */
     capped_flow *capped; /* filling: flows with a finite cap, by cap */
     int *batch;          /* flows completed at the instant being processed */
     int nbatch;
@@ -154,6 +156,8 @@ struct net {
     int *found_round; /* gather_due(): the flows at a round boundary */
     int ntcp;         /* live TCP flows */
     int64_t shifted;  /* the sum of net_shift()'s dt */
+    double ack;       /* net_set_ack(): the ACK coefficient, 0 for none */
+    int *partner;     /* net_set_ack(): each link's reverse link, or -1 */
 };
 
 enum {
@@ -243,6 +247,25 @@ static inline int bounded_links(const net *n, const flow *f, int out[2]) {
         if (f->link[i] >= 0 && isfinite(n->links[f->link[i]].cap))
             out[k++] = f->link[i];
     return k;
+}
+
+/* With ACKs (net_set_ack), appends to out[k..] the bounded reverse links
+ * f's acknowledgements load (the partners of link[1] and link[0]); returns
+ * the new count, k without ACKs.  out[] has room for 4 links. */
+static inline int ack_links(const net *n, const flow *f, int *out, int k) {
+    if (!(n->ack > 0)) return k;
+    for (int i = 2; i-- > 0;) {
+        int l = f->link[i] >= 0 ? n->partner[f->link[i]] : -1;
+        if (l >= 0 && isfinite(n->links[l].cap)) out[k++] = l;
+    }
+    return k;
+}
+
+/* The weight of a link in the filling: its unfrozen flows crossing it
+ * (coefficient 1) plus ack times those loading it by their ACKs; without
+ * ACKs exactly nflows. */
+static inline double link_weight(const net *n, const link_state *L) {
+    return (double)(L->nflows - L->nrev) + n->ack * L->nrev;
 }
 
 /* The whole bytes f has moved when `remaining` bytes are left: its size

@@ -23,6 +23,16 @@
  * Peaks are updated on the links whose load or order of summation may
  * have changed (two rates sum alike in either order, so only links of
  * three or more are sorted).
+ *
+ * ACKs (net_set_ack).  A flow then also loads the reverse links of its
+ * links with ack x its rate: the filling is weighted, every flow
+ * coefficient 1 on the links it crosses and ack on those its
+ * acknowledgements load, and a link is full when the sum of coefficient x
+ * rate reaches its capacity.  The links' lists hold the flows that cross
+ * them only (peaks and bytes are payload), so the components they join
+ * miss what the ACKs join: with ACKs, share() refills every flow at once,
+ * in live order, and the tie marks are not needed.  Without ACKs the
+ * weights are the counts of flows, exactly as before.
  */
 #include "sim/engine/net_int.h"
 
@@ -37,10 +47,12 @@
  * All unfrozen flows rise together to a common level; a flow freezes when
  * the level reaches its cap or saturates a link it crosses.  The next level
  * is the smaller of the least unfrozen cap (a sorted list) and the least
- * fair share rem/nflows over the links (a min-heap).  Freezing a
- * flow at level lam takes lam from its links and never lowers their fair
- * share, so the heap only needs sifting down.  A filling costs
- * O((flows + links) log), whatever the number of distinct levels. */
+ * fair share rem/nflows over the links (a min-heap; with ACKs rem over the
+ * weight, link_weight()).  Freezing a flow of coefficient c at level lam
+ * takes c lam from its links and never lowers their fair share
+ * ((rem - c lam) / (w - c) >= lam when rem / w >= lam), so the heap only
+ * needs sifting down.  A filling costs O((flows + links) log), whatever
+ * the number of distinct levels. */
 
 static void heap_sift_down(net *n, int nt, int i) {
     heap_entry *h = n->heap, e = h[i];
@@ -57,6 +69,26 @@ static void heap_sift_down(net *n, int nt, int i) {
     n->links[e.link].hpos = i;
 }
 
+/* The filling's passes take `acked` (n->ack > 0) as a constant: each is
+ * compiled into the two fillings, with it 1 and with it 0, the latter
+ * the plain filling, which pays nothing for ACKs. */
+#define FILL_INLINE static inline __attribute__((always_inline))
+
+/* The bounded links f loads into ls[]: those it crosses first (*nf of
+ * them, coefficient 1), then with `acked` those its ACKs load; returns
+ * how many in all. */
+FILL_INLINE int loaded_links(const net *n, const flow *f, int ls[4], int *nf,
+                             int acked) {
+    *nf = bounded_links(n, f, ls);
+    return acked ? ack_links(n, f, ls, *nf) : *nf;
+}
+
+/* A link's weight in the filling (link_weight), its unfrozen flows
+ * without ACKs. */
+FILL_INLINE double weight(const net *n, const link_state *L, int acked) {
+    return acked ? link_weight(n, L) : L->nflows;
+}
+
 static int by_cap(const void *a, const void *b) {
     const capped_flow *x = a, *y = b;
     if (x->cap != y->cap) return x->cap < y->cap ? -1 : 1;
@@ -68,30 +100,32 @@ static int by_cap(const void *a, const void *b) {
  * with each link's flows in n->lflows, and the capped flows, sorted, in
  * n->capped.  Returns the number of links; *ncapped gets the number of
  * capped flows. */
-static int fill_setup(net *n, const int *ids, int cnt, int *ncapped) {
-    int nt = 0, nc = 0, ls[2];
+FILL_INLINE int fill_setup(net *n, const int *ids, int cnt, int *ncapped,
+                           int acked) {
+    int nt = 0, nc = 0, nf, ls[4];
     for (int i = 0; i < cnt; i++) {
         flow *f = &n->flows[ids[i]];
         f->rate = -1;
         f->capbound = 0;
         if (isfinite(f->cap)) n->capped[nc++] = (capped_flow){f->cap, ids[i]};
-        for (int k = bounded_links(n, f, ls); k-- > 0;) {
+        for (int k = loaded_links(n, f, ls, &nf, acked); k-- > 0;) {
             link_state *L = &n->links[ls[k]];
             if (L->nflows++ == 0) n->heap[nt++].link = ls[k];
+            if (acked && k >= nf) L->nrev++; /* loaded by its ACKs */
         }
     }
     int off = 0;
     for (int i = 0; i < nt; i++) {
         link_state *L = &n->links[n->heap[i].link];
         L->rem = L->cap;
-        n->heap[i].fair = L->cap / L->nflows;
+        n->heap[i].fair = L->cap / weight(n, L, acked);
         L->first = off;
         L->nlist = 0;
         off += L->nflows;
     }
     for (int i = 0; i < cnt; i++) {
         const flow *f = &n->flows[ids[i]];
-        for (int k = bounded_links(n, f, ls); k-- > 0;) {
+        for (int k = loaded_links(n, f, ls, &nf, acked); k-- > 0;) {
             link_state *L = &n->links[ls[k]];
             n->lflows[L->first + L->nlist++] = ids[i];
         }
@@ -106,15 +140,20 @@ static int fill_setup(net *n, const int *ids, int cnt, int *ncapped) {
 /* Freezes flow f at rate lam and updates its links' fair shares.  Returns
  * 1 if rounding lowered a fair share (the heap may then be out of order),
  * else 0. */
-static int fill_freeze(net *n, int nt, flow *f, double lam) {
-    int ls[2], lowered = 0;
+FILL_INLINE int fill_freeze(net *n, int nt, flow *f, double lam, int acked) {
+    int nf, ls[4], lowered = 0;
     f->rate = lam;
-    for (int k = bounded_links(n, f, ls); k-- > 0;) {
+    for (int k = loaded_links(n, f, ls, &nf, acked); k-- > 0;) {
         link_state *L = &n->links[ls[k]];
-        L->rem -= lam;
+        if (!acked || k < nf) {
+            L->rem -= lam;
+        } else { /* its ACKs: ack x its rate */
+            L->rem -= n->ack * lam;
+            L->nrev--;
+        }
         L->nflows--;
         /* never below the level just reached (rounding could say so) */
-        double fair = L->nflows > 0 ? L->rem / L->nflows : INFINITY;
+        double fair = L->nflows > 0 ? L->rem / weight(n, L, acked) : INFINITY;
         fair = fair > lam ? fair : lam;
         lowered |= fair < n->heap[L->hpos].fair;
         n->heap[L->hpos].fair = fair;
@@ -124,10 +163,11 @@ static int fill_freeze(net *n, int nt, flow *f, double lam) {
 }
 
 /* Whether level lam binds below the fair share of every bounded link f
- * crosses (CAP_MARGIN). */
-static int below_links(const net *n, const flow *f, double lam) {
-    int ls[2];
-    for (int k = bounded_links(n, f, ls); k-- > 0;)
+ * crosses or loads by its ACKs (CAP_MARGIN). */
+FILL_INLINE int below_links(const net *n, const flow *f, double lam,
+                            int acked) {
+    int nf, ls[4];
+    for (int k = loaded_links(n, f, ls, &nf, acked); k-- > 0;)
         if (!(lam < n->heap[n->links[ls[k]].hpos].fair * CAP_MARGIN)) return 0;
     return 1;
 }
@@ -159,13 +199,14 @@ static int root_tied(const net *n, int nt) {
 
 /* Sets the rates of the active flows ids[0..cnt) (in live order, no
  * bounded link shared with a flow outside them): max-min fair with
- * per-flow caps.  With `watch`, returns 1 if the filling met something
- * whose outcome the order of equal levels could change (see the file
- * comment), else 0. */
-static int fill_rates(net *n, const int *ids, int cnt, int watch) {
+ * per-flow caps, weighted by the ACKs with `acked`.  With `watch`,
+ * returns 1 if the filling met something whose outcome the order of
+ * equal levels could change (see the file comment), else 0. */
+FILL_INLINE int fill_rates_by(net *n, const int *ids, int cnt, int watch,
+                              int acked) {
     int nc, ci = 0, tied = 0, linked = 0;
     double last = 0;
-    int nt = fill_setup(n, ids, cnt, &nc);
+    int nt = fill_setup(n, ids, cnt, &nc, acked);
     for (;;) {
         while (ci < nc && n->flows[n->capped[ci].id].rate >= 0)
             ci++; /* already frozen by a link */
@@ -174,8 +215,8 @@ static int fill_rates(net *n, const int *ids, int cnt, int watch) {
         if (isinf(lc) && isinf(ll)) break;
         if (lc <= ll) {
             flow *f = &n->flows[n->capped[ci++].id];
-            f->capbound = below_links(n, f, lc);
-            tied |= fill_freeze(n, nt, f, lc);
+            f->capbound = below_links(n, f, lc, acked);
+            tied |= fill_freeze(n, nt, f, lc, acked);
             continue;
         }
         if (watch && !tied) tied = (linked && ll == last) || root_tied(n, nt);
@@ -184,7 +225,7 @@ static int fill_rates(net *n, const int *ids, int cnt, int watch) {
         const link_state *L = &n->links[n->heap[0].link];
         for (int j = L->first; j < L->first + L->nlist; j++) {
             flow *f = &n->flows[n->lflows[j]];
-            if (f->rate < 0) tied |= fill_freeze(n, nt, f, ll);
+            if (f->rate < 0) tied |= fill_freeze(n, nt, f, ll, acked);
         }
     }
     /* what is left has no bounded link and no cap */
@@ -193,6 +234,12 @@ static int fill_rates(net *n, const int *ids, int cnt, int watch) {
         if (f->rate < 0) f->rate = INFINITY;
     }
     return watch && tied;
+}
+
+/* fill_rates_by(), with ACKs when the net has them. */
+static int fill_rates(net *n, const int *ids, int cnt, int watch) {
+    return n->ack > 0 ? fill_rates_by(n, ids, cnt, watch, 1)
+                      : fill_rates_by(n, ids, cnt, watch, 0);
 }
 
 /* Gathers the component of active flow id into n->comp, in live order;
@@ -301,20 +348,22 @@ static void update_peaks(net *n) {
 }
 
 /* Refills the components of the seeded flows (every flow while one is
- * tied), then brings completion instants, peaks and the cached next
- * instant up to date: a flow whose rate changed, and every eager one,
- * begins a new segment; a lazy one keeps its instant (it is proven). */
+ * tied, or with ACKs), then brings completion instants, peaks and the
+ * cached next instant up to date: a flow whose rate changed, and every
+ * eager one, begins a new segment; a lazy one keeps its instant (it is
+ * proven). */
 void net__share(net *n) {
     n->epoch++;
     n->due_now = 0;
+    int global = n->ack > 0; /* ACKs join what the links' lists do not */
     for (int s = 0; s < n->nseeds; s++) {
         flow *f = &n->flows[n->seeds[s]];
         f->seeded = 0;
-        if (f->state == FLOW_ACTIVE && f->seen != n->epoch)
+        if (f->state == FLOW_ACTIVE && f->seen != n->epoch && !global)
             fill_component(n, n->seeds[s]);
     }
     n->nseeds = 0;
-    if (n->ntied > 0) {
+    if (n->ntied > 0 || global) {
         fill_all(n);
         for (int i = 0; i < n->nlive; i++)
             if (n->flows[n->live[i]].state == FLOW_ACTIVE)

@@ -95,6 +95,9 @@ void net_signature(const net *n, int64_t now, sig_buf *s) {
     sig_i64(s, n->nlinks);
     for (int l = 0; l < n->nlinks; l++)
         sig_put(s, &n->links[l].cap, sizeof n->links[l].cap);
+    sig_put(s, &n->ack, sizeof n->ack);
+    if (n->ack > 0)
+        sig_put(s, n->partner, (size_t)n->nlinks * sizeof *n->partner);
 }
 
 void net_shift(net *n, int64_t dt) {

@@ -104,12 +104,14 @@ typedef struct {
  * short; it counts as compute, and as lost), "down" (track
  * 0: failed, until repaired), "stalled" (track 0, DP: waiting for the
  * others' recovery), "rejoin_wait" (track 0: repaired and up to date,
- * waiting for the group's next sync), "allreduce" (track 1), "recovery"
- * (track 1: downloading the parameters), "recovery_interrupted" (track 1:
- * a download cut short by a failure, bytes 0).  layer and fragment are -1 where
- * they do not apply; bytes is the all-reduce's payload or the download's
- * size (0 for compute).  step is the step computed, the step after which
- * the reduction was taken, or the worker's step when it failed. */
+ * waiting for the group's next sync), "allreduce" (track 1), "startup"
+ * (track 1: a sender's set-up of a pair, network.startup_ms, bytes 0),
+ * "recovery" (track 1: downloading the parameters), "recovery_interrupted"
+ * (track 1: a download cut short by a failure, bytes 0).  layer and
+ * fragment are -1 where they do not apply; bytes is the all-reduce's
+ * payload or the download's size (0 for compute).  step is the step
+ * computed, the step after which the reduction was taken, or the worker's
+ * step when it failed. */
 typedef struct {
     int worker, track, layer, fragment;
     const char *name;

@@ -218,7 +218,9 @@ static int init_fragments_and_marks(world *W) {
 }
 
 /* The M x M latencies in ns, and the cap a TCP window puts on every flow
- * (network.transport not tcp). */
+ * (network.transport not tcp): a window per round trip, the longest one
+ * and the standing queue (network.queue_ms), the one thing the queue
+ * changes without TCP. */
 static void init_latencies(world *W) {
     const scn_config *c = W->cfg;
     int M = W->M;
@@ -232,16 +234,27 @@ static void init_latencies(world *W) {
     /* One TCP window in flight per round trip; the longest round trip
      * bounds every flow (a conservative reading of heterogeneous RTTs). */
     int tcp = c->transport == SCN_TRANSPORT_TCP;
+    double rtt_ms = 2 * max_lat + c->queue_ms; /* exactly 2 max_lat at 0 */
     W->flow_cap = INFINITY;
-    if (c->tcp_window_mb > 0 && max_lat > 0 && !tcp)
-        W->flow_cap = c->tcp_window_mb * 1e6 / (2 * max_lat * 1e-3);
+    if (c->tcp_window_mb > 0 && rtt_ms > 0 && !tcp)
+        W->flow_cap = c->tcp_window_mb * 1e6 / (rtt_ms * 1e-3);
 }
 
-/* The net: an up link (2i) and a down link (2i + 1) per worker. */
+/* The net: an up link (2i) and a down link (2i + 1) per worker; with
+ * network.ack_bytes_per_kb, a flow from i to j loads up(j) and down(i)
+ * with its ACKs (each link's partner is the other link of its worker). */
 static int init_links(world *W) {
     const scn_config *c = W->cfg;
     W->net = net_new(2 * W->M);
     if (!W->net) return MSG_ENOMEM;
+    if (c->ack_bytes_per_kb > 0) {
+        int *partner = malloc((size_t)(2 * W->M) * sizeof *partner);
+        if (!partner) return MSG_ENOMEM;
+        for (int l = 0; l < 2 * W->M; l++) partner[l] = l ^ 1;
+        int rc = net_set_ack(W->net, c->ack_bytes_per_kb / 1000, partner);
+        free(partner);
+        if (rc) return rc; /* the loader checked the range: only OOM */
+    }
     /* payload bytes get the efficiency's share of the line rate */
     double rate = scn_gbit_bits(c->gbit) / 8 * c->efficiency;
     for (int i = 0; i < W->M; i++) {
@@ -251,8 +264,19 @@ static int init_links(world *W) {
     return 0;
 }
 
-/* The group's collective stream: its shape, TCP, step overhead, ring
- * order and completion. */
+/* A set-up wait of the stream (network.startup_ms) as a span of the
+ * sender's communication track: "startup", the layer and take of the
+ * reduction it is part of (the stream's tag is the layer), no bytes. */
+static void on_startup(void *ctx, uint64_t tag, int src, int dst, int64_t t0,
+                       int64_t t1) {
+    world *W = ctx;
+    (void)dst;
+    int l = (int)tag;
+    span(W, src, 1, "startup", l, W->red[l].take, t0, t1, 0);
+}
+
+/* The group's collective stream: its shape, TCP, step overhead, set-up,
+ * standing queue, ring order and completion. */
 static int init_collective(world *W) {
     const scn_config *c = W->cfg;
     W->coll = coll_new(W->net, W->M, c->collective, W->lat, W->flow_cap,
@@ -269,6 +293,12 @@ static int init_collective(world *W) {
         coll_set_tcp(W->coll, &t);
     }
     coll_set_step_overhead(W->coll, llround(c->collective_overhead_ms * 1e6));
+    int spans = W->hooks && W->hooks->span; /* the set-up's slices */
+    if (c->startup_ms > 0 &&
+        coll_set_startup(W->coll, llround(c->startup_ms * 1e6),
+                         spans ? on_startup : NULL))
+        return MSG_ENOMEM;
+    coll_set_queue(W->coll, llround(c->queue_ms * 1e6));
     if (c->has_ring_order && coll_set_order(W->coll, c->ring_order))
         return MSG_ENOMEM; /* the loader checked the permutation */
     W->member_mode = c->completion == SCN_COMPLETION_MEMBER;

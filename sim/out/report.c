@@ -54,8 +54,9 @@ static void field_per_worker(jw *w, const char *k, const double *v, int M) {
 /* The network and memory keys beyond the ideal model, each only when it
  * is not its default (so the output of a scenario that does not use them
  * is what it was): transport (with its window and restart), completion,
- * efficiency, collective_overhead_ms, the latency matrix, ring order, DP
- * buckets and the offload with its host rate. */
+ * efficiency, collective_overhead_ms, startup_ms, ack_bytes_per_kb,
+ * queue_ms, the latency matrix, ring order, DP buckets and the offload
+ * with its host rate. */
 static void network_realism(jw *w, const scn_config *c) {
     int M = c->workers;
     if (c->transport == SCN_TRANSPORT_TCP) {
@@ -68,6 +69,10 @@ static void network_realism(jw *w, const scn_config *c) {
     if (c->efficiency != 1) jw_num(w, "efficiency", c->efficiency);
     if (c->collective_overhead_ms != 0)
         jw_num(w, "collective_overhead_ms", c->collective_overhead_ms);
+    if (c->startup_ms != 0) jw_num(w, "startup_ms", c->startup_ms);
+    if (c->ack_bytes_per_kb != 0)
+        jw_num(w, "ack_bytes_per_kb", c->ack_bytes_per_kb);
+    if (c->queue_ms != 0) jw_num(w, "queue_ms", c->queue_ms);
     if (c->has_latency_matrix) {
         jw_array(w, "latency_matrix_ms");
         for (int i = 0; i < M; i++) {

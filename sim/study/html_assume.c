@@ -37,6 +37,9 @@ enum {
     R_TRANSPORT,
     R_EFFICIENCY,
     R_OVERHEAD,
+    R_STARTUP,
+    R_ACK,
+    R_QUEUE,
     R_METHOD,
     R_H,
     R_FRAGMENTS,
@@ -79,6 +82,9 @@ static const struct {
             {R_WINDOW, "TCP window"},
             {R_EFFICIENCY, "payload share of the line rate"},
             {R_OVERHEAD, "overhead per collective step"},
+            {R_STARTUP, "set-up of each pair's first transfer"},
+            {R_ACK, "ACK bytes per KB of payload (reverse path)"},
+            {R_QUEUE, "standing queue in TCP's round trip"},
             {R_GROUP, "Method"},
             {R_METHOD, "method"},
             {R_H, "H: inner steps between syncs of a fragment"},
@@ -315,6 +321,9 @@ static int network_text(const scn_config *c, int id, char *buf, size_t len) {
     case R_OVERHEAD:
         amount_or_none(c->collective_overhead_ms, "ms", buf, len);
         break;
+    case R_STARTUP: amount_or_none(c->startup_ms, "ms", buf, len); break;
+    case R_ACK: amount_or_none(c->ack_bytes_per_kb, "bytes", buf, len); break;
+    case R_QUEUE: amount_or_none(c->queue_ms, "ms", buf, len); break;
     default: return 0;
     }
     return 1;
@@ -399,8 +408,9 @@ static void assumption(const scn_config *c, const scn_train *t, int id,
 }
 
 /* Whether row `id` is shown: the ring order when a variant sets one, DP's
- * buckets when a variant is DP, the offload when a variant offloads;
- * every other row always. */
+ * buckets when a variant is DP, the offload when a variant offloads, the
+ * set-up, ACKs and queue when a variant has them; every other row
+ * always. */
 static int row_shown(int id, int n, const scn_config *cfg) {
     int any = 0;
     for (int i = 0; i < n; i++)
@@ -408,7 +418,10 @@ static int row_shown(int id, int n, const scn_config *cfg) {
                : id == R_BUCKETS  ? cfg[i].sched.method == SCHED_DP
                : id == R_OFFLOAD
                    ? cfg[i].offload_outer && cfg[i].sched.method != SCHED_DP
-                   : 1;
+               : id == R_STARTUP ? cfg[i].startup_ms > 0
+               : id == R_ACK     ? cfg[i].ack_bytes_per_kb > 0
+               : id == R_QUEUE   ? cfg[i].queue_ms > 0
+                                 : 1;
     return any;
 }
 

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -344,10 +345,50 @@ static int csv_value(const meas__src *src, int line, const csv_col *c,
 typedef struct {
     const csv_format *fmt;
     int n;
-    int col_of[CSV_MAX_FIELDS];
+    int col_of[CSV_MAX_FIELDS]; /* KEY_COL: a runs column named by a key */
     int at[CSV_MAX_FIELDS];
     int line;
+    int nkeys; /* the key columns, in header order: their names */
+    char key[MEAS_MAX_KEY_COLS][MEAS_SET_MAX];
 } csv_header;
+
+#define KEY_COL (-1)
+
+/* Whether the n bytes at s are a dotted scenario key: two or more
+ * segments of letters, digits and '_'. */
+static int dotted_key(const char *s, size_t n) {
+    int dots = 0;
+    for (size_t i = 0, seg = 0; i <= n; i++) {
+        if (i == n || s[i] == '.') {
+            if (seg == 0) return 0;
+            dots += i < n;
+            seg = 0;
+        } else if (isalnum((unsigned char)s[i]) || s[i] == '_') {
+            seg++;
+        } else {
+            return 0;
+        }
+    }
+    return dots > 0;
+}
+
+/* Header field f of a runs CSV as a key column.  Returns 0, or the
+ * message of a key given twice or one too many. */
+static int key_column(const meas__src *src, const meas__line *ln,
+                      const csv_field *f, int i, csv_header *h) {
+    for (int k = 0; k < h->nkeys; k++)
+        if (!strcmp(h->key[k], f->s))
+            return meas__fail(src, ln->no, f->col, "column '%s' given twice",
+                              f->s);
+    if (h->nkeys == MEAS_MAX_KEY_COLS || f->n >= MEAS_SET_MAX / 2)
+        return meas__fail(src, ln->no, f->col,
+                          "%s: more than %d key columns or a key longer than "
+                          "%d bytes",
+                          f->s, MEAS_MAX_KEY_COLS, MEAS_SET_MAX / 2 - 1);
+    snprintf(h->key[h->nkeys++], MEAS_SET_MAX, "%s", f->s);
+    h->col_of[i] = KEY_COL;
+    return 0;
+}
 
 /* The column named f in fmt, or -1. */
 static int csv_find(const csv_format *fmt, const csv_field *f) {
@@ -377,10 +418,19 @@ static int csv_header_read(const meas__src *src, const meas__line *ln,
     for (int i = 0; i < nf && i < CSV_MAX_FIELDS; i++) {
         const csv_field *f = &fld[i];
         int c = csv_find(fmt, f);
+        if (c < 0 && fmt->format == MEAS_FORMAT_RUNS &&
+            dotted_key(f->s, f->n)) {
+            int rc = key_column(src, ln, f, i, h);
+            if (rc) return rc;
+            continue;
+        }
         if (c < 0)
             return meas__fail(src, ln->no, f->col,
-                              "unknown column '%.40s' (expected one of: %s)",
-                              f->s, names);
+                              "unknown column '%.40s' (expected one of: %s%s)",
+                              f->s, names,
+                              fmt->format == MEAS_FORMAT_RUNS
+                                  ? "; or a dotted scenario key"
+                                  : "");
         if (h->at[c] >= 0)
             return meas__fail(src, ln->no, f->col,
                               "column '%s' given twice (first at column %d)",
@@ -409,6 +459,8 @@ typedef struct {
     int has[CSV_MAX_FIELDS];
     double x[CSV_MAX_FIELDS];
     const csv_field *f[CSV_MAX_FIELDS];
+    const csv_header *h;
+    const csv_field *keyf[MEAS_MAX_KEY_COLS]; /* the key columns' fields */
 } csv_values;
 
 /* "key=word", the word quoted as JSON when it would read as JSON. */
@@ -455,6 +507,17 @@ static int runs_sets(const meas__src *src, int line, const csv_values *v,
                               MEAS_SET_MAX - 2 - (int)strlen(col->key),
                               col->name);
         r->set_col[r->nset++] = v->f[c]->col;
+    }
+    for (int k = 0; k < v->h->nkeys; k++) { /* as --set reads a value */
+        const csv_field *f = v->keyf[k];
+        if (f->n == 0) continue;
+        int n = snprintf(r->sets[r->nset], MEAS_SET_MAX, "%s=%s", v->h->key[k],
+                         f->s);
+        if (n < 0 || n >= MEAS_SET_MAX)
+            return meas__fail(src, line, f->col,
+                              "%s: a value longer than %d bytes", v->h->key[k],
+                              MEAS_SET_MAX - 2 - (int)strlen(v->h->key[k]));
+        r->set_col[r->nset++] = f->col;
     }
     return 0;
 }
@@ -516,8 +579,13 @@ static int csv_row(const meas__src *src, const meas__line *ln,
     }
     csv_values v;
     memset(&v, 0, sizeof v);
-    for (int i = 0; i < nf; i++) {
+    v.h = h;
+    for (int i = 0, k = 0; i < nf; i++) {
         int c = h->col_of[i];
+        if (c == KEY_COL) {
+            v.keyf[k++] = &fld[i];
+            continue;
+        }
         v.f[c] = &fld[i];
         if (fld[i].n == 0) continue;
         int rc = csv_value(src, ln->no, &h->fmt->col[c], &fld[i], &v.x[c]);

@@ -13,7 +13,10 @@
  *   method.name, workers.count, model.params, method.codec, method.H,
  *   method.fragments, method.tau, steps, model.step_time_s,
  *   network.bandwidth_gbps, network.latency_ms), the base scenario the
- *   rest.  An empty field sets nothing (DP has no H).
+ *   rest.  An empty field sets nothing (DP has no H).  Any further column
+ *   named by a dotted scenario key (network.efficiency) sets that key,
+ *   its field read as --set reads a value (JSON, else a string): the
+ *   world a row has that the fixed columns do not say.
  * - Collectives: the text output of nccl-tests' all_reduce_perf: its
  *   "#  Rank ..." lines give the ranks; each data row "size count type
  *   redop root time algbw busbw #wrong time algbw busbw #wrong" one warm
@@ -61,12 +64,13 @@
  *   must divide size into elements of 1, 2, 4 or 8 bytes; out-of-place
  *   algbw must be size/time and busbw algbw x 2(R-1)/R, each to the
  *   precision printed (a file whose columns are in another order, or of
- *   another collective, is refused); a #wrong other than 0 (a count of
- *   wrong elements, N/A or -1: not checked) in either half is refused: a
- *   wrong result is not a measurement.  A "time" column headed
- *   "cputime" (-C 1) is refused.  Other comment lines are skipped, and
- *   so are the lines of NCCL's own log (NCCL_DEBUG: "NCCL INFO", "NCCL
- *   WARN"); any other line is an error.
+ *   all_gather or reduce_scatter, busbw (R-1)/R algbw, is refused); a
+ *   #wrong other than 0 (a count of wrong elements, N/A or -1: not
+ *   checked) in either half is refused: a wrong result is not a
+ *   measurement.  A "time" column headed "cputime" (-C 1) is refused.
+ *   Other comment lines are skipped, and so are the lines of NCCL's own
+ *   log (NCCL_DEBUG: "NCCL INFO", "NCCL WARN"); any other line is an
+ *   error.
  * - iperf3: a TCP test (protocol "UDP" or any other is refused: its rate
  *   is the one the sender was told to use); a member "error" is refused,
  *   quoting it; so is a --bidir test (two directions at once).  A -R
@@ -88,8 +92,9 @@
 #include "sim/config/scenario.h"
 
 #define MEAS_MAX_FILES 64
-#define MEAS_MAX_SETS 16           /* overrides of one run row */
-#define MEAS_SET_MAX 96            /* bytes of one, with the NUL */
+#define MEAS_MAX_KEY_COLS 16 /* columns of a runs CSV named by a key */
+#define MEAS_MAX_SETS (11 + MEAS_MAX_KEY_COLS) /* overrides of one run row */
+#define MEAS_SET_MAX 96                        /* bytes of one, with the NUL */
 #define MEAS_MAX_BYTES (256 << 20) /* the largest measurement file */
 
 typedef enum {

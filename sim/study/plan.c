@@ -585,6 +585,9 @@ static void assumptions_of(const scn_config *c, plan_assumptions *a) {
     a->tcp_slow_start_after_idle = c->tcp_slow_start_after_idle;
     a->efficiency = c->efficiency;
     a->collective_overhead_ms = c->collective_overhead_ms;
+    a->startup_ms = c->startup_ms;
+    a->ack_bytes_per_kb = c->ack_bytes_per_kb;
+    a->queue_ms = c->queue_ms;
     a->tcp_window_mb = c->tcp_window_mb;
     a->collective = c->collective;
     a->links = site_links(c);

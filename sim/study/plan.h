@@ -205,6 +205,8 @@ typedef struct {
     int tcp_slow_start_after_idle;
     double efficiency;
     double collective_overhead_ms;
+    /* network.startup_ms, ack_bytes_per_kb and queue_ms; 0: none */
+    double startup_ms, ack_bytes_per_kb, queue_ms;
     double tcp_window_mb; /* 0: none */
     coll_algo collective;
     int links;           /* site-to-site links of the collective */

@@ -3,7 +3,8 @@
 # a fit end to end on the measurements of tests/data/calibrate/ (runs,
 # nccl-tests, iperf3; made with dilosim at network.efficiency 0.85 and
 # network.collective_overhead_ms 3, 1% noise), FIT.json's members and fit
-# block, the same bytes twice and for any --jobs, FIT.json fed back to
+# block, the default keys (one at a bound, one dropped), the same bytes
+# twice and for any --jobs, FIT.json fed back to
 # `dilosim run` with --set-from, the step times' and outages' estimates,
 # and bad inputs: one line, exit 2, no FIT.json left.  Run by tests/cli.sh.
 # usage: tests/cli_calibrate.sh [path/to/dilosim]
@@ -68,6 +69,18 @@ contains "$tmp/out" '"key": "network.efficiency", "status": "fitted", "base": 0.
 contains "$tmp/out" '"line": 10, "kind": "allreduce", "measured_s": 0.0356' "--json: a row"
 contains "$tmp/out" '^  "rows_outside_10pct": 0,$' "--json: outside"
 no_temp "calibrate"
+
+# The default keys: the set-up (truth 0) at its bound, the queue (ideal
+# transport) dropped, both said in FIT.json.
+expect 0 "calibrate, the default keys" -- "$bin" calibrate "$d/runs.csv" "$d/nccl.txt" \
+  "$d/iperf.json" --scenario "$base" --out "$tmp/fitd.json"
+contains "$tmp/out" "^network.startup_ms  *0  *0  *at bound$" "default keys: the set-up"
+contains "$tmp/out" "^network.queue_ms  *0  *dropped  no effect on these measurements" \
+  "default keys: the queue"
+contains "$tmp/fitd.json" '^    "at_bound": \["network.startup_ms"\],$' "default keys: at_bound"
+contains "$tmp/fitd.json" '^      {"key": "network.queue_ms", "why": "no effect' "default keys: dropped"
+contains "$tmp/fitd.json" '^    "stderr": \[0.00[0-9e.-]*, 0, 0.0[0-9e.-]*\],$' "default keys: stderr"
+lacks "$tmp/fitd.json" '"network.queue_ms": ' "default keys: a dropped key is no member"
 
 # FIT.json back into run: the fitted values are the run's.
 expect 0 "run --set-from FIT.json" -- "$bin" run "$base" --set-from "$f"

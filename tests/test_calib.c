@@ -13,8 +13,9 @@
  * are checked against the predictions first.  Then the recovery: from
  * other starting values, the fit finds (e, o) again, to 1e-6 relative
  * without noise, within 3 standard errors with 1% of seeded noise.  Last
- * the edges: a key no row sees, a key at its bound, too few rows, a row
- * the loader rejects, the speeds of step times applied first, threads.
+ * the edges: a key no row sees, a key at its bound, the default keys, too
+ * few rows, a row the loader rejects, the speeds of step times applied
+ * first, threads.
  */
 #include <math.h>
 #include <stdio.h>
@@ -72,7 +73,7 @@ static const struct {
 
 static const char *const KEYS[] = {"network.efficiency",
                                    "network.collective_overhead_ms",
-                                   "network.tcp_init_window_kb"};
+                                   "network.queue_ms"};
 
 /* ---- measurements made by hand ------------------------------------------- */
 
@@ -281,7 +282,8 @@ END_TEST
 
 /* ---- edges ------------------------------------------------------------------------ */
 
-/* tcp_init_window_kb changes nothing on ideal transport: dropped. */
+/* network.queue_ms changes nothing on ideal transport (no TCP window
+ * either): dropped. */
 START_TEST(drops_a_key_no_row_sees) {
     calib_result r;
     meas_set *m = fit_truth(0.85, 3, 0, 3, 2, &r);
@@ -313,6 +315,28 @@ START_TEST(fixes_a_key_at_its_bound) {
     ck_assert_int_eq(r.fitted, 1);
     ck_assert_int_eq(r.dof, r.n - 1);
     ck_assert_int_ge(r.fits, 2);
+    done(m, &r);
+}
+END_TEST
+
+/* The default keys: the two of the truth found again, the set-up (truth
+ * 0) at its bound, the queue dropped. */
+START_TEST(default_keys) {
+    meas_set *m = measure(0.85, 3, 0);
+    calib_spec s = spec_of(m, 0, 2);
+    s.keys = NULL;
+    calib_result r;
+    fit(&s, &r);
+    ck_assert_int_eq(r.nkeys, CALIB_NDEFAULT);
+    ck_assert_str_eq(r.key[0].key, "network.efficiency");
+    ck_assert_str_eq(r.key[1].key, "network.startup_ms");
+    ck_assert_str_eq(r.key[2].key, "network.collective_overhead_ms");
+    ck_assert_str_eq(r.key[3].key, "network.queue_ms");
+    ck_assert(fabs(r.key[0].value / 0.85 - 1) < 1e-6);
+    ck_assert_int_eq(r.key[1].status, CALIB_AT_BOUND);
+    ck_assert_double_eq(r.key[1].value, 0);
+    ck_assert(fabs(r.key[2].value / 3 - 1) < 1e-6);
+    ck_assert_int_eq(r.key[3].status, CALIB_DROPPED);
     done(m, &r);
 }
 END_TEST
@@ -405,6 +429,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, threads_do_not_matter);
     tcase_add_test(tc, drops_a_key_no_row_sees);
     tcase_add_test(tc, fixes_a_key_at_its_bound);
+    tcase_add_test(tc, default_keys);
     tcase_add_test(tc, too_few_rows);
     tcase_add_test(tc, bad_keys);
     tcase_add_test(tc, bad_row);

@@ -6,12 +6,15 @@
  * 1e9 / 8 x efficiency), one-way latency L, take L + S / B; over s
  * streams the same (each moves S / s at B / s); the link is the slower of
  * worker 0's up and worker 1's down; a TCP window cap w over the round
- * trip 2L makes it L + S / min(B, w / 2L).  TCP: a flow alone at share B
- * from window W0, round trip R = 2L, is in slow start while W0 2^j / R <
- * B: it leaves it after k = ceil(log2(B R / W0)) rounds, having sent
- * W0 (2^k - 1), and moves the rest at B (docs/network.md); s streams are
- * s such flows at share B / s.  Completion instants are rounded up to
- * whole ns, so the checks allow a ns or two.
+ * trip 2L makes it L + S / min(B, w / 2L) (w / (2L + q) with a standing
+ * queue q); ACKs of a bytes per byte on a reverse link of C bytes/s cap
+ * the streams' sum at C / a; a pair's set-up is not paid.  TCP: a flow
+ * alone at share B from window W0, round trip R = 2L (+ q), is in slow
+ * start while W0 2^j / R < B: it leaves it after k = ceil(log2(B R / W0))
+ * rounds, having sent W0 (2^k - 1), and moves the rest at B
+ * (docs/network.md); s streams are s such flows at share B / s.
+ * Completion instants are rounded up to whole ns, so the checks allow a
+ * ns or two.
  */
 #include <math.h>
 #include <stdint.h>
@@ -68,6 +71,8 @@ static int64_t ideal_ns(double lat_s, double S, double B) {
     "network.up_gbps=[2, 10]", "network.down_gbps=[10, 1]",                    \
         "network.latency_ms=[4, 8]"
 #define UP_1 "network.up_gbps=[1, 10]", "network.down_gbps=[10, 4]"
+#define ACK_BOUND                                                              \
+    "network.down_gbps=[0.01, 10]", "network.ack_bytes_per_kb=22.8"
 static const struct {
     int nolat;
     const char *sets[3];
@@ -91,8 +96,23 @@ static const struct {
     {1, {"workers.count=3", MATRIX}, 1e6, 2, 7e-3, 1e6, 1.25e9},
     /* no collective: its step overhead is not paid */
     {0, {"network.collective_overhead_ms=40"}, 1e6, 1, 5e-3, 1e6, 1.25e9},
-    /* a TCP window on ideal transport: at most 4 MB per round trip 2L */
+    /* a TCP window on ideal transport: at most 4 MB per round trip 2L,
+       and with a standing queue q per round trip 2L + q */
     {0, {"network.tcp_window_mb=4"}, 1e8, 1, 5e-3, 1e8, 4e6 / 10e-3},
+    {0,
+     {"network.tcp_window_mb=4", "network.queue_ms=10"},
+     1e8,
+     1,
+     5e-3,
+     1e8,
+     4e6 / 20e-3},
+    /* no set-up: iperf3 times its test once connected */
+    {0, {"network.startup_ms=200"}, 1e6, 1, 5e-3, 1e6, 1.25e9},
+    {0, {"network.startup_ms=200"}, 1e6, 3, 5e-3, 1e6 + 2, 1.25e9},
+    /* ACKs of 22.8 bytes per kB on worker 0's down link of 0.01 Gbit/s
+       bind: a x rate <= 1.25e6 bytes/s, however many streams */
+    {0, {ACK_BOUND}, 1e6, 1, 5e-3, 1e6, 1.25e6 / 0.0228},
+    {0, {ACK_BOUND}, 1e6, 4, 5e-3, 1e6, 1.25e6 / 0.0228},
 };
 #define NIDEAL (int)(sizeof IDEAL / sizeof *IDEAL)
 
@@ -126,6 +146,14 @@ START_TEST(tcp_slow_start) {
     /* four streams: four such flows of 250 MB at B / 4 */
     want = 0.025 + slow_start_s(2.5e8, B / 4, R, W0);
     ck_near_ns(probe(c, 1000000000, 4), llround(want * 1e9), 2);
+    free(c);
+    /* a standing queue of 50 ms: the rounds last 2L + 50 ms, the first
+       byte still waits L */
+    const char *q[] = {"network.transport=tcp", "network.latency_ms=25",
+                       "network.queue_ms=50"};
+    c = load(BASE, q, 3);
+    want = 0.025 + slow_start_s(1e9, B, 0.1, W0);
+    ck_near_ns(probe(c, 1000000000, 1), llround(want * 1e9), 2);
     free(c);
 }
 END_TEST

@@ -6,18 +6,21 @@
  * A transfer from worker 0 to worker 1 is not a collective, but one step
  * of a star is: its gather sends S bytes from every member to the hub.
  * So the probe wires a world of s + 1 workers for s streams: senders
- * 0..s-1, each with worker 0's latency and 1/s of its up link, and the
+ * 0..s-1, each with worker 0's latency and 1/s of its links, and the
  * receiver s, the star's hub (first in the ring order), with worker 1's
  * links and latency; it submits one star all-reduce of ceil(bytes / s)
  * bytes and stops when the hub has the gather (coll_set_member_done: a
  * star's hub, once its gather ends).  Each sender's flow is then one
  * stream, with its own TCP connection (sender, hub) of round trip
- * lat(0 -> 1) + lat(1 -> 0).  The s streams of the test share up(0) and
- * down(1); here they share down(hub) and each has up(0) / s to itself.
- * Max-min gives the same rates: the streams are alike (same bytes, same
- * start, same windows), so each gets min(up / s, down / s, its own cap)
- * in both worlds, at every instant.  The step overhead is set to 0 (no
- * collective's software cost in an iperf3 test).
+ * lat(0 -> 1) + lat(1 -> 0) (and the queue).  The s streams of the test
+ * share up(0) and down(1), their ACKs up(1) and down(0); here they share
+ * down(hub) and up(hub), and each has up(0) / s and down(0) / s to
+ * itself.  Max-min gives the same rates: the streams are alike (same
+ * bytes, same start, same windows), so each gets the same share of each
+ * link in both worlds, at every instant.  The step overhead is set to 0
+ * (no collective's software cost in an iperf3 test), and so is the set-up
+ * of a pair's first transfer (iperf3 starts its clock once its
+ * connections are up).
  */
 #include "sim/engine/probe.h"
 
@@ -49,7 +52,7 @@ static void probe_config(const scn_config *c, int s, scn_config *p) {
     for (int i = 0; i < M; i++) {
         int from = i < s ? 0 : 1; /* the worker of c it stands for */
         p->up_gbps[i] = i < s ? c->up_gbps[0] / s : c->up_gbps[1];
-        p->down_gbps[i] = c->down_gbps[from];
+        p->down_gbps[i] = i < s ? c->down_gbps[0] / s : c->down_gbps[1];
         p->latency_ms[i] = c->latency_ms[from];
         p->ring_order[i] = i ? i - 1 : s; /* the hub first */
         for (int j = 0; p->has_latency_matrix && j < M; j++)
@@ -59,6 +62,7 @@ static void probe_config(const scn_config *c, int s, scn_config *p) {
     p->has_ring_order = 1;
     p->collective = COLL_STAR;
     p->collective_overhead_ms = 0;
+    p->startup_ms = 0; /* iperf3 times its test once its connections are up */
 }
 
 /* Moves the probe's one star gather; *ns its duration. */

@@ -21,13 +21,16 @@
  * rates (network.efficiency and network.gbit applied), the one-way latency
  * lat(0 -> 1) before the first byte, and with network.transport tcp each
  * stream its own new connection (slow start from
- * network.tcp_init_window_kb, round trip lat(0 -> 1) + lat(1 -> 0), the
- * window limit network.tcp_window_mb), or with ideal transport every flow
- * capped by network.tcp_window_mb over the longest round trip of the two
- * workers, as a run does.  The streams move ceil(bytes / streams) bytes
- * each and share the links max-min fairly.  A collective's software cost
- * (network.collective_overhead_ms) is not paid: an iperf3 test makes no
- * collective.  Returns 0 with *ns set, or MSG_EINPUT (one worker, bytes
+ * network.tcp_init_window_kb, round trip lat(0 -> 1) + lat(1 -> 0) +
+ * network.queue_ms, the window limit network.tcp_window_mb), or with
+ * ideal transport every flow capped by network.tcp_window_mb over the
+ * longest round trip of the two workers (and the queue), as a run does;
+ * ACKs (network.ack_bytes_per_kb) load the reverse links, which carry
+ * nothing else.  The streams move ceil(bytes / streams) bytes each and
+ * share the links max-min fairly.  Not paid: a collective's software cost
+ * (network.collective_overhead_ms: an iperf3 test makes no collective)
+ * and the set-up of a new pair (network.startup_ms: iperf3 starts its
+ * clock once its connections are up).  Returns 0 with *ns set, or MSG_EINPUT (one worker, bytes
  * 0, streams outside 1..PROBE_MAX_STREAMS, more than SCN_MAX_MATRIX - 1
  * streams with a latency matrix, a transfer that never ends or ends past
  * RUN_TIME_MAX_NS) / MSG_ENOMEM with a one-line message in err. */

@@ -260,15 +260,19 @@ static int fit_once(fit_ctx *F, char *err, size_t errlen) {
                                     .n = (size_t)r->n,
                                     .p = (size_t)F->p,
                                     .params = F};
-    int info, st = gsl_multifit_nlinear_init(x0, &fdf, w);
+    int info = 0, st = gsl_multifit_nlinear_init(x0, &fdf, w);
     if (!st)
         st = gsl_multifit_nlinear_driver(CALIB_MAX_ITER, XTOL, GTOL, FTOL, NULL,
                                          NULL, &info, w);
     r->iterations += (int)gsl_multifit_nlinear_niter(w);
     r->fits++;
-    int rc = F->rc;
+    /* no step lowers the cost (at the predictions' resolution): from the
+     * start (the driver says GSL_EMAXITER, info GSL_ENOPROG: a refit
+     * from an optimum after a bound), or later: converged either way */
+    int rc = F->rc, stuck = st == GSL_ENOPROG ||
+                            (st == GSL_EMAXITER && info == GSL_ENOPROG);
     if (rc) msg_set(err, errlen, rc, "%s", F->err);
-    else if (st && st != GSL_ENOPROG)
+    else if (st && !stuck)
         rc = msg_set(err, errlen, MSG_EFAIL,
                      "the fit did not converge in %d iterations (%s)",
                      (int)gsl_multifit_nlinear_niter(w), gsl_strerror(st));

@@ -221,7 +221,10 @@ int cli_parse_files(const char *cmd, const cli_help *help, int argc,
     }
     o->scenario = o->files[0];
     o->progress = progress_mode;
-    if (!o->scenario) return cli_usage_error(cmd, "no scenario file given");
+    if (!o->scenario)
+        return cli_usage_error(cmd, "no %s file given",
+                               strcmp(cmd, "calibrate") ? "scenario"
+                                                        : "measurement");
     return o->set_from_path ? cli__set_from(cmd, o->set_from_path, o) : 0;
 }
 

@@ -32,6 +32,7 @@ static const char usage[] =
     "  train SCENARIO.json  train the scenario's small model for real: loss "
     "CSV\n"
     "  report SCENARIO...   one HTML page of figures and tables, per scenario\n"
+    "  calibrate MEAS...    fit network keys to a cluster's measurements\n"
     "\n"
     "  version              print the version (also --version)\n"
     "\n"
@@ -45,9 +46,9 @@ static const struct {
     const char *name;
     int (*fn)(int argc, char **argv);
 } commands[] = {
-    {"run", cli_run},       {"sweep", cli_sweep}, {"merge", cli_merge},
-    {"table", cli_table},   {"plan", cli_plan},   {"train", cli_train},
-    {"report", cli_report},
+    {"run", cli_run},       {"sweep", cli_sweep},         {"merge", cli_merge},
+    {"table", cli_table},   {"plan", cli_plan},           {"train", cli_train},
+    {"report", cli_report}, {"calibrate", cli_calibrate},
 };
 
 /* Flushes and closes stdout: what was lost in its buffer is reported

@@ -345,6 +345,13 @@ static int init_workers(world *W) {
     return 0;
 }
 
+int world_wire_net(world *W) {
+    init_latencies(W);
+    int rc = init_links(W);
+    if (!rc) rc = init_collective(W);
+    return rc;
+}
+
 int world_init(world *W, const scn_config *c, const run_hooks *h, char *err,
                size_t errlen) {
     memset(W, 0, sizeof *W);
@@ -353,11 +360,7 @@ int world_init(world *W, const scn_config *c, const run_hooks *h, char *err,
     if (!rc) rc = init_layers(W);
     if (!rc) rc = init_offload(W);
     if (!rc) rc = init_fragments_and_marks(W);
-    if (!rc) {
-        init_latencies(W);
-        rc = init_links(W);
-    }
-    if (!rc) rc = init_collective(W);
+    if (!rc) rc = world_wire_net(W);
     if (!rc) rc = init_faults(W, err, errlen);
     if (!rc) rc = init_workers(W);
     return rc;

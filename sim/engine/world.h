@@ -1,8 +1,9 @@
 /*
  * world.h -- the state of one run, shared by the engine's run files only
- * (run.c, world.c, worker.c, sync.c, recovery.c, fastfwd.c; nothing else
- * includes it): the world and its parts, the small helpers every one of
- * those files uses, and each file's functions for the others.
+ * (run.c, world.c, worker.c, sync.c, recovery.c, fastfwd.c, and probe.c,
+ * which wires a network alone; nothing else includes it): the world and
+ * its parts, the small helpers every one of those files uses, and each
+ * file's functions for the others.
  *
  * The fields are grouped by their part in the exact fast-forward
  * (fastfwd.c): "signature" fields decide the future and go into the
@@ -348,6 +349,14 @@ int world_init(world *W, const scn_config *c, const run_hooks *h, char *err,
 
 /* Frees what world_init allocated (also after it failed half-way). */
 void world_free(world *W);
+
+/* The scenario's network as a run wires it, the one place that does:
+ * from W->cfg and W->M (and W->fast, W->member_mode), the latencies into
+ * W->lat (M x M, allocated by the caller) and W->flow_cap, the links into
+ * a new W->net and the collective stream into a new W->coll (its done
+ * callback sync_coll_done, context W).  world_init's, and probe.c's for a
+ * transfer on a fresh network.  Returns 0 or MSG_ENOMEM. */
+int world_wire_net(world *W);
 
 /* ---- worker.c: one worker's step (compute DAG) and its state ---------- */
 

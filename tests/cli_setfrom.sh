@@ -61,6 +61,17 @@ expect 0 "--set only" -- "$bin" run "$scn" $short --set network.efficiency=0.5 \
 same "$tmp/c.json" "$tmp/e.json" "--set after --set-from wins"
 same "$tmp/d.json" "$tmp/e.json" "--set before --set-from wins"
 
+# A value reaches the scenario exactly as written (17 digits, not 15).
+printf '{"network.efficiency": 0.30000000000000004}' >"$tmp/exact.json"
+expect 0 "17 digits" -- "$bin" run "$scn" $short --set-from "$tmp/exact.json" --out "$tmp/x1.json"
+expect 0 "17 digits --set" -- "$bin" run "$scn" $short \
+  --set network.efficiency=0.30000000000000004 --out "$tmp/x2.json"
+expect 0 "15 digits --set" -- "$bin" run "$scn" $short --set network.efficiency=0.3 \
+  --out "$tmp/x3.json"
+same "$tmp/x1.json" "$tmp/x2.json" "--set-from keeps every digit"
+if cmp -s "$tmp/x1.json" "$tmp/x3.json"; then bad "0.3 and 0.30000000000000004 give the same run"
+else ok; fi
+
 # Standard input.
 expect 0 "--set-from -" -- sh -c "'$bin' run '$scn' $short --set-from - \
   --out '$tmp/f.json' <'$tmp/fit.json'"
@@ -87,7 +98,7 @@ expect_err '{"network.efficiency": 1.5}' \
   'bad.json:1:24: network.efficiency: 1.5 is out of range (expected a number in (0, 1])'
 expect_err '{"steps": 10,
  "network.efficency": 0.9}' \
-  'bad.json:2:2: network.efficency: unknown key (did you mean network.efficiency? expected one of: bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, reduce_order, gbit, tcp_window_mb, transport, completion, tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, collective_overhead_ms, latency_matrix_ms, ring_order)'
+  'bad.json:2:2: network.efficency: unknown key (did you mean network.efficiency? expected one of: bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, reduce_order, gbit, tcp_window_mb, transport, completion, tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, collective_overhead_ms, startup_ms, ack_bytes_per_kb, queue_ms, latency_matrix_ms, ring_order)'
 expect_err '{"workers.speed.7": 0.5}' \
   'bad.json:1:21: workers.speed: no element "7" (expected an index in 0..1)'
 expect_err '{"network.efficiency": 0.9,}' \

@@ -2843,7 +2843,8 @@ START_TEST(test_sweep_origins) {
              path);
     ck_assert_str_eq(err, want);
     const char *lat[] = {"network.latency_ms=[1,-1]"};
-    from = (scn_origin){NULL, 1, 1}; /* a spec string: its position */
+    from =
+        (scn_origin){.sweep = 1, .item = 1}; /* a spec string: its position */
     ck_assert_int_eq(scn_doc_load_from(d, lat, &from, 1, &cfg, err, sizeof err),
                      MSG_EINPUT);
     snprintf(want, sizeof want,
@@ -2853,7 +2854,7 @@ START_TEST(test_sweep_origins) {
              path);
     ck_assert_str_eq(err, want);
     const char *typo[] = {"network.bandwith_gbps=1"};
-    from = (scn_origin){NULL, 2, 0}; /* an unknown key: at the key */
+    from = (scn_origin){.sweep = 2, .item = 0}; /* an unknown key: at the key */
     ck_assert_int_eq(scn_doc_load_from(d, typo, &from, 1, &cfg, err,
                                        sizeof err),
                      MSG_EINPUT);
@@ -2867,7 +2868,9 @@ START_TEST(test_sweep_origins) {
              "queue_ms, latency_matrix_ms, ring_order)",
              path);
     ck_assert_str_eq(err, want);
-    from = (scn_origin){"network.bandwidth_gbps=1,-1", -1, 1};
+    from = (scn_origin){.vary = "network.bandwidth_gbps=1,-1",
+                        .sweep = -1,
+                        .item = 1};
     ck_assert_int_eq(scn_doc_load_from(d, bw, &from, 1, &cfg, err, sizeof err),
                      MSG_EINPUT);
     ck_assert_str_eq(err,

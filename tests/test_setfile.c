@@ -54,7 +54,7 @@ START_TEST(test_members_become_overrides) {
     ck_assert_int_eq(f.nset, 3);
     ck_assert_str_eq(f.sets[0], "network.efficiency=0.93");
     ck_assert_str_eq(f.sets[1], "method.codec=\"fp4\"");
-    ck_assert_str_eq(f.sets[2], "workers.speed=[1,0.5]");
+    ck_assert_str_eq(f.sets[2], "workers.speed=[1, 0.5]"); /* as written */
     /* offsets count from after the byte order mark */
     ck_assert_uint_eq(f.key_off[0], 1);
     ck_assert_uint_eq(f.val_off[0], 23);
@@ -74,6 +74,15 @@ START_TEST(test_no_fit_block) {
     setfile f;
     ck_assert_int_eq(load("{\"steps\": 10}", &f), 0);
     ck_assert_int_eq(f.nset, 1);
+    setfile_free(&f);
+    /* the text of a value, not the value printed again: cJSON would print
+     * 0.30000000000000004 as 0.3, one bit off */
+    ck_assert_int_eq(load("{\"a.b\": 0.30000000000000004, \"c.d\": "
+                          "{\"x\": \"}\\\"]\", \"y\": [1, {}]}}",
+                          &f),
+                     0);
+    ck_assert_str_eq(f.sets[0], "a.b=0.30000000000000004");
+    ck_assert_str_eq(f.sets[1], "c.d={\"x\": \"}\\\"]\", \"y\": [1, {}]}");
     ck_assert_int_eq(f.nfit, 0);
     setfile_free(&f);
 }

@@ -319,17 +319,9 @@ static void json_block(jw *w, const cal *c, const entry *e, int n) {
     jw_end(w);
 }
 
-/* x to 15 significant digits: the overrides of --set-from are printed
- * again by cJSON, whose "%1.15g" (kept when it reads back within an ulp)
- * keeps such a value exactly, and no fit is sure of more digits. */
-static double digits15(double x) {
-    char b[32];
-    snprintf(b, sizeof b, "%.15g", x);
-    return strtod(b, NULL);
-}
-
 /* FIT.json: the estimates as overrides (workers.speed as its array before
- * its items; each value to 15 digits), then the fit block. */
+ * its items; each value exactly: --set-from reads the text as written),
+ * then the fit block. */
 static void write_fit(FILE *f, const void *ctx) {
     const cal *c = ctx;
     entry e[MAX_ENTRIES];
@@ -342,11 +334,11 @@ static void write_fit(FILE *f, const void *ctx) {
             !fitted(&c->r, "workers.speed")) {
             jw_array(&w, "workers.speed");
             for (int k = 0; k < c->speeds.workers; k++)
-                jw_num(&w, NULL, digits15(c->speeds.speed[k]));
+                jw_num(&w, NULL, c->speeds.speed[k]);
             jw_end(&w);
         }
         if (strncmp(e[i].key, "workers.speed.", 14) || in_block(e, n, i))
-            jw_num(&w, e[i].key, digits15(e[i].value));
+            jw_num(&w, e[i].key, e[i].value);
     }
     json_block(&w, c, e, n);
     jw_end(&w);

@@ -177,7 +177,32 @@ static int read_fit(const sf_ctx *c, const cJSON *root, const cJSON *fit,
     return rc;
 }
 
-/* Member m (not "fit") as override "key=VALUE" number out->nset. */
+/* The end of the JSON value that starts at text + off (the text is valid
+ * JSON: the scan only needs to skip strings and match brackets). */
+static size_t value_end(const char *text, size_t off) {
+    const char *p = text + off;
+    int depth = 0;
+    do {
+        if (*p == '"') {
+            for (p++; *p != '"'; p++)
+                if (*p == '\\') p++;
+            p++;
+        } else if (*p == '{' || *p == '[') {
+            depth++, p++;
+        } else if (*p == '}' || *p == ']') {
+            depth--, p++;
+        } else if (depth) {
+            p++;
+        } else {
+            p += strcspn(p, ",}] \t\r\n");
+        }
+    } while (depth);
+    return (size_t)(p - text);
+}
+
+/* Member m (not "fit") as override "key=VALUE" number out->nset, VALUE
+ * the member's text as written (a number printed again could differ in
+ * its last bit). */
 static int add_set(const sf_ctx *c, const cJSON *m, setfile *out) {
     if (!dotted_key(m->string))
         return sf_fail(c, m, 1, m->string,
@@ -186,20 +211,18 @@ static int add_set(const sf_ctx *c, const cJSON *m, setfile *out) {
     if (out->nset == SETFILE_MAX_SETS)
         return sf_fail(c, m, 1, m->string, "more than %d overrides",
                        SETFILE_MAX_SETS);
-    char *v = cJSON_PrintUnformatted(m);
-    size_t kn = strlen(m->string), vn = v ? strlen(v) : 0;
-    char *s = v ? malloc(kn + vn + 2) : NULL;
-    if (!s) {
-        free(v);
+    size_t at = node_off(c, m, 0), vn = value_end(c->text, at) - at;
+    size_t kn = strlen(m->string);
+    char *s = malloc(kn + vn + 2);
+    if (!s)
         return msg_set(c->err, c->errlen, MSG_ENOMEM, "%s: out of memory",
                        c->name);
-    }
     memcpy(s, m->string, kn);
     s[kn] = '=';
-    memcpy(s + kn + 1, v, vn + 1);
-    free(v);
+    memcpy(s + kn + 1, c->text + at, vn);
+    s[kn + 1 + vn] = 0;
     out->key_off[out->nset] = node_off(c, m, 1);
-    out->val_off[out->nset] = node_off(c, m, 0);
+    out->val_off[out->nset] = at;
     out->sets[out->nset++] = s;
     return 0;
 }

@@ -203,4 +203,20 @@ contains "$tmp/out" '"accelerator_bytes": 1222222222224, "bytes_per_param": 12.2
 contains "$tmp/out" '"failures": 0, "outer_device_peak_bytes": 44444444440}' \
   "run: the measured peak of an offloaded run"
 
+# A measured network's costs are assumptions the plan states (and only
+# when set: the plain plan above names none of them).
+expect 0 "measured network" -- "$bin" plan "$root/scenarios/default.json" --target-cu 0.8 \
+  --set steps=200 --set network.startup_ms=200 --set network.queue_ms=5 \
+  --set network.ack_bytes_per_kb=22.8 --json --out "$tmp/measured.json"
+contains "$tmp/measured.json" '"startup_ms": 200, "ack_bytes_per_kb": 22.8, "queue_ms": 5' \
+  "the measured network's keys in the JSON assumptions"
+expect 0 "measured network text" -- "$bin" plan "$root/scenarios/default.json" --target-cu 0.8 \
+  --set steps=200 --set network.startup_ms=200 --set network.queue_ms=5 \
+  --set network.ack_bytes_per_kb=22.8
+contains "$tmp/out" "200 ms set-up per pair; ACKs of 22.8 bytes per kB; a 5 ms queue" \
+  "the measured network's keys in the text assumptions"
+expect 0 "plain network" -- "$bin" plan "$root/scenarios/default.json" --target-cu 0.8 \
+  --set steps=200 --json
+lacks "$tmp/out" "startup_ms" "no set-up named when there is none"
+
 finish cli_plan

@@ -242,11 +242,22 @@ static void item_transport(const plan_method *m, char *b, size_t n) {
     else snprintf(b, n, "ideal (a flow takes its share of the links at once)");
 }
 
+/* The efficiency line, and the costs of a measured network when set
+ * (network.startup_ms, ack_bytes_per_kb, queue_ms). */
 static void item_efficiency(const plan_method *m, char *b, size_t n) {
-    snprintf(b, n,
-             "payload at %g x the line rate; %g ms overhead per "
-             "collective step",
-             m->assume.efficiency, m->assume.collective_overhead_ms);
+    const plan_assumptions *a = &m->assume;
+    int k = snprintf(b, n,
+                     "payload at %g x the line rate; %g ms overhead per "
+                     "collective step",
+                     a->efficiency, a->collective_overhead_ms);
+    if (k > 0 && (size_t)k < n && a->startup_ms > 0)
+        k += snprintf(b + k, n - k, "; %g ms set-up per pair", a->startup_ms);
+    if (k > 0 && (size_t)k < n && a->ack_bytes_per_kb > 0)
+        k += snprintf(b + k, n - k, "; ACKs of %g bytes per kB",
+                      a->ack_bytes_per_kb);
+    if (k > 0 && (size_t)k < n && a->queue_ms > 0)
+        snprintf(b + k, n - k, "; a %g ms queue in the round trip",
+                 a->queue_ms);
 }
 
 static void item_window(const plan_method *m, char *b, size_t n) {

@@ -74,6 +74,11 @@ static void json_assumptions(jw *w, const plan_method *m) {
     jw_wrap(w, 6);
     jw_num(w, "efficiency", a->efficiency);
     jw_num(w, "collective_overhead_ms", a->collective_overhead_ms);
+    /* a measured network's costs, only when set (0: as before they were) */
+    if (a->startup_ms > 0) jw_num(w, "startup_ms", a->startup_ms);
+    if (a->ack_bytes_per_kb > 0)
+        jw_num(w, "ack_bytes_per_kb", a->ack_bytes_per_kb);
+    if (a->queue_ms > 0) jw_num(w, "queue_ms", a->queue_ms);
     jw_num(w, "tcp_window_mb", a->tcp_window_mb);
     jw_str(w, "collective", coll_algo_name(a->collective));
     jw_int(w, "site_links", a->links);

@@ -115,6 +115,19 @@ else
     sleep 0.05; i=$((i + 1)); done
   if [ $i -lt 40 ]; then ok; else bad "SIGKILL: netrig_ring still runs"; fi
 
+  # validate.sh end to end on one tiny case, calibrated on itself: the
+  # calibration's CSV, fit and columns (the figures are docs/validation.md's).
+  if OUT="$tmp/val" DILOSIM="$bin" NETRIG="$nr" WORKERS=2 RATES=1000/9000 SIZES=1 GAPS=0 H=3 \
+     CALIBRATE=m2-r1000-u9000-s1-g0 FIT=network.collective_overhead_ms \
+     sh "$root/bench/netrig/validate.sh" >"$tmp/val.out" 2>"$tmp/val.err"; then ok
+  else bad "validate.sh on one case: $(tail -2 "$tmp/val.err")"; fi
+  lines "$tmp/val/calibration.csv" 4 "validate.sh: the calibration's runs (header and 3)"
+  contains "$tmp/val/fit.json" '"keys": \["network.collective_overhead_ms"\]' "validate.sh: the fit"
+  contains "$tmp/val/results.csv" ",predicted_cal_s,error_cal_pct,met_cal,calibration$" \
+    "validate.sh: the calibrated columns"
+  contains "$tmp/val.out" "^validate.sh: calibrated: within 10% on 0 of the 0 cases" \
+    "validate.sh: the calibrated count"
+
   root_state >"$tmp/root.after"
   same "$tmp/root.before" "$tmp/root.after" "the root namespace"
 fi

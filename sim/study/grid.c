@@ -29,11 +29,16 @@ void grid_free(grid_list *l) {
     l->v = NULL;
 }
 
-/* Appends the n bytes at s as a value; -1 when out of memory. */
+/* Appends the n bytes at s as a value; -1 when out of memory.  The array
+ * holds the least power of two >= l->n values, so that a list of 100000
+ * items is not copied 100000 times over. */
 static int push(grid_list *l, const char *s, size_t n) {
-    char **v = realloc(l->v, (size_t)(l->n + 1) * sizeof *v);
-    if (!v) return -1;
-    l->v = v;
+    if ((l->n & (l->n - 1)) == 0) { /* 0, or full at a power of two */
+        char **v = realloc(l->v, (size_t)(l->n ? 2 * l->n : 1) * sizeof *v);
+        if (!v) return -1;
+        l->v = v;
+    }
+    char **v = l->v;
     if (!(v[l->n] = malloc(n + 1))) return -1;
     memcpy(v[l->n], s, n);
     v[l->n++][n] = 0;

@@ -106,6 +106,14 @@ expect_err '{"network.efficiency": 0.9,}' \
 expect_err '' 'bad.json:1:1: empty input; expected a JSON object'
 expect_err '{"fit": {"keys": ["x"]}}' \
   'bad.json:1:19: fit.keys: item 0 is not the name of a numeric member of the file'
+# calibrate: the scenario is --scenario's, its arguments are measurements
+m=$root/scenarios/examples/measured
+printf '{"network.efficiency": 1.5}' >"$tmp/bad.json"
+expect 2 "calibrate --set-from" -- "$bin" calibrate "$m/runs.csv" --scenario "$m/base.json" \
+  --fit network.collective_overhead_ms --set-from "$tmp/bad.json" --out "$tmp/fit.out"
+contains "$tmp/err" "bad.json:1:24: network.efficiency: 1.5 is out of range" \
+  "calibrate: an error of --set-from points into the file"
+absent "$tmp/fit.out" "calibrate --set-from: nothing written"
 expect 2 "missing file" -- "$bin" run "$scn" --set-from "$tmp/none.json"
 contains "$tmp/err" "none.json: cannot open: No such file or directory" "missing file"
 expect 2 "no value" -- "$bin" run "$scn" --set-from

@@ -56,9 +56,11 @@ static int check_one(const char *file, const char *variant,
     return rc;
 }
 
-/* check_one for the variants the command loads from each scenario
- * argument: those of --variant; without, the base, and with `every` each
- * variant too (standard input cannot be read twice: not checked). */
+/* check_one for the variants the command loads from each scenario: those
+ * of --variant; without, the base, and with `every` each variant too.
+ * The scenarios are the arguments, or the one of --scenario for a command
+ * whose arguments are other files (calibrate's measurements); standard
+ * input cannot be read twice: not checked. */
 static int check_all(const cli_options *o, int every) {
     scn_origin from[CLI_MAX_SETS];
     for (int i = 0; i < o->nset; i++) {
@@ -79,16 +81,18 @@ static int check_all(const cli_options *o, int every) {
     char err[CLI_ERR_MAX];
     scn_meta *meta = malloc(sizeof *meta);
     if (!meta) return CLI_EXIT_RUNTIME;
-    for (int f = 0; !rc && f < o->nfiles; f++) {
-        if (!strcmp(o->files[f], "-")) continue;
+    const char *scenario = cli_value(o, "--scenario");
+    const char *const *files = scenario ? &scenario : o->files;
+    int nfiles = scenario ? 1 : o->nfiles;
+    for (int f = 0; !rc && f < nfiles; f++) {
+        if (!strcmp(files[f], "-")) continue;
         for (int v = 0; !rc && v < nnamed; v++)
-            rc = check_one(o->files[f], named[v], o, from);
+            rc = check_one(files[f], named[v], o, from);
         if (nnamed) continue;
-        rc = check_one(o->files[f], NULL, o, from);
-        if (!every || scn_meta_load(o->files[f], meta, err, sizeof err))
-            continue;
+        rc = check_one(files[f], NULL, o, from);
+        if (!every || scn_meta_load(files[f], meta, err, sizeof err)) continue;
         for (int v = 0; !rc && v < meta->nvariants; v++)
-            rc = check_one(o->files[f], meta->variant[v], o, from);
+            rc = check_one(files[f], meta->variant[v], o, from);
     }
     free(meta);
     return rc;
@@ -108,7 +112,8 @@ int cli__set_from(const char *cmd, const char *path, cli_options *o) {
     for (int i = 0; i < loaded.nset; i++) o->sets[i] = loaded.sets[i];
     o->nset += loaded.nset;
     o->set_from = &loaded;
-    /* run and train load the base without --variant; the others every
-       variant */
-    return check_all(o, strcmp(cmd, "run") && strcmp(cmd, "train"));
+    /* run, train and calibrate load the base without --variant; the
+       others every variant */
+    return check_all(o, strcmp(cmd, "run") && strcmp(cmd, "train") &&
+                            strcmp(cmd, "calibrate"));
 }

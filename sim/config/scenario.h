@@ -316,6 +316,13 @@ int scn_doc_load_from(const scn_doc *doc, const char *const *more,
 int scn_doc_meta(const scn_doc *doc, scn_meta *meta, char *err, size_t errlen);
 void scn_doc_free(scn_doc *doc);
 
+/* The segments of the n bytes at s as a dotted key path ("network.
+ * efficiency", "workers.speed.1": segments of letters, digits and '_'),
+ * or 0 when they are none (an empty segment, another byte): the syntax
+ * of the keys of --set, of a file of overrides, of a measurements CSV's
+ * key columns.  Whether the key exists is the loader's to say. */
+int scn_key_segments(const char *s, size_t n);
+
 /* The 64-bit digest of n bytes (8 at a time through rng_mix, then the
  * length): what scn_config.digest is of the resolved document's compact
  * print, and what a sweep folds its header and values into. */

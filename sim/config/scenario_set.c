@@ -5,6 +5,7 @@
  */
 #include "sim/config/scenario_int.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,21 @@ static int set_fail(ctx *c, int k, const char *path, const char *fmt, ...) {
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return override_fail(c, k, 0, path, msg);
+}
+
+int scn_key_segments(const char *s, size_t n) {
+    int segs = 0;
+    for (size_t i = 0, len = 0; i <= n; i++) {
+        if (i == n || s[i] == '.') {
+            if (len == 0) return 0;
+            segs++, len = 0;
+        } else if (isalnum((unsigned char)s[i]) || s[i] == '_') {
+            len++;
+        } else {
+            return 0;
+        }
+    }
+    return segs;
 }
 
 /* Whether the n bytes at s are an array index: digits, no leading zero. */

@@ -53,24 +53,6 @@ static int sf_fail(const sf_ctx *c, const cJSON *n, int at_key,
                    line, col, path, what);
 }
 
-/* Whether key is a dotted scenario path: segments of letters, digits and
- * '_', none empty. */
-static int dotted_key(const char *key) {
-    size_t seg = 0;
-    for (const char *p = key;; p++) {
-        if (*p == '.' || *p == 0) {
-            if (seg == 0) return 0;
-            if (*p == 0) return 1;
-            seg = 0;
-        } else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                   (*p >= '0' && *p <= '9') || *p == '_') {
-            seg++;
-        } else {
-            return 0;
-        }
-    }
-}
-
 /* Member `key` of fit as an array of n numbers into out. */
 static int fit_numbers(const sf_ctx *c, const cJSON *fit, const char *key,
                        int n, double *out) {
@@ -204,7 +186,7 @@ static size_t value_end(const char *text, size_t off) {
  * the member's text as written (a number printed again could differ in
  * its last bit). */
 static int add_set(const sf_ctx *c, const cJSON *m, setfile *out) {
-    if (!dotted_key(m->string))
+    if (!scn_key_segments(m->string, strlen(m->string)))
         return sf_fail(c, m, 1, m->string,
                        "not a scenario key (expected a dotted path such as "
                        "network.efficiency)");

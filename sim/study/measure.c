@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -354,24 +353,6 @@ typedef struct {
 
 #define KEY_COL (-1)
 
-/* Whether the n bytes at s are a dotted scenario key: two or more
- * segments of letters, digits and '_'. */
-static int dotted_key(const char *s, size_t n) {
-    int dots = 0;
-    for (size_t i = 0, seg = 0; i <= n; i++) {
-        if (i == n || s[i] == '.') {
-            if (seg == 0) return 0;
-            dots += i < n;
-            seg = 0;
-        } else if (isalnum((unsigned char)s[i]) || s[i] == '_') {
-            seg++;
-        } else {
-            return 0;
-        }
-    }
-    return dots > 0;
-}
-
 /* Header field f of a runs CSV as a key column.  Returns 0, or the
  * message of a key given twice or one too many. */
 static int key_column(const meas__src *src, const meas__line *ln,
@@ -419,7 +400,7 @@ static int csv_header_read(const meas__src *src, const meas__line *ln,
         const csv_field *f = &fld[i];
         int c = csv_find(fmt, f);
         if (c < 0 && fmt->format == MEAS_FORMAT_RUNS &&
-            dotted_key(f->s, f->n)) {
+            scn_key_segments(f->s, f->n) >= 2) {
             int rc = key_column(src, ln, f, i, h);
             if (rc) return rc;
             continue;

@@ -62,6 +62,7 @@
 #include "sim/config/scenario_int.h"
 #include "sim/config/scenario_out.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -448,4 +449,36 @@ int scn_meta_load(const char *path, scn_meta *meta, char *err, size_t errlen) {
 
 int scn_doc_meta(const scn_doc *d, scn_meta *meta, char *err, size_t errlen) {
     return meta_of(d->name, d->buf, d->len, meta, err, errlen);
+}
+
+/* A codec as a label says it: by its bits where one format of that width
+ * is the usual one, by its name otherwise. */
+static const char *codec_label(codec_kind k) {
+    switch (k) {
+    case CODEC_FP8_E4M3: return "8-bit";
+    case CODEC_E3M0: return "4-bit";
+    case CODEC_E2M1: return "4-bit E2M1";
+    case CODEC_UINT8: return "8-bit integer";
+    default: return codec_name(k);
+    }
+}
+
+int scn_method_label(const scn_config *c, char *buf, size_t n) {
+    const sched_spec *s = &c->sched;
+    if (s->method == SCHED_DP)
+        return c->dp_codec.kind == CODEC_FP32
+                   ? snprintf(buf, n, "Data-parallel")
+                   : snprintf(buf, n, "Data-parallel, %s gradients",
+                              codec_label(c->dp_codec.kind));
+    char ov[32] = "";
+    if (s->overlap == SCHED_OUTER) snprintf(ov, sizeof ov, ", outer overlap");
+    else if (s->overlap == SCHED_EAGER)
+        snprintf(ov, sizeof ov, ", eager overlap");
+    else if (s->tau > 0) snprintf(ov, sizeof ov, ", overlap %d", s->tau);
+    char cd[32] = "";
+    if (c->codec.kind != CODEC_FP32)
+        snprintf(cd, sizeof cd, ", %s", codec_label(c->codec.kind));
+    return snprintf(buf, n, "%s, H %d%s%s",
+                    s->method == SCHED_DILOCO ? "DiLoCo" : "Streaming DiLoCo",
+                    s->H, ov, cd);
 }

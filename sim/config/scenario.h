@@ -221,6 +221,14 @@ int scn_load_string(const char *text, const char *name, const char *const *sets,
 /* Step time in seconds (given or computed from FLOPs). */
 double scn_step_time_s(const scn_config *c);
 
+/* The method as a person names it, into buf (always terminated):
+ * "Data-parallel", "DiLoCo, H 100, bf16", "Streaming DiLoCo, H 100,
+ * overlap 1, 4-bit".  The parts: the method; H (not DP); tau > 0 as
+ * "overlap tau", outer or eager overlap by that name; the payload's codec
+ * unless it is fp32 (DP: ", <codec> gradients").  Returns the length the
+ * whole label has, as snprintf does. */
+int scn_method_label(const scn_config *c, char *buf, size_t n);
+
 /*
  * Variants and sweeps.  A scenario may name variants of itself:
  *

@@ -42,9 +42,11 @@ contains "$tmp/out" '^  "tau_per_worker": \[1, 3\],$' "run output: tau_per_worke
 if cmp -s "$tmp/first" "$tmp/second"; then ok; else bad "two runs differ"; fi
 # the network keys beyond the ideal model: only when a scenario sets them
 for k in transport completion efficiency collective_overhead_ms \
-         latency_matrix_ms ring_order dp_bucket_mb host_gbps; do
+         latency_matrix_ms ring_order dp_bucket_mb bucket_mb host_gbps; do
   lacks "$tmp/first" "\"$k\"" "run output: no $k by default"
 done
+expect 0 "run per-layer buckets" -- "$bin" run "$sc" --set method.bucket_mb=0
+contains "$tmp/out" '^  "bucket_mb": 0,$' "run output: bucket_mb when not 25"
 expect 0 "run tcp" -- "$bin" run "$root/scenarios/examples/tcp_idle.json" --variant h10
 contains "$tmp/out" '^  "transport": "tcp",$' "run output: transport"
 contains "$tmp/out" '^  "tcp_init_window_kb": 14.48,$' "run output: initial window"

@@ -101,7 +101,7 @@ expect 2 "host copies past the clock" -- "$bin" run "$sc" --set model.host_gbps=
   --set method.offload_outer=true
 contains "$tmp/err" "model.host_gbps: the run would last about .* s of host copies" \
   "host copies past the clock"
-printf '{"model": {"params": 1e6, "layers": 100, "step_time_s": 0.01},\n "method": {"name": "dp"}, "steps": 10000,\n "network": {"collective_overhead_ms": 1e6}}\n' \
+printf '{"model": {"params": 1e6, "layers": 100, "step_time_s": 0.01},\n "method": {"name": "dp", "dp_bucket_mb": 0}, "steps": 10000,\n "network": {"collective_overhead_ms": 1e6}}\n' \
   >"$tmp/overhead.json"
 for steps in 10000 100000; do
   expect 2 "overhead, $steps steps" -- "$bin" run "$tmp/overhead.json" --set steps=$steps

@@ -191,7 +191,8 @@ START_TEST(test_randomized) {
         if (pick(5) == 0) cfg.straggler_prob = 0.2;
         if (pick(6) == 0) cfg.faults.mtbf_s = 20, cfg.faults.mttr_s = 3;
         if (pick(5) == 0) cfg.tcp_window_mb = 4;
-        if (pick(4) == 0) cfg.dp_bucket_mb = 30;
+        if (pick(4) == 0) cfg.dp_bucket_mb = pick(2) ? 0 : 30;
+        if (pick(4) == 0) cfg.bucket_mb = pick(2) ? 0 : 10;
         if (pick(5) == 0) cfg.efficiency = 0.7;
         if (pick(6) == 0) cfg.offload_outer = 1, cfg.host_gbps = 8;
         if (pick(3) == 0) cfg.transport = SCN_TRANSPORT_TCP;

@@ -246,12 +246,11 @@ START_TEST(assumptions_show_the_network_used) {
         {"overhead per collective step", "<td>2.5 ms</td><td>none</td>"},
         {"ring order (star: hub first)",
          "<td>2, 0, 1</td><td>by worker id</td>"}};
-    static const char *const dp_offload[] = {"DP gradient buckets",
-                                             "outer parameters and momentum"};
+    static const char *const dp_offload[] = {"outer parameters and momentum"};
     capture k;
     html_assumptions(cap_open(&k), 2, names, cfg, NULL);
     char *t = cap_close(&k);
-    rows_are(t, first, 6, dp_offload, 2);
+    rows_are(t, first, 6, dp_offload, 1);
     free(t);
 
     /* 10 workers: the matrix's range; restart off; DP buckets, offload */
@@ -276,8 +275,9 @@ START_TEST(assumptions_show_the_network_used) {
         {"transport",
          "<td>tcp: slow start from 64 kB, no restart after "
          "idle</td><td>ideal: a flow gets its share from its first byte</td>"},
-        {"DP gradient buckets", "<td>at least 25 MB of payload each</td>"
-                                "<td>n/a (not DP)</td>"},
+        {"all-reduce buckets", "<td>at least 25 MB of payload each</td>"
+                               "<td>at least 25 MB of payload each (per "
+                               "fragment)</td>"},
         {"outer parameters and momentum",
          "<td>on the accelerator</td><td>in "
          "host memory, copied at 256 Gbit/s</td>"}};

@@ -21,10 +21,12 @@
 #include "sim/base/version.h"
 #include "sim/base/msg.h"
 
-/* Loads a scenario from text plus overrides (NULL-terminated) and runs it. */
+/* Loads a scenario from text plus overrides (NULL-terminated) and runs it.
+ * The closed forms here reduce layer by layer: both bucket sizes are 0
+ * before the case's own overrides. */
 static run_result sim_cfg(scn_config *cfg, const char *json, ...) {
-    const char *sets[32];
-    int n = 0;
+    const char *sets[32] = {"method.dp_bucket_mb=0", "method.bucket_mb=0"};
+    int n = 2;
     va_list ap;
     va_start(ap, json);
     for (const char *s; (s = va_arg(ap, const char *));) sets[n++] = s;

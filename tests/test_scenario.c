@@ -728,7 +728,7 @@ START_TEST(test_unknown_keys) {
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
          "fragments, layout, order, tau, overlap, rule, alpha, codec, "
          "codec_block, dp_codec, late, sync_timeout_s, dp_bucket_mb, "
-         "offload_outer)");
+         "bucket_mb, offload_outer)");
     FAIL(IN("faults", "\"mtbf\": 4"),
          "s.json:3:5: faults.mtbf: unknown key (expected one of: mtbf_hours, "
          "mttr_hours, distribution, weibull_shape, trace, checkpoint_steps, "
@@ -985,8 +985,8 @@ START_TEST(test_network_keys) {
     ck_assert_int_eq(cfg.completion, SCN_COMPLETION_GROUP);
     ck_assert(cfg.tcp_init_window_kb == 14.48 && cfg.tcp_slow_start_after_idle);
     ck_assert(cfg.efficiency == 1 && cfg.collective_overhead_ms == 0);
-    ck_assert(cfg.dp_bucket_mb == 0 && !cfg.offload_outer &&
-              cfg.host_gbps == 256);
+    ck_assert(cfg.dp_bucket_mb == 25 && cfg.bucket_mb == 25 &&
+              !cfg.offload_outer && cfg.host_gbps == 256);
     ck_assert(!cfg.has_latency_matrix && !cfg.has_ring_order);
     ck_assert_int_eq(cfg.ring_order[1], 1);
     load_ok(IN("network", "\"latency_matrix_ms\": [[0, 3], [3, 0]], "
@@ -1397,7 +1397,7 @@ START_TEST(test_variant_errors) {
         "method.name? expected one of: "
         "name, H, fragments, layout, order, tau, overlap, rule, alpha, codec, "
         "codec_block, dp_codec, late, sync_timeout_s, dp_bucket_mb, "
-        "offload_outer)");
+        "bucket_mb, offload_outer)");
     V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}", "v",
            ":2:32: variants.v.network: wrong type: number (expected an "
            "object)");
@@ -2657,7 +2657,8 @@ END_TEST
 START_TEST(test_overhead_in_run_length) {
     const char *json = "{\n  \"model\": {\"params\": 1e6, \"layers\": 100, "
                        "\"step_time_s\": 0.01},\n"
-                       "  \"method\": {\"name\": \"dp\"}, \"steps\": 10000,\n"
+                       "  \"method\": {\"name\": \"dp\", \"dp_bucket_mb\": 0}, "
+                       "\"steps\": 10000,\n"
                        "  \"network\": {\"collective_overhead_ms\": 1e6}\n}\n";
     load_fail_prefix(__LINE__, json,
                      "s.json:4:41: network.collective_overhead_ms: the run "
@@ -2702,7 +2703,8 @@ START_TEST(test_startup_ack_queue_keys) {
              "-0.5 is out of range (expected a number in [0, 1000])");
     const char *json = "{\n  \"model\": {\"params\": 1e6, \"layers\": 100, "
                        "\"step_time_s\": 0.01},\n"
-                       "  \"method\": {\"name\": \"dp\"}, \"steps\": 10000,\n"
+                       "  \"method\": {\"name\": \"dp\", \"dp_bucket_mb\": 0}, "
+                       "\"steps\": 10000,\n"
                        "  \"network\": {\"collective_overhead_ms\": 1e6, "
                        "\"startup_ms\": 1e6}\n}\n";
     load_fail_prefix(__LINE__, json,
@@ -2749,7 +2751,7 @@ START_TEST(test_did_you_mean) {
          "s.json:3:5: method.fragmnets: unknown key (did you mean "
          "method.fragments? expected one of: name, H, fragments, layout, "
          "order, tau, overlap, rule, alpha, codec, codec_block, dp_codec, "
-         "late, sync_timeout_s, dp_bucket_mb, offload_outer)");
+         "late, sync_timeout_s, dp_bucket_mb, bucket_mb, offload_outer)");
     FAIL(IN("faults", "\"mtbr_hours\": 1"), /* mtbf_hours or mttr_hours */
          "s.json:3:5: faults.mtbr_hours: unknown key (expected one of: "
          "mtbf_hours, mttr_hours, distribution, weibull_shape, trace, "

@@ -278,11 +278,12 @@ static void item_collective(const plan_method *m, char *b, size_t n) {
 
 static void item_buckets(const plan_method *m, char *b, size_t n) {
     const plan_assumptions *a = &m->assume;
-    if (!a->dp) snprintf(b, n, "- (not dp)");
-    else if (a->dp_bucket_mb > 0)
-        snprintf(b, n, "dp gradients in buckets of at least %g MB",
-                 a->dp_bucket_mb);
-    else snprintf(b, n, "dp gradients in one bucket per layer");
+    double mb = a->dp ? a->dp_bucket_mb : a->bucket_mb;
+    const char *what = a->dp ? "dp gradients" : "sync payloads";
+    if (mb > 0)
+        snprintf(b, n, "%s in buckets of at least %g MB%s", what, mb,
+                 a->dp ? "" : ", per fragment");
+    else snprintf(b, n, "%s in one bucket per layer", what);
 }
 
 static void item_gbit(const plan_method *m, char *b, size_t n) {

@@ -83,6 +83,7 @@ static void json_assumptions(jw *w, const plan_method *m) {
     jw_str(w, "collective", coll_algo_name(a->collective));
     jw_int(w, "site_links", a->links);
     jw_num(w, "dp_bucket_mb", a->dp ? a->dp_bucket_mb : NAN);
+    jw_num(w, "bucket_mb", a->dp ? NAN : a->bucket_mb);
     jw_wrap(w, 6);
     jw_str(w, "gbit", a->gbit == SCN_GBIT_BINARY ? "binary" : "si");
     jw_num(w, "mtbf_s", a->mtbf_s);

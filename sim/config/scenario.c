@@ -117,6 +117,8 @@ void scn_defaults(scn_config *c) {
     c->dp_codec = (codec_spec){CODEC_BF16, 0};
     c->late = SCN_LATE_WAIT;
     c->sync_timeout_s = 0;
+    c->dp_bucket_mb = SCN_BUCKET_MB;
+    c->bucket_mb = SCN_BUCKET_MB;
 
     c->faults = (faults_spec){.mtbf_s = 0,
                               .mttr_s = 3600,

@@ -38,6 +38,10 @@
 #include "sim/config/kinds.h" /* coll_algo, faults_spec */
 
 #define SCN_MAX_WORKERS 256
+
+/* The default of method.dp_bucket_mb and method.bucket_mb: PyTorch DDP's
+ * 25 MB buckets (a framework reduces in buckets, not layer by layer). */
+#define SCN_BUCKET_MB 25.0
 /* Every rate in Gbit/s (a link, a host copy engine, a cost file's
  * bandwidths) lies in [SCN_MIN_GBPS, SCN_MAX_GBPS]. */
 #define SCN_MIN_GBPS 1e-6
@@ -153,7 +157,10 @@ typedef struct {
                                        DP and DiLoCo) */
     double dp_bucket_mb;   /* DP: gradient buckets of at least this many
                                 MB (1e6 bytes) of payload; 0: one bucket
-                                per layer */
+                                per layer (default 25, as PyTorch DDP) */
+    double bucket_mb;      /* DiLoCo, streaming: the same for the layers
+                                of one fragment's sync (not the sliced
+                                layout); default 25 */
     int offload_outer;     /* 1: outer parameters and momentum live in
                                 host memory; only fragments in flight are
                                 on the accelerator (not DP) */

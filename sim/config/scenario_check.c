@@ -294,7 +294,7 @@ static run_estimate estimate_run(const scn_config *cfg) {
     /* Syncs: every step for DP, else P every H steps; each moves at most
      * the fp32 payload (all parameters for DP, a fragment otherwise), M
      * times over the busiest link, in one collective per layer it holds
-     * (per DP bucket; every layer for a sliced layout), each of 2M steps;
+     * (per bucket; every layer for a sliced layout), each of 2M steps;
      * a repair moves recovery_bytes_per_param per parameter. */
     int dp = cfg->sched.method == SCHED_DP, P = cfg->sched.P;
     double syncs = dp ? steps : floor(steps / cfg->sched.H) * P;
@@ -303,8 +303,9 @@ static run_estimate estimate_run(const scn_config *cfg) {
     double colls = dp                                  ? layers
                    : cfg->sched.layout == SCHED_SLICED ? layers
                                                        : ceil(layers / P);
-    if (dp && cfg->dp_bucket_mb > 0)
-        colls = fmin(layers, ceil(bytes / (cfg->dp_bucket_mb * 1e6)));
+    double mb = dp ? cfg->dp_bucket_mb : cfg->bucket_mb;
+    if (mb > 0 && cfg->sched.layout != SCHED_SLICED)
+        colls = fmin(colls, ceil(bytes / (mb * 1e6)));
     double repair = cfg->params * cfg->recovery_bytes_per_param / rate;
     /* every collective step: its latency, its software overhead and, over
      * TCP, the round trips of a slow start from the initial window */

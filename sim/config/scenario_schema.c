@@ -150,6 +150,7 @@ static const field method_fields[] = {
     K_ENUM("late", late, E_LATE),
     K_NUM("sync_timeout_s", sync_timeout_s, IN(0, 1e9)),
     K_NUM("dp_bucket_mb", dp_bucket_mb, IN(0, 1e9)),
+    K_NUM("bucket_mb", bucket_mb, IN(0, 1e9)),
     K_BOOL("offload_outer", offload_outer),
     K_END,
 };

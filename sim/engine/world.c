@@ -127,29 +127,37 @@ static int init_arrays(world *W, char *err, size_t errlen) {
     return 0;
 }
 
-/* Which reduction carries each layer.  DP with dp_bucket_mb: buckets of
- * layers in backward order (L-1 down to 0), each closed once its payload
- * reaches dp_bucket_mb MB, the last one with what is left; a bucket is
- * one all-reduce of its layers' bytes, ready when the gradient of its
- * lowest layer is, and the forward of each of its layers waits for it.
- * Otherwise every layer is its own reduction. */
+/* Which reduction carries each layer.  Buckets (DP: dp_bucket_mb; DiLoCo
+ * and streaming: bucket_mb, per fragment): the layers of one fragment in
+ * backward order (highest first), each bucket closed once its payload
+ * reaches the size, the fragment's lowest layer closing the last one with
+ * what is left; a bucket is one all-reduce of its layers' bytes, ready
+ * when its lowest layer's is, and the forward of each of its layers waits
+ * for it.  Size 0, and the sliced layout: every layer is its own
+ * reduction. */
 static void buckets_init(world *W) {
-    double cap = W->sch.method == SCHED_DP ? W->cfg->dp_bucket_mb * 1e6 : 0;
-    uint64_t acc = 0;
-    int top = W->L - 1; /* the open bucket's highest layer */
-    for (int l = W->L - 1; l >= 0; l--) {
-        W->lead[l] = l;
-        if (cap <= 0) {
-            if (!W->sliced) W->frag_size[W->frag[l]]++; /* sliced: counted */
-            continue;
+    const scn_config *c = W->cfg;
+    double mb = W->sch.method == SCHED_DP ? c->dp_bucket_mb : c->bucket_mb;
+    double cap = W->sliced ? 0 : mb * 1e6;
+    for (int l = 0; l < W->L; l++) W->lead[l] = l;
+    if (W->sliced) return; /* frag_size: counted with the slices */
+    for (int f = 0; f < W->P; f++) {
+        uint64_t acc = 0;
+        int top = -1, low = 0; /* the open bucket's highest layer; the
+                                  fragment's lowest */
+        while (low < W->L && W->frag[low] != f) low++;
+        for (int l = W->L - 1; l >= 0; l--) {
+            if (W->frag[l] != f) continue;
+            if (top < 0) top = l;
+            acc += W->bytes[l];
+            if ((double)acc < cap && l > low) continue;
+            for (int k = l; k <= top; k++)
+                if (W->frag[k] == f) W->lead[k] = l;
+            W->bytes[l] = acc; /* the bucket's payload, at its lead */
+            W->frag_size[f]++;
+            acc = 0;
+            top = -1;
         }
-        acc += W->bytes[l];
-        if ((double)acc < cap && l > 0) continue;
-        for (int k = l; k <= top; k++) W->lead[k] = l;
-        W->bytes[l] = acc; /* the bucket's payload, at its lead */
-        W->frag_size[0]++;
-        acc = 0;
-        top = l - 1;
     }
 }
 

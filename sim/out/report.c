@@ -55,7 +55,7 @@ static void field_per_worker(jw *w, const char *k, const double *v, int M) {
  * is not its default (so the output of a scenario that does not use them
  * is what it was): transport (with its window and restart), completion,
  * efficiency, collective_overhead_ms, startup_ms, ack_bytes_per_kb,
- * queue_ms, the latency matrix, ring order, DP buckets and the offload
+ * queue_ms, the latency matrix, ring order, the buckets and the offload
  * with its host rate. */
 static void network_realism(jw *w, const scn_config *c) {
     int M = c->workers;
@@ -88,8 +88,10 @@ static void network_realism(jw *w, const scn_config *c) {
         for (int i = 0; i < M; i++) jw_int(w, NULL, c->ring_order[i]);
         jw_end(w);
     }
-    if (c->sched.method == SCHED_DP && c->dp_bucket_mb > 0)
+    if (c->sched.method == SCHED_DP && c->dp_bucket_mb != SCN_BUCKET_MB)
         jw_num(w, "dp_bucket_mb", c->dp_bucket_mb);
+    if (c->sched.method != SCHED_DP && c->bucket_mb != SCN_BUCKET_MB)
+        jw_num(w, "bucket_mb", c->bucket_mb);
     if (c->offload_outer && c->sched.method != SCHED_DP) {
         jw_int(w, "offload_outer", 1);
         jw_num(w, "host_gbps", c->host_gbps);

@@ -94,7 +94,7 @@ static const struct {
             {R_ALPHA, "merge alpha (local weight)"},
             {R_CODEC, "payload codec"},
             {R_LATE, "late syncs"},
-            {R_BUCKETS, "DP gradient buckets"},
+            {R_BUCKETS, "all-reduce buckets"},
             {R_OFFLOAD, "outer parameters and momentum"},
             {R_GROUP, "Faults"},
             {R_FAULTS, "failures"},
@@ -353,13 +353,16 @@ static int method_text(const scn_config *c, const sched_spec *s, int id,
             snprintf(buf + strlen(buf), len - strlen(buf), "; timeout %s s",
                      html_number(c->sync_timeout_s, a));
         break;
-    case R_BUCKETS:
-        if (s->method != SCHED_DP) snprintf(buf, len, "n/a (not DP)");
-        else if (c->dp_bucket_mb > 0)
-            snprintf(buf, len, "at least %s MB of payload each",
-                     html_number(c->dp_bucket_mb, a));
+    case R_BUCKETS: {
+        double mb = s->method == SCHED_DP       ? c->dp_bucket_mb
+                    : s->layout == SCHED_SLICED ? 0
+                                                : c->bucket_mb;
+        if (mb > 0)
+            snprintf(buf, len, "at least %s MB of payload each%s",
+                     html_number(mb, a),
+                     s->method == SCHED_DP ? "" : " (per fragment)");
         else snprintf(buf, len, "one per layer");
-        break;
+    } break;
     case R_OFFLOAD:
         if (c->offload_outer && s->method != SCHED_DP)
             snprintf(buf, len, "in host memory, copied at %s Gbit/s",
@@ -407,15 +410,14 @@ static void assumption(const scn_config *c, const scn_train *t, int id,
         run_text(c, t, id, buf, len);
 }
 
-/* Whether row `id` is shown: the ring order when a variant sets one, DP's
- * buckets when a variant is DP, the offload when a variant offloads, the
+/* Whether row `id` is shown: the ring order when a variant sets one, the
+ * offload when a variant offloads, the
  * set-up, ACKs and queue when a variant has them; every other row
  * always. */
 static int row_shown(int id, int n, const scn_config *cfg) {
     int any = 0;
     for (int i = 0; i < n; i++)
         any |= id == R_RING_ORDER ? cfg[i].has_ring_order
-               : id == R_BUCKETS  ? cfg[i].sched.method == SCHED_DP
                : id == R_OFFLOAD
                    ? cfg[i].offload_outer && cfg[i].sched.method != SCHED_DP
                : id == R_STARTUP ? cfg[i].startup_ms > 0

@@ -607,6 +607,7 @@ static void assumptions_of(const scn_config *c, plan_assumptions *a) {
     a->links = site_links(c);
     a->dp = c->sched.method == SCHED_DP;
     a->dp_bucket_mb = c->dp_bucket_mb;
+    a->bucket_mb = c->sched.layout == SCHED_SLICED ? 0 : c->bucket_mb;
     a->gbit = c->gbit;
     a->mtbf_s = c->faults.mtbf_s;
     a->mttr_s = c->faults.mttr_s;

@@ -257,8 +257,10 @@ typedef struct {
     double tcp_window_mb; /* 0: none */
     coll_algo collective;
     int links;           /* site-to-site links of the collective */
-    int dp;              /* buckets apply */
-    double dp_bucket_mb; /* 0: one bucket per layer */
+    int dp;              /* the method is DP */
+    double dp_bucket_mb; /* DP: 0, one bucket per layer */
+    double bucket_mb;    /* DiLoCo, streaming: 0, one bucket per layer
+                            (always with the sliced layout) */
     scn_gbit gbit;
     double mtbf_s, mttr_s; /* mtbf 0: no random failures */
     int trace;             /* failures replayed from a trace */

@@ -131,12 +131,14 @@ demo: deps
 # Runs every Check suite and the command-line tests, then the suites again
 # in a sanitizer build (build-asan/).
 # Every stage runs even when an earlier one fails; the stages that failed
-# are named last.
+# are named last.  Each stage builds with TEST_JOBS compilers at once (the
+# CPUs online); its tests then run one after the other.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test: deps
 	@failed=; \
-	  $(MAKE) --no-print-directory check || failed="$$failed check"; \
-	  $(MAKE) --no-print-directory B=build-asan OPT=-O1 SAN="$(SAN_FLAGS)" asan \
-	    || failed="$$failed asan"; \
+	  $(MAKE) --no-print-directory -j$(TEST_JOBS) check || failed="$$failed check"; \
+	  $(MAKE) --no-print-directory -j$(TEST_JOBS) B=build-asan OPT=-O1 \
+	    SAN="$(SAN_FLAGS)" asan || failed="$$failed asan"; \
 	  $(MAKE) --no-print-directory fuzz-smoke || failed="$$failed fuzz-smoke"; \
 	  if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
 	  echo "make test: every stage passed"

@@ -126,7 +126,7 @@ fuzz-smoke: fuzz-deps
 	@if ! $(FUZZ_PROBE); then \
 	  echo "fuzz smoke: skipped ($(FUZZ_CC) with libFuzzer not found)"; \
 	  exit 0; fi; \
-	$(MAKE) --no-print-directory fuzz-build || exit 1; \
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) fuzz-build || exit 1; \
 	fail=0; for t in $(FUZZ_TARGETS); do \
 	  reg=$$(ls tests/fuzz/regress/$$t/* 2>/dev/null); \
 	  if [ -n "$$reg" ]; then \

@@ -37,6 +37,8 @@ typedef enum {
     EXPL_RECOVERY,  /* downloading the parameters after a repair, and
                        waiting to rejoin */
     EXPL_OFFLOAD,   /* exposed host <-> accelerator copies */
+    EXPL_STALLED,   /* DP: stalled while a peer is down or recovering */
+    EXPL_DONE_WAIT, /* done with every step, waiting for the run's end */
     EXPL_PARTS
 } expl_part;
 

@@ -299,6 +299,7 @@ static int conclude(world *W, int done, int64_t last, run_result *out,
         close_spans(W);
         coll_flush_bytes(W->coll);
         fill_result(W, done, W->events, out);
+        if (W->book) expl__finish(W);
     }
     world_free(W);
     return rc;
@@ -306,8 +307,13 @@ static int conclude(world *W, int done, int64_t last, run_result *out,
 
 int run_simulate(const scn_config *cfg, const run_hooks *hooks, run_result *out,
                  char *err, size_t errlen) {
+    return run__simulate(cfg, hooks, NULL, out, err, errlen);
+}
+
+int run__simulate(const scn_config *cfg, const run_hooks *hooks,
+                  expl_book *book, run_result *out, char *err, size_t errlen) {
     world W;
-    int rc = world_init(&W, cfg, hooks, err, errlen);
+    int rc = world_init(&W, cfg, hooks, book, err, errlen);
     W.err = err;
     W.errlen = errlen;
     if (rc == MSG_ENOMEM) msg_set(err, errlen, rc, "out of memory");
@@ -333,6 +339,7 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks, run_result *out,
             break;
         }
         int64_t now = ev.time;
+        if (W.book) expl__advance(&W, now);
         W.now = now;
         worker *w = ev.kind == EV_NET ? NULL : &W.w[ev.a];
         switch (ev.kind) {

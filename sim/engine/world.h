@@ -199,10 +199,11 @@ typedef struct {
                            whose start its merged state goes back to the
                            host (0: none pending) */
     /* fast paths (see "Fast-forward" in fastfwd.c) */
-    int fast;        /* pure steps in one event */
-    int jumps;       /* whole periods skipped (0 once out of memory) */
-    int64_t period;  /* steps of a period: H */
-    expl_book *book; /* expl_run's bookkeeping; NULL: none (no jumps) */
+    int fast;       /* pure steps in one event */
+    int jumps;      /* whole periods skipped (0 once out of memory) */
+    int64_t period; /* steps of a period: H */
+    /* expl_run's bookkeeping; NULL: none (with one, no jumps) */
+    expl_book *book;
 
     /* ---- signature: what decides the future ---- */
     eq_queue q; /* the pending events */

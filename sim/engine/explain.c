@@ -396,11 +396,14 @@ void expl__finish(world *W) {
         fail_rc(W, MSG_ENOMEM);
         return;
     }
-    for (int k = 0; k < b->nc; k++) {
-        if (b->c[k].end < 0) b->c[k].end = W->end;
-        coll_weights(W, &b->c[k], wt[k]);
-    }
     expl_result *r = b->out;
+    r->comm_ns = 0;
+    for (int k = 0; k < b->nc; k++) {
+        coll_rec *c = &b->c[k];
+        if (c->end < 0 || c->end > W->end) c->end = W->end;
+        if (c->end > c->start) r->comm_ns += c->end - c->start;
+        coll_weights(W, c, wt[k]);
+    }
     for (int i = 0; i < W->M; i++)
         worker_parts(W, i, (const int64_t(*)[6])wt, &r->worker[i]);
     free(wt);

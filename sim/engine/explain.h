@@ -53,6 +53,8 @@ typedef struct {
     expl_parts method;                  /* the workers' parts, averaged */
     expl_parts worker[SCN_MAX_WORKERS]; /* per worker, run.workers of them */
     int workers_differ;                 /* 1 when two workers' parts differ */
+    int64_t comm_ns; /* the stream's busy time: the collectives' durations
+                        (to the wall), summed; hidden plus exposed */
 } expl_result;
 
 /* Runs cfg and explains its wall time into *out.  Returns 0, or the

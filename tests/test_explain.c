@@ -22,6 +22,7 @@
 #include "check_main.h"
 #include "random_world.h"
 #include "sim/engine/explain.h"
+#include "sim/out/explain_out.h"
 
 #define BUCKETS "method.dp_bucket_mb=0"
 
@@ -277,6 +278,32 @@ START_TEST(test_failure_by_hand) {
 }
 END_TEST
 
+/* The sentences of the DP pair (per step) and of a DiLoCo pair whose
+ * worker 1 is slower, figures by hand: S = 5e7 bytes (50 MB), 0.42 s on
+ * the stream per sync, all of it exposed; the wall 3.1 s and 5.1 s. */
+START_TEST(test_sentence_by_hand) {
+    static scn_config cfg;
+    char buf[1024];
+    dp_pair(&cfg, NULL, 0);
+    int n = expl_sentence(&cfg, &ex, buf, sizeof buf);
+    ck_assert_int_eq(n, (int)strlen(buf));
+    ck_assert_str_eq(buf, "per step: each 50 MB gradient all-reduce takes "
+                          "0.42 s at 1 Gbit/s; 0.42 s exposed x 5 steps = "
+                          "2.10 s of 3.10 s; compute 1.00 s (CU 0.32).");
+    char small[8];
+    ck_assert_int_eq(expl_sentence(&cfg, &ex, small, sizeof small), n);
+    ck_assert_str_eq(small, "per ste");
+    const char *more[] = {"method.name=\"diloco\"", "method.H=1",
+                          "workers.speed=[1, 0.5]"};
+    dp_pair(&cfg, more, 3);
+    expl_sentence(&cfg, &ex, buf, sizeof buf);
+    ck_assert_str_eq(buf, "each 50 MB payload takes 0.42 s at 1 Gbit/s; "
+                          "0.42 s exposed x 5 syncs = 2.10 s of 4.10 s; "
+                          "waiting for late peers 0.50 s; slow steps and "
+                          "slower workers 0.50 s; compute 1.00 s (CU 0.37).");
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("explain");
     TCase *tc = tcase_create("core");
@@ -286,6 +313,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_slow_peer_by_hand);
     tcase_add_test(tc, test_startup_overhead_by_hand);
     tcase_add_test(tc, test_failure_by_hand);
+    tcase_add_test(tc, test_sentence_by_hand);
     tcase_add_test(tc, test_random_worlds);
     tcase_add_test(tc, test_shipped_scenarios);
     suite_add_tcase(s, tc);

@@ -66,6 +66,20 @@ static double slowest_gbps(const scn_config *c, int *differ) {
     return lo;
 }
 
+/* Without the TCP transport, tcp_window_mb caps every flow at the window
+ * per longest round trip (world.c): that cap in Gbit/s, INFINITY none. */
+static double window_gbps(const scn_config *c) {
+    double lat = 0;
+    for (int i = 0; i < c->workers; i++)
+        for (int j = 0; j < c->workers; j++)
+            lat = fmax(lat, scn_latency_ms(c, i, j));
+    double rtt_s = (2 * lat + c->queue_ms) * 1e-3;
+    if (c->tcp_window_mb <= 0 || rtt_s <= 0 ||
+        c->transport == SCN_TRANSPORT_TCP)
+        return INFINITY;
+    return c->tcp_window_mb * 1e6 / rtt_s * 8 / scn_gbit_bits(c->gbit);
+}
+
 /* What hides communication under this method. */
 static void say_hidden(sbuf *s, const scn_config *c, double hidden) {
     char b[32];
@@ -99,9 +113,14 @@ static void say_syncs(sbuf *s, const scn_config *c, const expl_result *r,
     double S = sent / n / (2.0 * (u->workers - 1));
     double gbps = slowest_gbps(c, &differ);
     double t = (double)r->comm_ns * 1e-9 / n, exposed = comm / n;
-    char rate[48];
+    char rate[96];
     if (isfinite(gbps)) snprintf(rate, sizeof rate, "%g Gbit/s", gbps);
     else snprintf(rate, sizeof rate, "unbounded links");
+    double cap = window_gbps(c);
+    if (cap < gbps * c->efficiency)
+        snprintf(rate + strlen(rate), sizeof rate - strlen(rate),
+                 " (a flow at most %.3g Gbit/s: the TCP window per round trip)",
+                 cap);
     say(s, "%seach %s %s takes %s s at %s%s", dp ? "per step: " : "",
         bytes_text(S, b1), dp ? "gradient all-reduce" : "payload", secs(t, b2),
         rate, differ ? " (the slowest link)" : "");

@@ -110,14 +110,18 @@ START_TEST(test_shipped_scenarios) {
 }
 END_TEST
 
+/* A failure trace of `text` at a new name made from path (mkstemp). */
+static void trace_file(char *path, const char *text) {
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+}
+
 START_TEST(test_random_worlds) {
     static scn_config cfg;
     char trace[] = "/tmp/dilosim-explain-XXXXXX";
-    int fd = mkstemp(trace);
-    ck_assert_int_ge(fd, 0);
-    const char *text = "2.5 0 down\n4.1 0 up\n6 1 down\n9.5 1 up\n";
-    ck_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-    close(fd);
+    trace_file(trace, "2.5 0 down\n4.1 0 up\n6 1 down\n9.5 1 up\n");
     for (int k = 0; k < 200; k++) {
         random_world(&cfg, k);
         if (pick(5) == 0) cfg.startup_ms = 40;
@@ -248,11 +252,7 @@ END_TEST
 START_TEST(test_failure_by_hand) {
     static scn_config cfg;
     char trace[] = "/tmp/dilosim-explain-XXXXXX";
-    int fd = mkstemp(trace);
-    ck_assert_int_ge(fd, 0);
-    const char *text = "1.3 0 down\n2.9 0 up\n";
-    ck_assert(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-    close(fd);
+    trace_file(trace, "1.3 0 down\n2.9 0 up\n");
     char set[128];
     snprintf(set, sizeof set, "faults.trace=\"%s\"", trace);
     const char *sets[] = {"model.params=25e6",

@@ -129,6 +129,21 @@ static int classify(const world *W, int i) {
     return EXPL_GATE_WAIT;
 }
 
+/* Room for element n of the array *v of *cap elements of `size` bytes
+ * (doubled when full): 1, or 0 out of memory (the run ends with it). */
+static int room(world *W, void **v, int *cap, int n, size_t size) {
+    if (n < *cap) return 1;
+    int c = *cap ? 2 * *cap : 64;
+    void *p = realloc(*v, (size_t)c * size);
+    if (!p) {
+        fail_rc(W, MSG_ENOMEM);
+        return 0;
+    }
+    *v = p;
+    *cap = c;
+    return 1;
+}
+
 static void log_add(world *W, seg_log *g, int64_t t0, int64_t t1, int cat,
                     int coll) {
     if (g->n && g->v[g->n - 1].cat == cat && g->v[g->n - 1].coll == coll &&
@@ -136,16 +151,7 @@ static void log_add(world *W, seg_log *g, int64_t t0, int64_t t1, int cat,
         g->v[g->n - 1].t1 = t1;
         return;
     }
-    if (g->n == g->cap) {
-        int cap = g->cap ? 2 * g->cap : 64;
-        seg *v = realloc(g->v, (size_t)cap * sizeof *v);
-        if (!v) {
-            fail_rc(W, MSG_ENOMEM);
-            return;
-        }
-        g->v = v;
-        g->cap = cap;
-    }
+    if (!room(W, (void **)&g->v, &g->cap, g->n, sizeof *g->v)) return;
     g->v[g->n++] = (seg){t0, t1, cat, coll};
 }
 
@@ -239,16 +245,7 @@ static step_crit ideal_step(const world *W, const int *mem, int m, double S,
 
 void expl__coll_start(world *W, int l, uint64_t bytes, int64_t now) {
     expl_book *b = W->book;
-    if (b->nc == b->capc) {
-        int cap = b->capc ? 2 * b->capc : 256;
-        coll_rec *c = realloc(b->c, (size_t)cap * sizeof *c);
-        if (!c) {
-            fail_rc(W, MSG_ENOMEM);
-            return;
-        }
-        b->c = c;
-        b->capc = cap;
-    }
+    if (!room(W, (void **)&b->c, &b->capc, b->nc, sizeof *b->c)) return;
     int mem[SCN_MAX_WORKERS], m = 0;
     const scn_config *cfg = W->cfg;
     for (int k = 0; k < W->M; k++) {

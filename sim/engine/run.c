@@ -15,6 +15,8 @@
  *   fastfwd.c   the exact fast-forward: signatures and jumps.   (ff_)
  *   payload.c   the bytes of a sync's payload (payload.h, also used by
  *               memory.c).                                      (payload_)
+ *   explain.c   expl_run: the same run with a book of where every
+ *               worker's time goes (explain.h).                 (expl_)
  * Each file's functions for the others carry its prefix (in brackets);
  * the static helpers each has are unprefixed, as elsewhere in the tree.
  *

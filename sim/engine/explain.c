@@ -385,14 +385,12 @@ static void average(const expl_parts *w, int M, expl_parts *out) {
     }
 }
 
-void expl__finish(world *W) {
+int expl__finish(world *W) {
     expl_book *b = W->book;
     expl__advance(W, W->end);
+    if (W->rc) return MSG_ENOMEM; /* the log could not grow */
     int64_t(*wt)[6] = malloc((size_t)(b->nc ? b->nc : 1) * sizeof *wt);
-    if (!wt) {
-        fail_rc(W, MSG_ENOMEM);
-        return;
-    }
+    if (!wt) return MSG_ENOMEM;
     expl_result *r = b->out;
     r->comm_ns = 0;
     for (int k = 0; k < b->nc; k++) {
@@ -409,6 +407,7 @@ void expl__finish(world *W) {
     for (int i = 1; i < W->M; i++)
         if (memcmp(&r->worker[i], &r->worker[0], sizeof r->worker[0]))
             r->workers_differ = 1;
+    return 0;
 }
 
 int expl_run(const scn_config *cfg, expl_result *out, char *err,

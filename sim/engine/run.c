@@ -301,7 +301,8 @@ static int conclude(world *W, int done, int64_t last, run_result *out,
         close_spans(W);
         coll_flush_bytes(W->coll);
         fill_result(W, done, W->events, out);
-        if (W->book) expl__finish(W);
+        if (W->book && expl__finish(W))
+            rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     }
     world_free(W);
     return rc;

@@ -470,8 +470,9 @@ void expl__coll_start(world *W, int l, uint64_t bytes, int64_t now);
 void expl__coll_end(world *W, int64_t now);
 void expl__startup(world *W, int64_t t0, int64_t t1);
 
-/* The run is over (W->end final): the parts into the book's result. */
-void expl__finish(world *W);
+/* The run is over (W->end final): the parts into the book's result.
+ * Returns 0, or MSG_ENOMEM. */
+int expl__finish(world *W);
 
 /* DP: the candidate checkpoint is committed once its all-reduces are
  * done; worker w has finished every op of `step`. */

@@ -174,8 +174,8 @@ static void only(const expl_parts *p, const int *keep) {
     }
 }
 
-/* One worker: nothing to wait for, no bytes: compute only, 7 steps of
- * 0.25 s. */
+/* One worker (nothing to wait for, no bytes), and two over unbounded
+ * links: compute only, 7 steps of 0.25 s. */
 START_TEST(test_compute_only) {
     static scn_config cfg;
     const char *sets[] = {"workers.count=1", "model.step_time_s=0.25",
@@ -186,6 +186,17 @@ START_TEST(test_compute_only) {
                      0);
     explain_checked(&cfg, "one worker");
     ck_assert_int_eq(ex.run.wall_ns, 7 * NS(0.25));
+    ck_assert_int_eq(ex.method.ns[EXPL_COMPUTE], 7 * NS(0.25));
+    only(&ex.method, (const int[]){EXPL_COMPUTE, -1});
+    /* two workers, DP over unbounded links without latency: the same */
+    const char *dp[] = {"workers.count=2", "model.step_time_s=0.25",
+                        "steps=7",         "method.name=\"dp\"",
+                        BUCKETS,           "network.bandwidth_gbps=\"inf\""};
+    ck_assert_int_eq(scn_load_string("{}", "inf.json", dp, 6, &cfg, err,
+                                     sizeof err),
+                     0);
+    explain_checked(&cfg, "unbounded links");
+    ck_assert_int_eq(ex.run.syncs, 7);
     ck_assert_int_eq(ex.method.ns[EXPL_COMPUTE], 7 * NS(0.25));
     only(&ex.method, (const int[]){EXPL_COMPUTE, -1});
 }

@@ -109,7 +109,10 @@ static void say_syncs(sbuf *s, const scn_config *c, const expl_result *r,
     char b1[32], b2[32], b3[32];
     int dp = c->sched.method == SCHED_DP, differ;
     double wall = (double)u->wall_ns * 1e-9, n = (double)u->syncs;
-    double sent = (double)(u->bytes_sent_total - u->recovery_bytes);
+    uint64_t syncing = u->bytes_sent_total > u->recovery_bytes
+                           ? u->bytes_sent_total - u->recovery_bytes
+                           : 0; /* the downloads' bytes are not a sync's */
+    double sent = (double)syncing;
     double S = sent / n / (2.0 * (u->workers - 1));
     double gbps = slowest_gbps(c, &differ);
     double t = (double)r->comm_ns * 1e-9 / n, exposed = comm / n;

@@ -113,8 +113,8 @@ static const cli_help help = {
 static int name_width(const plan_result *r) {
     int w = 6;
     for (int i = 0; i < r->nmethods; i++)
-        if ((int)strlen(r->method[i].name) > w)
-            w = (int)strlen(r->method[i].name);
+        if ((int)strlen(r->method[i].label) > w)
+            w = (int)strlen(r->method[i].label);
     return w;
 }
 
@@ -129,13 +129,13 @@ static void write_notes(FILE *f, const plan_result *r) {
                     "the target at every\nbandwidth evaluated above it (a "
                     "10-per-decade scan, refined to %g%% steps\nwhere CU "
                     "falls).\n",
-                    m->name, 100 * TABLE_SCAN_STEP);
+                    m->label, 100 * TABLE_SCAN_STEP);
         if (m->latency_rise)
             fprintf(f,
                     "note: %s: CU rises somewhere as latency grows; the "
                     "limit is a crossing\nbefore the first point of a "
                     "10-per-decade scan that misses the target.\n",
-                    m->name);
+                    m->label);
     }
 }
 
@@ -143,20 +143,21 @@ static void write_methods(FILE *f, const plan_result *r, const char *fit_path) {
     int w = name_width(r);
     fprintf(f, "%-*s %14s", w, "method", "least Gbit/s");
     if (r->samples) fprintf(f, " %20s", "[5%, 95%]");
-    fprintf(f, " %8s %18s %14s\n", "CU", "latency limit ms", "(at Gbit/s)");
+    fprintf(f, " %8s %18s %14s  %s\n", "CU", "latency limit ms", "(at Gbit/s)",
+            "variant");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         char least[PLAN_CELL_MAX], cu[PLAN_CELL_MAX], lat[PLAN_CELL_MAX];
         char at[PLAN_CELL_MAX], lo[PLAN_CELL_MAX], hi[PLAN_CELL_MAX];
         plan_method_text(m, least, cu, lat, at);
-        fprintf(f, "%-*s %14s", w, m->name, least);
+        fprintf(f, "%-*s %14s", w, m->label, least);
         if (r->samples) {
             char iv[2 * PLAN_CELL_MAX + 8];
             plan_interval_text(&m->least_interval, lo, hi);
             snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
             fprintf(f, " %20s", iv);
         }
-        fprintf(f, " %8s %18s %14s\n", cu, lat, at);
+        fprintf(f, " %8s %18s %14s  %s\n", cu, lat, at, m->name);
     }
     fprintf(f,
             "\nleast Gbit/s: per worker link, at the scenario's latency.\n"
@@ -167,45 +168,76 @@ static void write_methods(FILE *f, const plan_result *r, const char *fit_path) {
     write_notes(f, r);
 }
 
-static void write_costs(FILE *f, const plan_result *r) {
+/* An amount as the tables print it: "12,345" ("-" without a price). */
+static const char *amount(double x, char buf[PLAN_CELL_MAX]) {
+    plan_thousands(x, buf, PLAN_CELL_MAX);
+    return buf;
+}
+
+static void write_cost_head(FILE *f, const plan_result *r) {
     const plan_cost *c = &r->cost;
-    int eg = c->has_egress;
+    char all[PLAN_CELL_MAX];
+    const char *per = c->pricing == PLAN_PRICING_LINK ? "link between two sites"
+                                                      : "worker link";
+    fprintf(f, "\nmonthly cost, %s: ", c->currency);
+    if (c->has_links) fprintf(f, "WAN the listed link's price per %s;\n", per);
+    else
+        fprintf(f, "WAN %g per Gbit/s per %s;\n", c->wan_usd_per_gbps_month,
+                per);
     fprintf(f,
-            "\nmonthly cost, USD: WAN %g per Gbit/s per %s;\n"
-            "idle compute (1 - CU) x %g accelerators x %g per hour x %g h\n",
-            c->wan_usd_per_gbps_month,
-            c->pricing == PLAN_PRICING_LINK ? "link between two sites"
-                                            : "worker link",
-            c->accelerators, c->accelerator_usd_per_hour, PLAN_HOURS_PER_MONTH);
-    if (eg)
+            "compute %g accelerators x %g per hour x %g h = %s, busy CU of "
+            "it, idle the rest\n",
+            c->accelerators, c->accelerator_usd_per_hour, PLAN_HOURS_PER_MONTH,
+            amount(c->accelerators * c->accelerator_usd_per_hour *
+                       PLAN_HOURS_PER_MONTH,
+                   all));
+    if (c->has_egress)
         fprintf(f,
                 "egress %g per GB (1e9 bytes) of the bytes sent per month "
                 "(simulated)\n",
                 c->egress_usd_per_gb);
-    int w = name_width(r);
-    fprintf(f, "%-*s %10s %8s %12s %14s", w, "method", "Gbit/s", "CU", "WAN",
-            "idle compute");
-    if (eg) fprintf(f, " %12s", "egress");
-    fprintf(f, " %12s\n", "total");
+    fputs("total = WAN + busy + idle", f);
+    fputs(c->has_egress ? " + egress" : "", f);
+    fputs("; per month of work = total / CU (what the\nrecommendation "
+          "ranks)\n",
+          f);
+}
+
+static void write_costs(FILE *f, const plan_result *r) {
+    int eg = r->cost.has_egress, w = name_width(r);
+    write_cost_head(f, r);
+    fprintf(f, "%-*s %10s %8s %11s %13s %13s", w, "method", "Gbit/s", "CU",
+            "WAN", "busy compute", "idle compute");
+    if (eg) fprintf(f, " %11s", "egress");
+    fprintf(f, " %13s %13s\n", "total", "month of work");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         for (int k = 0; k < m->noptions; k++) {
             const plan_option *o = &m->option[k];
-            char note[64];
+            char note[80], c[6][PLAN_CELL_MAX];
             plan_option_note(o, note, sizeof note);
-            fprintf(f, "%-*s %10.4g %8.4f %12.0f %14.0f", w, m->name, o->gbps,
-                    o->cu, o->wan_usd, o->idle_usd);
-            if (eg) fprintf(f, " %12.0f", o->egress_usd);
-            fprintf(f, " %12.0f%s%s\n", o->total_usd, *note ? "  " : "", note);
+            if (r->rec.status == PLAN_REC_BUY && r->rec.method == i &&
+                r->rec.option == k) {
+                size_t n = strlen(note);
+                snprintf(note + n, sizeof note - n, "%sbuy", n ? ", " : "");
+            }
+            fprintf(f, "%-*s %10.4g %8.4f %11s %13s %13s", w, m->label, o->gbps,
+                    o->cu, amount(o->wan_usd, c[0]), amount(o->busy_usd, c[1]),
+                    amount(o->idle_usd, c[2]));
+            if (eg) fprintf(f, " %11s", amount(o->egress_usd, c[3]));
+            fprintf(f, " %13s %13s%s%s\n", amount(o->bill_usd, c[4]),
+                    amount(o->work_usd, c[5]), *note ? "  " : "", note);
         }
     }
     if (r->best_method >= 0) {
         const plan_method *m = &r->method[r->best_method];
         const plan_option *o = &m->option[r->best_option];
+        char x[64];
+        plan_money_text(o->total_usd, r->cost.currency, x, sizeof x);
         fprintf(f,
-                "\ncheapest: %s at %.4g Gbit/s per worker link, %.0f USD "
-                "per month\n",
-                m->name, o->gbps, o->total_usd);
+                "\ncheapest: %s at %.4g Gbit/s per worker link (%s): WAN "
+                "and idle compute%s %s per month\n",
+                m->name, o->gbps, m->label, eg ? " and egress" : "", x);
     }
 }
 
@@ -328,7 +360,7 @@ static void write_item(FILE *f, const plan_result *r, const char *label,
     }
     for (int i = 0; i < r->nmethods; i++) {
         fn(&r->method[i], b, sizeof b);
-        fprintf(f, "  %-11s %s: %s\n", i ? "" : label, r->method[i].name, b);
+        fprintf(f, "  %-11s %s: %s\n", i ? "" : label, r->method[i].label, b);
     }
 }
 
@@ -345,10 +377,9 @@ static void write_assumptions(FILE *f, const plan_result *r) {
                  {"Gbit", item_gbit},
                  {"failures", item_failures},
                  {"steps", item_steps}};
-    fputs("assumptions:\n", f);
+    fputs("\nassumptions:\n", f);
     for (size_t i = 0; i < sizeof items / sizeof *items; i++)
         write_item(f, r, items[i].label, items[i].fn);
-    fputc('\n', f);
 }
 
 /* ---- binding limits, memory, sensitivity, training ------------------------ */
@@ -384,13 +415,13 @@ static void write_limits(FILE *f, const plan_result *r) {
             fprintf(f,
                     "%-*s %10s  (no candidate: no bandwidth reaches the "
                     "target)\n",
-                    w, m->name, "-");
+                    w, m->label, "-");
         for (int k = 0; k < m->noptions; k++) {
             const plan_option *o = &m->option[k];
             char g[PLAN_NTRIES][PLAN_CELL_MAX], win[96];
             for (int t = 0; t < PLAN_NTRIES; t++) gain_text(o->gain[t], g[t]);
             window_text(o, &m->assume, win, sizeof win);
-            fprintf(f, "%-*s %10.4g %8.4f %9s %9s %9s  %-9s  %s\n", w, m->name,
+            fprintf(f, "%-*s %10.4g %8.4f %9s %9s %9s  %-9s  %s\n", w, m->label,
                     o->gbps, o->cu, g[0], g[1], g[2], plan_limit_name(o->limit),
                     win);
         }
@@ -409,7 +440,7 @@ static void write_memory(FILE *f, const plan_result *r) {
         const mem_worker *m = &r->method[i].memory;
         if (!r->method[i].has_memory) continue;
         fprintf(f, "%-*s %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %8.4g\n", w,
-                r->method[i].name, m->parameters_bytes / 1e9,
+                r->method[i].label, m->parameters_bytes / 1e9,
                 m->gradients_bytes / 1e9, m->inner_optimizer_bytes / 1e9,
                 m->outer_parameters_bytes / 1e9, m->outer_momentum_bytes / 1e9,
                 m->accelerator_bytes / 1e9, mem_bytes_per_param(m));
@@ -421,7 +452,7 @@ static void write_memory(FILE *f, const plan_result *r) {
                     "%s: outer state offloaded, %.4g GB in host memory; on "
                     "the accelerator at most\n%d of %d fragments at once (the "
                     "largest %.4g G parameters)\n",
-                    r->method[i].name, m->host_bytes / 1e9, m->in_flight,
+                    r->method[i].label, m->host_bytes / 1e9, m->in_flight,
                     m->fragments, m->fragment_params / 1e9);
     }
 }
@@ -440,7 +471,7 @@ static void write_sensitivity(FILE *f, const plan_result *r) {
         plan_least_text(&m->least, c[0]);
         for (int k = 0; k < PLAN_NSENS; k++)
             plan_least_text(&m->sens[k].least, c[k + 1]);
-        fprintf(f, "%-*s %14s %14s %14s %14s\n", w, m->name, c[0], c[1], c[2],
+        fprintf(f, "%-*s %14s %14s %14s %14s\n", w, m->label, c[0], c[1], c[2],
                 c[3]);
     }
     /* too few failures to tell: once when alike for every method */
@@ -462,7 +493,7 @@ static void write_sensitivity(FILE *f, const plan_result *r) {
     for (int i = 0; i < r->nmethods; i++) {
         if (!note[i][0] || (same && i)) continue;
         if (same) fprintf(f, "note: %s\n", note[i]);
-        else fprintf(f, "note: %s: %s\n", r->method[i].name, note[i]);
+        else fprintf(f, "note: %s: %s\n", r->method[i].label, note[i]);
     }
 }
 
@@ -487,7 +518,7 @@ static void write_training(FILE *f, const plan_result *r) {
             fprintf(f,
                     "%-*s %12lld %10.4g %8.4f %10.4g %10.4g %10.4g %12.4g%s"
                     "\n",
-                    w, m->name, (long long)m->train_steps, m->option[k].gbps,
+                    w, m->label, (long long)m->train_steps, m->option[k].gbps,
                     t->run.cu, t->wall_h, t->idle_h, t->wan_months,
                     t->run.bytes / 1e9,
                     t->run.finished ? "" : "  not finished");
@@ -497,12 +528,14 @@ static void write_training(FILE *f, const plan_result *r) {
     if (!r->has_cost) return;
     const plan_cost *c = &r->cost;
     fprintf(f,
-            "\nwhole training, USD: compute %g accelerators x wall h x %g "
-            "per hour (idle: its\n1 - CU); WAN the monthly cost x WAN months; "
-            "egress %g per GB sent\n",
-            c->accelerators, c->accelerator_usd_per_hour, c->egress_usd_per_gb);
+            "\nwhole training, %s: compute %g accelerators x wall h x %g "
+            "per hour, busy CU of\nit, idle the rest; WAN the monthly cost x "
+            "WAN months; egress %g per GB sent;\ntotal = busy + idle + WAN "
+            "+ egress\n",
+            c->currency, c->accelerators, c->accelerator_usd_per_hour,
+            c->egress_usd_per_gb);
     fprintf(f, "%-*s %10s %14s %14s %12s %12s %14s\n", w, "method", "Gbit/s",
-            "compute", "idle", "WAN", "egress", "total");
+            "busy compute", "idle compute", "WAN", "egress", "total");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         for (int k = 0; k < m->noptions; k++) {
@@ -511,18 +544,24 @@ static void write_training(FILE *f, const plan_result *r) {
                                : t->cheapest_overall ? "  cheapest overall"
                                : t->cheapest_method  ? "  cheapest"
                                                      : "";
-            fprintf(f, "%-*s %10.4g %14.0f %14.0f %12.0f %12.0f %14.0f%s\n", w,
-                    m->name, m->option[k].gbps, t->compute_usd, t->idle_usd,
-                    t->wan_usd, t->egress_usd, t->total_usd, note);
+            char a[5][PLAN_CELL_MAX];
+            fprintf(f, "%-*s %10.4g %14s %14s %12s %12s %14s%s\n", w, m->label,
+                    m->option[k].gbps,
+                    amount(t->compute_usd - t->idle_usd, a[0]),
+                    amount(t->idle_usd, a[1]), amount(t->wan_usd, a[2]),
+                    amount(t->egress_usd, a[3]), amount(t->total_usd, a[4]),
+                    note);
         }
     }
     if (r->train_best_method >= 0) {
         const plan_method *m = &r->method[r->train_best_method];
         const plan_option *o = &m->option[r->train_best_option];
+        char x[64];
+        plan_money_text(o->train.total_usd, c->currency, x, sizeof x);
         fprintf(f,
-                "\ncheapest training: %s at %.4g Gbit/s per worker link, "
-                "%.0f USD in %.4g h\n",
-                m->name, o->gbps, o->train.total_usd, o->train.wall_h);
+                "\ncheapest training: %s at %.4g Gbit/s per worker link (%s), "
+                "%s in %.4g h\n",
+                m->name, o->gbps, m->label, x, o->train.wall_h);
     }
 }
 
@@ -530,7 +569,7 @@ static void write_text(FILE *f, const char *scenario, const plan_result *r,
                        const char *fit_path) {
     fprintf(f, "plan for %s: compute utilization >= %g\n\n", scenario,
             r->target_cu);
-    if (r->explain) write_assumptions(f, r);
+    cli_plan_text_summary(f, r);
     write_methods(f, r, fit_path);
     if (r->has_cost) write_costs(f, r);
     cli_plan_text_seeds(f, r, name_width(r));
@@ -540,6 +579,7 @@ static void write_text(FILE *f, const char *scenario, const plan_result *r,
     }
     if (r->sensitivity) write_sensitivity(f, r);
     if (r->train_hours > 0 || r->tokens > 0) write_training(f, r);
+    if (r->explain) write_assumptions(f, r);
 }
 
 /* ---- the command ------------------------------------------------------- */

@@ -113,8 +113,8 @@ static const cli_help help = {
 static int name_width(const plan_result *r) {
     int w = 6;
     for (int i = 0; i < r->nmethods; i++)
-        if ((int)strlen(r->method[i].label) > w)
-            w = (int)strlen(r->method[i].label);
+        if ((int)strlen(r->method[i].name) > w)
+            w = (int)strlen(r->method[i].name);
     return w;
 }
 
@@ -129,13 +129,13 @@ static void write_notes(FILE *f, const plan_result *r) {
                     "the target at every\nbandwidth evaluated above it (a "
                     "10-per-decade scan, refined to %g%% steps\nwhere CU "
                     "falls).\n",
-                    m->label, 100 * TABLE_SCAN_STEP);
+                    m->name, 100 * TABLE_SCAN_STEP);
         if (m->latency_rise)
             fprintf(f,
                     "note: %s: CU rises somewhere as latency grows; the "
                     "limit is a crossing\nbefore the first point of a "
                     "10-per-decade scan that misses the target.\n",
-                    m->label);
+                    m->name);
     }
 }
 
@@ -143,22 +143,24 @@ static void write_methods(FILE *f, const plan_result *r, const char *fit_path) {
     int w = name_width(r);
     fprintf(f, "%-*s %14s", w, "method", "least Gbit/s");
     if (r->samples) fprintf(f, " %20s", "[5%, 95%]");
-    fprintf(f, " %8s %18s %14s  %s\n", "CU", "latency limit ms", "(at Gbit/s)",
-            "variant");
+    fprintf(f, " %8s %18s %14s\n", "CU", "latency limit ms", "(at Gbit/s)");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         char least[PLAN_CELL_MAX], cu[PLAN_CELL_MAX], lat[PLAN_CELL_MAX];
         char at[PLAN_CELL_MAX], lo[PLAN_CELL_MAX], hi[PLAN_CELL_MAX];
         plan_method_text(m, least, cu, lat, at);
-        fprintf(f, "%-*s %14s", w, m->label, least);
+        fprintf(f, "%-*s %14s", w, m->name, least);
         if (r->samples) {
             char iv[2 * PLAN_CELL_MAX + 8];
             plan_interval_text(&m->least_interval, lo, hi);
             snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
             fprintf(f, " %20s", iv);
         }
-        fprintf(f, " %8s %18s %14s  %s\n", cu, lat, at, m->name);
+        fprintf(f, " %8s %18s %14s\n", cu, lat, at);
     }
+    fputs("\n", f);
+    for (int i = 0; i < r->nmethods; i++)
+        fprintf(f, "%-*s = %s\n", w, r->method[i].name, r->method[i].label);
     fprintf(f,
             "\nleast Gbit/s: per worker link, at the scenario's latency.\n"
             "latency limit: the largest one-way latency up to which CU stays "
@@ -221,7 +223,7 @@ static void write_costs(FILE *f, const plan_result *r) {
                 size_t n = strlen(note);
                 snprintf(note + n, sizeof note - n, "%sbuy", n ? ", " : "");
             }
-            fprintf(f, "%-*s %10.4g %8.4f %11s %13s %13s", w, m->label, o->gbps,
+            fprintf(f, "%-*s %10.4g %8.4f %11s %13s %13s", w, m->name, o->gbps,
                     o->cu, amount(o->wan_usd, c[0]), amount(o->busy_usd, c[1]),
                     amount(o->idle_usd, c[2]));
             if (eg) fprintf(f, " %11s", amount(o->egress_usd, c[3]));
@@ -360,7 +362,7 @@ static void write_item(FILE *f, const plan_result *r, const char *label,
     }
     for (int i = 0; i < r->nmethods; i++) {
         fn(&r->method[i], b, sizeof b);
-        fprintf(f, "  %-11s %s: %s\n", i ? "" : label, r->method[i].label, b);
+        fprintf(f, "  %-11s %s: %s\n", i ? "" : label, r->method[i].name, b);
     }
 }
 
@@ -415,13 +417,13 @@ static void write_limits(FILE *f, const plan_result *r) {
             fprintf(f,
                     "%-*s %10s  (no candidate: no bandwidth reaches the "
                     "target)\n",
-                    w, m->label, "-");
+                    w, m->name, "-");
         for (int k = 0; k < m->noptions; k++) {
             const plan_option *o = &m->option[k];
             char g[PLAN_NTRIES][PLAN_CELL_MAX], win[96];
             for (int t = 0; t < PLAN_NTRIES; t++) gain_text(o->gain[t], g[t]);
             window_text(o, &m->assume, win, sizeof win);
-            fprintf(f, "%-*s %10.4g %8.4f %9s %9s %9s  %-9s  %s\n", w, m->label,
+            fprintf(f, "%-*s %10.4g %8.4f %9s %9s %9s  %-9s  %s\n", w, m->name,
                     o->gbps, o->cu, g[0], g[1], g[2], plan_limit_name(o->limit),
                     win);
         }
@@ -440,7 +442,7 @@ static void write_memory(FILE *f, const plan_result *r) {
         const mem_worker *m = &r->method[i].memory;
         if (!r->method[i].has_memory) continue;
         fprintf(f, "%-*s %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %8.4g\n", w,
-                r->method[i].label, m->parameters_bytes / 1e9,
+                r->method[i].name, m->parameters_bytes / 1e9,
                 m->gradients_bytes / 1e9, m->inner_optimizer_bytes / 1e9,
                 m->outer_parameters_bytes / 1e9, m->outer_momentum_bytes / 1e9,
                 m->accelerator_bytes / 1e9, mem_bytes_per_param(m));
@@ -452,7 +454,7 @@ static void write_memory(FILE *f, const plan_result *r) {
                     "%s: outer state offloaded, %.4g GB in host memory; on "
                     "the accelerator at most\n%d of %d fragments at once (the "
                     "largest %.4g G parameters)\n",
-                    r->method[i].label, m->host_bytes / 1e9, m->in_flight,
+                    r->method[i].name, m->host_bytes / 1e9, m->in_flight,
                     m->fragments, m->fragment_params / 1e9);
     }
 }
@@ -471,7 +473,7 @@ static void write_sensitivity(FILE *f, const plan_result *r) {
         plan_least_text(&m->least, c[0]);
         for (int k = 0; k < PLAN_NSENS; k++)
             plan_least_text(&m->sens[k].least, c[k + 1]);
-        fprintf(f, "%-*s %14s %14s %14s %14s\n", w, m->label, c[0], c[1], c[2],
+        fprintf(f, "%-*s %14s %14s %14s %14s\n", w, m->name, c[0], c[1], c[2],
                 c[3]);
     }
     /* too few failures to tell: once when alike for every method */
@@ -493,7 +495,7 @@ static void write_sensitivity(FILE *f, const plan_result *r) {
     for (int i = 0; i < r->nmethods; i++) {
         if (!note[i][0] || (same && i)) continue;
         if (same) fprintf(f, "note: %s\n", note[i]);
-        else fprintf(f, "note: %s: %s\n", r->method[i].label, note[i]);
+        else fprintf(f, "note: %s: %s\n", r->method[i].name, note[i]);
     }
 }
 
@@ -518,7 +520,7 @@ static void write_training(FILE *f, const plan_result *r) {
             fprintf(f,
                     "%-*s %12lld %10.4g %8.4f %10.4g %10.4g %10.4g %12.4g%s"
                     "\n",
-                    w, m->label, (long long)m->train_steps, m->option[k].gbps,
+                    w, m->name, (long long)m->train_steps, m->option[k].gbps,
                     t->run.cu, t->wall_h, t->idle_h, t->wan_months,
                     t->run.bytes / 1e9,
                     t->run.finished ? "" : "  not finished");
@@ -545,7 +547,7 @@ static void write_training(FILE *f, const plan_result *r) {
                                : t->cheapest_method  ? "  cheapest"
                                                      : "";
             char a[5][PLAN_CELL_MAX];
-            fprintf(f, "%-*s %10.4g %14s %14s %12s %12s %14s%s\n", w, m->label,
+            fprintf(f, "%-*s %10.4g %14s %14s %12s %12s %14s%s\n", w, m->name,
                     m->option[k].gbps,
                     amount(t->compute_usd - t->idle_usd, a[0]),
                     amount(t->idle_usd, a[1]), amount(t->wan_usd, a[2]),

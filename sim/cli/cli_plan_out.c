@@ -301,8 +301,7 @@ static const char *rec_status_name(plan_rec_status s) {
 }
 
 static const char *lost_name(plan_lost l) {
-    static const char *const names[] = {"none", "cost", "bandwidth",
-                                        "target"};
+    static const char *const names[] = {"none", "cost", "bandwidth", "target"};
     return names[l];
 }
 
@@ -355,9 +354,8 @@ static void json_recommendation(jw *w, const plan_result *r) {
         jw_object(w, "runner_up");
         jw_str(w, "method", m->name);
         jw_str(w, "label", m->label);
-        jw_num(w, "gbps", x->runner_option >= 0
-                              ? m->option[x->runner_option].gbps
-                              : NAN);
+        jw_num(w, "gbps",
+               x->runner_option >= 0 ? m->option[x->runner_option].gbps : NAN);
         jw_str(w, "lost_on", lost_name(x->lost));
         jw_end(w);
     }
@@ -482,12 +480,12 @@ void cli_plan_text_interval(FILE *f, const plan_result *r,
             fprintf(f,
                     "note: %s: %d of %d draws do not reach the target "
                     "below %g Gbit/s.\n",
-                    r->method[i].label, x->above, r->samples, PLAN_MAX_GBPS);
+                    r->method[i].name, x->above, r->samples, PLAN_MAX_GBPS);
         if (x->below)
             fprintf(f,
                     "note: %s: %d of %d draws reach the target at %g Gbit/s "
                     "already.\n",
-                    r->method[i].label, x->below, r->samples, PLAN_MIN_GBPS);
+                    r->method[i].name, x->below, r->samples, PLAN_MIN_GBPS);
     }
 }
 
@@ -498,7 +496,7 @@ static void seeds_rows(FILE *f, const plan_method *m, int w) {
         const char *note = !m->random    ? "  no randomness"
                            : o->is_least ? "  least"
                                          : "";
-        fprintf(f, "%-*s %10.4g %8.4f %8.4f %8.4f %8.4f%s\n", w, m->label,
+        fprintf(f, "%-*s %10.4g %8.4f %8.4f %8.4f %8.4f%s\n", w, m->name,
                 o->gbps, o->cu, o->cu_p5, o->cu_p50, o->cu_p95, note);
     }
 }
@@ -537,7 +535,7 @@ void cli_plan_text_seeds(FILE *f, const plan_result *r, int w) {
         plan_least_text(x, least);
         if (x->status != TABLE_NOT_REACHED)
             snprintf(cu, sizeof cu, "%.4f", x->cu_hi);
-        fprintf(f, "%-*s %14s %8s%s\n", w, r->method[i].label, least, cu,
+        fprintf(f, "%-*s %14s %8s%s\n", w, r->method[i].name, least, cu,
                 r->method[i].random ? "" : "  no randomness: the least");
     }
 }

@@ -144,8 +144,16 @@ static void runner_up(plan_result *r) {
     const plan_method *rm = &r->method[x->method];
     if (r->nmethods == 1) {
         if (best_of(r, x->method, x->option, &x->runner_method,
-                    &x->runner_option))
+                    &x->runner_option)) {
             x->lost = PLAN_LOST_COST;
+        } else {
+            /* the fastest listed option below the least, if any */
+            for (int k = 0; k < rm->noptions; k++)
+                if (rm->option[k].listed && !sufficient(rm, &rm->option[k]))
+                    x->runner_option = k;
+            x->runner_method = x->runner_option >= 0 ? 0 : -1;
+            x->lost = x->runner_option >= 0 ? PLAN_LOST_TARGET : PLAN_LOST_NONE;
+        }
         return;
     }
     if (!best_of(r, x->method, -1, &x->runner_method, &x->runner_option)) {
@@ -196,7 +204,7 @@ static void summary_buy(const plan_result *r, char *b, size_t n) {
     const plan_rec *x = &r->rec;
     const plan_method *m = &r->method[x->method];
     const plan_option *o = &m->option[x->option];
-    char least[PLAN_CELL_MAX], per[64], tot[64], tr[64];
+    char least[PLAN_CELL_MAX], per[64], tot[64];
     plan_least_text(&m->least, least);
     if (x->status == PLAN_REC_LEAST && !r->has_cost) {
         snprintf(b, n,
@@ -224,13 +232,8 @@ static void summary_buy(const plan_result *r, char *b, size_t n) {
                       "target: %s Gbit/s)",
                       m->label, o->cu, r->target_cu, least);
     if (k < 0 || (size_t)k >= n) return;
-    k += snprintf(b + k, n - k, "; total %s/month (%s per month of work)", tot,
-                  work);
-    if (x->by_training && k > 0 && (size_t)k < n) {
-        plan_money_text(o->train.total_usd, cur_of(r), tr, sizeof tr);
-        snprintf(b + k, n - k, ", the whole training %s in %.4g h", tr,
-                 o->train.wall_h);
-    }
+    snprintf(b + k, n - k, "; total %s/month (%s per month of work)", tot,
+             work);
 }
 
 static void summary_short(const plan_result *r, char *b, size_t n) {
@@ -258,12 +261,21 @@ static void summary_runner(const plan_result *r, char *b, size_t n) {
     const plan_rec *x = &r->rec;
     b[0] = 0;
     if (x->runner_method < 0) {
-        snprintf(b, n, "runner-up: none (one method, no other option)");
+        snprintf(b, n, "runner-up: none (one method, no other listed option)");
         return;
     }
     const plan_method *m = &r->method[x->runner_method];
     char least[PLAN_CELL_MAX], more[64];
     plan_least_text(&m->least, least);
+    if (x->lost == PLAN_LOST_TARGET && x->runner_option >= 0 &&
+        x->runner_method == x->method) {
+        const plan_option *o = &m->option[x->runner_option];
+        snprintf(b, n,
+                 "runner-up: %.4g Gbit/s per %s, which does not reach the "
+                 "target (CU %.4f there)",
+                 o->gbps, link_word(r), o->cu);
+        return;
+    }
     if (x->lost == PLAN_LOST_TARGET || x->runner_option < 0) {
         snprintf(b, n,
                  "runner-up: %s, which does not reach the target on "

@@ -339,7 +339,7 @@ static void json_recommendation(jw *w, const plan_result *r) {
         jw_str(w, "label", m->label);
         jw_num(w, "gbps", o->gbps);
         jw_num(w, "cu", o->cu);
-        jw_num(w, "least_gbps",
+        jw_num(w, "least_sufficient_gbps",
                m->least.status != TABLE_NOT_REACHED ? m->least.v_hi : NAN);
         if (r->has_cost) {
             jw_num(w, "per_link_usd_month", o->wan_usd / m->links);

@@ -384,7 +384,11 @@ START_TEST(plan_table) {
     ck_assert_ptr_nonnull(strstr(t, "per Gbit/s per worker link;"));
     ck_assert_ptr_null(strstr(t, "egress"));
     ck_assert_ptr_nonnull(strstr(t, "Cheapest: streaming at 1.834 Gbit/s per "
-                                    "worker link, 150788 USD per month."));
+                                    "worker link, USD 150,788 per month in "
+                                    "WAN and idle compute."));
+    /* every amount with thousands separators, the whole bill beside */
+    ck_assert_ptr_nonnull(strstr(t, "<td class=\"num\">1,284</td>"));
+    ck_assert_ptr_nonnull(strstr(t, "<td class=\"num\">149,504</td>"));
     free(t);
     /* link pricing and an egress price: the note says so, a column more */
     p->cost.pricing = PLAN_PRICING_LINK;
@@ -392,15 +396,16 @@ START_TEST(plan_table) {
     p->cost.egress_usd_per_gb = 0.02;
     p->method[1].option[0].egress_usd = 12;
     p->method[1].option[0].total_usd = 150800;
+    p->method[1].option[0].bill_usd = 3100000;
     html_plan(cap_open(&c), p);
     t = cap_close(&c);
     ck_assert_ptr_nonnull(strstr(t, "per Gbit/s per link between two sites"));
     ck_assert_ptr_nonnull(
         strstr(t, "egress 0.02 USD per GB (1e9 bytes) sent."));
-    ck_assert_ptr_nonnull(strstr(t, "<th>egress, USD/month</th>"));
+    ck_assert_ptr_nonnull(strstr(t, "<th>egress</th>"));
     ck_assert_ptr_nonnull(strstr(t,
                                  "<td class=\"num\">12</td><td class=\"num\">"
-                                 "150800</td>"));
+                                 "3,100,000</td>"));
     free(t);
     free(p);
 }

@@ -595,37 +595,43 @@ typedef struct {
 } plan_args;
 
 /* Option name, when given: a number in [lo, hi] into *out (else 0). */
-static int number_option(const cli_options *o, const char *name, double lo,
-                         double hi, double *out) {
+static int number_option(const cli_options *o, const char *cmd,
+                         const char *name, double lo, double hi, double *out) {
     const char *v = cli_value(o, name);
     *out = 0;
     if (!v) return 0;
     char *end;
     double x = strtod(v, &end);
     if (*v == 0 || *end || !(x >= lo && x <= hi))
-        return cli_usage_error("plan", "%s: '%s' is not a number in [%g, %g]",
+        return cli_usage_error(cmd, "%s: '%s' is not a number in [%g, %g]",
                                name, v, lo, hi);
     *out = x;
     return 0;
 }
 
-static int parse_extra(const cli_options *o, plan_extra *x) {
+int cli_plan_extra(const cli_options *o, const char *cmd, plan_extra *x) {
     int rc;
-    x->explain = 1;
     x->sensitivity = cli_flag(o, "--sensitivity");
-    if ((rc = number_option(o, "--mtbf-hours", 1e-6, 1e6, &x->mtbf_hours)) ||
-        (rc = number_option(o, "--train-hours", 1e-6, 1e12, &x->train_hours)) ||
-        (rc = number_option(o, "--tokens", 1, 1e18, &x->tokens)))
+    if ((rc = number_option(o, cmd, "--mtbf-hours", 1e-6, 1e6,
+                            &x->mtbf_hours)) ||
+        (rc = number_option(o, cmd, "--train-hours", 1e-6, 1e12,
+                            &x->train_hours)) ||
+        (rc = number_option(o, cmd, "--tokens", 1, 1e18, &x->tokens)))
         return rc;
     if (x->mtbf_hours > 0 && !x->sensitivity)
-        return cli_usage_error("plan", "--mtbf-hours is the MTBF of "
-                                       "--sensitivity (give both)");
+        return cli_usage_error(cmd, "--mtbf-hours is the MTBF of "
+                                    "--sensitivity (give both)");
     if (x->train_hours > 0 && x->tokens > 0)
-        return cli_usage_error("plan",
+        return cli_usage_error(cmd,
                                "--train-hours and --tokens are two "
                                "ways to say how long the training is (give "
                                "one)");
     return 0;
+}
+
+static int parse_extra(const cli_options *o, plan_extra *x) {
+    x->explain = 1;
+    return cli_plan_extra(o, "plan", x);
 }
 
 static int parse_args(const cli_options *o, plan_args *a) {

@@ -37,6 +37,10 @@
  * (a bad value; --samples or --seed without a fit block to draw from). */
 int cli_plan_sure(const cli_options *o, const char *cmd, plan_extra *x);
 
+/* --sensitivity, --mtbf-hours, --train-hours and --tokens (those cmd
+ * takes) into x.  Returns 0, or CLI_EXIT_INPUT after a usage error. */
+int cli_plan_extra(const cli_options *o, const char *cmd, plan_extra *x);
+
 /* The plan as one JSON object (`dilosim plan --json`); fit_path names the
  * file of the fit (NULL without one). */
 void cli_plan_write_json(FILE *f, const char *scenario, const plan_result *r,

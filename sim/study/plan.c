@@ -774,7 +774,8 @@ static int find_rest(work *w, const plan_spec *spec, plan_result *out,
         out->has_cost = 1;
         out->cost = *spec->cost;
     }
-    if (!rc && (spec->cost || out->explain || train || out->seeds))
+    if (!rc) /* at least the least sufficient one, which a recommendation
+                without prices buys */
         rc = find_options(w, spec, out, err, errlen);
     if (!rc && (out->explain || train || out->cost.has_egress))
         rc = find_candidates(w, spec, out, err, errlen);

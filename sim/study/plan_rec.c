@@ -288,6 +288,8 @@ static void summary_runner(const plan_result *r, char *b, size_t n) {
     double d = x->by_training ? o->train.total_usd - w->train.total_usd
                               : o->work_usd - w->work_usd;
     plan_money_text(d, cur_of(r), more, sizeof more);
+    if (fabs(d) < 0.5) /* not a whole unit: say so, not "0" */
+        snprintf(more, sizeof more, "under %s 1", cur_of(r));
     if (!r->has_cost)
         snprintf(b, n, "runner-up: %s, which needs more bandwidth (%s Gbit/s)",
                  m->label, least);

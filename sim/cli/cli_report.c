@@ -498,29 +498,6 @@ static void curves_humane(const section *s, gnuplot_curve *g, int n) {
     }
 }
 
-/* The CU figure's references: the target as a dashed line across the
- * grid, and a point at the bandwidth bought (none without one). */
-static int cu_references(const report *r, const section *s, gnuplot_curve *g,
-                         gnuplot_style *st, double ref[6], char *title,
-                         size_t n) {
-    int k = 0;
-    ref[0] = r->grid[0], ref[1] = r->grid[r->npoints - 1];
-    ref[2] = ref[3] = 100 * r->target;
-    snprintf(title, n, "target CU %g", r->target);
-    g[k++] = (gnuplot_curve){title, 2, ref, ref + 2, 1};
-    const plan_rec *x = &s->plan->rec;
-    if ((x->status == PLAN_REC_BUY || x->status == PLAN_REC_LEAST) &&
-        x->option >= 0) {
-        const plan_option *o = &s->plan->method[x->method].option[x->option];
-        ref[4] = o->gbps, ref[5] = 100 * o->cu;
-        size_t len = strlen(title) + 1;
-        snprintf(title + len, n - len, "buy: %.4g Gbit/s", o->gbps);
-        st[k] = (gnuplot_style){"#000000", 1};
-        g[k++] = (gnuplot_curve){title + len, 1, ref + 4, ref + 5, 0};
-    }
-    return k;
-}
-
 static int figure_cu(const report *r, section *s, int k) {
     curve *c = NULL;
     int nc = 0, rc = sweep_curves(r, s, &c, &nc);
@@ -534,8 +511,9 @@ static int figure_cu(const report *r, section *s, int k) {
         curves_humane(s, g, nc);
         double ref[6];
         char rtitle[128];
-        int ng = nc + cu_references(r, s, g + nc, st + nc, ref, rtitle,
-                                    sizeof rtitle);
+        int ng = nc + html_cu_references(s->plan, r->grid[0],
+                                         r->grid[r->npoints - 1], g + nc,
+                                         st + nc, ref, rtitle, sizeof rtitle);
         char xl[128];
         bandwidth_label(&s->cfg[0], xl, sizeof xl);
         gnuplot_figure fig = {.xlabel = xl,

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "sim/adapter/coupled.h"
+#include "sim/out/gnuplot.h"
 #include "sim/study/plan.h"
 #include "sim/engine/run.h"
 #include "sim/config/scenario.h"
@@ -107,6 +108,15 @@ void html_summary(FILE *f, int n, const html_summary_part *part);
 /* The coupled runs of n variants (names[i], s[i]): steps, losses, the
  * simulated time and utilization, bytes, the target. */
 void html_train(FILE *f, int n, const char *const *names, const cpl_summary *s);
+
+/* The CU figure's references to plan p, into g[] and st[] (room for 2):
+ * the target as a dashed line from x0 to x1 Gbit/s, and a black point at
+ * the bandwidth bought and its CU (none without a recommendation), CU in
+ * percent; ref[6] holds their points, title (n bytes) their legends.
+ * Returns how many curves were written. */
+int html_cu_references(const plan_result *p, double x0, double x1,
+                       gnuplot_curve *g, gnuplot_style *st, double ref[6],
+                       char *title, size_t n);
 
 /* A number as people read it: "%.4g" without the exponent's "+" and
  * leading zeros ("1e9", "2.5e-05" -> "2.5e-5"), "unbounded" for

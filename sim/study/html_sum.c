@@ -3,7 +3,8 @@
  * html_summary): the decision first, in the plan's own sentences
  * (plan_summary_text), and what the coupled small-model runs say about
  * quality, so that a reader who stops after one screen has the answer
- * and its caveats.
+ * and its caveats; and the CU figure's references to the plan
+ * (html_cu_references: the target line, the option bought).
  */
 #include "sim/study/html.h"
 
@@ -70,6 +71,27 @@ static void quality(FILE *f, const html_summary_part *p) {
                  ". This is the loss of the small model of the train section "
                  "at the simulated instants, not of the planned model.");
     item(f, b);
+}
+
+int html_cu_references(const plan_result *p, double x0, double x1,
+                       gnuplot_curve *g, gnuplot_style *st, double ref[6],
+                       char *title, size_t n) {
+    int k = 0;
+    ref[0] = x0, ref[1] = x1;
+    ref[2] = ref[3] = 100 * p->target_cu;
+    snprintf(title, n, "target CU %g", p->target_cu);
+    g[k++] = (gnuplot_curve){title, 2, ref, ref + 2, 1};
+    const plan_rec *x = &p->rec;
+    if ((x->status == PLAN_REC_BUY || x->status == PLAN_REC_LEAST) &&
+        x->option >= 0) {
+        const plan_option *o = &p->method[x->method].option[x->option];
+        ref[4] = o->gbps, ref[5] = 100 * o->cu;
+        size_t len = strlen(title) + 1;
+        snprintf(title + len, n - len, "buy: %.4g Gbit/s", o->gbps);
+        st[k] = (gnuplot_style){"#000000", 1};
+        g[k++] = (gnuplot_curve){title + len, 1, ref + 4, ref + 5, 0};
+    }
+    return k;
 }
 
 void html_summary(FILE *f, int n, const html_summary_part *part) {

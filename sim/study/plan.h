@@ -31,11 +31,34 @@
  *              of M >= 3 sites M, of 2 sites 1, a star M - 1, all-to-all
  *              M (M - 1) / 2: each pair of sites the collective sends
  *              between, bought once, with that bandwidth each way)
+ *              (with "links": links x the listed link's usd_month; the
+ *              least sufficient bandwidth, not listed, has no WAN price)
+ *     busy   = CU x accelerators x accelerator_usd_per_hour x 730
  *     idle   = (1 - CU) x accelerators x accelerator_usd_per_hour x 730
  *     egress = bytes sent per month (bytes_sent_total / wall x 730 h) /
  *              1e9 x egress_usd_per_gb (only when the file has that key)
- *   and their sum; the cheapest choice per method and overall is marked
- *   (ties: the earlier, i.e. lower bandwidth, then earlier method).
+ *   total_usd = WAN + idle + egress (as before), bill_usd = WAN + busy +
+ *   idle + egress (the whole month) and work_usd = bill_usd / CU (a month
+ *   of work: every accelerator busy for 730 h); the cheapest total_usd
+ *   per method and overall is marked, among the listed options where a
+ *   method has some (ties: the earlier, i.e. lower bandwidth, then
+ *   earlier method).
+ * - Recommendation (plan_recommend, plan_rec.c): with listed options, of
+ *   every method's listed options whose bandwidth is >= that method's
+ *   least sufficient one, the least work_usd (with a training: the least
+ *   finished training total_usd), ties the lower bandwidth, then the
+ *   earlier method (PLAN_REC_BUY); none: PLAN_REC_SHORT, the fastest
+ *   listed option of the method with the highest CU there; nothing
+ *   listed: the least sufficient bandwidth of the method that needs
+ *   least (PLAN_REC_LEAST); no method reaches the target: PLAN_REC_NONE.
+ *   The runner-up: the best sufficient option of another method (it lost
+ *   on bandwidth when its least is larger, else on cost); none there: a
+ *   method that no listed option brings to the target; with one method
+ *   its next sufficient option, else its fastest insufficient one.  At
+ *   the option bought (BUY, LEAST) the scenario is simulated again at its
+ *   steps: as it is (the links' average and peak load), with every
+ *   one-way latency x2, with network.efficiency 0.6, and under the
+ *   sensitivity with random failures at mtbf_hours.
  * - Binding limit (plan_spec.explain) of each candidate (each priced
  *   bandwidth and the least sufficient one; without prices the least):
  *   CU is simulated again with every link's bandwidth x2, every one-way

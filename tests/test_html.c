@@ -411,6 +411,75 @@ START_TEST(plan_table) {
 }
 END_TEST
 
+/* The summary box: the recommendation's sentence first, the margins and
+ * the load at the option, and what the coupled runs say about quality
+ * (their numbers, at equal steps and at equal simulated time), or that
+ * it is not assessed. */
+START_TEST(summary_box) {
+    plan_result *p = calloc(1, sizeof *p);
+    p->target_cu = 0.9;
+    p->nmethods = 1;
+    p->has_cost = 1;
+    p->cost = (plan_cost){.accelerator_usd_per_hour = 2, .accelerators = 8};
+    snprintf(p->cost.currency, sizeof p->cost.currency, "EUR");
+    plan_method *m = &p->method[0];
+    snprintf(m->name, SCN_NAME_MAX, "dp");
+    snprintf(m->label, PLAN_LABEL_MAX, "Data-parallel");
+    m->links = 2;
+    m->least = (table_crossing){.status = TABLE_FOUND, .v_hi = 4.2};
+    m->noptions = 1;
+    m->option[0] = (plan_option){.gbps = 10,
+                                 .cu = 0.961,
+                                 .wan_usd = 7000,
+                                 .bill_usd = 1234567,
+                                 .work_usd = 1284669,
+                                 .listed = 1};
+    p->rec = (plan_rec){.status = PLAN_REC_BUY,
+                        .method = 0,
+                        .option = 0,
+                        .runner_method = -1,
+                        .runner_option = -1,
+                        .has_at = {1, 1, 1, 0}};
+    p->rec.at[PLAN_AT_BASE] =
+        (plan_run){.cu = 0.961, .avg_link_gbps = 2.5, .peak_link_gbps = 10};
+    p->rec.at[PLAN_AT_LATENCY].cu = 0.95;
+    p->rec.at[PLAN_AT_EFFICIENCY].cu = 0.88;
+    cpl_summary t[2];
+    memset(t, 0, sizeof t);
+    t[0].last = (cpl_row){.step = 60, .eval_loss = 2.25};
+    t[1].last = (cpl_row){.step = 60, .eval_loss = 1.98};
+    const char *labels[] = {"A <1>", "B"};
+    double at_time[] = {2.4, 1.98};
+    html_summary_part part = {"x.json", p, 2, labels, t, 6.5, at_time};
+    capture c;
+    html_summary(cap_open(&c), 1, &part);
+    char *h = cap_close(&c);
+    ck_assert_ptr_nonnull(strstr(h, "<section id=\"summary\">"));
+    ck_assert_ptr_nonnull(
+        strstr(h, "<p class=\"buy\">Buy 10 Gbit/s per worker link (EUR "
+                  "3,500/month per link): Data-parallel reaches CU 0.9610 "
+                  "&gt;= 0.9 (the least that meets the target: 4.2 "
+                  "Gbit/s); total EUR 1,234,567/month"));
+    ck_assert_ptr_nonnull(strstr(h, "<li>margin to the target at 10 Gbit/s: "
+                                    "every latency x2 CU 0.9500 (+0.0500); "
+                                    "efficiency 0.6 CU 0.8800 (-0.0200)"));
+    ck_assert_ptr_nonnull(strstr(h, "average 2.5 Gbit/s (25%), peak 10 "
+                                    "Gbit/s (100%)"));
+    ck_assert_ptr_nonnull(strstr(h, "at equal steps (60): A &lt;1&gt; 2.2500; "
+                                    "B 1.9800. At equal simulated time "
+                                    "(6.5 s, the shortest run&#39;s end): A "
+                                    "&lt;1&gt; 2.4000; B 1.9800."));
+    ck_assert_ptr_nonnull(strstr(h, "not of the planned model"));
+    free(h);
+    part.ntrain = 0;
+    html_summary(cap_open(&c), 1, &part);
+    h = cap_close(&c);
+    ck_assert_ptr_nonnull(strstr(h, "<li>Quality: not assessed"));
+    free(h);
+    free(p);
+}
+END_TEST
+
 START_TEST(train_table) {
     cpl_summary s[2];
     memset(s, 0, sizeof s);
@@ -452,6 +521,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, thresholds_table);
     tcase_add_test(tc, bytes_table);
     tcase_add_test(tc, plan_table);
+    tcase_add_test(tc, summary_box);
     tcase_add_test(tc, train_table);
     suite_add_tcase(s, tc);
     return s;

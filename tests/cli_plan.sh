@@ -22,13 +22,80 @@ for w in --sensitivity --mtbf-hours --train-hours --tokens pricing egress_usd_pe
   contains "$tmp/out" "$w" "plan help lists $w"
 done
 
-# The whole text, every block: the methods and costs as before, the
-# assumptions first, then limits, memory and the training.  Written from
+# The whole text, every block: the summary first (what to buy, the
+# runner-up, the margins, the links' load, the training), the methods and
+# costs, limits, memory and the training, the assumptions last.  Written from
 # the working directory so that the title names the file as given.
 expect 0 "plan text" -- sh -c 'cd "$1" && "$2" plan tests/data/table/one_layer_dp.json \
   --target-cu 0.95 --cost tests/data/table/cost.json --train-hours 0.01' sh "$root" "$bin"
 same "$tmp/out" "$want" "plan text (got $tmp/out, want $want)"
 [ -s "$tmp/err" ] && bad "plan wrote to stderr: $(head -1 "$tmp/err")" || ok
+sed -n 3p "$tmp/out" | grep -q '^summary:$' && ok || bad "plan text: line 3 is the summary"
+sed -n 4p "$tmp/out" | grep -q '^  Buy 10 Gbit/s per worker link (USD 2,000/month per link): Data-parallel,$' \
+  && ok || bad "plan text: line 4 is what to buy"
+[ "$(grep -n '^assumptions:$' "$tmp/out" | cut -d: -f1)" -gt "$(grep -n '^cheapest training' "$tmp/out" | cut -d: -f1)" ] \
+  && ok || bad "plan text: the assumptions come last"
+
+# links: the speeds one can buy, each with its price; the recommendation
+# is a listed one, by the total of a month of work; a currency
+printf '{"links": [{"gbps": 1, "usd_month": 100}, {"gbps": 5, "usd_month": 900},\n {"gbps": 10, "usd_month": 1000}], "currency": "EUR",\n "accelerator_usd_per_hour": 2.5, "accelerators": 1024}\n' >"$tmp/links.json"
+expect 0 "plan links" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/links.json"
+contains "$tmp/out" "^  Buy 10 Gbit/s per worker link (EUR 1,000/month per link): Data-parallel,$" \
+  "links: buy a listed speed, its price with the currency"
+contains "$tmp/out" "^    3.04 Gbit/s); total EUR 1,870,800/month (EUR 1,900,733 per month of work)$" \
+  "links: the least beside it, the total with separators"
+contains "$tmp/out" "^  runner-up: Data-parallel, bf16 gradients at 5 Gbit/s, which costs EUR 29,726$" \
+  "links: the runner-up and why"
+contains "$tmp/out" "^monthly cost, EUR: WAN the listed link's price per worker link;$" "links: header"
+contains "$tmp/out" "^dp  *3.04  *0.9500  *-  *1,775,360  *93,440  *-  *-  least$" \
+  "links: the least is not for sale (no price)"
+contains "$tmp/out" "^  margin to the target at 10 Gbit/s: every latency x2 CU 0.9843 (+0.0343);$" \
+  "the margin at the option"
+contains "$tmp/out" "^  link load at 10 Gbit/s: average 0.1575 Gbit/s (2%), peak 10 Gbit/s (100%)$" \
+  "the headroom at the option"
+printf '{"links": [{"gbps": 1, "usd_month": 100}, {"gbps": 2, "usd_month": 150}],\n "accelerator_usd_per_hour": 2.5, "accelerators": 1024}\n' >"$tmp/short.json"
+expect 0 "plan links, none enough" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/short.json"
+contains "$tmp/out" "^  No listed option is enough: the fastest on the list, 2 Gbit/s per worker$" \
+  "links: none sufficient, said plainly"
+printf '{"links": [{"gbps": 10, "usd_month": 1}, {"gbps": 10, "usd_month": 2}],\n "accelerator_usd_per_hour": 2.5, "accelerators": 8}\n' >"$tmp/dup.json"
+expect 2 "links: a speed twice" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/dup.json"
+contains "$tmp/err" "^$tmp/dup.json:1:51: links\[1\].gbps: must be more than links\[0\].gbps (got 10 after 10: expected the links by increasing speed, each once)$" \
+  "links: a speed twice, its message"
+lines "$tmp/err" 1 "links: one line"
+printf '{"links": [{"gbps": 10, "usd_month": 1, "x": 2}],\n "accelerator_usd_per_hour": 2.5, "accelerators": 8}\n' >"$tmp/unk.json"
+expect 2 "links: unknown key" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/unk.json"
+contains "$tmp/err" "^$tmp/unk.json:1:41: links\[0\].x: unknown key (expected one of: gbps, usd_month)$" \
+  "links: unknown key, its message"
+printf '{"links": [{"gbps": "fast", "usd_month": 1}],\n "accelerator_usd_per_hour": 2.5, "accelerators": 8}\n' >"$tmp/type.json"
+expect 2 "links: bad type" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/type.json"
+contains "$tmp/err" "^$tmp/type.json:1:21: links\[0\].gbps: must be a number$" "links: bad type, its message"
+printf '{"wan_usd_per_gbps_month": 1, "currency": "dollars",\n "accelerator_usd_per_hour": 2.5, "accelerators": 8}\n' >"$tmp/cur.json"
+expect 2 "currency" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/cur.json"
+contains "$tmp/err" "^$tmp/cur.json:1:43: currency: must be a 3-letter currency code in capitals" \
+  "currency: its message"
+expect 0 "plan links json" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/links.json" --json \
+  --out "$tmp/links.out.json"
+if command -v python3 >"$tmp/null"; then
+  if python3 - "$tmp/links.out.json" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["cost"]["currency"] == "EUR" and p["cost"]["links"][2] == {"gbps": 10, "usd_month": 1000}
+r = p["recommendation"]
+assert r["status"] == "buy" and r["method"] == "dp" and r["gbps"] == 10
+assert r["label"] == "Data-parallel, bf16 gradients" and r["per_link_usd_month"] == 1000
+assert r["runner_up"]["gbps"] == 5 and r["runner_up"]["lost_on"] == "cost"
+assert abs(r["at_option"]["efficiency_0.6"]["cu"] - 0.1 / (0.1 + 0.016 / 6)) < 1e-7
+assert r["summary"].startswith("Buy 10 Gbit/s per worker link (EUR 1,000/month")
+m = p["methods"][0]
+assert m["label"] == "Data-parallel, bf16 gradients"
+listed = [o for o in m["options"] if o["listed"]]
+assert [o["gbps"] for o in listed] == [1, 5, 10]
+for o in listed:
+    assert abs(o["bill_usd_month"] - (o["wan_usd_month"] + o["busy_usd_month"] + o["idle_usd_month"])) < 1e-6
+    assert o["total_usd_month"] == o["wan_usd_month"] + o["idle_usd_month"]
+EOF
+  then ok; else bad "plan --json: links, the recommendation"; fi
+fi
 
 # usage errors: one line, exit 2, no output file
 for args in "--mtbf-hours 24" "--sensitivity --mtbf-hours 0" "--sensitivity --mtbf-hours x" \
@@ -64,9 +131,15 @@ expect 0 "cost link, egress" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/
 contains "$tmp/out" "^monthly cost, USD: WAN 200 per Gbit/s per link between two sites;$" \
   "link pricing header"
 contains "$tmp/out" "^egress 0.01 per GB (1e9 bytes) of the bytes sent per month" "egress header"
-# 1 link of 10 Gbit/s: 2000; egress 8e7 B / 2.032 s x 730 h = 1034.6 USD
-contains "$tmp/out" "^dp  *10  *0.9843  *2000  *29430  *1035  *32465  cheapest overall$" \
+# 1 link of 10 Gbit/s: 2000; egress 8e7 B / 2.032 s x 730 h = 1034.6 USD;
+# busy 0.9843 x 1,868,800; the total is WAN + busy + idle + egress
+contains "$tmp/out" "^dp  *10  *0.9843  *2,000  *1,839,370  *29,430  *1,035  *1,871,835  *1,901,784  cheapest overall, buy$" \
   "link and egress row"
+# every row's total is the sum of its parts as printed (each rounded: to 2)
+awk '/^dp  / && NF >= 9 && $4 ~ /,|^[0-9]+$/ {
+  for (i = 4; i <= 9; i++) gsub(",", "", $i)
+  d = $4 + $5 + $6 + $7 - $8; if (d < -2 || d > 2) bad = 1; n++ }
+  END { exit !(n == 3 && !bad) }' "$tmp/out" && ok || bad "costs: totals are the sum of their parts"
 
 # --sensitivity (one_layer_dp at 20 ms: 0.2667 Gbit/s, at 40 ms 0.8)
 expect 0 "plan --sensitivity" -- "$bin" plan "$sc" --target-cu 0.5 --set network.latency_ms=20 \

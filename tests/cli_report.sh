@@ -20,7 +20,7 @@ cost=$root/tests/data/table/cost.json
 
 expect 0 "report help" -- "$bin" report --help
 for o in --variant --cost --target-cu --grid --thresholds --out --quiet --set-from \
-         --samples --seed --seeds; do
+         --samples --seed --seeds --sensitivity --mtbf-hours --train-hours; do
   contains "$tmp/out" "$o" "report help lists $o"
 done
 contains "$tmp/out" "exit status" "report help"
@@ -55,7 +55,57 @@ if [ -z "$dups" ]; then ok; else bad "report: repeated ids: $dups"; fi
 same "$page" "$tmp/r2.html" "report twice"
 expect 0 "report --variant" -- "$bin" report "$sc" $grid --variant dp --quiet
 if grep -q 'streaming.e3m0-v1' "$tmp/out"; then bad "--variant dp shows the other"; else ok; fi
-contains "$tmp/out" '<th>dp</th>' "--variant dp"
+contains "$tmp/out" '<th>Data-parallel, bf16 gradients (dp)</th>' "--variant dp: its label"
+
+# The summary box opens the page: before the first figure and the
+# assumptions (which come last); what to buy is a listed speed of the cost
+# file (1 or 10 Gbit/s), with separators and the currency; the CU figure
+# has the target line and the marker at the option bought; legends and
+# tables name methods as people do.
+at() { grep -n "$1" "$page" | head -1 | cut -d: -f1; }
+s_at=$(at '<section id="summary">'); f_at=$(at '<figure>'); a_at=$(at '<h3>Assumptions</h3>')
+if [ -n "$s_at" ] && [ "$s_at" -lt "$f_at" ] && [ "$s_at" -lt "$a_at" ]; then ok
+else bad "summary at line $s_at, first figure $f_at, assumptions $a_at"; fi
+t_at=$(at '<h3>Training: loss'); if [ "$a_at" -gt "$t_at" ]; then ok; else bad "assumptions before the training"; fi
+contains "$page" '<p class="buy">Buy 10 Gbit/s per worker link (USD 2,000/month per link): ' \
+  "summary: buy a listed speed, its price"
+contains "$page" 'total USD [0-9]\{1,3\}\(,[0-9]\{3\}\)*/month' "summary: a total with separators"
+contains "$page" '<li>runner-up: ' "summary: the runner-up"
+contains "$page" '<li>margin to the target at 10 Gbit/s: every latency x2 CU [0-9.]* ([+-][0-9.]*); efficiency 0.6 CU ' \
+  "summary: the margins at the option"
+contains "$page" '<li>link load at 10 Gbit/s: average ' "summary: the headroom"
+contains "$page" '<li>Quality, eval loss (nats) at equal steps (100): Data-parallel, bf16 gradients (dp) [0-9.]*; ' \
+  "summary: quality from the coupled runs"
+contains "$page" 'At equal simulated time ([0-9.]* s' "summary: quality at equal time"
+contains "$page" 'not of the planned model' "summary: the caveat"
+contains "$page" '<text>target CU 0.95</text>' "CU figure: the target line"
+contains "$page" '<text>buy: 10 Gbit/s</text>' "CU figure: the marker"
+contains "$page" '<text>Data-parallel, bf16 gradients (dp)</text>' "legend: the label"
+contains "$page" '<span class="sw" style="background:#d55e00"></span>Data-parallel' \
+  "tables: the method's colour, as in the figures"
+# every total in the cost table is the sum of its parts as printed
+python3 - "$page" <<'EOF' && ok || bad "report: cost totals are not the sum of their parts"
+import re, sys
+t = open(sys.argv[1]).read()
+table = t[t.index('<table class="cost">'):]
+table = table[:table.index('</table>')]
+rows = re.findall(r'<tr><th>.*?</th>(.*?)</tr>', table)
+assert rows
+for r in rows:
+    if '<td class="num">' not in r: continue
+    c = [x.replace(',', '') for x in re.findall(r'<td class="num">([^<]*)</td>', r)]
+    wan, busy, idle, total = float(c[2]), float(c[3]), float(c[4]), float(c[5])
+    assert abs(wan + busy + idle - total) <= 2, r
+EOF
+expect 0 "report --sensitivity --train-hours" -- "$bin" report "$sc" $grid --cost "$cost" \
+  --variant streaming.e3m0-v1 --sensitivity --mtbf-hours 1 --train-hours 0.01 --quiet
+contains "$tmp/out" '<table class="sens">' "report --sensitivity: its table"
+contains "$tmp/out" '<th>MTBF 1 h</th>' "report --mtbf-hours"
+contains "$tmp/out" 'failures at MTBF 1 h CU ' "report --sensitivity: CU at the option"
+contains "$tmp/out" '<table class="training">' "report --train-hours: its table"
+contains "$tmp/out" '<li>whole training at 10 Gbit/s: ' "report --train-hours: in the summary"
+expect 2 "report --mtbf-hours alone" -- "$bin" report "$sc" $grid --mtbf-hours 1
+contains "$tmp/err" "^dilosim report: --mtbf-hours is the MTBF of --sensitivity" "report --mtbf-hours alone"
 
 # how sure: --set-from with a fit block (the interval), --seeds (CU over
 # the seeds), and their usage errors
@@ -114,7 +164,8 @@ cat >"$tmp/long.json" <<EOF
 EOF
 expect 0 "report of long titles" -- "$bin" report "$tmp/long.json" --grid 1,10 --quiet
 n=$(grep -c '<g id="s1-cu-gnuplot_plot_[0-9]*"' "$tmp/out")
-if [ "$n" = 2 ]; then ok; else bad "report of long titles: $n curves, expected 2"; fi
+# two curves, the target line and the marker of the option bought
+if [ "$n" = 4 ]; then ok; else bad "report of long titles: $n curves, expected 4"; fi
 
 # errors: one line, the right status, no page
 printf 'old\n' >"$tmp/keep.html"
@@ -138,7 +189,9 @@ expect 0 "report of two" -- "$bin" report "$sc" "$root/scenarios/default.json" $
   --out "$tmp/two.html"
 n=$(grep -c '<section id="s[12]">' "$tmp/two.html")
 if [ "$n" = 2 ]; then ok; else bad "report of two: $n sections"; fi
-contains "$tmp/two.html" '<text>streaming</text>' "a base's curve is titled by its method"
+contains "$tmp/two.html" '<text>Streaming DiLoCo, H 100, overlap 1, 4-bit</text>' \
+  "a base's curve is titled by its method"
+contains "$tmp/two.html" '<h3>[^<]*scenarios/default.json</h3>' "the summary of two: each scenario's"
 
 chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
 if [ -z "$chrome" ]; then
@@ -157,6 +210,16 @@ else
            'e3m0, one scale per tensor' '<th>CU ≥ 0.95</th>' '<polyline\|<path'; do
     contains "$tmp/dom.html" "$t" "DOM"
   done
+  # the summary box is the first section and in the first screen: a
+  # copy of the page with a script (the page itself has none) that
+  # writes where each section starts into the DOM Chromium dumps
+  sed 's|</body>|<script>var s = document.querySelectorAll("section"), b = s[0];\
+for (var i = 0; i < s.length; i++) if (s[i].offsetTop < b.offsetTop) b = s[i];\
+document.body.setAttribute("data-first", b.id + " " + (b.offsetTop < innerHeight));</script></body>|' \
+    "$page" >"$tmp/probe.html"
+  timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chrome" \
+    --window-size=1200,900 --dump-dom "file://$tmp/probe.html" >"$tmp/probe.dom" 2>"$tmp/chrome.err"
+  contains "$tmp/probe.dom" 'data-first="summary true"' "DOM: the summary box is first, in the first screen"
   run_chrome --screenshot="$tmp/shot.png" >"$tmp/chrome.out"
   if [ -s "$tmp/shot.png" ] && command -v python3 >"$tmp/null"; then
     set -- $(python3 "$root/tests/png_colors.py" "$tmp/shot.png")

@@ -384,7 +384,11 @@ START_TEST(plan_table) {
     ck_assert_ptr_nonnull(strstr(t, "per Gbit/s per worker link;"));
     ck_assert_ptr_null(strstr(t, "egress"));
     ck_assert_ptr_nonnull(strstr(t, "Cheapest: streaming at 1.834 Gbit/s per "
-                                    "worker link, 150788 USD per month."));
+                                    "worker link, USD 150,788 per month in "
+                                    "WAN and idle compute."));
+    /* every amount with thousands separators, the whole bill beside */
+    ck_assert_ptr_nonnull(strstr(t, "<td class=\"num\">1,284</td>"));
+    ck_assert_ptr_nonnull(strstr(t, "<td class=\"num\">149,504</td>"));
     free(t);
     /* link pricing and an egress price: the note says so, a column more */
     p->cost.pricing = PLAN_PRICING_LINK;
@@ -392,16 +396,86 @@ START_TEST(plan_table) {
     p->cost.egress_usd_per_gb = 0.02;
     p->method[1].option[0].egress_usd = 12;
     p->method[1].option[0].total_usd = 150800;
+    p->method[1].option[0].bill_usd = 3100000;
     html_plan(cap_open(&c), p);
     t = cap_close(&c);
     ck_assert_ptr_nonnull(strstr(t, "per Gbit/s per link between two sites"));
     ck_assert_ptr_nonnull(
         strstr(t, "egress 0.02 USD per GB (1e9 bytes) sent."));
-    ck_assert_ptr_nonnull(strstr(t, "<th>egress, USD/month</th>"));
+    ck_assert_ptr_nonnull(strstr(t, "<th>egress</th>"));
     ck_assert_ptr_nonnull(strstr(t,
                                  "<td class=\"num\">12</td><td class=\"num\">"
-                                 "150800</td>"));
+                                 "3,100,000</td>"));
     free(t);
+    free(p);
+}
+END_TEST
+
+/* The summary box: the recommendation's sentence first, the margins and
+ * the load at the option, and what the coupled runs say about quality
+ * (their numbers, at equal steps and at equal simulated time), or that
+ * it is not assessed. */
+START_TEST(summary_box) {
+    plan_result *p = calloc(1, sizeof *p);
+    p->target_cu = 0.9;
+    p->nmethods = 1;
+    p->has_cost = 1;
+    p->cost = (plan_cost){.accelerator_usd_per_hour = 2, .accelerators = 8};
+    snprintf(p->cost.currency, sizeof p->cost.currency, "EUR");
+    plan_method *m = &p->method[0];
+    snprintf(m->name, SCN_NAME_MAX, "dp");
+    snprintf(m->label, PLAN_LABEL_MAX, "Data-parallel");
+    m->links = 2;
+    m->least = (table_crossing){.status = TABLE_FOUND, .v_hi = 4.2};
+    m->noptions = 1;
+    m->option[0] = (plan_option){.gbps = 10,
+                                 .cu = 0.961,
+                                 .wan_usd = 7000,
+                                 .bill_usd = 1234567,
+                                 .work_usd = 1284669,
+                                 .listed = 1};
+    p->rec = (plan_rec){.status = PLAN_REC_BUY,
+                        .method = 0,
+                        .option = 0,
+                        .runner_method = -1,
+                        .runner_option = -1,
+                        .has_at = {1, 1, 1, 0}};
+    p->rec.at[PLAN_AT_BASE] =
+        (plan_run){.cu = 0.961, .avg_link_gbps = 2.5, .peak_link_gbps = 10};
+    p->rec.at[PLAN_AT_LATENCY].cu = 0.95;
+    p->rec.at[PLAN_AT_EFFICIENCY].cu = 0.88;
+    cpl_summary t[2];
+    memset(t, 0, sizeof t);
+    t[0].last = (cpl_row){.step = 60, .eval_loss = 2.25};
+    t[1].last = (cpl_row){.step = 60, .eval_loss = 1.98};
+    const char *labels[] = {"A <1>", "B"};
+    double at_time[] = {2.4, 1.98};
+    html_summary_part part = {"x.json", p, 2, labels, t, 6.5, at_time};
+    capture c;
+    html_summary(cap_open(&c), 1, &part);
+    char *h = cap_close(&c);
+    ck_assert_ptr_nonnull(strstr(h, "<section id=\"summary\">"));
+    ck_assert_ptr_nonnull(
+        strstr(h, "<p class=\"buy\">Buy 10 Gbit/s per worker link (EUR "
+                  "3,500/month per link): Data-parallel reaches CU 0.9610 "
+                  "&gt;= 0.9 (the least that meets the target: 4.2 "
+                  "Gbit/s); total EUR 1,234,567/month"));
+    ck_assert_ptr_nonnull(strstr(h, "<li>margin to the target at 10 Gbit/s: "
+                                    "every latency x2 CU 0.9500 (+0.0500); "
+                                    "efficiency 0.6 CU 0.8800 (-0.0200)"));
+    ck_assert_ptr_nonnull(strstr(h, "average 2.5 Gbit/s (25%), peak 10 "
+                                    "Gbit/s (100%)"));
+    ck_assert_ptr_nonnull(strstr(h, "at equal steps (60): A &lt;1&gt; 2.2500; "
+                                    "B 1.9800. At equal simulated time "
+                                    "(6.5 s, the shortest run&#39;s end): A "
+                                    "&lt;1&gt; 2.4000; B 1.9800."));
+    ck_assert_ptr_nonnull(strstr(h, "not of the planned model"));
+    free(h);
+    part.ntrain = 0;
+    html_summary(cap_open(&c), 1, &part);
+    h = cap_close(&c);
+    ck_assert_ptr_nonnull(strstr(h, "<li>Quality: not assessed"));
+    free(h);
     free(p);
 }
 END_TEST
@@ -447,6 +521,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, thresholds_table);
     tcase_add_test(tc, bytes_table);
     tcase_add_test(tc, plan_table);
+    tcase_add_test(tc, summary_box);
     tcase_add_test(tc, train_table);
     suite_add_tcase(s, tc);
     return s;

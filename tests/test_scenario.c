@@ -2298,7 +2298,7 @@ START_TEST(test_defect8_cost_file) {
              "}",
              "c.json:2:2: bandwith: unknown key (expected one of: "
              "wan_usd_per_gbps_month, accelerator_usd_per_hour, accelerators, "
-             "bandwidths_gbps, pricing, egress_usd_per_gb)");
+             "bandwidths_gbps, pricing, egress_usd_per_gb, links, currency)");
     bad_cost(__LINE__,
              "{\"wan_usd_per_gbps_month\": 1, " COST_OK ",\n"
              "  \"accelerators\": 9}",
@@ -2772,10 +2772,11 @@ START_TEST(test_did_you_mean) {
     ck_assert_int_eq(plan_cost_parse("{\"pricng\": \"port\"}", "c.json", &c,
                                      err, sizeof err),
                      MSG_EINPUT);
-    ck_assert_str_eq(err, "c.json:1:2: pricng: unknown key (did you mean "
-                          "pricing? expected one of: wan_usd_per_gbps_month, "
-                          "accelerator_usd_per_hour, accelerators, "
-                          "bandwidths_gbps, pricing, egress_usd_per_gb)");
+    ck_assert_str_eq(
+        err, "c.json:1:2: pricng: unknown key (did you mean "
+             "pricing? expected one of: wan_usd_per_gbps_month, "
+             "accelerator_usd_per_hour, accelerators, "
+             "bandwidths_gbps, pricing, egress_usd_per_gb, links, currency)");
 }
 END_TEST
 
@@ -2809,7 +2810,7 @@ START_TEST(test_cost_file_limits_and_bom) {
     bad_cost(__LINE__, "\xEF\xBB\xBF{\"x\": 1}",
              "c.json:1:2: x: unknown key (expected one of: "
              "wan_usd_per_gbps_month, accelerator_usd_per_hour, accelerators, "
-             "bandwidths_gbps, pricing, egress_usd_per_gb)");
+             "bandwidths_gbps, pricing, egress_usd_per_gb, links, currency)");
     FAIL("\xEF\xBB\xBF{\"x\": 1}",
          "s.json:1:2: x: unknown key (expected one of: model, workers, "
          "network, method, faults, train, steps, seed, measure, name, "

@@ -65,10 +65,16 @@ static const cli_help help = {
     "    which CU stays >= the target (a scan of 0 and 0.001..1000 ms, then\n"
     "    the same root finding; '> 1000' when it always does).\n"
     "With --cost, for each listed bandwidth and the least sufficient one:\n"
-    "the monthly cost of the WAN, of the compute left idle, and their sum;\n"
-    "the cheapest choice per method and overall is marked.\n"
+    "the monthly cost of the WAN, of the compute busy and idle, (egress,)\n"
+    "their total, and a month of work (the total / CU).\n"
     "\n"
-    "First it says what it assumed: the latency and round trip, transport,\n"
+    "First a summary: what to buy, the cheapest month of work (with a\n"
+    "training: the cheapest training) among the listed options at or above\n"
+    "a method's least sufficient bandwidth, the least shown beside it (or\n"
+    "that none on the list suffices: the fastest, its CU, the shortfall);\n"
+    "the runner-up and why it lost; the margin to the target there with\n"
+    "every latency x2 and with efficiency 0.6; the links' load there.\n"
+    "At the end, what it assumed: the latency and round trip, transport,\n"
     "efficiency, TCP window, buckets, what a Gbit is, failures, the steps\n"
     "and the time simulated at the least bandwidth.  For each candidate\n"
     "(each priced bandwidth and the least sufficient one) it names the\n"
@@ -77,7 +83,7 @@ static const cli_help help = {
     "and the TCP window x2, and the change that gains the most CU is the\n"
     "limit ('compute' when none gains more than 0.001); and the window a\n"
     "flow needs at that bandwidth (bandwidth x the longest round trip).\n"
-    "Last, each method's memory per worker before activations.\n"
+    "And each method's memory per worker before activations.\n"
     "\n"
     "options:\n",
     20, help_opts,
@@ -100,6 +106,12 @@ static const cli_help help = {
     "  egress_usd_per_gb         USD per GB (1e9 bytes) sent (optional; on\n"
     "                            the simulated bytes per month, or of the\n"
     "                            whole training)\n"
+    "  links                     the speeds one can buy, instead of\n"
+    "                            wan_usd_per_gbps_month and bandwidths_gbps:\n"
+    "                            [{\"gbps\": G, \"usd_month\": P}, ...] by\n"
+    "                            increasing G, P per link per month\n"
+    "  currency                  3 capital letters beside every amount\n"
+    "                            (default USD; the JSON keeps numbers)\n"
     "e.g. {\"wan_usd_per_gbps_month\": 200,\n"
     "      \"accelerator_usd_per_hour\": 2.5, \"accelerators\": 1024,\n"
     "      \"bandwidths_gbps\": [1, 10, 100, 400]}\n"
@@ -158,6 +170,9 @@ static void write_methods(FILE *f, const plan_result *r, const char *fit_path) {
         }
         fprintf(f, " %8s %18s %14s\n", cu, lat, at);
     }
+    fputs("\n", f);
+    for (int i = 0; i < r->nmethods; i++)
+        fprintf(f, "%-*s = %s\n", w, r->method[i].name, r->method[i].label);
     fprintf(f,
             "\nleast Gbit/s: per worker link, at the scenario's latency.\n"
             "latency limit: the largest one-way latency up to which CU stays "
@@ -167,45 +182,76 @@ static void write_methods(FILE *f, const plan_result *r, const char *fit_path) {
     write_notes(f, r);
 }
 
-static void write_costs(FILE *f, const plan_result *r) {
+/* An amount as the tables print it: "12,345" ("-" without a price). */
+static const char *amount(double x, char buf[PLAN_CELL_MAX]) {
+    plan_thousands(x, buf, PLAN_CELL_MAX);
+    return buf;
+}
+
+static void write_cost_head(FILE *f, const plan_result *r) {
     const plan_cost *c = &r->cost;
-    int eg = c->has_egress;
+    char all[PLAN_CELL_MAX];
+    const char *per = c->pricing == PLAN_PRICING_LINK ? "link between two sites"
+                                                      : "worker link";
+    fprintf(f, "\nmonthly cost, %s: ", c->currency);
+    if (c->has_links) fprintf(f, "WAN the listed link's price per %s;\n", per);
+    else
+        fprintf(f, "WAN %g per Gbit/s per %s;\n", c->wan_usd_per_gbps_month,
+                per);
     fprintf(f,
-            "\nmonthly cost, USD: WAN %g per Gbit/s per %s;\n"
-            "idle compute (1 - CU) x %g accelerators x %g per hour x %g h\n",
-            c->wan_usd_per_gbps_month,
-            c->pricing == PLAN_PRICING_LINK ? "link between two sites"
-                                            : "worker link",
-            c->accelerators, c->accelerator_usd_per_hour, PLAN_HOURS_PER_MONTH);
-    if (eg)
+            "compute %g accelerators x %g per hour x %g h = %s, busy CU of "
+            "it, idle the rest\n",
+            c->accelerators, c->accelerator_usd_per_hour, PLAN_HOURS_PER_MONTH,
+            amount(c->accelerators * c->accelerator_usd_per_hour *
+                       PLAN_HOURS_PER_MONTH,
+                   all));
+    if (c->has_egress)
         fprintf(f,
                 "egress %g per GB (1e9 bytes) of the bytes sent per month "
                 "(simulated)\n",
                 c->egress_usd_per_gb);
-    int w = name_width(r);
-    fprintf(f, "%-*s %10s %8s %12s %14s", w, "method", "Gbit/s", "CU", "WAN",
-            "idle compute");
-    if (eg) fprintf(f, " %12s", "egress");
-    fprintf(f, " %12s\n", "total");
+    fputs("total = WAN + busy + idle", f);
+    fputs(c->has_egress ? " + egress" : "", f);
+    fputs("; per month of work = total / CU (what the\nrecommendation "
+          "ranks)\n",
+          f);
+}
+
+static void write_costs(FILE *f, const plan_result *r) {
+    int eg = r->cost.has_egress, w = name_width(r);
+    write_cost_head(f, r);
+    fprintf(f, "%-*s %10s %8s %11s %13s %13s", w, "method", "Gbit/s", "CU",
+            "WAN", "busy compute", "idle compute");
+    if (eg) fprintf(f, " %11s", "egress");
+    fprintf(f, " %13s %13s\n", "total", "month of work");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         for (int k = 0; k < m->noptions; k++) {
             const plan_option *o = &m->option[k];
-            char note[64];
+            char note[80], c[6][PLAN_CELL_MAX];
             plan_option_note(o, note, sizeof note);
-            fprintf(f, "%-*s %10.4g %8.4f %12.0f %14.0f", w, m->name, o->gbps,
-                    o->cu, o->wan_usd, o->idle_usd);
-            if (eg) fprintf(f, " %12.0f", o->egress_usd);
-            fprintf(f, " %12.0f%s%s\n", o->total_usd, *note ? "  " : "", note);
+            if (r->rec.status == PLAN_REC_BUY && r->rec.method == i &&
+                r->rec.option == k) {
+                size_t n = strlen(note);
+                snprintf(note + n, sizeof note - n, "%sbuy", n ? ", " : "");
+            }
+            fprintf(f, "%-*s %10.4g %8.4f %11s %13s %13s", w, m->name, o->gbps,
+                    o->cu, amount(o->wan_usd, c[0]), amount(o->busy_usd, c[1]),
+                    amount(o->idle_usd, c[2]));
+            if (eg) fprintf(f, " %11s", amount(o->egress_usd, c[3]));
+            fprintf(f, " %13s %13s%s%s\n", amount(o->bill_usd, c[4]),
+                    amount(o->work_usd, c[5]), *note ? "  " : "", note);
         }
     }
     if (r->best_method >= 0) {
         const plan_method *m = &r->method[r->best_method];
         const plan_option *o = &m->option[r->best_option];
+        char x[64];
+        plan_money_text(o->total_usd, r->cost.currency, x, sizeof x);
         fprintf(f,
-                "\ncheapest: %s at %.4g Gbit/s per worker link, %.0f USD "
-                "per month\n",
-                m->name, o->gbps, o->total_usd);
+                "\ncheapest: %s at %.4g Gbit/s per worker link (%s): WAN "
+                "and idle compute%s %s per month\n",
+                m->name, o->gbps, m->label, eg ? " and egress" : "", x);
     }
 }
 
@@ -346,10 +392,9 @@ static void write_assumptions(FILE *f, const plan_result *r) {
                  {"Gbit", item_gbit},
                  {"failures", item_failures},
                  {"steps", item_steps}};
-    fputs("assumptions:\n", f);
+    fputs("\nassumptions:\n", f);
     for (size_t i = 0; i < sizeof items / sizeof *items; i++)
         write_item(f, r, items[i].label, items[i].fn);
-    fputc('\n', f);
 }
 
 /* ---- binding limits, memory, sensitivity, training ------------------------ */
@@ -498,12 +543,14 @@ static void write_training(FILE *f, const plan_result *r) {
     if (!r->has_cost) return;
     const plan_cost *c = &r->cost;
     fprintf(f,
-            "\nwhole training, USD: compute %g accelerators x wall h x %g "
-            "per hour (idle: its\n1 - CU); WAN the monthly cost x WAN months; "
-            "egress %g per GB sent\n",
-            c->accelerators, c->accelerator_usd_per_hour, c->egress_usd_per_gb);
+            "\nwhole training, %s: compute %g accelerators x wall h x %g "
+            "per hour, busy CU of\nit, idle the rest; WAN the monthly cost x "
+            "WAN months; egress %g per GB sent;\ntotal = busy + idle + WAN "
+            "+ egress\n",
+            c->currency, c->accelerators, c->accelerator_usd_per_hour,
+            c->egress_usd_per_gb);
     fprintf(f, "%-*s %10s %14s %14s %12s %12s %14s\n", w, "method", "Gbit/s",
-            "compute", "idle", "WAN", "egress", "total");
+            "busy compute", "idle compute", "WAN", "egress", "total");
     for (int i = 0; i < r->nmethods; i++) {
         const plan_method *m = &r->method[i];
         for (int k = 0; k < m->noptions; k++) {
@@ -512,18 +559,24 @@ static void write_training(FILE *f, const plan_result *r) {
                                : t->cheapest_overall ? "  cheapest overall"
                                : t->cheapest_method  ? "  cheapest"
                                                      : "";
-            fprintf(f, "%-*s %10.4g %14.0f %14.0f %12.0f %12.0f %14.0f%s\n", w,
-                    m->name, m->option[k].gbps, t->compute_usd, t->idle_usd,
-                    t->wan_usd, t->egress_usd, t->total_usd, note);
+            char a[5][PLAN_CELL_MAX];
+            fprintf(f, "%-*s %10.4g %14s %14s %12s %12s %14s%s\n", w, m->name,
+                    m->option[k].gbps,
+                    amount(t->compute_usd - t->idle_usd, a[0]),
+                    amount(t->idle_usd, a[1]), amount(t->wan_usd, a[2]),
+                    amount(t->egress_usd, a[3]), amount(t->total_usd, a[4]),
+                    note);
         }
     }
     if (r->train_best_method >= 0) {
         const plan_method *m = &r->method[r->train_best_method];
         const plan_option *o = &m->option[r->train_best_option];
+        char x[64];
+        plan_money_text(o->train.total_usd, c->currency, x, sizeof x);
         fprintf(f,
-                "\ncheapest training: %s at %.4g Gbit/s per worker link, "
-                "%.0f USD in %.4g h\n",
-                m->name, o->gbps, o->train.total_usd, o->train.wall_h);
+                "\ncheapest training: %s at %.4g Gbit/s per worker link (%s), "
+                "%s in %.4g h\n",
+                m->name, o->gbps, m->label, x, o->train.wall_h);
     }
 }
 
@@ -531,7 +584,7 @@ static void write_text(FILE *f, const char *scenario, const plan_result *r,
                        const char *fit_path) {
     fprintf(f, "plan for %s: compute utilization >= %g\n\n", scenario,
             r->target_cu);
-    if (r->explain) write_assumptions(f, r);
+    cli_plan_text_summary(f, r);
     write_methods(f, r, fit_path);
     if (r->has_cost) write_costs(f, r);
     cli_plan_text_seeds(f, r, name_width(r));
@@ -541,6 +594,7 @@ static void write_text(FILE *f, const char *scenario, const plan_result *r,
     }
     if (r->sensitivity) write_sensitivity(f, r);
     if (r->train_hours > 0 || r->tokens > 0) write_training(f, r);
+    if (r->explain) write_assumptions(f, r);
 }
 
 /* ---- the command ------------------------------------------------------- */
@@ -554,37 +608,43 @@ typedef struct {
 } plan_args;
 
 /* Option name, when given: a number in [lo, hi] into *out (else 0). */
-static int number_option(const cli_options *o, const char *name, double lo,
-                         double hi, double *out) {
+static int number_option(const cli_options *o, const char *cmd,
+                         const char *name, double lo, double hi, double *out) {
     const char *v = cli_value(o, name);
     *out = 0;
     if (!v) return 0;
     char *end;
     double x = strtod(v, &end);
     if (*v == 0 || *end || !(x >= lo && x <= hi))
-        return cli_usage_error("plan", "%s: '%s' is not a number in [%g, %g]",
+        return cli_usage_error(cmd, "%s: '%s' is not a number in [%g, %g]",
                                name, v, lo, hi);
     *out = x;
     return 0;
 }
 
-static int parse_extra(const cli_options *o, plan_extra *x) {
+int cli_plan_extra(const cli_options *o, const char *cmd, plan_extra *x) {
     int rc;
-    x->explain = 1;
     x->sensitivity = cli_flag(o, "--sensitivity");
-    if ((rc = number_option(o, "--mtbf-hours", 1e-6, 1e6, &x->mtbf_hours)) ||
-        (rc = number_option(o, "--train-hours", 1e-6, 1e12, &x->train_hours)) ||
-        (rc = number_option(o, "--tokens", 1, 1e18, &x->tokens)))
+    if ((rc = number_option(o, cmd, "--mtbf-hours", 1e-6, 1e6,
+                            &x->mtbf_hours)) ||
+        (rc = number_option(o, cmd, "--train-hours", 1e-6, 1e12,
+                            &x->train_hours)) ||
+        (rc = number_option(o, cmd, "--tokens", 1, 1e18, &x->tokens)))
         return rc;
     if (x->mtbf_hours > 0 && !x->sensitivity)
-        return cli_usage_error("plan", "--mtbf-hours is the MTBF of "
-                                       "--sensitivity (give both)");
+        return cli_usage_error(cmd, "--mtbf-hours is the MTBF of "
+                                    "--sensitivity (give both)");
     if (x->train_hours > 0 && x->tokens > 0)
-        return cli_usage_error("plan",
+        return cli_usage_error(cmd,
                                "--train-hours and --tokens are two "
                                "ways to say how long the training is (give "
                                "one)");
     return 0;
+}
+
+static int parse_extra(const cli_options *o, plan_extra *x) {
+    x->explain = 1;
+    return cli_plan_extra(o, "plan", x);
 }
 
 static int parse_args(const cli_options *o, plan_args *a) {

@@ -1,6 +1,7 @@
 /*
  * cli_plan.h -- between the files of `dilosim plan` (cli_plan.c the
- * command and its text, cli_plan_out.c its JSON and how sure it is) and
+ * command and its text, cli_plan_out.c its JSON and how sure it is,
+ * cli_plan_sum.c the summary that opens the text) and
  * `dilosim report`, which takes the same options of how sure the plan is:
  * --samples, --seed and --seeds, with --set-from's fit block.
  */
@@ -36,6 +37,10 @@
  * (a bad value; --samples or --seed without a fit block to draw from). */
 int cli_plan_sure(const cli_options *o, const char *cmd, plan_extra *x);
 
+/* --sensitivity, --mtbf-hours, --train-hours and --tokens (those cmd
+ * takes) into x.  Returns 0, or CLI_EXIT_INPUT after a usage error. */
+int cli_plan_extra(const cli_options *o, const char *cmd, plan_extra *x);
+
 /* The plan as one JSON object (`dilosim plan --json`); fit_path names the
  * file of the fit (NULL without one). */
 void cli_plan_write_json(FILE *f, const char *scenario, const plan_result *r,
@@ -47,5 +52,11 @@ void cli_plan_write_json(FILE *f, const char *scenario, const plan_result *r,
 void cli_plan_text_interval(FILE *f, const plan_result *r,
                             const char *fit_path);
 void cli_plan_text_seeds(FILE *f, const plan_result *r, int w);
+
+/* The summary block that opens the plan's text (cli_plan_sum.c): what to
+ * buy, the runner-up, the margin to the target, the links' load and the
+ * training at the option, and that quality is not assessed, each wrapped
+ * at 78 columns; then an empty line. */
+void cli_plan_text_summary(FILE *f, const plan_result *r);
 
 #endif

@@ -52,6 +52,11 @@ static void json_option(jw *w, const plan_result *r, const plan_option *o) {
     jw_num(w, "idle_usd_month", o->idle_usd);
     if (egress) jw_num(w, "egress_usd_month", o->egress_usd);
     jw_num(w, "total_usd_month", o->total_usd);
+    jw_wrap(w, 9);
+    jw_num(w, "busy_usd_month", o->busy_usd);
+    jw_num(w, "bill_usd_month", o->bill_usd);
+    jw_num(w, "work_usd_month", o->work_usd);
+    jw_bool(w, "listed", o->listed);
     jw_bool(w, "least", o->is_least);
     jw_bool(w, "cheapest_for_method", o->cheapest_method);
     jw_bool(w, "cheapest_overall", o->cheapest_overall);
@@ -231,6 +236,7 @@ static void json_sure(jw *w, const plan_result *r, const plan_method *m) {
 static void json_method(jw *w, const plan_result *r, const plan_method *m) {
     jw_object(w, NULL);
     jw_str(w, "name", m->name);
+    jw_str(w, "label", m->label);
     jw_int(w, "workers", m->workers);
     json_answer(w, m);
     json_sure(w, r, m);
@@ -272,11 +278,93 @@ static void json_cost(jw *w, const plan_result *r) {
     jw_num(w, "hours_per_month", PLAN_HOURS_PER_MONTH);
     jw_str(w, "pricing", c->pricing == PLAN_PRICING_LINK ? "link" : "port");
     if (c->has_egress) jw_num(w, "egress_usd_per_gb", c->egress_usd_per_gb);
+    jw_str(w, "currency", c->currency);
+    if (c->has_links) {
+        jw_array(w, "links");
+        for (int i = 0; i < c->nbandwidths; i++) {
+            jw_object(w, NULL);
+            jw_num(w, "gbps", c->bandwidths_gbps[i]);
+            jw_num(w, "usd_month", c->link_usd_month[i]);
+            jw_end(w);
+        }
+        jw_end(w);
+    }
     jw_end(w);
     json_cheapest(w, "cheapest", r, r->best_method, r->best_option, 0);
     if (r->train_hours > 0 || r->tokens > 0)
         json_cheapest(w, "cheapest_training", r, r->train_best_method,
                       r->train_best_option, 1);
+}
+
+static const char *rec_status_name(plan_rec_status s) {
+    static const char *const names[] = {"none", "buy", "short", "least"};
+    return names[s];
+}
+
+static const char *lost_name(plan_lost l) {
+    static const char *const names[] = {"none", "cost", "bandwidth", "target"};
+    return names[l];
+}
+
+/* The runs at the recommended option: CU under each change, its margin
+ * to the target, the links' load. */
+static void json_at_option(jw *w, const plan_result *r) {
+    static const char *const key[PLAN_NAT] = {"base", "latency_x2",
+                                              "efficiency_0.6", "mtbf"};
+    const plan_rec *x = &r->rec;
+    jw_object(w, "at_option");
+    for (int k = 0; k < PLAN_NAT; k++) {
+        if (!x->has_at[k]) continue;
+        jw_object(w, key[k]);
+        jw_num(w, "cu", x->at[k].cu);
+        jw_num(w, "margin", x->at[k].cu - r->target_cu);
+        if (k == PLAN_AT_BASE) {
+            jw_num(w, "avg_link_gbps", x->at[k].avg_link_gbps);
+            jw_num(w, "peak_link_gbps", x->at[k].peak_link_gbps);
+        }
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+/* What to buy (plan_rec), with the summary's sentences. */
+static void json_recommendation(jw *w, const plan_result *r) {
+    const plan_rec *x = &r->rec;
+    jw_lines(w, "recommendation", '{', 4, 2);
+    jw_str(w, "status", rec_status_name(x->status));
+    jw_bool(w, "by_training", x->by_training);
+    if (x->method >= 0 && x->option >= 0) {
+        const plan_method *m = &r->method[x->method];
+        const plan_option *o = &m->option[x->option];
+        jw_str(w, "method", m->name);
+        jw_str(w, "label", m->label);
+        jw_num(w, "gbps", o->gbps);
+        jw_num(w, "cu", o->cu);
+        jw_num(w, "least_sufficient_gbps",
+               m->least.status != TABLE_NOT_REACHED ? m->least.v_hi : NAN);
+        if (r->has_cost) {
+            jw_num(w, "per_link_usd_month", o->wan_usd / m->links);
+            jw_num(w, "bill_usd_month", o->bill_usd);
+            jw_num(w, "work_usd_month", o->work_usd);
+        }
+        if (r->train_hours > 0 || r->tokens > 0)
+            jw_num(w, "training_total_usd", o->train.total_usd);
+    }
+    if (x->runner_method >= 0) {
+        const plan_method *m = &r->method[x->runner_method];
+        jw_object(w, "runner_up");
+        jw_str(w, "method", m->name);
+        jw_str(w, "label", m->label);
+        jw_num(w, "gbps",
+               x->runner_option >= 0 ? m->option[x->runner_option].gbps : NAN);
+        jw_str(w, "lost_on", lost_name(x->lost));
+        jw_end(w);
+    }
+    json_at_option(w, r);
+    plan_summary s;
+    plan_summary_text(r, &s);
+    jw_str(w, "summary", s.buy);
+    jw_end(w);
 }
 
 /* The fit the interval draws from, and the seeds asked. */
@@ -319,6 +407,7 @@ void cli_plan_write_json(FILE *f, const char *scenario, const plan_result *r,
     else if (r->train_hours > 0) jw_num(&w, "training_hours", r->train_hours);
     if (r->has_cost) json_cost(&w, r);
     json_sure_head(&w, r, fit_path);
+    json_recommendation(&w, r);
     jw_lines(&w, "methods", '[', 4, 2);
     for (int i = 0; i < r->nmethods; i++) json_method(&w, r, &r->method[i]);
     jw_end(&w);

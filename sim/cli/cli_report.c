@@ -37,6 +37,14 @@ static const cli_help_opt help_opts[] = {
     {"--cost FILE.json", "prices for the plan: the cost file of\n"
                          "'dilosim plan' (see its --help)"},
     {"--target-cu CU", "the plan's target CU, in (0, 1] (default 0.95)"},
+    {"--sensitivity", "the plan's sensitivity (as 'dilosim plan'): the\n"
+                      "least bandwidth again with every latency x2, with\n"
+                      "efficiency 0.6 and with failures at --mtbf-hours,\n"
+                      "and CU under each at the option bought"},
+    {"--mtbf-hours H", "the sensitivity's MTBF of a worker, hours\n"
+                       "(default 24)"},
+    {"--train-hours N", "price a training of N hours of compute at each\n"
+                        "option (as 'dilosim plan')"},
     CLI_PLAN_HELP_SAMPLES,
     CLI_PLAN_HELP_SEED,
     CLI_PLAN_HELP_SEEDS,
@@ -56,13 +64,20 @@ static const cli_help help = {
     "                      [--set KEY=VALUE]... [--cost FILE.json]\n"
     "                      [--set-from FILE.json]\n"
     "                      [--target-cu CU] [--grid SPEC] [--thresholds LIST]\n"
+    "                      [--sensitivity [--mtbf-hours H]]\n"
+    "                      [--train-hours N]\n"
     "                      [--samples N] [--seed S] [--seeds N]\n"
     "                      [--out FILE.html] [--jobs N]\n"
     "\n"
     "Writes one self-contained HTML page (inline style sheet and SVG\n"
     "figures; no script, nothing fetched from the network) with, for each\n"
     "scenario given:\n"
-    "  - its assumptions, per variant: model, step time, workers, network\n"
+    "  - first, a summary box: what to buy (the plan's recommendation), the\n"
+    "    runner-up and why it lost, the margin to the target at 2x latency\n"
+    "    and at 60% efficiency, the links' load, and what the coupled\n"
+    "    small-model runs say about the loss (or that it is not assessed);\n"
+    "  - last, its assumptions, per variant: model, step time, workers, "
+    "network\n"
     "    (links, latency or the latency matrix, all-reduce, completion,\n"
     "    transport, efficiency, step overhead, ring order when set),\n"
     "    codec, the method's parameters, faults, steps;\n"
@@ -76,7 +91,8 @@ static const cli_help help = {
     "  - the least bandwidth and the latency limit for --target-cu, and\n"
     "    with --cost what each choice costs per month (as 'dilosim plan');\n"
     "    with --set-from's fit block the least bandwidth's [5%, 95%] over\n"
-    "    draws of the fitted keys, with --seeds CU over the seeds;\n"
+    "    draws of the fitted keys, with --seeds CU over the seeds, with\n"
+    "    --sensitivity and --train-hours their tables;\n"
     "  - with a \"train\" section, the eval loss against the simulated time\n"
     "    of each variant's coupled run (as 'dilosim train').\n"
     "gnuplot, found on PATH, draws the figures (run as a child process,\n"
@@ -109,8 +125,13 @@ typedef struct {
     char *name, *description; /* "name", "description"; or NULL */
     int nvar;
     const char *var[SCN_MAX_VARIANTS]; /* the variants (NULL: the base) */
-    char label[SCN_MAX_VARIANTS][SCN_NAME_MAX]; /* as tables name them */
+    char label[SCN_MAX_VARIANTS][SCN_NAME_MAX]; /* the variants' names */
     const char *labels[SCN_MAX_VARIANTS];
+    /* as people read them: "Label (variant)" (scn_method_label), and the
+     * colour of each (gnuplot_method_color) */
+    char human[SCN_MAX_VARIANTS][PLAN_LABEL_MAX + SCN_NAME_MAX + 4];
+    const char *humans[SCN_MAX_VARIANTS];
+    const char *color[SCN_MAX_VARIANTS];
     scn_config *cfg;      /* nvar of them */
     scn_train *train_sec; /* nvar: their train sections */
     run_result *run;      /* nvar */
@@ -121,6 +142,8 @@ typedef struct {
     const char *train_label[SCN_MAX_VARIANTS];
     cpl_summary *train; /* ntrain */
     char *loss_svg;     /* NULL without training */
+    double same_time_s; /* the simulated time every training reached */
+    double loss_at_time[SCN_MAX_VARIANTS]; /* ntrain: eval loss there */
 } section;
 
 typedef struct {
@@ -210,6 +233,8 @@ static void read_title(section *s) {
 
 /* ---- loading ---------------------------------------------------------- */
 
+static const char *method_key(const scn_config *c, const scn_train *t);
+
 /* The variants of s and their configs.  Returns 0 or the exit status
  * (message printed). */
 static int load_variants(const report *r, section *s) {
@@ -237,6 +262,13 @@ static int load_variants(const report *r, section *s) {
                  s->var[i] ? s->var[i]
                            : sched_method_name(s->cfg[i].sched.method));
         s->labels[i] = s->label[i];
+        int n = scn_method_label(&s->cfg[i], s->human[i], PLAN_LABEL_MAX);
+        if (s->var[i] && n >= 0 && n < PLAN_LABEL_MAX)
+            snprintf(s->human[i] + n, sizeof s->human[i] - (size_t)n, " (%s)",
+                     s->var[i]);
+        s->humans[i] = s->human[i];
+        s->color[i] =
+            gnuplot_method_color(method_key(&s->cfg[i], &s->train_sec[i]));
     }
     read_title(s);
     return 0;
@@ -456,16 +488,32 @@ static void curves_style(const section *s, const gnuplot_curve *g,
     }
 }
 
+/* Each curve a variant's own (its title the variant's name) titled as
+ * people read the variant (after the styles are chosen by name). */
+static void curves_humane(const section *s, gnuplot_curve *g, int n) {
+    for (int i = 0; i < n; i++) {
+        int v = g[i].dashed ? -1 : curve_variant(s, g[i].title);
+        if (v >= 0 && g[i].title && !strcmp(g[i].title, s->label[v]))
+            g[i].title = s->humans[v];
+    }
+}
+
 static int figure_cu(const report *r, section *s, int k) {
     curve *c = NULL;
     int nc = 0, rc = sweep_curves(r, s, &c, &nc);
-    gnuplot_curve *g = rc ? NULL : calloc((size_t)nc + 1, sizeof *g);
-    gnuplot_style *st = rc ? NULL : calloc((size_t)nc + 1, sizeof *st);
+    gnuplot_curve *g = rc ? NULL : calloc((size_t)nc + 3, sizeof *g);
+    gnuplot_style *st = rc ? NULL : calloc((size_t)nc + 3, sizeof *st);
     if (!rc && (!g || !st)) rc = fail(MSG_ENOMEM, "out of memory");
     if (!rc) {
         for (int i = 0; i < nc; i++)
             g[i] = (gnuplot_curve){c[i].title, c[i].n, c[i].x, c[i].y, 0};
         curves_style(s, g, st, nc);
+        curves_humane(s, g, nc);
+        double ref[6];
+        char rtitle[128];
+        int ng = nc + html_cu_references(s->plan, r->grid[0],
+                                         r->grid[r->npoints - 1], g + nc,
+                                         st + nc, ref, rtitle, sizeof rtitle);
         char xl[128];
         bandwidth_label(&s->cfg[0], xl, sizeof xl);
         gnuplot_figure fig = {.xlabel = xl,
@@ -475,7 +523,7 @@ static int figure_cu(const report *r, section *s, int k) {
                               .xmax = r->grid[r->npoints - 1],
                               .ymin = 0,
                               .ymax = 102,
-                              .ncurves = nc,
+                              .ncurves = ng,
                               .curve = g,
                               .style = st};
         rc = draw(&fig, k, "cu", &s->cu_svg);
@@ -574,6 +622,9 @@ static int figure_loss(section *s, curve *c, int k) {
     int n = s->ntrain;
     gnuplot_style st[SCN_MAX_VARIANTS + 1] = {{0}};
     curves_style(s, g, st, n);
+    for (int i = 0; i < n; i++) /* as people read them */
+        for (int v = 0; v < s->nvar; v++)
+            if (g[i].title == s->label[v]) g[i].title = s->humans[v];
     if (!isnan(floor)) {
         fy[0] = fy[1] = floor;
         g[n++] = (gnuplot_curve){"entropy floor of the data", 2, fx, fy, 1};
@@ -593,6 +644,20 @@ static int figure_loss(section *s, curve *c, int k) {
     return draw(&fig, k, "loss", &s->loss_svg);
 }
 
+/* The simulated time every training reached (the shortest run's end) and
+ * each one's eval loss at its last row by then, for the summary. */
+static void same_time(section *s, const curve *c) {
+    s->same_time_s = INFINITY;
+    for (int t = 0; t < s->ntrain; t++)
+        s->same_time_s =
+            c[t].n ? fmin(s->same_time_s, c[t].x[c[t].n - 1]) : NAN;
+    for (int t = 0; t < s->ntrain; t++) {
+        s->loss_at_time[t] = NAN;
+        for (int j = 0; j < c[t].n && c[t].x[j] <= s->same_time_s; j++)
+            s->loss_at_time[t] = c[t].y[j];
+    }
+}
+
 /* The coupled run of every variant with a train section. */
 static int training(section *s, int k) {
     char err[CLI_ERR_MAX], label[LABEL_MAX];
@@ -607,7 +672,7 @@ static int training(section *s, int k) {
         const scn_train *sec = &s->train_sec[i];
         if (!sec->has_train) continue;
         int t = s->ntrain++;
-        s->train_label[t] = s->label[i];
+        s->train_label[t] = s->humans[i];
         cli_progress progress;
         snprintf(label, sizeof label, "%s: train %s", s->path, s->label[i]);
         cli_progress_start(&progress, label);
@@ -627,6 +692,7 @@ static int training(section *s, int k) {
             rc = fail(e, err);
         }
     }
+    if (!rc) same_time(s, c);
     if (!rc) rc = figure_loss(s, c, k);
     curves_free(c, n);
     return rc;
@@ -658,15 +724,14 @@ static void write_section(FILE *f, const report *r, const section *s, int k) {
     fputs("</h2>\n", f);
     if (s->description) para(f, NULL, s->description);
 
-    heading(f, "h3", "Assumptions");
-    html_assumptions(f, s->nvar, s->labels, s->cfg, s->train_sec);
-
     heading(f, "h3", "Compute utilization against bandwidth");
     snprintf(text, sizeof text,
              "Compute utilization (busy time over wall "
              "time, all workers) of each variant at each of the %d "
              "bandwidths of %s (Gbit/s per worker link, up and down), the "
-             "rest of the scenario as above.",
+             "rest of the scenario as in its assumptions (at the end); the "
+             "dashed line is the target, the black point the bandwidth the "
+             "plan buys.",
              r->npoints, r->grid_spec);
     html_figure(f, s->cu_svg, text);
 
@@ -686,11 +751,11 @@ static void write_section(FILE *f, const report *r, const section *s, int k) {
          "One run of each variant with the scenario's own network "
          "(above): the bytes all workers put on the WAN, payloads with "
          "their scales and recovery downloads.");
-    html_bytes(f, s->nvar, s->labels, s->run);
+    html_bytes(f, s->nvar, s->humans, s->run);
 
     snprintf(text, sizeof text, "Plan: compute utilization >= %g", r->target);
     heading(f, "h3", text);
-    html_plan(f, s->plan);
+    html_plan_styled(f, s->plan, s->color);
 
     if (s->ntrain) {
         heading(f, "h3", "Training: loss against simulated time");
@@ -701,6 +766,8 @@ static void write_section(FILE *f, const report *r, const section *s, int k) {
                     "simulated model's, the loss the small model's.");
         html_train(f, s->ntrain, s->train_label, s->train);
     }
+    heading(f, "h3", "Assumptions");
+    html_assumptions(f, s->nvar, s->humans, s->cfg, s->train_sec);
     fputs("</section>\n", f);
 }
 
@@ -724,6 +791,14 @@ static void write_page(FILE *f, const void *ctx) {
         fputs("</a></li>\n", f);
     }
     fputs("</ul></nav>\n</header>\n", f);
+    html_summary_part part[CLI_MAX_FILES];
+    for (int k = 0; k < r->nsec; k++) {
+        const section *s = &r->sec[k];
+        part[k] = (html_summary_part){s->path,        s->plan,  s->ntrain,
+                                      s->train_label, s->train, s->same_time_s,
+                                      s->loss_at_time};
+    }
+    html_summary(f, r->nsec, part);
     for (int k = 0; k < r->nsec; k++) write_section(f, r, &r->sec[k], k);
     fputs("<footer>", f);
     snprintf(text, sizeof text,
@@ -746,7 +821,8 @@ static int parse_args(report *r) {
         (rc = cli_fraction(o, "report", "--target-cu", DEFAULT_TARGET,
                            &r->target)) ||
         (rc = cli_cost(o, &r->cost, &r->has_cost)) ||
-        (rc = cli_plan_sure(o, "report", &r->sure)))
+        (rc = cli_plan_sure(o, "report", &r->sure)) ||
+        (rc = cli_plan_extra(o, "report", &r->sure)))
         return rc;
     const char *v = cli_value(o, "--grid");
     r->grid_spec = v ? v : DEFAULT_GRID;
@@ -780,8 +856,8 @@ static int compute(report *r) {
         section *s = &r->sec[r->nsec++];
         s->path = r->o.files[k];
         int rc;
-        if ((rc = load_variants(r, s)) || (rc = figure_cu(r, s, k)) ||
-            (rc = thresholds(r, s)) || (rc = runs(s)) || (rc = plan(r, s)) ||
+        if ((rc = load_variants(r, s)) || (rc = thresholds(r, s)) ||
+            (rc = runs(s)) || (rc = plan(r, s)) || (rc = figure_cu(r, s, k)) ||
             (rc = training(s, k)))
             return rc;
     }
@@ -789,14 +865,16 @@ static int compute(report *r) {
 }
 
 int cli_report(int argc, char **argv) {
-    static const char *const extra[] = {"--variant",    "--cost",
-                                        "--target-cu",  "--grid",
-                                        "--thresholds", "--jobs",
-                                        "--samples",    "--seed",
-                                        "--seeds",      NULL};
+    static const char *const extra[] = {"--variant",     "--cost",
+                                        "--target-cu",   "--grid",
+                                        "--thresholds",  "--jobs",
+                                        "--samples",     "--seed",
+                                        "--seeds",       "--mtbf-hours",
+                                        "--train-hours", NULL};
+    static const char *const flags[] = {"--sensitivity", NULL};
     report *r = calloc(1, sizeof *r);
     if (!r) return fail(MSG_ENOMEM, "out of memory");
-    int rc = cli_parse_files("report", &help, argc, argv, extra, NULL,
+    int rc = cli_parse_files("report", &help, argc, argv, extra, flags,
                              CLI_MAX_FILES, &r->o);
     if (rc) {
         free(r);

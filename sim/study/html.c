@@ -178,6 +178,11 @@ static const char style[] =
     "p.note,figcaption{font-size:.9em}\n"
     "figure{margin:1em 0}\n"
     "figure svg{max-width:100%;height:auto;display:block}\n"
+    ".sw{display:inline-block;width:.8em;height:.8em;margin-right:.4em;"
+    "border-radius:2px;vertical-align:baseline}\n"
+    "#summary{border:2px solid #0072b2;border-radius:6px;padding:.2em 1em;"
+    "margin:1em 0;background:#f4f8fc}\n"
+    "#summary .buy{font-size:1.15em;font-weight:bold}\n"
     "code{font-size:.95em}\n"
     "footer{margin-top:3em;border-top:1px solid #ddd;padding-top:.5em;"
     "font-size:.85em}\n";
@@ -329,36 +334,79 @@ void html_bytes(FILE *f, int n, const char *const *names, const run_result *r) {
 
 /* ---- plan --------------------------------------------------------------- */
 
-static void plan_costs(FILE *f, const plan_result *p) {
-    static const char *const all[] = {"method",
-                                      "Gbit/s",
-                                      "CU",
-                                      "WAN, USD/month",
-                                      "idle compute, USD/month",
-                                      "egress, USD/month",
-                                      "total, USD/month",
-                                      ""};
+/* <tr><th>the method</th>: its label, its variant's name after it in
+ * small text, a swatch of its colour (color NULL: none); a method
+ * without a label by its name. */
+static void method_head(FILE *f, const plan_method *m, const char *color) {
+    fputs("<tr><th>", f);
+    if (color)
+        fprintf(f, "<span class=\"sw\" style=\"background:%s\"></span>", color);
+    if (!m->label[0]) html_escape(f, m->name);
+    else {
+        html_escape(f, m->label);
+        fputs(" <small>(", f);
+        html_escape(f, m->name);
+        fputs(")</small>", f);
+    }
+    fputs("</th>", f);
+}
+
+/* A row of method m: its head, n numeric cells, text (NULL: none). */
+static void mrow(FILE *f, const plan_method *m, const char *color,
+                 const char *const *num, int n, const char *text) {
+    method_head(f, m, color);
+    for (int i = 0; i < n; i++) html__cell(f, "td", "num", num[i]);
+    if (text) html__cell(f, "td", NULL, text);
+    fputs("</tr>\n", f);
+}
+
+static const char *color_of(const char *const *color, int i) {
+    return color ? color[i] : NULL;
+}
+
+/* The costs' note: what each column is. */
+static void plan_costs_note(FILE *f, const plan_result *p) {
     const plan_cost *c = &p->cost;
-    int egress = c->has_egress, n = 0;
-    const char *titles[8];
-    for (int k = 0; k < 8; k++) /* the egress column only when priced */
-        if (k != 5 || egress) titles[n++] = all[k];
-    char msg[640], eg[160] = "";
-    if (egress)
-        snprintf(eg, sizeof eg, "; egress %g USD per GB (1e9 bytes) sent",
-                 c->egress_usd_per_gb);
+    const char *cur = c->currency[0] ? c->currency : "USD";
+    char msg[900], eg[160] = "", wan[200], all[PLAN_CELL_MAX];
+    const char *per = c->pricing == PLAN_PRICING_LINK
+                          ? "link between two sites (each pair the "
+                            "collective sends between, bought once)"
+                          : "worker link";
+    if (c->has_egress)
+        snprintf(eg, sizeof eg, "; egress %g %s per GB (1e9 bytes) sent",
+                 c->egress_usd_per_gb, cur);
+    if (c->has_links)
+        snprintf(wan, sizeof wan, "the WAN at the listed link's price per %s",
+                 per);
+    else
+        snprintf(wan, sizeof wan, "the WAN at %g %s per Gbit/s per %s",
+                 c->wan_usd_per_gbps_month, cur, per);
+    plan_thousands(c->accelerators * c->accelerator_usd_per_hour *
+                       PLAN_HOURS_PER_MONTH,
+                   all, sizeof all);
     snprintf(msg, sizeof msg,
-             "Monthly cost: the WAN at %g USD per Gbit/s "
-             "per %s; idle compute (1 - CU) x %g accelerators x %g "
-             "USD per hour x %g h%s.",
-             c->wan_usd_per_gbps_month,
-             c->pricing == PLAN_PRICING_LINK
-                 ? "link between two sites (each "
-                   "pair the collective sends between, bought once)"
-                 : "worker link",
-             c->accelerators, c->accelerator_usd_per_hour, PLAN_HOURS_PER_MONTH,
-             eg);
+             "Monthly cost, %s: %s; compute %g accelerators x %g %s per "
+             "hour x %g h = %s, busy CU of it and idle the rest%s. The "
+             "total is WAN + busy + idle%s; a month of work (every "
+             "accelerator busy) costs the total / CU, which the "
+             "recommendation ranks.",
+             cur, wan, c->accelerators, c->accelerator_usd_per_hour, cur,
+             PLAN_HOURS_PER_MONTH, all, eg, c->has_egress ? " + egress" : "");
     note(f, msg);
+}
+
+static void plan_costs(FILE *f, const plan_result *p,
+                       const char *const *color) {
+    static const char *const all[] = {"method", "Gbit/s",       "CU",
+                                      "WAN",    "busy compute", "idle compute",
+                                      "egress", "total",        "month of work",
+                                      ""};
+    int egress = p->cost.has_egress, n = 0;
+    const char *titles[10];
+    for (int k = 0; k < 10; k++) /* the egress column only when priced */
+        if (k != 6 || egress) titles[n++] = all[k];
+    plan_costs_note(f, p);
     fputs("<table class=\"cost\">\n", f);
     head_row(f, titles, n);
     fputs("<tbody>\n", f);
@@ -366,26 +414,37 @@ static void plan_costs(FILE *f, const plan_result *p) {
         const plan_method *m = &p->method[i];
         for (int k = 0; k < m->noptions; k++) {
             const plan_option *o = &m->option[k];
-            char g[32], cu[32], wan[32], idle[32], egr[32], tot[32], mark[64];
-            snprintf(g, sizeof g, "%.4g", o->gbps);
-            snprintf(cu, sizeof cu, "%.4f", o->cu);
-            snprintf(wan, sizeof wan, "%.0f", o->wan_usd);
-            snprintf(idle, sizeof idle, "%.0f", o->idle_usd);
-            snprintf(egr, sizeof egr, "%.0f", o->egress_usd);
-            snprintf(tot, sizeof tot, "%.0f", o->total_usd);
+            char c[8][PLAN_CELL_MAX], mark[80];
+            snprintf(c[0], PLAN_CELL_MAX, "%.4g", o->gbps);
+            snprintf(c[1], PLAN_CELL_MAX, "%.4f", o->cu);
+            const double v[] = {o->wan_usd,    o->busy_usd, o->idle_usd,
+                                o->egress_usd, o->bill_usd, o->work_usd};
+            for (int j = 0; j < 6; j++)
+                plan_thousands(v[j], c[j + 2], PLAN_CELL_MAX);
             plan_option_note(o, mark, sizeof mark);
-            const char *num[] = {g, cu, wan, idle, egress ? egr : tot, tot};
-            row(f, m->name, num, egress ? 6 : 5, mark);
+            if (p->rec.status == PLAN_REC_BUY && p->rec.method == i &&
+                p->rec.option == k) {
+                size_t len = strlen(mark);
+                snprintf(mark + len, sizeof mark - len, "%sbuy",
+                         len ? ", " : "");
+            }
+            const char *with[] = {c[0], c[1], c[2], c[3],
+                                  c[4], c[5], c[6], c[7]};
+            const char *without[] = {c[0], c[1], c[2], c[3], c[4], c[6], c[7]};
+            mrow(f, m, color_of(color, i), egress ? with : without,
+                 egress ? 8 : 7, mark);
         }
     }
     fputs("</tbody>\n</table>\n", f);
     if (p->best_method >= 0) {
         const plan_method *m = &p->method[p->best_method];
         const plan_option *o = &m->option[p->best_option];
+        char msg[256 + PLAN_LABEL_MAX], x[64];
+        plan_money_text(o->total_usd, p->cost.currency, x, sizeof x);
         snprintf(msg, sizeof msg,
-                 "Cheapest: %s at %.4g Gbit/s per worker "
-                 "link, %.0f USD per month.",
-                 m->name, o->gbps, o->total_usd);
+                 "Cheapest: %s at %.4g Gbit/s per worker link, %s per month "
+                 "in WAN and idle compute.",
+                 m->label[0] ? m->label : m->name, o->gbps, x);
         note(f, msg);
     }
 }
@@ -413,7 +472,8 @@ static void plan_interval_note(FILE *f, const plan_result *p) {
 
 /* CU over the seeds at each option, and the least bandwidth of its 5th
  * percentile (nothing without seeds). */
-static void plan_seeds(FILE *f, const plan_result *p) {
+static void plan_seeds(FILE *f, const plan_result *p,
+                       const char *const *color) {
     static const char *const titles[] = {"method",  "Gbit/s",  "CU", "CU, 5%",
                                          "CU, 50%", "CU, 95%", ""};
     if (!p->seeds) return;
@@ -439,10 +499,10 @@ static void plan_seeds(FILE *f, const plan_result *p) {
             snprintf(c[0], sizeof c[0], "%.4g", o->gbps);
             for (int j = 0; j < 4; j++) snprintf(c[j + 1], 32, "%.4f", v[j]);
             const char *num[] = {c[0], c[1], c[2], c[3], c[4]};
-            row(f, m->name, num, 5,
-                !m->random    ? "no randomness"
-                : o->is_least ? "least"
-                              : "");
+            mrow(f, m, color_of(color, i), num, 5,
+                 !m->random    ? "no randomness"
+                 : o->is_least ? "least"
+                               : "");
         }
     }
     fputs("</tbody>\n</table>\n", f);
@@ -457,7 +517,74 @@ static void plan_seeds(FILE *f, const plan_result *p) {
     }
 }
 
+/* The least bandwidth again under each change (--sensitivity). */
+static void plan_sensitivity(FILE *f, const plan_result *p,
+                             const char *const *color) {
+    char mtbf[48];
+    snprintf(mtbf, sizeof mtbf, "MTBF %g h", p->mtbf_hours);
+    const char *titles[] = {"method", "least Gbit/s", "latency x2",
+                            "efficiency 0.6", mtbf};
+    note(f, "Sensitivity: the least Gbit/s per worker link with one "
+            "assumption changed (every one-way latency x2; network "
+            "efficiency 0.6; random failures at the MTBF, the scenario's "
+            "MTTR).");
+    fputs("<table class=\"sens\">\n", f);
+    head_row(f, titles, 5);
+    fputs("<tbody>\n", f);
+    for (int i = 0; i < p->nmethods; i++) {
+        const plan_method *m = &p->method[i];
+        char c[1 + PLAN_NSENS][PLAN_CELL_MAX];
+        plan_least_text(&m->least, c[0]);
+        for (int k = 0; k < PLAN_NSENS; k++)
+            plan_least_text(&m->sens[k].least, c[k + 1]);
+        const char *num[] = {c[0], c[1], c[2], c[3]};
+        mrow(f, m, color_of(color, i), num, 4, NULL);
+    }
+    fputs("</tbody>\n</table>\n", f);
+}
+
+/* A whole training at each option (--train-hours, --tokens). */
+static void plan_trainings(FILE *f, const plan_result *p,
+                           const char *const *color) {
+    const char *titles[] = {"method", "Gbit/s",       "steps",        "wall h",
+                            "CU",     "busy compute", "idle compute", "WAN",
+                            "egress", "total"};
+    char msg[256];
+    snprintf(msg, sizeof msg, "A whole training of %g %s at each option%s%s.",
+             p->tokens > 0 ? p->tokens : p->train_hours,
+             p->tokens > 0 ? "tokens" : "hours of compute",
+             p->has_cost ? ", in " : "", p->has_cost ? p->cost.currency : "");
+    note(f, msg);
+    fputs("<table class=\"training\">\n", f);
+    head_row(f, titles, p->has_cost ? 10 : 5);
+    fputs("<tbody>\n", f);
+    for (int i = 0; i < p->nmethods; i++) {
+        const plan_method *m = &p->method[i];
+        for (int k = 0; k < m->noptions; k++) {
+            const plan_training *t = &m->option[k].train;
+            char c[9][PLAN_CELL_MAX];
+            snprintf(c[0], PLAN_CELL_MAX, "%.4g", m->option[k].gbps);
+            snprintf(c[1], PLAN_CELL_MAX, "%lld", (long long)m->train_steps);
+            snprintf(c[2], PLAN_CELL_MAX, "%.4g", t->wall_h);
+            snprintf(c[3], PLAN_CELL_MAX, "%.4f", t->run.cu);
+            const double v[] = {t->compute_usd - t->idle_usd, t->idle_usd,
+                                t->wan_usd, t->egress_usd, t->total_usd};
+            for (int j = 0; j < 5; j++)
+                plan_thousands(v[j], c[j + 4], PLAN_CELL_MAX);
+            const char *num[] = {c[0], c[1], c[2], c[3], c[4],
+                                 c[5], c[6], c[7], c[8]};
+            mrow(f, m, color_of(color, i), num, p->has_cost ? 9 : 4,
+                 t->run.finished ? "" : "not finished");
+        }
+    }
+    fputs("</tbody>\n</table>\n", f);
+}
+
 void html_plan(FILE *f, const plan_result *p) {
+    html_plan_styled(f, p, NULL);
+}
+
+void html_plan_styled(FILE *f, const plan_result *p, const char *const *color) {
     static const char *const all[] = {
         "method",   "least Gbit/s",      "[5%, 95%]",
         "CU there", "latency limit, ms", "(at Gbit/s)"};
@@ -478,7 +605,8 @@ void html_plan(FILE *f, const plan_result *p) {
         snprintf(iv, sizeof iv, "[%s, %s]", lo, hi);
         const char *with[] = {least, iv, cu, lat, at};
         const char *without[] = {least, cu, lat, at};
-        row(f, m->name, p->samples ? with : without, nt - 1, NULL);
+        mrow(f, m, color_of(color, i), p->samples ? with : without, nt - 1,
+             NULL);
     }
     fputs("</tbody>\n</table>\n", f);
     char msg[256];
@@ -496,20 +624,22 @@ void html_plan(FILE *f, const plan_result *p) {
                      "%s: CU falls somewhere as bandwidth "
                      "grows; the least bandwidth is the first crossing of "
                      "the scan.",
-                     m->name);
+                     m->label[0] ? m->label : m->name);
             note(f, line);
         }
         if (m->latency_rise) {
             snprintf(line, sizeof line,
                      "%s: CU rises somewhere as latency "
                      "grows; the limit is the first crossing of the scan.",
-                     m->name);
+                     m->label[0] ? m->label : m->name);
             note(f, line);
         }
     }
     plan_interval_note(f, p);
-    if (p->has_cost) plan_costs(f, p);
-    plan_seeds(f, p);
+    if (p->has_cost) plan_costs(f, p, color);
+    plan_seeds(f, p, color);
+    if (p->sensitivity) plan_sensitivity(f, p, color);
+    if (p->train_hours > 0 || p->tokens > 0) plan_trainings(f, p, color);
 }
 
 /* ---- training ----------------------------------------------------------- */

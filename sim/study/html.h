@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "sim/adapter/coupled.h"
+#include "sim/out/gnuplot.h"
 #include "sim/study/plan.h"
 #include "sim/engine/run.h"
 #include "sim/config/scenario.h"
@@ -78,9 +79,44 @@ void html_bytes(FILE *f, int n, const char *const *names, const run_result *r);
  * percentile. */
 void html_plan(FILE *f, const plan_result *p);
 
+/* html_plan with each method's colour (color[i] "#rrggbb" of method i, a
+ * swatch beside its name in every table; NULL: none); with
+ * --sensitivity the least bandwidth under each change, with a training
+ * its table. */
+void html_plan_styled(FILE *f, const plan_result *p, const char *const *color);
+
+/* One scenario of the summary box (html_summary). */
+typedef struct {
+    const char *path;
+    const plan_result *plan;
+    int ntrain; /* coupled small-model runs (the train section) */
+    const char *const *train_label;
+    const cpl_summary *train;   /* ntrain */
+    double same_time_s;         /* the simulated time every run reached */
+    const double *loss_at_time; /* ntrain: eval loss at same_time_s */
+} html_summary_part;
+
+/* The summary box that opens the page (<section id="summary">), for n
+ * scenarios: what to buy and why (plan_summary_text), the runner-up, the
+ * margin to the target at the option with every latency x2 and at
+ * efficiency 0.6, the links' load there, the training, and what the
+ * coupled small-model runs say about the loss at equal steps and at equal
+ * simulated time (of a small model, not of the planned one), or that
+ * quality is not assessed. */
+void html_summary(FILE *f, int n, const html_summary_part *part);
+
 /* The coupled runs of n variants (names[i], s[i]): steps, losses, the
  * simulated time and utilization, bytes, the target. */
 void html_train(FILE *f, int n, const char *const *names, const cpl_summary *s);
+
+/* The CU figure's references to plan p, into g[] and st[] (room for 2):
+ * the target as a dashed line from x0 to x1 Gbit/s, and a black point at
+ * the bandwidth bought and its CU (none without a recommendation), CU in
+ * percent; ref[6] holds their points, title (n bytes) their legends.
+ * Returns how many curves were written. */
+int html_cu_references(const plan_result *p, double x0, double x1,
+                       gnuplot_curve *g, gnuplot_style *st, double ref[6],
+                       char *title, size_t n);
 
 /* A number as people read it: "%.4g" without the exponent's "+" and
  * leading zeros ("1e9", "2.5e-05" -> "2.5e-5"), "unbounded" for

@@ -167,7 +167,9 @@ static int changed_run(const changed *x, double gbps, plan_run *out, char *err,
                       r.compute_utilization,
                       r.wall_time_s,
                       (double)r.bytes_sent_total,
-                      r.failures};
+                      r.failures,
+                      r.avg_link_gbps,
+                      r.peak_link_gbps};
     return 0;
 }
 
@@ -358,13 +360,20 @@ static int site_links(const scn_config *cfg) {
     }
 }
 
-static plan_option price(const plan_cost *c, int links, double gbps,
-                         double cu) {
-    plan_option o = {.gbps = gbps, .cu = cu};
-    o.wan_usd = gbps * links * c->wan_usd_per_gbps_month;
-    o.idle_usd = (1 - cu) * c->accelerators * c->accelerator_usd_per_hour *
-                 PLAN_HOURS_PER_MONTH;
+/* Option gbps at CU cu, priced: listed i (-1: the least sufficient one,
+ * which with "links" has no WAN price). */
+static plan_option price(const plan_cost *c, int links, double gbps, double cu,
+                         int i) {
+    plan_option o = {.gbps = gbps, .cu = cu, .listed = i >= 0};
+    double compute =
+        c->accelerators * c->accelerator_usd_per_hour * PLAN_HOURS_PER_MONTH;
+    if (c->has_links) o.wan_usd = i >= 0 ? links * c->link_usd_month[i] : NAN;
+    else o.wan_usd = gbps * links * c->wan_usd_per_gbps_month;
+    o.idle_usd = (1 - cu) * compute;
+    o.busy_usd = cu * compute;
     o.total_usd = o.wan_usd + o.idle_usd;
+    o.bill_usd = o.total_usd + o.busy_usd;
+    o.work_usd = cu > 0 ? o.bill_usd / cu : INFINITY;
     return o;
 }
 
@@ -379,10 +388,13 @@ static void add_option(plan_method *pm, plan_option o) {
 }
 
 /* What mark_cheapest compares and marks: the monthly total or the
- * training's (only finished trainings compete). */
+ * training's (only finished trainings compete; an unpriced option
+ * never). */
 static double total_of(const plan_option *o, int training) {
-    if (!training) return o->total_usd;
-    return o->train.run.finished ? o->train.total_usd : INFINITY;
+    if (!training) return isnan(o->total_usd) ? INFINITY : o->total_usd;
+    return o->train.run.finished && !isnan(o->train.total_usd)
+               ? o->train.total_usd
+               : INFINITY;
 }
 
 static void set_marks(plan_option *o, int training, int overall) {
@@ -392,17 +404,20 @@ static void set_marks(plan_option *o, int training, int overall) {
 }
 
 /* Marks the cheapest option of each method and of all, into *best_m and
- * *best_k (-1 when none). */
+ * *best_k (-1 when none); where a method has listed options, only those
+ * (an unpriced computed speed is not for sale). */
 static void mark_cheapest(plan_result *out, int training, int *best_m,
                           int *best_k) {
     *best_m = *best_k = -1;
     double best = INFINITY;
     for (int m = 0; m < out->nmethods; m++) {
         plan_method *pm = &out->method[m];
-        int k = -1;
+        int k = -1, listed = 0;
+        for (int i = 0; i < pm->noptions; i++) listed |= pm->option[i].listed;
         for (int i = 0; i < pm->noptions; i++)
-            if (k < 0 || total_of(&pm->option[i], training) <
-                             total_of(&pm->option[k], training))
+            if ((pm->option[i].listed || !listed) &&
+                (k < 0 || total_of(&pm->option[i], training) <
+                              total_of(&pm->option[k], training)))
                 k = i;
         if (k < 0 || (training && !pm->option[k].train.run.finished)) continue;
         set_marks(&pm->option[k], training, 0);
@@ -435,11 +450,11 @@ static int find_options(work *w, const plan_spec *spec, plan_result *out,
         plan_method *pm = &out->method[m];
         for (int i = 0; i < nb; i++)
             add_option(pm, price(c, pm->links, c->bandwidths_gbps[i],
-                                 w->blocks[m].cu[i]));
+                                 w->blocks[m].cu[i], i));
         if (nb) free(w->blocks[m].cu);
         if (pm->least.status == TABLE_NOT_REACHED) continue;
-        plan_option o =
-            price(c ? c : &none, pm->links, pm->least.v_hi, pm->least.cu_hi);
+        plan_option o = price(c ? c : &none, pm->links, pm->least.v_hi,
+                              pm->least.cu_hi, -1);
         o.is_least = 1;
         add_option(pm, o);
     }
@@ -542,6 +557,8 @@ static void cand_results(work *w, const plan_cost *c, plan_result *out) {
                                 PLAN_HOURS_PER_MONTH / PLAN_GB *
                                 c->egress_usd_per_gb;
                 o->total_usd = o->wan_usd + o->idle_usd + o->egress_usd;
+                o->bill_usd = o->total_usd + o->busy_usd;
+                o->work_usd = o->cu > 0 ? o->bill_usd / o->cu : INFINITY;
             }
             if (!w->out->explain) continue;
             o->limit = plan_binding(o->gain);
@@ -569,6 +586,42 @@ static int find_candidates(work *w, const plan_spec *spec, plan_result *out,
     }
     cand_results(w, spec->cost, out);
     return 0;
+}
+
+/* ---- at the recommended option ------------------------------------------ */
+
+typedef struct {
+    changed x[PLAN_NAT];
+    int idx[PLAN_NAT];
+    double gbps;
+    plan_run *at;
+} at_work;
+
+static int at_run(void *arg, int i, char *err, size_t errlen) {
+    at_work *a = arg;
+    return changed_run(&a->x[a->idx[i]], a->gbps, &a->at[a->idx[i]], err,
+                       errlen);
+}
+
+static void at_out(void *arg, int i, void **ptr, size_t *len) {
+    at_work *a = arg;
+    *ptr = &a->at[a->idx[i]];
+    *len = sizeof a->at[a->idx[i]];
+}
+
+int plan__at_option(const table_scenario *bw, double gbps, double mtbf_s,
+                    const int has_at[PLAN_NAT], const table_exec *ex,
+                    plan_run at[PLAN_NAT], char *err, size_t errlen) {
+    static const change ch[PLAN_NAT] = {CH_NONE, CH_LATENCY_X2, CH_EFFICIENCY,
+                                        CH_MTBF};
+    at_work a = {.gbps = gbps, .at = at};
+    int n = 0;
+    for (int k = 0; k < PLAN_NAT; k++) {
+        a.x[k] = (changed){bw, ch[k], mtbf_s, 0, 0};
+        if (has_at[k]) a.idx[n++] = k;
+    }
+    if (ex->pr) ex->pr->total += n;
+    return n ? table_parallel_on(n, at_run, at_out, &a, ex, err, errlen) : 0;
 }
 
 plan_limit plan_binding(const double gain[PLAN_NTRIES]) {
@@ -669,6 +722,21 @@ static int method_of(const plan_spec *spec, const scn_config *c,
     return rc;
 }
 
+/* Two methods of equal labels: each gets " (its name)" appended. */
+static void distinct_labels(plan_result *out) {
+    int same[SCN_MAX_VARIANTS] = {0};
+    for (int i = 0; i < out->nmethods; i++)
+        for (int j = i + 1; j < out->nmethods; j++)
+            if (!strcmp(out->method[i].label, out->method[j].label))
+                same[i] = same[j] = 1;
+    for (int i = 0; i < out->nmethods; i++) {
+        plan_method *pm = &out->method[i];
+        size_t n = strlen(pm->label);
+        if (same[i] && n < PLAN_LABEL_MAX)
+            snprintf(pm->label + n, PLAN_LABEL_MAX - n, " (%s)", pm->name);
+    }
+}
+
 /* Sets up the bandwidth contexts, each method's file parsed once (w->docs,
  * freed by the caller); loads every method once (input errors show here)
  * for its name, worker count and the rest of method_of. */
@@ -691,7 +759,9 @@ static int setup(work *w, const plan_spec *spec, plan_result *out, char *err,
                                      out->method[m].name, &cfg, err, errlen);
         if (!rc) rc = method_of(spec, &cfg, out, m, err, errlen);
         if (rc) return rc;
+        scn_method_label(&cfg, out->method[m].label, PLAN_LABEL_MAX);
     }
+    distinct_labels(out);
     return 0;
 }
 
@@ -705,7 +775,8 @@ static int find_rest(work *w, const plan_spec *spec, plan_result *out,
         out->has_cost = 1;
         out->cost = *spec->cost;
     }
-    if (!rc && (spec->cost || out->explain || train || out->seeds))
+    if (!rc) /* at least the least sufficient one, which a recommendation
+                without prices buys */
         rc = find_options(w, spec, out, err, errlen);
     if (!rc && (out->explain || train || out->cost.has_egress))
         rc = find_candidates(w, spec, out, err, errlen);
@@ -714,6 +785,21 @@ static int find_rest(work *w, const plan_spec *spec, plan_result *out,
     if (!rc && spec->cost && train)
         mark_cheapest(out, 1, &out->train_best_method, &out->train_best_option);
     return rc;
+}
+
+/* The recommendation and its runs at the option bought. */
+static int recommend_runs(work *w, plan_result *out, char *err, size_t errlen) {
+    plan_recommend(out);
+    plan_rec *rec = &out->rec;
+    if ((rec->status != PLAN_REC_BUY && rec->status != PLAN_REC_LEAST) ||
+        rec->option < 0)
+        return 0;
+    int has[PLAN_NAT] = {1, 1, 1, out->sensitivity};
+    memcpy(rec->has_at, has, sizeof has);
+    return plan__at_option(&w->bw[rec->method],
+                           out->method[rec->method].option[rec->option].gbps,
+                           out->mtbf_hours * 3600, has, &w->ex, rec->at, err,
+                           errlen);
 }
 
 int plan_compute(const plan_spec *spec, plan_result *out, char *err,
@@ -757,6 +843,7 @@ int plan_compute_extra(const plan_spec *spec, const plan_extra *extra,
     if (!rc) rc = find_rest(w, spec, out, err, errlen);
     if (!rc)
         rc = plan__uncertainty(spec, &x, w->bw, w->n, &w->ex, out, err, errlen);
+    if (!rc) rc = recommend_runs(w, out, err, errlen);
     table_docs_free(w->docs, w->n);
     free(w->tasks);
     free(w->runs);

@@ -31,11 +31,34 @@
  *              of M >= 3 sites M, of 2 sites 1, a star M - 1, all-to-all
  *              M (M - 1) / 2: each pair of sites the collective sends
  *              between, bought once, with that bandwidth each way)
+ *              (with "links": links x the listed link's usd_month; the
+ *              least sufficient bandwidth, not listed, has no WAN price)
+ *     busy   = CU x accelerators x accelerator_usd_per_hour x 730
  *     idle   = (1 - CU) x accelerators x accelerator_usd_per_hour x 730
  *     egress = bytes sent per month (bytes_sent_total / wall x 730 h) /
  *              1e9 x egress_usd_per_gb (only when the file has that key)
- *   and their sum; the cheapest choice per method and overall is marked
- *   (ties: the earlier, i.e. lower bandwidth, then earlier method).
+ *   total_usd = WAN + idle + egress (as before), bill_usd = WAN + busy +
+ *   idle + egress (the whole month) and work_usd = bill_usd / CU (a month
+ *   of work: every accelerator busy for 730 h); the cheapest total_usd
+ *   per method and overall is marked, among the listed options where a
+ *   method has some (ties: the earlier, i.e. lower bandwidth, then
+ *   earlier method).
+ * - Recommendation (plan_recommend, plan_rec.c): with listed options, of
+ *   every method's listed options whose bandwidth is >= that method's
+ *   least sufficient one, the least work_usd (with a training: the least
+ *   finished training total_usd), ties the lower bandwidth, then the
+ *   earlier method (PLAN_REC_BUY); none: PLAN_REC_SHORT, the fastest
+ *   listed option of the method with the highest CU there; nothing
+ *   listed: the least sufficient bandwidth of the method that needs
+ *   least (PLAN_REC_LEAST); no method reaches the target: PLAN_REC_NONE.
+ *   The runner-up: the best sufficient option of another method (it lost
+ *   on bandwidth when its least is larger, else on cost); none there: a
+ *   method that no listed option brings to the target; with one method
+ *   its next sufficient option, else its fastest insufficient one.  At
+ *   the option bought (BUY, LEAST) the scenario is simulated again at its
+ *   steps: as it is (the links' average and peak load), with every
+ *   one-way latency x2, with network.efficiency 0.6, and under the
+ *   sensitivity with random failures at mtbf_hours.
  * - Binding limit (plan_spec.explain) of each candidate (each priced
  *   bandwidth and the least sufficient one; without prices the least):
  *   CU is simulated again with every link's bandwidth x2, every one-way
@@ -150,6 +173,13 @@ typedef struct {
     plan_pricing pricing;     /* "pricing" (optional: port) */
     int has_egress;           /* "egress_usd_per_gb" given */
     double egress_usd_per_gb; /* USD per 1e9 bytes sent, >= 0 */
+    /* "links": the speeds one can buy, each at its price per link per
+     * month (a link as "pricing" says); given, bandwidths_gbps holds
+     * their speeds (increasing) and nbandwidths their count, and
+     * wan_usd_per_gbps_month is not used */
+    int has_links;
+    double link_usd_month[PLAN_MAX_BANDWIDTHS];
+    char currency[4]; /* "currency": 3 letters (default "USD") */
 } plan_cost;
 
 /* Parses a cost document of len bytes (any bytes; `name` stands for the
@@ -195,6 +225,7 @@ typedef struct {
     double wall_s; /* simulated time */
     double bytes;  /* bytes_sent_total */
     int64_t failures;
+    double avg_link_gbps, peak_link_gbps; /* run_result's */
 } plan_run;
 
 /* A whole training at one bandwidth (plan_spec.train_hours, tokens). */
@@ -224,6 +255,15 @@ typedef struct {
     int cheapest_method;  /* cheapest of this method */
     int cheapest_overall; /* cheapest of all */
     double egress_usd;    /* per month (0 without an egress price) */
+    double busy_usd;      /* per month: compute busy, CU x accelerators x
+                             price x 730 h */
+    double bill_usd;      /* per month, everything: WAN + busy + idle +
+                             egress (NAN when the WAN has no price: the
+                             least sufficient bandwidth with "links") */
+    double work_usd;      /* bill_usd / CU: what a month of work (a month
+                             of every accelerator busy) costs here, the
+                             recommendation's monthly rank */
+    int listed;           /* a listed bandwidth (or link) of the cost file */
     /* simulated for explain, an egress price or a training: */
     int has_run;
     plan_run run; /* the scenario's steps at this bandwidth */
@@ -288,8 +328,12 @@ typedef struct {
     int bandwidth_dip;
 } plan_sensitive;
 
+#define PLAN_LABEL_MAX 160
+
 typedef struct {
-    char name[SCN_NAME_MAX]; /* the variant, or the method for the base */
+    char name[SCN_NAME_MAX];    /* the variant, or the method for the base */
+    char label[PLAN_LABEL_MAX]; /* scn_method_label; where two methods'
+                                   labels are equal, " (name)" appended */
     int workers;
     int bandwidth_dip;      /* CU falls somewhere on the bandwidth scan
                                 (least.scans: near the least one) */
@@ -364,6 +408,49 @@ typedef struct {
     int seeds;
 } plan_extra;
 
+/* The recommendation's kinds (plan_rec.status). */
+typedef enum {
+    PLAN_REC_NONE,  /* no method reaches the target at all */
+    PLAN_REC_BUY,   /* a listed option (with a cost file) suffices */
+    PLAN_REC_SHORT, /* listed options, none sufficient */
+    PLAN_REC_LEAST  /* nothing listed: the least sufficient bandwidth */
+} plan_rec_status;
+
+/* Why the runner-up lost. */
+typedef enum {
+    PLAN_LOST_NONE,      /* no runner-up */
+    PLAN_LOST_COST,      /* it costs more (its least bandwidth is not more) */
+    PLAN_LOST_BANDWIDTH, /* it needs more bandwidth (and costs more) */
+    PLAN_LOST_TARGET     /* no listed option of it reaches the target */
+} plan_lost;
+
+/* The changes simulated at the recommended option (plan_rec.at). */
+enum {
+    PLAN_AT_BASE,
+    PLAN_AT_LATENCY,
+    PLAN_AT_EFFICIENCY,
+    PLAN_AT_MTBF,
+    PLAN_NAT
+};
+
+/* What to buy (plan_recommend; plan.h's header comment, "Recommendation").
+ * method, option: the option bought (BUY, LEAST) or the fastest listed
+ * one of the method that comes closest (SHORT); -1 with NONE.
+ * runner_method, runner_option: the runner-up, -1 when none (runner_option
+ * -1 with a method: its method has no sufficient option). */
+typedef struct {
+    plan_rec_status status;
+    int method, option;
+    int runner_method, runner_option;
+    plan_lost lost;
+    int by_training; /* ranked by the whole training's total */
+    /* simulated at the option (plan_compute_extra), has_at[i] when run:
+     * BASE always, LATENCY (every one-way latency x2) and EFFICIENCY
+     * (network.efficiency 0.6) always, MTBF with the sensitivity */
+    int has_at[PLAN_NAT];
+    plan_run at[PLAN_NAT];
+} plan_rec;
+
 typedef struct {
     double target_cu;
     int has_cost;
@@ -385,6 +472,8 @@ typedef struct {
     int nfit;
     char fit_key[SETFILE_MAX_FIT][SETFILE_KEY_MAX];
     int seeds;
+
+    plan_rec rec; /* what to buy (plan_recommend) */
 } plan_result;
 
 /* Plans every method, the scenario read and parsed once per method
@@ -430,6 +519,37 @@ double plan_percentile(const double *sorted, int n, double p);
 int plan__uncertainty(const plan_spec *spec, const plan_extra *x,
                       const table_scenario *bw, int n, const table_exec *ex,
                       plan_result *out, char *err, size_t errlen);
+
+/* The recommendation of a plan whose options are priced and marked
+ * (plan.h's header comment, "Recommendation"): into r->rec, its runs
+ * left as they are.  Pure: no simulation. */
+void plan_recommend(plan_result *r);
+
+/* The summary's sentences (plan_summary_text), each "" when it has
+ * nothing to say: what to buy (or that nothing listed is enough), the
+ * runner-up and why it lost, the margin to the target at the option with
+ * every latency x2, with efficiency 0.6 (and with failures under the
+ * sensitivity), the links' load there, the whole training there. */
+typedef struct {
+    char buy[768], runner[512], margin[384], headroom[256], training[256];
+} plan_summary;
+
+/* The summary of a recommended plan (plan_recommend and its runs). */
+void plan_summary_text(const plan_result *r, plan_summary *s);
+
+/* An amount of money as people read it: "USD 12,345" (rounded to the
+ * unit; cur the 3-letter currency), "-" when not finite. */
+void plan_money_text(double x, const char *cur, char *buf, size_t n);
+
+/* A number rounded to the unit with thousands separators: "12,345". */
+void plan_thousands(double x, char *buf, size_t n);
+
+/* plan.c's part of the recommendation: the runs of method m's scenario
+ * bw at gbps with each change PLAN_AT_* that has_at[] asks for (mtbf_s:
+ * the failures'), into at[].  Returns 0 or a MSG_E* code. */
+int plan__at_option(const table_scenario *bw, double gbps, double mtbf_s,
+                    const int has_at[PLAN_NAT], const table_exec *ex,
+                    plan_run at[PLAN_NAT], char *err, size_t errlen);
 
 /* Bytes of one cell of plan_method_text, with the NUL. */
 #define PLAN_CELL_MAX 32

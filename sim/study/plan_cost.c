@@ -20,13 +20,26 @@
 #define COST_MAX_BYTES (64 << 10)
 #define COST_MAX 1e15 /* prices and counts */
 
-enum { K_WAN, K_ACC_PRICE, K_ACC, K_BANDWIDTHS, K_PRICING, K_EGRESS, NKEYS };
+enum {
+    K_WAN,
+    K_ACC_PRICE,
+    K_ACC,
+    K_BANDWIDTHS,
+    K_PRICING,
+    K_EGRESS,
+    K_LINKS,
+    K_CURRENCY,
+    NKEYS
+};
 static const char *const cost_key[NKEYS] = {"wan_usd_per_gbps_month",
                                             "accelerator_usd_per_hour",
                                             "accelerators",
                                             "bandwidths_gbps",
                                             "pricing",
-                                            "egress_usd_per_gb"};
+                                            "egress_usd_per_gb",
+                                            "links",
+                                            "currency"};
+static const char *const link_key[] = {"gbps", "usd_month"};
 static const char *const pricing_name[] = {"port", "link"};
 
 /* The parsed text and where its messages go. */
@@ -101,9 +114,83 @@ static int cost_bandwidths(const cost_ctx *c, const cJSON *it, plan_cost *out) {
     return 0;
 }
 
+/* links[i]: {"gbps": > 0, "usd_month": >= 0}, both required, faster
+ * than links[i - 1]. */
+static int cost_link(const cost_ctx *c, const cJSON *it, int i,
+                     plan_cost *out) {
+    char path[64], key[80], names[64];
+    snprintf(path, sizeof path, "links[%d]", i);
+    msg_name_list(link_key, 2, names, sizeof names);
+    if (!cJSON_IsObject(it))
+        return cost_fail(c, it, 0, path,
+                         "must be an object (expected the keys %s)", names);
+    const cJSON *seen[2] = {0}, *e;
+    cJSON_ArrayForEach(e, it) {
+        int k = msg_parse_name(e->string, link_key, 2);
+        snprintf(key, sizeof key, "%s.%s", path, e->string);
+        if (k < 0)
+            return cost_fail(c, e, 1, key, "unknown key (expected one of: %s)",
+                             names);
+        if (seen[k]) return cost_fail(c, e, 1, key, "duplicate key");
+        seen[k] = e;
+        double *dst = k ? &out->link_usd_month[i] : &out->bandwidths_gbps[i];
+        if (cost_number(c, e, key, k ? 0 : SCN_MIN_GBPS,
+                        k ? COST_MAX : SCN_MAX_GBPS, 0, dst))
+            return MSG_EINPUT;
+    }
+    for (int k = 0; k < 2; k++)
+        if (!seen[k]) {
+            snprintf(key, sizeof key, "%s.%s", path, link_key[k]);
+            return cost_fail(c, it, 0, key, "missing (expected %s)", names);
+        }
+    char a[MSG_NUM_MAX], b[MSG_NUM_MAX];
+    if (i > 0 && !(out->bandwidths_gbps[i] > out->bandwidths_gbps[i - 1])) {
+        snprintf(key, sizeof key, "%s.gbps", path);
+        return cost_fail(c, seen[0], 0, key,
+                         "must be more than links[%d].gbps (got %s after %s: "
+                         "expected the links by increasing speed, each once)",
+                         i - 1, msg_number(out->bandwidths_gbps[i], a),
+                         msg_number(out->bandwidths_gbps[i - 1], b));
+    }
+    return 0;
+}
+
+static int cost_links(const cost_ctx *c, const cJSON *it, plan_cost *out) {
+    int n = cJSON_GetArraySize(it);
+    if (!cJSON_IsArray(it) || n < 1 || n > PLAN_MAX_BANDWIDTHS)
+        return cost_fail(c, it, 0, "links",
+                         "must be an array of 1 to %d links "
+                         "({\"gbps\": G, \"usd_month\": P})",
+                         PLAN_MAX_BANDWIDTHS);
+    const cJSON *e;
+    int i = 0;
+    cJSON_ArrayForEach(e, it) {
+        if (cost_link(c, e, i, out)) return MSG_EINPUT;
+        i++;
+    }
+    out->nbandwidths = n;
+    out->has_links = 1;
+    return 0;
+}
+
+/* "currency": three capital letters (ISO 4217). */
+static int cost_currency(const cost_ctx *c, const cJSON *it, plan_cost *out) {
+    const char *s = cJSON_IsString(it) ? it->valuestring : "";
+    int ok = strlen(s) == 3;
+    for (int i = 0; ok && i < 3; i++) ok = s[i] >= 'A' && s[i] <= 'Z';
+    if (!ok)
+        return cost_fail(c, it, 0, "currency",
+                         "must be a 3-letter currency code in capitals "
+                         "(expected e.g. \"USD\", \"EUR\")");
+    memcpy(out->currency, s, 4);
+    return 0;
+}
+
 static int cost_member(const cost_ctx *c, const cJSON *it, int k,
                        plan_cost *out) {
     switch (k) {
+    case K_LINKS: return cost_links(c, it, out);
+    case K_CURRENCY: return cost_currency(c, it, out);
     case K_WAN:
         return cost_number(c, it, cost_key[k], 0, COST_MAX, 0,
                            &out->wan_usd_per_gbps_month);
@@ -167,7 +254,14 @@ static int cost_object(const cost_ctx *c, const cJSON *root, plan_cost *out) {
         seen[k] = it;
         if (cost_member(c, it, k, out)) return MSG_EINPUT;
     }
-    for (int k = 0; k < K_BANDWIDTHS; k++)
+    if (seen[K_LINKS] && (seen[K_BANDWIDTHS] || seen[K_WAN])) {
+        int k = seen[K_BANDWIDTHS] ? K_BANDWIDTHS : K_WAN;
+        return cost_fail(c, seen[k], 1, cost_key[k],
+                         "not with links (expected either links, each "
+                         "speed with its price, or %s with %s)",
+                         cost_key[K_WAN], cost_key[K_BANDWIDTHS]);
+    }
+    for (int k = seen[K_LINKS] ? 1 : 0; k < K_BANDWIDTHS; k++)
         if (!seen[k])
             return cost_fail(c, root, 0, cost_key[k],
                              "missing (expected "
@@ -201,6 +295,7 @@ int plan_cost_parse_n(const char *text, size_t len, const char *name,
     rc = cost_object(&c, doc.root, out);
     json_doc_free(&doc);
     if (rc) memset(out, 0, sizeof *out);
+    if (!out->currency[0]) memcpy(out->currency, "USD", 4);
     return rc;
 }
 

@@ -18,6 +18,7 @@
 
 #include "sim/base/msg.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_live.h"
 #include "sim/cli/cli_plan.h"
 #include "sim/adapter/coupled.h"
 #include "sim/out/gnuplot.h"
@@ -49,6 +50,7 @@ static const cli_help_opt help_opts[] = {
     {"--out FILE.html", "write the page to FILE.html instead of stdout"},
     {"--jobs N", "threads (default: the CPUs this process may use,\n"
                  "its affinity mask); the page does not depend on N"},
+    CLI_LIVE_HELP,
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -58,6 +60,7 @@ static const cli_help help = {
     "                      [--target-cu CU] [--grid SPEC] [--thresholds LIST]\n"
     "                      [--samples N] [--seed S] [--seeds N]\n"
     "                      [--out FILE.html] [--jobs N]\n"
+    "                      [--interactive [--wasm FILE.js]]\n"
     "\n"
     "Writes one self-contained HTML page (inline style sheet and SVG\n"
     "figures; no script, nothing fetched from the network) with, for each\n"
@@ -793,10 +796,12 @@ int cli_report(int argc, char **argv) {
                                         "--target-cu",  "--grid",
                                         "--thresholds", "--jobs",
                                         "--samples",    "--seed",
-                                        "--seeds",      NULL};
+                                        "--seeds",      "--wasm",
+                                        NULL};
+    static const char *const flags[] = {"--interactive", NULL};
     report *r = calloc(1, sizeof *r);
     if (!r) return fail(MSG_ENOMEM, "out of memory");
-    int rc = cli_parse_files("report", &help, argc, argv, extra, NULL,
+    int rc = cli_parse_files("report", &help, argc, argv, extra, flags,
                              CLI_MAX_FILES, &r->o);
     if (rc) {
         free(r);
@@ -807,8 +812,14 @@ int cli_report(int argc, char **argv) {
         int e = gnuplot_check(err, sizeof err); /* before the simulations */
         rc = e ? fail(e, err) : 0;
     }
+    int live = cli_flag(&r->o, "--interactive");
+    if (!rc && live && r->o.nfiles != 1)
+        rc = cli_usage_error("report", "--interactive: one scenario");
     if (!rc) rc = compute(r);
-    if (!rc) rc = cli_write(&r->o, "report", write_page, r);
+    if (!rc && live)
+        rc = cli_live_write(&r->o, r->o.files[0], r->grid_spec, r->target,
+                            write_page, r);
+    else if (!rc) rc = cli_write(&r->o, "report", write_page, r);
     for (int k = 0; k < r->nsec; k++) section_free(&r->sec[k]);
     free(r->sec);
     free(r->grid);

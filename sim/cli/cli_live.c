@@ -76,7 +76,8 @@ static int static_page(void (*write_static)(FILE *f, const void *ctx),
 }
 
 int cli_live_write(const cli_options *o, const char *scenario, const char *grid,
-                   double target, void (*write_static)(FILE *f, const void *ctx),
+                   double target,
+                   void (*write_static)(FILE *f, const void *ctx),
                    const void *ctx) {
     char buf[PATH_MAX + 64], err[CLI_ERR_MAX];
     const char *path = module_path(o, buf, sizeof buf);

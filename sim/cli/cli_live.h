@@ -11,14 +11,14 @@
 
 /* The help lines of --interactive and --wasm. */
 #define CLI_LIVE_HELP                                                          \
-    {"--interactive", "the page with a live panel first: the engine\n"        \
-                      "compiled to WebAssembly answers in the browser as\n"   \
-                      "sliders move (one scenario; see --wasm)"},             \
+    {"--interactive", "the page with a live panel first: the engine\n"         \
+                      "compiled to WebAssembly answers in the browser as\n"    \
+                      "sliders move (one scenario; see --wasm)"},              \
     {                                                                          \
-        "--wasm FILE.js", "the engine module of --interactive (default:\n"    \
+        "--wasm FILE.js", "the engine module of --interactive (default:\n"     \
                           "$DILOSIM_WASM, else build/wasm/dilosim-engine.js\n" \
                           "of the tree of this program, made by make wasm);\n" \
-                          "missing, the static page is written"               \
+                          "missing, the static page is written"                \
     }
 
 /* Writes the interactive page of scenario (grid: the curve's --grid spec,
@@ -29,7 +29,8 @@
  * it does not exist, one line on stderr says so and how to build it, and
  * the static page is written.  Returns the exit status (0: written). */
 int cli_live_write(const cli_options *o, const char *scenario, const char *grid,
-                   double target, void (*write_static)(FILE *f, const void *ctx),
+                   double target,
+                   void (*write_static)(FILE *f, const void *ctx),
                    const void *ctx);
 
 #endif

@@ -792,12 +792,10 @@ static int compute(report *r) {
 }
 
 int cli_report(int argc, char **argv) {
-    static const char *const extra[] = {"--variant",    "--cost",
-                                        "--target-cu",  "--grid",
-                                        "--thresholds", "--jobs",
-                                        "--samples",    "--seed",
-                                        "--seeds",      "--wasm",
-                                        NULL};
+    static const char *const extra[] = {
+        "--variant",    "--cost", "--target-cu", "--grid",
+        "--thresholds", "--jobs", "--samples",   "--seed",
+        "--seeds",      "--wasm", NULL};
     static const char *const flags[] = {"--interactive", NULL};
     report *r = calloc(1, sizeof *r);
     if (!r) return fail(MSG_ENOMEM, "out of memory");

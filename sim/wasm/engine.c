@@ -122,7 +122,9 @@ static int load(const char *path, const char *variant, const dl_sets *s,
                           s->n, cfg, &train, err, n);
 }
 
-DL_EXPORT void dl_free(char *p) { free(p); }
+DL_EXPORT void dl_free(char *p) {
+    free(p);
+}
 
 /* Creates the directories of path (as mkdir -p of its dirname). */
 static int make_parents(char *path) {
@@ -244,8 +246,8 @@ DL_EXPORT char *dl_run(const char *path, const char *variant,
  * "least_status", "latency_limit_ms", "latency_text", "latency_status"},
  * the numbers as `dilosim plan --json` prints them (null when not
  * reached). */
-DL_EXPORT char *dl_plan(const char *path, const char *variant,
-                        const char *sets, double target) {
+DL_EXPORT char *dl_plan(const char *path, const char *variant, const char *sets,
+                        double target) {
     char err[DL_ERR_MAX];
     dl_sets s;
     plan_result *p = malloc(sizeof *p);
@@ -271,7 +273,7 @@ DL_EXPORT char *dl_plan(const char *path, const char *variant,
         num_text(&o.w, "cu_at_least", "cu_text",
                  reached ? m->least.cu_hi : NAN);
         jw_str(&o.w, "least_status",
-               m->least.status == TABLE_FOUND       ? "found"
+               m->least.status == TABLE_FOUND      ? "found"
                : m->least.status == TABLE_AT_START ? "below_range"
                                                    : "above_range");
         num_text(&o.w, "latency_limit_ms", "latency_text",

@@ -36,7 +36,8 @@ export NODE_PATH := $(if $(NODE_PATH),$(NODE_PATH):)/usr/share/nodejs
 WASM_OWN   := $(filter sim/base/% sim/config/% sim/engine/%,$(LIB_SRC)) \
               sim/out/report.c $(wildcard sim/out/explain_out.c) \
               sim/study/plan.c sim/study/plan_cost.c sim/study/plan_interval.c \
-              sim/study/table.c sim/study/grid.c sim/wasm/engine.c
+              sim/study/table.c sim/study/grid.c sim/wasm/engine.c \
+              sim/wasm/libm.c
 # GSL's files the engine reaches (rng, the draws, gamma, Brent's roots,
 # the plan's eigen decomposition), and their dependencies
 WASM_GSL   := rng/rng.c rng/mt.c rng/types.c rng/inline.c randist/exponential.c \
@@ -92,7 +93,14 @@ $(WASM)/src/.fetched: sim/wasm/fetch_src.sh
 
 $(WASM)/obj/%.o: %.c $(WASM)/src/.fetched
 	@mkdir -p $(@D)
-	$(EMCC) $(WASM_CFLAGS) $(WARN) -I. -MMD -MP -c -o $@ $<
+	$(EMCC) $(WASM_CFLAGS) $(WARN) $(WASM_NOWARN) -I. -MMD -MP -c -o $@ $<
+# libm.c: log, exp, pow, log10 as glibc computes them (see the file),
+# built on the tables and internal header of emscripten's musl
+EM_ROOT    = $(shell $(dir $(shell command -v $(EMCC)))em-config EMSCRIPTEN_ROOT 2>/dev/null)
+MUSL       = $(EM_ROOT)/system/lib/libc/musl/src
+$(WASM)/obj/sim/wasm/libm.o: WASM_CFLAGS += -I$(MUSL)/math -I$(MUSL)/internal \
+  -I$(MUSL)/include
+$(WASM)/obj/sim/wasm/libm.o: WASM_NOWARN := -Wno-unused-but-set-variable
 $(WASM)/obj/sim/base/version.o: $(B)/version_rev.h
 $(WASM)/obj/sim/base/version.o: WASM_CFLAGS += -include $(B)/version_rev.h
 $(WASM)/obj/gsl/%.o: $(WASM)/src/.fetched

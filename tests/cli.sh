@@ -248,5 +248,6 @@ sh "$root/tests/cli_rig.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_inputs.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_setfrom.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_calibrate.sh" "$bin" || fail=$((fail + 1))
+sh "$root/tests/cli_explain.sh" "$bin" || fail=$((fail + 1))
 sh "$root/tests/cli_style.sh" "$bin" || fail=$((fail + 1))
 finish cli

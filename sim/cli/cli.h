@@ -224,6 +224,7 @@ int cli_plan(int argc, char **argv);
 int cli_train(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
+int cli_explain(int argc, char **argv);
 
 /* Where the work of sweep, table and plan runs when this process is one
  * of several (bin/dilosim-mpi); the commands above run it on this

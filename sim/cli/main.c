@@ -33,6 +33,8 @@ static const char usage[] =
     "CSV\n"
     "  report SCENARIO...   one HTML page of figures and tables, per scenario\n"
     "  calibrate MEAS...    fit network keys to a cluster's measurements\n"
+    "  explain SCENARIO.json\n"
+    "                       why the wall time is what it is, per method\n"
     "\n"
     "  version              print the version (also --version)\n"
     "\n"
@@ -46,9 +48,11 @@ static const struct {
     const char *name;
     int (*fn)(int argc, char **argv);
 } commands[] = {
-    {"run", cli_run},       {"sweep", cli_sweep},         {"merge", cli_merge},
-    {"table", cli_table},   {"plan", cli_plan},           {"train", cli_train},
-    {"report", cli_report}, {"calibrate", cli_calibrate},
+    {"run", cli_run},         {"sweep", cli_sweep},
+    {"merge", cli_merge},     {"table", cli_table},
+    {"plan", cli_plan},       {"train", cli_train},
+    {"report", cli_report},   {"calibrate", cli_calibrate},
+    {"explain", cli_explain},
 };
 
 /* Flushes and closes stdout: what was lost in its buffer is reported

@@ -37,6 +37,8 @@ typedef enum {
     EXPL_RECOVERY,  /* downloading the parameters after a repair, and
                        waiting to rejoin */
     EXPL_OFFLOAD,   /* exposed host <-> accelerator copies */
+    EXPL_STALLED,   /* DP: stalled while a peer is down or recovering */
+    EXPL_DONE_WAIT, /* done with every step, waiting for the run's end */
     EXPL_PARTS
 } expl_part;
 
@@ -51,6 +53,8 @@ typedef struct {
     expl_parts method;                  /* the workers' parts, averaged */
     expl_parts worker[SCN_MAX_WORKERS]; /* per worker, run.workers of them */
     int workers_differ;                 /* 1 when two workers' parts differ */
+    int64_t comm_ns; /* the stream's busy time: the collectives' durations
+                        (to the wall), summed; hidden plus exposed */
 } expl_result;
 
 /* Runs cfg and explains its wall time into *out.  Returns 0, or the

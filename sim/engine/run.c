@@ -15,6 +15,8 @@
  *   fastfwd.c   the exact fast-forward: signatures and jumps.   (ff_)
  *   payload.c   the bytes of a sync's payload (payload.h, also used by
  *               memory.c).                                      (payload_)
+ *   explain.c   expl_run: the same run with a book of where every
+ *               worker's time goes (explain.h).                 (expl_)
  * Each file's functions for the others carry its prefix (in brackets);
  * the static helpers each has are unprefixed, as elsewhere in the tree.
  *
@@ -299,6 +301,8 @@ static int conclude(world *W, int done, int64_t last, run_result *out,
         close_spans(W);
         coll_flush_bytes(W->coll);
         fill_result(W, done, W->events, out);
+        if (W->book && expl__finish(W))
+            rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     }
     world_free(W);
     return rc;
@@ -306,8 +310,13 @@ static int conclude(world *W, int done, int64_t last, run_result *out,
 
 int run_simulate(const scn_config *cfg, const run_hooks *hooks, run_result *out,
                  char *err, size_t errlen) {
+    return run__simulate(cfg, hooks, NULL, out, err, errlen);
+}
+
+int run__simulate(const scn_config *cfg, const run_hooks *hooks,
+                  expl_book *book, run_result *out, char *err, size_t errlen) {
     world W;
-    int rc = world_init(&W, cfg, hooks, err, errlen);
+    int rc = world_init(&W, cfg, hooks, book, err, errlen);
     W.err = err;
     W.errlen = errlen;
     if (rc == MSG_ENOMEM) msg_set(err, errlen, rc, "out of memory");
@@ -333,6 +342,7 @@ int run_simulate(const scn_config *cfg, const run_hooks *hooks, run_result *out,
             break;
         }
         int64_t now = ev.time;
+        if (W.book) expl__advance(&W, now);
         W.now = now;
         worker *w = ev.kind == EV_NET ? NULL : &W.w[ev.a];
         switch (ev.kind) {

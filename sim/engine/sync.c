@@ -144,6 +144,7 @@ static void stream_kick(world *W, int64_t now) {
     W->stream_busy = 1;
     reduction_set_state(W, l, RED_SENDING);
     W->red[l].started = now;
+    if (W->book) expl__coll_start(W, l, layer_bytes(W, l), now);
     fail_rc(W, coll_submit(W->coll, now, layer_bytes(W, l), W->red[l].came,
                            (uint64_t)l));
 }
@@ -436,6 +437,7 @@ void sync_clear(world *W, int64_t now) {
         W->gate[l] = NO_GATE;
     }
     W->nready = W->head = 0;
+    if (W->book && W->stream_busy) expl__coll_end(W, now);
     W->stream_busy = 0;
     coll_clear(W->coll, now);
 }
@@ -444,6 +446,7 @@ void sync_clear(world *W, int64_t now) {
 
 void sync_coll_done(void *ctx, int64_t now, uint64_t tag) {
     world *W = ctx;
+    if (W->book) expl__coll_end(W, now);
     if (W->member_mode) {
         W->rel[tag].pending = 0; /* whoever is left (failed) has nothing */
         W->stream_busy = 0;

@@ -90,7 +90,7 @@ static int init_method(world *W, const scn_config *c, const run_hooks *h,
     W->blocking = !scn_late_continues(c);
     W->fast = !c->full && !(h && (h->span || h->observe)) &&
               c->faults.mtbf_s == 0 && !c->trace_path[0] && !offloads(c);
-    W->jumps = W->fast && c->straggler_prob == 0;
+    W->jumps = W->fast && c->straggler_prob == 0 && !W->book;
     W->period = W->sch.H;
     W->timeout_ns = llround(c->sync_timeout_s * 1e9); /* <= 1e18 (loader) */
     W->progress_next = 1;
@@ -273,6 +273,7 @@ static void on_startup(void *ctx, uint64_t tag, int src, int dst, int64_t t0,
     (void)dst;
     int l = (int)tag;
     span(W, src, 1, "startup", l, W->red[l].take, t0, t1, 0);
+    if (W->book) expl__startup(W, t0, t1);
 }
 
 /* The group's collective stream: its shape, TCP, step overhead, set-up,
@@ -293,7 +294,7 @@ static int init_collective(world *W) {
         coll_set_tcp(W->coll, &t);
     }
     coll_set_step_overhead(W->coll, llround(c->collective_overhead_ms * 1e6));
-    int spans = W->hooks && W->hooks->span; /* the set-up's slices */
+    int spans = (W->hooks && W->hooks->span) || W->book; /* its slices */
     if (c->startup_ms > 0 &&
         coll_set_startup(W->coll, llround(c->startup_ms * 1e6),
                          spans ? on_startup : NULL))
@@ -352,9 +353,10 @@ int world_wire_net(world *W) {
     return rc;
 }
 
-int world_init(world *W, const scn_config *c, const run_hooks *h, char *err,
-               size_t errlen) {
+int world_init(world *W, const scn_config *c, const run_hooks *h,
+               expl_book *book, char *err, size_t errlen) {
     memset(W, 0, sizeof *W);
+    W->book = book;
     int rc = init_method(W, c, h, err, errlen);
     if (!rc) rc = init_arrays(W, err, errlen);
     if (!rc) rc = init_layers(W);

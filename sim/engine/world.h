@@ -13,6 +13,11 @@
  * happened (checkpoint and contribution baselines, recovery state), and
  * failures turn the fast-forward off; "setup" fields are fixed when the
  * world is built (or scratch, or the run's outcome).
+ *
+ * explain.c is a run file too: with a book (expl_run) the loop tells it
+ * every event's instant and the stream every collective's start and end
+ * (the expl__ functions below); without one (run_simulate) nothing calls
+ * it.
  */
 #ifndef DILOSIM_WORLD_H
 #define DILOSIM_WORLD_H
@@ -60,6 +65,8 @@ enum { RED_IDLE, RED_COLLECTING, RED_READY, RED_SENDING, RED_NSTATES };
 #define WAIT_COPY (-1)        /* wait_on: a copy-in of outer state (offload) */
 #define TAG_RECOVERY 0        /* net tags below TAG_COLL: downloads */
 #define TAG_COLL (1ull << 40) /* the stream's (coll_new's tag_base) */
+
+typedef struct expl_book expl_book; /* explain.c: where the time goes */
 
 typedef struct {
     /* signature */
@@ -195,6 +202,8 @@ typedef struct {
     int fast;       /* pure steps in one event */
     int jumps;      /* whole periods skipped (0 once out of memory) */
     int64_t period; /* steps of a period: H */
+    /* expl_run's bookkeeping; NULL: none (with one, no jumps) */
+    expl_book *book;
 
     /* ---- signature: what decides the future ---- */
     eq_queue q; /* the pending events */
@@ -344,8 +353,8 @@ static inline void idle_span(world *W, int wi, const char *name, int64_t now) {
  * MSG_E* code (MSG_EINPUT with its message in err; MSG_ENOMEM without).
  * world_free must follow either way.  A config the clock cannot run
  * leaves W->stopped set with the reason. */
-int world_init(world *W, const scn_config *c, const run_hooks *h, char *err,
-               size_t errlen);
+int world_init(world *W, const scn_config *c, const run_hooks *h,
+               expl_book *book, char *err, size_t errlen);
 
 /* Frees what world_init allocated (also after it failed half-way). */
 void world_free(world *W);
@@ -442,6 +451,28 @@ void rec_frontier_moved(world *W, int64_t now);
 
 /* A sync has completed: the repaired workers waiting for one rejoin. */
 void rec_sync_completed(world *W, int64_t now);
+
+/* ---- run.c and explain.c: a run explained ----------------------------- */
+
+/* run_simulate with a book (NULL: run_simulate itself): the same run,
+ * the same result, every instant told to the book. */
+int run__simulate(const scn_config *cfg, const run_hooks *hooks,
+                  expl_book *book, run_result *out, char *err, size_t errlen);
+
+/* Before the event at `now`: each worker's state since the last instant
+ * is booked up to now. */
+void expl__advance(world *W, int64_t now);
+
+/* The stream starts layer l's all-reduce of `bytes` among its arrivals
+ * (red[l].came); it ends (or is cleared) now; a pair's set-up wait of the
+ * running one ran over [t0, t1). */
+void expl__coll_start(world *W, int l, uint64_t bytes, int64_t now);
+void expl__coll_end(world *W, int64_t now);
+void expl__startup(world *W, int64_t t0, int64_t t1);
+
+/* The run is over (W->end final): the parts into the book's result.
+ * Returns 0, or MSG_ENOMEM. */
+int expl__finish(world *W);
 
 /* DP: the candidate checkpoint is committed once its all-reduces are
  * done; worker w has finished every op of `step`. */

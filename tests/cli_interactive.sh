@@ -59,9 +59,14 @@ if [ -z "$chrome" ]; then
 fi
 
 # dom HASH: the page's DOM once it has answered, in $tmp/dom.html.
+# A profile of its own each time: a browser still closing holds the last.
+# The module compiles synchronously, so the page has answered by its load
+# event, when --dump-dom reads it (no virtual time needed).
+nchrome=0
 dom() {
+  nchrome=$((nchrome + 1))
   timeout 120 "$chrome" --headless --no-sandbox --disable-gpu \
-    --user-data-dir="$tmp/chrome" --virtual-time-budget=60000 --dump-dom \
+    --user-data-dir="$tmp/chrome$nchrome" --dump-dom \
     "file://$tmp/page.html#$1" >"$tmp/dom.html" 2>"$tmp/chrome.err"
 }
 # value ID: the data-value of the element with that id in $tmp/dom.html.
@@ -88,6 +93,22 @@ case_() {
   got=$(value bytes)
   if [ -n "$want" ] && [ "$got" = "$want" ]; then ok
   else bad "#$h: #bytes data-value '$got', dilosim run '$want'"; fi
+  # the parts of the wall time, as `dilosim explain --json` prints them
+  # (the page's text of each is JavaScript's: compared as numbers, exact)
+  "$bin" explain "$sc" $sets --json >"$tmp/explain.json" 2>&1
+  sed -n 's/.*"parts": {\([^}]*\)}.*/\1/p' "$tmp/explain.json" | head -1 | tr ',' '\n' |
+    sed 's/^ *"\([a-z_]*\)": \(.*\)$/\1 \2/' >"$tmp/parts.want"
+  grep -o '<tr data-part="[a-z_]*" data-value="[^"]*"' "$tmp/dom.html" |
+    sed 's/<tr data-part="\([a-z_]*\)" data-value="\([^"]*\)"/\1 \2/' >"$tmp/parts.got"
+  if [ -s "$tmp/parts.want" ] && awk 'NR == FNR { w[$1] = $2; n++; next }
+       { if (!($1 in w) || w[$1] + 0 != $2 + 0) exit 1; m++ }
+       END { exit m != n }' "$tmp/parts.want" "$tmp/parts.got"; then ok
+  else bad "#$h: explain parts differ: $(tr '\n' ' ' <"$tmp/parts.got")"; fi
+  want=$(sed -n 's/.*"sentence": "\(.*\)"$/\1/p' "$tmp/explain.json" |
+         sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g')
+  got=$(sed -n 's/.*<p id="live-sentence">\([^<]*\)<.*/\1/p' "$tmp/dom.html")
+  if [ -n "$want" ] && [ "$got" = "$want" ]; then ok
+  else bad "#$h: sentence '$got', dilosim explain '$want'"; fi
   "$bin" plan "$sc" $sets --target-cu 0.95 --json >"$tmp/plan.json" 2>&1
   want=$(field "$tmp/plan.json" least_gbps)
   got=$(value plan-least)

@@ -290,9 +290,18 @@
     update();
   }
 
-  /* global dilosimEngine: the module's factory (MODULARIZE) */
-  // eslint-disable-next-line no-undef
-  dilosimEngine().then(start, function (e) {
+  /* dilosimEngine: the module's factory (MODULARIZE).  Compiled
+   * synchronously (WASM_ASYNC_COMPILATION=0), it returns the module
+   * ready, and the page has answered by its load event; a promise (an
+   * asynchronous build) is waited for. */
+  try {
+    // eslint-disable-next-line no-undef
+    var mod = dilosimEngine();
+    if (mod && typeof mod.then === 'function')
+      mod.then(start, function (e) { fail('the engine did not load: ' + e); });
+    else if (mod.calledRun) start(mod);
+    else mod.onRuntimeInitialized = function () { start(mod); };
+  } catch (e) {
     fail('the engine did not load: ' + e);
-  });
+  }
 })();

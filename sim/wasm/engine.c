@@ -34,10 +34,8 @@
 #include "sim/out/report.h"
 #include "sim/study/plan.h"
 #include "sim/study/table.h"
-#ifdef DL_EXPLAIN
 #include "sim/engine/explain.h"
 #include "sim/out/explain_out.h"
-#endif
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
@@ -203,15 +201,10 @@ DL_EXPORT char *dl_run(const char *path, const char *variant,
     scn_config cfg;
     int rc = sets_split(sets, &s, err, sizeof err);
     if (!rc) rc = load(path, variant, &s, &cfg, err, sizeof err);
-#ifdef DL_EXPLAIN
     expl_result *ex = rc ? NULL : malloc(sizeof *ex);
     if (!rc && !ex) rc = msg_set(err, sizeof err, MSG_ENOMEM, "out of memory");
     if (!rc) rc = expl_run(&cfg, ex, err, sizeof err);
     run_result *r = ex ? &ex->run : NULL;
-#else
-    run_result res, *r = &res;
-    if (!rc) rc = run_simulate(&cfg, NULL, r, err, sizeof err);
-#endif
     free(s.buf);
     char *run = NULL, *text = NULL;
     size_t len;
@@ -228,15 +221,15 @@ DL_EXPORT char *dl_run(const char *path, const char *variant,
         num_text(&o.w, "bytes", "bytes_text", r->bytes_sent_total);
         num_text(&o.w, "wall_s", "wall_text", r->wall_time_s);
         jw_raw(&o.w, "run", run);
-#ifdef DL_EXPLAIN
-        expl_write_json(&o.w, "explain", variant && *variant ? variant : NULL,
+        /* named as `dilosim explain` names it: the variant or the method */
+        expl_write_json(&o.w, "explain",
+                        variant && *variant
+                            ? variant
+                            : sched_method_name(cfg.sched.method),
                         &cfg, ex);
-#endif
         text = out_close(&o);
     }
-#ifdef DL_EXPLAIN
     free(ex);
-#endif
     free(run);
     return rc ? answer_error(rc, err) : text;
 }

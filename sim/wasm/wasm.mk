@@ -4,7 +4,7 @@
 #
 # The module is the C engine itself: the scenario loader, the engine, the
 # run's JSON and the plan's search (sim/base, sim/config, sim/engine,
-# sim/out/report.c, sim/study/plan*.c, table.c, grid.c) and the glue of
+# sim/out/report.c and explain_out.c, sim/study/plan*.c, table.c, grid.c) and the glue of
 # sim/wasm/engine.c, built by emcc -O2 with SINGLE_FILE (the .wasm inside
 # the .js, so a file:// page and node both load it) and MODULARIZE.  No
 # threads: pool.c's pthread_create fails in a build without -pthread and
@@ -34,7 +34,7 @@ WASM_INC   := $(WASM)/inc
 export NODE_PATH := $(if $(NODE_PATH),$(NODE_PATH):)/usr/share/nodejs
 
 WASM_OWN   := $(filter sim/base/% sim/config/% sim/engine/%,$(LIB_SRC)) \
-              sim/out/report.c $(wildcard sim/out/explain_out.c) \
+              sim/out/report.c sim/out/explain_out.c \
               sim/study/plan.c sim/study/plan_cost.c sim/study/plan_interval.c \
               sim/study/table.c sim/study/grid.c sim/wasm/engine.c \
               sim/wasm/libm.c
@@ -63,7 +63,7 @@ WASM_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -I$(WASM_INC)
 WASM_FNS   := _dl_free,_dl_scenario,_dl_methods,_dl_run,_dl_plan,_dl_curve,_malloc,_free
 WASM_LDFLAGS := -O2 -s SINGLE_FILE=1 -s MODULARIZE=1 \
               -s EXPORT_NAME=dilosimEngine -s ALLOW_MEMORY_GROWTH=1 \
-              -s ENVIRONMENT=web,node -s FILESYSTEM=1 \
+              -s ENVIRONMENT=web,node -s FILESYSTEM=1 -s WASM_ASYNC_COMPILATION=0 \
               -s EXPORTED_FUNCTIONS=$(WASM_FNS) \
               -s EXPORTED_RUNTIME_METHODS=ccall,UTF8ToString
 

@@ -39,6 +39,14 @@ expect 1 "not a module" -- "$bin" report --interactive "$sc" $grid \
   --wasm "$tmp/bad.js" --out "$tmp/bad.html"
 absent "$tmp/bad.html" "not a module"
 
+# the page's script parses (node's own check; a linter is not assumed)
+if command -v node >/dev/null; then
+  if node --check "$root/web/live.js" 2>"$tmp/node.err"; then ok
+  else bad "web/live.js does not parse: $(head -3 "$tmp/node.err")"; fi
+else
+  echo "cli_interactive: skipped: node not found (the script's syntax)"
+fi
+
 # ---- with the module ----------------------------------------------------
 module=${DILOSIM_WASM:-$root/build/wasm/dilosim-engine.js}
 chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
@@ -72,7 +80,7 @@ dom() {
   nchrome=$((nchrome + 1))
   timeout 120 "$chrome" --headless --no-sandbox --disable-gpu \
     --user-data-dir="$tmp/chrome$nchrome" --dump-dom \
-    "file://$tmp/page.html#$1" >"$tmp/dom.html" 2>"$tmp/chrome.err"
+    "file://$tmp/$page#$1" >"$tmp/dom.html" 2>"$tmp/chrome.err"
 }
 # value ID: the data-value of the element with that id in $tmp/dom.html.
 value() { sed -n "s/.*id=\"$1\" data-value=\"\\([^\"]*\\)\".*/\\1/p" "$tmp/dom.html" | head -1; }
@@ -81,9 +89,15 @@ field() { sed -n "s/.*\"$2\": \\([^,}]*\\).*/\\1/p" "$1" | head -1; }
 
 # case HASH: the page at HASH against the command line on the same
 # overrides (each KEY=VALUE of the hash a --set).
+# variant=NAME is --variant NAME.
 case_() {
   h=$1 sets=
-  for kv in $(echo "$h" | tr '&' ' '); do sets="$sets --set $kv"; done
+  for kv in $(echo "$h" | tr '&' ' '); do
+    case $kv in
+    variant=*) sets="$sets --variant ${kv#variant=}" ;;
+    *) sets="$sets --set $kv" ;;
+    esac
+  done
   dom "$h"
   if ! grep -q 'data-live="ready"' "$tmp/dom.html"; then
     bad "#$h: the page did not answer"; return
@@ -121,11 +135,23 @@ case_() {
   else bad "#$h: #plan-least '$got', dilosim plan '$want'"; fi
 }
 
+page=page.html
 case_ ""
 case_ "method.name=dp&$buckets"
 case_ "network.bandwidth_gbps=3&method.tau=2&method.codec=e3m0"
 case_ "faults.mtbf_hours=0.01&faults.mttr_hours=0.001"
 case_ "workers.count=4&workers.speed=1&network.latency_ms=5"
+
+# a scenario with variants: the method selector's choice is --variant
+cp "$root/scenarios/examples/two_sites_10b.json" "$tmp/sites.json"
+sc_live=$sc
+sc="$tmp/sites.json"
+expect 0 "page of variants" -- "$bin" report --interactive "$sc" $grid \
+  --wasm "$module" --out "$tmp/sites.html"
+page=sites.html
+case_ "variant=diloco&network.bandwidth_gbps=2"
+contains "$tmp/dom.html" '<option value="streaming_overlap_fp4">' "variants: the selector"
+sc=$sc_live page=page.html
 
 # errors in the hash: the loader's line, as `dilosim run --set` prints it
 for h in "foo.bar=1" "network.bandwidth_gbps=-1"; do

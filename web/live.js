@@ -166,7 +166,10 @@
 
   function fmt(x, digits) {
     if (x === null || x === undefined) return '\u2013';
-    return Number(x).toPrecision(digits || 4).replace(/\.?0+(e|$)/, '$1');
+    var t = Number(x).toPrecision(digits || 4);
+    /* trailing zeros of a fraction only: 1000 stays, 0.9500 is 0.95 */
+    if (t.indexOf('.') >= 0) t = t.replace(/0+(e|$)/, '$1').replace(/\.(e|$)/, '$1');
+    return t;
   }
 
   function bytesText(b) {
@@ -258,7 +261,11 @@
     $('live-label').textContent = r.label;
     $('live-wall').textContent = fmt(r.wall_s, 6) + ' s';
     showExplain(r.explain);
-    var target = parseFloat(state.target);
+    var target = Number(state.target);
+    if (!(target > 0 && target <= 1)) {
+      fail('target_cu=' + state.target + ': expected a number in (0, 1]');
+      return;
+    }
     var p = call('dl_plan', ['string', 'string', 'string', 'number'],
                  [conf.path, state.variant, sets, target]);
     if (p.error) { fail(p.error); return; }

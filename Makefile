@@ -214,15 +214,15 @@ clean:
 
 # The HTML report of the three paper setups (dilosim report).
 .PHONY: report install uninstall
-# Then the interactive page of the default scenario, its engine built
+# First the interactive page of the default scenario, its engine built
 # when emcc is there (else the page is the static report: see wasm.mk).
 report: deps
 	@$(MAKE) --no-print-directory bin/dilosim
-	@$(MAKE) $(PLOTS_MK) report
-	@echo "report in $(PLOTS_OUT)/report.html"
 	@[ "$(HAVE_EMCC)" != 1 ] || $(MAKE) --no-print-directory wasm
 	@bin/dilosim report --interactive scenarios/default.json --out $(B)/report.html
 	@echo "interactive page in $(B)/report.html"
+	@$(MAKE) $(PLOTS_MK) report
+	@echo "report in $(PLOTS_OUT)/report.html"
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the binaries, the man
 # page, bash completion, the scenarios and plot scripts (share/dilosim/,

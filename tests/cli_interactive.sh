@@ -140,6 +140,7 @@ case_ ""
 case_ "method.name=dp&$buckets"
 case_ "network.bandwidth_gbps=3&method.tau=2&method.codec=e3m0"
 case_ "faults.mtbf_hours=0.01&faults.mttr_hours=0.001"
+case_ "faults.mtbf_hours=0.01&faults.mttr_hours=0.001&faults.distribution=weibull&faults.weibull_shape=0.7&method.tau=2"
 case_ "workers.count=4&workers.speed=1&network.latency_ms=5"
 
 # a scenario with variants: the method selector's choice is --variant

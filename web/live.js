@@ -14,7 +14,8 @@
  *
  * Every figure comes from the engine as the command line prints it: #cu's
  * data-value is `dilosim run`'s compute_utilization text, #bytes' its
- * bytes_sent_total, #plan-least `dilosim plan`'s least_gbps.  An input
+ * bytes_sent_total, #plan-least `dilosim plan --json`'s least_gbps (null
+ * when not reached).  An input
  * error shows the loader's one-line message in #live-error.  When the
  * page has answered, the root element's data-live is "ready" (or
  * "error").
@@ -269,7 +270,8 @@
     var p = call('dl_plan', ['string', 'string', 'string', 'number'],
                  [conf.path, state.variant, sets, target]);
     if (p.error) { fail(p.error); return; }
-    setValue('plan-least', p.least_text,
+    /* not reached: "null", as plan --json prints least_gbps */
+    setValue('plan-least', p.least_text === null ? 'null' : p.least_text,
              p.least_status === 'found' ? fmt(p.least_gbps) + ' Gbit/s'
              : p.least_status === 'below_range' ? '\u2264 0.01 Gbit/s' : '> 100000 Gbit/s');
     $('live-target').textContent = String(state.target);

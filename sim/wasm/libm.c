@@ -1,9 +1,9 @@
 /*
- * libm.c -- log, exp, pow and log10 of the WebAssembly engine, computed
+ * libm.c -- log, exp, pow, log10 and log1p of the WebAssembly engine, computed
  * as this machine's native build computes them, so that the page's plan
  * (table.c's log10 and pow(10, x), grid.c's logspace) and GSL's draws
- * (Weibull's pow and log, gsl_sf_gamma's exp and log) give the native
- * bits.  Only make wasm compiles it (the native build links glibc).
+ * (the exponential's log1p, Weibull's pow and log, gsl_sf_gamma's exp
+ * and log) give the native bits.  Only make wasm compiles it (the native build links glibc).
  *
  * Why: glibc 2.36 and musl (emscripten's libc) share one implementation
  * of log, exp and pow (Arm's optimized-routines; the tables __log_data,
@@ -18,13 +18,19 @@
  * -fdump-tree-optimized of musl's sources at -O2 -mfma: the result equals
  * glibc's on this machine on every input tested (docs/usage.md, "The
  * interactive page").  A native CPU without FMA runs glibc's plain
- * variants, which musl's own functions match: the page then differs
- * instead.  glibc's log10 is __ieee754_log10 (fdlibm's reduction around
- * glibc's own log), written out below.
+ * variants (which musl's own log, exp and pow match): the page, built for
+ * the FMA ones, then differs instead.  glibc's log10 is __ieee754_log10
+ * (fdlibm's reduction around glibc's own log) and its log1p fdlibm's
+ * __log1p (with an -mfma variant too), both written out below; musl's
+ * log1p is FreeBSD's, another rounding.
  *
- * The code is musl's (src/math/log.c, exp.c, pow.c; MIT licence,
- * Copyright (c) 2018, Arm Limited), the fused operations added; its
- * tables are musl's, linked from emscripten's libc.
+ * The code of log, exp and pow is musl's (src/math/log.c, exp.c, pow.c;
+ * MIT licence, Copyright (c) 2018, Arm Limited), the fused operations
+ * added; its tables are musl's, linked from emscripten's libc.  log10 and
+ * log1p are fdlibm's as glibc 2.36 has them (Copyright (C) 1993 by Sun
+ * Microsystems, Inc.  Developed at SunPro, a Sun Microsystems, Inc.
+ * business.  Permission to use, copy, modify, and distribute this
+ * software is freely granted, provided that this notice is preserved).
  */
 #include <math.h>
 #include <stdint.h>
@@ -282,4 +288,92 @@ double log10(double x) {
     x = asdouble(((uint64_t)(uint32_t)hx << 32) | (asuint64(x) & 0xffffffffu));
     double z = y * log10_2lo + ivln10 * log(x);
     return z + y * log10_2hi;
+}
+
+/* ---- log1p: glibc's __log1p (fdlibm's), as its -mfma variant runs ------ */
+
+/* k ln2 + c + the rest, fused as GCC fuses it: fma(k, ln2_hi, -(rest)),
+ * rest = (lead - (k ln2_lo + c)) - f in both of log1p's uses. */
+#define LN2_HI 6.93147180369123816490e-01
+#define LN2_LO 1.90821492927058770002e-10
+
+/* log1p's reduction of x (high word hx) to 1 + f = (1 + x) / 2^k, with c
+ * the rounding error of 1 + x over it and hu as __log1p uses it: k. */
+static int32_t log1p_reduce(double x, int32_t hx, double *f, double *c,
+                            int32_t *hu_out) {
+    double u = x;
+    int32_t k, hu = hx;
+    *c = 0;
+    if (hx < 0x43400000) {
+        u = 1.0 + x;
+        hu = (int32_t)(asuint64(u) >> 32);
+        k = (hu >> 20) - 1023;
+        *c = ((k > 0) ? 1.0 - (u - x) : x - (u - 1.0)) / u;
+    }
+    k = (hu >> 20) - 1023;
+    hu &= 0x000fffff;
+    uint64_t lo = asuint64(u) & 0xffffffffu;
+    if (hu < 0x6a09e) {
+        u = asdouble((uint64_t)(uint32_t)(hu | 0x3ff00000) << 32 | lo);
+    } else {
+        k += 1;
+        u = asdouble((uint64_t)(uint32_t)(hu | 0x3fe00000) << 32 | lo);
+        hu = (0x00100000 - hu) >> 2;
+    }
+    *f = u - 1.0;
+    *hu_out = hu;
+    return k;
+}
+
+double log1p(double x) {
+    static const double two54 = 1.80143985094819840000e+16,
+                        Lp[] = {0.0,
+                                6.666666666666735130e-01,
+                                3.999999999940941908e-01,
+                                2.857142874366239149e-01,
+                                2.222219843214978396e-01,
+                                1.818357216161805012e-01,
+                                1.531383769920937332e-01,
+                                1.479819860511658591e-01};
+    double hfsq, f = 0, c = 0;
+    int32_t k = 1, hu = 0, hx = (int32_t)(asuint64(x) >> 32);
+    int32_t ax = hx & 0x7fffffff;
+    if (hx < 0x3FDA827A) {
+        if (ax >= 0x3ff00000) {
+            if (x == -1.0) return -two54 / 0.0;
+            return (x - x) / (x - x);
+        }
+        if (ax < 0x3e200000) {
+            fp_force_eval(two54 + x);
+            if (ax < 0x3c900000) return x;
+            return fma(-(x * x), 0.5, x);
+        }
+        if (hx > 0 || hx <= (int32_t)0xbfd2bec3) {
+            k = 0;
+            f = x;
+            hu = 1;
+        }
+    } else if (hx >= 0x7ff00000) {
+        return x + x;
+    }
+    if (k != 0) k = log1p_reduce(x, hx, &f, &c, &hu);
+    hfsq = (f * 0.5) * f;
+    double kd = (double)k;
+    if (hu == 0) {
+        if (f == 0.0) {
+            if (k == 0) return 0.0;
+            return fma(kd, LN2_HI, fma(kd, LN2_LO, c));
+        }
+        double R = fma(-f, 0.66666666666666666, 1.0) * hfsq;
+        if (k == 0) return f - R;
+        return fma(kd, LN2_HI, -((R - fma(kd, LN2_LO, c)) - f));
+    }
+    double s = f / (2.0 + f), z = s * s, z2 = z * z, z4 = z2 * z2;
+    double R2 = fma(z, Lp[3], Lp[2]), R3 = fma(z, Lp[5], Lp[4]);
+    double z6 = z2 * z4, R4 = fma(z, Lp[7], Lp[6]);
+    double R = fma(z, Lp[1], z2 * R2);
+    R = fma(z6, R4, fma(z4, R3, R));
+    double sR = s * (R + hfsq);
+    if (k == 0) return f - (hfsq - sR);
+    return fma(kd, LN2_HI, -((hfsq - (fma(kd, LN2_LO, c) + sR)) - f));
 }

@@ -106,11 +106,13 @@ static char *answer_error(int rc, const char *err) {
     return out_close(&o);
 }
 
-/* x as a number and, under key_text, as the command line prints it. */
+/* x as a number and, under key_text, as the command line prints it (null
+ * when x is not finite: NaN, a value that does not exist). */
 static void num_text(jw *w, const char *key, const char *key_text, double x) {
     char buf[MSG_NUM_MAX];
     jw_num(w, key, x);
-    jw_str(w, key_text, isfinite(x) ? msg_number(x, buf) : NULL);
+    if (isfinite(x)) jw_str(w, key_text, msg_number(x, buf));
+    else jw_null(w, key_text);
 }
 
 static int load(const char *path, const char *variant, const dl_sets *s,

@@ -85,6 +85,10 @@ lines "$tmp/err" 1 "unknown variant: one line"
 absent "$tmp/x.txt" "unknown variant"
 expect 2 "missing file" -- "$bin" explain "$tmp/none.json" --out "$tmp/x.txt"
 absent "$tmp/x.txt" "missing file"
+echo old >"$tmp/keep.txt"; cp "$tmp/keep.txt" "$tmp/keep.want"
+expect 2 "error over an existing --out" -- "$bin" explain "$vscn" --variant nope \
+  --out "$tmp/keep.txt"
+same "$tmp/keep.txt" "$tmp/keep.want" "an error leaves --out as it was"
 
 # --- --out whole, same bytes twice ------------------------------------------
 expect 0 "explain --out" -- "$bin" explain "$vscn" $short --out "$tmp/a.txt"

@@ -24,6 +24,9 @@
 #include "sim/engine/explain.h"
 #include "sim/out/explain_out.h"
 
+/* The keys that bucket the layers of a sync, at 0 (per layer): one
+ * string per key, the macro a run of elements of the lists below (a
+ * second key is one more string here). */
 #define BUCKETS "method.dp_bucket_mb=0"
 
 static expl_result ex;
@@ -153,8 +156,10 @@ static void dp_pair(scn_config *cfg, const char **more, int n) {
                             BUCKETS,
                             "network.bandwidth_gbps=1",
                             "network.latency_ms=10",
-                            "steps=5"};
-    int k = 9;
+                            "steps=5",
+                            NULL};
+    int k = 0;
+    while (sets[k]) k++;
     for (int i = 0; i < n; i++) sets[k++] = more[i];
     char err[512];
     ck_assert_msg(scn_load_string("{}", "pair.json", sets, k, cfg, err,
@@ -174,8 +179,8 @@ static void only(const expl_parts *p, const int *keep) {
     }
 }
 
-/* One worker: nothing to wait for, no bytes: compute only, 7 steps of
- * 0.25 s. */
+/* One worker (nothing to wait for, no bytes), and two over unbounded
+ * links: compute only, 7 steps of 0.25 s. */
 START_TEST(test_compute_only) {
     static scn_config cfg;
     const char *sets[] = {"workers.count=1", "model.step_time_s=0.25",
@@ -186,6 +191,18 @@ START_TEST(test_compute_only) {
                      0);
     explain_checked(&cfg, "one worker");
     ck_assert_int_eq(ex.run.wall_ns, 7 * NS(0.25));
+    ck_assert_int_eq(ex.method.ns[EXPL_COMPUTE], 7 * NS(0.25));
+    only(&ex.method, (const int[]){EXPL_COMPUTE, -1});
+    /* two workers, DP over unbounded links without latency: the same */
+    const char *dp[] = {"workers.count=2", "model.step_time_s=0.25",
+                        "steps=7",         "method.name=\"dp\"",
+                        BUCKETS,           "network.bandwidth_gbps=\"inf\""};
+    ck_assert_int_eq(scn_load_string("{}", "inf.json", dp,
+                                     (int)(sizeof dp / sizeof *dp), &cfg, err,
+                                     sizeof err),
+                     0);
+    explain_checked(&cfg, "unbounded links");
+    ck_assert_int_eq(ex.run.syncs, 7);
     ck_assert_int_eq(ex.method.ns[EXPL_COMPUTE], 7 * NS(0.25));
     only(&ex.method, (const int[]){EXPL_COMPUTE, -1});
 }

@@ -109,19 +109,22 @@ static void say_syncs(sbuf *s, const scn_config *c, const expl_result *r,
     char b1[32], b2[32], b3[32];
     int dp = c->sched.method == SCHED_DP, differ;
     double wall = (double)u->wall_ns * 1e-9, n = (double)u->syncs;
-    double sent = (double)(u->bytes_sent_total - u->recovery_bytes);
+    uint64_t syncing = u->bytes_sent_total > u->recovery_bytes
+                           ? u->bytes_sent_total - u->recovery_bytes
+                           : 0; /* the downloads' bytes are not a sync's */
+    double sent = (double)syncing;
     double S = sent / n / (2.0 * (u->workers - 1));
     double gbps = slowest_gbps(c, &differ);
     double t = (double)r->comm_ns * 1e-9 / n, exposed = comm / n;
     char rate[96];
-    if (isfinite(gbps)) snprintf(rate, sizeof rate, "%g Gbit/s", gbps);
-    else snprintf(rate, sizeof rate, "unbounded links");
+    if (isfinite(gbps)) snprintf(rate, sizeof rate, "at %g Gbit/s", gbps);
+    else snprintf(rate, sizeof rate, "over unbounded links");
     double cap = window_gbps(c);
     if (cap < gbps * c->efficiency)
         snprintf(rate + strlen(rate), sizeof rate - strlen(rate),
                  " (a flow at most %.3g Gbit/s: the TCP window per round trip)",
                  cap);
-    say(s, "%seach %s %s takes %s s at %s%s", dp ? "per step: " : "",
+    say(s, "%seach %s %s takes %s s %s%s", dp ? "per step: " : "",
         bytes_text(S, b1), dp ? "gradient all-reduce" : "payload", secs(t, b2),
         rate, differ ? " (the slowest link)" : "");
     if (t - exposed > 0.005 * t) say_hidden(s, c, t - exposed);

@@ -53,6 +53,10 @@ if [ -z "$dups" ]; then ok; else bad "report: repeated ids: $dups"; fi
 # the same bytes again, and --variant picks
 "$bin" report "$sc" $grid --cost "$cost" >"$tmp/r2.html" 2>"$tmp/err"
 same "$page" "$tmp/r2.html" "report twice"
+# A scenario in binary Gbit: its sweep's CSV opens with a comment line.
+expect 0 "report, binary Gbit" -- "$bin" report "$root/scenarios/paper/1b.json" \
+  --variant diloco --grid 1,10 --quiet --out "$tmp/bin.html"
+contains "$tmp/bin.html" '<svg' "report, binary Gbit: the CU figure"
 expect 0 "report --variant" -- "$bin" report "$sc" $grid --variant dp --quiet
 if grep -q 'streaming.e3m0-v1' "$tmp/out"; then bad "--variant dp shows the other"; else ok; fi
 contains "$tmp/out" '<th>Data-parallel, bf16 gradients (dp)</th>' "--variant dp: its label"

@@ -1,14 +1,14 @@
 # layers.awk -- the include rules of the tree (docs/architecture.md,
 # "What may include what"), checked on every #include "..." of sim/ and
 # models/.  The folders of sim/ are layers, lowest first:
-#     base < config < engine < adapter < out < study < cli < mpi
+#     base < config < engine < adapter < out < study < cli < mpi < wasm
 # a file includes headers of its own layer and of lower ones only;
 # models/ (the trainer) includes models/ and sim/base/ only, and only
 # sim/adapter/ includes models/ -- but for EXCEPT, the one header through
 # which the config reads the trainer's plain-data input.
 # usage: awk -v EXCEPT=sim/config/x.h:models/y.h -f tests/layers.awk FILES
 BEGIN {
-    n = split("base config engine adapter out study cli mpi", L, " ")
+    n = split("base config engine adapter out study cli mpi wasm", L, " ")
     for (i = 1; i <= n; i++) level[L[i]] = i
 }
 function layer(path,   p) {

@@ -40,7 +40,11 @@ struct pool {
 int pool_cpu_count(void) {
     cpu_set_t set;
     long n = 0;
+#ifndef __EMSCRIPTEN__ /* WebAssembly (sim/wasm) has no affinity mask */
     if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+#else
+    (void)set;
+#endif
     if (n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > POOL_MAX_THREADS ? POOL_MAX_THREADS : (int)n;
 }

@@ -18,6 +18,7 @@
 
 #include "sim/base/msg.h"
 #include "sim/cli/cli.h"
+#include "sim/cli/cli_live.h"
 #include "sim/cli/cli_plan.h"
 #include "sim/adapter/coupled.h"
 #include "sim/out/gnuplot.h"
@@ -57,6 +58,7 @@ static const cli_help_opt help_opts[] = {
     {"--out FILE.html", "write the page to FILE.html instead of stdout"},
     {"--jobs N", "threads (default: the CPUs this process may use,\n"
                  "its affinity mask); the page does not depend on N"},
+    CLI_LIVE_HELP,
     {NULL, NULL}};
 
 static const cli_help help = {
@@ -68,6 +70,7 @@ static const cli_help help = {
     "                      [--train-hours N]\n"
     "                      [--samples N] [--seed S] [--seeds N]\n"
     "                      [--out FILE.html] [--jobs N]\n"
+    "                      [--interactive [--wasm FILE.js]]\n"
     "\n"
     "Writes one self-contained HTML page (inline style sheet and SVG\n"
     "figures; no script, nothing fetched from the network) with, for each\n"
@@ -350,13 +353,18 @@ static char *row_title(char *const *head, char *const *f, int bw, int cu,
     return title;
 }
 
-/* The sweep's CSV as curves: x the grid column, y CU in %, one curve per
- * value of the other leading columns (the variant, other dimensions);
- * `base` titles the curve of a scenario without either.  Titles are
+/* The sweep's CSV as curves (after its comment lines): x the grid column,
+ * y CU in %, one curve per value of the other leading columns (the
+ * variant, other dimensions); `base` titles the curve of a scenario
+ * without either.  Titles are
  * whole: two curves stay two however long their common prefix. */
 static int csv_curves(char *csv, const char *base, curve **out, int *nout,
                       char *err, size_t errlen) {
     char *pos = csv, *f[CSV_MAX_FIELDS], *head[CSV_MAX_FIELDS];
+    while (*pos == '#') { /* the note a binary Gbit puts first */
+        char *nl = strchr(pos, '\n');
+        pos = nl ? nl + 1 : pos + strlen(pos);
+    }
     int nh = csv_record(&pos, f, CSV_MAX_FIELDS), bw = -1, cu = -1;
     for (int i = 0; i < nh; i++) {
         head[i] = f[i];
@@ -865,13 +873,11 @@ static int compute(report *r) {
 }
 
 int cli_report(int argc, char **argv) {
-    static const char *const extra[] = {"--variant",     "--cost",
-                                        "--target-cu",   "--grid",
-                                        "--thresholds",  "--jobs",
-                                        "--samples",     "--seed",
-                                        "--seeds",       "--mtbf-hours",
-                                        "--train-hours", NULL};
-    static const char *const flags[] = {"--sensitivity", NULL};
+    static const char *const extra[] = {
+        "--variant",     "--cost",    "--target-cu", "--grid",  "--thresholds",
+        "--jobs",        "--samples", "--seed",      "--seeds", "--mtbf-hours",
+        "--train-hours", "--wasm",    NULL};
+    static const char *const flags[] = {"--sensitivity", "--interactive", NULL};
     report *r = calloc(1, sizeof *r);
     if (!r) return fail(MSG_ENOMEM, "out of memory");
     int rc = cli_parse_files("report", &help, argc, argv, extra, flags,
@@ -885,8 +891,14 @@ int cli_report(int argc, char **argv) {
         int e = gnuplot_check(err, sizeof err); /* before the simulations */
         rc = e ? fail(e, err) : 0;
     }
+    int live = cli_flag(&r->o, "--interactive");
+    if (!rc && live && r->o.nfiles != 1)
+        rc = cli_usage_error("report", "--interactive: one scenario");
     if (!rc) rc = compute(r);
-    if (!rc) rc = cli_write(&r->o, "report", write_page, r);
+    if (!rc && live)
+        rc = cli_live_write(&r->o, r->o.files[0], r->grid_spec, r->target,
+                            write_page, r);
+    else if (!rc) rc = cli_write(&r->o, "report", write_page, r);
     for (int k = 0; k < r->nsec; k++) section_free(&r->sec[k]);
     free(r->sec);
     free(r->grid);

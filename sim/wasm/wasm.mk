@@ -35,7 +35,7 @@ export NODE_PATH := $(if $(NODE_PATH),$(NODE_PATH):)/usr/share/nodejs
 
 WASM_OWN   := $(filter sim/base/% sim/config/% sim/engine/%,$(LIB_SRC)) \
               sim/out/report.c sim/out/explain_out.c \
-              sim/study/plan.c sim/study/plan_cost.c sim/study/plan_interval.c \
+              $(filter sim/study/plan%.c,$(LIB_SRC)) \
               sim/study/table.c sim/study/grid.c sim/wasm/engine.c \
               sim/wasm/libm.c
 # GSL's files the engine reaches (rng, the draws, gamma, Brent's roots,

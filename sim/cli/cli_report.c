@@ -20,6 +20,7 @@
 #include "sim/cli/cli.h"
 #include "sim/cli/cli_live.h"
 #include "sim/cli/cli_plan.h"
+#include "sim/cli/cli_report.h"
 #include "sim/adapter/coupled.h"
 #include "sim/out/gnuplot.h"
 #include "sim/study/html.h"
@@ -118,12 +119,6 @@ static const cli_help help = {
 
 /* A curve of a figure, collected point by point. */
 typedef struct {
-    char *title;
-    int n, cap;
-    double *x, *y;
-} curve;
-
-typedef struct {
     const char *path;
     char *name, *description; /* "name", "description"; or NULL */
     int nvar;
@@ -163,15 +158,6 @@ typedef struct {
     section *sec;
 } report;
 
-static void curves_free(curve *c, int n) {
-    for (int i = 0; i < n; i++) {
-        free(c[i].title);
-        free(c[i].x);
-        free(c[i].y);
-    }
-    free(c);
-}
-
 static void section_free(section *s) {
     free(s->name);
     free(s->description);
@@ -191,22 +177,6 @@ static int fail(int rc, const char *err) {
     if (rc == MSG_EINPUT) fprintf(stderr, "%s\n", err);
     else fprintf(stderr, "dilosim report: %s\n", err);
     return msg_exit_status(rc);
-}
-
-/* Adds (x, y) to c.  Returns 0 or MSG_ENOMEM. */
-static int curve_add(curve *c, double x, double y) {
-    if (c->n == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 64;
-        double *nx = realloc(c->x, (size_t)cap * sizeof *nx);
-        if (nx) c->x = nx;
-        double *ny = nx ? realloc(c->y, (size_t)cap * sizeof *ny) : NULL;
-        if (!ny) return MSG_ENOMEM;
-        c->y = ny;
-        c->cap = cap;
-    }
-    c->x[c->n] = x;
-    c->y[c->n++] = y;
-    return 0;
 }
 
 /* ---- the scenario's name and description --------------------------------- */
@@ -279,112 +249,6 @@ static int load_variants(const report *r, section *s) {
 
 /* ---- the utilization curves: a sweep ----------------------------------- */
 
-/* One CSV record (RFC 4180: quoted fields may hold commas, quotes and
- * line breaks) from *pos, split in place into field[0..max-1]; *pos moves
- * past its line break.  Returns the field count, 0 at the end of the
- * text, -1 for a malformed record. */
-static int csv_record(char **pos, char **field, int max) {
-    char *s = *pos;
-    if (!*s) return 0;
-    int n = 0;
-    for (;;) {
-        if (n == max) return -1;
-        char *w = s;
-        field[n++] = w;
-        if (*s == '"') {
-            for (s++;; s++) {
-                if (!*s) return -1;
-                if (*s == '"' && s[1] != '"') break;
-                if (*s == '"') s++;
-                *w++ = *s;
-            }
-            s++;
-        } else {
-            while (*s && *s != ',' && *s != '\n') *w++ = *s++;
-        }
-        char end = *s;
-        *w = 0;
-        if (end == ',') {
-            s++;
-            continue;
-        }
-        if (end != '\n' && end != 0) return -1;
-        *pos = end ? s + 1 : s;
-        return n;
-    }
-}
-
-#define CSV_MAX_FIELDS (SWEEP_MAX_DIMS + 16)
-
-/* The curve titled `title` in c[0..*n-1], added when new. */
-static curve *curve_named(curve **c, int *n, const char *title) {
-    for (int i = 0; i < *n; i++)
-        if (!strcmp((*c)[i].title, title)) return &(*c)[i];
-    curve *more = realloc(*c, (size_t)(*n + 1) * sizeof *more);
-    if (!more) return NULL;
-    *c = more;
-    curve *k = &more[(*n)++];
-    memset(k, 0, sizeof *k);
-    if (!(k->title = strdup(title))) return NULL;
-    return k;
-}
-
-/* The title of a row's curve: its leading columns before `cu` but the
- * grid's `bw`, "KEY=VALUE" joined by ", " (the variant's value alone),
- * malloc'ed whole however long; `base` (copied) when there are none.
- * NULL when out of memory. */
-static char *row_title(char *const *head, char *const *f, int bw, int cu,
-                       const char *base) {
-    char *title = NULL;
-    size_t len = 0;
-    FILE *t = open_memstream(&title, &len);
-    if (!t) return NULL;
-    for (int i = 0; i < cu; i++) {
-        if (i == bw) continue;
-        int named = strcmp(head[i], "variant");
-        fprintf(t, "%s%s%s%s", ftell(t) > 0 ? ", " : "", named ? head[i] : "",
-                named ? "=" : "", f[i]);
-    }
-    if (ftell(t) == 0) fputs(base, t);
-    if (fclose(t)) {
-        free(title);
-        return NULL;
-    }
-    return title;
-}
-
-/* The sweep's CSV as curves (after its comment lines): x the grid column,
- * y CU in %, one curve per value of the other leading columns (the
- * variant, other dimensions); `base` titles the curve of a scenario
- * without either.  Titles are
- * whole: two curves stay two however long their common prefix. */
-static int csv_curves(char *csv, const char *base, curve **out, int *nout,
-                      char *err, size_t errlen) {
-    char *pos = csv, *f[CSV_MAX_FIELDS], *head[CSV_MAX_FIELDS];
-    while (*pos == '#') { /* the note a binary Gbit puts first */
-        char *nl = strchr(pos, '\n');
-        pos = nl ? nl + 1 : pos + strlen(pos);
-    }
-    int nh = csv_record(&pos, f, CSV_MAX_FIELDS), bw = -1, cu = -1;
-    for (int i = 0; i < nh; i++) {
-        head[i] = f[i];
-        if (!strcmp(f[i], BW_KEY)) bw = i;
-        if (!strcmp(f[i], "compute_utilization") && cu < 0) cu = i;
-    }
-    if (bw < 0 || cu < 0)
-        return msg_set(err, errlen, MSG_EFAIL, "sweep: unexpected header");
-    for (int n; (n = csv_record(&pos, f, CSV_MAX_FIELDS)) != 0;) {
-        if (n != nh)
-            return msg_set(err, errlen, MSG_EFAIL, "sweep: malformed row");
-        char *title = row_title(head, f, bw, cu, base);
-        curve *c = title ? curve_named(out, nout, title) : NULL;
-        free(title);
-        if (!c || curve_add(c, strtod(f[bw], NULL), 100 * strtod(f[cu], NULL)))
-            return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
-    }
-    return 0;
-}
-
 static void progress_tasks(void *ctx, int64_t done, int64_t total) {
     cli_progress_count(ctx, (double)done, (double)total);
 }
@@ -417,7 +281,8 @@ static int sweep_curves(const report *r, const section *s, curve **c, int *nc) {
     cli_progress_end(&progress);
     if (fclose(mem) && !rc)
         rc = msg_set(err, sizeof err, MSG_ENOMEM, "out of memory");
-    if (!rc) rc = csv_curves(csv, s->label[0], c, nc, err, sizeof err);
+    if (!rc)
+        rc = rep_csv_curves(csv, BW_KEY, s->label[0], c, nc, err, sizeof err);
     free(csv);
     return rc ? fail(rc, err) : 0;
 }
@@ -538,7 +403,7 @@ static int figure_cu(const report *r, section *s, int k) {
     }
     free(st);
     free(g);
-    curves_free(c, nc);
+    rep_curves_free(c, nc);
     return rc;
 }
 
@@ -601,7 +466,7 @@ static int runs(section *s) {
 /* ---- training ---------------------------------------------------------- */
 
 static int on_row(const cpl_row *row, void *ctx) {
-    return curve_add(ctx, row->sim_time_s, row->eval_loss) ? -1 : 0;
+    return rep_curve_add(ctx, row->sim_time_s, row->eval_loss) ? -1 : 0;
 }
 
 /* The time axis: seconds, minutes or hours, by the longest run. */
@@ -702,7 +567,7 @@ static int training(section *s, int k) {
     }
     if (!rc) same_time(s, c);
     if (!rc) rc = figure_loss(s, c, k);
-    curves_free(c, n);
+    rep_curves_free(c, n);
     return rc;
 }
 

@@ -53,6 +53,9 @@ if [ -z "$dups" ]; then ok; else bad "report: repeated ids: $dups"; fi
 # the same bytes again, and --variant picks
 "$bin" report "$sc" $grid --cost "$cost" >"$tmp/r2.html" 2>"$tmp/err"
 same "$page" "$tmp/r2.html" "report twice"
+# the threshold table heads its rows with the names people read
+sed -n '/class="thresholds"/,/<\/table>/p' "$page" >"$tmp/thr"
+contains "$tmp/thr" '<th>Data-parallel, bf16 gradients (dp)</th>' "thresholds: the label"
 # A scenario in binary Gbit: its sweep's CSV opens with a comment line.
 expect 0 "report, binary Gbit" -- "$bin" report "$root/scenarios/paper/1b.json" \
   --variant diloco --grid 1,10 --quiet --out "$tmp/bin.html"

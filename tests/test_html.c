@@ -302,7 +302,7 @@ START_TEST(thresholds_table) {
     b.row[2] = (table_row){0.95, -1, NAN, {.status = TABLE_NOT_REACHED}};
     table_result r = {1, &b};
     capture c;
-    html_thresholds(cap_open(&c), &r, grid, 3);
+    html_thresholds(cap_open(&c), &r, grid, 3, 0, NULL, NULL);
     char *t = cap_close(&c);
     ck_assert_ptr_nonnull(strstr(t, "<th>CU \xe2\x89\xa5 0.5</th>"));
     ck_assert_ptr_nonnull(strstr(t, "<th>a&amp;b</th>"));

@@ -617,7 +617,8 @@ static void write_section(FILE *f, const report *r, const section *s, int k) {
              "where CU jumps).",
              r->grid_spec);
     para(f, "note", text);
-    html_thresholds(f, &s->table, r->grid, r->npoints);
+    html_thresholds(f, &s->table, r->grid, r->npoints, s->nvar, s->labels,
+                    s->humans);
 
     heading(f, "h3", "Bytes moved");
     para(f, "note",

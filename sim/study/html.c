@@ -242,7 +242,8 @@ static void note(FILE *f, const char *text) {
 /* ---- thresholds --------------------------------------------------------- */
 
 void html_thresholds(FILE *f, const table_result *t, const double *grid,
-                     int npoints) {
+                     int npoints, int n, const char *const *names,
+                     const char *const *humans) {
     if (!t->nblocks) return;
     const table_block *b0 = &t->block[0];
     fputs("<table class=\"thresholds\">\n<thead><tr><th>method</th>", f);
@@ -254,8 +255,11 @@ void html_thresholds(FILE *f, const table_result *t, const double *grid,
     fputs("</tr></thead>\n<tbody>\n", f);
     for (int k = 0; k < t->nblocks; k++) {
         const table_block *b = &t->block[k];
+        const char *head = b->name;
+        for (int i = 0; names && i < n; i++)
+            if (!strcmp(names[i], b->name)) head = humans[i];
         fputs("<tr>", f);
-        html__cell(f, "th", NULL, b->name);
+        html__cell(f, "th", NULL, head);
         for (int i = 0; i < b->nrows; i++) {
             char first[TABLE_CELL_MAX], exact[TABLE_CELL_MAX];
             char cu[TABLE_CELL_MAX], more[128];

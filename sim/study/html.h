@@ -64,9 +64,11 @@ void html_assumptions(FILE *f, int n, const char *const *names,
 /* The bandwidth each variant needs per CU threshold (table_compute's
  * result over grid[0..npoints-1]): one row per variant, one column per
  * threshold, the first grid value reaching it (the paper's convention)
- * above the exact crossing. */
+ * above the exact crossing.  A row whose name is names[i] (i < n) is
+ * headed humans[i], the name people read; names may be NULL. */
 void html_thresholds(FILE *f, const table_result *t, const double *grid,
-                     int npoints);
+                     int npoints, int n, const char *const *names,
+                     const char *const *humans);
 
 /* The bytes of n runs (names[i], r[i]): syncs, bytes on the WAN (all
  * workers, per worker, against the least of the runs), wall time, CU. */

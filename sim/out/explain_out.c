@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "sim/base/msg.h"
+#include "sim/engine/payload.h"
 #include "sim/out/report.h"
 
 static const int comm_parts[] = {EXPL_BANDWIDTH, EXPL_LATENCY, EXPL_TCP_RAMP,
@@ -31,8 +32,7 @@ static const int comm_parts[] = {EXPL_BANDWIDTH, EXPL_LATENCY, EXPL_TCP_RAMP,
 static const char *secs(double s, char b[32]) {
     if (s >= 100) snprintf(b, 32, "%.0f", s);
     else if (s >= 10) snprintf(b, 32, "%.1f", s);
-    else if (s >= 0.01 || s == 0) snprintf(b, 32, "%.2f", s);
-    else snprintf(b, 32, "%.2g", s);
+    else snprintf(b, 32, "%.3g", s);
     return b;
 }
 
@@ -109,11 +109,13 @@ static void say_syncs(sbuf *s, const scn_config *c, const expl_result *r,
     char b1[32], b2[32], b3[32];
     int dp = c->sched.method == SCHED_DP, differ;
     double wall = (double)u->wall_ns * 1e-9, n = (double)u->syncs;
-    uint64_t syncing = u->bytes_sent_total > u->recovery_bytes
-                           ? u->bytes_sent_total - u->recovery_bytes
-                           : 0; /* the downloads' bytes are not a sync's */
-    double sent = (double)syncing;
-    double S = sent / n / (2.0 * (u->workers - 1));
+    /* one sync's payload on the wire: the model's (DP, DiLoCo) or a
+     * fragment's on average, whoever took part and whatever was redone */
+    codec_spec codec = dp ? c->dp_codec : c->codec;
+    double S = 0;
+    for (int l = 0; l < c->layers; l++)
+        S += (double)payload_layer_bytes(c, codec, l);
+    S /= c->sched.P;
     double gbps = slowest_gbps(c, &differ);
     double t = (double)r->comm_ns * 1e-9 / n, exposed = comm / n;
     char rate[96];
@@ -175,7 +177,7 @@ int expl_sentence(const scn_config *c, const expl_result *r, char *buf,
             secs((double)u->wall_ns * 1e-9, b2));
     }
     say_others(&s, r);
-    say(&s, "; compute %s s (CU %.2f)",
+    say(&s, "; compute %s s (CU %.3g)",
         secs((double)r->method.ns[EXPL_COMPUTE] * 1e-9, b1),
         u->compute_utilization);
     if (!u->finished) say(&s, "; not finished: %s", u->stop_reason);

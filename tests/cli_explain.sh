@@ -99,4 +99,9 @@ same "$tmp/out" "$tmp/a.txt" "--out equals stdout, the same bytes twice"
 expect 0 "explain --json twice" -- "$bin" explain "$vscn" $short --json --out "$tmp/b.json"
 expect 0 "explain --json --full" -- "$bin" explain "$vscn" $short --json --full --out "$tmp/c.json"
 same "$tmp/b.json" "$tmp/c.json" "--full: the same bytes"
+# the sentence's payload is one sync's on the wire (1e9 bf16 parameters),
+# whatever failures did to the bytes sent
+expect 0 "explain with failures" -- "$bin" explain "$root/scenarios/examples/failures.json" \
+  --set steps=50000
+contains "$tmp/out" "each 2000 MB payload" "the payload of one sync"
 finish cli_explain

@@ -292,4 +292,12 @@ expect 0 "plain network" -- "$bin" plan "$root/scenarios/default.json" --target-
   --set steps=200 --json
 lacks "$tmp/out" "startup_ms" "no set-up named when there is none"
 
+# a link too slow for the target is never the cheapest, however cheap: the
+# marks rank as the recommendation does (a month of work, options that
+# meet the target)
+expect 0 "plan, a cheap slow link" -- "$bin" plan "$root/scenarios/examples/two_sites_10b.json" \
+  --variant streaming_overlap_fp4 --target-cu 0.95 \
+  --cost "$root/tests/data/plan/cheap_slow_cost.json"
+contains "$tmp/out" '^streaming_overlap_fp4 *5 .*cheapest overall, buy$' "the option bought is the cheapest"
+lacks "$tmp/out" '^streaming_overlap_fp4 *1 .*cheapest' "the slow link is not marked"
 finish cli_plan

@@ -35,7 +35,7 @@ n=$(grep -c '<svg' "$page")
 if [ "$n" = 2 ]; then ok; else bad "report: $n <svg> figures, expected 2 (CU, loss)"; fi
 for t in 'class="assumptions"' 'class="thresholds"' 'class="bytes"' \
          'class="plan"' 'class="cost"' 'class="train"' '<h3>Assumptions</h3>' \
-         'compute utilization (%)' 'streaming.e3m0-v1' 'Cheapest:' \
+         'compute utilization (%)' 'streaming.e3m0-v1' 'Cheapest that meets the target:' \
          '<figcaption>' 'entropy floor of the data'; do
   contains "$page" "$t" "report page"
 done

@@ -366,6 +366,7 @@ START_TEST(plan_table) {
                                            .wan_usd = 1284,
                                            .idle_usd = 149504,
                                            .total_usd = 150788,
+                                           .work_usd = 3152788,
                                            .is_least = 1,
                                            .cheapest_method = 1,
                                            .cheapest_overall = 1};
@@ -383,9 +384,9 @@ START_TEST(plan_table) {
     ck_assert_ptr_nonnull(strstr(t, "<td>least, cheapest overall</td>"));
     ck_assert_ptr_nonnull(strstr(t, "per Gbit/s per worker link;"));
     ck_assert_ptr_null(strstr(t, "egress"));
-    ck_assert_ptr_nonnull(strstr(t, "Cheapest: streaming at 1.834 Gbit/s per "
-                                    "worker link, USD 150,788 per month in "
-                                    "WAN and idle compute."));
+    ck_assert_ptr_nonnull(strstr(t, "Cheapest that meets the target: "
+                                    "streaming at 1.834 Gbit/s per worker "
+                                    "link, USD 3,152,788 per month of work."));
     /* every amount with thousands separators, the whole bill beside */
     ck_assert_ptr_nonnull(strstr(t, "<td class=\"num\">1,284</td>"));
     ck_assert_ptr_nonnull(strstr(t, "<td class=\"num\">149,504</td>"));

@@ -247,11 +247,11 @@ static void write_costs(FILE *f, const plan_result *r) {
         const plan_method *m = &r->method[r->best_method];
         const plan_option *o = &m->option[r->best_option];
         char x[64];
-        plan_money_text(o->total_usd, r->cost.currency, x, sizeof x);
+        plan_money_text(o->work_usd, r->cost.currency, x, sizeof x);
         fprintf(f,
-                "\ncheapest: %s at %.4g Gbit/s per worker link (%s): WAN "
-                "and idle compute%s %s per month\n",
-                m->name, o->gbps, m->label, eg ? " and egress" : "", x);
+                "\ncheapest that meets the target: %s at %.4g Gbit/s per %s "
+                "(%s): %s per month of work\n",
+                m->name, o->gbps, plan_link_word(r), m->label, x);
     }
 }
 
@@ -574,9 +574,10 @@ static void write_training(FILE *f, const plan_result *r) {
         char x[64];
         plan_money_text(o->train.total_usd, c->currency, x, sizeof x);
         fprintf(f,
-                "\ncheapest training: %s at %.4g Gbit/s per worker link (%s), "
+                "\ncheapest training: %s at %.4g Gbit/s per %s (%s), "
                 "%s in %.4g h\n",
-                m->name, o->gbps, m->label, x, o->train.wall_h);
+                m->name, o->gbps, plan_link_word(r), m->label, x,
+                o->train.wall_h);
     }
 }
 

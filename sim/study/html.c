@@ -444,11 +444,12 @@ static void plan_costs(FILE *f, const plan_result *p,
         const plan_method *m = &p->method[p->best_method];
         const plan_option *o = &m->option[p->best_option];
         char msg[256 + PLAN_LABEL_MAX], x[64];
-        plan_money_text(o->total_usd, p->cost.currency, x, sizeof x);
+        plan_money_text(o->work_usd, p->cost.currency, x, sizeof x);
         snprintf(msg, sizeof msg,
-                 "Cheapest: %s at %.4g Gbit/s per worker link, %s per month "
-                 "in WAN and idle compute.",
-                 m->label[0] ? m->label : m->name, o->gbps, x);
+                 "Cheapest that meets the target: %s at %.4g Gbit/s per %s, "
+                 "%s per month of work.",
+                 m->label[0] ? m->label : m->name, o->gbps, plan_link_word(p),
+                 x);
         note(f, msg);
     }
 }

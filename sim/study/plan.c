@@ -387,14 +387,19 @@ static void add_option(plan_method *pm, plan_option o) {
     pm->option[i] = o;
 }
 
-/* What mark_cheapest compares and marks: the monthly total or the
- * training's (only finished trainings compete; an unpriced option
- * never). */
-static double total_of(const plan_option *o, int training) {
-    if (!training) return isnan(o->total_usd) ? INFINITY : o->total_usd;
-    return o->train.run.finished && !isnan(o->train.total_usd)
-               ? o->train.total_usd
-               : INFINITY;
+/* What mark_cheapest compares, as the recommendation does
+ * (plan_rec.c): the cost of a month of work (the monthly bill / CU) or
+ * the training's total (only finished trainings compete); INFINITY for
+ * an option without a price or below the method's least bandwidth (it
+ * does not meet the target). */
+static double total_of(const plan_method *m, const plan_option *o,
+                       int training) {
+    if (m->least.status == TABLE_NOT_REACHED || o->gbps < m->least.v_hi)
+        return INFINITY;
+    double x = !training               ? o->work_usd
+               : o->train.run.finished ? o->train.total_usd
+                                       : INFINITY;
+    return isnan(x) ? INFINITY : x;
 }
 
 static void set_marks(plan_option *o, int training, int overall) {
@@ -403,9 +408,10 @@ static void set_marks(plan_option *o, int training, int overall) {
     *(overall ? all : method) = 1;
 }
 
-/* Marks the cheapest option of each method and of all, into *best_m and
- * *best_k (-1 when none); where a method has listed options, only those
- * (an unpriced computed speed is not for sale). */
+/* Marks the cheapest option that meets the target of each method and of
+ * all, into *best_m and *best_k (-1 when none); where a method has
+ * listed options, only those (an unpriced computed speed is not for
+ * sale). */
 static void mark_cheapest(plan_result *out, int training, int *best_m,
                           int *best_k) {
     *best_m = *best_k = -1;
@@ -416,13 +422,14 @@ static void mark_cheapest(plan_result *out, int training, int *best_m,
         for (int i = 0; i < pm->noptions; i++) listed |= pm->option[i].listed;
         for (int i = 0; i < pm->noptions; i++)
             if ((pm->option[i].listed || !listed) &&
-                (k < 0 || total_of(&pm->option[i], training) <
-                              total_of(&pm->option[k], training)))
+                isfinite(total_of(pm, &pm->option[i], training)) &&
+                (k < 0 || total_of(pm, &pm->option[i], training) <
+                              total_of(pm, &pm->option[k], training)))
                 k = i;
-        if (k < 0 || (training && !pm->option[k].train.run.finished)) continue;
+        if (k < 0) continue;
         set_marks(&pm->option[k], training, 0);
-        if (total_of(&pm->option[k], training) < best) {
-            best = total_of(&pm->option[k], training);
+        if (total_of(pm, &pm->option[k], training) < best) {
+            best = total_of(pm, &pm->option[k], training);
             *best_m = m;
             *best_k = k;
         }

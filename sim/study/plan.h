@@ -537,6 +537,10 @@ typedef struct {
 /* The summary of a recommended plan (plan_recommend and its runs). */
 void plan_summary_text(const plan_result *r, plan_summary *s);
 
+/* What a priced link is, as "per ..." says it: "worker link", or
+ * "site-to-site link" with the cost file's "pricing": "link". */
+const char *plan_link_word(const plan_result *r);
+
 /* An amount of money as people read it: "USD 12,345" (rounded to the
  * unit; cur the 3-letter currency), "-" when not finite. */
 void plan_money_text(double x, const char *cur, char *buf, size_t n);

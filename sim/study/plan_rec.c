@@ -189,8 +189,7 @@ void plan_recommend(plan_result *r) {
 
 /* ---- the summary ----------------------------------------------------------- */
 
-/* What a link is, as the summary says "per ...". */
-static const char *link_word(const plan_result *r) {
+const char *plan_link_word(const plan_result *r) {
     return r->has_cost && r->cost.pricing == PLAN_PRICING_LINK
                ? "site-to-site link"
                : "worker link";
@@ -210,7 +209,7 @@ static void summary_buy(const plan_result *r, char *b, size_t n) {
         snprintf(b, n,
                  "Buy at least %.4g Gbit/s per %s: %s reaches CU %.4f >= %g "
                  "there (no prices: --cost lists what one can buy).",
-                 o->gbps, link_word(r), m->label, o->cu, r->target_cu);
+                 o->gbps, plan_link_word(r), m->label, o->cu, r->target_cu);
         return;
     }
     plan_money_text(o->wan_usd / m->links, cur_of(r), per, sizeof per);
@@ -219,7 +218,7 @@ static void summary_buy(const plan_result *r, char *b, size_t n) {
     plan_money_text(o->work_usd, cur_of(r), work, sizeof work);
     int k =
         snprintf(b, n, "Buy %.4g Gbit/s per %s (%s/month per link): ", o->gbps,
-                 link_word(r), per);
+                 plan_link_word(r), per);
     if (k < 0 || (size_t)k >= n) return;
     if (x->status == PLAN_REC_LEAST)
         k += snprintf(b + k, n - k,
@@ -253,7 +252,7 @@ static void summary_short(const plan_result *r, char *b, size_t n) {
              "No listed option is enough: the fastest on the list, %.4g "
              "Gbit/s per %s, gives %s CU %.4f, short of the target %g by "
              "%.4f; it needs %s Gbit/s.",
-             o->gbps, link_word(r), m->label, o->cu, r->target_cu,
+             o->gbps, plan_link_word(r), m->label, o->cu, r->target_cu,
              r->target_cu - o->cu, least);
 }
 
@@ -273,7 +272,7 @@ static void summary_runner(const plan_result *r, char *b, size_t n) {
         snprintf(b, n,
                  "runner-up: %.4g Gbit/s per %s, which does not reach the "
                  "target (CU %.4f there)",
-                 o->gbps, link_word(r), o->cu);
+                 o->gbps, plan_link_word(r), o->cu);
         return;
     }
     if (x->lost == PLAN_LOST_TARGET || x->runner_option < 0) {

@@ -211,12 +211,12 @@ expect 0 "--progress" -- "$bin" run "$sc" --progress
 contains "$tmp/err" "default.json: " "--progress line"
 if grep -q "$(printf '\r')" "$tmp/err"; then bad "--progress wrote a carriage return"; else ok; fi
 expect 0 "--version" -- "$bin" --version
-contains "$tmp/out" "^dilosim 0\.7\.0 (.*)$" "--version"
+contains "$tmp/out" "^dilosim 0\.8\.0 (.*)$" "--version"
 cp "$tmp/out" "$tmp/version"
 expect 0 "version" -- "$bin" version
 same "$tmp/out" "$tmp/version" "version and --version"
 # The result names the same revision as --version (it once said "unknown").
-rev=$(sed -n 's/^dilosim 0\.7\.0 (\(.*\))$/\1/p' "$tmp/version")
+rev=$(sed -n 's/^dilosim 0\.8\.0 (\(.*\))$/\1/p' "$tmp/version")
 expect 0 "run for its revision" -- "$bin" run "$sc" --set steps=10
 contains "$tmp/out" "\"revision\": \"$rev\"" "run revision is --version's"
 if command -v taskset >"$tmp/which" && taskset -c 0 true 2>"$tmp/which"; then

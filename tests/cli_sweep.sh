@@ -55,7 +55,7 @@ same "$tmp/one.csv" "$tmp/two.rows" "jobs 1 vs 2"
 absent "$tmp/two.csv.partial" "after success"
 if [ "$(wc -l <"$tmp/two.csv")" -eq 14 ]; then ok; else bad "tiny: not 14 lines"; fi
 if head -1 "$tmp/two.csv" |
-   grep -q '^# dilosim sweep digest [0-9a-f]\{16\} (dilosim 0\.7\.0, .*)$'; then ok
+   grep -q '^# dilosim sweep digest [0-9a-f]\{16\} (dilosim 0\.8\.0, .*)$'; then ok
 else bad "no digest line first"; fi
 contains "$tmp/two.csv" "^variant,network.bandwidth_gbps,compute_utilization,goodput,wall_time_s," "header"
 contains "$tmp/two.csv" "^streaming,10,1," "last row"
@@ -73,10 +73,10 @@ bsw="sweep $p1b --variant diloco --vary network.bandwidth_gbps=1,2,4 --set steps
 note='; Gbit = 2^30 bits (network\.gbit binary)$'
 expect 0 "binary Gbit to stdout" -- "$bin" $bsw
 cp "$tmp/out" "$tmp/b.rows"
-if head -1 "$tmp/b.rows" | grep -q "^# dilosim sweep (dilosim 0\.7\.0, [^)]*)$note"; then ok
+if head -1 "$tmp/b.rows" | grep -q "^# dilosim sweep (dilosim 0\.8\.0, [^)]*)$note"; then ok
 else bad "binary Gbit stdout line: $(head -1 "$tmp/b.rows")"; fi
 expect 0 "binary Gbit to a file" -- "$bin" $bsw --out "$tmp/b.csv"
-if head -1 "$tmp/b.csv" | grep -q "^# dilosim sweep digest [0-9a-f]\{16\} (dilosim 0\.7\.0, [^)]*)$note"; then ok
+if head -1 "$tmp/b.csv" | grep -q "^# dilosim sweep digest [0-9a-f]\{16\} (dilosim 0\.8\.0, [^)]*)$note"; then ok
 else bad "binary Gbit file line: $(head -1 "$tmp/b.csv")"; fi
 tail -n +2 "$tmp/b.csv" >"$tmp/b.file.rows"
 tail -n +2 "$tmp/b.rows" >"$tmp/b.stdout.rows"

@@ -39,7 +39,7 @@ expect 2 "table no scenario" -- "$bin" table
 
 # table: CSV header, rows, --out
 expect 0 "table csv" -- "$bin" table "$sc" --csv --thresholds 0.5,0.99,1 --grid logspace:-1:1:9
-contains "$tmp/out" "^# dilosim 0\.7\.0 (.*)$" "csv version comment"
+contains "$tmp/out" "^# dilosim 0\.8\.0 (.*)$" "csv version comment"
 if [ "$(sed -n 2p "$tmp/out")" = "variant,threshold,grid_gbps,exact_gbps,cu_at_exact,method" ]
 then ok; else bad "csv header: $(sed -n 2p "$tmp/out")"; fi
 contains "$tmp/out" "^dp,0.5,0.1778279410038923,0.1[56][0-9]*,0.[45][0-9]*,brent$" "csv row"
@@ -74,7 +74,7 @@ contains "$tmp/err" "accelerator_usd_per_hour: missing" "cost missing message"
 expect 2 "cost file missing" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/nope.json"
 expect 0 "plan cost" -- "$bin" plan "$var" --target-cu 0.95 --cost "$cost"
 contains "$tmp/out" "cheapest overall" "plan cheapest"
-contains "$tmp/out" "^cheapest: slow at 10 " "plan cheapest line"
+contains "$tmp/out" "^cheapest that meets the target: slow at 10 " "plan cheapest line"
 expect 0 "plan json" -- "$bin" plan "$var" --target-cu 0.95 --cost "$cost" --json --out "$tmp/p.json"
 if command -v python3 >"$tmp/null"; then
   if python3 -m json.tool "$tmp/p.json" >"$tmp/null"; then ok; else bad "plan --json is not JSON"; fi
@@ -88,7 +88,7 @@ sed -n 2,3p "$tmp/out" >"$tmp/run.version"
 expect 0 "plan json version" -- "$bin" plan "$sc" --target-cu 0.9 --json
 sed -n 2,3p "$tmp/out" >"$tmp/plan.version"
 same "$tmp/plan.version" "$tmp/run.version" "plan json: version and revision"
-contains "$tmp/plan.version" '^  "version": "0\.7\.0",$' "plan json: version"
+contains "$tmp/plan.version" '^  "version": "0\.8\.0",$' "plan json: version"
 contains "$tmp/plan.version" '^  "revision": "' "plan json: revision"
 
 # The value columns are named after the swept key and its unit (with
@@ -107,10 +107,10 @@ then ok; else bad "steps csv header: $(header --key steps)"; fi
 # its comment line; an SI scenario's line is as before.
 p1b=$root/scenarios/paper/1b.json
 expect 0 "table csv, binary Gbit" -- "$bin" table "$p1b" --variant diloco --csv --thresholds 0.5
-if head -1 "$tmp/out" | grep -q '^# dilosim 0\.7\.0 ([^)]*); Gbit = 2^30 bits (network\.gbit binary)$'
+if head -1 "$tmp/out" | grep -q '^# dilosim 0\.8\.0 ([^)]*); Gbit = 2^30 bits (network\.gbit binary)$'
 then ok; else bad "binary Gbit comment: $(head -1 "$tmp/out")"; fi
 expect 0 "table csv, SI Gbit" -- "$bin" table "$p1b" --variant diloco --csv --thresholds 0.5 --set network.gbit=si
-if head -1 "$tmp/out" | grep -q '^# dilosim 0\.7\.0 ([^)]*)$'; then ok
+if head -1 "$tmp/out" | grep -q '^# dilosim 0\.8\.0 ([^)]*)$'; then ok
 else bad "SI Gbit comment: $(head -1 "$tmp/out")"; fi
 
 # Defect: table and plan answered "what bandwidth does DP 1B need for 95%"

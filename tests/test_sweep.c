@@ -106,7 +106,7 @@ static char *rows_of(char *text) {
     size_t n = strlen(prefix);
     ck_assert_msg(!strncmp(text, prefix, n), "no digest line: %.60s", text);
     ck_assert_uint_eq(strspn(text + n, "0123456789abcdef"), 16);
-    ck_assert_msg(!strncmp(text + n + 16, " (dilosim 0.7.0, ", 17),
+    ck_assert_msg(!strncmp(text + n + 16, " (dilosim 0.8.0, ", 17),
                   "no version after the digest: %.80s", text);
     char *nl = strchr(text, '\n');
     ck_assert_ptr_nonnull(nl);

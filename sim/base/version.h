@@ -6,7 +6,7 @@
 #ifndef DILOSIM_VERSION_H
 #define DILOSIM_VERSION_H
 
-#define DILOSIM_VERSION "0.7.0"
+#define DILOSIM_VERSION "0.8.0"
 
 /* The git revision of the build (`git describe --always --dirty`), or
  * "unknown" when it was built without git.  Only version.c sees the

@@ -135,8 +135,9 @@ void scn_defaults(scn_config *c) {
 }
 
 /* The digest of the resolved document: its compact print without the
- * "variants" and "sweep" sections (scn_digest_bytes).  Returns 0,
- * or -1 when out of memory. */
+ * "variants" and "sweep" sections (scn_digest_bytes), mixed with
+ * SCN_MODEL_REVISION (the same text means another run when a default
+ * changed).  Returns 0, or -1 when out of memory. */
 static int digest_doc(const cJSON *root, uint64_t *out) {
     cJSON *copy = cJSON_Duplicate(root, 1);
     if (!copy) return -1;
@@ -145,7 +146,7 @@ static int digest_doc(const cJSON *root, uint64_t *out) {
     char *text = cJSON_PrintUnformatted(copy);
     cJSON_Delete(copy);
     if (!text) return -1;
-    *out = scn_digest_bytes(text, strlen(text));
+    *out = rng_mix(scn_digest_bytes(text, strlen(text)) ^ SCN_MODEL_REVISION);
     free(text);
     return 0;
 }

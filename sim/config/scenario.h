@@ -39,6 +39,12 @@
 
 #define SCN_MAX_WORKERS 256
 
+/* The revision of the model's defaults and meanings, mixed into every
+ * scenario digest: one more whenever a default or what a key means
+ * changes, so that a sweep file made before cannot be resumed with rows
+ * of after (2: the 25 MB buckets by default). */
+#define SCN_MODEL_REVISION 2
+
 /* The default of method.dp_bucket_mb and method.bucket_mb: PyTorch DDP's
  * 25 MB buckets (a framework reduces in buckets, not layer by layer). */
 #define SCN_BUCKET_MB 25.0

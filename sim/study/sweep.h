@@ -49,7 +49,7 @@
  * TARGET they name (OUT itself when it is no link), and the file starts
  * with a comment line before the header (sweepfile.h):
  *
- *     # dilosim sweep digest 0123456789abcdef (dilosim 0.7.0, REV)
+ *     # dilosim sweep digest 0123456789abcdef (dilosim 0.8.0, REV)
  *     # dilosim sweep digest 0123456789abcdef shard 2/3 of 12 points (...)
  *
  * a 64-bit digest (hex) of the whole sweep: of the point count, the

@@ -4,13 +4,13 @@
  *
  * A sweep written with an output file starts with one comment line,
  *
- *     # dilosim sweep digest 0123456789abcdef (dilosim 0.7.0, 29a73df)
+ *     # dilosim sweep digest 0123456789abcdef (dilosim 0.8.0, 29a73df)
  *
  * and a shard of it (the points p with p % N == K-1, in point order; see
  * sweep.h) with
  *
  *     # dilosim sweep digest 0123456789abcdef shard 2/3 of 10000 points
- *       (dilosim 0.7.0, 29a73df)
+ *       (dilosim 0.8.0, 29a73df)
  *
  * (one line), the digest being the whole sweep's in every shard.  What
  * comes before " (dilosim" is the file's identity: a resumed sweep must
@@ -19,13 +19,13 @@
  * which build wrote the file.  When the points count binary Gbit, the
  * line ends with what the Gbit/s columns mean (scn_gbit_note), e.g.
  *
- *     # dilosim sweep digest 0123456789abcdef (dilosim 0.7.0, 29a73df);
+ *     # dilosim sweep digest 0123456789abcdef (dilosim 0.8.0, 29a73df);
  *       Gbit = 2^30 bits (network.gbit binary)
  *
  * and a sweep to a stream (no output file, no identity) starts with the
  * line from " (dilosim" on after SWEEPFILE_STREAM_PREFIX:
  *
- *     # dilosim sweep (dilosim 0.7.0, 29a73df); Gbit = 2^30 bits (...)
+ *     # dilosim sweep (dilosim 0.8.0, 29a73df); Gbit = 2^30 bits (...)
  *
  * (without the note, a stream has no such line: the header comes first).
  *

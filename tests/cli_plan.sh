@@ -51,7 +51,7 @@ contains "$tmp/out" "^dp  *3.04  *0.9500  *-  *1,775,360  *93,440  *-  *-  least
   "links: the least is not for sale (no price)"
 contains "$tmp/out" "^  margin to the target at 10 Gbit/s: every latency x2 CU 0.9843 (+0.0343);$" \
   "the margin at the option"
-contains "$tmp/out" "^  link load at 10 Gbit/s: average 0.1575 Gbit/s (2%), peak 10 Gbit/s (100%)$" \
+contains "$tmp/out" "^  link load at 10 Gbit/s: average 0.1575 Gbit/s (1.6%), peak 10 Gbit/s (100%)$" \
   "the headroom at the option"
 printf '{"links": [{"gbps": 1, "usd_month": 100}, {"gbps": 2, "usd_month": 150}],\n "accelerator_usd_per_hour": 2.5, "accelerators": 1024}\n' >"$tmp/short.json"
 expect 0 "plan links, none enough" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/short.json"

@@ -95,6 +95,24 @@ static int fastest_listed(const plan_method *m) {
     return f;
 }
 
+/* Of the methods but `skip`, the one that comes closest to the target:
+ * the highest CU at any of its options (the earlier of equal; the first
+ * other method when none has an option). */
+static int closest_other(const plan_result *r, int skip) {
+    int best = -1;
+    double cu = -1;
+    for (int m = 0; m < r->nmethods; m++) {
+        if (m == skip) continue;
+        if (best < 0) best = m;
+        for (int k = 0; k < r->method[m].noptions; k++)
+            if (r->method[m].option[k].cu > cu) {
+                cu = r->method[m].option[k].cu;
+                best = m;
+            }
+    }
+    return best;
+}
+
 /* Nothing listed: the method of the least bandwidth (the earlier of
  * equal ones) and its least; the runner-up the next. */
 static void recommend_least(plan_result *r) {
@@ -115,7 +133,7 @@ static void recommend_least(plan_result *r) {
         x->runner_option = least_option(&r->method[x->runner_method]);
         x->lost = PLAN_LOST_BANDWIDTH;
     } else if (r->nmethods > 1) {
-        x->runner_method = x->method == 0 ? 1 : 0;
+        x->runner_method = closest_other(r, x->method);
         x->lost = PLAN_LOST_TARGET;
     }
 }
@@ -157,7 +175,7 @@ static void runner_up(plan_result *r) {
         return;
     }
     if (!best_of(r, x->method, -1, &x->runner_method, &x->runner_option)) {
-        x->runner_method = x->method == 0 ? 1 : 0;
+        x->runner_method = closest_other(r, x->method);
         x->runner_option = -1;
         x->lost = PLAN_LOST_TARGET;
         return;
@@ -185,6 +203,14 @@ void plan_recommend(plan_result *r) {
     }
     x->status = PLAN_REC_BUY;
     runner_up(r);
+}
+
+/* A share in % as people read it: two digits below 10 % (0.48), whole
+ * from there (26, 100). */
+static const char *pct_text(double share, char b[16]) {
+    double p = 100 * share;
+    snprintf(b, 16, p < 10 ? "%.2g" : "%.0f", p);
+    return b;
 }
 
 /* ---- the summary ----------------------------------------------------------- */
@@ -277,9 +303,9 @@ static void summary_runner(const plan_result *r, char *b, size_t n) {
     }
     if (x->lost == PLAN_LOST_TARGET || x->runner_option < 0) {
         snprintf(b, n,
-                 "runner-up: %s, which does not reach the target on "
-                 "the list (it needs %s Gbit/s)",
-                 m->label, least);
+                 "runner-up: %s, which does not reach the target%s (it needs "
+                 "%s Gbit/s)",
+                 m->label, r->has_cost ? " on the list" : "", least);
         return;
     }
     const plan_option *o = &m->option[x->runner_option];
@@ -336,11 +362,18 @@ void plan_summary_text(const plan_result *r, plan_summary *s) {
     margin_part(r, PLAN_AT_MTBF, "; ", mtbf, s->margin + k,
                 sizeof s->margin - k);
     const plan_run *b = &r->rec.at[PLAN_AT_BASE];
-    snprintf(s->headroom, sizeof s->headroom,
-             "link load at %.4g Gbit/s: average %.4g Gbit/s (%.0f%%), "
-             "peak %.4g Gbit/s (%.0f%%)",
-             o->gbps, b->avg_link_gbps, 100 * b->avg_link_gbps / o->gbps,
-             b->peak_link_gbps, 100 * b->peak_link_gbps / o->gbps);
+    char p1[16], p2[16];
+    if (b->peak_link_gbps == 0) /* one worker, or no sync in the run */
+        snprintf(s->headroom, sizeof s->headroom,
+                 "link load: nothing crosses the WAN in this run (any "
+                 "bandwidth does)");
+    else
+        snprintf(s->headroom, sizeof s->headroom,
+                 "link load at %.4g Gbit/s: average %.4g Gbit/s (%s%%), "
+                 "peak %.4g Gbit/s (%s%%)",
+                 o->gbps, b->avg_link_gbps,
+                 pct_text(b->avg_link_gbps / o->gbps, p1), b->peak_link_gbps,
+                 pct_text(b->peak_link_gbps / o->gbps, p2));
     if (r->train_hours > 0 || r->tokens > 0) {
         char tot[64] = "";
         if (r->has_cost)

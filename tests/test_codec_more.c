@@ -102,11 +102,16 @@ START_TEST(test_wire_bytes_by_hand) {
 END_TEST
 
 START_TEST(test_names) {
-    codec_kind k;
-    ck_assert_int_eq(codec_parse("topk", &k), 0);
-    ck_assert_int_eq(k, CODEC_TOPK);
-    ck_assert_int_eq(codec_parse("int8", &k), 0);
-    ck_assert_int_eq(k, CODEC_INT8);
+    static const struct {
+        const char *name;
+        codec_kind kind;
+    } by_name[] = {{"topk", CODEC_TOPK}, {"int8", CODEC_INT8}};
+    for (int i = 0; i < 2; i++) {
+        codec_kind k = CODEC_COUNT;
+        ck_assert_int_eq(codec_parse(by_name[i].name, &k), 0);
+        ck_assert_int_eq(k, by_name[i].kind);
+        ck_assert_str_eq(codec_name(k), by_name[i].name);
+    }
     ck_assert_str_eq(codec_names(),
                      "fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8, topk, "
                      "int8");

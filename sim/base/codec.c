@@ -753,30 +753,37 @@ static inline uint8_t int8_code(float x, double scale) {
     return (uint8_t)(int8_t)((q + 0x1.8p52) - 0x1.8p52);
 }
 
+/* One row of m values: its scale at scale_at, its codes at codes. */
+static void int8_row(const float *x, uint64_t m, uint8_t *scale_at,
+                     uint8_t *codes) {
+    float scale = finite_amax(x, m) / 127.0f;
+    put_f32(scale_at, scale);
+    for (uint64_t i = 0; i < m; i++) codes[i] = int8_code(x[i], scale);
+}
+
+/* code * scale for the m codes of a row, saturated to the FP32 range. */
+static void int8_row_values(const uint8_t *codes, uint64_t m, float scale,
+                            float *y) {
+    for (uint64_t i = 0; i < m; i++) {
+        float v = (float)(int8_t)codes[i] * scale;
+        y[i] = v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : v;
+    }
+}
+
 static void int8_encode(const float *x, uint64_t n, uint64_t row_len,
                         uint8_t *out) {
     uint64_t len = group_len(n, row_len), g = groups(n, row_len);
-    uint8_t *data = out + 4 * g;
-    for (uint64_t k = 0, lo = 0; k < g; k++, lo += len) {
-        uint64_t hi = n - lo < len ? n : lo + len;
-        float scale = finite_amax(x + lo, hi - lo) / 127.0f;
-        put_f32(out + 4 * k, scale);
-        for (uint64_t i = lo; i < hi; i++) data[i] = int8_code(x[i], scale);
-    }
+    for (uint64_t k = 0, lo = 0; k < g; k++, lo += len)
+        int8_row(x + lo, n - lo < len ? n - lo : len, out + 4 * k,
+                 out + 4 * g + lo);
 }
 
 static void int8_decode(const uint8_t *in, uint64_t n, uint64_t row_len,
                         float *out) {
     uint64_t len = group_len(n, row_len), g = groups(n, row_len);
-    const uint8_t *data = in + 4 * g;
-    for (uint64_t k = 0, lo = 0; k < g; k++, lo += len) {
-        uint64_t hi = n - lo < len ? n : lo + len;
-        float scale = get_f32(in + 4 * k);
-        for (uint64_t i = lo; i < hi; i++) {
-            float v = (float)(int8_t)data[i] * scale;
-            out[i] = v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : v;
-        }
-    }
+    for (uint64_t k = 0, lo = 0; k < g; k++, lo += len)
+        int8_row_values(in + 4 * g + lo, n - lo < len ? n - lo : len,
+                        get_f32(in + 4 * k), out + lo);
 }
 
 /* ---- dispatch ------------------------------------------------------------ */

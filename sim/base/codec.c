@@ -15,6 +15,7 @@
  * its codes with SSE2 intrinsics where the compiler has them (always on
  * x86-64; -DCODEC_NO_SSE2 selects the portable loop, same bytes); the 4-bit
  * decoders copy two values a code byte from a table (pair_table()).
+ * The sparse codec, topk, is codec_topk.c (its selection is its own).
  */
 #include "sim/base/codec.h"
 #include "sim/base/codec_int.h"

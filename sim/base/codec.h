@@ -72,9 +72,9 @@
  *             the row maximum maps to +-127 and -128 is never written.
  *             Decoded value = code * scale (an FP32 product; where a
  *             scale rounded up from a maximum near FLT_MAX takes it past
- *             the FP32 range, +-FLT_MAX).  Unlike
- *             uint8 (affine min-max per block, unsigned codes) zero is
- *             exact and the scale is per row.
+ *             the FP32 range, +-FLT_MAX).  Unlike uint8 (affine min-max
+ *             per block, unsigned codes) zero is exact and the scale is
+ *             per row.
  *   topk      k = max(1, ceil(k_fraction * n)), at most n, for n > 0: the
  *             product in double, a product within a relative 1e-9 of a
  *             whole number counting as that number (k_fraction 0.1 of 30
@@ -174,7 +174,8 @@ uint64_t codec_topk_count(codec_spec c, uint64_t n);
 uint64_t codec_wire_bytes(codec_spec c, uint64_t n, uint64_t row_len);
 
 /* Encodes n values into out, which must hold codec_wire_bytes() bytes.
- * Returns the number of bytes written (always codec_wire_bytes()). */
+ * Returns the number of bytes written: codec_wire_bytes(), except topk of
+ * more than 2^32 values, which writes nothing and returns 0. */
 uint64_t codec_encode(codec_spec c, const float *x, uint64_t n,
                       uint64_t row_len, uint8_t *out);
 

@@ -114,6 +114,18 @@ if [ -z "$CLI_QUICK" ]; then
   absent "$tmp/big.csv" "out of memory"
 fi
 
+# The sparse and integer codecs train, with finite losses: the last row's
+# train and outer losses are numbers (not nan or inf).
+expect 0 "topk" -- "$bin" train "$smoke" --set method.codec=topk --set method.k_fraction=0.1
+tail -1 "$tmp/out" | awk -F, '$1 == 60 && $3 + 0 == $3 && $3 > 0 && $3 < 10 &&
+  $4 + 0 == $4 && $4 > 0 && $4 < 10 { ok = 1 } END { exit !ok }' && ok ||
+  bad "topk: last row $(tail -1 "$tmp/out")"
+expect 0 "int8" -- "$bin" train "$smoke" --set method.codec=int8
+tail -1 "$tmp/out" | awk -F, '$1 == 60 && $3 > 0 && $3 < 10 && $4 > 0 &&
+  $4 < 10 { ok = 1 } END { exit !ok }' && ok || bad "int8: last row $(tail -1 "$tmp/out")"
+expect 2 "k_fraction 0" -- "$bin" train "$smoke" --set method.k_fraction=0
+contains "$tmp/err" "method.k_fraction" "k_fraction 0 message"
+
 # Every shipped example trains (two steps, one small eval).
 for f in "$root"/scenarios/train/*.json; do
   expect 0 "example $f" -- "$bin" train "$f" --set steps=2 --set train.eval_batches=1 --set train.eval_interval=0

@@ -27,7 +27,7 @@ static float u2f(uint32_t u) {
 }
 
 static codec_spec spec(codec_kind k, uint64_t block) {
-    codec_spec c = {k, block};
+    codec_spec c = {k, block, 0};
     return c;
 }
 
@@ -635,7 +635,7 @@ START_TEST(test_zeros) {
             uint8_t *buf = round_trip(c, x, 9, blocks[bi], y);
             for (int i = 0; i < 9; i++) {
                 ck_assert(y[i] == 0.0f);
-                if (k != CODEC_UINT8)
+                if (k != CODEC_UINT8 && k != CODEC_INT8 && k != CODEC_TOPK)
                     ck_assert(!!signbit(y[i]) == !!signbit(x[i]));
             }
             free(buf);
@@ -655,6 +655,7 @@ START_TEST(test_nonfinite) {
         }
         codec_spec c = spec((codec_kind)k, 0);
         free(round_trip(c, x, 6, 0, y));
+        if (k == CODEC_TOPK || k == CODEC_INT8) continue; /* test_codec_more */
         if (k == CODEC_FP32 || k == CODEC_BF16 || k == CODEC_FP16) {
             ck_assert(isinf(y[1]) && y[1] > 0 && isinf(y[4]) && y[4] < 0);
             ck_assert(isnan(y[3]));

@@ -15,10 +15,13 @@
  * its codes with SSE2 intrinsics where the compiler has them (always on
  * x86-64; -DCODEC_NO_SSE2 selects the portable loop, same bytes); the 4-bit
  * decoders copy two values a code byte from a table (pair_table()).
+ * The sparse codec, topk, is codec_topk.c (its selection is its own).
  */
 #include "sim/base/codec.h"
+#include "sim/base/codec_int.h"
 #include "sim/base/msg.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -27,7 +30,7 @@
 #endif
 
 static const char *const names[CODEC_COUNT] = {
-    "fp32", "bf16", "fp16", "fp8_e4m3", "e3m0", "e2m1", "uint8",
+    "fp32", "bf16", "fp16", "fp8_e4m3", "e3m0", "e2m1", "uint8", "topk", "int8",
 };
 
 int codec_parse(const char *name, codec_kind *out) {
@@ -42,7 +45,7 @@ const char *codec_name(codec_kind kind) {
 }
 
 const char *codec_names(void) {
-    return "fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8";
+    return "fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8, topk, int8";
 }
 
 /* Number of scale groups of n values in blocks of `block` (0: one). */
@@ -57,10 +60,12 @@ uint64_t codec_wire_bytes(codec_spec c, uint64_t n, uint64_t row_len) {
     case CODEC_FP32: return 4 * n;
     case CODEC_BF16:
     case CODEC_FP16: return 2 * n;
-    case CODEC_FP8_E4M3: return n + 4 * groups(n, row_len);
+    case CODEC_FP8_E4M3:
+    case CODEC_INT8: return n + 4 * groups(n, row_len);
     case CODEC_E3M0:
     case CODEC_E2M1: return (n + 1) / 2 + 4 * groups(n, c.block);
     case CODEC_UINT8: return n + 8 * groups(n, c.block);
+    case CODEC_TOPK: return n ? 4 + 8 * codec_topk_count(c, n) : 0;
     default: return 0;
     }
 }
@@ -736,6 +741,52 @@ static void uint8_decode(const uint8_t *in, uint64_t n, uint64_t block,
     }
 }
 
+/* ---- int8: symmetric, one scale per row --------------------------------- */
+
+/* round_half_even(x / scale) clamped to -127..127 (codec.h); a zero scale
+ * gives 0 / 0 = NaN for the zeros (code 0) and +-inf for +-inf (+-127).
+ * Adding and subtracting 1.5 * 2^52 rounds a double of magnitude below
+ * 2^51 to an integer in the current (nearest, ties to even) mode. */
+static inline uint8_t int8_code(float x, double scale) {
+    double q = (double)x / scale;
+    if (q != q) return 0;
+    q = q > 127.0 ? 127.0 : q < -127.0 ? -127.0 : q;
+    return (uint8_t)(int8_t)((q + 0x1.8p52) - 0x1.8p52);
+}
+
+/* One row of m values: its scale at scale_at, its codes at codes. */
+static void int8_row(const float *x, uint64_t m, uint8_t *scale_at,
+                     uint8_t *codes) {
+    float scale = finite_amax(x, m) / 127.0f;
+    put_f32(scale_at, scale);
+    for (uint64_t i = 0; i < m; i++) codes[i] = int8_code(x[i], scale);
+}
+
+/* code * scale for the m codes of a row, saturated to the FP32 range. */
+static void int8_row_values(const uint8_t *codes, uint64_t m, float scale,
+                            float *y) {
+    for (uint64_t i = 0; i < m; i++) {
+        float v = (float)(int8_t)codes[i] * scale;
+        y[i] = v > FLT_MAX ? FLT_MAX : v < -FLT_MAX ? -FLT_MAX : v;
+    }
+}
+
+static void int8_encode(const float *x, uint64_t n, uint64_t row_len,
+                        uint8_t *out) {
+    uint64_t len = group_len(n, row_len), g = groups(n, row_len);
+    for (uint64_t k = 0, lo = 0; k < g; k++, lo += len)
+        int8_row(x + lo, n - lo < len ? n - lo : len, out + 4 * k,
+                 out + 4 * g + lo);
+}
+
+static void int8_decode(const uint8_t *in, uint64_t n, uint64_t row_len,
+                        float *out) {
+    uint64_t len = group_len(n, row_len), g = groups(n, row_len);
+    for (uint64_t k = 0, lo = 0; k < g; k++, lo += len)
+        int8_row_values(in + 4 * g + lo, n - lo < len ? n - lo : len,
+                        get_f32(in + 4 * k), out + lo);
+}
+
 /* ---- dispatch ------------------------------------------------------------ */
 
 uint64_t codec_encode(codec_spec c, const float *x, uint64_t n,
@@ -749,6 +800,9 @@ uint64_t codec_encode(codec_spec c, const float *x, uint64_t n,
     case CODEC_E3M0: e3m0_encode(x, n, c.block, out); break;
     case CODEC_E2M1: e2m1_encode(x, n, c.block, out); break;
     case CODEC_UINT8: uint8_encode(x, n, c.block, out); break;
+    case CODEC_TOPK:
+        return codec__topk_encode(x, n, codec_topk_count(c, n), out);
+    case CODEC_INT8: int8_encode(x, n, row_len, out); break;
     default: return 0;
     }
     return codec_wire_bytes(c, n, row_len);
@@ -772,6 +826,10 @@ void codec_decode(codec_spec c, const uint8_t *in, uint64_t n, uint64_t row_len,
         nibble_decode(in, n, c.block, lut, out);
         break;
     case CODEC_UINT8: uint8_decode(in, n, c.block, out); break;
+    case CODEC_TOPK:
+        codec__topk_decode(in, n, codec_topk_count(c, n), out);
+        break;
+    case CODEC_INT8: int8_decode(in, n, row_len, out); break;
     default: break;
     }
 }

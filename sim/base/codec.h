@@ -13,12 +13,17 @@
  *   e3m0        4 bits a value, one power-of-two scale per block
  *   e2m1        4 bits a value, one scale per block
  *   uint8       1 byte a value, min and max (two scales) per block
+ *               (affine, unsigned codes)
+ *   topk        the k values of largest magnitude as FP32, with their
+ *               uint32 indices (sparse; k from k_fraction, below)
+ *   int8        1 byte a value, one scale per row of row_len values
+ *               (symmetric: signed codes, zero maps to code 0)
  * For the block-scaled codecs block == 0 means one scale for the whole
  * tensor.  Two 4-bit codes share a byte, low nibble first; an odd count
  * pads the last byte.
  *
  * Groups.  A group is the run of values sharing a scale: the block (e3m0,
- * e2m1, uint8) or the row (fp8_e4m3, length row_len).  With length L
+ * e2m1, uint8) or the row (fp8_e4m3, int8, length row_len).  With length L
  * (block or row_len), G = 0 groups when n == 0, G = 1 when L == 0 or
  * L >= n, else G = ceil(n / L); group g holds values [g*L, min(n, g*L+L)).
  *
@@ -29,6 +34,11 @@
  *   fp8_e4m3    G FP32 scales, then n code bytes
  *   e3m0, e2m1  G FP32 scales, then ceil(n/2) bytes of 4-bit codes
  *   uint8       G pairs (min, max) of FP32, then n code bytes
+ *   int8        G FP32 scales, then n code bytes (two's complement)
+ *   topk        bytes 0-3 the count k as a uint32, then k uint32 indices in
+ *               increasing order (bytes 4 .. 4+4k), then the k values as
+ *               FP32 in the same order (4+4k .. 4+8k): 4 + 8k bytes; an
+ *               empty tensor (n 0) is 0 bytes, no header
  * The 4-bit codes are one stream over the whole tensor, regardless of group
  * boundaries: value i sits in code byte i/2, in the low nibble when i is
  * even and the high nibble when i is odd; when n is odd the high nibble of
@@ -55,6 +65,28 @@
  *             * 255 + 1/2) computed in double and clamped to 0..255; decoded
  *             value = min + code * (max - min) / 255 in double, rounded to
  *             FP32.  A constant block (max == min) has all codes 0.
+ *   int8      symmetric per row: scale = max|x| / 127 (an FP32 division;
+ *             0 for a row of zeros); code = q rounded half to even and
+ *             clamped to -127..127, with q = x / scale computed in double
+ *             (one correctly rounded division of the widened values), so
+ *             the row maximum maps to +-127 and -128 is never written.
+ *             Decoded value = code * scale (an FP32 product; where a
+ *             scale rounded up from a maximum near FLT_MAX takes it past
+ *             the FP32 range, +-FLT_MAX).  Unlike uint8 (affine min-max
+ *             per block, unsigned codes) zero is exact and the scale is
+ *             per row.
+ *   topk      k = max(1, ceil(k_fraction * n)), at most n, for n > 0: the
+ *             product in double, a product within a relative 1e-9 of a
+ *             whole number counting as that number (k_fraction 0.1 of 30
+ *             values keeps 3, not 4 for the double just above 0.1).  A
+ *             k_fraction that is not > 0 (a zeroed spec) means
+ *             CODEC_K_FRACTION; above 1, 1.  Kept: the k values of largest
+ *             |x|, ties to the lower index; |x| is ordered by its FP32
+ *             bits, so -0 and +0 tie and NaN ranks above inf above every
+ *             finite value.  The values are sent unchanged (their FP32
+ *             bits); decode writes +0 everywhere else.  Indices are
+ *             uint32: codec_encode of more than 2^32 values writes nothing
+ *             and returns 0 (the wire size stays the formula).
  * A group whose values are all zero stores scale 0 (uint8: min = max = 0)
  * and decodes to zeros.  For fp8_e4m3 and e2m1, x / scale is computed as
  * |x| * (1 / scale) in double and rounded once to FP32 before the format's
@@ -87,7 +119,10 @@
  *
  * Non-finite input: the encoders assume finite input.  Given inf or NaN
  * they still read and write only their buffers: fp32 keeps the bits, bf16
- * and fp16 keep inf and quiet NaN; the scaled codecs compute scales (and
+ * and fp16 keep inf and quiet NaN; topk keeps them first (they rank
+ * highest) and sends their bits, so a diverged payload is not hidden; int8
+ * takes its scale over the finite values, saturates +-inf to +-127 and
+ * writes code 0 for NaN; the other scaled codecs compute scales (and
  * uint8 min/max) over the finite values only, saturate +-inf to the group's
  * largest code of that sign (uint8: max or min) and map NaN to some valid,
  * unspecified code.  The decoders accept any bytes.
@@ -106,16 +141,23 @@ typedef enum {
     CODEC_E3M0,
     CODEC_E2M1,
     CODEC_UINT8,
+    CODEC_TOPK,
+    CODEC_INT8,
     CODEC_COUNT
 } codec_kind;
 
 typedef struct {
     codec_kind kind;
     uint64_t block; /* values per scale for e3m0/e2m1/uint8; 0 = per tensor */
+    double k_fraction; /* topk: the fraction of values kept, in (0, 1];
+                          not > 0: CODEC_K_FRACTION */
 } codec_spec;
 
+/* The default fraction of values topk keeps. */
+#define CODEC_K_FRACTION 0.01
+
 /* Parses a codec name ("fp32", "bf16", "fp16", "fp8_e4m3", "e3m0", "e2m1",
- * "uint8"). Returns 0 and sets *out, or -1 for an unknown name. */
+ * "uint8", "topk", "int8"). Returns 0 and sets *out, or -1 for an unknown name. */
 int codec_parse(const char *name, codec_kind *out);
 
 /* The canonical name of a codec kind. */
@@ -124,12 +166,16 @@ const char *codec_name(codec_kind kind);
 /* A comma-separated list of every codec name, for error messages. */
 const char *codec_names(void);
 
+/* The values topk keeps of n (0 for n 0): k of the formats above. */
+uint64_t codec_topk_count(codec_spec c, uint64_t n);
+
 /* Exact bytes on the wire for a tensor of n values whose rows hold row_len
  * values (row_len is used by per-row codecs only; 0 means one row). */
 uint64_t codec_wire_bytes(codec_spec c, uint64_t n, uint64_t row_len);
 
 /* Encodes n values into out, which must hold codec_wire_bytes() bytes.
- * Returns the number of bytes written (always codec_wire_bytes()). */
+ * Returns the number of bytes written: codec_wire_bytes(), except topk of
+ * more than 2^32 values, which writes nothing and returns 0. */
 uint64_t codec_encode(codec_spec c, const float *x, uint64_t n,
                       uint64_t row_len, uint8_t *out);
 

@@ -105,6 +105,8 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
         if (t > hi) hi = t;
     }
     s.tau = hi;
+    /* method.k_fraction is the payload codec's, DP's dp_codec too */
+    cfg->dp_codec.k_fraction = cfg->codec.k_fraction;
     if (sched_normalize(&s, msg, sizeof msg) == 0) {
         int keep = s.tau > 0; /* streaming: the taus stand */
         cfg->sched = s;

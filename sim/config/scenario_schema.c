@@ -146,6 +146,7 @@ static const field method_fields[] = {
     K_NUM("alpha", sched.alpha, IN(0, 1)),
     K_ENUM("codec", codec.kind, E_CODEC),
     K_U64("codec_block", codec.block, 0, 1e15),
+    K_NUM("k_fraction", codec.k_fraction, OC(0, 1)),
     K_ENUM("dp_codec", dp_codec.kind, E_CODEC),
     K_ENUM("late", late, E_LATE),
     K_NUM("sync_timeout_s", sync_timeout_s, IN(0, 1e9)),

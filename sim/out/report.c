@@ -134,6 +134,7 @@ static void inputs_method(jw *w, const scn_config *c, const run_result *r,
     jw_num(w, "sync_timeout_s", c->sync_timeout_s);
     jw_str(w, "codec", codec_name(codec.kind));
     jw_u64(w, "codec_block", codec.block);
+    if (codec.kind == CODEC_TOPK) jw_num(w, "k_fraction", codec.k_fraction);
     jw_str(w, "collective", coll_algo_name(c->collective));
     jw_str(w, "reduce_order", orders[c->reduce_order == SCN_FORWARD_FIRST]);
 }

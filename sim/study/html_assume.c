@@ -173,6 +173,9 @@ static void codec_text(codec_spec c, char *buf, size_t len) {
         snprintf(buf, len, "%s, %s", codec_name(c.kind),
                  c.block ? html_number((double)c.block, num)
                          : "one scale per tensor");
+    else if (c.kind == CODEC_TOPK)
+        snprintf(buf, len, "topk, %s of the values",
+                 html_number(c.k_fraction, num));
     else snprintf(buf, len, "%s", codec_name(c.kind));
     if (c.block &&
         (c.kind == CODEC_E3M0 || c.kind == CODEC_E2M1 || c.kind == CODEC_UINT8))

@@ -252,10 +252,10 @@ static void bad_cost(const char *text, const char *want) {
 START_TEST(links_and_currency_errors) {
     bad_cost("{\"links\": 5, " ACC "}",
              "c.json:1:11: links: must be an array of 1 to 64 links "
-             "({\"gbps\": G, \"usd_month\": P})");
+             "(expected [{\"gbps\": G, \"usd_month\": P}, ...])");
     bad_cost("{\"links\": [], " ACC "}",
              "c.json:1:11: links: must be an array of 1 to 64 links "
-             "({\"gbps\": G, \"usd_month\": P})");
+             "(expected [{\"gbps\": G, \"usd_month\": P}, ...])");
     bad_cost("{\"links\": [3], " ACC "}",
              "c.json:1:12: links[0]: must be an object (expected the keys "
              "gbps, usd_month)");
@@ -263,7 +263,8 @@ START_TEST(links_and_currency_errors) {
              "c.json:1:24: links[0].usd: unknown key (expected one of: gbps, "
              "usd_month)");
     bad_cost("{\"links\": [{\"gbps\": \"1\", \"usd_month\": 3}], " ACC "}",
-             "c.json:1:21: links[0].gbps: must be a number");
+             "c.json:1:21: links[0].gbps: must be a number (expected a number "
+             "in [1e-06, 1000000000])");
     bad_cost("{\"links\": [{\"gbps\": 1, \"usd_month\": -3}], " ACC "}",
              "c.json:1:37: links[0].usd_month: must be a number >= 0, at "
              "most 1e+15 (got -3)");

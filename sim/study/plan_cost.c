@@ -80,7 +80,8 @@ static int cost_number(const cost_ctx *c, const cJSON *it, const char *key,
     const char *what = integer ? "an integer" : "a number";
     char b[MSG_NUM_MAX], l[MSG_NUM_MAX], h[MSG_NUM_MAX];
     if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
-        return cost_fail(c, it, 0, key, "must be %s", what);
+        return cost_fail(c, it, 0, key, "must be %s (expected %s in [%s, %s])",
+                         what, what, msg_number(lo, l), msg_number(hi, h));
     double x = it->valuedouble;
     if (x < lo || (integer && x != floor(x)) || x > hi)
         return cost_fail(c, it, 0, key,
@@ -98,7 +99,7 @@ static int cost_bandwidths(const cost_ctx *c, const cJSON *it, plan_cost *out) {
     if (!cJSON_IsArray(it) || n < 1 || n > PLAN_MAX_BANDWIDTHS)
         return cost_fail(c, it, 0, key,
                          "must be an array of 1 to %d "
-                         "bandwidths (Gbit/s)",
+                         "bandwidths (expected [G, ...], Gbit/s)",
                          PLAN_MAX_BANDWIDTHS);
     const cJSON *e;
     int i = 0;
@@ -159,8 +160,8 @@ static int cost_links(const cost_ctx *c, const cJSON *it, plan_cost *out) {
     int n = cJSON_GetArraySize(it);
     if (!cJSON_IsArray(it) || n < 1 || n > PLAN_MAX_BANDWIDTHS)
         return cost_fail(c, it, 0, "links",
-                         "must be an array of 1 to %d links "
-                         "({\"gbps\": G, \"usd_month\": P})",
+                         "must be an array of 1 to %d links (expected "
+                         "[{\"gbps\": G, \"usd_month\": P}, ...])",
                          PLAN_MAX_BANDWIDTHS);
     const cJSON *e;
     int i = 0;

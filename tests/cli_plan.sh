@@ -68,7 +68,7 @@ contains "$tmp/err" "^$tmp/unk.json:1:41: links\[0\].x: unknown key (expected on
   "links: unknown key, its message"
 printf '{"links": [{"gbps": "fast", "usd_month": 1}],\n "accelerator_usd_per_hour": 2.5, "accelerators": 8}\n' >"$tmp/type.json"
 expect 2 "links: bad type" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/type.json"
-contains "$tmp/err" "^$tmp/type.json:1:21: links\[0\].gbps: must be a number$" "links: bad type, its message"
+contains "$tmp/err" "^$tmp/type.json:1:21: links\[0\].gbps: must be a number (expected a number in \[1e-06, 1000000000\])$" "links: bad type, its message"
 printf '{"wan_usd_per_gbps_month": 1, "currency": "dollars",\n "accelerator_usd_per_hour": 2.5, "accelerators": 8}\n' >"$tmp/cur.json"
 expect 2 "currency" -- "$bin" plan "$sc" --target-cu 0.95 --cost "$tmp/cur.json"
 contains "$tmp/err" "^$tmp/cur.json:1:43: currency: must be a 3-letter currency code in capitals" \

@@ -63,7 +63,8 @@ typedef struct {
 
 /* Cuts line (its comment already cut) into at most max fields; returns
  * how many, max + 1 when there are more (tok[max] then the first extra
- * one, tok has room for max + 1).  *end is the column past the text. */
+ * one, tok has room for max + 1).  *end is the column just past the
+ * last field. */
 static int fields(char *line, token *tok, int max, size_t *end) {
     int n = 0;
     size_t i = 0;
@@ -73,9 +74,9 @@ static int fields(char *line, token *tok, int max, size_t *end) {
         tok[n] = (token){line + i, i};
         if (n++ == max) return n;
         while (line[i] && !strchr(" \t\r\n\v\f", line[i])) i++;
+        *end = i;
         if (line[i]) line[i++] = '\0';
     }
-    *end = i;
     return n;
 }
 

@@ -263,6 +263,39 @@ END_TEST
 
 /* ---- random worlds with traces: --full gives the same bytes ------------- */
 
+/* DiLoCo every 5 of 400 steps: without a trace its periods repeat from
+ * the first and are skipped; with a step late in the run (or the diurnal
+ * slots) no period may be skipped across it, and the run after the last
+ * step may skip again: --full's bytes either way. */
+START_TEST(late_step_after_repeating_periods) {
+    static const char *const traces[] = {
+        "\"%s\"", "{\"diurnal\": {\"low_gbps\": 0.5, \"high_gbps\": 4, "
+                  "\"period_h\": 0.01, \"steps_per_period\": 3}}"};
+    for (int k = 0; k < 2; k++) {
+        char json[1024], tr[512], err[1024];
+        snprintf(tr, sizeof tr, traces[k],
+                 trace_file("late.txt", "30 all 0.5\n"));
+        snprintf(json, sizeof json,
+                 "{\"model\": {\"params\": 1e8, \"layers\": 1, "
+                 "\"step_time_s\": 0.1}, \"workers\": {\"count\": 2}, "
+                 "\"method\": {\"name\": \"diloco\", \"H\": 5}, "
+                 "\"network\": {\"bandwidth_gbps\": 2, \"bandwidth_trace\": "
+                 "%s}, \"steps\": 400}",
+                 tr);
+        static scn_config cfg;
+        ck_assert_msg(scn_load_string(json, "t.json", NULL, 0, &cfg, err,
+                                      sizeof err) == 0,
+                      "%s", err);
+        run_result r, full;
+        ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
+        cfg.full = 1;
+        ck_assert_int_eq(run_simulate(&cfg, NULL, &full, err, sizeof err), 0);
+        ck_assert_int_eq(r.wall_ns, full.wall_ns);
+        ck_assert_int_eq(memcmp(&r, &full, sizeof r), 0);
+    }
+}
+END_TEST
+
 static run_result fast_r, full_r;
 
 START_TEST(random_worlds_full_equal) {
@@ -339,6 +372,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, diurnal_slots);
     tcase_add_test(tc, parse_errors);
     tcase_add_test(tc, loader_message);
+    tcase_add_test(tc, late_step_after_repeating_periods);
     tcase_add_test(tc, random_worlds_full_equal);
     suite_add_tcase(s, tc);
     return s;

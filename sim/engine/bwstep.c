@@ -12,7 +12,9 @@
  *
  * Exactness of the fast-forward (fastfwd.c): the world's signature does
  * not see the trace's future, so no period is skipped while a step is to
- * come (W->bw_left; the diurnal form always has one).  After a file's
+ * come (W->bw_left; the diurnal form always has one): ff_forward() does
+ * not even write the signature then.  (It could not match anyway: the
+ * pending EV_BW is in it, at its instant relative to now.)  After a file's
  * last step the capacities stay as they are, the signature sees them
  * (net_signature), and the jumps resume.  The exclusive ring's shortcut
  * stays off with a trace (world.c): its alike flows cross no link.

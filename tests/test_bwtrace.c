@@ -130,6 +130,13 @@ START_TEST(ring_of_two_worker_one_steps) {
     /* all links: the same (each flow is bound by worker 1's link) */
     run_result all = dp_step(trace_file("all.txt", "0.1005 all 4\n"), 0);
     ck_assert_int_eq(all.wall_ns, one.wall_ns);
+    ck_assert_double_eq(all.peak_link_gbps, 8);
+    /* two lines at one instant: the later wins, and the links never carry
+     * the earlier one's rate, not even for no time (the peak) */
+    run_result two =
+        dp_step(trace_file("two.txt", "0.1005 all 80\n0.1005 all 4\n"), 0);
+    ck_assert_int_eq(two.wall_ns, one.wall_ns);
+    ck_assert_double_eq(two.peak_link_gbps, 8);
     ck_assert_int_eq(all.per_worker[0].bytes_sent, 2000000);
     /* worker 1 faster alone changes nothing: worker 0's links bind */
     run_result up = dp_step(trace_file("up.txt", "0.1005 1 80\n"), 0);

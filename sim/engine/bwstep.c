@@ -5,10 +5,11 @@
  * the links it names.
  *
  * At a step the net is first brought to the instant (what completes
- * there completes at the old rates), then each link changes and the
- * flows crossing it re-share at once (net_link_set on a busy net); a flow
- * still waiting out its latency moves nothing, so it only ever sees the
- * new rate.  Only one EV_BW is pending at a time, the next step's.
+ * there completes at the old rates), then every link due there changes
+ * together and the flows re-share once (net_links_set on a busy net, so
+ * no peak counts a state between the old and the new); a flow still
+ * waiting out its latency moves nothing, so it only ever sees the new
+ * rate.  Only one EV_BW is pending at a time, the next step's.
  *
  * Exactness of the fast-forward (fastfwd.c): the world's signature does
  * not see the trace's future, so no period is skipped while a step is to
@@ -41,15 +42,16 @@ static void schedule(world *W) {
     if (W->bw_left) push(W, t, CLS_NET, EV_BW, 0, 0, 0);
 }
 
-/* Worker link's up and down links (link -1: every worker's) carry gbps in
- * the scenario's Gbit, of which payload gets the efficiency's share (as
- * world.c's links). */
-static void set_links(world *W, int link, double gbps) {
+/* Worker link's up and down links (link -1: every worker's) are to carry
+ * gbps in the scenario's Gbit, of which payload gets the efficiency's
+ * share (as world.c's links): into cap[] (bytes/s per link), set[]. */
+static void due_links(const world *W, int link, double gbps, double *cap,
+                      unsigned char *set) {
     const scn_config *c = W->cfg;
     double rate = gbps * (scn_gbit_bits(c->gbit) / 8 * c->efficiency);
     for (int i = link < 0 ? 0 : link; i < (link < 0 ? W->M : link + 1); i++) {
-        net_link_set(W->net, 2 * i, rate);
-        net_link_set(W->net, 2 * i + 1, rate);
+        cap[2 * i] = cap[2 * i + 1] = rate;
+        set[2 * i] = set[2 * i + 1] = 1;
     }
 }
 
@@ -65,15 +67,22 @@ int bw_init(world *W, char *err, size_t errlen) {
 
 void bw_step(world *W, int64_t now) {
     net_advance(W->net, now);
+    double cap[2 * SCN_MAX_WORKERS];
+    unsigned char set[2 * SCN_MAX_WORKERS] = {0};
     if (W->cfg->bw_diurnal) {
         const bwt_diurnal *d = &W->cfg->diurnal;
         for (; bwt_diurnal_start(d, W->bw_slot) <= now; W->bw_slot++)
-            set_links(W, -1, bwt_diurnal_gbps(d, W->bw_slot));
+            due_links(W, -1, bwt_diurnal_gbps(d, W->bw_slot), cap, set);
     } else {
         size_t n;
         const bwt_step *s = bwt_steps(W->bwt, &n);
         for (; W->bw_next < n && s[W->bw_next].t <= now; W->bw_next++)
-            set_links(W, s[W->bw_next].link, s[W->bw_next].gbps);
+            due_links(W, s[W->bw_next].link, s[W->bw_next].gbps, cap, set);
     }
+    /* every link due at once (the last step of a link wins): one filling */
+    int ids[2 * SCN_MAX_WORKERS], k = 0;
+    for (int l = 0; l < 2 * W->M; l++)
+        if (set[l]) cap[k] = cap[l], ids[k++] = l;
+    net_links_set(W->net, k, ids, cap);
     schedule(W);
 }

@@ -3,7 +3,7 @@
 # the same bytes whatever --jobs is, an output file that appears whole,
 # and a killed sweep that --resume completes to the same bytes; "-"; the
 # Gbit of a binary-Gbit scenario in the first line (file, stdout, shards
-# and their merge, resume).
+# and their merge, resume); a bandwidth trace's diurnal key swept.
 # usage: tests/cli_sweep.sh [path/to/dilosim]   (run by tests/cli.sh)
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -215,5 +215,15 @@ rm "$tmp/plant/o.csv.partial"
 mkfifo "$tmp/plant/o.csv.partial"
 expect 2 "partial: a FIFO" -- timeout 20 "$bin" sweep "$tiny" --out "$tmp/plant/o.csv" --resume
 contains "$tmp/err" "o.csv.partial: not a regular file" "partial: a FIFO"
+
+# A bandwidth trace's diurnal keys are swept as any dotted key: the
+# example's line with a higher low rate gives a higher utilization.
+expect 0 "sweep diurnal low_gbps" -- "$bin" sweep "$root/scenarios/examples/diurnal.json" \
+  --variant streaming --vary network.bandwidth_trace.diurnal.low_gbps=1,10
+lines "$tmp/out" 3 "sweep diurnal low_gbps"
+contains "$tmp/out" "^variant,network.bandwidth_trace.diurnal.low_gbps,compute_utilization," \
+  "sweep diurnal low_gbps"
+if awk -F, 'NR == 2 { a = $3 } NR == 3 { b = $3 } END { exit !(a < b && b < 1) }' \
+     "$tmp/out"; then ok; else bad "sweep diurnal low_gbps: utilization not rising"; fi
 
 finish cli_sweep

@@ -241,9 +241,10 @@ int faults_trace_parse(const char *text, size_t len, const char *name,
     return 0;
 }
 
-int faults_trace_load(const char *path, int nworkers, faults_trace **out,
-                      char *err, size_t errlen) {
-    *out = NULL;
+int faults_trace_read(const char *path, char **text, size_t *len, char *err,
+                      size_t errlen) {
+    *text = NULL;
+    *len = 0;
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return msg_set(err, errlen, MSG_EIO, "%s: cannot open: %s", path,
@@ -286,8 +287,22 @@ int faults_trace_load(const char *path, int nworkers, faults_trace **out,
                     "%s: larger than %d MiB "
                     "(expected a trace of at most %d bytes)",
                     path, FAULTS_TRACE_MAX_BYTES >> 20, FAULTS_TRACE_MAX_BYTES);
-    else if (!rc)
-        rc = faults_trace_parse(buf, n, path, nworkers, out, err, errlen);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+int faults_trace_load(const char *path, int nworkers, faults_trace **out,
+                      char *err, size_t errlen) {
+    *out = NULL;
+    char *buf;
+    size_t n;
+    int rc = faults_trace_read(path, &buf, &n, err, errlen);
+    if (!rc) rc = faults_trace_parse(buf, n, path, nworkers, out, err, errlen);
     free(buf);
     return rc;
 }

@@ -48,6 +48,14 @@ int faults_trace_parse(const char *text, size_t len, const char *name,
                        int nworkers, faults_trace **out, char *err,
                        size_t errlen);
 
+/* Reads the file at path whole into *text (malloc'd, *len bytes, the
+ * caller frees it; NULL on error): 0, MSG_EIO ("path: cannot open:
+ * reason", "cannot read"), MSG_EINPUT for a file larger than
+ * FAULTS_TRACE_MAX_BYTES, MSG_ENOMEM.  The bandwidth trace's reader
+ * (bw_trace.h) reads its files with it too. */
+int faults_trace_read(const char *path, char **text, size_t *len, char *err,
+                      size_t errlen);
+
 /* faults_trace_parse of the file at path: also MSG_EIO ("path: cannot
  * open: reason", "cannot read") and MSG_EINPUT for a file larger than
  * FAULTS_TRACE_MAX_BYTES. */

@@ -104,6 +104,9 @@ void scn_defaults(scn_config *c) {
     c->ack_bytes_per_kb = 0;
     c->queue_ms = 0;
     for (int i = 0; i < SCN_MAX_WORKERS; i++) c->ring_order[i] = i;
+    c->bw_trace_path[0] = 0;
+    c->bw_diurnal = 0;
+    c->diurnal = (bwt_diurnal){.period_h = 24, .phase_h = 0, .steps = 24};
 
     c->sched = (sched_spec){.method = SCHED_STREAMING,
                             .layers = 24,

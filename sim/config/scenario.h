@@ -35,6 +35,7 @@
 
 #include "sim/base/codec.h"
 #include "sim/base/schedule.h"
+#include "sim/config/bw_trace.h"
 #include "sim/config/kinds.h" /* coll_algo, faults_spec */
 
 #define SCN_MAX_WORKERS 256
@@ -154,6 +155,13 @@ typedef struct {
     int ring_order[SCN_MAX_WORKERS];      /* the ring's worker order, a
                                            permutation of 0..M-1 (default
                                            0, 1, ..., M-1) */
+    /* network.bandwidth_trace (sim/config/bw_trace.h): a file, resolved
+     * against the scenario file's directory ("" none; the loader has read
+     * and parsed it), or the diurnal form (bw_diurnal 1; low and high
+     * required, period_h 24, phase_h 0, 24 steps by default) */
+    char bw_trace_path[SCN_PATH_MAX];
+    int bw_diurnal;
+    bwt_diurnal diurnal;
 
     /* method */
     sched_spec sched;               /* method, H, P, tau, alpha, layout, order;

@@ -409,10 +409,54 @@ static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
     return 0;
 }
 
+/* network.bandwidth_trace: a file resolved against the scenario's
+ * directory and parsed now (a bad line is an input error before any run;
+ * the run reads it again), or the diurnal form with its two rates. */
+static int check_bw_trace(ctx *c, const cJSON *root, scn_config *cfg) {
+    const cJSON *tr = get(get(root, "network"), "bandwidth_trace");
+    if (!tr) return 0;
+    if (cJSON_IsString(tr)) {
+        if (scn__resolve_path(c, tr, "network.bandwidth_trace",
+                              cfg->bw_trace_path))
+            return -1;
+        bwt_trace *t;
+        char msg[SCN_PATH_MAX + 256];
+        int rc =
+            bwt_load(cfg->bw_trace_path, cfg->workers, &t, msg, sizeof msg);
+        if (rc == MSG_ENOMEM) return oom(c);
+        if (rc) return fail(c, tr, 0, "network.bandwidth_trace", "%s", msg);
+        bwt_free(t);
+        return 0;
+    }
+    const cJSON *d = get(tr, "diurnal");
+    if (!d)
+        return fail(c, tr, 0, "network.bandwidth_trace",
+                    "an empty object (expected a trace file name or "
+                    "{\"diurnal\": {...}})");
+    static const char *const need[] = {"low_gbps", "high_gbps"};
+    for (int k = 0; k < 2; k++)
+        if (!get(d, need[k]))
+            return fail(c, d, 0, "network.bandwidth_trace.diurnal",
+                        "%s is missing (expected low_gbps and high_gbps)",
+                        need[k]);
+    if (cfg->diurnal.low_gbps > cfg->diurnal.high_gbps) {
+        char a[MSG_NUM_MAX], b[MSG_NUM_MAX];
+        return fail(c, get(d, "low_gbps"), 0,
+                    "network.bandwidth_trace.diurnal.low_gbps",
+                    "%s is above high_gbps %s (expected low_gbps <= "
+                    "high_gbps)",
+                    msg_number(cfg->diurnal.low_gbps, a),
+                    msg_number(cfg->diurnal.high_gbps, b));
+    }
+    cfg->bw_diurnal = 1;
+    return 0;
+}
+
 int scn__check_config(ctx *c, const cJSON *root, scn_config *cfg) {
     if (check_model(c, root, cfg) || check_method(c, root, cfg) ||
         check_network(c, root, cfg) || check_run_values(c, root, cfg) ||
-        check_run(c, root, cfg) || check_faults(c, root, cfg))
+        check_run(c, root, cfg) || check_faults(c, root, cfg) ||
+        check_bw_trace(c, root, cfg))
         return -1;
     return 0;
 }

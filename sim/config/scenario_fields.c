@@ -263,7 +263,13 @@ static int load_field(ctx *c, const cJSON *v, const char *path, const field *f,
         *(int *)dst = cJSON_IsTrue(v);
         return 0;
     case F_FLAGS: return load_flags(c, v, path, f->e, (unsigned *)dst);
-    case F_OBJ: return scn__load_object(c, v, path, f->sub, base);
+    case F_OBJ:
+        if (f->str_ok && cJSON_IsString(v)) return 0;
+        if (f->str_ok && !cJSON_IsObject(v))
+            return fail(c, v, 0, path,
+                        "wrong type: %s (expected a file name or an object)",
+                        type_name(v));
+        return scn__load_object(c, v, path, f->sub, base);
     case F_WORKERS: return load_workers(c, v, path, f, base);
     case F_MATRIX: return load_matrix(c, v, path, f, base);
     case F_VARIANTS: return scn__check_variants(c, v, NULL);

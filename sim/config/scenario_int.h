@@ -129,6 +129,8 @@ typedef struct scn__field {
                                F_MATRIX */
     double scale;                 /* F_NUM: stored = given * scale (0: 1) */
     int inf_ok;                   /* F_WORKERS: the string "inf" is INFINITY */
+    int str_ok;                   /* F_OBJ: a string is taken too, checked
+                                     by scenario_check.c (a file name) */
     const scn__enum *e;           /* F_ENUM, F_FLAGS */
     const struct scn__field *sub; /* F_OBJ */
 } scn__field;

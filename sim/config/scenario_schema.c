@@ -96,6 +96,24 @@ static const field workers_fields[] = {
     K_END,
 };
 
+/* network.bandwidth_trace.diurnal: low_gbps and high_gbps are required
+ * (check_bw_trace); every key in the Gbit unit of network.gbit. */
+static const field diurnal_fields[] = {
+    K_NUM("low_gbps", diurnal.low_gbps, IN(SCN_MIN_GBPS, SCN_MAX_GBPS)),
+    K_NUM("high_gbps", diurnal.high_gbps, IN(SCN_MIN_GBPS, SCN_MAX_GBPS)),
+    K_NUM("period_h", diurnal.period_h, IN(0.001, 1e6)),
+    K_NUM("phase_h", diurnal.phase_h, IN(-1e6, 1e6)),
+    K_INT("steps_per_period", diurnal.steps, 1, 1000000),
+    K_END,
+};
+
+/* network.bandwidth_trace: a file name (resolved and parsed in
+ * check_bw_trace) or this object. */
+static const field bw_trace_fields[] = {
+    K_OBJ("diurnal", diurnal_fields),
+    K_END,
+};
+
 /* bandwidth_gbps before up_gbps and down_gbps, which override it. */
 static const field network_fields[] = {
     {.key = "bandwidth_gbps",
@@ -130,6 +148,10 @@ static const field network_fields[] = {
     K_NUM("queue_ms", queue_ms, IN(0, 1e6)),
     K_MATRIX("latency_matrix_ms", latency_matrix_ms, IN(0, 1e6)),
     K_WORKERS("ring_order", ring_order_w, INT(0, SCN_MAX_WORKERS - 1)),
+    {.key = "bandwidth_trace",
+     .type = F_OBJ,
+     .sub = bw_trace_fields,
+     .str_ok = 1},
     K_END,
 };
 

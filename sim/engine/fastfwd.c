@@ -208,6 +208,10 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
  * only every few periods: flow ids alternate, say) and skips what
  * repeats. */
 void ff_forward(world *W, int64_t now) {
+    if (W->bw_left) { /* a capacity step to come: no period repeats */
+        W->nmark = 0;
+        return;
+    }
     int64_t s0 = W->w[0].step;
     coll_flush_bytes(W->coll); /* the marks read the link counters */
     W->sig.len = 0;

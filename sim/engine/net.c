@@ -32,6 +32,8 @@
  *  - net_link_set() on a busy net takes effect at the instant the net was
  *    last brought to (its last advance/add/cancel): rates are recomputed
  *    there.  Invalid capacities (NaN, <= 0) and bad link ids are ignored.
+ *    net_links_set() changes several links at that instant with one
+ *    filling, as if they had changed together.
  *  - net_flow_add() returns MSG_EINPUT for invalid arguments (bad link
  *    id, negative latency, NaN or <= 0 cap) and MSG_ENOMEM when out of
  *    memory.  A flow whose two links are the same link crosses it once.
@@ -289,11 +291,20 @@ void net_free(net *n) {
 
 void net_link_set(net *n, int link, double bytes_per_s) {
     if (link < 0 || link >= n->nlinks || !(bytes_per_s > 0)) return;
-    link_state *L = &n->links[link];
-    L->cap = bytes_per_s;
-    for (int j = 0; j < L->nact; j++) seed(n, L->act[j]);
-    mark_dirty(n, link);
-    net__share(n);
+    net_links_set(n, 1, &link, &bytes_per_s);
+}
+
+void net_links_set(net *n, int count, const int *link,
+                   const double *bytes_per_s) {
+    for (int k = 0; k < count; k++) {
+        if (link[k] < 0 || link[k] >= n->nlinks || !(bytes_per_s[k] > 0))
+            continue;
+        link_state *L = &n->links[link[k]];
+        L->cap = bytes_per_s[k];
+        for (int j = 0; j < L->nact; j++) seed(n, L->act[j]);
+        mark_dirty(n, link[k]);
+    }
+    net__share(n); /* once: no filling sees some links changed, others not */
 }
 
 int net_flow_add(net *n, int64_t now, int64_t latency_ns, int link_a,

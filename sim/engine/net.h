@@ -77,6 +77,14 @@ void net_free(net *n);
 /* Sets the capacity of a link in bytes/s (> 0, or INFINITY). */
 void net_link_set(net *n, int link, double bytes_per_s);
 
+/* Sets count links at once: link[k] gets bytes_per_s[k] (> 0, or
+ * INFINITY; a bad id or capacity is skipped; a later entry for the same
+ * link wins), then the rates are recomputed once, so that no link ever
+ * counts, even for no time, a rate of a state between the old capacities
+ * and the new (a bandwidth trace's step, sim/engine/bwstep.c). */
+void net_links_set(net *n, int count, const int *link,
+                   const double *bytes_per_s);
+
 /* Starts a flow of `bytes` at `now` over links link_a and link_b (each -1
  * for none), active after latency_ns (>= 0), at most max_bytes_per_s
  * (> 0, INFINITY for no cap), owned by done(ctx, ..., tag) (done NULL:

@@ -344,7 +344,7 @@ int run__simulate(const scn_config *cfg, const run_hooks *hooks,
         int64_t now = ev.time;
         if (W.book) expl__advance(&W, now);
         W.now = now;
-        worker *w = ev.kind == EV_NET ? NULL : &W.w[ev.a];
+        worker *w = ev.kind == EV_NET || ev.kind == EV_BW ? NULL : &W.w[ev.a];
         switch (ev.kind) {
         case EV_NET:
             if (ev.c != W.net_version) continue; /* superseded */
@@ -359,6 +359,7 @@ int run__simulate(const scn_config *cfg, const run_hooks *hooks,
         case EV_REPAIR: rec_repair(&W, ev.a, now); break;
         case EV_TIMEOUT: sync_timeout(&W, ev.a, ev.b, now); break;
         case EV_COPY: worker_copy_done(&W, ev.a, ev.b, now); break;
+        case EV_BW: bw_step(&W, now); break;
         }
         W.events++;
         last = now;

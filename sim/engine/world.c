@@ -315,7 +315,9 @@ static int init_collective(world *W) {
         return MSG_ENOMEM;
     /* no failures (so no downloads, no lost members) and nobody watching:
      * the stream alone on the net may take its shortcuts */
-    if (W->fast && !W->member_mode) coll_set_exclusive(W->coll);
+    if (W->fast && !W->member_mode && !c->bw_trace_path[0] && !c->bw_diurnal)
+        coll_set_exclusive(W->coll); /* (its alike flows cross no link: a
+                                        capacity step would not reach them) */
     return 0;
 }
 
@@ -372,6 +374,7 @@ int world_init(world *W, const scn_config *c, const run_hooks *h,
     if (!rc) rc = init_fragments_and_marks(W);
     if (!rc) rc = world_wire_net(W);
     if (!rc) rc = init_faults(W, err, errlen);
+    if (!rc) rc = bw_init(W, err, errlen);
     if (!rc) rc = init_workers(W);
     return rc;
 }
@@ -411,5 +414,6 @@ void world_free(world *W) {
     if (W->coll) coll_free(W->coll);
     if (W->net) net_free(W->net);
     if (W->faults) faults_free(W->faults);
+    bwt_free(W->bwt);
     eq_free(&W->q);
 }

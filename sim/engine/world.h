@@ -1,9 +1,9 @@
 /*
  * world.h -- the state of one run, shared by the engine's run files only
- * (run.c, world.c, worker.c, sync.c, recovery.c, fastfwd.c, and probe.c,
- * which wires a network alone; nothing else includes it): the world and
- * its parts, the small helpers every one of those files uses, and each
- * file's functions for the others.
+ * (run.c, world.c, worker.c, sync.c, recovery.c, fastfwd.c, bwstep.c, and
+ * probe.c, which wires a network alone; nothing else includes it): the
+ * world and its parts, the small helpers every one of those files uses,
+ * and each file's functions for the others.
  *
  * The fields are grouped by their part in the exact fast-forward
  * (fastfwd.c): "signature" fields decide the future and go into the
@@ -37,7 +37,7 @@
 #include "sim/engine/sig.h"
 
 enum { CLS_NET, CLS_FAULT, CLS_COMPUTE }; /* tie order */
-enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT, EV_COPY };
+enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT, EV_COPY, EV_BW };
 enum { OP_FWD, OP_BACT, OP_BPAR };
 
 /* A worker's state; changed only by worker_set_state (worker.c), whose
@@ -204,6 +204,12 @@ typedef struct {
     int64_t period; /* steps of a period: H */
     /* expl_run's bookkeeping; NULL: none (with one, no jumps) */
     expl_book *book;
+    /* network.bandwidth_trace (bwstep.c): while a step is still to come
+     * the jumps wait, so the steps need not be in the signature */
+    bwt_trace *bwt;  /* the trace file's steps; NULL: none */
+    size_t bw_next;  /* the file's next step not yet applied */
+    int64_t bw_slot; /* diurnal: the next slot */
+    int bw_left;     /* an EV_BW is pending */
 
     /* ---- signature: what decides the future ---- */
     eq_queue q; /* the pending events */
@@ -478,6 +484,18 @@ int expl__finish(world *W);
  * done; worker w has finished every op of `step`. */
 void rec_dp_commit(world *W);
 void rec_dp_checkpoint(world *W, worker *w, int64_t step);
+
+/* ---- bwstep.c: bandwidth that changes over time ------------------------ */
+
+/* Reads the world's bandwidth trace (a file, or the diurnal form) and
+ * schedules its first step; nothing without one.  0, or MSG_EINPUT (a
+ * trace file that went bad since the load, its message in err) or
+ * MSG_ENOMEM. */
+int bw_init(world *W, char *err, size_t errlen);
+
+/* EV_BW: the net brought to now, the steps due at now change the links'
+ * capacities (the flows re-share), the next step is scheduled. */
+void bw_step(world *W, int64_t now);
 
 /* ---- fastfwd.c: the exact fast-forward -------------------------------- */
 

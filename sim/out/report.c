@@ -55,8 +55,9 @@ static void field_per_worker(jw *w, const char *k, const double *v, int M) {
  * is not its default (so the output of a scenario that does not use them
  * is what it was): transport (with its window and restart), completion,
  * efficiency, collective_overhead_ms, startup_ms, ack_bytes_per_kb,
- * queue_ms, the latency matrix, ring order, the buckets and the offload
- * with its host rate. */
+ * queue_ms, the latency matrix, ring order, the buckets, the offload
+ * with its host rate and the bandwidth trace (its file as resolved, or
+ * the diurnal form's keys). */
 static void network_realism(jw *w, const scn_config *c) {
     int M = c->workers;
     if (c->transport == SCN_TRANSPORT_TCP) {
@@ -95,6 +96,19 @@ static void network_realism(jw *w, const scn_config *c) {
     if (c->offload_outer && c->sched.method != SCHED_DP) {
         jw_int(w, "offload_outer", 1);
         jw_num(w, "host_gbps", c->host_gbps);
+    }
+    if (c->bw_trace_path[0]) jw_str(w, "bandwidth_trace", c->bw_trace_path);
+    if (c->bw_diurnal) {
+        const bwt_diurnal *d = &c->diurnal;
+        jw_object(w, "bandwidth_trace");
+        jw_object(w, "diurnal");
+        jw_num(w, "low_gbps", d->low_gbps);
+        jw_num(w, "high_gbps", d->high_gbps);
+        jw_num(w, "period_h", d->period_h);
+        jw_num(w, "phase_h", d->phase_h);
+        jw_int(w, "steps_per_period", d->steps);
+        jw_end(w);
+        jw_end(w);
     }
 }
 

@@ -1,0 +1,265 @@
+/*
+ * bw_trace.c -- the parser of bandwidth trace files and the diurnal
+ * form's slots (bw_trace.h): the file read whole (faults_trace_read),
+ * split in lines, each line's fields found with their columns, checked
+ * and appended to the list of steps.
+ */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "sim/config/bw_trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/base/msg.h"
+#include "sim/config/faults_trace.h"
+
+/* Trace times above this many seconds do not fit int64 nanoseconds (as
+ * faults_trace.c). */
+#define BWT_MAX_S 9.2e9
+#define BWT_MIN_GBPS 1e-6 /* the scenario's bandwidth range (scenario.h) */
+#define BWT_MAX_GBPS 1e9
+#define BWT_PI 3.14159265358979323846
+
+struct bwt_trace {
+    bwt_step *s;
+    size_t len, cap;
+    double last_s; /* the newest step's time as written, -1 before any */
+    long last_line;
+};
+
+/* Where a field is: for messages. */
+typedef struct {
+    const char *path;
+    long line;
+    char *err;
+    size_t errlen;
+} where;
+
+static int field_err(const where *at, size_t col, const char *fmt, ...) {
+    if (at->err && at->errlen) {
+        int k = snprintf(at->err, at->errlen, "%s:%ld:%zu: ", at->path,
+                         at->line, col + 1);
+        if (k >= 0 && (size_t)k < at->errlen) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(at->err + k, at->errlen - (size_t)k, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return -1;
+}
+
+/* A field of a line: its text (NUL-terminated in place) and column. */
+typedef struct {
+    char *s;
+    size_t col;
+} token;
+
+/* Cuts line (its comment already cut) into at most max fields; returns
+ * how many, max + 1 when there are more (tok[max] then the first extra
+ * one, tok has room for max + 1).  *end is the column just past the
+ * last field. */
+static int fields(char *line, token *tok, int max, size_t *end) {
+    int n = 0;
+    size_t i = 0;
+    for (;;) {
+        while (line[i] && strchr(" \t\r\n\v\f", line[i])) i++;
+        if (!line[i]) break;
+        tok[n] = (token){line + i, i};
+        if (n++ == max) return n;
+        while (line[i] && !strchr(" \t\r\n\v\f", line[i])) i++;
+        *end = i;
+        if (line[i]) line[i++] = '\0';
+    }
+    return n;
+}
+
+static const char *const LINE_FORM = "'t_s link gbps'";
+
+static int parse_time(const where *at, const token *t, double *s) {
+    char *end;
+    double v = strtod(t->s, &end);
+    if (end == t->s || *end || !isfinite(v))
+        return field_err(at, t->col,
+                         "bad time '%.40s' (expected a finite number of "
+                         "seconds)",
+                         t->s);
+    if (v < 0)
+        return field_err(at, t->col,
+                         "negative time '%.40s' (expected seconds >= 0)", t->s);
+    if (v > BWT_MAX_S)
+        return field_err(at, t->col,
+                         "time '%.40s' too large (expected at most %g s)", t->s,
+                         BWT_MAX_S);
+    *s = v;
+    return 0;
+}
+
+static int parse_link(const where *at, const token *t, int nworkers, int *l) {
+    if (strcmp(t->s, "all") == 0) {
+        *l = -1;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long long v = strtoll(t->s, &end, 10);
+    if (t->s[0] < '0' || t->s[0] > '9' || *end)
+        return field_err(at, t->col,
+                         "bad link '%.40s' (expected a worker 0..%d or all)",
+                         t->s, nworkers - 1);
+    if (errno == ERANGE || v >= nworkers)
+        return field_err(at, t->col,
+                         "link %.40s out of range (expected a worker 0..%d or "
+                         "all)",
+                         t->s, nworkers - 1);
+    *l = (int)v;
+    return 0;
+}
+
+static int parse_gbps(const where *at, const token *t, double *g) {
+    if (strcmp(t->s, "inf") == 0) {
+        *g = INFINITY;
+        return 0;
+    }
+    char *end;
+    double v = strtod(t->s, &end);
+    if (end == t->s || *end || !isfinite(v) || v != v)
+        return field_err(at, t->col,
+                         "bad rate '%.40s' (expected a number of Gbit/s in "
+                         "[1e-06, 1e+09] or inf)",
+                         t->s);
+    if (v < BWT_MIN_GBPS || v > BWT_MAX_GBPS)
+        return field_err(at, t->col,
+                         "rate %.40s is out of range (expected a number of "
+                         "Gbit/s in [1e-06, 1e+09] or inf)",
+                         t->s);
+    *g = v;
+    return 0;
+}
+
+/* Parses one line (comments and blank lines included): 0, -1 bad, -2 out
+ * of memory. */
+static int parse_line(bwt_trace *t, const where *at, char *line, int nworkers) {
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    token tok[4];
+    size_t end = 0;
+    int n = fields(line, tok, 3, &end);
+    if (n == 0) return 0;
+    if (n > 3)
+        return field_err(at, tok[3].col,
+                         "trailing '%.40s' after the rate (expected %s and "
+                         "nothing more)",
+                         tok[3].s, LINE_FORM);
+    if (n < 3)
+        return field_err(at, end, "missing %s (expected %s)",
+                         n == 1 ? "link and rate" : "rate", LINE_FORM);
+    double s = 0, g = 0;
+    int l = 0;
+    if (parse_time(at, &tok[0], &s) || parse_link(at, &tok[1], nworkers, &l) ||
+        parse_gbps(at, &tok[2], &g))
+        return -1;
+    if (s < t->last_s)
+        return field_err(at, tok[0].col,
+                         "time %.12g s is before %.12g s of line %ld "
+                         "(expected non-decreasing times)",
+                         s, t->last_s, t->last_line);
+    if (t->len == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        bwt_step *p = realloc(t->s, cap * sizeof *p);
+        if (!p) return -2;
+        t->s = p;
+        t->cap = cap;
+    }
+    t->s[t->len++] = (bwt_step){(int64_t)llround(s * 1e9), l, g};
+    t->last_s = s;
+    t->last_line = at->line;
+    return 0;
+}
+
+void bwt_free(bwt_trace *t) {
+    if (!t) return;
+    free(t->s);
+    free(t);
+}
+
+int bwt_parse(const char *text, size_t len, const char *name, int nworkers,
+              bwt_trace **out, char *err, size_t errlen) {
+    *out = NULL;
+    if (nworkers < 1)
+        return msg_set(err, errlen, MSG_EINPUT, "%s: nworkers must be >= 1",
+                       name);
+    size_t longest = 0;
+    for (size_t i = 0, st = 0; i <= len; i++)
+        if (i == len || text[i] == '\n') {
+            if (i - st > longest) longest = i - st;
+            st = i + 1;
+        }
+    bwt_trace *t = calloc(1, sizeof *t);
+    char *line = t ? malloc(longest + 1) : NULL;
+    if (!line) {
+        bwt_free(t);
+        return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
+    }
+    t->last_s = -1;
+    where at = {name, 0, err, errlen};
+    int rc = 0;
+    for (size_t st = 0; st < len && rc == 0;) {
+        const char *nl = memchr(text + st, '\n', len - st);
+        size_t n = nl ? (size_t)(nl - (text + st)) : len - st;
+        at.line++;
+        memcpy(line, text + st, n);
+        line[n] = 0;
+        const char *nul = memchr(line, 0, n);
+        int r = nul ? field_err(&at, (size_t)(nul - line),
+                                "NUL byte (expected a text line)")
+                    : parse_line(t, &at, line, nworkers);
+        if (r == -2)
+            msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
+        if (r) rc = r == -2 ? MSG_ENOMEM : MSG_EINPUT;
+        st += n + 1;
+    }
+    free(line);
+    if (rc) {
+        bwt_free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+int bwt_load(const char *path, int nworkers, bwt_trace **out, char *err,
+             size_t errlen) {
+    *out = NULL;
+    char *buf;
+    size_t n;
+    int rc = faults_trace_read(path, &buf, &n, err, errlen);
+    if (!rc) rc = bwt_parse(buf, n, path, nworkers, out, err, errlen);
+    free(buf);
+    return rc;
+}
+
+const bwt_step *bwt_steps(const bwt_trace *t, size_t *n) {
+    *n = t->len;
+    return t->s;
+}
+
+/* h_k, hours: k slots of period_h / steps each. */
+static double slot_hours(const bwt_diurnal *d, int64_t k) {
+    return (double)k * d->period_h / d->steps;
+}
+
+int64_t bwt_diurnal_start(const bwt_diurnal *d, int64_t k) {
+    return (int64_t)llround(slot_hours(d, k) * 3600e9);
+}
+
+double bwt_diurnal_gbps(const bwt_diurnal *d, int64_t k) {
+    double x = 2 * BWT_PI * (slot_hours(d, k) - d->phase_h) / d->period_h;
+    return d->low_gbps + (d->high_gbps - d->low_gbps) * (1 + cos(x)) / 2;
+}

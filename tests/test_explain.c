@@ -341,6 +341,10 @@ START_TEST(test_checkpoint_restart_by_hand) {
     ck_assert_int_eq(ex.worker[1].ns[EXPL_RESTART], NS(0.7));
     ck_assert_int_eq(ex.worker[0].ns[EXPL_RESTART], 0);
     ck_assert_int_eq(ex.run.restart_ns, NS(0.7));
+    char buf[1024];
+    expl_sentence(&cfg, &ex, buf, sizeof buf);
+    ck_assert_ptr_nonnull(
+        strstr(buf, "; checkpoints 0.60 s; restarts 0.35 s;"));
 }
 END_TEST
 

@@ -156,6 +156,10 @@ static void say_others(sbuf *s, const expl_result *r) {
     if (p[EXPL_OFFLOAD] >= min)
         say(s, "; offload copies %s s",
             secs((double)p[EXPL_OFFLOAD] * 1e-9, b));
+    if (p[EXPL_CKPT] >= min)
+        say(s, "; checkpoints %s s", secs((double)p[EXPL_CKPT] * 1e-9, b));
+    if (p[EXPL_RESTART] >= min)
+        say(s, "; restarts %s s", secs((double)p[EXPL_RESTART] * 1e-9, b));
 }
 
 int expl_sentence(const scn_config *c, const expl_result *r, char *buf,

@@ -170,9 +170,14 @@ START_TEST(diloco_wall_by_hand) {
 }
 END_TEST
 
-/* DiLoCo without checkpoint_every_steps: checkpoint_s costs nothing (no
- * checkpoints); DP without it: one every checkpoint_steps. */
+/* The keys' defaults are 0.  DiLoCo without checkpoint_every_steps:
+ * checkpoint_s costs nothing (no checkpoints); DP without it: one every
+ * checkpoint_steps. */
 START_TEST(interval_defaults) {
+    const char *none[] = {NULL};
+    load("{}", none); /* the defaults: no checkpoints, no restart time */
+    ck_assert_int_eq(cfg.checkpoint_every_steps, 0);
+    ck_assert(cfg.checkpoint_s == 0 && cfg.restart_s == 0);
     const char *diloco[] = {"workers.count=2", "steps=40",
                             "faults.checkpoint_s=3", NULL};
     load(unbounded, diloco);

@@ -13,6 +13,8 @@
  *   - a DiLoCo and a streaming failure from a trace equal the trainer
  *     calls written out by hand; a DP failure restores its checkpoint
  *     exactly (the run ends where one without the failure ends);
+ *   - checkpoint and restart times only delay: the same rows, later by
+ *     the checkpoints written before each (a restart: by its time);
  *   - runs with several outages (one where a worker fails after sending
  *     its payload and rejoins before the sync completes, and random
  *     traces) finish where `run` finishes, with finite losses;
@@ -517,6 +519,53 @@ START_TEST(test_dp_failure_restores_checkpoint) {
 }
 END_TEST
 
+/* Checkpoints only delay (faults.checkpoint_s): over unbounded links,
+ * with blocking syncs, every method's rows are the same bits, each row of
+ * step t later by the floor((t - 1) / N) checkpoints written before it
+ * (that of step t itself comes after the row).  A restart
+ * (faults.restart_s) delays DP's resume after a traced failure: the same
+ * rows, the last exactly r later. */
+START_TEST(test_checkpoints_shift_time_only) {
+    const char *methods[][2] = {{"method.name=\"dp\"", "method.H=6"},
+                                {"method.name=\"diloco\"", "method.H=6"},
+                                {"method.name=\"streaming\"", "method.H=6"}};
+    for (int m = 0; m < 3; m++) {
+        rows a, b;
+        cpl_summary sa, sb;
+        run(&a, &sa, 0, NULL, methods[m][0], methods[m][1],
+            "network.bandwidth_gbps=\"inf\"", NULL);
+        run(&b, &sb, 0, NULL, methods[m][0], methods[m][1],
+            "network.bandwidth_gbps=\"inf\"", "faults.checkpoint_every_steps=4",
+            "faults.checkpoint_s=0.5", NULL);
+        same_rows(&a, &b, 1);
+        for (int i = 0; i < a.n; i++) /* in ns: the rows' s are rounded */
+            ck_assert_msg(llround(b.row[i].sim_time_s * 1e9) -
+                                  llround(a.row[i].sim_time_s * 1e9) ==
+                              (a.row[i].step - 1) / 4 * 500000000,
+                          "method %d, step %lld: %.17g vs %.17g", m,
+                          (long long)a.row[i].step, b.row[i].sim_time_s,
+                          a.row[i].sim_time_s);
+    }
+    char tr_set[128];
+    snprintf(tr_set, sizeof tr_set, "faults.trace=\"%s\"",
+             trace_file("4.5 0 down\n5 0 up\n"));
+    rows a, b;
+    cpl_summary sa, sb;
+    run(&a, &sa, 0, NULL, "method.name=\"dp\"", "steps=9",
+        "faults.checkpoint_steps=3", "network.bandwidth_gbps=\"inf\"", tr_set,
+        NULL);
+    run(&b, &sb, 0, NULL, "method.name=\"dp\"", "steps=9",
+        "faults.checkpoint_steps=3", "network.bandwidth_gbps=\"inf\"", tr_set,
+        "faults.restart_s=1.25", NULL);
+    unlink(trace_file(""));
+    ck_assert_int_eq(sb.sim.failures, 1);
+    same_rows(&a, &b, 1);
+    ck_assert(llround(b.row[b.n - 1].sim_time_s * 1e9) -
+                  llround(a.row[a.n - 1].sim_time_s * 1e9) ==
+              1250000000);
+}
+END_TEST
+
 /* Two workers, 0.1 s steps of a 4-layer 1e8-parameter model at 100
  * Gbit/s, a small MLP trained, 10 steps, eval every step. */
 static const char *const outages =
@@ -710,6 +759,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_diloco_failure_by_hand);
     tcase_add_test(tc, test_streaming_failure_by_hand);
     tcase_add_test(tc, test_dp_failure_restores_checkpoint);
+    tcase_add_test(tc, test_checkpoints_shift_time_only);
     tcase_add_test(tc, test_outages_diloco_finish);
     tcase_add_test(tc, test_outages_random_finish);
     tcase_add_test(tc, test_sync_timeout_drops_the_late_worker);

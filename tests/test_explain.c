@@ -4,8 +4,8 @@
  *
  * For every shipped scenario (each variant; the paper's, the experiments'
  * and the two failure examples' with fewer steps) and
- * 200 random worlds (tests/random_world.h, with set-ups, standing queues
- * and failure traces besides): every worker's parts and the method's
+ * 200 random worlds (tests/random_world.h, with set-ups, standing queues,
+ * failure traces, checkpoint and restart times besides): every worker's parts and the method's
  * sum to wall_ns to the nanosecond, none is negative, and the run_result
  * is run_simulate's byte for byte.  Then closed forms worked out by hand
  * next to the booked parts: compute only; two workers over a ring (the
@@ -148,6 +148,11 @@ START_TEST(test_random_worlds) {
         if (pick(5) == 0) cfg.queue_ms = 15;
         if (pick(8) == 0 && cfg.faults.mtbf_s == 0)
             snprintf(cfg.trace_path, sizeof cfg.trace_path, "%s", trace);
+        if (k % 3 == 1) { /* checkpoints (by k: the picks stay the same) */
+            cfg.checkpoint_every_steps = 1 + k % 7;
+            cfg.checkpoint_s = 0.05 * (1 + k % 5);
+        }
+        if (k % 4 == 2) cfg.restart_s = 0.4 * (1 + k % 3);
         char what[64];
         snprintf(what, sizeof what, "random world %d", k);
         explain_checked(&cfg, what);
@@ -312,6 +317,37 @@ START_TEST(test_failure_by_hand) {
 }
 END_TEST
 
+/* The DP pair with a checkpoint of 0.3 s after steps 2 and 4 (each
+ * after its step's all-reduce, which the next forward waits for), and
+ * worker 1 down from 0.1 s to 0.5 s (a trace) with a restart of 0.7 s:
+ * the checkpoint part is 2 x 0.3 s on each worker (none is written twice:
+ * the failure rolls back to step 0 before the first), worker 1's restart
+ * part 0.7 s exactly. */
+START_TEST(test_checkpoint_restart_by_hand) {
+    static scn_config cfg;
+    char trace[] = "/tmp/dilosim-explain-XXXXXX";
+    trace_file(trace, "0.1 1 down\n0.5 1 up\n");
+    char set[128];
+    snprintf(set, sizeof set, "faults.trace=\"%s\"", trace);
+    const char *more[] = {"faults.checkpoint_every_steps=2",
+                          "faults.checkpoint_s=0.3", "faults.restart_s=0.7",
+                          set};
+    dp_pair(&cfg, more, 4);
+    unlink(trace);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(ex.worker[i].ns[EXPL_CKPT], 2 * NS(0.3));
+        ck_assert_int_eq(ex.run.per_worker[i].checkpoint_ns, 2 * NS(0.3));
+    }
+    ck_assert_int_eq(ex.worker[1].ns[EXPL_RESTART], NS(0.7));
+    ck_assert_int_eq(ex.worker[0].ns[EXPL_RESTART], 0);
+    ck_assert_int_eq(ex.run.restart_ns, NS(0.7));
+    char buf[1024];
+    expl_sentence(&cfg, &ex, buf, sizeof buf);
+    ck_assert_ptr_nonnull(
+        strstr(buf, "; checkpoints 0.6 s; restarts 0.35 s;"));
+}
+END_TEST
+
 /* The sentences of the DP pair (per step) and of a DiLoCo pair whose
  * worker 1 is slower, figures by hand: S = 5e7 bytes (50 MB), 0.42 s on
  * the stream per sync, all of it exposed; the wall 3.1 s and 5.1 s. */
@@ -349,6 +385,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_failure_by_hand);
     tcase_add_test(tc, test_sentence_by_hand);
     tcase_add_test(tc, test_random_worlds);
+    tcase_add_test(tc, test_checkpoint_restart_by_hand);
     tcase_add_test(tc, test_shipped_scenarios);
     suite_add_tcase(s, tc);
     return s;

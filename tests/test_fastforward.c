@@ -6,11 +6,12 @@
  * anyway and are left out), then a randomized set (methods,
  * tau, fragments, layouts, orders, codecs, collectives, latencies,
  * heterogeneous links and speeds, late: continue, sync timeouts, TCP
- * windows, stragglers, failures), run twice: with the fast-forward and
- * with `full`.  The two run_results must be the same bytes: every time to
- * the nanosecond, every byte count, every counter.  Then the fast paths
- * must actually have done something on the paper's scenarios (a
- * regression that turned them off would pass the comparison).
+ * windows, stragglers, failures, checkpoint and restart times), run
+ * twice: with the fast-forward and with `full`.  The two run_results
+ * must be the same bytes: every time to the nanosecond, every byte
+ * count, every counter.  Then the fast paths must actually have done
+ * something on the paper's scenarios (a regression that turned them off
+ * would pass the comparison).
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -122,6 +123,11 @@ START_TEST(test_randomized) {
     static scn_config cfg;
     for (int k = 0; k < 160; k++) {
         random_world(&cfg, k);
+        if (k % 3 == 1) { /* checkpoints: periodic, in the signature */
+            cfg.checkpoint_every_steps = k % 11;
+            cfg.checkpoint_s = 0.02 * (1 + k % 4);
+        }
+        if (k % 4 == 2) cfg.restart_s = 0.3;
         char what[64];
         snprintf(what, sizeof what, "random case %d", k);
         both_ways(&cfg, what, NULL, NULL);

@@ -733,7 +733,8 @@ START_TEST(test_unknown_keys) {
     FAIL(IN("faults", "\"mtbf\": 4"),
          "s.json:3:5: faults.mtbf: unknown key (expected one of: mtbf_hours, "
          "mttr_hours, distribution, weibull_shape, trace, checkpoint_steps, "
-         "recovery_bytes_per_param)");
+         "recovery_bytes_per_param, checkpoint_every_steps, checkpoint_s, "
+         "restart_s)");
     /* Reported even when an earlier section has no error, in document
      * order within an object. */
     FAIL("{\n  \"model\": {\"x\": 1, \"y\": 2}\n}",
@@ -2758,7 +2759,8 @@ START_TEST(test_did_you_mean) {
     FAIL(IN("faults", "\"mtbr_hours\": 1"), /* mtbf_hours or mttr_hours */
          "s.json:3:5: faults.mtbr_hours: unknown key (expected one of: "
          "mtbf_hours, mttr_hours, distribution, weibull_shape, trace, "
-         "checkpoint_steps, recovery_bytes_per_param)");
+         "checkpoint_steps, recovery_bytes_per_param, "
+         "checkpoint_every_steps, checkpoint_s, restart_s)");
     FAIL(IN("workers", "\"cnt\": 2"), /* count: 2 edits, kept */
          "s.json:3:5: workers.cnt: unknown key (did you mean "
          "workers.count? expected one of: count, speed, stragglers)");

@@ -474,7 +474,7 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out, char *err,
     c->dp = s->method == SCHED_DP;
     c->T = cfg->steps;
     c->every = o->train->train.eval_interval;
-    c->ckpt_every = cfg->checkpoint_steps;
+    c->ckpt_every = scn_checkpoint_every(cfg);
     c->batch_tokens =
         (uint64_t)o->train->train.batch * (uint64_t)o->train->train.seq;
     c->cand_step = -1;

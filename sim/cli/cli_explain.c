@@ -36,9 +36,10 @@ static const cli_help help = {
     "its wall time into parts that add up to it exactly: compute at nominal\n"
     "speed, straggler, exposed communication by cause (bandwidth, latency,\n"
     "tcp_ramp, startup, queue, overhead), gate_wait, down, redone, recovery,\n"
-    "offload, stalled, done_wait (every part: 'man dilosim').  Text: per\n"
-    "method a table of seconds and % of the wall (a column per worker when\n"
-    "they differ) and one sentence; --json: the same as an array.\n"
+    "offload, stalled, done_wait, checkpoint, restart (every part: 'man\n"
+    "dilosim').  Text: per method a table of seconds and % of the wall (a\n"
+    "column per worker when they differ) and one sentence; --json: the\n"
+    "same as an array.\n"
     "\n"
     "options:\n",
     23, help_opts,

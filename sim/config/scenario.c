@@ -131,6 +131,9 @@ void scn_defaults(scn_config *c) {
     c->trace_path[0] = 0;
     c->checkpoint_steps = 100;
     c->recovery_bytes_per_param = 4;
+    c->checkpoint_every_steps = 0;
+    c->checkpoint_s = 0;
+    c->restart_s = 0;
 
     c->steps = 1000;
     c->seed = 1;

@@ -198,6 +198,13 @@ typedef struct {
     int64_t checkpoint_steps;        /* DP checkpoint interval, steps >= 1 */
     double recovery_bytes_per_param; /* outer parameters a repaired worker
                                        downloads, bytes per parameter */
+    int64_t checkpoint_every_steps;  /* a checkpoint after every N-th step,
+                                        N >= 0; 0: none (DiLoCo, streaming),
+                                        checkpoint_steps (DP): see
+                                        scn_checkpoint_every */
+    double checkpoint_s; /* s a worker's compute stops to write one */
+    double restart_s;    /* s a repaired worker needs before its download
+                            (process start, loading) */
 
     int64_t steps; /* inner steps to simulate, >= 1 */
     uint64_t seed;
@@ -356,5 +363,16 @@ int scn_key_segments(const char *s, size_t n);
  * length): what scn_config.digest is of the resolved document's compact
  * print, and what a sweep folds its header and values into. */
 uint64_t scn_digest_bytes(const char *s, size_t n);
+
+/* The steps between two checkpoints: a checkpoint follows every step
+ * k * N, k >= 1.  DP: faults.checkpoint_every_steps when set, else
+ * faults.checkpoint_steps; it is the checkpoint a rollback goes back to
+ * (one interval, not two).  DiLoCo and streaming: checkpoint_every_steps
+ * (a checkpoint of the outer state), 0 for none. */
+static inline int64_t scn_checkpoint_every(const scn_config *c) {
+    if (c->checkpoint_every_steps > 0 || c->sched.method != SCHED_DP)
+        return c->checkpoint_every_steps;
+    return c->checkpoint_steps;
+}
 
 #endif

@@ -195,6 +195,9 @@ static const field faults_fields[] = {
     K_STR("trace"),
     K_I64("checkpoint_steps", checkpoint_steps, 1, EXACT_INT),
     K_NUM("recovery_bytes_per_param", recovery_bytes_per_param, IN(0, 1000)),
+    K_I64("checkpoint_every_steps", checkpoint_every_steps, 0, EXACT_INT),
+    K_NUM("checkpoint_s", checkpoint_s, IN(0, 1e9)),
+    K_NUM("restart_s", restart_s, IN(0, 1e9)),
     K_END,
 };
 

@@ -25,6 +25,8 @@
  *   stalled           stalled (DP: a peer down or recovering)
  *   down              down
  *   recovering, rejoining  recovery
+ *   checkpointing     checkpoint (faults.checkpoint_s)
+ *   restarting        restart (faults.restart_s)
  *
  * Intervals are kept in a log per worker (consecutive ones of the same
  * kind merged), and clipped to the wall once it is known (events after
@@ -62,9 +64,9 @@
 #include "sim/engine/world.h"
 
 const char *const expl_part_names[EXPL_PARTS] = {
-    "compute", "straggler", "bandwidth", "latency",   "tcp_ramp",
-    "startup", "queue",     "overhead",  "gate_wait", "down",
-    "redone",  "recovery",  "offload",   "stalled",   "done_wait"};
+    "compute", "straggler", "bandwidth", "latency",    "tcp_ramp", "startup",
+    "queue",   "overhead",  "gate_wait", "down",       "redone",   "recovery",
+    "offload", "stalled",   "done_wait", "checkpoint", "restart"};
 
 enum { CAT_BUSY = EXPL_PARTS, CAT_COMM };
 
@@ -115,6 +117,8 @@ static int classify(const world *W, int i) {
     case W_RECOVERING:
     case W_REJOINING: return EXPL_RECOVERY;
     case W_DONE: return W->stream_busy ? CAT_COMM : EXPL_DONE_WAIT;
+    case W_CKPT: return EXPL_CKPT;
+    case W_RESTARTING: return EXPL_RESTART;
     case W_BLOCKED: break;
     default: return EXPL_GATE_WAIT; /* ready: never for long */
     }

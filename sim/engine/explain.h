@@ -39,6 +39,8 @@ typedef enum {
     EXPL_OFFLOAD,   /* exposed host <-> accelerator copies */
     EXPL_STALLED,   /* DP: stalled while a peer is down or recovering */
     EXPL_DONE_WAIT, /* done with every step, waiting for the run's end */
+    EXPL_CKPT,      /* "checkpoint": compute stopped to write one */
+    EXPL_RESTART,   /* repaired, its process starting before the download */
     EXPL_PARTS
 } expl_part;
 

@@ -24,7 +24,11 @@
  *               added.  Not with stragglers (their draws differ).
  * Left out of the signature: what only a failure reads (checkpoint
  * baselines, contribution baselines, recovery state), span-only instants,
- * and the counters the jump adds up.  Under the same conditions (but with
+ * and the counters the jump adds up.  Checkpoints (faults.checkpoint_s)
+ * follow every step k * N: the signature then holds the phase of worker
+ * 0's step in N and each worker's newest checkpoint, so a match is a
+ * whole number of intervals too (none, and no jump, when N is longer than
+ * the FF_MARKS periods remembered).  Under the same conditions (but with
  * stragglers too) the stream is alone on the net (coll_set_exclusive):
  * alike ring steps run as one flow per chunk size, whose bytes reach the
  * link counters when coll_flush_bytes() is called before they are read. */
@@ -51,7 +55,8 @@ static void events_signature(const world *W, int64_t now, sig_buf *b) {
     for (uint32_t i = 0; i < n; i++) {
         const eq_event *e = &v[i];
         int64_t rb = e->b, rc = (int64_t)e->c;
-        if (e->kind == EV_OP) rb = (int32_t)(e->b - W->w[e->a].epoch);
+        if (e->kind == EV_OP || e->kind == EV_CKPT)
+            rb = (int32_t)(e->b - W->w[e->a].epoch);
         if (e->kind == EV_TIMEOUT) rb = (int32_t)(e->b - W->fs[e->a].epoch);
         if (e->kind == EV_NET) rc = (int64_t)(e->c - W->net_version);
         int64_t x[6] = {e->time - now, e->cls, e->kind, e->a, rb, rc};
@@ -77,7 +82,15 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
         sig_put(b, v, sizeof v);
         sig_put(b, &w->factor, sizeof w->factor);
         sig_put(b, w->pend_layers, (size_t)P * sizeof *w->pend_layers);
+        if (W->ckpt_every) { /* checkpoints: the newest one written */
+            int64_t c[2] = {w->ckpt_done - s0,
+                            w->state == W_CKPT ? w->ckpt_start - now : 0};
+            sig_put(b, c, sizeof c);
+        }
     }
+    /* which steps the checkpoints follow: only periods that start at the
+     * same phase of the checkpoint interval match */
+    if (W->ckpt_every) sig_i64(b, s0 % W->ckpt_every);
     for (int l = 0; l < L; l++) {
         const reduction *r = &W->red[l];
         int64_t v[6] = {r->state,
@@ -133,6 +146,7 @@ static void remember_period(world *W, int64_t now, int64_t s0) {
     for (int i = 0; i < W->M; i++) {
         m->busy[i] = W->w[i].busy;
         m->nom[i] = W->w[i].nom;
+        m->ckpt[i] = W->w[i].ckpt_ns;
     }
     for (int k = 0; k < 2 * W->M; k++) m->bytes[k] = net_link_bytes(W->net, k);
     m->syncs = W->syncs;
@@ -153,6 +167,7 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
         int64_t dn = n * (w->nom - m->nom[i]);
         w->busy += db;
         w->nom += dn;
+        w->ckpt_ns += n * (w->ckpt_ns - m->ckpt[i]);
         for (int p = 0; p < W->P; p++) { /* baselines a failure would read */
             w->contrib[p] += db, w->pend[p] += db;
             w->nom_contrib[p] += dn, w->nom_pend[p] += dn;
@@ -160,6 +175,8 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
         w->ckpt_busy += db, w->ckpt_cand_busy += db;
         w->ckpt_nom += dn, w->ckpt_cand_nom += dn;
         if (w->state == W_BUSY) w->op_start += D;
+        if (w->state == W_CKPT) w->ckpt_start += D;
+        if (W->ckpt_every) w->ckpt_done += K;
         w->idle_start += D;
         w->step += K;
         w->counted += K;

@@ -37,7 +37,7 @@ void rec_dp_commit(world *W) {
 }
 
 void rec_dp_checkpoint(world *W, worker *w, int64_t step) {
-    int64_t every = W->cfg->checkpoint_steps;
+    int64_t every = scn_checkpoint_every(W->cfg);
     if (step % every) return;
     w->ckpt_cand_busy = w->busy;
     w->ckpt_cand_nom = w->nom;
@@ -75,7 +75,7 @@ static void start_download(world *W, int wi, int64_t now) {
     for (int i = 0; i < W->M && src < 0; i++) {
         int st = W->w[i].state;
         if (i != wi && st != W_DOWN && st != W_RECOVERING &&
-            (W->sch.method == SCHED_DP || W->w[i].joined))
+            st != W_RESTARTING && (W->sch.method == SCHED_DP || W->w[i].joined))
             src = i;
     }
     int64_t lat = src >= 0 ? W->lat[src * W->M + wi] : W->lat[wi * W->M + wi];
@@ -99,6 +99,7 @@ static void rejoin(world *W, int wi, int64_t step, int64_t now) {
     w->step = step;
     w->op = 0;
     w->joined = 1;
+    w->ckpt_done = step - 1; /* it has just loaded that state */
     for (int p = 0; p < W->P; p++) {
         w->contrib[p] = w->busy;
         w->nom_contrib[p] = w->nom;
@@ -198,7 +199,9 @@ static void dp_outage(world *W, int64_t now) {
         w->ckpt_nom = w->nom;
         w->step = W->ckpt_step + 1;
         w->op = 0;
-        if (w->state != W_DOWN && w->state != W_RECOVERING) {
+        w->ckpt_done = W->ckpt_step; /* the checkpoint it goes back to */
+        if (w->state != W_DOWN && w->state != W_RECOVERING &&
+            w->state != W_RESTARTING) {
             worker_set_state(W, w, W_STALLED);
             w->idle_start = now;
         }
@@ -220,7 +223,7 @@ static void dp_outage(world *W, int64_t now) {
 static void dp_resume(world *W, int64_t now) {
     for (int i = 0; i < W->M; i++) {
         int st = W->w[i].state;
-        if (st == W_DOWN || st == W_RECOVERING) return;
+        if (st == W_DOWN || st == W_RECOVERING || st == W_RESTARTING) return;
     }
     W->outage = 0;
     for (int i = 0; i < W->M; i++) {
@@ -279,6 +282,10 @@ void rec_fail(world *W, int wi, int64_t now, int64_t repair) {
     if (w->state == W_STALLED || w->state == W_REJOINING)
         idle_span(W, wi, w->state == W_STALLED ? "stalled" : "rejoin_wait",
                   now);
+    if (w->state == W_RESTARTING) { /* cut short: its time is spent */
+        w->restart_ns += now - w->idle_start;
+        idle_span(W, wi, "restart", now);
+    }
     if (W->sch.method == SCHED_DP) {
         if (!W->outage) dp_outage(W, now);
         worker_set_state(W, w, W_DOWN);
@@ -295,10 +302,30 @@ void rec_fail(world *W, int wi, int64_t now, int64_t repair) {
         push(W, repair, CLS_FAULT, EV_REPAIR, wi, 0, 0);
 }
 
+/* faults.restart_s: the repaired worker's process starts and loads for
+ * restart_ns before it can download (EV_RESTART, of a new epoch: a
+ * failure in between makes it stale). */
 void rec_repair(world *W, int wi, int64_t now) {
     idle_span(W, wi, "down", now);
-    start_download(W, wi, now);
+    worker *w = &W->w[wi];
+    if (W->restart_ns > 0) {
+        int64_t t = later(W, now, W->restart_ns, "a restart");
+        worker_set_state(W, w, W_RESTARTING);
+        w->idle_start = now;
+        w->epoch++;
+        if (!W->stopped) push(W, t, CLS_FAULT, EV_RESTART, wi, w->epoch, 0);
+    } else {
+        start_download(W, wi, now);
+    }
     rec_next_failure(W, wi);
+}
+
+void rec_restart_done(world *W, int wi, uint32_t epoch, int64_t now) {
+    worker *w = &W->w[wi];
+    if (w->state != W_RESTARTING || w->epoch != epoch) return;
+    w->restart_ns += now - w->idle_start;
+    idle_span(W, wi, "restart", now);
+    start_download(W, wi, now);
 }
 
 static void on_download_done(world *W, int wi, int64_t now) {

@@ -177,7 +177,8 @@ static void stalled_reason(world *W) {
     int down = 0;
     for (int i = 0; i < W->M; i++) {
         int st = W->w[i].state;
-        down += st == W_DOWN || st == W_RECOVERING || st == W_REJOINING;
+        down += st == W_DOWN || st == W_RECOVERING || st == W_REJOINING ||
+                st == W_RESTARTING;
     }
     if (net_active_flows(W->net) > 0)
         stop(W,
@@ -195,6 +196,15 @@ static void close_spans(world *W) {
         if (w->state == W_DOWN) idle_span(W, i, "down", W->end);
         if (w->state == W_STALLED) idle_span(W, i, "stalled", W->end);
         if (w->state == W_REJOINING) idle_span(W, i, "rejoin_wait", W->end);
+        if (w->state == W_RESTARTING && W->end > w->idle_start) {
+            w->restart_ns += W->end - w->idle_start;
+            idle_span(W, i, "restart", W->end);
+        }
+        if (w->state == W_CKPT && W->end > w->ckpt_start) {
+            w->ckpt_ns += W->end - w->ckpt_start;
+            span(W, i, 0, "checkpoint", -1, w->step - 1, w->ckpt_start, W->end,
+                 0);
+        }
     }
 }
 
@@ -244,6 +254,10 @@ static void fill_result(const world *W, int done, uint64_t events,
         r->lost_ns = w->lost;
         r->lost_compute_s = (double)w->lost * 1e-9;
         r->failures = w->failures;
+        r->checkpoint_ns = w->ckpt_ns;
+        r->restart_ns = w->restart_ns;
+        out->checkpoint_ns = sum_ns(out->checkpoint_ns, w->ckpt_ns);
+        out->restart_ns = sum_ns(out->restart_ns, w->restart_ns);
         r->outer_device_peak_bytes = W->off ? off_peak_bytes(W->off, i) : 0;
         out->compute_ns = sum_ns(out->compute_ns, w->busy);
         out->useful_ns = sum_ns(out->useful_ns, r->useful_ns);
@@ -360,6 +374,8 @@ int run__simulate(const scn_config *cfg, const run_hooks *hooks,
         case EV_TIMEOUT: sync_timeout(&W, ev.a, ev.b, now); break;
         case EV_COPY: worker_copy_done(&W, ev.a, ev.b, now); break;
         case EV_BW: bw_step(&W, now); break;
+        case EV_CKPT: worker_ckpt_done(&W, ev.a, ev.b, now); break;
+        case EV_RESTART: rec_restart_done(&W, ev.a, ev.b, now); break;
         }
         W.events++;
         last = now;

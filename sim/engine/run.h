@@ -53,6 +53,8 @@ typedef struct {
     uint64_t outer_device_peak_bytes; /* method.offload_outer: the most
                                bytes of outer parameters and momentum on
                                its accelerator at once; 0 without */
+    int64_t checkpoint_ns; /* ns its compute stopped for checkpoints */
+    int64_t restart_ns;    /* ns it restarted after repairs */
 } run_worker;
 
 #define RUN_REASON_MAX 128
@@ -82,6 +84,10 @@ typedef struct {
     int64_t lost_ns;          /* ns of compute redone or discarded */
     double lost_compute_s;    /* the same in s */
     uint64_t recovery_bytes;  /* bytes downloaded by repaired workers */
+    int64_t checkpoint_ns;    /* ns of checkpoints (faults.checkpoint_s),
+                                 summed over workers */
+    int64_t restart_ns;       /* ns of restarts (faults.restart_s), summed
+                                 over workers */
     int64_t step_ns;          /* compute time of one step at speed 1 */
     double step_time_s;       /* the same in s */
     uint64_t events;          /* events a full simulation processes
@@ -106,7 +112,12 @@ typedef struct {
  * others' recovery), "rejoin_wait" (track 0: repaired and up to date,
  * waiting for the group's next sync), "allreduce" (track 1), "startup"
  * (track 1: a sender's set-up of a pair, network.startup_ms, bytes 0),
- * "recovery" (track 1: downloading the parameters), "recovery_interrupted"
+ * "checkpoint" (track 0: its compute stopped to write a checkpoint,
+ * faults.checkpoint_s, after step `step`; cut short by a failure, the
+ * part until it), "restart" (track 0: repaired, its process starting
+ * before the download, faults.restart_s; cut short by a failure, the part
+ * until it), "recovery" (track 1: downloading the parameters),
+ * "recovery_interrupted"
  * (track 1: a download cut short by a failure, bytes 0).  layer and
  * fragment are -1 where they do not apply; bytes is the all-reduce's
  * payload or the download's size (0 for compute).  step is the step

@@ -19,35 +19,42 @@
  *                             previous sync (list L + f); a copy-in not
  *                             done yet (copy_wait, offload)
  *   READY      -> DONE        worker_advance: past the last step
+ *   READY      -> CKPT        worker_advance: the step before is k * N
+ *                             (checkpoint_start)
+ *   CKPT       -> READY       worker_ckpt_done: the checkpoint is written
  *   BUSY       -> READY       worker_op_done: its ops ended
  *   BLOCKED    -> READY       worker_wake (the reduction or sync it
  *                             waited for is over), worker_got_result (its
  *                             own result came: member completion),
  *                             worker_copy_done (the copy-in ended)
- *   READY, BUSY, BLOCKED, DONE
+ *   READY, BUSY, BLOCKED, DONE, CKPT
  *              -> STALLED     DP: a failure rolls everybody back
  *                             (dp_outage)
  *   STALLED    -> READY       DP: nobody is down or downloading any more
  *                             (dp_resume)
- *   READY, BUSY, BLOCKED, STALLED, RECOVERING, REJOINING
- *              -> DOWN        a failure (rec_fail; DONE: no failure)
+ *   READY, BUSY, BLOCKED, STALLED, RECOVERING, REJOINING, CKPT,
+ *   RESTARTING -> DOWN        a failure (rec_fail; DONE: no failure)
  *   DOWN       -> RECOVERING  repaired: it downloads the parameters
  *                             (start_download)
+ *   DOWN       -> RESTARTING  repaired, with a restart time (rec_repair)
+ *   RESTARTING -> RECOVERING  restarted: it downloads (rec_restart_done)
  *   RECOVERING -> STALLED     DP: the download ended (on_download_done)
  *   RECOVERING -> REJOINING   the download ended: it waits for the group
  *   REJOINING  -> READY       it rejoins the group (rejoin)
  */
 #define TO(s) (1u << (s))
 static const unsigned worker_moves[W_NSTATES] = {
-    [W_READY] =
-        TO(W_BUSY) | TO(W_BLOCKED) | TO(W_DONE) | TO(W_STALLED) | TO(W_DOWN),
+    [W_READY] = TO(W_BUSY) | TO(W_BLOCKED) | TO(W_DONE) | TO(W_STALLED) |
+                TO(W_DOWN) | TO(W_CKPT),
     [W_BUSY] = TO(W_READY) | TO(W_STALLED) | TO(W_DOWN),
     [W_BLOCKED] = TO(W_READY) | TO(W_STALLED) | TO(W_DOWN),
     [W_STALLED] = TO(W_READY) | TO(W_DOWN),
-    [W_DOWN] = TO(W_RECOVERING),
+    [W_DOWN] = TO(W_RECOVERING) | TO(W_RESTARTING),
     [W_RECOVERING] = TO(W_STALLED) | TO(W_REJOINING) | TO(W_DOWN),
     [W_REJOINING] = TO(W_READY) | TO(W_DOWN),
     [W_DONE] = TO(W_STALLED),
+    [W_CKPT] = TO(W_READY) | TO(W_STALLED) | TO(W_DOWN),
+    [W_RESTARTING] = TO(W_RECOVERING) | TO(W_DOWN),
 };
 #undef TO
 
@@ -281,19 +288,52 @@ static int run_end(const world *W, const worker *w) {
     }
 }
 
+/* faults.checkpoint_s: worker wi, about to begin a step after step
+ * k * N (its first forward free: the update of step k * N is in), writes
+ * its checkpoint first, once per step (ckpt_done: not again after a
+ * rollback to it, nor after a rejoin).  Returns 1 when it began one: its
+ * compute stops for ckpt_ns, until its EV_CKPT. */
+static int checkpoint_start(world *W, int wi, int64_t now) {
+    worker *w = &W->w[wi];
+    int64_t s = w->step - 1;
+    if (!W->ckpt_every || w->op || s <= w->ckpt_done || s % W->ckpt_every)
+        return 0;
+    w->ckpt_done = s;
+    int64_t t = later(W, now, W->ckpt_ns, "a checkpoint");
+    if (W->stopped) return 1;
+    worker_set_state(W, w, W_CKPT);
+    w->ckpt_start = now;
+    w->epoch++;
+    push(W, t, CLS_COMPUTE + (uint32_t)wi, EV_CKPT, wi, w->epoch, 0);
+    return 1;
+}
+
+void worker_ckpt_done(world *W, int wi, uint32_t epoch, int64_t now) {
+    worker *w = &W->w[wi];
+    if (w->state != W_CKPT || w->epoch != epoch) return;
+    w->ckpt_ns += now - w->ckpt_start;
+    span(W, wi, 0, "checkpoint", -1, w->step - 1, w->ckpt_start, now, 0);
+    worker_set_state(W, w, W_READY);
+    worker_advance(W, wi, now);
+}
+
 void worker_advance(world *W, int wi, int64_t now) {
     worker *w = &W->w[wi];
     if (w->state != W_READY) return;
+    int layer, kind;
+    if (w->step <= W->T) { /* a gated first forward waits before a
+                              checkpoint: the step's update comes first */
+        op_of(W, w->op, &layer, &kind);
+        if (W->blocking && kind == OP_FWD && gated(W, w, layer)) {
+            block(W, wi, W->lead[layer]);
+            return;
+        }
+    }
+    if (checkpoint_start(W, wi, now)) return;
     if (w->step > W->T) {
         worker_set_state(W, w, W_DONE);
         W->check_done = 1;
         if (now > W->end) W->end = now;
-        return;
-    }
-    int layer, kind;
-    op_of(W, w->op, &layer, &kind);
-    if (W->blocking && kind == OP_FWD && gated(W, w, layer)) {
-        block(W, wi, W->lead[layer]);
         return;
     }
     worker_set_state(W, w, W_BUSY);
@@ -370,6 +410,12 @@ static const char *const cut_names[] = {"forward_interrupted",
                                         "backward_param_interrupted"};
 
 void worker_cancel_op(world *W, worker *w, int64_t now) {
+    if (w->state == W_CKPT) { /* a checkpoint cut short: its time is spent */
+        w->ckpt_ns += now - w->ckpt_start;
+        w->epoch++;
+        span(W, (int)(w - W->w), 0, "checkpoint", -1, w->step - 1,
+             w->ckpt_start, now, 0);
+    }
     if (w->state == W_BUSY) {
         w->busy += now - w->op_start;
         if (now > W->end) W->end = now; /* the wall covers every compute */

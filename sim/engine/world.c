@@ -93,6 +93,10 @@ static int init_method(world *W, const scn_config *c, const run_hooks *h,
     W->jumps = W->fast && c->straggler_prob == 0 && !W->book;
     W->period = W->sch.H;
     W->timeout_ns = llround(c->sync_timeout_s * 1e9); /* <= 1e18 (loader) */
+    /* checkpoint_s and restart_s are at most 1e9 s (loader): ns fit */
+    W->ckpt_ns = llround(c->checkpoint_s * 1e9);
+    W->ckpt_every = W->ckpt_ns > 0 ? scn_checkpoint_every(c) : 0;
+    W->restart_ns = llround(c->restart_s * 1e9);
     W->progress_next = 1;
     W->resume_step = 1;
     return 0;
@@ -221,6 +225,7 @@ static int init_fragments_and_marks(world *W) {
         ALLOC(W->mark[k].busy, M);
         ALLOC(W->mark[k].nom, M);
         ALLOC(W->mark[k].bytes, 2 * M);
+        ALLOC(W->mark[k].ckpt, M);
     }
     return 0;
 }
@@ -405,6 +410,7 @@ void world_free(world *W) {
     free(W->fs), free(W->member), free(W->merge_step);
     for (int k = 0; k < FF_MARKS; k++) {
         free(W->mark[k].busy), free(W->mark[k].nom), free(W->mark[k].bytes);
+        free(W->mark[k].ckpt);
         free(W->mark[k].sig.p);
     }
     free(W->sig.p);

@@ -38,6 +38,7 @@
 
 enum { CLS_NET, CLS_FAULT, CLS_COMPUTE }; /* tie order */
 enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT, EV_COPY, EV_BW };
+enum { EV_CKPT = EV_BW + 1, EV_RESTART }; /* checkpoint_s, restart_s */
 enum { OP_FWD, OP_BACT, OP_BPAR };
 
 /* A worker's state; changed only by worker_set_state (worker.c), whose
@@ -54,6 +55,8 @@ enum {
     W_RECOVERING, /* downloading the parameters */
     W_REJOINING,  /* waiting for the group's next sync */
     W_DONE,       /* did every step */
+    W_CKPT,       /* writing a checkpoint (faults.checkpoint_s) */
+    W_RESTARTING, /* repaired, its process starting (faults.restart_s) */
     W_NSTATES
 };
 
@@ -81,10 +84,15 @@ typedef struct {
     double factor;    /* step-time factor of the current step */
     int *pend_layers; /* layers of the fragment's sync under way reduced
                           with it */
+    /* signature, with checkpoints (W->ckpt_every) */
+    int64_t ckpt_done;  /* the newest step whose checkpoint it has written
+                           (or restored) */
+    int64_t ckpt_start; /* ns, W_CKPT: the checkpoint's start */
     /* jump: added up */
     int64_t busy;    /* ns of compute so far */
     int64_t nom;     /* ns of completed ops at speed 1 */
     int64_t counted; /* the newest step the progress has counted */
+    int64_t ckpt_ns; /* ns spent writing checkpoints */
     /* failure-only */
     int64_t nom_lost;         /* ns of nom declared lost */
     int64_t *contrib;         /* busy at the last contribution that reached a
@@ -101,6 +109,7 @@ typedef struct {
                           group has finished the one before (0: not known
                           yet, the next completed sync sets it) */
     int64_t lost, failures;
+    int64_t restart_ns; /* ns spent restarting after repairs */
     /* setup, or derived from the signature's fields */
     uint32_t epoch; /* bumps cancel the running op's event (relative
                           in the events' signature) */
@@ -140,6 +149,7 @@ typedef struct {
     sig_buf sig;
     int64_t now, step;   /* its instant; worker 0's step */
     int64_t *busy, *nom; /* per worker */
+    int64_t *ckpt;       /* per worker: ckpt_ns */
     uint64_t *bytes;     /* per link */
     int64_t syncs, timeouts, progress;
     uint64_t events;
@@ -190,6 +200,11 @@ typedef struct {
     int64_t *nom_cum;      /* per op: ns at speed 1 of ops 0..o of a step */
     uint64_t dl_bytes;     /* bytes of one recovery download (UINT64_MAX: too
                            many to represent) */
+    int64_t ckpt_every;    /* a checkpoint of ckpt_ns after every step k *
+                           ckpt_every (scn_checkpoint_every); 0: none (also
+                           when it costs no time) */
+    int64_t ckpt_ns;       /* faults.checkpoint_s in ns */
+    int64_t restart_ns;    /* faults.restart_s in ns; 0: none */
     faults *faults;        /* failures turn the fast-forward off */
     offload *off;          /* method.offload_outer: the host copies; NULL (it
                            turns the fast-forward off) */
@@ -415,6 +430,10 @@ void worker_cancel_op(world *W, worker *w, int64_t now);
 /* Takes a blocked worker off its wait list (its state stays). */
 void worker_unwait(world *W, int wi);
 
+/* EV_CKPT: worker wi's checkpoint (of timer epoch `epoch`) is written;
+ * stale epochs are ignored. */
+void worker_ckpt_done(world *W, int wi, uint32_t epoch, int64_t now);
+
 /* ---- sync.c: reductions and fragment syncs ---------------------------- */
 
 /* Worker wi finished the parameter backward of layer l after step t. */
@@ -450,6 +469,10 @@ void rec_next_failure(world *W, int wi);
  * repaired) or is repaired. */
 void rec_fail(world *W, int wi, int64_t now, int64_t repair);
 void rec_repair(world *W, int wi, int64_t now);
+
+/* EV_RESTART: worker wi's restart (of epoch `epoch`) is over: it begins
+ * its download.  Stale epochs (a failure cut it) are ignored. */
+void rec_restart_done(world *W, int wi, uint32_t epoch, int64_t now);
 
 /* A joined worker has finished a step past the group's frontier: a
  * repaired worker waiting for it may rejoin. */

@@ -158,6 +158,10 @@ static void say_others(sbuf *s, const expl_result *r) {
     if (p[EXPL_OFFLOAD] >= min)
         say(s, "; offload copies %s s",
             secs((double)p[EXPL_OFFLOAD] * 1e-9, b));
+    if (p[EXPL_CKPT] >= min)
+        say(s, "; checkpoints %s s", secs((double)p[EXPL_CKPT] * 1e-9, b));
+    if (p[EXPL_RESTART] >= min)
+        say(s, "; restarts %s s", secs((double)p[EXPL_RESTART] * 1e-9, b));
 }
 
 int expl_sentence(const scn_config *c, const expl_result *r, char *buf,
@@ -185,12 +189,19 @@ int expl_sentence(const scn_config *c, const expl_result *r, char *buf,
     return s.len;
 }
 
-/* parts as an inline object of exact seconds. */
-static void parts_json(jw *w, const char *key, const expl_parts *p) {
+/* parts as an inline object of exact seconds; checkpoint and restart
+ * only when their keys are set (faults.checkpoint_s, restart_s), so the
+ * output of a scenario without them stays as it was. */
+static void parts_json(jw *w, const char *key, const scn_config *c,
+                       const expl_parts *p) {
     char b[REPORT_SECONDS_MAX];
     jw_object(w, key);
-    for (int k = 0; k < EXPL_PARTS; k++)
+    for (int k = 0; k < EXPL_PARTS; k++) {
+        if ((k == EXPL_CKPT && !(c->checkpoint_s > 0)) ||
+            (k == EXPL_RESTART && !(c->restart_s > 0)))
+            continue;
         jw_raw(w, expl_part_names[k], report_seconds(p->ns[k], b));
+    }
     jw_end(w);
 }
 
@@ -202,13 +213,13 @@ void expl_write_json(jw *w, const char *key, const char *variant,
     jw_str(w, "method", variant);
     jw_str(w, "label", label);
     jw_raw(w, "wall_time_s", report_seconds(r->run.wall_ns, b));
-    parts_json(w, "parts", &r->method);
+    parts_json(w, "parts", c, &r->method);
     if (r->workers_differ) {
         jw_lines(w, "workers", '[', 6, 4);
         for (int i = 0; i < r->run.workers; i++) {
             jw_object(w, NULL);
             jw_int(w, "worker", i);
-            parts_json(w, "parts", &r->worker[i]);
+            parts_json(w, "parts", c, &r->worker[i]);
             jw_end(w);
         }
         jw_end(w);

@@ -172,7 +172,7 @@ static void inputs_world(jw *w, const scn_config *c) {
 }
 
 /* The figures of the whole run. */
-static void results(jw *w, const run_result *r) {
+static void results(jw *w, const scn_config *c, const run_result *r) {
     jw_int(w, "finished", r->finished);
     jw_str(w, "stop_reason", r->stop_reason);
     field_s(w, "wall_time_s", r->wall_ns);
@@ -192,6 +192,9 @@ static void results(jw *w, const run_result *r) {
     jw_int(w, "failures", (long long)r->failures);
     field_s(w, "lost_compute_s", r->lost_ns);
     jw_u64(w, "recovery_bytes", r->recovery_bytes);
+    /* only with the keys set: the default output stays as it was */
+    if (c->checkpoint_s > 0) field_s(w, "checkpoint_time_s", r->checkpoint_ns);
+    if (c->restart_s > 0) field_s(w, "restart_time_s", r->restart_ns);
     jw_u64(w, "events", r->events);
 }
 
@@ -236,7 +239,7 @@ void report_run_json(FILE *f, const scn_config *c, const run_result *r) {
     jw_lines(&w, NULL, '{', 2, 0);
     inputs_method(&w, c, r, &s);
     inputs_world(&w, c);
-    results(&w, r);
+    results(&w, c, r);
     workers(&w, c, r);
     jw_end(&w);
 }

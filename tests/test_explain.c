@@ -343,8 +343,7 @@ START_TEST(test_checkpoint_restart_by_hand) {
     ck_assert_int_eq(ex.run.restart_ns, NS(0.7));
     char buf[1024];
     expl_sentence(&cfg, &ex, buf, sizeof buf);
-    ck_assert_ptr_nonnull(
-        strstr(buf, "; checkpoints 0.6 s; restarts 0.35 s;"));
+    ck_assert_ptr_nonnull(strstr(buf, "; checkpoints 0.6 s; restarts 0.35 s;"));
 }
 END_TEST
 

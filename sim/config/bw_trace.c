@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,27 +32,10 @@ struct bwt_trace {
     long last_line;
 };
 
-/* Where a field is: for messages. */
-typedef struct {
-    const char *path;
-    long line;
-    char *err;
-    size_t errlen;
-} where;
+typedef faults_where where;
 
-static int field_err(const where *at, size_t col, const char *fmt, ...) {
-    if (at->err && at->errlen) {
-        int k = snprintf(at->err, at->errlen, "%s:%ld:%zu: ", at->path,
-                         at->line, col + 1);
-        if (k >= 0 && (size_t)k < at->errlen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(at->err + k, at->errlen - (size_t)k, fmt, ap);
-            va_end(ap);
-        }
-    }
-    return -1;
-}
+/* The message at column col (0-based) of the line. */
+#define field_err(at, col, ...) faults_where_err(at, (col) + 1, __VA_ARGS__)
 
 /* A field of a line: its text (NUL-terminated in place) and column. */
 typedef struct {
@@ -189,43 +171,34 @@ void bwt_free(bwt_trace *t) {
     free(t);
 }
 
+/* One line of a bandwidth trace (faults_trace_lines). */
+typedef struct {
+    bwt_trace *t;
+    where *at;
+    int nworkers;
+} bline_ctx;
+
+static int bline(void *ctx, char *line, size_t n) {
+    bline_ctx *c = ctx;
+    c->at->line++;
+    const char *nul = memchr(line, 0, n);
+    return nul ? field_err(c->at, (size_t)(nul - line),
+                           "NUL byte (expected a text line)")
+               : parse_line(c->t, c->at, line, c->nworkers);
+}
+
 int bwt_parse(const char *text, size_t len, const char *name, int nworkers,
               bwt_trace **out, char *err, size_t errlen) {
     *out = NULL;
     if (nworkers < 1)
         return msg_set(err, errlen, MSG_EINPUT, "%s: nworkers must be >= 1",
                        name);
-    size_t longest = 0;
-    for (size_t i = 0, st = 0; i <= len; i++)
-        if (i == len || text[i] == '\n') {
-            if (i - st > longest) longest = i - st;
-            st = i + 1;
-        }
     bwt_trace *t = calloc(1, sizeof *t);
-    char *line = t ? malloc(longest + 1) : NULL;
-    if (!line) {
-        bwt_free(t);
-        return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
-    }
+    if (!t) return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
     t->last_s = -1;
     where at = {name, 0, err, errlen};
-    int rc = 0;
-    for (size_t st = 0; st < len && rc == 0;) {
-        const char *nl = memchr(text + st, '\n', len - st);
-        size_t n = nl ? (size_t)(nl - (text + st)) : len - st;
-        at.line++;
-        memcpy(line, text + st, n);
-        line[n] = 0;
-        const char *nul = memchr(line, 0, n);
-        int r = nul ? field_err(&at, (size_t)(nul - line),
-                                "NUL byte (expected a text line)")
-                    : parse_line(t, &at, line, nworkers);
-        if (r == -2)
-            msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
-        if (r) rc = r == -2 ? MSG_ENOMEM : MSG_EINPUT;
-        st += n + 1;
-    }
-    free(line);
+    bline_ctx c = {t, &at, nworkers};
+    int rc = faults_trace_lines(text, len, name, bline, &c, err, errlen);
     if (rc) {
         bwt_free(t);
         return rc;

@@ -53,17 +53,14 @@ static int plist_push(plist *l, int64_t t) {
     return 0;
 }
 
-/* Where a trace line is: for messages. */
-typedef struct {
-    const char *path;
-    long line;
-    char *err;
-    size_t errlen;
-} where;
+typedef faults_where where;
 
-static int line_err(const where *at, const char *fmt, ...) {
+int faults_where_err(const where *at, size_t col, const char *fmt, ...) {
     if (at->err && at->errlen) {
-        int k = snprintf(at->err, at->errlen, "%s:%ld: ", at->path, at->line);
+        int k =
+            col ? snprintf(at->err, at->errlen, "%s:%ld:%zu: ", at->path,
+                           at->line, col)
+                : snprintf(at->err, at->errlen, "%s:%ld: ", at->path, at->line);
         if (k >= 0 && (size_t)k < at->errlen) {
             va_list ap;
             va_start(ap, fmt);
@@ -99,16 +96,18 @@ static int parse_time(const where *at, const char *tok, double *s,
     errno = 0;
     double v = strtod(tok, &end);
     if (end == tok || *end || !isfinite(v))
-        return line_err(at,
-                        "bad time '%.40s' (expected a finite number of "
-                        "seconds)",
-                        tok);
+        return faults_where_err(at, 0,
+                                "bad time '%.40s' (expected a finite number of "
+                                "seconds)",
+                                tok);
     if (v < 0)
-        return line_err(at, "negative time '%.40s' (expected seconds >= 0)",
-                        tok);
+        return faults_where_err(at, 0,
+                                "negative time '%.40s' (expected seconds >= 0)",
+                                tok);
     if (v > TRACE_MAX_S)
-        return line_err(at, "time '%.40s' too large (expected at most %g s)",
-                        tok, TRACE_MAX_S);
+        return faults_where_err(
+            at, 0, "time '%.40s' too large (expected at most %g s)", tok,
+            TRACE_MAX_S);
     *s = v;
     *ns = (int64_t)llround(v * 1e9);
     return 0;
@@ -120,13 +119,14 @@ static int parse_worker(const where *at, const char *tok, int nworkers,
     errno = 0;
     long long v = strtoll(tok, &end, 10);
     if (tok[0] < '0' || tok[0] > '9' || *end)
-        return line_err(at,
-                        "bad worker '%.40s' (expected an integer "
-                        "0..%d)",
-                        tok, nworkers - 1);
+        return faults_where_err(at, 0,
+                                "bad worker '%.40s' (expected an integer "
+                                "0..%d)",
+                                tok, nworkers - 1);
     if (errno == ERANGE || v >= nworkers)
-        return line_err(at, "worker %.40s out of range (expected 0..%d)", tok,
-                        nworkers - 1);
+        return faults_where_err(at, 0,
+                                "worker %.40s out of range (expected 0..%d)",
+                                tok, nworkers - 1);
     *w = (int)v;
     return 0;
 }
@@ -135,10 +135,10 @@ static int parse_state(const where *at, const char *tok, int *down) {
     if (strcmp(tok, "0") == 0 || strcmp(tok, "down") == 0) *down = 1;
     else if (strcmp(tok, "1") == 0 || strcmp(tok, "up") == 0) *down = 0;
     else
-        return line_err(at,
-                        "unknown state '%.40s' (expected 0, 1, down or "
-                        "up)",
-                        tok);
+        return faults_where_err(at, 0,
+                                "unknown state '%.40s' (expected 0, 1, down or "
+                                "up)",
+                                tok);
     return 0;
 }
 
@@ -147,17 +147,17 @@ static int apply(faults_trace *t, const where *at, int w, double s, int64_t ns,
                  int down) {
     plist *l = &t->w[w];
     if (l->last_ns >= 0 && ns <= l->last_ns)
-        return line_err(at,
-                        "worker %d: time %.12g s is not after %.12g s "
-                        "(times must increase)",
-                        w, s, l->last_s);
+        return faults_where_err(at, 0,
+                                "worker %d: time %.12g s is not after %.12g s "
+                                "(times must increase)",
+                                w, s, l->last_s);
     if (down == l->down)
-        return line_err(at,
-                        "worker %d is already %s (states must "
-                        "alternate, starting with down)",
-                        w, down ? "down" : "up");
+        return faults_where_err(at, 0,
+                                "worker %d is already %s (states must "
+                                "alternate, starting with down)",
+                                w, down ? "down" : "up");
     if (down && plist_push(l, ns) < 0) {
-        line_err(at, "out of memory");
+        faults_where_err(at, 0, "out of memory");
         return -2;
     }
     if (!down) l->p[l->len - 1].repair = ns;
@@ -175,11 +175,11 @@ static int parse_line(faults_trace *t, const where *at, char *line) {
     int n = split(line, fld, 3);
     if (n == 0) return 0;
     if (n != 2 && n != 3)
-        return line_err(at,
-                        "%s%d field%s (expected 'time_s state' or "
-                        "'time_s worker state')",
-                        n > 3 ? "more than " : "", n > 3 ? 3 : n,
-                        n == 1 ? "" : "s");
+        return faults_where_err(at, 0,
+                                "%s%d field%s (expected 'time_s state' or "
+                                "'time_s worker state')",
+                                n > 3 ? "more than " : "", n > 3 ? 3 : n,
+                                n == 1 ? "" : "s");
     double s = 0;
     int64_t ns = 0;
     int w = 0, down = 0;
@@ -196,6 +196,46 @@ void faults_trace_free(faults_trace *t) {
     free(t);
 }
 
+int faults_trace_lines(const char *text, size_t len, const char *name,
+                       int (*fn)(void *ctx, char *line, size_t n), void *ctx,
+                       char *err, size_t errlen) {
+    size_t longest = 0;
+    for (size_t i = 0, st = 0; i <= len; i++)
+        if (i == len || text[i] == '\n') {
+            if (i - st > longest) longest = i - st;
+            st = i + 1;
+        }
+    char *line = malloc(longest + 1);
+    int r = line ? 0 : -2;
+    for (size_t st = 0; st < len && r == 0;) {
+        const char *nl = memchr(text + st, '\n', len - st);
+        size_t n = nl ? (size_t)(nl - (text + st)) : len - st;
+        memcpy(line, text + st, n);
+        line[n] = 0;
+        r = fn(ctx, line, n);
+        st += n + 1;
+    }
+    free(line);
+    if (r == -2)
+        return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
+    return r ? MSG_EINPUT : 0;
+}
+
+/* One line of a failure trace (faults_trace_lines). */
+typedef struct {
+    faults_trace *t;
+    where *at;
+} fline_ctx;
+
+static int fline(void *ctx, char *line, size_t n) {
+    fline_ctx *c = ctx;
+    c->at->line++;
+    return memchr(line, 0, n) ? faults_where_err(c->at, 0,
+                                                 "NUL byte (expected a "
+                                                 "text line)")
+                              : parse_line(c->t, c->at, line);
+}
+
 int faults_trace_parse(const char *text, size_t len, const char *name,
                        int nworkers, faults_trace **out, char *err,
                        size_t errlen) {
@@ -205,34 +245,15 @@ int faults_trace_parse(const char *text, size_t len, const char *name,
                        name);
     faults_trace *t = calloc(1, sizeof *t);
     if (t) t->w = calloc((size_t)nworkers, sizeof *t->w);
-    size_t longest = 0;
-    for (size_t i = 0, st = 0; i <= len; i++)
-        if (i == len || text[i] == '\n') {
-            if (i - st > longest) longest = i - st;
-            st = i + 1;
-        }
-    char *line = t && t->w ? malloc(longest + 1) : NULL;
-    if (!line) {
+    if (!t || !t->w) {
         faults_trace_free(t);
         return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
     }
     t->n = nworkers;
     for (int w = 0; w < nworkers; w++) t->w[w].last_ns = -1;
     where at = {name, 0, err, errlen};
-    int rc = 0;
-    for (size_t st = 0; st < len && rc == 0;) {
-        const char *nl = memchr(text + st, '\n', len - st);
-        size_t n = nl ? (size_t)(nl - (text + st)) : len - st;
-        at.line++;
-        memcpy(line, text + st, n);
-        line[n] = 0;
-        int r = memchr(line, 0, n) ? line_err(&at, "NUL byte (expected a "
-                                                   "text line)")
-                                   : parse_line(t, &at, line);
-        if (r) rc = r == -2 ? MSG_ENOMEM : MSG_EINPUT;
-        st += n + 1;
-    }
-    free(line);
+    fline_ctx c = {t, &at};
+    int rc = faults_trace_lines(text, len, name, fline, &c, err, errlen);
     if (rc) {
         faults_trace_free(t);
         return rc;

@@ -48,6 +48,28 @@ int faults_trace_parse(const char *text, size_t len, const char *name,
                        int nworkers, faults_trace **out, char *err,
                        size_t errlen);
 
+/* Where a line of a trace file is, for its messages. */
+typedef struct {
+    const char *path;
+    long line;
+    char *err;
+    size_t errlen;
+} faults_where;
+
+/* The message "PATH:LINE: ..." (col 0) or "PATH:LINE:COL: ..." (col >= 1)
+ * into at->err.  Returns -1 (an input error, for the parsers' returns). */
+int faults_where_err(const faults_where *at, size_t col, const char *fmt, ...);
+
+/* The lines of trace `name`: fn(ctx, line, n) for each line of
+ * text[0..len) in order (split at '\n'; the last one need not end with
+ * one), `line` a NUL-terminated copy of its n bytes, which may hold a NUL
+ * byte of the file (the callee says so).  fn returns 0, -1 (an input
+ * error, its message in err) or -2 (out of memory); the first nonzero
+ * stops.  Returns 0, MSG_EINPUT, or MSG_ENOMEM with its message in err. */
+int faults_trace_lines(const char *text, size_t len, const char *name,
+                       int (*fn)(void *ctx, char *line, size_t n), void *ctx,
+                       char *err, size_t errlen);
+
 /* Reads the file at path whole into *text (malloc'd, *len bytes, the
  * caller frees it; NULL on error): 0, MSG_EIO ("path: cannot open:
  * reason", "cannot read"), MSG_EINPUT for a file larger than

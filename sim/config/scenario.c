@@ -479,11 +479,19 @@ int scn_method_label(const scn_config *c, char *buf, size_t n) {
                    ? snprintf(buf, n, "Data-parallel")
                    : snprintf(buf, n, "Data-parallel, %s gradients",
                               codec_label(c->dp_codec.kind));
-    char ov[32] = "";
+    char ov[48] = "";
     if (s->overlap == SCHED_OUTER) snprintf(ov, sizeof ov, ", outer overlap");
     else if (s->overlap == SCHED_EAGER)
         snprintf(ov, sizeof ov, ", eager overlap");
-    else if (s->tau > 0) snprintf(ov, sizeof ov, ", overlap %d", s->tau);
+    else {
+        int most = s->tau; /* per-worker tau: the least and the largest */
+        for (int i = 0; i < c->workers; i++)
+            if (s->tau + c->tau_extra[i] > most)
+                most = s->tau + c->tau_extra[i];
+        if (most > s->tau)
+            snprintf(ov, sizeof ov, ", overlap %d to %d", s->tau, most);
+        else if (s->tau > 0) snprintf(ov, sizeof ov, ", overlap %d", s->tau);
+    }
     char cd[32] = "";
     if (c->codec.kind != CODEC_FP32)
         snprintf(cd, sizeof cd, ", %s", codec_label(c->codec.kind));

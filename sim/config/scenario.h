@@ -253,7 +253,8 @@ double scn_step_time_s(const scn_config *c);
  * "Data-parallel", "DiLoCo, H 100, bf16", "Streaming DiLoCo, H 100,
  * overlap 1, 4-bit".  The parts: the method; H (not DP); tau > 0 as
  * "overlap tau", outer or eager overlap by that name; the payload's codec
- * unless it is fp32 (DP: ", <codec> gradients").  Returns the length the
+ * unless it is fp32 (DP: ", <codec> gradients"); with a tau per worker
+ * "overlap 1 to 5" (the least and the largest).  Returns the length the
  * whole label has, as snprintf does. */
 int scn_method_label(const scn_config *c, char *buf, size_t n);
 

@@ -85,15 +85,20 @@ extern const train_model_ops train_toy_ops; /* cfg: const train_toy_config * */
 /* Everything a run needs.  A plain struct: train_config_default fills the
  * defaults in brackets; a loader then overrides fields. */
 typedef struct {
-    int replicas;   /* M, 1..TRAIN_MAX_REPLICAS [2] */
-    int threads;    /* threads stepping replicas, >= 1; more than
+    int replicas;      /* M, 1..TRAIN_MAX_REPLICAS [2] */
+    int site_replicas; /* G >= 1: each of the M members is a site of G
+                              replicas that are data-parallel inside it
+                              (one parameter copy, G data shards, the G
+                              gradients averaged every inner step); the
+                              method's syncs are between the M sites [1] */
+    int threads;       /* threads stepping replicas, >= 1; more than
                               M are not used [2] */
-    uint64_t seed;  /* model initialisation (every replica and the
+    uint64_t seed;     /* model initialisation (every replica and the
                               outer parameters start equal) [1] */
-    int64_t steps;  /* inner steps of train_run, >= 1; syncs whose
+    int64_t steps;     /* inner steps of train_run, >= 1; syncs whose
                               apply step would exceed it are not taken
                               [1000] */
-    int batch, seq; /* sequences per batch and tokens per sequence
+    int batch, seq;    /* sequences per batch and tokens per sequence
                               (inputs; each sequence reads seq + 1 tokens)
                               [8, 64] */
 
@@ -145,8 +150,8 @@ typedef struct {
  * which calls nothing of models/. */
 #define TRAIN_CONFIG_DEFAULT                                                   \
     {                                                                          \
-        .replicas = 2, .threads = 2, .seed = 1, .steps = 1000, .batch = 8,     \
-        .seq = 64, .model = TRAIN_MODEL_NN,                                    \
+        .replicas = 2, .site_replicas = 1, .threads = 2, .seed = 1,            \
+        .steps = 1000, .batch = 8, .seq = 64, .model = TRAIN_MODEL_NN,         \
         .nn = {.kind = NN_TRANSFORMER,                                         \
                .vocab = 64,                                                    \
                .d = 64,                                                        \

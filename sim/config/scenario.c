@@ -88,6 +88,7 @@ void scn_defaults(scn_config *c) {
         c->speed[i] = 1;
         c->up_gbps[i] = c->down_gbps[i] = 10;
         c->latency_ms[i] = 0;
+        c->site_replicas[i] = 1;
     }
     c->straggler_prob = 0;
     c->straggler_slowdown = 2;

@@ -96,6 +96,12 @@ typedef enum { SCN_TRANSPORT_IDEAL, SCN_TRANSPORT_TCP } scn_transport;
  * is over (group), or once it has received its own result (member). */
 typedef enum { SCN_COMPLETION_GROUP, SCN_COMPLETION_MEMBER } scn_completion;
 
+/* How a reduction crosses a scenario of sites (network.site_allreduce):
+ * hierarchical (reduce inside each site, all-reduce between the site
+ * leaders over the WAN, broadcast inside), or one ring over every
+ * accelerator of every site. */
+typedef enum { SCN_SITE_HIERARCHICAL, SCN_SITE_RING } scn_site_allreduce;
+
 /* The most workers a network.latency_matrix_ms may describe. */
 #define SCN_MAX_MATRIX 64
 
@@ -121,6 +127,25 @@ typedef struct {
     double speed[SCN_MAX_WORKERS]; /* relative compute speed, > 0 */
     double straggler_prob;         /* chance a step is slow, [0, 1] */
     double straggler_slowdown;     /* slow step time factor, >= 1 */
+
+    /* sites (workers.sites): worker i is a site of site_replicas[i]
+     * accelerators (or replica groups) joined by an intra-site fabric;
+     * the inner steps are data-parallel inside a site, the method's syncs
+     * cross the WAN between sites.  has_sites 0: one replica per worker
+     * (site_replicas 1, no fabric). */
+    int has_sites;
+    int site_replicas[SCN_MAX_WORKERS];            /* >= 1 */
+    double site_intra_gbps[SCN_MAX_WORKERS];       /* Gbit/s, > 0 */
+    double site_intra_latency_us[SCN_MAX_WORKERS]; /* one way, us, >= 0 */
+    scn_site_allreduce site_allreduce; /* how a sync crosses the sites */
+
+    /* energy (workers.power_w, network.joules_per_gb); has_power and
+     * has_joules_per_gb 0: not given, no energy figures reported */
+    int has_power;
+    double power_busy_w; /* per accelerator while computing, W >= 0 */
+    double power_idle_w; /* per accelerator otherwise, W >= 0 */
+    int has_joules_per_gb;
+    double joules_per_gb; /* J per 1e9 bytes sent on the WAN, >= 0 */
 
     /* network (per worker; one scenario value fills all of them) */
     double up_gbps[SCN_MAX_WORKERS]; /* INFINITY = unbounded */

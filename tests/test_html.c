@@ -289,6 +289,49 @@ START_TEST(assumptions_show_the_network_used) {
 }
 END_TEST
 
+START_TEST(assumptions_show_traces_and_checkpoint_costs) {
+    scn_config cfg[3];
+    for (int i = 0; i < 3; i++) scn_defaults(&cfg[i]);
+    cfg[0].bw_diurnal = 1;
+    cfg[0].diurnal = (bwt_diurnal){.low_gbps = 1,
+                                   .high_gbps = 10,
+                                   .period_h = 24,
+                                   .phase_h = 14,
+                                   .steps = 48};
+    cfg[0].sched.method = SCHED_DILOCO;
+    cfg[0].checkpoint_every_steps = 100;
+    cfg[0].checkpoint_s = 2.5;
+    cfg[0].restart_s = 30;
+    snprintf(cfg[1].bw_trace_path, sizeof cfg[1].bw_trace_path, "wan.txt");
+    cfg[1].sched.method = SCHED_DP;
+    cfg[1].checkpoint_steps = 500; /* DP's interval, free */
+    cfg[1].restart_s = 5;
+    const char *names[] = {"night", "traced", "plain"};
+    static const char *const rows[][2] = {
+        {"bandwidth over time",
+         "<td>diurnal: every link from 1 to 10 Gbit/s, period 24 h, high at "
+         "14 h, 48 steps a period</td><td>steps replayed from wan.txt</td>"
+         "<td>constant</td>"},
+        {"checkpoint and restart costs",
+         "<td>a checkpoint every 100 steps stops compute 2.5 s; a restart "
+         "takes 30 s</td><td>a checkpoint every 500 steps, free; a restart "
+         "takes 5 s</td><td>no checkpoints; a restart takes 0 s</td>"}};
+    capture k;
+    html_assumptions(cap_open(&k), 3, names, cfg, NULL);
+    char *t = cap_close(&k);
+    rows_are(t, rows, 2, NULL, 0);
+    free(t);
+
+    /* neither row where no scenario has a trace or a cost */
+    static const char *const hidden[] = {"bandwidth over time",
+                                         "checkpoint and restart costs"};
+    html_assumptions(cap_open(&k), 1, names + 2, cfg + 2, NULL);
+    t = cap_close(&k);
+    rows_are(t, NULL, 0, hidden, 2);
+    free(t);
+}
+END_TEST
+
 START_TEST(thresholds_table) {
     double grid[] = {1, 10, 100}, cu[] = {0.2, 0.9, 0.8};
     table_block b = {.npoints = 3, .cu = cu, .dip = 2, .nrows = 3};
@@ -519,6 +562,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, page_frame);
     tcase_add_test(tc, assumptions_merge_equal_rows);
     tcase_add_test(tc, assumptions_show_the_network_used);
+    tcase_add_test(tc, assumptions_show_traces_and_checkpoint_costs);
     tcase_add_test(tc, thresholds_table);
     tcase_add_test(tc, bytes_table);
     tcase_add_test(tc, plan_table);

@@ -40,6 +40,7 @@ enum {
     R_STARTUP,
     R_ACK,
     R_QUEUE,
+    R_BW_TRACE,
     R_METHOD,
     R_H,
     R_FRAGMENTS,
@@ -53,6 +54,7 @@ enum {
     R_FAULTS,
     R_CHECKPOINT,
     R_RECOVERY,
+    R_CKPT_COST,
     R_STEPS,
     R_SEED,
     R_TRAIN
@@ -85,6 +87,7 @@ static const struct {
             {R_STARTUP, "set-up of each pair's first transfer"},
             {R_ACK, "ACK bytes per KB of payload (reverse path)"},
             {R_QUEUE, "standing queue in TCP's round trip"},
+            {R_BW_TRACE, "bandwidth over time"},
             {R_GROUP, "Method"},
             {R_METHOD, "method"},
             {R_H, "H: inner steps between syncs of a fragment"},
@@ -100,6 +103,7 @@ static const struct {
             {R_FAULTS, "failures"},
             {R_CHECKPOINT, "DP checkpoint interval"},
             {R_RECOVERY, "recovery download"},
+            {R_CKPT_COST, "checkpoint and restart costs"},
             {R_GROUP, "Run"},
             {R_STEPS, "steps"},
             {R_SEED, "seed"},
@@ -274,6 +278,23 @@ static int model_text(const scn_config *c, int id, char *buf, size_t len) {
     return 1;
 }
 
+/* The bandwidth trace: its file, or the diurnal form in words; "none". */
+static void bw_trace_text(const scn_config *c, char *buf, size_t len) {
+    char lo[HTML_NUM_MAX], hi[HTML_NUM_MAX], per[HTML_NUM_MAX],
+        ph[HTML_NUM_MAX];
+    if (c->bw_trace_path[0])
+        snprintf(buf, len, "steps replayed from %s", c->bw_trace_path);
+    else if (c->bw_diurnal)
+        snprintf(buf, len,
+                 "diurnal: every link from %s to %s Gbit/s, period %s h, "
+                 "high at %s h, %d steps a period",
+                 html_number(c->diurnal.low_gbps, lo),
+                 html_number(c->diurnal.high_gbps, hi),
+                 html_number(c->diurnal.period_h, per),
+                 html_number(c->diurnal.phase_h, ph), c->diurnal.steps);
+    else snprintf(buf, len, "constant");
+}
+
 /* The text of assumption `id` about the network into buf: 1, or 0
  * when id is not one of those. */
 static int network_text(const scn_config *c, int id, char *buf, size_t len) {
@@ -327,6 +348,7 @@ static int network_text(const scn_config *c, int id, char *buf, size_t len) {
     case R_STARTUP: amount_or_none(c->startup_ms, "ms", buf, len); break;
     case R_ACK: amount_or_none(c->ack_bytes_per_kb, "bytes", buf, len); break;
     case R_QUEUE: amount_or_none(c->queue_ms, "ms", buf, len); break;
+    case R_BW_TRACE: bw_trace_text(c, buf, len); break;
     default: return 0;
     }
     return 1;
@@ -377,6 +399,25 @@ static int method_text(const scn_config *c, const sched_spec *s, int id,
     return 1;
 }
 
+/* Checkpoint writes and restarts: what each costs. */
+static void ckpt_cost_text(const scn_config *c, char *buf, size_t len) {
+    char ck[HTML_NUM_MAX], rs[HTML_NUM_MAX];
+    int64_t every = scn_checkpoint_every(c);
+    int k;
+    if (every > 0 && c->checkpoint_s > 0)
+        k = snprintf(buf, len,
+                     "a checkpoint every %lld steps stops compute "
+                     "%s s",
+                     (long long)every, html_number(c->checkpoint_s, ck));
+    else if (every > 0)
+        k = snprintf(buf, len, "a checkpoint every %lld steps, free",
+                     (long long)every);
+    else k = snprintf(buf, len, "no checkpoints");
+    if (k >= 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, "; a restart takes %s s",
+                 html_number(c->restart_s, rs));
+}
+
 /* The text of assumption `id` about faults, recovery, the run and the
  * training into buf: 1, or 0 when id is not one of those. */
 static int run_text(const scn_config *c, const scn_train *t, int id, char *buf,
@@ -391,6 +432,7 @@ static int run_text(const scn_config *c, const scn_train *t, int id, char *buf,
         snprintf(buf, len, "%s bytes per parameter",
                  html_number(c->recovery_bytes_per_param, a));
         break;
+    case R_CKPT_COST: ckpt_cost_text(c, buf, len); break;
     case R_STEPS: snprintf(buf, len, "%lld", (long long)c->steps); break;
     case R_SEED: snprintf(buf, len, "%llu", (unsigned long long)c->seed); break;
     case R_TRAIN: train_text(t, buf, len); break;
@@ -423,10 +465,14 @@ static int row_shown(int id, int n, const scn_config *cfg) {
         any |= id == R_RING_ORDER ? cfg[i].has_ring_order
                : id == R_OFFLOAD
                    ? cfg[i].offload_outer && cfg[i].sched.method != SCHED_DP
-               : id == R_STARTUP ? cfg[i].startup_ms > 0
-               : id == R_ACK     ? cfg[i].ack_bytes_per_kb > 0
-               : id == R_QUEUE   ? cfg[i].queue_ms > 0
-                                 : 1;
+               : id == R_STARTUP  ? cfg[i].startup_ms > 0
+               : id == R_ACK      ? cfg[i].ack_bytes_per_kb > 0
+               : id == R_QUEUE    ? cfg[i].queue_ms > 0
+               : id == R_BW_TRACE ? cfg[i].bw_trace_path[0] || cfg[i].bw_diurnal
+               : id == R_CKPT_COST
+                   ? cfg[i].checkpoint_every_steps > 0 ||
+                         cfg[i].checkpoint_s > 0 || cfg[i].restart_s > 0
+                   : 1;
     return any;
 }
 

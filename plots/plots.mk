@@ -10,7 +10,7 @@
 # the Makefile), so that `make -n` lists exactly what is out of date.
 # Targets: plots (the sweeps and figures, seconds), experiments (the
 # training runs of docs/experiments.md: the coupled runs of
-# plots/coupled.sh, then scenarios/experiments/run.sh, about an hour; both
+# plots/coupled.sh and plots/compressors.sh, then scenarios/experiments/run.sh, about an hour; both
 # resume), report (plots/out/report.html).
 
 DILOSIM   ?= $(CURDIR)/bin/dilosim
@@ -81,14 +81,14 @@ $(O)/loss_smoke.png: $(O)/loss_smoke.csv plots/loss.gp $(PALETTE)
 	  -e "cols='eval_loss_outer_nats eval_loss_replica_nats eval_loss_average_nats'" \
 	  -e "method='streaming_overlap_fp4'" -e "out='$(O)/loss_smoke'" plots/loss.gp
 
-# The training runs: 14 coupled runs (a minute or a few), then the 38 runs
-# of the experiments (about an hour; the script resumes an interrupted
-# run and redraws its figures).
-EXP_STEPS := 3
+# The training runs: 14 coupled runs (a minute or a few), the compressor
+# table's runs (a few minutes), then the 38 runs of the experiments (about
+# an hour; the scripts resume an interrupted run).
+EXP_STEPS := 4
 exp_step = $(call step,experiments: $(1),$(2),$(EXP_STEPS),$(3))
 
-experiments: $(O)/coupled_hours.png
-	$(call exp_step,training runs of scenarios/experiments/markov.json,3,$(O)/experiments/)
+experiments: $(O)/coupled_hours.png $(O)/compressors/results.md
+	$(call exp_step,training runs of scenarios/experiments/markov.json,4,$(O)/experiments/)
 	@scenarios/experiments/run.sh "$(DILOSIM)"
 
 $(O)/coupled/results.csv: $(DILOSIM) scenarios/train/coupled.json plots/coupled.sh
@@ -98,6 +98,11 @@ $(O)/coupled_hours.png: $(O)/coupled/results.csv plots/coupled.sh plots/loss.gp 
                         $(PALETTE)
 	$(call exp_step,figures of the coupled runs,2)
 	@PLOTS_ONLY=1 plots/coupled.sh "$(DILOSIM)"
+
+$(O)/compressors/results.md: $(DILOSIM) scenarios/train/compressors.json \
+                             plots/compressors.sh
+	$(call exp_step,the compressors of scenarios/train/compressors.json,3)
+	@FORCE=1 plots/compressors.sh "$(DILOSIM)"
 
 report: $(O)/report.html
 	@:

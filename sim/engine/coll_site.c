@@ -1,0 +1,69 @@
+/*
+ * coll_site.c -- the collective stream's steps when its workers are sites
+ * of many accelerators (coll_set_sites, collective.h): the inside phases
+ * of a hierarchical job around its algorithm among the sites, or one ring
+ * over every accelerator of every member site.
+ */
+#include "sim/engine/coll_int.h"
+
+#include <math.h>
+
+/* The running job's bytes. */
+static uint64_t job_bytes(const coll *c) {
+    return c->q[c->head].bytes;
+}
+
+void coll__site_begin(coll *c) {
+    uint64_t S = job_bytes(c);
+    c->site_phase = c->site_floor = 0;
+    c->site_T = 0;
+    for (int k = 0; k < c->m; k++) c->site_T += c->fab[c->mem[k]].n;
+    if (c->site_ring) {
+        if (c->site_T <= 1) return; /* one accelerator: as plain */
+        uint64_t chunk = fabric_max_chunk(S, c->site_T);
+        for (int k = 0; k < c->m; k++) {
+            const fabric *f = &c->fab[c->mem[k]];
+            int64_t t = f->n > 1 ? fabric_step_ns(f, chunk) : 0;
+            if (t > c->site_floor) c->site_floor = t;
+        }
+        c->nsteps = 2 * (c->site_T - 1);
+        return;
+    }
+    for (int k = 0; k < c->m; k++) {
+        int64_t t = fabric_half_ns(&c->fab[c->mem[k]], S);
+        if (t > c->site_phase) c->site_phase = t;
+    }
+    if (c->site_phase > 0) c->nsteps += 2;
+}
+
+/* Step s of one ring over the site_T accelerators: each member site's
+ * last accelerator sends its chunk to the next site over the WAN, and
+ * the step lasts at least site_floor (the chunks inside the sites). */
+static int ring_step(coll *c, int64_t now, int s) {
+    int T = c->site_T, M = c->m, err = 0, pos = -1;
+    uint64_t S = job_bytes(c);
+    for (int k = 0; k < M && M > 1 && !err; k++) {
+        pos += c->fab[c->mem[k]].n; /* the site's last accelerator */
+        int chunk = s < T - 1 ? pos - s : pos + 1 - (s - (T - 1));
+        chunk = ((chunk % T) + T) % T;
+        err = coll__add_flow(c, now, c->mem[k], c->mem[(k + 1) % M],
+                             coll_chunk_bytes(S, T, chunk));
+    }
+    if (!err && c->site_floor > 0)
+        err =
+            coll__start_flow(c, now, c->site_floor, -1, -1, 0, INFINITY, 1, -1);
+    if (err) coll__cancel_step(c, now);
+    return err;
+}
+
+int coll__site_step(coll *c, int64_t now) {
+    int s = c->step;
+    if (c->site_ring)
+        return c->site_T > 1 ? ring_step(c, now, s)
+                             : coll__plain_step(c, now, s);
+    if (c->site_phase == 0) return coll__plain_step(c, now, s);
+    if (s == 0 || s == c->nsteps - 1) /* an inside phase */
+        return coll__start_flow(c, now, c->site_phase, -1, -1, 0, INFINITY, 1,
+                                -1);
+    return coll__plain_step(c, now, s - 1);
+}

@@ -87,6 +87,10 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
             int64_t f = W->fab_free[i] > now ? W->fab_free[i] - now : 0;
             sig_put(b, &f, sizeof f);
             sig_put(b, W->intra_pend + (size_t)i * L, (size_t)L);
+            for (int l = 0; l < L; l++) {
+                int64_t h = W->held[(size_t)i * L + l];
+                sig_i64(b, h ? h - s0 : INT64_MIN);
+            }
         }
         if (W->ckpt_every) { /* checkpoints: the newest one written */
             int64_t c[2] = {w->ckpt_done - s0,
@@ -183,6 +187,8 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
         if (w->state == W_BUSY) w->op_start += D;
         if (w->state == W_CKPT) w->ckpt_start += D;
         if (W->inner) W->fab_free[i] += D;
+        for (int l = 0; W->inner && l < W->L; l++)
+            if (W->held[(size_t)i * W->L + l]) W->held[(size_t)i * W->L + l] += K;
         if (W->ckpt_every) w->ckpt_done += K;
         w->idle_start += D;
         w->step += K;

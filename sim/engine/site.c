@@ -12,8 +12,10 @@
  * FIFO: a bucket starts when the fabric is free), each taking the ring's
  * closed form fabric_allreduce_ns; the next step's forward of each of the
  * bucket's layers waits for it.  No flow is simulated: the fabric's FIFO
- * is one instant (fab_free) and an EV_SITE event per bucket.  A failure
- * of the site drops what its fabric had pending.
+ * is one instant (fab_free) and an EV_SITE event per bucket.  A sync's
+ * arrival for a layer (its pseudo-gradient needs the step's update) is
+ * held until the bucket holding that layer is reduced inside.  A failure
+ * of the site drops what its fabric had pending and the arrivals held.
  */
 #include "sim/engine/world.h"
 
@@ -37,8 +39,9 @@ int site_init(world *W) {
     W->fab_free = calloc((size_t)M, sizeof *W->fab_free);
     W->fab_epoch = calloc((size_t)M, sizeof *W->fab_epoch);
     W->intra_pend = calloc((size_t)M * (size_t)L, 1);
+    W->held = calloc((size_t)M * (size_t)L, sizeof *W->held);
     if (!W->dlead || !W->dbytes || !W->fab_free || !W->fab_epoch ||
-        !W->intra_pend)
+        !W->intra_pend || !W->held)
         return MSG_ENOMEM;
     for (int l = 0; l < L; l++)
         W->dbytes[l] = payload_layer_bytes(c, c->dp_codec, l);
@@ -48,7 +51,7 @@ int site_init(world *W) {
 
 void site_free(world *W) {
     free(W->fab), free(W->dlead), free(W->dbytes), free(W->fab_free);
-    free(W->fab_epoch), free(W->intra_pend);
+    free(W->fab_epoch), free(W->intra_pend), free(W->held);
 }
 
 int site_gated(const world *W, int wi, int l) {
@@ -72,12 +75,24 @@ void site_grad_ready(world *W, int wi, int l, int64_t now) {
     push(W, t, CLS_NET, EV_SITE, wi, W->fab_epoch[wi], (uint64_t)l);
 }
 
+int site_hold(world *W, int wi, int l) {
+    if (!W->inner || W->fab[wi].n <= 1) return 0;
+    W->held[(size_t)wi * W->L + l] = W->w[wi].step;
+    return 1;
+}
+
 void site_reduced(world *W, int wi, uint32_t epoch, int l, int64_t now) {
     if (!W->inner || epoch != W->fab_epoch[wi]) return;
     W->intra_pend[(size_t)wi * W->L + l] = 0;
     W->site_pending--;
     if (now > W->end) W->end = now;
     W->check_done = 1;
+    for (int k = l; k < W->L && W->dlead[k] == l; k++) { /* its layers */
+        int64_t *h = &W->held[(size_t)wi * W->L + k];
+        int64_t t = *h;
+        *h = 0;
+        if (t) sync_arrive(W, wi, k, t, now);
+    }
     worker *w = &W->w[wi];
     if (w->state == W_BLOCKED && w->wait_on == WAIT_SITE) {
         worker_set_state(W, w, W_READY);
@@ -93,5 +108,6 @@ void site_reset(world *W, int wi, int64_t now) {
         uint8_t *p = &W->intra_pend[(size_t)wi * W->L + l];
         W->site_pending -= *p;
         *p = 0;
+        W->held[(size_t)wi * W->L + l] = 0;
     }
 }

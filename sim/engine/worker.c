@@ -217,7 +217,7 @@ static int copy_wait(world *W, int wi, int l, int64_t now) {
  * if any, is in), and goes on with its next op. */
 static void arrive_next(world *W, int wi, int l, int64_t now) {
     if (copy_wait(W, wi, l, now)) return;
-    sync_arrive(W, wi, l, W->w[wi].step, now);
+    if (!site_hold(W, wi, l)) sync_arrive(W, wi, l, W->w[wi].step, now);
     op_next(W, wi, now);
 }
 

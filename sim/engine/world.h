@@ -261,6 +261,9 @@ typedef struct {
     uint8_t *intra_pend;  /* per worker x layer (inner): the bucket led by
                              the layer is being reduced inside */
     int site_pending;     /* inner: such buckets in all */
+    int64_t *held;        /* per worker x layer (inner): the step whose
+                             arrival for the layer's sync waits for the
+                             layer's bucket to be reduced inside; 0 none */
     int64_t end;          /* instant of the last useful event */
     int64_t net_at;       /* instant of the scheduled net event */
     uint64_t net_version; /* relative in the events' signature */
@@ -554,8 +557,14 @@ int site_bucket_ends(const world *W, int wi, int l);
  * any) goes on its site's fabric. */
 void site_grad_ready(world *W, int wi, int l, int64_t now);
 
+/* Worker wi's arrival for layer l's sync after its current step: held
+ * until the layer's bucket is reduced inside its site (1), or to be made
+ * now (0: no such bucket). */
+int site_hold(world *W, int wi, int l);
+
 /* EV_SITE: worker wi's bucket led by layer l is reduced (stale epochs are
- * ignored); a forward waiting for it goes on. */
+ * ignored): the arrivals held for its layers are made; a forward waiting
+ * for it goes on. */
 void site_reduced(world *W, int wi, uint32_t epoch, int l, int64_t now);
 
 /* Worker wi failed: what its fabric had pending is dropped. */

@@ -14,6 +14,7 @@
 
 #include "check_main.h"
 #include "sim/base/msg.h"
+#include "sim/engine/collective.h"
 #include "sim/engine/fabric.h"
 #include "sim/engine/run.h"
 
@@ -337,6 +338,78 @@ START_TEST(test_diloco_sites_by_hand) {
 }
 END_TEST
 
+/* ---- one ring: its closed steps against its flows ---------------------- */
+
+#define RW 5 /* sites */
+typedef struct {
+    int n;
+    int64_t t[16];
+    uint64_t tag[16];
+} done_log;
+
+static void on_done(void *ctx, int64_t now, uint64_t tag) {
+    done_log *d = ctx;
+    if (d->n < 16) d->t[d->n] = now, d->tag[d->n] = tag;
+    d->n++;
+}
+
+/* Sites of 1..4 accelerators on links of different rates and latencies,
+ * a step overhead, a flow cap, a set-up: jobs of several sizes among
+ * several member sets, queued together, run as flows (closed 0) and
+ * with the closed steps (1). */
+static void ring_jobs(int closed, int64_t overhead, done_log *d,
+                      uint64_t bytes[2 * RW]) {
+    static const double rate[RW] = {1.25e9, 1.25e9, 3e8, 1.25e9, 7e9};
+    net *n = net_new(2 * RW);
+    ck_assert_ptr_nonnull(n);
+    for (int i = 0; i < RW; i++) {
+        net_link_set(n, 2 * i, rate[i]);
+        net_link_set(n, 2 * i + 1, rate[(i + 2) % RW]);
+    }
+    int64_t lat[RW * RW];
+    for (int i = 0; i < RW; i++)
+        for (int j = 0; j < RW; j++) lat[i * RW + j] = 1000 * (1 + i + 2 * j);
+    coll *c = coll_new(n, RW, COLL_RING, lat, 2e9, 1 << 20, on_done, d);
+    ck_assert_ptr_nonnull(c);
+    fabric fab[RW];
+    for (int i = 0; i < RW; i++)
+        fab[i] = (fabric){.n = 1 + i % 4, .rate = 1e9 * (1 + i), .lat = 700};
+    ck_assert_int_eq(coll_set_sites(c, fab, 1, closed), 0);
+    coll_set_step_overhead(c, overhead);
+    ck_assert_int_eq(coll_set_startup(c, 5000, NULL), 0);
+    static const uint64_t sizes[4] = {123456789, 1000003, 7, 40000000};
+    static const uint8_t masks[4][RW] = {{1, 1, 1, 1, 1},
+                                         {1, 0, 1, 0, 1},
+                                         {0, 1, 0, 0, 0},
+                                         {1, 1, 0, 1, 0}};
+    d->n = 0;
+    for (int k = 0; k < 4; k++)
+        ck_assert_int_eq(coll_submit(c, 0, sizes[k], masks[k], (uint64_t)k), 0);
+    int64_t t;
+    while ((t = net_next_time(n)) != INT64_MAX) net_advance(n, t);
+    for (int l = 0; l < 2 * RW; l++) bytes[l] = net_link_bytes(n, l);
+    coll_free(c);
+    net_free(n);
+}
+
+START_TEST(test_ring_closed_equals_flows) {
+    for (int64_t ovh = 0; ovh <= 300000; ovh += 300000) {
+        done_log a, b;
+        uint64_t ba[2 * RW], bb[2 * RW];
+        ring_jobs(0, ovh, &a, ba);
+        ring_jobs(1, ovh, &b, bb);
+        ck_assert_int_eq(a.n, 4);
+        ck_assert_int_eq(b.n, 4);
+        for (int k = 0; k < 4; k++) {
+            ck_assert_uint_eq(a.tag[k], b.tag[k]);
+            ck_assert_msg(a.t[k] == b.t[k], "job %d: flows %lld, closed %lld",
+                          k, (long long)a.t[k], (long long)b.t[k]);
+        }
+        for (int l = 0; l < 2 * RW; l++) ck_assert_uint_eq(ba[l], bb[l]);
+    }
+}
+END_TEST
+
 /* ---- fast-forward ------------------------------------------------------- */
 
 static uint64_t rs = 0x9e3779b97f4a7c15ull;
@@ -407,6 +480,7 @@ Suite *make_suite(void) {
     tcase_add_test(t, test_hierarchical_by_hand);
     tcase_add_test(t, test_ring_by_hand);
     tcase_add_test(t, test_diloco_sites_by_hand);
+    tcase_add_test(t, test_ring_closed_equals_flows);
     tcase_add_test(t, test_fastforward_sites);
     suite_add_tcase(s, t);
     return s;

@@ -84,6 +84,9 @@ struct coll {
     int64_t site_phase; /* hierarchical: each inside phase of the running
                            job, ns (0: none, no phase steps) */
     int64_t site_floor; /* ring: what each step lasts at least, ns */
+    int site_closed;    /* ring: steps after the first in closed form */
+    uint64_t *site_owed; /* per member index: bytes its closed steps sent
+                            (to its up link and its successor's down) */
 };
 
 /* collective.c's steps, for coll_site.c. */
@@ -95,6 +98,9 @@ int coll__start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
                      uint64_t bytes, double rate, int count, int pair);
 /* Starts one flow of the current step from worker i to worker j. */
 int coll__add_flow(coll *c, int64_t now, int i, int j, uint64_t bytes);
+/* The wait of a flow from worker i to worker j before it is active: the
+ * step overhead, then the one-way latency. */
+int64_t coll__flow_lat(const coll *c, int i, int j);
 /* Cancels the flows of the current step still on the net. */
 void coll__cancel_step(coll *c, int64_t now);
 /* Adds the flows of ring step s of the running collective (its
@@ -105,5 +111,7 @@ int coll__plain_step(coll *c, int64_t now, int s);
  * c->nsteps and the phases at its start; launches step c->step. */
 void coll__site_begin(coll *c);
 int coll__site_step(coll *c, int64_t now);
+/* The running job ends: the bytes of its closed steps onto the links. */
+void coll__site_end(coll *c);
 
 #endif

@@ -7,6 +7,9 @@
 #include "sim/engine/coll_int.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+#include "sim/base/msg.h"
 
 /* The running job's bytes. */
 static uint64_t job_bytes(const coll *c) {
@@ -56,8 +59,68 @@ static int ring_step(coll *c, int64_t now, int s) {
     return err;
 }
 
+/* The ring's steps 1 .. nsteps-1 in closed form (coll_set_sites): their
+ * summed durations (INT64_MAX saturated), and each member's bytes into
+ * site_owed. */
+static int64_t closed_steps(coll *c) {
+    int T = c->site_T, M = c->m;
+    uint64_t S = job_bytes(c), q = S / (uint64_t)T;
+    int64_t L[64], X[128], *lat = L, *tx = X; /* per member: L_k, and the
+                                                 transfers of q, q + 1 bytes */
+    int64_t *heap = NULL;
+    if (M > 64) {
+        heap = malloc((size_t)M * 3 * sizeof *heap);
+        if (!heap) return -1;
+        lat = heap, tx = heap + M;
+    }
+    for (int k = 0; k < M && M > 1; k++) {
+        int i = c->mem[k], j = c->mem[(k + 1) % M];
+        double r = c->max_rate, up = net_link_capacity(c->n, 2 * i);
+        double down = net_link_capacity(c->n, 2 * j + 1);
+        if (up < r) r = up;
+        if (down < r) r = down;
+        lat[k] = coll__flow_lat(c, i, j);
+        tx[2 * k] = q ? net_transfer_ns((double)q, r) : 0;
+        tx[2 * k + 1] = net_transfer_ns((double)(q + 1), r);
+        c->site_owed[k] = 0;
+    }
+    int64_t total = 0;
+    for (int s = 1; s < c->nsteps; s++) {
+        int64_t d = c->site_floor, pos = -1;
+        for (int k = 0; k < M && M > 1; k++) {
+            pos += c->fab[c->mem[k]].n;
+            int64_t chunk = s < T - 1 ? pos - s : pos + 1 - (s - (T - 1));
+            chunk = ((chunk % T) + T) % T;
+            uint64_t b = coll_chunk_bytes(S, T, (int)chunk);
+            c->site_owed[k] += b;
+            int64_t t = tx[2 * k + (b > q)];
+            t = t > INT64_MAX - lat[k] ? INT64_MAX : t + lat[k];
+            if (t > d) d = t;
+        }
+        total = d > INT64_MAX - total ? INT64_MAX : total + d;
+    }
+    free(heap);
+    return total;
+}
+
+void coll__site_end(coll *c) {
+    if (!c->site_ring || !c->site_closed || c->m < 2) return;
+    for (int k = 0; k < c->m; k++) {
+        int i = c->mem[k], j = c->mem[(k + 1) % c->m];
+        net_link_bytes_add(c->n, 2 * i, c->site_owed[k]);
+        net_link_bytes_add(c->n, 2 * j + 1, c->site_owed[k]);
+        c->site_owed[k] = 0;
+    }
+}
+
 int coll__site_step(coll *c, int64_t now) {
     int s = c->step;
+    if (c->site_ring && c->site_T > 1 && c->site_closed && s == 1) {
+        int64_t d = closed_steps(c);
+        if (d < 0) return MSG_ENOMEM;
+        c->step = c->nsteps - 1; /* the closed steps end with the job */
+        return coll__start_flow(c, now, d, -1, -1, 0, INFINITY, 1, -1);
+    }
     if (c->site_ring)
         return c->site_T > 1 ? ring_step(c, now, s)
                              : coll__plain_step(c, now, s);

@@ -209,7 +209,7 @@ static void end_alike(coll *c) {
 
 /* The wait of a flow from worker i to worker j before it is active: the
  * step overhead, then the one-way latency. */
-static int64_t flow_lat(const coll *c, int i, int j) {
+int64_t coll__flow_lat(const coll *c, int i, int j) {
     return c->overhead + c->lat[i * c->nw + j];
 }
 
@@ -229,7 +229,7 @@ static int alike_ring(coll *c) {
         double down = net_link_capacity(c->n, 2 * j + 1);
         if (up < r) r = up;
         if (down < r) r = down;
-        int64_t lat = flow_lat(c, i, j);
+        int64_t lat = coll__flow_lat(c, i, j);
         if (k == 0) {
             c->alike_rate = r;
             c->alike_lat = lat;
@@ -369,7 +369,7 @@ int coll__start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
 
 /* Starts one flow of the current step from worker i to worker j. */
 int coll__add_flow(coll *c, int64_t now, int i, int j, uint64_t bytes) {
-    return coll__start_flow(c, now, flow_lat(c, i, j), 2 * i, 2 * j + 1, bytes,
+    return coll__start_flow(c, now, coll__flow_lat(c, i, j), 2 * i, 2 * j + 1, bytes,
                       c->max_rate, 1, i * c->nw + j);
 }
 
@@ -474,6 +474,7 @@ static int start_next(coll *c, int64_t now) {
 /* The running collective has finished its last step. */
 static void finish_head(coll *c, int64_t now) {
     end_alike(c);
+    if (c->fab) coll__site_end(c);
     uint64_t tag = c->q[c->head].tag;
     queue_pop(c);
     c->running = 0;
@@ -535,6 +536,7 @@ void coll_free(coll *c) {
     free(c->cend);
     free(c->inleft);
     free(c->fab);
+    free(c->site_owed);
     free(c->q);
     free(c->qmask);
     free(c);
@@ -652,13 +654,16 @@ void coll_set_exclusive(coll *c) {
     if (c->algo == COLL_RING) net_set_anonymous(c->n);
 }
 
-int coll_set_sites(coll *c, const fabric *sites, int ring) {
-    free(c->fab);
+int coll_set_sites(coll *c, const fabric *sites, int ring, int closed) {
+    free(c->fab), free(c->site_owed);
     c->fab = NULL;
+    c->site_owed = NULL;
     c->site_ring = ring;
+    c->site_closed = closed;
     if (!sites) return 0;
     c->fab = malloc((size_t)c->nw * sizeof *c->fab);
-    if (!c->fab) return MSG_ENOMEM;
+    c->site_owed = calloc((size_t)c->nw, sizeof *c->site_owed);
+    if (!c->fab || !c->site_owed) return MSG_ENOMEM;
     memcpy(c->fab, sites, (size_t)c->nw * sizeof *c->fab);
     return 0;
 }

@@ -205,8 +205,18 @@ void coll_set_exclusive(coll *c);
  *       member's fabric_step_ns(ceil(S / T)) (one more flow on no link),
  *       the steps inside the sites (the ring algorithm only).
  * With sites the exclusive shortcut is not taken, and member completion
- * (coll_set_member_done) is not supported.  Returns 0 or MSG_ENOMEM. */
-int coll_set_sites(coll *c, const fabric *sites, int ring);
+ * (coll_set_member_done) is not supported.
+ * closed (ring): the caller guarantees that each ring step's WAN flows
+ * are alone on their links for the whole job (no other flow on the net,
+ * no capacity change, no member removed, no coll_clear) and the stream
+ * has no TCP and the net no ACKs.  Each flow k of a step then moves at
+ * its lone rate r_k (its cap and its two links) after its latency L_k,
+ * so a step lasts max_k (L_k + net_transfer_ns(chunk_k, r_k)), at least
+ * the floor: the steps after the first (which runs as flows: the links'
+ * peaks, the set-ups) run as one flow on no link of their summed
+ * durations, and their bytes reach the link counters when the job ends.
+ * Returns 0 or MSG_ENOMEM. */
+int coll_set_sites(coll *c, const fabric *sites, int ring, int closed);
 
 /* Brings the net's link counters up to every byte the stream has moved
  * so far (call it before reading them while a collective runs). */

@@ -30,8 +30,17 @@ int site_init(world *W) {
     W->fab = calloc((size_t)M, sizeof *W->fab);
     if (!W->fab) return MSG_ENOMEM;
     for (int i = 0; i < M; i++) W->fab[i] = fabric_of(c, i);
-    int rc =
-        coll_set_sites(W->coll, W->fab, c->site_allreduce == SCN_SITE_RING);
+    /* the ring's flows alone on their links for good: no failure (no
+     * download, no member removed), no capacity step, no TCP, no ACK */
+    int alone = c->faults.mtbf_s <= 0 && !c->trace_path[0] &&
+                !c->bw_trace_path[0] && !c->bw_diurnal &&
+                c->transport == SCN_TRANSPORT_IDEAL && c->ack_bytes_per_kb <= 0;
+    if (W->member_mode) {
+        stop(W, "workers.sites cannot run with network.completion member");
+        return 0;
+    }
+    int rc = coll_set_sites(W->coll, W->fab, c->site_allreduce == SCN_SITE_RING,
+                            alone);
     if (rc || W->sch.method == SCHED_DP) return rc; /* DP: the stream's */
     W->inner = 1;
     W->dlead = calloc((size_t)L, sizeof *W->dlead);

@@ -84,8 +84,8 @@ static void sites_scenario(char *buf, size_t len, int n, const char *how) {
                   "}, \"network\": {\"bandwidth_gbps\": 10, "
                   "\"latency_ms\": 10");
     if (n)
-        k += snprintf(buf + k, len - (size_t)k,
-                      ", \"site_allreduce\": \"%s\"", how);
+        k += snprintf(buf + k, len - (size_t)k, ", \"site_allreduce\": \"%s\"",
+                      how);
     snprintf(buf + k, len - (size_t)k,
              "}, \"method\": {\"name\": \"streaming\", \"H\": 100, "
              "\"fragments\": 8, \"tau\": 2, \"codec\": \"e3m0\", "

@@ -179,8 +179,8 @@ static int load_matrix(ctx *c, const cJSON *v, const char *path, const field *f,
 /* workers.sites: an array of exactly workers.count objects of table
  * f->sub, each with replicas (intra_gbps 400 and intra_latency_us 0 by
  * default), into the config's site arrays. */
-static int load_sites(ctx *c, const cJSON *v, const char *path,
-                      const field *f, scn_config *cfg) {
+static int load_sites(ctx *c, const cJSON *v, const char *path, const field *f,
+                      scn_config *cfg) {
     int n = cfg->workers, i = 0;
     char p[PATH_LEN];
     if (!cJSON_IsArray(v))

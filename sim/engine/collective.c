@@ -345,7 +345,7 @@ static void flow_done(void *ctx, int64_t now, int flow, uint64_t tag);
  * is on and its round trip is not 0.  Returns 0 or a negative MSG_E*
  * code. */
 int coll__start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
-                      uint64_t bytes, double rate, int count, int pair) {
+                     uint64_t bytes, double rate, int count, int pair) {
     if (c->nflows == c->fcap && grow_step(c)) return MSG_ENOMEM;
     int setup = pair >= 0 && c->startup > 0 && !c->started[pair];
     int64_t wait = setup ? c->startup : 0;
@@ -369,8 +369,8 @@ int coll__start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
 
 /* Starts one flow of the current step from worker i to worker j. */
 int coll__add_flow(coll *c, int64_t now, int i, int j, uint64_t bytes) {
-    return coll__start_flow(c, now, coll__flow_lat(c, i, j), 2 * i, 2 * j + 1, bytes,
-                      c->max_rate, 1, i * c->nw + j);
+    return coll__start_flow(c, now, coll__flow_lat(c, i, j), 2 * i, 2 * j + 1,
+                            bytes, c->max_rate, 1, i * c->nw + j);
 }
 
 /* Cancels the flows of the current step still on the net (their
@@ -414,10 +414,10 @@ int coll__plain_step(coll *c, int64_t now, int s) {
         uint64_t q = S / (uint64_t)M;
         int big = (int)(S % (uint64_t)M);
         err = coll__start_flow(c, now, c->alike_lat, -1, -1, q, c->alike_rate,
-                         M - big, -1);
+                               M - big, -1);
         if (!err && big > 0)
-            err = coll__start_flow(c, now, c->alike_lat, -1, -1, q + 1, c->alike_rate,
-                             big, -1);
+            err = coll__start_flow(c, now, c->alike_lat, -1, -1, q + 1,
+                                   c->alike_rate, big, -1);
         if (err) coll__cancel_step(c, now);
         return err;
     }
@@ -427,7 +427,7 @@ int coll__plain_step(coll *c, int64_t now, int s) {
             int chunk = s < M - 1 ? k - s : k + 1 - (s - (M - 1));
             chunk = ((chunk % M) + M) % M;
             err = coll__add_flow(c, now, m[k], m[(k + 1) % M],
-                           coll_chunk_bytes(S, M, chunk));
+                                 coll_chunk_bytes(S, M, chunk));
         }
         break;
     case COLL_ALL_TO_ALL:
@@ -436,13 +436,14 @@ int coll__plain_step(coll *c, int64_t now, int s) {
         for (int a = 0; a < M && !err; a++)
             for (int b = 0; b < M && !err; b++)
                 if (a != b)
-                    err = coll__add_flow(c, now, m[a], m[b],
-                                   coll_chunk_bytes(S, M, s == 0 ? b : a));
+                    err =
+                        coll__add_flow(c, now, m[a], m[b],
+                                       coll_chunk_bytes(S, M, s == 0 ? b : a));
         break;
     case COLL_STAR:
         for (int k = 1; k < M && !err; k++)
             err = s == 0 ? coll__add_flow(c, now, m[k], m[0], S)
-                               : coll__add_flow(c, now, m[0], m[k], S);
+                         : coll__add_flow(c, now, m[0], m[k], S);
         break;
     }
     if (err) coll__cancel_step(c, now);

@@ -188,7 +188,8 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
         if (w->state == W_CKPT) w->ckpt_start += D;
         if (W->inner) W->fab_free[i] += D;
         for (int l = 0; W->inner && l < W->L; l++)
-            if (W->held[(size_t)i * W->L + l]) W->held[(size_t)i * W->L + l] += K;
+            if (W->held[(size_t)i * W->L + l])
+                W->held[(size_t)i * W->L + l] += K;
         if (W->ckpt_every) w->ckpt_done += K;
         w->idle_start += D;
         w->step += K;

@@ -1,7 +1,8 @@
 /*
  * world.h -- the state of one run, shared by the engine's run files only
- * (run.c, world.c, worker.c, sync.c, recovery.c, fastfwd.c, bwstep.c, and
- * probe.c, which wires a network alone; nothing else includes it): the
+ * (run.c, world.c, worker.c, sync.c, site.c, recovery.c, fastfwd.c,
+ * bwstep.c, and probe.c, which wires a network alone; nothing else
+ * includes it): the
  * world and its parts, the small helpers every one of those files uses,
  * and each file's functions for the others.
  *
@@ -41,7 +42,7 @@
 enum { CLS_NET, CLS_FAULT, CLS_COMPUTE }; /* tie order */
 enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT, EV_COPY, EV_BW };
 enum { EV_CKPT = EV_BW + 1, EV_RESTART }; /* checkpoint_s, restart_s */
-enum { EV_SITE = EV_RESTART + 1 }; /* a bucket reduced inside a site */
+enum { EV_SITE = EV_RESTART + 1 };        /* a bucket reduced inside a site */
 enum { OP_FWD, OP_BACT, OP_BPAR };
 
 /* A worker's state; changed only by worker_set_state (worker.c), whose
@@ -230,10 +231,10 @@ typedef struct {
     int64_t bw_slot; /* diurnal: the next slot */
     int bw_left;     /* an EV_BW is pending */
     /* workers.sites (site.c): fab NULL when every site is of one */
-    fabric *fab;     /* per worker: its site's fabric */
-    int inner;       /* DiLoCo, streaming: inner steps reduce inside */
-    int *dlead;      /* per layer: the inner-step bucket carrying it */
-    uint64_t *dbytes; /* per layer: that bucket's bytes, at its lead */
+    fabric *fab;         /* per worker: its site's fabric */
+    int inner;           /* DiLoCo, streaming: inner steps reduce inside */
+    int *dlead;          /* per layer: the inner-step bucket carrying it */
+    uint64_t *dbytes;    /* per layer: that bucket's bytes, at its lead */
     uint32_t *fab_epoch; /* per worker: bumps void its EV_SITE events */
 
     /* ---- signature: what decides the future ---- */

@@ -6,9 +6,8 @@
 # and a run length that counts host copies and collective overheads; the
 # cost file's bandwidth limit and byte order mark; errors in a scenario's
 # sweep section and in a --vary; "did you mean"; a bad workers.sites; the
-# program run through
-# the dynamic loader and valgrind with one thread; help texts that point
-# at the man page.
+# program run through the dynamic loader and valgrind with one thread;
+# help texts that point at the man page.
 # usage: tests/cli_inputs.sh [path/to/dilosim]   (run by tests/cli.sh)
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -42,30 +42,38 @@ static void scenario(char *buf, size_t len, int m, int het) {
              " \"steps\": 20, \"seed\": 1}");
 }
 
-/* Best of 3 CPU seconds of one run with m workers; exits on error. */
-static double run_cpu(int m, int het, uint64_t *events) {
-    static char text[8192];
+/* Best of 3 CPU seconds of one run of the scenario text (full: --full),
+ * its result in *r; exits on error. */
+static double best_cpu(const char *text, int full, run_result *r) {
     char err[512];
     scn_config cfg;
-    scenario(text, sizeof text, m, het);
     if (scn_load_string(text, "bench_scale.json", NULL, 0, &cfg, err,
                         sizeof err)) {
         fprintf(stderr, "bench_scale: %s\n", err);
         exit(2);
     }
+    cfg.full = full;
     double best = -1;
     for (int rep = 0; rep < 3; rep++) {
-        run_result r;
         double t0 = cpu_s();
-        if (run_simulate(&cfg, NULL, &r, err, sizeof err)) {
+        if (run_simulate(&cfg, NULL, r, err, sizeof err)) {
             fprintf(stderr, "bench_scale: %s\n", err);
             exit(1);
         }
         double dt = cpu_s() - t0;
         if (best < 0 || dt < best) best = dt;
-        *events = r.events;
     }
     return best;
+}
+
+/* Best of 3 CPU seconds of one run with m workers. */
+static double run_cpu(int m, int het, uint64_t *events) {
+    static char text[8192];
+    run_result r;
+    scenario(text, sizeof text, m, het);
+    double t = best_cpu(text, 0, &r);
+    *events = r.events;
+    return t;
 }
 
 /* scenarios/examples/sites.json's world: 8 sites of `n` accelerators
@@ -92,30 +100,14 @@ static void sites_scenario(char *buf, size_t len, int n, const char *how) {
              "\"dp_bucket_mb\": 500}, \"steps\": 1000, \"seed\": 1}");
 }
 
-/* Best of 3 CPU seconds of one run of the sites world; exits on error. */
+/* Best of 3 CPU seconds of one run of the sites world. */
 static double sites_cpu(int n, const char *how, int full, double *cu) {
     static char text[4096];
-    char err[512];
-    scn_config cfg;
+    run_result r;
     sites_scenario(text, sizeof text, n, how);
-    if (scn_load_string(text, "sites.json", NULL, 0, &cfg, err, sizeof err)) {
-        fprintf(stderr, "bench_scale: %s\n", err);
-        exit(2);
-    }
-    cfg.full = full;
-    double best = -1;
-    for (int rep = 0; rep < 3; rep++) {
-        run_result r;
-        double t0 = cpu_s();
-        if (run_simulate(&cfg, NULL, &r, err, sizeof err)) {
-            fprintf(stderr, "bench_scale: %s\n", err);
-            exit(1);
-        }
-        double dt = cpu_s() - t0;
-        if (best < 0 || dt < best) best = dt;
-        *cu = r.compute_utilization;
-    }
-    return best;
+    double t = best_cpu(text, full, &r);
+    *cu = r.compute_utilization;
+    return t;
 }
 
 static void sites_bench(void) {

@@ -171,7 +171,8 @@ lacks "$tmp/err" "did you mean" "no suggestion for a tie"
 
 # --- workers.sites ------------------------------------------------------------
 # A site list that does not match the workers, a bad site, a ring over
-# sites with a star: one line at the value, exit 2, nothing written.
+# sites with a star: one line at the value, exit 2, nothing written; a
+# coupled run (train) of sites whose replicas differ: one line, exit 2.
 printf '{"workers": {"count": 3,\n  "sites": [{"replicas": 4}, {"replicas": 2}]}}\n' \
   >"$tmp/sites.json"
 expect 2 "sites of another length" -- "$bin" run "$tmp/sites.json" --out "$tmp/sites.out"
@@ -190,6 +191,12 @@ expect 2 "one ring over sites with a star" -- "$bin" run "$tmp/sites.json" --out
 echo "$tmp/sites.json:2:29: network.collective: \"star\" cannot be combined with network.site_allreduce \"ring\" (expected \"ring\", or site_allreduce \"hierarchical\")" >"$tmp/want"
 same "$tmp/err" "$tmp/want" "one ring over sites with a star: the message"
 absent "$tmp/sites.out" "one ring over sites with a star: nothing written"
+
+expect 2 "a coupled run of sites that differ" -- "$bin" train "$smoke" \
+  --set 'workers.sites=[{"replicas": 2}, {"replicas": 3}]' --out "$tmp/sites.out"
+echo "$smoke: workers.sites: 3 replicas at site 1 but 2 at site 0 (expected the same replicas at every site in a coupled run)" >"$tmp/want"
+same "$tmp/err" "$tmp/want" "a coupled run of sites that differ: the message"
+absent "$tmp/sites.out" "a coupled run of sites that differ: nothing written"
 
 # --- wrappers: the dynamic loader, valgrind, one thread ----------------------
 # Start-up re-executed /proc/self/exe to set OpenBLAS's thread count: run

@@ -424,7 +424,7 @@ START_TEST(test_fastforward_sites) {
     static const char *const methods[] = {"dp", "diloco", "streaming"};
     static const double intra[] = {1, 50, 400};
     static const double lat_us[] = {0, 3, 2000};
-    for (int k = 0; k < 60; k++) {
+    for (int k = 0; k < 80; k++) {
         char s[10][600];
         const char *sets[10];
         int n = 0, M = 1 + draw(4), L = 1 + draw(6), H = 2 + draw(8);
@@ -454,6 +454,9 @@ START_TEST(test_fastforward_sites) {
                       "case %d: %s", k, err);
         if (draw(3) == 0) cfg.latency_ms[0] = 4;
         if (draw(3) == 0) cfg.up_gbps[0] = 0.5;
+        if (draw(4) == 0) cfg.ack_bytes_per_kb = 22.8; /* ring: as flows */
+        if (draw(5) == 0) cfg.transport = SCN_TRANSPORT_TCP;
+        if (draw(6) == 0) cfg.collective_overhead_ms = 1;
         run_result fast, full;
         cfg.full = 0;
         ck_assert_msg(run_simulate(&cfg, NULL, &fast, err, sizeof err) == 0,

@@ -221,6 +221,102 @@ START_TEST(test_site_equals_plain) {
 }
 END_TEST
 
+/* One ring over sites of sizes n[0..M-1] against T = sum n plain workers
+ * in a ring whose edges inside a site are the fabric's (100 Gbit/s, 7 us)
+ * and whose edges between sites the WAN's (wan_gbps, wan ms): up, down
+ * and the latency matrix of each plain worker as its edges are.  DP, 12
+ * steps, with a step overhead or not: the same step ends, wall and
+ * bytes. */
+static void ring_vs_plain(const int *n, int M, int L, double bucket_mb,
+                          double overhead_ms, int wan_gbps, double wan) {
+    enum { TMAX = 12 };
+    static char s[8][4096];
+    const char *sets[8];
+    for (int i = 0; i < 8; i++) sets[i] = s[i];
+    int T = 0, site_of[TMAX], first[TMAX];
+    for (int k = 0; k < M; k++)
+        for (int j = 0; j < n[k]; j++) first[T] = j == 0, site_of[T++] = k;
+    double intra = 0.007; /* ms */
+    snprintf(s[0], 4096, "model.layers=%d", L);
+    snprintf(s[1], 4096, "method.dp_bucket_mb=%.17g", bucket_mb);
+    snprintf(s[2], 4096, "method.name=\"dp\"");
+    snprintf(s[3], 4096, "network.collective_overhead_ms=%.17g", overhead_ms);
+    snprintf(s[4], 4096, "workers.count=%d", T);
+    int o = snprintf(s[5], 4096, "network.up_gbps=[");
+    int p = snprintf(s[6], 4096, "network.down_gbps=[");
+    int q = snprintf(s[7], 4096, "network.latency_matrix_ms=[");
+    for (int i = 0; i < T; i++) {
+        int next = (i + 1) % T, wan_out = site_of[next] != site_of[i] ||
+                                          (M > 1 && first[next] && next == 0);
+        o += snprintf(s[5] + o, 4096 - (size_t)o, "%s%d", i ? ", " : "",
+                      wan_out ? wan_gbps : 100);
+        p += snprintf(s[6] + p, 4096 - (size_t)p, "%s%d", i ? ", " : "",
+                      first[i] && M > 1 ? wan_gbps : 100);
+        q += snprintf(s[7] + q, 4096 - (size_t)q, "%s[", i ? ", " : "");
+        for (int j = 0; j < T; j++) {
+            int d = (j - i + T) % T, near = d == 1 || d == T - 1;
+            int same = site_of[i] == site_of[j];
+            double v = i == j                               ? 0
+                       : near && same && !(M > 1 && T == 2) ? intra
+                                                            : wan;
+            if (M == 1 && near) v = intra;
+            q += snprintf(s[7] + q, 4096 - (size_t)q, "%s%.17g", j ? ", " : "",
+                          v);
+        }
+        q += snprintf(s[7] + q, 4096 - (size_t)q, "]");
+    }
+    snprintf(s[5] + o, 4096 - (size_t)o, "]");
+    snprintf(s[6] + p, 4096 - (size_t)p, "]");
+    snprintf(s[7] + q, 4096 - (size_t)q, "]");
+    run_result plain, site;
+    ends a, b;
+    run_sets(sets, 8, &plain, &a);
+    snprintf(s[4], 4096, "workers.count=%d", M);
+    o = snprintf(s[5], 4096, "workers.sites=[");
+    for (int k = 0; k < M; k++)
+        o += snprintf(s[5] + o, 4096 - (size_t)o,
+                      "%s{\"replicas\": %d, \"intra_gbps\": 100, "
+                      "\"intra_latency_us\": 7}",
+                      k ? ", " : "", n[k]);
+    snprintf(s[5] + o, 4096 - (size_t)o, "]");
+    snprintf(s[6], 4096, "network.bandwidth_gbps=%d", wan_gbps);
+    snprintf(s[7], 4096, "network.latency_ms=%.17g", wan);
+    const char *more[9];
+    for (int i = 0; i < 8; i++) more[i] = s[i];
+    more[8] = "network.site_allreduce=\"ring\"";
+    run_sets(more, 9, &site, &b);
+    ck_assert_msg(plain.wall_ns == site.wall_ns,
+                  "M %d T %d L %d bucket %g overhead %g WAN %d: wall %lld "
+                  "vs %lld",
+                  M, T, L, bucket_mb, overhead_ms, wan_gbps,
+                  (long long)plain.wall_ns, (long long)site.wall_ns);
+    for (int k = 0; k < a.n; k++) ck_assert_int_eq(a.at[k], b.at[k]);
+    ck_assert_int_eq(a.n, b.n);
+    ck_assert(plain.compute_utilization == site.compute_utilization);
+    /* the WAN bytes: what the plain workers at the sites' edges sent */
+    uint64_t wan_bytes = 0;
+    for (int i = 0; i < T; i++)
+        if (site_of[(i + 1) % T] != site_of[i])
+            wan_bytes += plain.per_worker[i].bytes_sent;
+    ck_assert_uint_eq(site.bytes_sent_total, M > 1 ? wan_bytes : 0);
+}
+
+START_TEST(test_ring_equals_plain) {
+    static const int sizes[][4] = {{2, 2}, {1, 2, 3}, {3, 1}, {2, 2, 2}, {4}};
+    static const int count[] = {2, 3, 2, 3, 1};
+    for (int c = 0; c < 5; c++)
+        for (int L = 1; L <= 3; L += 2)
+            for (int b = 0; b < 2; b++)
+                for (int ovh = 0; ovh < 2; ovh++) {
+                    ring_vs_plain(sizes[c], count[c], L, b ? 1e9 : 0,
+                                  ovh ? 0.3 : 0, 10, 1);
+                    /* a WAN of 1000 Gbit/s, 1 us: the inside edges bind */
+                    ring_vs_plain(sizes[c], count[c], L, b ? 1e9 : 0,
+                                  ovh ? 0.3 : 0, 1000, 0.001);
+                }
+}
+END_TEST
+
 /* The fabric's closed forms by hand: 4 accelerators at 400 Gbit/s (5e10
  * bytes/s), 5 us; S = 4e8 bytes: chunks of 1e8 bytes, 2 ms each. */
 START_TEST(test_fabric_by_hand) {
@@ -479,6 +575,7 @@ Suite *make_suite(void) {
     tcase_add_test(t, test_keys_read);
     tcase_add_test(t, test_keys_refused);
     tcase_add_loop_test(t, test_site_equals_plain, 0, 3);
+    tcase_add_test(t, test_ring_equals_plain);
     tcase_add_test(t, test_fabric_by_hand);
     tcase_add_test(t, test_hierarchical_by_hand);
     tcase_add_test(t, test_ring_by_hand);

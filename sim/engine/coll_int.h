@@ -83,7 +83,6 @@ struct coll {
     int site_T;          /* ring: the running job's accelerators */
     int64_t site_phase;  /* hierarchical: each inside phase of the running
                            job, ns (0: none, no phase steps) */
-    int64_t site_floor;  /* ring: what each step lasts at least, ns */
     int site_closed;     /* ring: steps after the first in closed form */
     uint64_t *site_owed; /* per member index: bytes its closed steps sent
                             (to its up link and its successor's down) */

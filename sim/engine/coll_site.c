@@ -18,19 +18,12 @@ static uint64_t job_bytes(const coll *c) {
 
 void coll__site_begin(coll *c) {
     uint64_t S = job_bytes(c);
-    c->site_phase = c->site_floor = 0;
+    c->site_phase = 0;
     c->site_T = 0;
     for (int k = 0; k < c->m; k++) c->site_T += c->fab[c->mem[k]].n;
     if (c->site_ring) {
-        if (c->site_T <= 1) return; /* one accelerator: as plain */
-        uint64_t chunk = fabric_max_chunk(S, c->site_T);
-        for (int k = 0; k < c->m; k++) {
-            const fabric *f = &c->fab[c->mem[k]];
-            int64_t t = f->n > 1 ? fabric_step_ns(f, chunk) : 0;
-            if (t > c->site_floor) c->site_floor = t;
-        }
-        c->nsteps = 2 * (c->site_T - 1);
-        return;
+        if (c->site_T > 1) c->nsteps = 2 * (c->site_T - 1);
+        return; /* one accelerator: as plain */
     }
     for (int k = 0; k < c->m; k++) {
         int64_t t = fabric_half_ns(&c->fab[c->mem[k]], S);
@@ -39,22 +32,59 @@ void coll__site_begin(coll *c) {
     if (c->site_phase > 0) c->nsteps += 2;
 }
 
+/* The chunk ring position p sends in step s of a ring of T. */
+static int ring_chunk(int p, int s, int T) {
+    int chunk = s < T - 1 ? p - s : p + 1 - (s - (T - 1));
+    return ((chunk % T) + T) % T;
+}
+
+/* Of the chunks a, a+1, ..., a+w-1 (mod T, w <= T) of S, how many hold
+ * ceil(S / T) bytes (S mod T = r of the T do): chunk i does when
+ * floor((i+1) r / T) > floor(i r / T). */
+static uint64_t big_chunks(int a, int w, uint64_t r, int T) {
+    uint64_t t = (uint64_t)T, A = (uint64_t)a, E = (uint64_t)(a + w);
+    if (E <= t) return E * r / t - A * r / t;
+    return r - A * r / t + (E - t) * r / t;
+}
+
+/* What ring step s lasts at least inside the member sites: in each site
+ * of n > 1 its accelerators but the last (all n when it is the only
+ * site) send a window of consecutive chunks to their neighbours inside;
+ * a window with a chunk of ceil(S / T) bytes takes that chunk's
+ * fabric_step_ns, else floor(S / T)'s.  The slowest site's, after the
+ * step overhead that every edge of the step pays (0: no site of n > 1). */
+static int64_t inside_floor(const coll *c, int s) {
+    int T = c->site_T, start = 0;
+    uint64_t S = job_bytes(c), q = S / (uint64_t)T, r = S % (uint64_t)T;
+    int64_t d = 0;
+    for (int k = 0; k < c->m; k++) {
+        const fabric *f = &c->fab[c->mem[k]];
+        if (f->n > 1) {
+            int w = c->m > 1 ? f->n - 1 : f->n;
+            uint64_t big = big_chunks(ring_chunk(start, s, T), w, r, T);
+            int64_t t = fabric_step_ns(f, q + (big > 0));
+            if (t > d) d = t;
+        }
+        start += f->n;
+    }
+    if (d == 0) return 0;
+    return d > INT64_MAX - c->overhead ? INT64_MAX : d + c->overhead;
+}
+
 /* Step s of one ring over the site_T accelerators: each member site's
  * last accelerator sends its chunk to the next site over the WAN, and
- * the step lasts at least site_floor (the chunks inside the sites). */
+ * the step lasts at least inside_floor (the chunks inside the sites). */
 static int ring_step(coll *c, int64_t now, int s) {
     int T = c->site_T, M = c->m, err = 0, pos = -1;
     uint64_t S = job_bytes(c);
     for (int k = 0; k < M && M > 1 && !err; k++) {
         pos += c->fab[c->mem[k]].n; /* the site's last accelerator */
-        int chunk = s < T - 1 ? pos - s : pos + 1 - (s - (T - 1));
-        chunk = ((chunk % T) + T) % T;
         err = coll__add_flow(c, now, c->mem[k], c->mem[(k + 1) % M],
-                             coll_chunk_bytes(S, T, chunk));
+                             coll_chunk_bytes(S, T, ring_chunk(pos, s, T)));
     }
-    if (!err && c->site_floor > 0)
-        err =
-            coll__start_flow(c, now, c->site_floor, -1, -1, 0, INFINITY, 1, -1);
+    int64_t floor_ns = inside_floor(c, s);
+    if (!err && floor_ns > 0)
+        err = coll__start_flow(c, now, floor_ns, -1, -1, 0, INFINITY, 1, -1);
     if (err) coll__cancel_step(c, now);
     return err;
 }
@@ -86,12 +116,11 @@ static int64_t closed_steps(coll *c) {
     }
     int64_t total = 0;
     for (int s = 1; s < c->nsteps; s++) {
-        int64_t d = c->site_floor, pos = -1;
+        int64_t d = inside_floor(c, s);
+        int pos = -1;
         for (int k = 0; k < M && M > 1; k++) {
             pos += c->fab[c->mem[k]].n;
-            int64_t chunk = s < T - 1 ? pos - s : pos + 1 - (s - (T - 1));
-            chunk = ((chunk % T) + T) % T;
-            uint64_t b = coll_chunk_bytes(S, T, (int)chunk);
+            uint64_t b = coll_chunk_bytes(S, T, ring_chunk(pos, s, T));
             c->site_owed[k] += b;
             int64_t t = tx[2 * k + (b > q)];
             t = t > INT64_MAX - lat[k] ? INT64_MAX : t + lat[k];

@@ -8,10 +8,11 @@
 #include "sim/engine/net.h"
 
 fabric fabric_of(const scn_config *c, int i) {
-    /* as a worker's latency_ms of us / 1000 becomes ns (world.c) */
+    /* as world.c makes a worker's latency_ms of us / 1000 ns and its
+     * intra_gbps link bytes/s (efficiency 1) */
     double ms = c->site_intra_latency_us[i] / 1000;
     fabric f = {.n = c->site_replicas[i],
-                .rate = c->site_intra_gbps[i] * scn_gbit_bits(c->gbit) / 8,
+                .rate = c->site_intra_gbps[i] * (scn_gbit_bits(c->gbit) / 8),
                 .lat = llround(ms * 1e-3 * 1e9)};
     return f;
 }

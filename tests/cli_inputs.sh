@@ -5,9 +5,9 @@
 # of a directory; the ranges of model.host_gbps and method.sync_timeout_s
 # and a run length that counts host copies and collective overheads; the
 # cost file's bandwidth limit and byte order mark; errors in a scenario's
-# sweep section and in a --vary; "did you mean"; the program run through
-# the dynamic loader and valgrind with one thread; help texts that point
-# at the man page.
+# sweep section and in a --vary; "did you mean"; a bad workers.sites; the
+# program run through the dynamic loader and valgrind with one thread;
+# help texts that point at the man page.
 # usage: tests/cli_inputs.sh [path/to/dilosim]   (run by tests/cli.sh)
 bin=${1:-bin/dilosim}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -168,6 +168,35 @@ contains "$tmp/err" "network.bandwith_gbps: unknown key (did you mean network.ba
   "did you mean"
 expect 2 "no suggestion for a tie" -- "$bin" run "$tiny" --set faults.mtbr_hours=3
 lacks "$tmp/err" "did you mean" "no suggestion for a tie"
+
+# --- workers.sites ------------------------------------------------------------
+# A site list that does not match the workers, a bad site, a ring over
+# sites with a star: one line at the value, exit 2, nothing written; a
+# coupled run (train) of sites whose replicas differ: one line, exit 2.
+printf '{"workers": {"count": 3,\n  "sites": [{"replicas": 4}, {"replicas": 2}]}}\n' \
+  >"$tmp/sites.json"
+expect 2 "sites of another length" -- "$bin" run "$tmp/sites.json" --out "$tmp/sites.out"
+echo "$tmp/sites.json:2:12: workers.sites: array of 2 sites (expected workers.count = 3 sites)" >"$tmp/want"
+same "$tmp/err" "$tmp/want" "sites of another length: the message"
+absent "$tmp/sites.out" "sites of another length: nothing written"
+printf '{"workers": {"count": 2,\n  "sites": [{"replicas": 4}, {"replica": 2}]}}\n' \
+  >"$tmp/sites.json"
+expect 2 "a site's unknown key" -- "$bin" run "$tmp/sites.json" --out "$tmp/sites.out"
+echo "$tmp/sites.json:2:31: workers.sites[1].replica: unknown key (did you mean workers.sites[1].replicas? expected one of: replicas, intra_gbps, intra_latency_us)" >"$tmp/want"
+same "$tmp/err" "$tmp/want" "a site's unknown key: the message"
+absent "$tmp/sites.out" "a site's unknown key: nothing written"
+printf '{"workers": {"count": 2, "sites": [{"replicas": 4}, {"replicas": 2}]},\n  "network": {"collective": "star", "site_allreduce": "ring"}}\n' \
+  >"$tmp/sites.json"
+expect 2 "one ring over sites with a star" -- "$bin" run "$tmp/sites.json" --out "$tmp/sites.out"
+echo "$tmp/sites.json:2:29: network.collective: \"star\" cannot be combined with network.site_allreduce \"ring\" (expected \"ring\", or site_allreduce \"hierarchical\")" >"$tmp/want"
+same "$tmp/err" "$tmp/want" "one ring over sites with a star: the message"
+absent "$tmp/sites.out" "one ring over sites with a star: nothing written"
+
+expect 2 "a coupled run of sites that differ" -- "$bin" train "$smoke" \
+  --set 'workers.sites=[{"replicas": 2}, {"replicas": 3}]' --out "$tmp/sites.out"
+echo "$smoke: workers.sites: 3 replicas at site 1 but 2 at site 0 (expected the same replicas at every site in a coupled run)" >"$tmp/want"
+same "$tmp/err" "$tmp/want" "a coupled run of sites that differ: the message"
+absent "$tmp/sites.out" "a coupled run of sites that differ: nothing written"
 
 # --- wrappers: the dynamic loader, valgrind, one thread ----------------------
 # Start-up re-executed /proc/self/exe to set OpenBLAS's thread count: run

@@ -464,6 +464,13 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out, char *err,
     memset(c, 0, sizeof *c);
     c->o = o;
     c->out = out;
+    for (int i = 1; cfg->has_sites && i < cfg->workers; i++)
+        if (cfg->site_replicas[i] != cfg->site_replicas[0])
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "workers.sites: %d replicas at site %d but %d at "
+                           "site 0 (expected the same replicas at every site "
+                           "in a coupled run)",
+                           cfg->site_replicas[i], i, cfg->site_replicas[0]);
     int rc = trainer_new(cfg, o->train, &c->tr, err, errlen);
     if (rc) return rc;
     const sched_spec *s = train_schedule(c->tr);

@@ -89,6 +89,8 @@ void scn_defaults(scn_config *c) {
         c->up_gbps[i] = c->down_gbps[i] = 10;
         c->latency_ms[i] = 0;
         c->site_replicas[i] = 1;
+        c->site_intra_gbps[i] = 400; /* workers.sites[i].intra_gbps */
+        c->site_intra_latency_us[i] = 0;
     }
     c->straggler_prob = 0;
     c->straggler_slowdown = 2;

@@ -452,11 +452,35 @@ static int check_bw_trace(ctx *c, const cJSON *root, scn_config *cfg) {
     return 0;
 }
 
+/* workers.sites against the network: a site's inside collectives need
+ * group completion; one ring over every accelerator needs the ring; the
+ * choice of site_allreduce needs sites. */
+static int check_sites(ctx *c, const cJSON *root, const scn_config *cfg) {
+    const cJSON *n = get(root, "network"), *sa = get(n, "site_allreduce");
+    const cJSON *cp = get(n, "completion"), *co = get(n, "collective");
+    if (sa && !cfg->has_sites)
+        return fail(c, sa, 0, "network.site_allreduce",
+                    "given without workers.sites (expected workers.sites, "
+                    "or no site_allreduce)");
+    if (!cfg->has_sites) return 0;
+    if (cp && cfg->completion == SCN_COMPLETION_MEMBER)
+        return fail(c, cp, 0, "network.completion",
+                    "\"member\" cannot be combined with workers.sites "
+                    "(expected \"group\")");
+    if (cfg->site_allreduce == SCN_SITE_RING && cfg->collective != COLL_RING)
+        return fail(c, co, 0, "network.collective",
+                    "\"%s\" cannot be combined with network.site_allreduce "
+                    "\"ring\" (expected \"ring\", or site_allreduce "
+                    "\"hierarchical\")",
+                    coll_algo_names[cfg->collective]);
+    return 0;
+}
+
 int scn__check_config(ctx *c, const cJSON *root, scn_config *cfg) {
     if (check_model(c, root, cfg) || check_method(c, root, cfg) ||
         check_network(c, root, cfg) || check_run_values(c, root, cfg) ||
         check_run(c, root, cfg) || check_faults(c, root, cfg) ||
-        check_bw_trace(c, root, cfg))
+        check_bw_trace(c, root, cfg) || check_sites(c, root, cfg))
         return -1;
     return 0;
 }

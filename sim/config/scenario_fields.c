@@ -176,6 +176,39 @@ static int load_matrix(ctx *c, const cJSON *v, const char *path, const field *f,
     }
     return 0;
 }
+/* workers.sites: an array of exactly workers.count objects of table
+ * f->sub, each with replicas (intra_gbps 400 and intra_latency_us 0 by
+ * default), into the config's site arrays. */
+static int load_sites(ctx *c, const cJSON *v, const char *path, const field *f,
+                      scn_config *cfg) {
+    int n = cfg->workers, i = 0;
+    char p[PATH_LEN];
+    if (!cJSON_IsArray(v))
+        return fail(c, v, 0, path,
+                    "wrong type: %s (expected an array of workers.count = "
+                    "%d site objects)",
+                    type_name(v), n);
+    int len = cJSON_GetArraySize(v);
+    if (len != n)
+        return fail(c, v, 0, path,
+                    "array of %d sites (expected workers.count = %d sites)",
+                    len, n);
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
+        scn__site s = {.replicas = 0, .intra_gbps = 400};
+        join_index(p, path, i);
+        if (scn__load_object(c, e, p, f->sub, &s)) return -1;
+        if (!get(e, "replicas"))
+            return fail(c, e, 0, p,
+                        "replicas is missing (expected an object with "
+                        "replicas, an integer in 1..65536)");
+        cfg->site_replicas[i] = s.replicas;
+        cfg->site_intra_gbps[i] = s.intra_gbps;
+        cfg->site_intra_latency_us[i] = s.intra_latency_us;
+    }
+    cfg->has_sites = 1;
+    return 0;
+}
+
 /* An array of distinct names of e: bit i for the name parsed as i. */
 static int load_flags(ctx *c, const cJSON *v, const char *path,
                       const enum_def *e, unsigned *out) {
@@ -272,6 +305,7 @@ static int load_field(ctx *c, const cJSON *v, const char *path, const field *f,
         return scn__load_object(c, v, path, f->sub, base);
     case F_WORKERS: return load_workers(c, v, path, f, base);
     case F_MATRIX: return load_matrix(c, v, path, f, base);
+    case F_SITES: return load_sites(c, v, path, f, base);
     case F_VARIANTS: return scn__check_variants(c, v, NULL);
     case F_SWEEP: return scn__check_sweep(c, v, NULL);
     }

@@ -115,9 +115,18 @@ typedef enum {
     F_WORKERS,  /* double[SCN_MAX_WORKERS]: one value, or workers.count */
     F_MATRIX,   /* double[SCN_MAX_MATRIX^2]: workers.count arrays of
                   workers.count values, row-major i*M+j */
+    F_SITES,    /* workers.sites: an array of workers.count objects of
+                  table sub, each read into a scn__site */
     F_VARIANTS, /* the variants section: its shape only */
     F_SWEEP,    /* the sweep section: its shape only */
 } scn__ftype;
+
+/* One entry of workers.sites as read (F_SITES), before it is copied into
+ * the config's per-worker site arrays. */
+typedef struct {
+    int replicas;
+    double intra_gbps, intra_latency_us;
+} scn__site;
 
 typedef struct scn__field {
     const char *key;

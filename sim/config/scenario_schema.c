@@ -51,6 +51,7 @@ static const char *const late_names[] = {"wait", "continue"};
 static const char *const transport_names[] = {"ideal", "tcp"};
 static const char *const completion_names[] = {"group", "member"};
 static const char *const measure_names[] = {"run", "steady"};
+static const char *const site_names[] = {"hierarchical", "ring"};
 static const enum_def E_BWD = SCN__NAMES(bwd_names);
 static const enum_def E_REDUCE = SCN__NAMES(reduce_names);
 static const enum_def E_GBIT = SCN__NAMES(gbit_names);
@@ -58,6 +59,7 @@ static const enum_def E_LATE = SCN__NAMES(late_names);
 static const enum_def E_TRANSPORT = SCN__NAMES(transport_names);
 static const enum_def E_COMPLETION = SCN__NAMES(completion_names);
 static const enum_def E_MEASURE = SCN__NAMES(measure_names);
+static const enum_def E_SITE = SCN__NAMES(site_names);
 
 static const field split_fields[] = {
     K_NUM("forward", split[0], IN(0, 1)),
@@ -88,10 +90,32 @@ static const field stragglers_fields[] = {
     K_END,
 };
 
-/* count before speed: per-worker arrays are checked against it. */
+/* One site of workers.sites (into a scn__site; replicas is required:
+ * scenario_fields.c's load_sites).  intra_gbps in the Gbit of
+ * network.gbit. */
+#define AT_SITE(m) offsetof(scn__site, m)
+static const field site_fields[] = {
+    {.key = "replicas",
+     .type = F_INT,
+     .off = AT_SITE(replicas),
+     .r = INT(1, 65536)},
+    {.key = "intra_gbps",
+     .type = F_NUM,
+     .off = AT_SITE(intra_gbps),
+     .r = IN(SCN_MIN_GBPS, SCN_MAX_GBPS)},
+    {.key = "intra_latency_us",
+     .type = F_NUM,
+     .off = AT_SITE(intra_latency_us),
+     .r = IN(0, 1e9)},
+    K_END,
+};
+
+/* count before speed and sites: per-worker arrays are checked against
+ * it. */
 static const field workers_fields[] = {
     K_INT("count", workers, 1, SCN_MAX_WORKERS),
     K_WORKERS("speed", speed, IN(0.001, 1000)),
+    {.key = "sites", .type = F_SITES, .sub = site_fields},
     K_OBJ("stragglers", stragglers_fields),
     K_END,
 };
@@ -152,6 +176,7 @@ static const field network_fields[] = {
      .type = F_OBJ,
      .sub = bw_trace_fields,
      .str_ok = 1},
+    K_ENUM("site_allreduce", site_allreduce, E_SITE),
     K_END,
 };
 

@@ -89,81 +89,13 @@
  *  - The done callback may submit, remove members or clear, but must not
  *    free the stream.
  */
-#include "sim/engine/collective.h"
+#include "sim/engine/coll_int.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/base/msg.h"
-
-typedef struct {
-    uint64_t bytes;
-    uint64_t tag;
-} coll_job;
-
-struct coll {
-    net *n;
-    int nw;
-    coll_algo algo;
-    int64_t *lat; /* nw * nw */
-    double max_rate;
-    uint64_t tag_base;
-    coll_done_fn done;
-    void *ctx;
-    coll_member_fn member_done; /* coll_set_member_done(), or NULL */
-    int *inleft; /* all_to_all's all-gather: per member index, its
-                           incoming flows still running */
-
-    /* FIFO: jobs q[head .. head+len), member masks in qmask, nw bytes each,
-     * same slots.  The head job runs when `running`. */
-    coll_job *q;
-    uint8_t *qmask;
-    int qcap, head, len;
-
-    /* the running collective */
-    int running;
-    int *mem; /* its members, in ring order (coll_set_order) */
-    int m;
-    int step, nsteps;
-    int *flows; /* flow ids of the current step, -1 once complete */
-    int nflows, fcap;
-    int left; /* flows of the current step not yet complete */
-
-    /* the shortcut (see the file comment) */
-    int exclusive;     /* coll_set_exclusive() */
-    int alike;         /* the running ring's steps >= 1 are one flow per
-                           chunk size */
-    double alike_rate; /* the rate each of its flows gets */
-    int64_t alike_lat; /* the latency of each */
-    uint64_t *flushed; /* per member index: bytes of those steps already
-                           added to the net's link counters */
-
-    /* TCP connections (coll_set_tcp), one per ordered pair i * nw + j */
-    int tcp;
-    coll_tcp tp;
-    double *cwin;     /* the window each connection's last flow ended with */
-    int64_t *cend;    /* the instant its last flow's sender last sent
-                           (t_end - lat), less net_shift_total() then (so
-                           net_shift moves it); INT64_MIN: never */
-    int64_t step_at;  /* the instant the current step began, less
-                           net_shift_total() then */
-    int *fpair;       /* per flow of the step (as flows): its connection,
-                           -1 for a flow that is not TCP */
-    int64_t overhead; /* coll_set_step_overhead() */
-    int *order;       /* the ring order: a permutation of 0..nw-1 */
-    int64_t queue;    /* coll_set_queue(): added to every round trip */
-
-    /* connection set-up (coll_set_startup) */
-    int64_t startup;            /* what a pair's first flow waits, ns */
-    uint8_t *started;           /* per ordered pair i * nw + j: set up (or
-                                   being set up by a flow of the step) */
-    int *fsetup;                /* per flow of the step (as flows): the pair
-                                   whose set-up it pays, -1 for none */
-    coll_startup_fn on_startup; /* hears each set-up wait, or NULL */
-    int64_t *told; /* per worker: the step (its step_at) whose set-up
-                      on_startup heard last, INT64_MIN: none */
-};
 
 /* ---- the queue --------------------------------------------------------- */
 
@@ -277,7 +209,7 @@ static void end_alike(coll *c) {
 
 /* The wait of a flow from worker i to worker j before it is active: the
  * step overhead, then the one-way latency. */
-static int64_t flow_lat(const coll *c, int i, int j) {
+int64_t coll__flow_lat(const coll *c, int i, int j) {
     return c->overhead + c->lat[i * c->nw + j];
 }
 
@@ -297,7 +229,7 @@ static int alike_ring(coll *c) {
         double down = net_link_capacity(c->n, 2 * j + 1);
         if (up < r) r = up;
         if (down < r) r = down;
-        int64_t lat = flow_lat(c, i, j);
+        int64_t lat = coll__flow_lat(c, i, j);
         if (k == 0) {
             c->alike_rate = r;
             c->alike_lat = lat;
@@ -412,8 +344,8 @@ static void flow_done(void *ctx, int64_t now, int flow, uint64_t tag);
  * (coll_set_startup), and it is a TCP flow of connection `pair` when TCP
  * is on and its round trip is not 0.  Returns 0 or a negative MSG_E*
  * code. */
-static int start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
-                      uint64_t bytes, double rate, int count, int pair) {
+int coll__start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
+                     uint64_t bytes, double rate, int count, int pair) {
     if (c->nflows == c->fcap && grow_step(c)) return MSG_ENOMEM;
     int setup = pair >= 0 && c->startup > 0 && !c->started[pair];
     int64_t wait = setup ? c->startup : 0;
@@ -436,14 +368,14 @@ static int start_flow(coll *c, int64_t now, int64_t lat, int a, int b,
 }
 
 /* Starts one flow of the current step from worker i to worker j. */
-static int add_flow(coll *c, int64_t now, int i, int j, uint64_t bytes) {
-    return start_flow(c, now, flow_lat(c, i, j), 2 * i, 2 * j + 1, bytes,
-                      c->max_rate, 1, i * c->nw + j);
+int coll__add_flow(coll *c, int64_t now, int i, int j, uint64_t bytes) {
+    return coll__start_flow(c, now, coll__flow_lat(c, i, j), 2 * i, 2 * j + 1,
+                            bytes, c->max_rate, 1, i * c->nw + j);
 }
 
 /* Cancels the flows of the current step still on the net (their
  * connections keep the window they had). */
-static void cancel_step(coll *c, int64_t now) {
+void coll__cancel_step(coll *c, int64_t now) {
     for (int k = 0; k < c->nflows; k++)
         if (c->flows[k] >= 0) {
             conn_close(c, k, c->flows[k], now);
@@ -457,12 +389,16 @@ static void cancel_step(coll *c, int64_t now) {
 /* Adds the flows of step c->step of the running collective.  On failure
  * the step's flows are cancelled and a negative MSG_E* code returned. */
 static int launch_step(coll *c, int64_t now) {
-    const int *m = c->mem, M = c->m;
-    uint64_t S = c->q[c->head].bytes;
-    int err = 0, s = c->step;
     c->nflows = 0;
     c->left = 0;
     c->step_at = now - net_shift_total(c->n);
+    return c->fab ? coll__site_step(c, now) : coll__plain_step(c, now, c->step);
+}
+
+int coll__plain_step(coll *c, int64_t now, int s) {
+    const int *m = c->mem, M = c->m;
+    uint64_t S = c->q[c->head].bytes;
+    int err = 0;
     if (M <= 1) {
         int id = net_flow_add(c->n, now, 0, -1, -1, 0, INFINITY, flow_done, c,
                               c->tag_base);
@@ -477,12 +413,12 @@ static int launch_step(coll *c, int64_t now) {
         /* one flow per chunk size, on no link (the file comment) */
         uint64_t q = S / (uint64_t)M;
         int big = (int)(S % (uint64_t)M);
-        err = start_flow(c, now, c->alike_lat, -1, -1, q, c->alike_rate,
-                         M - big, -1);
+        err = coll__start_flow(c, now, c->alike_lat, -1, -1, q, c->alike_rate,
+                               M - big, -1);
         if (!err && big > 0)
-            err = start_flow(c, now, c->alike_lat, -1, -1, q + 1, c->alike_rate,
-                             big, -1);
-        if (err) cancel_step(c, now);
+            err = coll__start_flow(c, now, c->alike_lat, -1, -1, q + 1,
+                                   c->alike_rate, big, -1);
+        if (err) coll__cancel_step(c, now);
         return err;
     }
     switch (c->algo) {
@@ -490,8 +426,8 @@ static int launch_step(coll *c, int64_t now) {
         for (int k = 0; k < M && !err; k++) {
             int chunk = s < M - 1 ? k - s : k + 1 - (s - (M - 1));
             chunk = ((chunk % M) + M) % M;
-            err = add_flow(c, now, m[k], m[(k + 1) % M],
-                           coll_chunk_bytes(S, M, chunk));
+            err = coll__add_flow(c, now, m[k], m[(k + 1) % M],
+                                 coll_chunk_bytes(S, M, chunk));
         }
         break;
     case COLL_ALL_TO_ALL:
@@ -500,16 +436,17 @@ static int launch_step(coll *c, int64_t now) {
         for (int a = 0; a < M && !err; a++)
             for (int b = 0; b < M && !err; b++)
                 if (a != b)
-                    err = add_flow(c, now, m[a], m[b],
-                                   coll_chunk_bytes(S, M, s == 0 ? b : a));
+                    err =
+                        coll__add_flow(c, now, m[a], m[b],
+                                       coll_chunk_bytes(S, M, s == 0 ? b : a));
         break;
     case COLL_STAR:
         for (int k = 1; k < M && !err; k++)
-            err = c->step == 0 ? add_flow(c, now, m[k], m[0], S)
-                               : add_flow(c, now, m[0], m[k], S);
+            err = s == 0 ? coll__add_flow(c, now, m[k], m[0], S)
+                         : coll__add_flow(c, now, m[0], m[k], S);
         break;
     }
-    if (err) cancel_step(c, now);
+    if (err) coll__cancel_step(c, now);
     return err;
 }
 
@@ -524,7 +461,8 @@ static int restart_head(coll *c, int64_t now) {
     c->step = 0;
     c->nsteps = steps_of(c->algo, c->m);
     c->running = 1;
-    c->alike = alike_ring(c);
+    c->alike = !c->fab && alike_ring(c);
+    if (c->fab) coll__site_begin(c);
     return launch_step(c, now);
 }
 
@@ -537,6 +475,7 @@ static int start_next(coll *c, int64_t now) {
 /* The running collective has finished its last step. */
 static void finish_head(coll *c, int64_t now) {
     end_alike(c);
+    if (c->fab) coll__site_end(c);
     uint64_t tag = c->q[c->head].tag;
     queue_pop(c);
     c->running = 0;
@@ -597,6 +536,8 @@ void coll_free(coll *c) {
     free(c->cwin);
     free(c->cend);
     free(c->inleft);
+    free(c->fab);
+    free(c->site_owed);
     free(c->q);
     free(c->qmask);
     free(c);
@@ -682,14 +623,14 @@ void coll_remove_member(coll *c, int64_t now, int worker) {
     for (int j = 0; j < c->len; j++) mask_of(c, c->head + j)[worker] = 0;
     if (!in_running) return;
     end_alike(c);
-    cancel_step(c, now);
+    coll__cancel_step(c, now);
     restart_head(c, now); /* OOM: stalls, see the header comment */
 }
 
 void coll_clear(coll *c, int64_t now) {
     if (c->running) {
         end_alike(c);
-        cancel_step(c, now);
+        coll__cancel_step(c, now);
     }
     c->running = 0;
     c->len = 0;
@@ -712,6 +653,20 @@ int coll_set_member_done(coll *c, coll_member_fn fn) {
 void coll_set_exclusive(coll *c) {
     c->exclusive = 1;
     if (c->algo == COLL_RING) net_set_anonymous(c->n);
+}
+
+int coll_set_sites(coll *c, const fabric *sites, int ring, int closed) {
+    free(c->fab), free(c->site_owed);
+    c->fab = NULL;
+    c->site_owed = NULL;
+    c->site_ring = ring;
+    c->site_closed = closed;
+    if (!sites) return 0;
+    c->fab = malloc((size_t)c->nw * sizeof *c->fab);
+    c->site_owed = calloc((size_t)c->nw, sizeof *c->site_owed);
+    if (!c->fab || !c->site_owed) return MSG_ENOMEM;
+    memcpy(c->fab, sites, (size_t)c->nw * sizeof *c->fab);
+    return 0;
 }
 
 void coll_flush_bytes(coll *c) {

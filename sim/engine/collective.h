@@ -106,6 +106,7 @@
 
 #include <stdint.h>
 #include "sim/config/kinds.h" /* coll_algo and its names */
+#include "sim/engine/fabric.h"
 #include "sim/engine/net.h"
 #include "sim/engine/sig.h"
 
@@ -185,6 +186,37 @@ int coll_pending(const coll *c);
  * stream also makes the net's signatures leave flow ids out
  * (net_set_anonymous). */
 void coll_set_exclusive(coll *c);
+
+/* Sites of many accelerators (workers.sites; docs/network.md): worker i
+ * is a site of sites[i].n accelerators on the fabric sites[i] (nw
+ * entries, copied; NULL: none, the default).  Each job of S bytes then
+ * runs, among its members in ring order:
+ *   hierarchical (ring 0)  a first step standing for the reduce-scatter
+ *       inside every member site, the job's algorithm among the sites,
+ *       and a last step for the all-gather inside: each inside step is
+ *       one flow on no link, of no bytes, whose latency is the largest
+ *       member's fabric_half_ns(S) (none when that is 0: every member a
+ *       site of one);
+ *   ring (ring 1)  one ring over the T accelerators of the members, site
+ *       after site: 2(T-1) steps; in step s the last accelerator of each
+ *       member site (ring position p) sends chunk (p - s) mod T (all-
+ *       gather: (p + 1 - s) mod T) of coll_chunk_bytes(S, T, .) over the
+ *       WAN to the next site, and the step lasts at least the largest
+ *       member's fabric_step_ns(ceil(S / T)) (one more flow on no link),
+ *       the steps inside the sites (the ring algorithm only).
+ * With sites the exclusive shortcut is not taken, and member completion
+ * (coll_set_member_done) is not supported.
+ * closed (ring): the caller guarantees that each ring step's WAN flows
+ * are alone on their links for the whole job (no other flow on the net,
+ * no capacity change, no member removed, no coll_clear) and the stream
+ * has no TCP and the net no ACKs.  Each flow k of a step then moves at
+ * its lone rate r_k (its cap and its two links) after its latency L_k,
+ * so a step lasts max_k (L_k + net_transfer_ns(chunk_k, r_k)), at least
+ * the floor: the steps after the first (which runs as flows: the links'
+ * peaks, the set-ups) run as one flow on no link of their summed
+ * durations, and their bytes reach the link counters when the job ends.
+ * Returns 0 or MSG_ENOMEM. */
+int coll_set_sites(coll *c, const fabric *sites, int ring, int closed);
 
 /* Brings the net's link counters up to every byte the stream has moved
  * so far (call it before reading them while a collective runs). */

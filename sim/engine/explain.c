@@ -123,6 +123,7 @@ static int classify(const world *W, int i) {
     default: return EXPL_GATE_WAIT; /* ready: never for long */
     }
     if (w->wait_on == WAIT_COPY) return EXPL_OFFLOAD;
+    if (w->wait_on == WAIT_SITE) return CAT_COMM; /* inside its site */
     if (w->wait_on >= W->L)
         return frag_collecting(W, w->wait_on - W->L) ? EXPL_GATE_WAIT
                                                      : CAT_COMM;

@@ -58,6 +58,7 @@ static void events_signature(const world *W, int64_t now, sig_buf *b) {
         if (e->kind == EV_OP || e->kind == EV_CKPT)
             rb = (int32_t)(e->b - W->w[e->a].epoch);
         if (e->kind == EV_TIMEOUT) rb = (int32_t)(e->b - W->fs[e->a].epoch);
+        if (e->kind == EV_SITE) rb = (int32_t)(e->b - W->fab_epoch[e->a]);
         if (e->kind == EV_NET) rc = (int64_t)(e->c - W->net_version);
         int64_t x[6] = {e->time - now, e->cls, e->kind, e->a, rb, rc};
         sig_put(b, x, sizeof x);
@@ -82,6 +83,15 @@ static void world_signature(const world *W, int64_t now, int64_t s0,
         sig_put(b, v, sizeof v);
         sig_put(b, &w->factor, sizeof w->factor);
         sig_put(b, w->pend_layers, (size_t)P * sizeof *w->pend_layers);
+        if (W->inner) { /* its fabric: free from, its buckets under way */
+            int64_t f = W->fab_free[i] > now ? W->fab_free[i] - now : 0;
+            sig_put(b, &f, sizeof f);
+            sig_put(b, W->intra_pend + (size_t)i * L, (size_t)L);
+            for (int l = 0; l < L; l++) {
+                int64_t h = W->held[(size_t)i * L + l];
+                sig_i64(b, h ? h - s0 : INT64_MIN);
+            }
+        }
         if (W->ckpt_every) { /* checkpoints: the newest one written */
             int64_t c[2] = {w->ckpt_done - s0,
                             w->state == W_CKPT ? w->ckpt_start - now : 0};
@@ -176,6 +186,10 @@ static void jump(world *W, const ff_mark *m, int64_t n, int64_t dt,
         w->ckpt_nom += dn, w->ckpt_cand_nom += dn;
         if (w->state == W_BUSY) w->op_start += D;
         if (w->state == W_CKPT) w->ckpt_start += D;
+        if (W->inner) W->fab_free[i] += D;
+        for (int l = 0; W->inner && l < W->L; l++)
+            if (W->held[(size_t)i * W->L + l])
+                W->held[(size_t)i * W->L + l] += K;
         if (W->ckpt_every) w->ckpt_done += K;
         w->idle_start += D;
         w->step += K;

@@ -133,6 +133,13 @@ int64_t net_next_time(const net *n);
  * completes what is due, calling each completed flow's done callback. */
 void net_advance(net *n, int64_t now);
 
+/* The ns a flow of `bytes` (> its tolerance) moving alone at `rate`
+ * bytes/s takes from its activation to its completion, rounded as the
+ * net rounds every completion (up, with a slack far below 1 ns): 0 for an
+ * infinite rate, INT64_MAX when it never ends.  The closed forms of the
+ * engine that stand for flows (a site's inside collectives) use it. */
+int64_t net_transfer_ns(double bytes, double rate);
+
 /* Whole bytes that have crossed a link so far (up to the last
  * advance/add/cancel). */
 uint64_t net_link_bytes(const net *n, int link);

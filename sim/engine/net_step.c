@@ -208,13 +208,18 @@ void net__step_to(net *n, int64_t t) {
  * next ns by rounding.  f's bytes must be current (not lazy). */
 static int64_t completion(const net *n, const flow *f) {
     if (f->remaining <= tolerance(f) || isinf(f->rate)) return n->now;
-    if (f->rate <= 0) return INT64_MAX;
-    double x = f->remaining * 1e9 / f->rate;
+    int64_t ns = net_transfer_ns(f->remaining, f->rate);
+    return ns == INT64_MAX ? INT64_MAX : add_sat(n->now, ns);
+}
+
+int64_t net_transfer_ns(double bytes, double rate) {
+    if (isinf(rate)) return 0;
+    if (rate <= 0) return INT64_MAX;
+    double x = bytes * 1e9 / rate;
     if (!(x < 9e18)) /* also inf and NaN (a subnormal rate): never */
         return INT64_MAX;
     double ns = ceil(x - (1e-6 + 1e-13 * x));
-    if (ns <= 0) return n->now;
-    return add_sat(n->now, (int64_t)ns);
+    return ns <= 0 ? 0 : (int64_t)ns;
 }
 
 /* How many ticks after now f may go unstepped: for that many, stepping it

@@ -273,6 +273,7 @@ void rec_fail(world *W, int wi, int64_t now, int64_t repair) {
              "%lld failures in a row without any worker finishing a step "
              "(failures come faster than recovery or a step)",
              (long long)W->idle_failures);
+    site_reset(W, wi, now);
     if (w->state == W_RECOVERING) net_flow_cancel(W->net, now, w->dl_flow);
     if (w->state == W_RECOVERING) {
         span(W, wi, 1, "recovery_interrupted", -1, w->step, w->dl_start, now,

@@ -162,7 +162,7 @@
 
 /* Done: nobody joined is still computing and no reduction is pending. */
 static int finished(const world *W) {
-    if (W->outage || coll_pending(W->coll)) return 0;
+    if (W->outage || coll_pending(W->coll) || W->site_pending) return 0;
     int joined = 0;
     for (int i = 0; i < W->M; i++) {
         if (!W->w[i].joined) continue;
@@ -376,6 +376,7 @@ int run__simulate(const scn_config *cfg, const run_hooks *hooks,
         case EV_BW: bw_step(&W, now); break;
         case EV_CKPT: worker_ckpt_done(&W, ev.a, ev.b, now); break;
         case EV_RESTART: rec_restart_done(&W, ev.a, ev.b, now); break;
+        case EV_SITE: site_reduced(&W, ev.a, ev.b, (int)ev.c, now); break;
         }
         W.events++;
         last = now;

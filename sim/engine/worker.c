@@ -189,7 +189,7 @@ static void block(world *W, int wi, int list) {
 
 void worker_unwait(world *W, int wi) {
     worker *w = &W->w[wi];
-    if (w->state != W_BLOCKED || w->wait_on == WAIT_COPY) return;
+    if (w->state != W_BLOCKED || w->wait_on < 0) return; /* on no list */
     int *p = &W->waiters[w->wait_on];
     while (*p >= 0 && *p != wi) p = &W->wait_next[*p];
     if (*p == wi) *p = W->wait_next[wi];
@@ -217,7 +217,7 @@ static int copy_wait(world *W, int wi, int l, int64_t now) {
  * if any, is in), and goes on with its next op. */
 static void arrive_next(world *W, int wi, int l, int64_t now) {
     if (copy_wait(W, wi, l, now)) return;
-    sync_arrive(W, wi, l, W->w[wi].step, now);
+    if (!site_hold(W, wi, l)) sync_arrive(W, wi, l, W->w[wi].step, now);
     op_next(W, wi, now);
 }
 
@@ -281,9 +281,11 @@ static int run_end(const world *W, const worker *w) {
         int layer, kind;
         op_of(W, o, &layer, &kind);
         if (o + 1 == 3 * W->L ||
-            (kind == OP_BPAR && takes_layer(W, layer, taken)))
+            (kind == OP_BPAR && (takes_layer(W, layer, taken) ||
+                                 site_bucket_ends(W, (int)(w - W->w), layer))))
             return o;
         op_of(W, o + 1, &layer, &kind);
+        if (kind == OP_FWD && site_gated(W, (int)(w - W->w), layer)) return o;
         if (W->blocking && kind == OP_FWD && gated(W, w, layer)) return o;
     }
 }
@@ -324,6 +326,11 @@ void worker_advance(world *W, int wi, int64_t now) {
     if (w->step <= W->T) { /* a gated first forward waits before a
                               checkpoint: the step's update comes first */
         op_of(W, w->op, &layer, &kind);
+        if (kind == OP_FWD && site_gated(W, wi, layer)) { /* inner DP */
+            worker_set_state(W, w, W_BLOCKED);
+            w->wait_on = WAIT_SITE;
+            return;
+        }
         if (W->blocking && kind == OP_FWD && gated(W, w, layer)) {
             block(W, wi, W->lead[layer]);
             return;
@@ -361,6 +368,7 @@ void worker_op_done(world *W, int wi, int64_t now) {
     worker_set_state(W, w, W_READY);
     if (kind == OP_FWD && layer == W->L - 1)
         observe(W, RUN_EV_STEP, wi, -1, w->step, -1, now);
+    if (kind == OP_BPAR) site_grad_ready(W, wi, layer, now);
     if (kind == OP_BPAR && w->joined && takes_layer(W, layer, w->taken)) {
         int f = worker_taken_fragment(W, w, layer);
         /* one sync of a fragment in flight at a time (continue, or a

@@ -139,30 +139,35 @@ static int init_arrays(world *W, char *err, size_t errlen) {
  * when its lowest layer's is, and the forward of each of its layers waits
  * for it.  Size 0, and the sliced layout: every layer is its own
  * reduction. */
+void world_buckets(int L, const int *frag, int f, double cap, uint64_t *bytes,
+                   int *lead, int *count) {
+    uint64_t acc = 0;
+    int top = -1, low = 0; /* the open bucket's highest layer; the group's
+                              lowest */
+    while (low < L && frag && frag[low] != f) low++;
+    for (int l = L - 1; l >= 0; l--) {
+        if (frag && frag[l] != f) continue;
+        if (top < 0) top = l;
+        acc += bytes[l];
+        if ((double)acc < cap && l > low) continue;
+        for (int k = l; k <= top; k++)
+            if (!frag || frag[k] == f) lead[k] = l;
+        bytes[l] = acc; /* the bucket's payload, at its lead */
+        if (count) (*count)++;
+        acc = 0;
+        top = -1;
+    }
+}
+
 static void buckets_init(world *W) {
     const scn_config *c = W->cfg;
     double mb = W->sch.method == SCHED_DP ? c->dp_bucket_mb : c->bucket_mb;
     double cap = W->sliced ? 0 : mb * 1e6;
     for (int l = 0; l < W->L; l++) W->lead[l] = l;
     if (W->sliced) return; /* frag_size: counted with the slices */
-    for (int f = 0; f < W->P; f++) {
-        uint64_t acc = 0;
-        int top = -1, low = 0; /* the open bucket's highest layer; the
-                                  fragment's lowest */
-        while (low < W->L && W->frag[low] != f) low++;
-        for (int l = W->L - 1; l >= 0; l--) {
-            if (W->frag[l] != f) continue;
-            if (top < 0) top = l;
-            acc += W->bytes[l];
-            if ((double)acc < cap && l > low) continue;
-            for (int k = l; k <= top; k++)
-                if (W->frag[k] == f) W->lead[k] = l;
-            W->bytes[l] = acc; /* the bucket's payload, at its lead */
-            W->frag_size[f]++;
-            acc = 0;
-            top = -1;
-        }
-    }
+    for (int f = 0; f < W->P; f++)
+        world_buckets(W->L, W->frag, f, cap, W->bytes, W->lead,
+                      &W->frag_size[f]);
 }
 
 /* Each layer: its reduction, gate and wait list, its fragment and the
@@ -378,6 +383,7 @@ int world_init(world *W, const scn_config *c, const run_hooks *h,
     if (!rc) rc = init_offload(W);
     if (!rc) rc = init_fragments_and_marks(W);
     if (!rc) rc = world_wire_net(W);
+    if (!rc) rc = site_init(W);
     if (!rc) rc = init_faults(W, err, errlen);
     if (!rc) rc = bw_init(W, err, errlen);
     if (!rc) rc = init_workers(W);
@@ -415,6 +421,7 @@ void world_free(world *W) {
     }
     free(W->sig.p);
     off_free(W->off);
+    site_free(W);
     free(W->flist), free(W->outer_bytes), free(W->out_step);
     free(W->frag_size), free(W->lead), free(W->lat), free(W->nom_cum);
     if (W->coll) coll_free(W->coll);

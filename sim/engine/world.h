@@ -1,7 +1,8 @@
 /*
  * world.h -- the state of one run, shared by the engine's run files only
- * (run.c, world.c, worker.c, sync.c, recovery.c, fastfwd.c, bwstep.c, and
- * probe.c, which wires a network alone; nothing else includes it): the
+ * (run.c, world.c, worker.c, sync.c, site.c, recovery.c, fastfwd.c,
+ * bwstep.c, and probe.c, which wires a network alone; nothing else
+ * includes it): the
  * world and its parts, the small helpers every one of those files uses,
  * and each file's functions for the others.
  *
@@ -30,15 +31,18 @@
 #include "sim/base/rng.h"
 #include "sim/engine/collective.h"
 #include "sim/engine/eventq.h"
+#include "sim/engine/fabric.h"
 #include "sim/engine/faults.h"
 #include "sim/engine/net.h"
 #include "sim/engine/offload.h"
+#include "sim/engine/payload.h"
 #include "sim/engine/run.h"
 #include "sim/engine/sig.h"
 
 enum { CLS_NET, CLS_FAULT, CLS_COMPUTE }; /* tie order */
 enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT, EV_COPY, EV_BW };
 enum { EV_CKPT = EV_BW + 1, EV_RESTART }; /* checkpoint_s, restart_s */
+enum { EV_SITE = EV_RESTART + 1 };        /* a bucket reduced inside a site */
 enum { OP_FWD, OP_BACT, OP_BPAR };
 
 /* A worker's state; changed only by worker_set_state (worker.c), whose
@@ -66,6 +70,7 @@ enum { RED_IDLE, RED_COLLECTING, RED_READY, RED_SENDING, RED_NSTATES };
 
 #define NO_GATE INT64_MAX
 #define WAIT_COPY (-1)        /* wait_on: a copy-in of outer state (offload) */
+#define WAIT_SITE (-2)        /* wait_on: a bucket reduced inside its site */
 #define TAG_RECOVERY 0        /* net tags below TAG_COLL: downloads */
 #define TAG_COLL (1ull << 40) /* the stream's (coll_new's tag_base) */
 
@@ -225,6 +230,12 @@ typedef struct {
     size_t bw_next;  /* the file's next step not yet applied */
     int64_t bw_slot; /* diurnal: the next slot */
     int bw_left;     /* an EV_BW is pending */
+    /* workers.sites (site.c): fab NULL when every site is of one */
+    fabric *fab;         /* per worker: its site's fabric */
+    int inner;           /* DiLoCo, streaming: inner steps reduce inside */
+    int *dlead;          /* per layer: the inner-step bucket carrying it */
+    uint64_t *dbytes;    /* per layer: that bucket's bytes, at its lead */
+    uint32_t *fab_epoch; /* per worker: bumps void its EV_SITE events */
 
     /* ---- signature: what decides the future ---- */
     eq_queue q; /* the pending events */
@@ -247,6 +258,13 @@ typedef struct {
                            a binary heap by needed_sooner */
     int nready, head;
     int stream_busy;      /* a reduction is on the stream */
+    int64_t *fab_free;    /* per worker (inner): its fabric is free from */
+    uint8_t *intra_pend;  /* per worker x layer (inner): the bucket led by
+                             the layer is being reduced inside */
+    int site_pending;     /* inner: such buckets in all */
+    int64_t *held;        /* per worker x layer (inner): the step whose
+                             arrival for the layer's sync waits for the
+                             layer's bucket to be reduced inside; 0 none */
     int64_t end;          /* instant of the last useful event */
     int64_t net_at;       /* instant of the scheduled net event */
     uint64_t net_version; /* relative in the events' signature */
@@ -519,6 +537,46 @@ int bw_init(world *W, char *err, size_t errlen);
 /* EV_BW: the net brought to now, the steps due at now change the links'
  * capacities (the flows re-share), the next step is scheduled. */
 void bw_step(world *W, int64_t now);
+
+/* ---- site.c: sites of many accelerators -------------------------------- */
+
+/* The sites' fabrics (none when every site is of one): handed to the
+ * stream; DiLoCo and streaming: the inner steps' buckets.  0, or
+ * MSG_ENOMEM.  After world_wire_net. */
+int site_init(world *W);
+void site_free(world *W);
+
+/* Does worker wi's forward of layer l wait for a bucket reduced inside
+ * its site? */
+int site_gated(const world *W, int wi, int l);
+
+/* Does worker wi's parameter backward of layer l end an inner-step
+ * bucket that its site reduces inside? */
+int site_bucket_ends(const world *W, int wi, int l);
+
+/* Worker wi's parameter backward of layer l ended: the bucket it ends (if
+ * any) goes on its site's fabric. */
+void site_grad_ready(world *W, int wi, int l, int64_t now);
+
+/* Worker wi's arrival for layer l's sync after its current step: held
+ * until the layer's bucket is reduced inside its site (1), or to be made
+ * now (0: no such bucket). */
+int site_hold(world *W, int wi, int l);
+
+/* EV_SITE: worker wi's bucket led by layer l is reduced (stale epochs are
+ * ignored): the arrivals held for its layers are made; a forward waiting
+ * for it goes on. */
+void site_reduced(world *W, int wi, uint32_t epoch, int l, int64_t now);
+
+/* Worker wi failed: what its fabric had pending is dropped. */
+void site_reset(world *W, int wi, int64_t now);
+
+/* The layers of fragment f (frag NULL: every layer) into buckets of at
+ * least cap bytes (0: one per layer), as world.c's buckets: lead[l] the
+ * bucket's lowest layer, bytes[lead] the bucket's bytes (from the
+ * layers' own), *count (if not NULL) increased by the buckets made. */
+void world_buckets(int L, const int *frag, int f, double cap, uint64_t *bytes,
+                   int *lead, int *count);
 
 /* ---- fastfwd.c: the exact fast-forward -------------------------------- */
 

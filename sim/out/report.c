@@ -56,8 +56,8 @@ static void field_per_worker(jw *w, const char *k, const double *v, int M) {
  * is what it was): transport (with its window and restart), completion,
  * efficiency, collective_overhead_ms, startup_ms, ack_bytes_per_kb,
  * queue_ms, the latency matrix, ring order, the buckets, the offload
- * with its host rate and the bandwidth trace (its file as resolved, or
- * the diurnal form's keys). */
+ * with its host rate, the bandwidth trace (its file as resolved, or
+ * the diurnal form's keys) and the sites (workers.sites). */
 static void network_realism(jw *w, const scn_config *c) {
     int M = c->workers;
     if (c->transport == SCN_TRANSPORT_TCP) {
@@ -109,6 +109,16 @@ static void network_realism(jw *w, const scn_config *c) {
         jw_int(w, "steps_per_period", d->steps);
         jw_end(w);
         jw_end(w);
+    }
+    if (c->has_sites) { /* workers.sites, network.site_allreduce */
+        double n[SCN_MAX_WORKERS];
+        for (int i = 0; i < M; i++) n[i] = c->site_replicas[i];
+        field_per_worker(w, "site_replicas", n, M);
+        field_per_worker(w, "site_intra_gbps", c->site_intra_gbps, M);
+        field_per_worker(w, "site_intra_latency_us", c->site_intra_latency_us,
+                         M);
+        jw_str(w, "site_allreduce",
+               c->site_allreduce == SCN_SITE_RING ? "ring" : "hierarchical");
     }
 }
 

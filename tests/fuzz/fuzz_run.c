@@ -7,9 +7,10 @@
  * (sim/engine/faults.h), used in place of the document's failures when it
  * parses.  A scenario that loads is clamped to a tiny world so that one
  * run takes milliseconds: at most 50 steps, 8 workers and 8 layers (the
- * schedule cut down to match and normalised again), unbounded bandwidths
- * made 100 Gbit/s, random failures no more often than every 10 steps, no
- * trace file but the input's own.  Everything else (step time, latency,
+ * schedule cut down to match and normalised again), sites of at most 16
+ * accelerators (one ring over all of them is 2(T-1) steps), unbounded
+ * bandwidths made 100 Gbit/s, random failures no more often than every 10
+ * steps, no trace file but the input's own.  Everything else (step time, latency,
  * codecs, stragglers, the schedule) is run as loaded.  A DiLoCo or
  * streaming config is then run again with another overlap mode drawn from
  * the input's bytes (inner, outer, eager; tau 0 and a layout other than
@@ -44,6 +45,7 @@
 #define MAX_STEPS 50
 #define MAX_WORKERS 8
 #define MAX_LAYERS 8
+#define MAX_REPLICAS 16
 
 /* The glue to the loader (the one place to change when its entry points
  * change): the document with the variant (NULL: base) and the overrides,
@@ -73,6 +75,8 @@ static int clamp(scn_config *c) {
         if (sched_normalize(s, err, sizeof err)) return -1;
     }
     for (int w = 0; w < c->workers; w++) {
+        if (c->site_replicas[w] > MAX_REPLICAS)
+            c->site_replicas[w] = MAX_REPLICAS;
         if (!isfinite(c->up_gbps[w])) c->up_gbps[w] = 100;
         if (!isfinite(c->down_gbps[w])) c->down_gbps[w] = 100;
     }

@@ -88,11 +88,19 @@ static const field stragglers_fields[] = {
     K_END,
 };
 
+/* workers.power_w: both keys required (check_energy). */
+static const field power_fields[] = {
+    K_NUM("busy", power_busy_w, IN(0, 1e7)),
+    K_NUM("idle", power_idle_w, IN(0, 1e7)),
+    K_END,
+};
+
 /* count before speed: per-worker arrays are checked against it. */
 static const field workers_fields[] = {
     K_INT("count", workers, 1, SCN_MAX_WORKERS),
     K_WORKERS("speed", speed, IN(0.001, 1000)),
     K_OBJ("stragglers", stragglers_fields),
+    K_OBJ("power_w", power_fields),
     K_END,
 };
 
@@ -152,6 +160,7 @@ static const field network_fields[] = {
      .type = F_OBJ,
      .sub = bw_trace_fields,
      .str_ok = 1},
+    K_NUM("joules_per_gb", joules_per_gb, IN(0, 1e9)),
     K_END,
 };
 

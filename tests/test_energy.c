@@ -119,8 +119,8 @@ END_TEST
 
 static void load_fails(const char *body, const char *msg) {
     char json[256], err[512];
-    snprintf(json, sizeof json, "{\n  \"workers\": {%s},\n  \"network\": {}\n}\n",
-             body);
+    snprintf(json, sizeof json,
+             "{\n  \"workers\": {%s},\n  \"network\": {}\n}\n", body);
     int rc = scn_load_string(json, "s.json", NULL, 0, &cfg, err, sizeof err);
     ck_assert_int_eq(rc, MSG_EINPUT);
     ck_assert_str_eq(err, msg);

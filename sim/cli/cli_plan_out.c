@@ -43,10 +43,12 @@ static void json_cu_seeds(jw *w, const plan_result *r, const plan_option *o) {
     jw_end(w);
 }
 
-/* An option's energy per month and emissions (nothing without a grid). */
-static void json_energy(jw *w, const plan_result *r, const plan_option *o) {
+/* An option's energy per month and emissions (nothing without a grid),
+ * wrapped at column `wrap` (0: one member a line, as the recommendation's). */
+static void json_energy(jw *w, const plan_result *r, const plan_option *o,
+                        int wrap) {
     if (!r->has_grid) return;
-    jw_wrap(w, 9);
+    if (wrap) jw_wrap(w, wrap);
     jw_num(w, "energy_kwh_month", o->energy_kwh_month);
     jw_num(w, "emissions_kg_co2_month", o->emissions_kg_co2_month);
 }
@@ -68,7 +70,7 @@ static void json_option(jw *w, const plan_result *r, const plan_option *o) {
     jw_bool(w, "least", o->is_least);
     jw_bool(w, "cheapest_for_method", o->cheapest_method);
     jw_bool(w, "cheapest_overall", o->cheapest_overall);
-    json_energy(w, r, o);
+    json_energy(w, r, o, 9);
     json_cu_seeds(w, r, o);
     jw_end(w);
 }
@@ -156,7 +158,7 @@ static void json_candidate(jw *w, const plan_result *r, const plan_option *o) {
     }
     if (r->train_hours > 0 || r->tokens > 0)
         json_training(w, &o->train, r->has_cost);
-    json_energy(w, r, o);
+    json_energy(w, r, o, 9);
     json_cu_seeds(w, r, o);
     jw_end(w);
 }
@@ -364,7 +366,7 @@ static void json_recommendation(jw *w, const plan_result *r) {
         }
         if (r->train_hours > 0 || r->tokens > 0)
             jw_num(w, "training_total_usd", o->train.total_usd);
-        json_energy(w, r, o);
+        json_energy(w, r, o, 0);
     }
     if (x->runner_method >= 0) {
         const plan_method *m = &r->method[x->runner_method];

@@ -338,6 +338,8 @@ int train_eval_mean(train *tr, const float *const *params, double *loss);
 /* ---- inspection ---------------------------------------------------------- */
 
 int train_replicas(const train *tr);
+/* G, the replicas of each site (train_config.site_replicas). */
+int train_site_replicas(const train *tr);
 size_t train_num_params(const train *tr);
 /* The normalised schedule (sched.layers set from the mapping). */
 const sched_spec *train_schedule(const train *tr);

@@ -162,7 +162,8 @@ static int replica_fail(replica *rp, int code, const char *fmt, ...) {
     return code;
 }
 
-int train__replica_step(train *tr, int r, int64_t t) {
+/* One gradient of replica r (without sites) into rp->g and its loss. */
+static int replica_grad(train *tr, int r) {
     replica *rp = &tr->rep[r];
     int rc = tr->data ? data_next_batch(rp->data, tr->cfg.batch, tr->cfg.seq,
                                         rp->x, rp->y)
@@ -179,6 +180,49 @@ int train__replica_step(train *tr, int r, int64_t t) {
                             "train: replica %d step %lld: loss "
                             "%g",
                             r, (long long)rp->ngrads, rp->loss);
+    return 0;
+}
+
+/* Site r's G gradients, one after the other in replica order on its one
+ * parameter copy, each from its own shard, averaged in FP32 as DP
+ * averages its replicas' (the first copied, the others added in order,
+ * then divided by G) into rp->g; rp->loss the mean of their losses. */
+static int site_grad(train *tr, int r) {
+    replica *rp = &tr->rep[r];
+    const size_t N = tr->N;
+    double sum = 0;
+    for (int k = 0; k < tr->G; k++) {
+        data_stream *st = k ? rp->more[k - 1] : rp->data;
+        int rc = tr->data ? data_next_batch(st, tr->cfg.batch, tr->cfg.seq,
+                                            rp->x, rp->y)
+                          : 0;
+        if (rc)
+            return replica_fail(rp, rc,
+                                "train: site %d replica %d: the data cannot "
+                                "fill a batch of sequences of %d",
+                                r, k, tr->cfg.seq + 1);
+        float loss = tr->ops->grad(rp->model, rp->x, rp->y);
+        rp->ngrads++;
+        if (!isfinite(loss))
+            return replica_fail(rp, MSG_ENUM,
+                                "train: site %d replica %d step %lld: loss %g",
+                                r, k, (long long)rp->steps + 1, loss);
+        rp->losses[k] = loss;
+        sum += loss;
+        if (k == 0) memcpy(rp->gsum, rp->g, N * sizeof *rp->g);
+        else
+            for (size_t i = 0; i < N; i++) rp->gsum[i] += rp->g[i];
+    }
+    const float c = (float)tr->G;
+    for (size_t i = 0; i < N; i++) rp->g[i] = rp->gsum[i] / c;
+    rp->loss = (float)(sum / tr->G);
+    return 0;
+}
+
+int train__replica_step(train *tr, int r, int64_t t) {
+    replica *rp = &tr->rep[r];
+    int rc = tr->G > 1 ? site_grad(tr, r) : replica_grad(tr, r);
+    if (rc) return rc;
     if (tr->dp) {
         rp->grad_ready = 1;
         return 0;

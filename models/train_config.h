@@ -18,7 +18,7 @@
 #include "models/optim.h"
 #include "sim/base/schedule.h"
 
-#define TRAIN_MAX_REPLICAS 64 /* participant masks are uint64_t */
+#define TRAIN_MAX_REPLICAS 64      /* participant masks are uint64_t */
 #define TRAIN_MAX_SITE_REPLICAS 64 /* G, the replicas of one site */
 #define TRAIN_MAX_SHARDS 1024      /* M x G, the data shards of a run */
 

@@ -43,8 +43,8 @@ static int plan_g(const char *const *sets, int nset, const plan_extra *x,
 }
 
 static void ck_rel(double got, double want, double tol) {
-    ck_assert_msg(fabs(got - want) <= tol * fabs(want), "%.10g, expected %.10g", got,
-                  want);
+    ck_assert_msg(fabs(got - want) <= tol * fabs(want), "%.10g, expected %.10g",
+                  got, want);
 }
 
 /* The closed form at every option: the least (3.04 Gbit/s), 1 and 10. */

@@ -2749,7 +2749,8 @@ START_TEST(test_did_you_mean) {
              "reduce_order, gbit, tcp_window_mb, transport, completion, "
              "tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, "
              "collective_overhead_ms, startup_ms, ack_bytes_per_kb, "
-             "queue_ms, latency_matrix_ms, ring_order, bandwidth_trace, joules_per_gb)");
+             "queue_ms, latency_matrix_ms, ring_order, bandwidth_trace, "
+             "joules_per_gb)");
     FAIL(IN("method", "\"fragmnets\": 2"), /* a swap is one edit */
          "s.json:3:5: method.fragmnets: unknown key (did you mean "
          "method.fragments? expected one of: name, H, fragments, layout, "
@@ -2873,7 +2874,8 @@ START_TEST(test_sweep_origins) {
              "reduce_order, gbit, tcp_window_mb, transport, completion, "
              "tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, "
              "collective_overhead_ms, startup_ms, ack_bytes_per_kb, "
-             "queue_ms, latency_matrix_ms, ring_order, bandwidth_trace, joules_per_gb)",
+             "queue_ms, latency_matrix_ms, ring_order, bandwidth_trace, "
+             "joules_per_gb)",
              path);
     ck_assert_str_eq(err, want);
     from = (scn_origin){.vary = "network.bandwidth_gbps=1,-1",

@@ -468,8 +468,7 @@ static int check_energy(ctx *c, const cJSON *root, scn_config *cfg) {
                         "accelerator)",
                         need[k]);
     cfg->has_power = pw != NULL;
-    cfg->has_joules_per_gb =
-        get(get(root, "network"), "joules_per_gb") != NULL;
+    cfg->has_joules_per_gb = get(get(root, "network"), "joules_per_gb") != NULL;
     return 0;
 }
 

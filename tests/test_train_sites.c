@@ -26,6 +26,7 @@
 #include "models/train.h"
 #include "sim/adapter/coupled.h"
 #include "sim/config/scenario_train.h"
+#include "train_fixture.h"
 
 #define MAX_REPORTS 16
 
@@ -41,42 +42,17 @@ static int on_report(const train_report *r, void *ctx) {
     return 0;
 }
 
-static sched_spec spec(sched_method m, int H) {
-    sched_spec s = {m,
-                    0,
-                    H,
-                    1,
-                    0,
-                    0,
-                    SCHED_STRIDED,
-                    SCHED_ASCENDING,
-                    SCHED_INNER,
-                    SCHED_RULE_PAPER};
-    return s;
-}
-
-/* A tiny transformer on a 16-token Markov chain with skewed shards (each
- * shard its own chain: a wrong shard shows in the bits). */
-static train_config nn_cfg(int M, int G, sched_method m, int H) {
-    train_config c;
-    train_config_default(&c);
+/* The fixture's transformer on M sites of G, method m every H steps
+ * (one fragment, no overlap), 12 steps, a report every 4, with skewed
+ * shards (each shard its own chain: a wrong shard shows in the bits). */
+static train_config sites_cfg(int M, int G, sched_method m, int H) {
+    train_config c = nn_cfg();
     c.replicas = M;
     c.site_replicas = G;
-    c.threads = 2;
     c.steps = 12;
-    c.batch = 4;
-    c.seq = 8;
-    nn_config nn = {NN_TRANSFORMER, 16, 16, 2, 4, 8, 2};
-    c.nn = nn;
-    c.data.vocab = 16;
-    c.data.successors = 3;
-    c.data.seed = 3;
     c.data.skew = 0.5;
-    c.sched = spec(m, H);
-    c.inner.lr = 3e-3;
-    c.inner.warmup = 2;
+    c.sched = spec(m, H, 1, 0, 0);
     c.eval_interval = 4;
-    c.eval_batches = 2;
     return c;
 }
 
@@ -114,8 +90,8 @@ static void same_params(const train *a, int ra, const train *b, int rb) {
 
 START_TEST(one_site_is_dp) {
     reports zs, zd;
-    train_config site = nn_cfg(1, 2, SCHED_DILOCO, 100); /* H > steps */
-    train_config dp = nn_cfg(2, 1, SCHED_DP, 1);
+    train_config site = sites_cfg(1, 2, SCHED_DILOCO, 100); /* H > steps */
+    train_config dp = sites_cfg(2, 1, SCHED_DP, 1);
     train *a = run(&site, &zs), *b = run(&dp, &zd);
     ck_assert_int_eq(train_site_replicas(a), 2);
     ck_assert_int_eq(zs.n, 3);
@@ -137,8 +113,8 @@ END_TEST
 
 START_TEST(two_sites_bytes) {
     reports z4, z2;
-    train_config sites = nn_cfg(2, 2, SCHED_DILOCO, 4);
-    train_config plain = nn_cfg(2, 1, SCHED_DILOCO, 4);
+    train_config sites = sites_cfg(2, 2, SCHED_DILOCO, 4);
+    train_config plain = sites_cfg(2, 1, SCHED_DILOCO, 4);
     train *a = run(&sites, &z4), *b = run(&plain, &z2);
     /* 3 syncs (after steps 4, 8, 12), 2 sites, one fp32 payload each */
     uint64_t wire = train_fragment_wire_bytes(a, 0);
@@ -156,7 +132,7 @@ END_TEST
 
 START_TEST(one_is_default_and_threads) {
     reports za, zb;
-    train_config d = nn_cfg(2, 1, SCHED_STREAMING, 4);
+    train_config d = sites_cfg(2, 1, SCHED_STREAMING, 4);
     d.sched.P = 2;
     d.sched.tau = 1;
     d.sched.alpha = 0.5;
@@ -168,7 +144,7 @@ START_TEST(one_is_default_and_threads) {
     same_params(a, 1, b, 1);
     train_free(a);
     train_free(b);
-    train_config s1 = nn_cfg(2, 3, SCHED_STREAMING, 4), s2;
+    train_config s1 = sites_cfg(2, 3, SCHED_STREAMING, 4), s2;
     s1.sched.P = 2;
     s1.sched.tau = 1;
     s1.sched.alpha = 0.5;
@@ -188,7 +164,8 @@ END_TEST
 
 START_TEST(dp_sites_near_dp) {
     reports za, zb;
-    train_config s = nn_cfg(2, 2, SCHED_DP, 1), r4 = nn_cfg(4, 1, SCHED_DP, 1);
+    train_config s = sites_cfg(2, 2, SCHED_DP, 1),
+                 r4 = sites_cfg(4, 1, SCHED_DP, 1);
     train *a = run(&s, &za), *b = run(&r4, &zb);
     size_t N = train_num_params(a);
     double m = 0;
@@ -212,7 +189,7 @@ static void refused(const train_config *c, const char *msg) {
 }
 
 START_TEST(bounds) {
-    train_config c = nn_cfg(2, 0, SCHED_DILOCO, 4);
+    train_config c = sites_cfg(2, 0, SCHED_DILOCO, 4);
     refused(&c, "train: site_replicas 0 (expected 1..64)");
     c.site_replicas = 65;
     refused(&c, "train: site_replicas 65 (expected 1..64)");

@@ -1,7 +1,8 @@
 /*
  * train_fixture.h -- the trainer configurations the trainer's suites
- * share (test_train.c, test_train_sites.c): a schedule spec of five
- * values and a tiny transformer on a 16-token Markov chain.
+ * share (test_train.c, test_train_calls.c, test_train_sites.c): a
+ * schedule spec of five values and a tiny transformer on a 16-token
+ * Markov chain.
  */
 #ifndef DILOSIM_TESTS_TRAIN_FIXTURE_H
 #define DILOSIM_TESTS_TRAIN_FIXTURE_H

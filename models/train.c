@@ -39,6 +39,16 @@ static int check_config(train *tr) {
                            "train: replicas %d (expected "
                            "1..%d)",
                            c->replicas, TRAIN_MAX_REPLICAS);
+    if (c->site_replicas < 1 || c->site_replicas > TRAIN_MAX_SITE_REPLICAS)
+        return train__fail(tr, MSG_EINPUT,
+                           "train: site_replicas %d (expected 1..%d)",
+                           c->site_replicas, TRAIN_MAX_SITE_REPLICAS);
+    if (c->replicas * c->site_replicas > TRAIN_MAX_SHARDS)
+        return train__fail(tr, MSG_EINPUT,
+                           "train: %d sites of %d replicas are %d data "
+                           "shards (expected at most %d)",
+                           c->replicas, c->site_replicas,
+                           c->replicas * c->site_replicas, TRAIN_MAX_SHARDS);
     if (c->threads < 1)
         return train__fail(tr, MSG_EINPUT, "train: threads %d (expected >= 1)",
                            c->threads);
@@ -299,6 +309,42 @@ static int build_optimizers(train *tr) {
     return 0;
 }
 
+/* Site r's streams (shards r G + k, k = 0..G-1: one site of G replicas
+ * reads what DP over G replicas reads) and its batch buffers.  A probe
+ * stream per shard (the replica's own is left untouched) finds text
+ * shards too short for one sequence now rather than mid-run. */
+static int build_streams(train *tr, int r, size_t bt) {
+    const train_config *c = &tr->cfg;
+    replica *rp = &tr->rep[r];
+    const int G = tr->G;
+    rp->data = data_stream_new(tr->data, r * G);
+    rp->x = malloc(bt * sizeof *rp->x);
+    rp->y = malloc(bt * sizeof *rp->y);
+    int oom = !rp->data || !rp->x || !rp->y;
+    if (!oom && G > 1)
+        oom = !(rp->more = calloc((size_t)G - 1, sizeof *rp->more));
+    for (int k = 1; !oom && k < G; k++)
+        oom = !(rp->more[k - 1] = data_stream_new(tr->data, r * G + k));
+    if (oom) return train__fail(tr, MSG_ENOMEM, "train: out of memory");
+    for (int k = 0; k < G; k++) {
+        data_stream *probe = data_stream_new(tr->data, r * G + k);
+        int bad =
+            !probe || data_next_batch(probe, c->batch, c->seq, rp->x, rp->y);
+        data_stream_free(probe);
+        if (bad && G == 1)
+            return train__fail(tr, MSG_EINPUT,
+                               "train: replica %d's data shard "
+                               "cannot fill sequences of %d tokens",
+                               r, c->seq + 1);
+        if (bad)
+            return train__fail(tr, MSG_EINPUT,
+                               "train: site %d replica %d's data shard "
+                               "cannot fill sequences of %d tokens",
+                               r, k, c->seq + 1);
+    }
+    return 0;
+}
+
 /* Data streams, batch buffers and the fixed eval set. */
 static int build_data(train *tr) {
     const train_config *c = &tr->cfg;
@@ -314,7 +360,7 @@ static int build_data(train *tr) {
         return tr->eloss ? 0
                          : train__fail(tr, MSG_ENOMEM, "train: out of memory");
     }
-    int drc = data_source_new(&c->data, tr->M, &tr->data, e, sizeof e);
+    int drc = data_source_new(&c->data, tr->M * tr->G, &tr->data, e, sizeof e);
     if (drc) /* an unreadable data file is the user's input too */
         return train__fail(tr, drc == MSG_ENOMEM ? MSG_ENOMEM : MSG_EINPUT,
                            "train: %s", e);
@@ -325,23 +371,8 @@ static int build_data(train *tr) {
                            data_vocab(tr->data), mv);
     size_t bt = (size_t)c->batch * (size_t)c->seq;
     for (int r = 0; r < tr->M; r++) {
-        replica *rp = &tr->rep[r];
-        rp->data = data_stream_new(tr->data, r);
-        rp->x = malloc(bt * sizeof *rp->x);
-        rp->y = malloc(bt * sizeof *rp->y);
-        if (!rp->data || !rp->x || !rp->y)
-            return train__fail(tr, MSG_ENOMEM, "train: out of memory");
-        /* a probe stream (the replica's own is left untouched) finds text
-         * shards too short for one sequence now rather than mid-run */
-        data_stream *probe = data_stream_new(tr->data, r);
-        int bad =
-            !probe || data_next_batch(probe, c->batch, c->seq, rp->x, rp->y);
-        data_stream_free(probe);
-        if (bad)
-            return train__fail(tr, MSG_EINPUT,
-                               "train: replica %d's data shard "
-                               "cannot fill sequences of %d tokens",
-                               r, c->seq + 1);
+        int rc = build_streams(tr, r, bt);
+        if (rc) return rc;
     }
     tr->neval = c->eval_batches;
     tr->ex = malloc((size_t)tr->neval * bt * sizeof *tr->ex);
@@ -360,6 +391,18 @@ static int build_data(train *tr) {
                            "train: the eval data has too few tokens "
                            "for sequences of %d",
                            c->seq + 1);
+    return 0;
+}
+
+/* Each site's sum of its gradients and their losses (sites only). */
+static int build_sites(train *tr) {
+    for (int r = 0; tr->G > 1 && r < tr->M; r++) {
+        replica *rp = &tr->rep[r];
+        rp->gsum = malloc(tr->N * sizeof *rp->gsum);
+        rp->losses = calloc((size_t)tr->G, sizeof *rp->losses);
+        if (!rp->gsum || !rp->losses)
+            return train__fail(tr, MSG_ENOMEM, "train: out of memory");
+    }
     return 0;
 }
 
@@ -399,6 +442,7 @@ int train_new(const train_config *c, train **out, char *err, size_t errlen) {
     }
     tr->cfg = *c;
     tr->M = c->replicas;
+    tr->G = c->site_replicas;
     int rc = check_config(tr);
     if (!rc) rc = pick_model(tr);
     if (!rc) rc = build_replicas(tr);
@@ -407,6 +451,7 @@ int train_new(const train_config *c, train **out, char *err, size_t errlen) {
     if (!rc) rc = build_fragments(tr);
     if (!rc) rc = build_optimizers(tr);
     if (!rc) rc = build_data(tr);
+    if (!rc) rc = build_sites(tr);
     if (!rc) rc = build_outer(tr);
     if (!rc) {
         int th = c->threads < tr->M ? c->threads : tr->M;
@@ -443,6 +488,11 @@ void train_free(train *tr) {
         if (rp->model) tr->ops->destroy(rp->model);
         optim_free(rp->opt);
         data_stream_free(rp->data);
+        for (int k = 0; rp->more && k < tr->G - 1; k++)
+            data_stream_free(rp->more[k]);
+        free(rp->more);
+        free(rp->gsum);
+        free(rp->losses);
         free(rp->x);
         free(rp->y);
     }
@@ -533,6 +583,9 @@ int train_eval_mean(train *tr, const float *const *params, double *loss) {
 
 int train_replicas(const train *tr) {
     return tr->M;
+}
+int train_site_replicas(const train *tr) {
+    return tr->G;
 }
 size_t train_num_params(const train *tr) {
     return tr->N;

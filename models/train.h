@@ -10,6 +10,14 @@
  * after which step, which layers a fragment holds) is sim/base/schedule.h,
  * never re-derived here.
  *
+ * Sites (train_config.site_replicas = G > 1): each of the M members is a
+ * site of G data-parallel replicas, one model and inner optimizer, G data
+ * shards (site s, replica k: shard s G + k); an inner step computes the
+ * G gradients one after the other in replica order and averages them in
+ * FP32 as DP does (the first, plus the others in order, divided by G)
+ * before its one optimizer step.  Everything else (syncs, payloads,
+ * bytes, the calls below) is per member, as without sites.
+ *
  * Units and fragments.  A model's parameters are cut into units (nn:
  * unit 0 embeddings, units 1..L blocks, unit L+1 final norm + head).
  *   TRAIN_MAP_JOIN  the schedule runs over the L blocks (sched.layers =
@@ -338,6 +346,8 @@ int train_eval_mean(train *tr, const float *const *params, double *loss);
 /* ---- inspection ---------------------------------------------------------- */
 
 int train_replicas(const train *tr);
+/* G, the replicas of each site (train_config.site_replicas). */
+int train_site_replicas(const train *tr);
 size_t train_num_params(const train *tr);
 /* The normalised schedule (sched.layers set from the mapping). */
 const sched_spec *train_schedule(const train *tr);

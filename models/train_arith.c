@@ -162,23 +162,60 @@ static int replica_fail(replica *rp, int code, const char *fmt, ...) {
     return code;
 }
 
-int train__replica_step(train *tr, int r, int64_t t) {
+/* One gradient of replica k of site r (k 0 without sites) from stream st
+ * into rp->g, its loss into *loss.  Without sites the messages name the
+ * replica and its gradient count, with them the site, the replica and
+ * the step. */
+static int one_grad(train *tr, int r, int k, data_stream *st, float *loss) {
     replica *rp = &tr->rep[r];
-    int rc = tr->data ? data_next_batch(rp->data, tr->cfg.batch, tr->cfg.seq,
-                                        rp->x, rp->y)
-                      : 0;
+    char who[48];
+    if (tr->G > 1) snprintf(who, sizeof who, "site %d replica %d", r, k);
+    else snprintf(who, sizeof who, "replica %d", r);
+    int rc = tr->data
+                 ? data_next_batch(st, tr->cfg.batch, tr->cfg.seq, rp->x, rp->y)
+                 : 0;
     if (rc)
         return replica_fail(rp, rc,
-                            "train: replica %d: the data cannot fill "
+                            "train: %s: the data cannot fill "
                             "a batch of sequences of %d",
-                            r, tr->cfg.seq + 1);
-    rp->loss = tr->ops->grad(rp->model, rp->x, rp->y);
+                            who, tr->cfg.seq + 1);
+    *loss = tr->ops->grad(rp->model, rp->x, rp->y);
     rp->ngrads++;
-    if (!isfinite(rp->loss))
-        return replica_fail(rp, MSG_ENUM,
-                            "train: replica %d step %lld: loss "
-                            "%g",
-                            r, (long long)rp->ngrads, rp->loss);
+    if (!isfinite(*loss))
+        return replica_fail(rp, MSG_ENUM, "train: %s step %lld: loss %g", who,
+                            (long long)(tr->G > 1 ? rp->steps + 1 : rp->ngrads),
+                            *loss);
+    return 0;
+}
+
+/* Site r's G gradients, one after the other in replica order on its one
+ * parameter copy, each from its own shard, averaged in FP32 as DP
+ * averages its replicas' (the first copied, the others added in order,
+ * then divided by G) into rp->g; rp->loss the mean of their losses. */
+static int site_grad(train *tr, int r) {
+    replica *rp = &tr->rep[r];
+    const size_t N = tr->N;
+    double sum = 0;
+    for (int k = 0; k < tr->G; k++) {
+        int rc =
+            one_grad(tr, r, k, k ? rp->more[k - 1] : rp->data, &rp->losses[k]);
+        if (rc) return rc;
+        sum += rp->losses[k];
+        if (k == 0) memcpy(rp->gsum, rp->g, N * sizeof *rp->g);
+        else
+            for (size_t i = 0; i < N; i++) rp->gsum[i] += rp->g[i];
+    }
+    const float c = (float)tr->G;
+    for (size_t i = 0; i < N; i++) rp->g[i] = rp->gsum[i] / c;
+    rp->loss = (float)(sum / tr->G);
+    return 0;
+}
+
+int train__replica_step(train *tr, int r, int64_t t) {
+    replica *rp = &tr->rep[r];
+    int rc =
+        tr->G > 1 ? site_grad(tr, r) : one_grad(tr, r, 0, rp->data, &rp->loss);
+    if (rc) return rc;
     if (tr->dp) {
         rp->grad_ready = 1;
         return 0;

@@ -163,7 +163,8 @@ typedef struct {
     float *p, *g; /* one block; g: DP only (a gradient may await
                           its reduce) */
     optim_state *opt;
-    data_stream *data; /* NULL with DATA_NONE */
+    data_stream *data;  /* NULL with DATA_NONE */
+    data_stream **more; /* a site's other G - 1 streams (NULL: none) */
     int64_t steps;
     int grad_ready;
     float loss;
@@ -171,7 +172,7 @@ typedef struct {
 
 struct train_snapshot {
     const train *owner;
-    int M;
+    int M, G;
     int taken;          /* holds a state */
     replica_snap *rep;  /* [M] */
     float *outer, *mom; /* one block, as the trainer's (NULL where those
@@ -211,6 +212,7 @@ train_snapshot *train_snapshot_new(train *tr) {
     if (!s) return NULL;
     s->owner = tr;
     s->M = tr->M;
+    s->G = tr->G;
     s->rep = calloc((size_t)tr->M, sizeof *s->rep);
     int bad = !s->rep;
     const size_t N = tr->N;
@@ -220,8 +222,12 @@ train_snapshot *train_snapshot_new(train *tr) {
         q->p = malloc((size_t)(1 + tr->dp) * N * sizeof *q->p);
         q->g = q->p && tr->dp ? q->p + N : NULL;
         q->opt = train__inner_optimizer(tr, e, sizeof e);
-        q->data = tr->data ? data_stream_new(tr->data, r) : NULL;
+        q->data = tr->data ? data_stream_new(tr->data, r * tr->G) : NULL;
         bad = !q->p || !q->opt || (tr->data && !q->data);
+        if (!bad && tr->data && tr->G > 1)
+            bad = !(q->more = calloc((size_t)tr->G - 1, sizeof *q->more));
+        for (int k = 1; !bad && q->more && k < tr->G; k++)
+            bad = !(q->more[k - 1] = data_stream_new(tr->data, r * tr->G + k));
     }
     if (!bad && tr->outer) {
         size_t n = tr->nouter + (tr->ref ? N : 0);
@@ -242,6 +248,9 @@ void train_snapshot_free(train_snapshot *s) {
         free(s->rep[r].p);
         optim_free(s->rep[r].opt);
         data_stream_free(s->rep[r].data);
+        for (int k = 0; s->rep[r].more && k < s->G - 1; k++)
+            data_stream_free(s->rep[r].more[k]);
+        free(s->rep[r].more);
     }
     free(s->rep);
     free(s->outer);
@@ -266,6 +275,9 @@ static void snapshot_transfer(train *tr, train_snapshot *s, int restore) {
         if (q->data)
             data_stream_copy(restore ? rp->data : q->data,
                              restore ? q->data : rp->data);
+        for (int k = 0; q->more && k < tr->G - 1; k++)
+            data_stream_copy(restore ? rp->more[k] : q->more[k],
+                             restore ? q->more[k] : rp->more[k]);
         if (restore) {
             rp->steps = q->steps;
             rp->grad_ready = q->grad_ready;

@@ -18,7 +18,9 @@
 #include "models/optim.h"
 #include "sim/base/schedule.h"
 
-#define TRAIN_MAX_REPLICAS 64 /* participant masks are uint64_t */
+#define TRAIN_MAX_REPLICAS 64      /* participant masks are uint64_t */
+#define TRAIN_MAX_SITE_REPLICAS 64 /* G, the replicas of one site */
+#define TRAIN_MAX_SHARDS 1024      /* M x G, the data shards of a run */
 
 typedef enum { TRAIN_MAP_JOIN = 0, TRAIN_MAP_OWN = 1 } train_map;
 
@@ -86,11 +88,13 @@ extern const train_model_ops train_toy_ops; /* cfg: const train_toy_config * */
  * defaults in brackets; a loader then overrides fields. */
 typedef struct {
     int replicas;      /* M, 1..TRAIN_MAX_REPLICAS [2] */
-    int site_replicas; /* G >= 1: each of the M members is a site of G
-                              replicas that are data-parallel inside it
-                              (one parameter copy, G data shards, the G
-                              gradients averaged every inner step); the
-                              method's syncs are between the M sites [1] */
+    int site_replicas; /* G, 1..TRAIN_MAX_SITE_REPLICAS with M x G <=
+                              TRAIN_MAX_SHARDS: each of the M members is a
+                              site of G replicas that are data-parallel
+                              inside it (one parameter copy, G data shards,
+                              the G gradients averaged every inner step);
+                              the method's syncs are between the M sites
+                              [1] */
     int threads;       /* threads stepping replicas, >= 1; more than
                               M are not used [2] */
     uint64_t seed;     /* model initialisation (every replica and the

@@ -65,7 +65,10 @@ typedef struct {
     void *model;
     float *p, *g;
     optim_state *opt;
-    data_stream *data;
+    data_stream *data;  /* its shard's (a site's: its first replica's) */
+    data_stream **more; /* a site (G > 1): replicas 1..G-1's [G - 1] */
+    float *gsum;        /* a site: the sum of its G gradients [N] */
+    float *losses;      /* a site: each replica's last loss [G] */
     int32_t *x, *y;
     int64_t steps;  /* completed inner updates */
     int64_t ngrads; /* gradients computed */
@@ -82,6 +85,7 @@ struct train {
     const void *mcfg;
     codec_spec codec; /* the payload codec in use */
     int M, U, P, dp, averaging;
+    int G; /* replicas per site (cfg.site_replicas) */
     size_t N, maxt;
     int ntens;
     tensor_info *tens;

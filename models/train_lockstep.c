@@ -116,8 +116,12 @@ static uint64_t tokens_done(const train *tr) {
 
 static int report(train *tr, int64_t t, train_report_fn fn, void *ctx) {
     train_report rep = {t, tokens_done(tr), 0, 0, tr->bytes};
-    for (int r = 0; r < tr->M; r++) rep.train_loss += tr->rep[r].loss;
-    rep.train_loss /= tr->M;
+    /* every replica's loss, a site's G each, summed in order */
+    for (int r = 0; r < tr->M; r++)
+        for (int k = 0; k < tr->G; k++)
+            rep.train_loss +=
+                tr->G > 1 ? tr->rep[r].losses[k] : tr->rep[r].loss;
+    rep.train_loss /= tr->M * tr->G;
     int rc = train_eval_outer(tr, &rep.eval_loss);
     if (rc) return rc;
     return fn && fn(&rep, ctx) ? TRAIN_STOPPED : 0;

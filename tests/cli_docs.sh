@@ -43,7 +43,7 @@ for c in $cmds; do
   [ "$c" = version ] && continue
   "$bin" "$c" --help >"$tmp/help" || bad "$c --help"
   # the options a help lists: the first of each line that starts with one
-  for o in $(sed -n 's/^  *\(-[a-z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' "$tmp/help" |
+  for o in $(sed -n 's/^  *\(-[a-z], \)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\2/p' "$tmp/help" |
              sort -u); do
     if tagged "$c" "$o" || tagged "COMMON OPTIONS" "$o"; then ok
     else bad "man: $c $o is not documented"; fi
@@ -105,7 +105,7 @@ EOF
   for c in $cmds; do
     [ "$c" = version ] && continue
     complete "$bin" "$c" -- >"$tmp/got"
-    "$bin" "$c" --help | sed -n 's/^  *\(-[a-z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' |
+    "$bin" "$c" --help | sed -n 's/^  *\(-[a-z], \)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\2/p' |
       LC_ALL=C sort -u >"$tmp/want"
     same "$tmp/want" "$tmp/got" "completion of $c's options (want, got)"
   done

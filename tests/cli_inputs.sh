@@ -2,7 +2,8 @@
 # cli_inputs.sh -- command-line tests of inputs and outputs at their edges:
 # --out through a descriptor (/dev/stdout, /dev/fd/N, /proc/self/fd/N,
 # bash's >(...)) for every command that has one; merge of a FIFO part and
-# of a directory; the ranges of model.host_gbps and method.sync_timeout_s
+# of a directory; the ranges of model.host_gbps and method.sync_timeout_s,
+# the energy keys' errors
 # and a run length that counts host copies and collective overheads; the
 # cost file's bandwidth limit and byte order mark; errors in a scenario's
 # sweep section and in a --vary; "did you mean"; a bad workers.sites; the
@@ -114,6 +115,23 @@ for t in 5e-10 9.99e-10; do
   contains "$tmp/err" "method.sync_timeout_s: $t is a positive value below 1 ns" "sync_timeout_s $t"
 done
 expect 0 "sync_timeout_s 1e-9" -- "$bin" run "$tiny" --set method.sync_timeout_s=1e-9
+# workers.power_w and network.joules_per_gb: one line with the place,
+# exit 2, nothing written.
+printf '{"workers": {"count": 2,\n  "power_w": {"busy": 700}},\n "network": {"joules_per_gb": 5}}\n' \
+  >"$tmp/power.json"
+rm -f "$tmp/power.out"
+expect 2 "power_w without idle" -- "$bin" run "$tmp/power.json" --out "$tmp/power.out"
+lines "$tmp/err" 1 "power_w without idle: one line"
+contains "$tmp/err" "^$tmp/power.json:2:14: workers.power_w: idle is missing (expected both busy and idle, W per accelerator)$" \
+  "power_w without idle"
+absent "$tmp/power.out" "power_w without idle: nothing written"
+expect 2 "joules_per_gb out of range" -- "$bin" run "$tmp/power.json" \
+  --set 'workers.power_w={"busy": 700, "idle": 70}' --set network.joules_per_gb=2e9
+contains "$tmp/err" "^--set network.joules_per_gb=2e9: network.joules_per_gb: 2000000000 is out of range (expected a number in \[0, 1000000000\])$" \
+  "joules_per_gb out of range"
+expect 0 "power_w and joules_per_gb" -- "$bin" run "$tmp/power.json" \
+  --set 'workers.power_w={"busy": 700, "idle": 70}'
+contains "$tmp/out" '"energy_kwh": {"compute_busy": ' "power_w: the run's energy"
 
 # --- the cost file ----------------------------------------------------------
 # bandwidths_gbps allowed 1e15 where a scenario allows 1e9, and the plan

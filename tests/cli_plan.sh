@@ -300,4 +300,36 @@ expect 0 "plan, a cheap slow link" -- "$bin" plan "$root/scenarios/examples/two_
   --cost "$root/tests/data/plan/cheap_slow_cost.json"
 contains "$tmp/out" '^streaming_overlap_fp4 *5 .*cheapest overall, buy$' "the option bought is the cheapest"
 lacks "$tmp/out" '^streaming_overlap_fp4 *1 .*cheapest' "the slow link is not marked"
+# --grid-gco2-per-kwh: each candidate's energy per month and emissions,
+# in the text and the JSON; without workers.power_w one line, exit 2,
+# nothing written
+pw='workers.power_w={"busy": 500, "idle": 50}'
+expect 0 "plan grid" -- "$bin" plan "$sc" --target-cu 0.95 --set "$pw" \
+  --grid-gco2-per-kwh 300
+contains "$tmp/out" "^emissions at 300 g CO2 per kWh$" "grid: the text's head"
+contains "$tmp/out" "^at the recommendation (dp at 3.04 Gbit/s): 697.15 kWh, 209.145 kg CO2 per month$" \
+  "grid: at the recommendation (2 x 730 x (0.95 x 500 + 0.05 x 50) / 1000)"
+expect 0 "plan grid json" -- "$bin" plan "$sc" --target-cu 0.95 --set "$pw" \
+  --grid-gco2-per-kwh 300 --json
+contains "$tmp/out" '^  "grid_gco2_per_kwh": 300,$' "grid: the JSON's intensity"
+contains "$tmp/out" '^    "energy_kwh_month": 697.15' "grid: the recommendation's energy"
+contains "$tmp/out" '^    "emissions_kg_co2_month": 209.145' "grid: the recommendation's emissions"
+contains "$tmp/out" '"energy_kwh_month": 697.15[0-9]*, "emissions_kg_co2_month": 209.145' \
+  "grid: each candidate's"
+contains "$tmp/out" '"accelerators": 2, "power_busy_w": 500, "power_idle_w": 50,' \
+  "grid: the method's power"
+expect 0 "plan without grid json" -- "$bin" plan "$sc" --target-cu 0.95 --set "$pw" --json
+lacks "$tmp/out" "energy_kwh_month" "no grid: no energy in the plan"
+rm -f "$tmp/grid.txt"
+expect 2 "plan grid without power" -- "$bin" plan "$sc" --target-cu 0.95 \
+  --grid-gco2-per-kwh 300 --out "$tmp/grid.txt"
+lines "$tmp/err" 1 "grid without power: one line"
+contains "$tmp/err" "^$sc: dp: --grid-gco2-per-kwh needs workers.power_w in the scenario (expected {\"busy\": W, \"idle\": W} per accelerator)$" \
+  "grid without power: the message"
+absent "$tmp/grid.txt" "grid without power: nothing written"
+expect 2 "plan grid below 0" -- "$bin" plan "$sc" --target-cu 0.95 --set "$pw" \
+  --grid-gco2-per-kwh -1
+contains "$tmp/err" "^dilosim plan: --grid-gco2-per-kwh: '-1' is not a number in \[0, 1e+06\]" \
+  "grid below 0: the usage error"
+
 finish cli_plan

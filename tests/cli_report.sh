@@ -56,6 +56,21 @@ same "$page" "$tmp/r2.html" "report twice"
 # the threshold table heads its rows with the names people read
 sed -n '/class="thresholds"/,/<\/table>/p' "$page" >"$tmp/thr"
 contains "$tmp/thr" '<th>Data-parallel, bf16 gradients (dp)</th>' "thresholds: the label"
+# --grid-gco2-per-kwh: the plan's energy and emissions in a table of
+# their own; without workers.power_w one line, exit 2, no page
+expect 0 "report grid" -- "$bin" report "$sc" $grid \
+  --set 'workers.power_w={"busy": 500, "idle": 50}' --grid-gco2-per-kwh 300 \
+  --out "$tmp/g.html"
+contains "$tmp/g.html" "emissions at 300 g CO2 per kWh" "report grid: the note"
+contains "$tmp/g.html" "<th>kg CO2/month</th>" "report grid: the table"
+lacks "$page" "kWh/month" "report without a grid: no energy table"
+expect 2 "report grid without power" -- "$bin" report "$sc" $grid \
+  --grid-gco2-per-kwh 300 --out "$tmp/g2.html"
+lines "$tmp/err" 1 "report grid without power: one line"
+contains "$tmp/err" "dp: --grid-gco2-per-kwh needs workers.power_w" \
+  "report grid without power: the message"
+absent "$tmp/g2.html" "report grid without power: no page"
+
 # A scenario in binary Gbit: its sweep's CSV opens with a comment line.
 expect 0 "report, binary Gbit" -- "$bin" report "$root/scenarios/paper/1b.json" \
   --variant diloco --grid 1,10 --quiet --out "$tmp/bin.html"

@@ -98,7 +98,7 @@ expect_err '{"network.efficiency": 1.5}' \
   'bad.json:1:24: network.efficiency: 1.5 is out of range (expected a number in (0, 1])'
 expect_err '{"steps": 10,
  "network.efficency": 0.9}' \
-  'bad.json:2:2: network.efficency: unknown key (did you mean network.efficiency? expected one of: bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, reduce_order, gbit, tcp_window_mb, transport, completion, tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, collective_overhead_ms, startup_ms, ack_bytes_per_kb, queue_ms, latency_matrix_ms, ring_order, bandwidth_trace, site_allreduce)'
+  'bad.json:2:2: network.efficency: unknown key (did you mean network.efficiency? expected one of: bandwidth_gbps, up_gbps, down_gbps, latency_ms, collective, reduce_order, gbit, tcp_window_mb, transport, completion, tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, collective_overhead_ms, startup_ms, ack_bytes_per_kb, queue_ms, latency_matrix_ms, ring_order, bandwidth_trace, site_allreduce, joules_per_gb)'
 expect_err '{"workers.speed.7": 0.5}' \
   'bad.json:1:21: workers.speed: no element "7" (expected an index in 0..1)'
 expect_err '{"network.efficiency": 0.9,}' \

@@ -712,7 +712,7 @@ START_TEST(test_unknown_keys) {
          "forward, backward_activations, backward_parameters)");
     FAIL(IN("workers", "\"M\": 2"),
          "s.json:3:5: workers.M: unknown key (expected one of: count, speed, "
-         "sites, stragglers)");
+         "sites, stragglers, power_w)");
     FAIL(IN("workers", "\"stragglers\": {\"p\": 0.5}"),
          "s.json:3:20: workers.stragglers.p: unknown key (expected one of: "
          "probability, slowdown)");
@@ -723,7 +723,7 @@ START_TEST(test_unknown_keys) {
          "tcp_init_window_kb, "
          "tcp_slow_start_after_idle, efficiency, collective_overhead_ms, "
          "startup_ms, ack_bytes_per_kb, queue_ms, "
-         "latency_matrix_ms, ring_order, bandwidth_trace, site_allreduce)");
+         "latency_matrix_ms, ring_order, bandwidth_trace, site_allreduce, joules_per_gb)");
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
          "fragments, layout, order, tau, overlap, rule, alpha, codec, "
@@ -2750,7 +2750,7 @@ START_TEST(test_did_you_mean) {
              "tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, "
              "collective_overhead_ms, startup_ms, ack_bytes_per_kb, "
              "queue_ms, latency_matrix_ms, ring_order, bandwidth_trace, "
-             "site_allreduce)");
+             "site_allreduce, joules_per_gb)");
     FAIL(IN("method", "\"fragmnets\": 2"), /* a swap is one edit */
          "s.json:3:5: method.fragmnets: unknown key (did you mean "
          "method.fragments? expected one of: name, H, fragments, layout, "
@@ -2764,10 +2764,10 @@ START_TEST(test_did_you_mean) {
          "checkpoint_every_steps, checkpoint_s, restart_s)");
     FAIL(IN("workers", "\"cnt\": 2"), /* count: 2 edits, kept */
          "s.json:3:5: workers.cnt: unknown key (did you mean "
-         "workers.count? expected one of: count, speed, sites, stragglers)");
+         "workers.count? expected one of: count, speed, sites, stragglers, power_w)");
     FAIL(IN("workers", "\"ct\": 2"), /* 3 edits from count */
          "s.json:3:5: workers.ct: unknown key (expected one of: count, "
-         "speed, sites, stragglers)");
+         "speed, sites, stragglers, power_w)");
     static const char *const names[] = {"steps", "seed", "model"};
     ck_assert_int_eq(msg_nearest_name("stpes", names, 3, 2), 0);
     ck_assert_int_eq(msg_nearest_name("sed", names, 3, 2), 1);
@@ -2875,7 +2875,7 @@ START_TEST(test_sweep_origins) {
              "tcp_init_window_kb, tcp_slow_start_after_idle, efficiency, "
              "collective_overhead_ms, startup_ms, ack_bytes_per_kb, "
              "queue_ms, latency_matrix_ms, ring_order, bandwidth_trace, "
-             "site_allreduce)",
+             "site_allreduce, joules_per_gb)",
              path);
     ck_assert_str_eq(err, want);
     from = (scn_origin){.vary = "network.bandwidth_gbps=1,-1",

@@ -330,6 +330,38 @@ START_TEST(test_csv_quoting_and_sets) {
 }
 END_TEST
 
+/* With workers.power_w the rows end with the run's energy: DiLoCo, 40
+ * steps of 0.01 s on 2 workers, 4 syncs of a bf16 payload of 8e6 bytes
+ * that nothing overlaps, 0.064 s each at 1 Gbit/s: wall 0.656 s, each
+ * worker busy 0.4 s; (2 x 0.4 x 360 + 2 x 0.256 x 36) J / 3.6e6. */
+START_TEST(test_energy_column) {
+    char line[1024];
+    const char *vary[] = {"network.bandwidth_gbps=1,10"};
+    const char *sets[] = {"workers.power_w={\"busy\": 360, \"idle\": 36}"};
+    sweep_spec s = spec_for(PLAIN, out, 2);
+    s.vary = vary;
+    s.nvary = 1;
+    s.sets = sets;
+    s.nset = 1;
+    char *text = rows_of(sweep_expect(&s, MSG_OK));
+    line_of(text, 0, line, sizeof line);
+    ck_assert_str_eq(line + strlen(line) - 17, ",energy_kwh_total");
+    const double idle[] = {0.064, 0.0064};
+    for (int k = 0; k < 2; k++) {
+        line_of(text, 1 + k, line, sizeof line);
+        double want = (2 * 0.4 * 360 + 2 * 4 * idle[k] * 36) / 3.6e6;
+        double got = strtod(strrchr(line, ',') + 1, NULL);
+        ck_assert_double_eq_tol(got, want, 1e-18);
+    }
+    free(text);
+    unlink(out);
+    s.nset = 0; /* without the key: the header and rows as they were */
+    text = rows_of(sweep_expect(&s, MSG_OK));
+    header_is(text, "network.bandwidth_gbps,");
+    free(text);
+}
+END_TEST
+
 typedef struct {
     int calls;
     double last;
@@ -978,6 +1010,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, test_shards);
     tcase_add_test(tc, test_runner_gives_the_same_bytes);
     tcase_add_test(tc, test_worker);
+    tcase_add_test(tc, test_energy_column);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -20,6 +20,7 @@
 
 #include "check_main.h"
 #include "models/train.h"
+#include "train_fixture.h"
 
 /* ---- golden vectors ------------------------------------------------------ */
 
@@ -76,20 +77,6 @@ static void steps(train *tr, int n) {
         ck_assert_msg(train_step(tr) == MSG_OK, "%s", train_error(tr));
 }
 
-static sched_spec spec(sched_method m, int H, int P, int tau, double alpha) {
-    sched_spec s = {m,
-                    0,
-                    H,
-                    P,
-                    tau,
-                    alpha,
-                    SCHED_STRIDED,
-                    SCHED_ASCENDING,
-                    SCHED_INNER,
-                    SCHED_RULE_PAPER};
-    return s;
-}
-
 /* The golden toy: SGD lr 1 inside, plain SGD lr 2 outside, fp32. */
 static train_config toy_cfg(int tau, double alpha) {
     train_config c;
@@ -111,28 +98,6 @@ static train_config toy_cfg(int tau, double alpha) {
     c.inner.clip = 0;
     c.outer_lr = 2;
     c.outer_momentum = 0;
-    return c;
-}
-
-/* A tiny transformer on a 16-token Markov chain. */
-static train_config nn_cfg(void) {
-    train_config c;
-    train_config_default(&c);
-    c.replicas = 2;
-    c.threads = 2;
-    c.steps = 24;
-    c.batch = 4;
-    c.seq = 8;
-    nn_config nn = {NN_TRANSFORMER, 16, 16, 2, 4, 8, 2};
-    c.nn = nn;
-    c.data.vocab = 16;
-    c.data.successors = 3;
-    c.data.seed = 3;
-    c.sched = spec(SCHED_STREAMING, 6, 2, 1, 0.5);
-    c.inner.lr = 3e-3;
-    c.inner.warmup = 2;
-    c.eval_interval = 6;
-    c.eval_batches = 2;
     return c;
 }
 

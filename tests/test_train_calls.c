@@ -24,6 +24,7 @@
 
 #include "check_main.h"
 #include "models/train.h"
+#include "train_fixture.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -41,21 +42,6 @@ static void ok(train *tr, int rc) {
 
 static uint64_t all_of(const train *tr) {
     return (1ull << train_replicas(tr)) - 1;
-}
-
-static sched_spec sched_of(sched_method m, int H, int P, int tau,
-                           double alpha) {
-    sched_spec s = {m,
-                    0,
-                    H,
-                    P,
-                    tau,
-                    alpha,
-                    SCHED_STRIDED,
-                    SCHED_ASCENDING,
-                    SCHED_INNER,
-                    SCHED_RULE_PAPER};
-    return s;
 }
 
 /* A two-block transformer, d 16, on a 16-token chain; 24 steps. */
@@ -81,7 +67,7 @@ static train_config toy_calls_cfg(train_late late) {
     c.replicas = 2, c.threads = 1, c.steps = 24;
     c.model = TRAIN_MODEL_TOY;
     c.data.kind = DATA_NONE;
-    c.sched = sched_of(SCHED_STREAMING, 6, 2, 1, 0.5);
+    c.sched = spec(SCHED_STREAMING, 6, 2, 1, 0.5);
     c.sched.layout = SCHED_SEQUENTIAL;
     c.map = TRAIN_MAP_OWN;
     c.inner.kind = OPTIM_SGD;
@@ -220,7 +206,7 @@ static void advance(train *tr, int r, int64_t T) {
 START_TEST(coupled_equals_lockstep) {
     const variant *v = &variants[_i % NVARIANTS];
     const int M = 2 + _i / NVARIANTS;
-    train_config c = tiny_cfg(sched_of(v->m, 6, v->P, v->tau, v->alpha), M);
+    train_config c = tiny_cfg(spec(v->m, 6, v->P, v->tau, v->alpha), M);
     if (v->averaging) {
         c.outer_lr = 1;
         c.outer_momentum = 0;
@@ -257,7 +243,7 @@ END_TEST
 /* ---- WAIT ---------------------------------------------------------------- */
 
 START_TEST(wait_refuses_late_orders) {
-    train_config c = tiny_cfg(sched_of(SCHED_STREAMING, 6, 2, 1, 0.5), 2);
+    train_config c = tiny_cfg(spec(SCHED_STREAMING, 6, 2, 1, 0.5), 2);
     train *tr = new_trainer(&c);
     /* fragment 0 is taken after step 2 and merges before step 4 */
     step_n(tr, 0, 2);
@@ -298,7 +284,7 @@ START_TEST(wait_refuses_late_orders) {
 END_TEST
 
 START_TEST(dp_refuses_out_of_order) {
-    train_config c = tiny_cfg(sched_of(SCHED_DP, 1, 1, 0, 0), 2);
+    train_config c = tiny_cfg(spec(SCHED_DP, 1, 1, 0, 0), 2);
     train *tr = new_trainer(&c);
     REFUSED(tr, train_contribute(tr, 0, 0, 1, NULL), MSG_ESTATE, "no gradient");
     step_n(tr, 0, 1);
@@ -400,7 +386,7 @@ START_TEST(rejoin_heals_from_outer) {
     /* inner SGD with momentum, so the optimizer state shows in a step */
     train_config c = toy_calls_cfg(TRAIN_LATE_WAIT);
     c.replicas = 3;
-    c.sched = sched_of(SCHED_STREAMING, 100, 1, 0, 0.5);
+    c.sched = spec(SCHED_STREAMING, 100, 1, 0, 0.5);
     c.inner.lr = 0.1;
     c.inner.momentum = 0.5;
     c.outer_lr = 0.7;
@@ -470,7 +456,7 @@ static void lockstep(train *tr, int n) {
 /* A replica that sent its payload, lost its state and rejoined before
  * the sync completed: its payload counts as if it had not failed. */
 START_TEST(rejoin_keeps_sent_payloads) {
-    train_config c = tiny_cfg(sched_of(SCHED_DILOCO, 2, 1, 0, 0.5), 2);
+    train_config c = tiny_cfg(spec(SCHED_DILOCO, 2, 1, 0, 0.5), 2);
     train *a = new_trainer(&c), *b = new_trainer(&c);
     for (int k = 0; k < 2; k++) {
         train *tr = k ? b : a;
@@ -492,7 +478,7 @@ END_TEST
 /* A batch is the same calls one by one (replicas in parallel: the same
  * bits), and stops at a refused op with the ops before it done. */
 START_TEST(batch_is_the_calls) {
-    train_config c = tiny_cfg(sched_of(SCHED_STREAMING, 6, 2, 1, 0.5), 3);
+    train_config c = tiny_cfg(spec(SCHED_STREAMING, 6, 2, 1, 0.5), 3);
     train *a = new_trainer(&c), *b = new_trainer(&c);
     train_op ops[] = {{0, -1, 0, 0, NULL}, {2, -1, 0, 0, NULL},
                       {0, -1, 0, 0, NULL}, {1, -1, 0, 0, NULL},
@@ -529,7 +515,7 @@ END_TEST
  * landed), whatever ran after it in the batch; evaluating copies gives
  * the live evaluations' bits.  A copy to nowhere is refused. */
 START_TEST(batch_copy_is_the_next_steps_start) {
-    train_config c = tiny_cfg(sched_of(SCHED_STREAMING, 6, 2, 0, 0.5), 2);
+    train_config c = tiny_cfg(spec(SCHED_STREAMING, 6, 2, 0, 0.5), 2);
     train *a = new_trainer(&c), *b = new_trainer(&c);
     const size_t N = train_num_params(a);
     float *copy[2] = {malloc(N * sizeof(float)), malloc(N * sizeof(float))};
@@ -574,9 +560,9 @@ START_TEST(batch_copy_is_the_next_steps_start) {
 END_TEST
 
 START_TEST(checkpoint_restore_replays) {
-    const sched_spec s[3] = {sched_of(SCHED_DP, 1, 1, 0, 0),
-                             sched_of(SCHED_DILOCO, 4, 1, 0, 0),
-                             sched_of(SCHED_STREAMING, 6, 2, 1, 0.5)};
+    const sched_spec s[3] = {spec(SCHED_DP, 1, 1, 0, 0),
+                             spec(SCHED_DILOCO, 4, 1, 0, 0),
+                             spec(SCHED_STREAMING, 6, 2, 1, 0.5)};
     train_config c = tiny_cfg(s[_i], 2);
     train *a = new_trainer(&c), *b = new_trainer(&c);
     train_snapshot *snap = train_snapshot_new(a),
@@ -613,7 +599,7 @@ END_TEST
 /* DP rolls back to a checkpoint taken with the gradients computed but
  * not yet reduced. */
 START_TEST(checkpoint_mid_dp_step) {
-    train_config c = tiny_cfg(sched_of(SCHED_DP, 1, 1, 0, 0), 2);
+    train_config c = tiny_cfg(spec(SCHED_DP, 1, 1, 0, 0), 2);
     train *a = new_trainer(&c), *b = new_trainer(&c);
     lockstep(a, 3);
     step_n(a, 0, 1);

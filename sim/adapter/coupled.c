@@ -55,7 +55,7 @@ typedef struct {
     int M, tau, dp;
     int eager; /* the outer values change at replica 0's syncs */
     int64_t T, every, ckpt_every;
-    uint64_t batch_tokens; /* tokens of one gradient */
+    uint64_t batch_tokens; /* tokens of one step of a member (G gradients) */
     uint8_t *joined;       /* per replica: in the group */
     int64_t *ended;        /* per replica: the last step it finished */
     uint64_t *grads;       /* per replica: gradients computed */
@@ -424,13 +424,39 @@ static void summary_init(cpl_summary *out, const scn_train *tr) {
     r->entropy_floor = r->sim_time_s = NAN;
 }
 
+/* A scenario of sites (cfg->has_sites): every site's replicas into
+ * t->site_replicas, which the trainer takes only when they are equal and
+ * within TRAIN_MAX_SITE_REPLICAS (MSG_EINPUT otherwise). */
+static int trainer_sites(const scn_config *cfg, train_config *t, char *err,
+                         size_t errlen) {
+    if (!cfg->has_sites) return 0;
+    int G = cfg->site_replicas[0];
+    for (int i = 1; i < cfg->workers; i++)
+        if (cfg->site_replicas[i] != G)
+            return msg_set(err, errlen, MSG_EINPUT,
+                           "train: site %d has %d replicas and site 0 has %d "
+                           "(expected every site of the same number in a "
+                           "coupled run)",
+                           i, cfg->site_replicas[i], G);
+    if (G > TRAIN_MAX_SITE_REPLICAS)
+        return msg_set(err, errlen, MSG_EINPUT,
+                       "train: sites of %d replicas (expected at most %d in "
+                       "a coupled run)",
+                       G, TRAIN_MAX_SITE_REPLICAS);
+    t->site_replicas = G;
+    return 0;
+}
+
 /* The trainer of a scenario's train section (late follows the method's,
- * which DP ignores).  train_new runs the trainer's own checks (nn_check,
+ * which DP ignores; a scenario of sites gives each member its site's
+ * replicas).  train_new runs the trainer's own checks (nn_check,
  * optim_check, ...): the loader covers what they test, so a refusal here
  * is a section the loader let through. */
 static int trainer_new(const scn_config *cfg, const scn_train *sec, train **tr,
                        char *err, size_t errlen) {
     train_config t = sec->train;
+    int rc = trainer_sites(cfg, &t, err, errlen);
+    if (rc) return rc;
     if (sec->train_data_path[0]) t.data.path = sec->train_data_path;
     t.late = scn_late_continues(cfg) ? TRAIN_LATE_CONTINUE : TRAIN_LATE_WAIT;
     return train_new(&t, tr, err, errlen);
@@ -482,8 +508,9 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out, char *err,
     c->T = cfg->steps;
     c->every = o->train->train.eval_interval;
     c->ckpt_every = scn_checkpoint_every(cfg);
-    c->batch_tokens =
-        (uint64_t)o->train->train.batch * (uint64_t)o->train->train.seq;
+    c->batch_tokens = (uint64_t)o->train->train.batch *
+                      (uint64_t)o->train->train.seq *
+                      (uint64_t)train_site_replicas(c->tr);
     c->cand_step = -1;
     size_t M = (size_t)c->M;
     c->joined = malloc(M);

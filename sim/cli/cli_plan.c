@@ -31,6 +31,11 @@ static const cli_help_opt help_opts[] = {
     CLI_PLAN_HELP_SAMPLES,
     CLI_PLAN_HELP_SEED,
     CLI_PLAN_HELP_SEEDS,
+    {"--grid-gco2-per-kwh G",
+     "the grid's carbon intensity, g CO2 per kWh, >= 0:\n"
+     "each candidate's energy per month (730 h) from\n"
+     "workers.power_w (and network.joules_per_gb) and its\n"
+     "kg CO2 (kWh x G / 1000); needs workers.power_w"},
     {"--json", "one JSON object instead of tables"},
     {"--set KEY=VALUE", CLI_HELP_COMMON},
     {"--set-from FILE.json", CLI_HELP_COMMON},
@@ -46,6 +51,7 @@ static const cli_help help = {
     "                    [--sensitivity [--mtbf-hours H]]\n"
     "                    [--train-hours N | --tokens N]\n"
     "                    [--samples N] [--seed S] [--seeds N]\n"
+    "                    [--grid-gco2-per-kwh G]\n"
     "                    [--json] [--set KEY=VALUE]... [--variant NAME]...\n"
     "                    [--set-from FILE.json]\n"
     "                    [--out FILE] [--jobs N]\n"
@@ -581,6 +587,35 @@ static void write_training(FILE *f, const plan_result *r) {
     }
 }
 
+/* Each candidate's energy per month and its emissions (a grid). */
+static void write_energy(FILE *f, const plan_result *r) {
+    int w = name_width(r);
+    fprintf(f,
+            "\nenergy per month (%g h): CU x accelerators x busy W + (1 - CU) "
+            "x accelerators x\nidle W (workers.power_w), + the bytes sent per "
+            "month x network.joules_per_gb;\nemissions at %g g CO2 per kWh\n",
+            PLAN_HOURS_PER_MONTH, r->grid_gco2_per_kwh);
+    fprintf(f, "%-*s %10s %8s %13s %12s %12s\n", w, "method", "Gbit/s", "CU",
+            "accelerators", "kWh/month", "kg CO2/month");
+    for (int i = 0; i < r->nmethods; i++) {
+        const plan_method *m = &r->method[i];
+        for (int k = 0; k < m->noptions; k++) {
+            const plan_option *o = &m->option[k];
+            fprintf(f, "%-*s %10.4g %8.4f %13.6g %12.6g %12.6g\n", w, m->name,
+                    o->gbps, o->cu, m->power.accelerators, o->energy_kwh_month,
+                    o->emissions_kg_co2_month);
+        }
+    }
+    const plan_rec *x = &r->rec;
+    if (x->method < 0 || x->option < 0) return;
+    const plan_option *o = &r->method[x->method].option[x->option];
+    fprintf(f,
+            "at the recommendation (%s at %.4g Gbit/s): %.6g kWh, %.6g kg CO2 "
+            "per month\n",
+            r->method[x->method].name, o->gbps, o->energy_kwh_month,
+            o->emissions_kg_co2_month);
+}
+
 static void write_text(FILE *f, const char *scenario, const plan_result *r,
                        const char *fit_path) {
     fprintf(f, "plan for %s: compute utilization >= %g\n\n", scenario,
@@ -588,6 +623,7 @@ static void write_text(FILE *f, const char *scenario, const plan_result *r,
     cli_plan_text_summary(f, r);
     write_methods(f, r, fit_path);
     if (r->has_cost) write_costs(f, r);
+    if (r->has_grid) write_energy(f, r);
     cli_plan_text_seeds(f, r, name_width(r));
     if (r->explain) {
         write_limits(f, r);
@@ -630,8 +666,11 @@ int cli_plan_extra(const cli_options *o, const char *cmd, plan_extra *x) {
                             &x->mtbf_hours)) ||
         (rc = number_option(o, cmd, "--train-hours", 1e-6, 1e12,
                             &x->train_hours)) ||
-        (rc = number_option(o, cmd, "--tokens", 1, 1e18, &x->tokens)))
+        (rc = number_option(o, cmd, "--tokens", 1, 1e18, &x->tokens)) ||
+        (rc = number_option(o, cmd, "--grid-gco2-per-kwh", 0, 1e6,
+                            &x->grid_gco2_per_kwh)))
         return rc;
+    x->has_grid = cli_value(o, "--grid-gco2-per-kwh") != NULL;
     if (x->mtbf_hours > 0 && !x->sensitivity)
         return cli_usage_error(cmd, "--mtbf-hours is the MTBF of "
                                     "--sensitivity (give both)");
@@ -682,10 +721,18 @@ int cli_plan(int argc, char **argv) {
 }
 
 int cli_plan_par(int argc, char **argv, const cli_par *par) {
-    static const char *const extra[] = {
-        "--target-cu",  "--cost",        "--variant", "--jobs",
-        "--mtbf-hours", "--train-hours", "--tokens",  "--samples",
-        "--seed",       "--seeds",       NULL};
+    static const char *const extra[] = {"--target-cu",
+                                        "--cost",
+                                        "--variant",
+                                        "--jobs",
+                                        "--mtbf-hours",
+                                        "--train-hours",
+                                        "--tokens",
+                                        "--samples",
+                                        "--seed",
+                                        "--seeds",
+                                        "--grid-gco2-per-kwh",
+                                        NULL};
     static const char *const flags[] = {"--json", "--sensitivity", NULL};
     cli_options o;
     int rc = cli_parse("plan", &help, argc, argv, extra, flags, &o);

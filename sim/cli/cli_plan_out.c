@@ -43,6 +43,16 @@ static void json_cu_seeds(jw *w, const plan_result *r, const plan_option *o) {
     jw_end(w);
 }
 
+/* An option's energy per month and emissions (nothing without a grid),
+ * wrapped at column `wrap` (0: one member a line, as the recommendation's). */
+static void json_energy(jw *w, const plan_result *r, const plan_option *o,
+                        int wrap) {
+    if (!r->has_grid) return;
+    if (wrap) jw_wrap(w, wrap);
+    jw_num(w, "energy_kwh_month", o->energy_kwh_month);
+    jw_num(w, "emissions_kg_co2_month", o->emissions_kg_co2_month);
+}
+
 static void json_option(jw *w, const plan_result *r, const plan_option *o) {
     int egress = r->cost.has_egress;
     jw_object(w, NULL);
@@ -60,6 +70,7 @@ static void json_option(jw *w, const plan_result *r, const plan_option *o) {
     jw_bool(w, "least", o->is_least);
     jw_bool(w, "cheapest_for_method", o->cheapest_method);
     jw_bool(w, "cheapest_overall", o->cheapest_overall);
+    json_energy(w, r, o, 9);
     json_cu_seeds(w, r, o);
     jw_end(w);
 }
@@ -147,6 +158,7 @@ static void json_candidate(jw *w, const plan_result *r, const plan_option *o) {
     }
     if (r->train_hours > 0 || r->tokens > 0)
         json_training(w, &o->train, r->has_cost);
+    json_energy(w, r, o, 9);
     json_cu_seeds(w, r, o);
     jw_end(w);
 }
@@ -238,6 +250,11 @@ static void json_method(jw *w, const plan_result *r, const plan_method *m) {
     jw_str(w, "name", m->name);
     jw_str(w, "label", m->label);
     jw_int(w, "workers", m->workers);
+    if (r->has_grid) {
+        jw_num(w, "accelerators", m->power.accelerators);
+        jw_num(w, "power_busy_w", m->power.busy_w);
+        jw_num(w, "power_idle_w", m->power.idle_w);
+    }
     json_answer(w, m);
     json_sure(w, r, m);
     if (r->has_cost) json_options(w, r, m, 0);
@@ -349,6 +366,7 @@ static void json_recommendation(jw *w, const plan_result *r) {
         }
         if (r->train_hours > 0 || r->tokens > 0)
             jw_num(w, "training_total_usd", o->train.total_usd);
+        json_energy(w, r, o, 0);
     }
     if (x->runner_method >= 0) {
         const plan_method *m = &r->method[x->runner_method];
@@ -406,6 +424,7 @@ void cli_plan_write_json(FILE *f, const char *scenario, const plan_result *r,
     if (r->tokens > 0) jw_num(&w, "training_tokens", r->tokens);
     else if (r->train_hours > 0) jw_num(&w, "training_hours", r->train_hours);
     if (r->has_cost) json_cost(&w, r);
+    if (r->has_grid) jw_num(&w, "grid_gco2_per_kwh", r->grid_gco2_per_kwh);
     json_sure_head(&w, r, fit_path);
     json_recommendation(&w, r);
     jw_lines(&w, "methods", '[', 4, 2);

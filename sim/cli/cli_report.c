@@ -50,6 +50,9 @@ static const cli_help_opt help_opts[] = {
     CLI_PLAN_HELP_SAMPLES,
     CLI_PLAN_HELP_SEED,
     CLI_PLAN_HELP_SEEDS,
+    {"--grid-gco2-per-kwh G", "the plan's energy per month and emissions at\n"
+                              "G g CO2 per kWh (as 'dilosim plan'; needs\n"
+                              "workers.power_w)"},
     {"--grid SPEC", "the bandwidths (Gbit/s) of the figure and the\n"
                     "table, increasing: a comma list, logspace:A:B:N\n"
                     "or linspace:A:B:N (default logspace:-1:3:50, the\n"
@@ -739,10 +742,20 @@ static int compute(report *r) {
 }
 
 int cli_report(int argc, char **argv) {
-    static const char *const extra[] = {
-        "--variant",     "--cost",    "--target-cu", "--grid",  "--thresholds",
-        "--jobs",        "--samples", "--seed",      "--seeds", "--mtbf-hours",
-        "--train-hours", "--wasm",    NULL};
+    static const char *const extra[] = {"--variant",
+                                        "--cost",
+                                        "--target-cu",
+                                        "--grid",
+                                        "--thresholds",
+                                        "--jobs",
+                                        "--samples",
+                                        "--seed",
+                                        "--seeds",
+                                        "--mtbf-hours",
+                                        "--train-hours",
+                                        "--wasm",
+                                        "--grid-gco2-per-kwh",
+                                        NULL};
     static const char *const flags[] = {"--sensitivity", "--interactive", NULL};
     report *r = calloc(1, sizeof *r);
     if (!r) return fail(MSG_ENOMEM, "out of memory");

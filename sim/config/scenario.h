@@ -274,6 +274,12 @@ int scn_load_string(const char *text, const char *name, const char *const *sets,
 /* Step time in seconds (given or computed from FLOPs). */
 double scn_step_time_s(const scn_config *c);
 
+/* The accelerators of worker i (0 <= i < c->workers), the count the
+ * energy figures multiply workers.power_w by: site_replicas[i] (1
+ * without sites) times model.chips when the FLOP keys give it (the chips
+ * of one replica), else times 1. */
+double scn_accelerators(const scn_config *c, int i);
+
 /* The method as a person names it, into buf (always terminated):
  * "Data-parallel", "DiLoCo, H 100, bf16", "Streaming DiLoCo, H 100,
  * overlap 1, 4-bit".  The parts: the method; H (not DP); tau > 0 as

@@ -43,6 +43,10 @@ double scn_step_time_s(const scn_config *c) {
            (c->chips * c->peak_tflops * 1e12 * c->mfu);
 }
 
+double scn_accelerators(const scn_config *c, int i) {
+    return c->site_replicas[i] * (c->chips > 0 ? c->chips : 1);
+}
+
 /* step_time_s, or all four of tokens_per_step, chips, peak_tflops, mfu;
  * split sums to 1. */
 static int check_model(ctx *c, const cJSON *root, scn_config *cfg) {
@@ -476,11 +480,28 @@ static int check_sites(ctx *c, const cJSON *root, const scn_config *cfg) {
     return 0;
 }
 
+/* workers.power_w needs both of its keys; either energy key given sets
+ * its has_ flag (the run then reports energy_kwh). */
+static int check_energy(ctx *c, const cJSON *root, scn_config *cfg) {
+    const cJSON *pw = get(get(root, "workers"), "power_w");
+    static const char *const need[] = {"busy", "idle"};
+    for (int k = 0; pw && k < 2; k++)
+        if (!get(pw, need[k]))
+            return fail(c, pw, 0, "workers.power_w",
+                        "%s is missing (expected both busy and idle, W per "
+                        "accelerator)",
+                        need[k]);
+    cfg->has_power = pw != NULL;
+    cfg->has_joules_per_gb = get(get(root, "network"), "joules_per_gb") != NULL;
+    return 0;
+}
+
 int scn__check_config(ctx *c, const cJSON *root, scn_config *cfg) {
     if (check_model(c, root, cfg) || check_method(c, root, cfg) ||
         check_network(c, root, cfg) || check_run_values(c, root, cfg) ||
         check_run(c, root, cfg) || check_faults(c, root, cfg) ||
-        check_bw_trace(c, root, cfg) || check_sites(c, root, cfg))
+        check_bw_trace(c, root, cfg) || check_sites(c, root, cfg) ||
+        check_energy(c, root, cfg))
         return -1;
     return 0;
 }

@@ -110,6 +110,13 @@ static const field site_fields[] = {
     K_END,
 };
 
+/* workers.power_w: both keys required (check_energy). */
+static const field power_fields[] = {
+    K_NUM("busy", power_busy_w, IN(0, 1e7)),
+    K_NUM("idle", power_idle_w, IN(0, 1e7)),
+    K_END,
+};
+
 /* count before speed and sites: per-worker arrays are checked against
  * it. */
 static const field workers_fields[] = {
@@ -117,6 +124,7 @@ static const field workers_fields[] = {
     K_WORKERS("speed", speed, IN(0.001, 1000)),
     {.key = "sites", .type = F_SITES, .sub = site_fields},
     K_OBJ("stragglers", stragglers_fields),
+    K_OBJ("power_w", power_fields),
     K_END,
 };
 
@@ -177,6 +185,7 @@ static const field network_fields[] = {
      .sub = bw_trace_fields,
      .str_ok = 1},
     K_ENUM("site_allreduce", site_allreduce, E_SITE),
+    K_NUM("joules_per_gb", joules_per_gb, IN(0, 1e9)),
     K_END,
 };
 

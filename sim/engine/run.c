@@ -392,3 +392,20 @@ int run__simulate(const scn_config *cfg, const run_hooks *hooks,
     }
     return conclude(&W, done, last, out, err, errlen);
 }
+
+void run_energy_of(const scn_config *cfg, const run_result *r, run_energy *e) {
+    const double J_PER_KWH = 3.6e6;
+    double wall = (double)r->wall_ns / 1e9, busy = 0, idle = 0;
+    for (int i = 0; cfg->has_power && i < r->workers; i++) {
+        double b = (double)r->per_worker[i].compute_ns / 1e9;
+        double a = scn_accelerators(cfg, i);
+        busy += b * a * cfg->power_busy_w;
+        idle += (wall - b) * a * cfg->power_idle_w;
+    }
+    e->compute_busy = busy / J_PER_KWH;
+    e->compute_idle = idle / J_PER_KWH;
+    e->network = cfg->has_joules_per_gb ? (double)r->bytes_sent_total / 1e9 *
+                                              cfg->joules_per_gb / J_PER_KWH
+                                        : 0;
+    e->total = e->compute_busy + e->compute_idle + e->network;
+}

@@ -211,4 +211,21 @@ typedef struct {
 int run_simulate(const scn_config *cfg, const run_hooks *hooks, run_result *out,
                  char *err, size_t errlen);
 
+/* The energy of a run, kWh (1 kWh = 3.6e6 J).  With A_i =
+ * scn_accelerators(cfg, i), b_i worker i's compute time (s, the figure
+ * utilization uses, lost work included) and T the wall time (s):
+ *   compute_busy = sum_i b_i A_i power_busy_w / 3.6e6
+ *   compute_idle = sum_i (T - b_i) A_i power_idle_w / 3.6e6
+ *   network      = bytes_sent_total / 1e9 x joules_per_gb / 3.6e6
+ *   total        = compute_busy + compute_idle + network
+ * Everything that is not compute is idle: waiting for a sync, a
+ * checkpoint, a restart, and the time a worker is down (its accelerators
+ * stay powered and provisioned).  Without workers.power_w the compute
+ * parts are 0, without network.joules_per_gb the network part is. */
+typedef struct {
+    double compute_busy, compute_idle, network, total;
+} run_energy;
+
+void run_energy_of(const scn_config *cfg, const run_result *r, run_energy *e);
+
 #endif

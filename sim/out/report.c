@@ -178,6 +178,11 @@ static void inputs_world(jw *w, const scn_config *c) {
     /* in s, as the run used them (hours / 3600 would not read back) */
     jw_num(w, "mtbf_s", c->faults.mtbf_s);
     jw_num(w, "mttr_s", c->faults.mttr_s);
+    if (c->has_power) { /* only with the keys: the default output stays */
+        jw_num(w, "power_busy_w", c->power_busy_w);
+        jw_num(w, "power_idle_w", c->power_idle_w);
+    }
+    if (c->has_joules_per_gb) jw_num(w, "joules_per_gb", c->joules_per_gb);
     jw_str(w, "measure", c->measure == SCN_MEASURE_STEADY ? "steady" : "run");
 }
 
@@ -206,6 +211,16 @@ static void results(jw *w, const scn_config *c, const run_result *r) {
     if (c->checkpoint_s > 0) field_s(w, "checkpoint_time_s", r->checkpoint_ns);
     if (c->restart_s > 0) field_s(w, "restart_time_s", r->restart_ns);
     jw_u64(w, "events", r->events);
+    if (c->has_power || c->has_joules_per_gb) {
+        run_energy e;
+        run_energy_of(c, r, &e);
+        jw_object(w, "energy_kwh");
+        jw_num(w, "compute_busy", e.compute_busy);
+        jw_num(w, "compute_idle", e.compute_idle);
+        jw_num(w, "network", e.network);
+        jw_num(w, "total", e.total);
+        jw_end(w);
+    }
 }
 
 /* memory_per_worker (null when the config's cannot be had) and the

@@ -454,6 +454,40 @@ static void plan_costs(FILE *f, const plan_result *p,
     }
 }
 
+/* Each candidate's energy per month and its emissions (a grid). */
+static void plan_energy(FILE *f, const plan_result *p,
+                        const char *const *color) {
+    static const char *const titles[] = {"method",    "Gbit/s",
+                                         "CU",        "accelerators",
+                                         "kWh/month", "kg CO2/month"};
+    char msg[320];
+    snprintf(msg, sizeof msg,
+             "Energy per month (%g h): CU x accelerators x busy W + (1 - CU) "
+             "x accelerators x idle W (workers.power_w), plus the bytes sent "
+             "per month x network.joules_per_gb; emissions at %g g CO2 per "
+             "kWh.",
+             PLAN_HOURS_PER_MONTH, p->grid_gco2_per_kwh);
+    note(f, msg);
+    fputs("<table class=\"cost\">\n", f);
+    head_row(f, titles, 6);
+    fputs("<tbody>\n", f);
+    for (int i = 0; i < p->nmethods; i++) {
+        const plan_method *m = &p->method[i];
+        for (int k = 0; k < m->noptions; k++) {
+            const plan_option *o = &m->option[k];
+            char c[5][PLAN_CELL_MAX];
+            snprintf(c[0], PLAN_CELL_MAX, "%.4g", o->gbps);
+            snprintf(c[1], PLAN_CELL_MAX, "%.4f", o->cu);
+            snprintf(c[2], PLAN_CELL_MAX, "%.6g", m->power.accelerators);
+            snprintf(c[3], PLAN_CELL_MAX, "%.6g", o->energy_kwh_month);
+            snprintf(c[4], PLAN_CELL_MAX, "%.6g", o->emissions_kg_co2_month);
+            const char *num[] = {c[0], c[1], c[2], c[3], c[4]};
+            mrow(f, m, color_of(color, i), num, 5, NULL);
+        }
+    }
+    fputs("</tbody>\n</table>\n", f);
+}
+
 /* What the interval of a fit means (nothing without one). */
 static void plan_interval_note(FILE *f, const plan_result *p) {
     if (!p->samples) return;
@@ -642,6 +676,7 @@ void html_plan_styled(FILE *f, const plan_result *p, const char *const *color) {
     }
     plan_interval_note(f, p);
     if (p->has_cost) plan_costs(f, p, color);
+    if (p->has_grid) plan_energy(f, p, color);
     plan_seeds(f, p, color);
     if (p->sensitivity) plan_sensitivity(f, p, color);
     if (p->train_hours > 0 || p->tokens > 0) plan_trainings(f, p, color);

@@ -503,7 +503,7 @@ static int try_applies(const plan_assumptions *a, int try) {
 static int cand_tasks(work *w, plan_result *out, char *err, size_t errlen) {
     static const change tries[PLAN_NTRIES] = {CH_BANDWIDTH_X2, CH_LATENCY_HALF,
                                               CH_WINDOW_X2};
-    int base = out->explain || out->cost.has_egress;
+    int base = out->explain || out->cost.has_egress || out->has_grid;
     size_t most = (size_t)w->n * (PLAN_MAX_BANDWIDTHS + 1) * (PLAN_NTRIES + 2);
     w->tasks = malloc(most * sizeof *w->tasks);
     w->runs = calloc(most, sizeof *w->runs);
@@ -718,8 +718,8 @@ static int method_of(const plan_spec *spec, const scn_config *c,
     assumptions_of(c, &pm->assume);
     pm->mtbf_failures = c->workers * (double)c->steps * scn_step_time_s(c) /
                         (out->mtbf_hours * 3600);
-    int rc = 0;
-    if (out->explain) {
+    int rc = plan__power_of(out, spec->path, c, pm, err, errlen);
+    if (!rc && out->explain) {
         rc = mem_worker_of(c, &pm->memory, err, errlen);
         pm->has_memory = !rc;
     }
@@ -785,8 +785,9 @@ static int find_rest(work *w, const plan_spec *spec, plan_result *out,
     if (!rc) /* at least the least sufficient one, which a recommendation
                 without prices buys */
         rc = find_options(w, spec, out, err, errlen);
-    if (!rc && (out->explain || train || out->cost.has_egress))
+    if (!rc && (out->explain || train || out->cost.has_egress || out->has_grid))
         rc = find_candidates(w, spec, out, err, errlen);
+    if (!rc) plan__energy(out);
     if (!rc && spec->cost)
         mark_cheapest(out, 0, &out->best_method, &out->best_option);
     if (!rc && spec->cost && train)
@@ -835,6 +836,7 @@ int plan_compute_extra(const plan_spec *spec, const plan_extra *extra,
     out->tokens = x.tokens > 0 ? x.tokens : 0;
     out->train_hours = out->tokens ? 0 : fmax(x.train_hours, 0);
     out->seeds = x.seeds > 0 ? x.seeds : 0;
+    out->has_grid = x.has_grid, out->grid_gco2_per_kwh = x.grid_gco2_per_kwh;
     if (!(spec->target_cu > 0 && spec->target_cu <= 1))
         return msg_set(err, errlen, MSG_EINPUT,
                        "target CU must be in (0, 1] (got %g)", spec->target_cu);

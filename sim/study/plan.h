@@ -280,7 +280,19 @@ typedef struct {
     /* seeds: CU's percentiles over the seeds (all three CU without
      * randomness) */
     double cu_p5, cu_p50, cu_p95;
+
+    /* a grid (plan_extra.has_grid; plan_energy.c): kWh per month of 730 h
+     * and its kg of CO2 */
+    double energy_kwh_month, emissions_kg_co2_month;
 } plan_option;
+
+/* What a method's accelerators and WAN draw (a grid: from its config). */
+typedef struct {
+    double accelerators;   /* summed over the workers (scn_accelerators) */
+    double busy_w, idle_w; /* workers.power_w, per accelerator */
+    int has_joules;        /* network.joules_per_gb given */
+    double joules_per_gb;
+} plan_power;
 
 /* What the plan of a method assumed (explain), from its config. */
 typedef struct {
@@ -369,6 +381,7 @@ typedef struct {
     uint64_t seed;
     plan_interval least_interval;
     table_crossing least_p5;
+    plan_power power; /* a grid */
 } plan_method;
 
 typedef struct {
@@ -406,6 +419,12 @@ typedef struct {
     int samples;
     uint64_t sample_seed;
     int seeds;
+
+    /* has_grid: the energy per month of each option and its emissions at
+     * grid_gco2_per_kwh (g CO2 per kWh, >= 0); every method's scenario
+     * must give workers.power_w (plan_energy.c) */
+    int has_grid;
+    double grid_gco2_per_kwh;
 } plan_extra;
 
 /* The recommendation's kinds (plan_rec.status). */
@@ -474,6 +493,9 @@ typedef struct {
     int seeds;
 
     plan_rec rec; /* what to buy (plan_recommend) */
+
+    int has_grid; /* as asked: each option's energy and emissions */
+    double grid_gco2_per_kwh;
 } plan_result;
 
 /* Plans every method, the scenario read and parsed once per method
@@ -554,6 +576,24 @@ void plan_thousands(double x, char *buf, size_t n);
 int plan__at_option(const table_scenario *bw, double gbps, double mtbf_s,
                     const int has_at[PLAN_NAT], const table_exec *ex,
                     plan_run at[PLAN_NAT], char *err, size_t errlen);
+
+/* plan_energy.c.  A grid (out->has_grid): method pm's power from its
+ * config c into pm->power; MSG_EINPUT with "path: name: ..." when c has
+ * no workers.power_w.  No grid: 0, nothing done. */
+int plan__power_of(const plan_result *out, const char *path,
+                   const scn_config *c, plan_method *pm, char *err,
+                   size_t errlen);
+
+/* Each option's energy per month of PLAN_HOURS_PER_MONTH hours, kWh, with
+ * A the method's accelerators and CU the option's:
+ *   CU x A x busy_w x 730 / 1000 + (1 - CU) x A x idle_w x 730 / 1000
+ *   + the bytes sent per month (run.bytes / run.wall_s x 3600 x 730)
+ *     / 1e9 x joules_per_gb / 3.6e6 (with network.joules_per_gb and the
+ *     option's run)
+ * and its emissions, kWh x grid_gco2_per_kwh / 1000 kg CO2.  CU is the
+ * mean over the workers: exact when every worker has the same
+ * accelerators.  Nothing without a grid. */
+void plan__energy(plan_result *out);
 
 /* Bytes of one cell of plan_method_text, with the NUL. */
 #define PLAN_CELL_MAX 32

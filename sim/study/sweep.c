@@ -196,7 +196,8 @@ static void str_seconds(str *b, int64_t ns) {
 /* The CSV row of point p: its values, then the result.  Times are the
  * exact decimals of the run's ns counts, bytes whole numbers; ratios and
  * rates the shortest decimal that reads back. */
-static char *point_row(const sweep *sw, int64_t p, const run_result *r) {
+static char *point_row(const sweep *sw, int64_t p, const scn_config *cfg,
+                       const run_result *r) {
     str b = {0};
     char buf[64];
     sweep__point_prefix(sw, p, &b);
@@ -215,10 +216,17 @@ static char *point_row(const sweep *sw, int64_t p, const run_result *r) {
              (long long)r->failures);
     str_puts(&b, buf);
     str_seconds(&b, r->lost_ns);
-    snprintf(buf, sizeof buf, "%llu,%d,%llu\n",
+    snprintf(buf, sizeof buf, "%llu,%d,%llu",
              (unsigned long long)r->recovery_bytes, r->finished,
              (unsigned long long)r->events);
     str_puts(&b, buf);
+    if (sw->energy) { /* 0 at a point that gives neither key */
+        run_energy e;
+        run_energy_of(cfg, r, &e);
+        str_puts(&b, ",");
+        str_puts(&b, msg_number(e.total, buf));
+    }
+    str_puts(&b, "\n");
     return str_take(&b);
 }
 
@@ -407,17 +415,14 @@ static int plan(sweep *sw, char *err, size_t errlen) {
     return MSG_OK;
 }
 
-/* Loads every point once: input errors before anything runs.  The
- * digest folds the point count, the header, and each point's config and
- * values as its row writes them: another scenario, variant, override or
- * grid (even one writing a value otherwise, 1.0 for 1) gives another. */
-static int validate(sweep *sw, char *err, size_t errlen) {
-    const sweep_spec *s = sw->spec;
-    scn_config *cfg = malloc(sizeof *cfg);
-    if (!cfg) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+/* One pass of validate over every point: the digest, the points in the
+ * binary Gbit, and whether some point gives an energy key (*energy). */
+static int digest_points(sweep *sw, scn_config *cfg, int64_t *nbinary,
+                         int *energy, char *err, size_t errlen) {
     int rc = MSG_OK;
     str vals = {0};
-    int64_t nbinary = 0;
+    *nbinary = 0;
+    *energy = 0;
     sw->digest = rng_mix((uint64_t)sw->npoints);
     sw->digest =
         rng_mix(sw->digest ^ scn_digest_bytes(sw->header, strlen(sw->header)));
@@ -429,9 +434,43 @@ static int validate(sweep *sw, char *err, size_t errlen) {
             rc = msg_set(err, errlen, MSG_ENOMEM, "out of memory");
         sw->digest = rng_mix(sw->digest ^ cfg->digest);
         sw->digest = rng_mix(sw->digest ^ scn_digest_bytes(vals.s, vals.n));
-        nbinary += !rc && cfg->gbit == SCN_GBIT_BINARY;
+        *nbinary += !rc && cfg->gbit == SCN_GBIT_BINARY;
+        *energy |= !rc && (cfg->has_power || cfg->has_joules_per_gb);
     }
     free(vals.s);
+    return rc;
+}
+
+/* The header with the energy column after the others. */
+static int add_energy_column(sweep *sw, char *err, size_t errlen) {
+    str h = {0};
+    str_add(&h, sw->header, strlen(sw->header) - 1); /* before its newline */
+    str_puts(&h, ",energy_kwh_total\n");
+    char *s = str_take(&h);
+    if (!s) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    free(sw->header);
+    sw->header = s;
+    sw->energy = 1;
+    return MSG_OK;
+}
+
+/* Loads every point once: input errors before anything runs.  The
+ * digest folds the point count, the header, and each point's config and
+ * values as its row writes them: another scenario, variant, override or
+ * grid (even one writing a value otherwise, 1.0 for 1) gives another.
+ * When some point gives workers.power_w or network.joules_per_gb the
+ * header gains energy_kwh_total and the points are folded again (a sweep
+ * without them loads each point once and keeps its header). */
+static int validate(sweep *sw, char *err, size_t errlen) {
+    const sweep_spec *s = sw->spec;
+    scn_config *cfg = malloc(sizeof *cfg);
+    if (!cfg) return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
+    int64_t nbinary;
+    int energy;
+    int rc = digest_points(sw, cfg, &nbinary, &energy, err, errlen);
+    if (!rc && energy) rc = add_energy_column(sw, err, errlen);
+    if (!rc && energy)
+        rc = digest_points(sw, cfg, &nbinary, &energy, err, errlen);
     free(cfg);
     sw->id = (sweepfile_id){.digest = sw->digest,
                             .shard = s->shard,
@@ -486,7 +525,7 @@ static char *run_point(const sweep *sw, int64_t p, const scn_config *cfg,
     run_result *r = malloc(sizeof *r);
     char msg[MSG_MAX] = "out of memory", *row = NULL;
     *rc = r ? run_simulate(cfg, NULL, r, msg, sizeof msg) : MSG_ENOMEM;
-    if (!*rc && !(row = point_row(sw, p, r))) {
+    if (!*rc && !(row = point_row(sw, p, cfg, r))) {
         *rc = MSG_ENOMEM;
         snprintf(msg, sizeof msg, "out of memory");
     }

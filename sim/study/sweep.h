@@ -33,8 +33,11 @@
  *     variant,KEY1,...,KEYK,compute_utilization,goodput,wall_time_s,
  *     compute_time_s,bytes_sent_total,peak_link_gbps,avg_link_gbps,syncs,
  *     failures,lost_compute_s,recovery_bytes,finished,events
+ *     [,energy_kwh_total]
  *
- * (the variant column only when the scenario has variants; the KEY columns
+ * (the variant column only when the scenario has variants; the last only
+ * when some point gives workers.power_w or network.joules_per_gb: the
+ * run's energy_kwh total, 0 at a point that gives neither; the KEY columns
  * as given, holding the values as the grid wrote them; times (*_s) the
  * exact decimal seconds of the run's integer ns (report_seconds), bytes
  * and counts whole numbers, the other numbers as the shortest decimal

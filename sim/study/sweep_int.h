@@ -49,6 +49,7 @@ struct sweep {
     char digest_line[SWEEPFILE_LINE_MAX]; /* its first line (sweepfile.h),
                                           ending with the Gbit note */
     const char *gbit_note;                /* scn_gbit_note of the points */
+    int energy; /* some point gives an energy key: energy_kwh_total */
 
     FILE *f;         /* the rows' stream */
     char *target;    /* OUT, its links followed */

@@ -27,7 +27,7 @@ static float u2f(uint32_t u) {
 }
 
 static codec_spec spec(codec_kind k, uint64_t block) {
-    codec_spec c = {k, block, 0};
+    codec_spec c = {.kind = k, .block = block};
     return c;
 }
 

@@ -114,7 +114,7 @@ START_TEST(test_names) {
     }
     ck_assert_str_eq(codec_names(),
                      "fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8, topk, "
-                     "int8");
+                     "int8, powersgd, demo");
 }
 END_TEST
 

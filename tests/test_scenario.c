@@ -910,6 +910,27 @@ START_TEST(test_ranges) {
     FAIL(IN("method", "\"codec_block\": -1"),
          "s.json:3:20: method.codec_block: -1 is out of range (expected an "
          "integer in 0..1e+15)");
+    FAIL(IN("method", "\"rank\": 0"),
+         "s.json:3:13: method.rank: 0 is out of range (expected an integer "
+         "in 1..65536)");
+    FAIL(IN("method", "\"rank\": 65537"),
+         "s.json:3:13: method.rank: 65537 is out of range (expected an "
+         "integer in 1..65536)");
+    FAIL(IN("method", "\"demo_chunk\": 0"),
+         "s.json:3:19: method.demo_chunk: 0 is out of range (expected an "
+         "integer in 1..65536)");
+    FAIL(IN("method", "\"demo_topk\": 0"),
+         "s.json:3:18: method.demo_topk: 0 is out of range (expected an "
+         "integer in 1..65536)");
+    FAIL(IN("method", "\"demo_beta\": 1.5"),
+         "s.json:3:18: method.demo_beta: 1.5 is out of range (expected a "
+         "number in [0, 1])");
+    FAIL(IN("method", "\"demo_chunk\": 4, \"demo_topk\": 5"),
+         "s.json:3:35: method.demo_topk: 5 coefficients of a chunk of 4 "
+         "(expected at most method.demo_chunk)");
+    FAIL(IN("method", "\"demo_chunk\": 4"),
+         "s.json:3:19: method.demo_topk: 8 coefficients of a chunk of 4 "
+         "(expected at most method.demo_chunk)");
     FAIL(IN("method", "\"late\": \"sometimes\""),
          "s.json:3:13: method.late: unknown value \"sometimes\" (expected "
          "one of: wait, continue)");

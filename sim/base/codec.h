@@ -150,7 +150,9 @@
  * writes code 0 for NaN; the other scaled codecs compute scales (and
  * uint8 min/max) over the finite values only, saturate +-inf to the group's
  * largest code of that sign (uint8: max or min) and map NaN to some valid,
- * unspecified code.  The decoders accept any bytes.
+ * unspecified code; demo's DCT spreads a non-finite value over its chunk,
+ * and a coefficient beyond the FP32 range becomes inf.  The decoders
+ * accept any bytes.
  */
 #ifndef DILOSIM_CODEC_H
 #define DILOSIM_CODEC_H

@@ -145,17 +145,19 @@ static float get_f32(const uint8_t *p) {
 
 /* ---- encode -------------------------------------------------------------- */
 
-/* out[a * r + q] = sum_b m[a * cols + b] q[b * r + q] for a < rows, the
- * values past n (a padded last row) read as 0; in double, written as
- * FP32 on the wire. */
-static void times_q(const float *m, uint64_t n, uint64_t rows, uint64_t cols,
-                    const float *q, uint64_t r, uint8_t *out) {
-    for (uint64_t a = 0; a < rows; a++)
+/* out[o * r + k] = sum_i m[o * so + i * si] f[i * r + k] for o < outer,
+ * i < inner, the values of m past n (a padded last row) read as 0; in
+ * double, written as FP32 on the wire.  With so = cols, si = 1: M Q (rows x
+ * r); with so = 1, si = cols: M^T P (cols x r). */
+static void project(const float *m, uint64_t n, uint64_t outer, uint64_t inner,
+                    uint64_t so, uint64_t si, const float *f, uint64_t r,
+                    uint8_t *out) {
+    for (uint64_t o = 0; o < outer; o++)
         for (uint64_t k = 0; k < r; k++) {
             double sum = 0;
-            for (uint64_t b = 0; b < cols && a * cols + b < n; b++)
-                sum += (double)m[a * cols + b] * (double)q[b * r + k];
-            put_f32(out + 4 * (a * r + k), (float)sum);
+            for (uint64_t i = 0; i < inner && o * so + i * si < n; i++)
+                sum += (double)m[o * so + i * si] * (double)f[i * r + k];
+            put_f32(out + 4 * (o * r + k), (float)sum);
         }
 }
 
@@ -179,7 +181,7 @@ uint64_t cmp_encode(cmp_state *s, int r, int i, const float *x, uint8_t *out) {
     }
     float *m = s->mat + (size_t)r * s->N + t->off;
     for (size_t k = 0; k < t->n; k++) m[k] = x[k] + res[k];
-    times_q(m, t->n, rows, cols, s->q + s->qoff[i], s->r, out);
+    project(m, t->n, rows, cols, cols, 1, s->q + s->qoff[i], s->r, out);
     memset(out + 4 * s->r * rows, 0, 4 * s->r * cols); /* Q_m: the reduce */
     return 4 * s->r * (rows + cols);
 }
@@ -222,19 +224,6 @@ static void orthonormalise(double *p, uint64_t rows, uint64_t r) {
     }
 }
 
-/* Q_m[b * r + q] = sum_a m[a * cols + b] p[a * r + q] into out (FP32). */
-static void transpose_times_p(const float *m, uint64_t n, uint64_t rows,
-                              uint64_t cols, const float *p, uint64_t r,
-                              uint8_t *out) {
-    for (uint64_t b = 0; b < cols; b++)
-        for (uint64_t k = 0; k < r; k++) {
-            double sum = 0;
-            for (uint64_t a = 0; a < rows && a * cols + b < n; a++)
-                sum += (double)m[a * cols + b] * (double)p[a * r + k];
-            put_f32(out + 4 * (b * r + k), (float)sum);
-        }
-}
-
 void cmp_reduce(cmp_state *s, int i, uint8_t *const *buf, uint64_t members,
                 float *out) {
     const cmp_tensor *t = &s->t[i];
@@ -250,8 +239,8 @@ void cmp_reduce(cmp_state *s, int i, uint8_t *const *buf, uint64_t members,
     for (uint64_t k = 0; k < np; k++) s->pf[k] = (float)s->pd[k];
     for (int m = 0; m < s->M; m++)
         if (members >> m & 1)
-            transpose_times_p(s->mat + (size_t)m * s->N + t->off, t->n, rows,
-                              cols, s->pf, r, buf[m] + 4 * np);
+            project(s->mat + (size_t)m * s->N + t->off, t->n, cols, rows, 1,
+                    cols, s->pf, r, buf[m] + 4 * np);
     float *q = s->q + s->qoff[i];
     mean_f32(s, buf, members, 4 * np, nq, q);
     for (uint64_t k = 0; k < np; k++) put_f32(s->wire + 4 * k, s->pf[k]);

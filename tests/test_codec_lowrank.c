@@ -21,6 +21,7 @@
 #include "models/compress.h"
 #include "sim/adapter/coupled.h"
 #include "sim/engine/run.h"
+#include "train_run.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -431,20 +432,9 @@ START_TEST(test_engine_bytes) {
 }
 END_TEST
 
-/* scenarios/train/mlp_smoke.json, inline, as DiLoCo: two replicas of an
- * MLP (vocab 32, d 32, 2 blocks, hidden 128), H 10, 30 steps. */
-static const char *smoke =
-    "{\"workers\": {\"count\": 2},"
-    " \"method\": {\"name\": \"diloco\", \"H\": 10,"
-    "  \"dp_bucket_mb\": 0, \"bucket_mb\": 0},"
-    " \"steps\": 30, \"seed\": 1,"
-    " \"train\": {\"model\": {\"kind\": \"mlp\", \"vocab\": 32, \"d\": 32,"
-    "   \"layers\": 2, \"mlp_ratio\": 4},"
-    "  \"data\": {\"kind\": \"markov\", \"successors\": 4},"
-    "  \"batch\": 8, \"seq\": 16, \"threads\": 1,"
-    "  \"inner\": {\"optimizer\": \"adamw\", \"lr\": 3e-3, \"warmup\": 5},"
-    "  \"outer\": {\"lr\": 0.7, \"momentum\": 0.9},"
-    "  \"eval_interval\": 10, \"eval_batches\": 2, \"eval\": [\"outer\"]}}";
+/* train_run.h's smoke run as DiLoCo: two replicas of an MLP (vocab 32,
+ * d 32, 2 blocks, hidden 128), H 10, 30 steps. */
+static const char *smoke = TRAIN_RUN_SMOKE;
 
 typedef struct {
     double first; /* the first row's eval loss */
@@ -461,26 +451,13 @@ static int on_row(const cpl_row *r, void *ctx) {
  * eval loss. */
 static cpl_summary train_with(int lockstep, const char *const *sets, int two,
                               double *first) {
-    const char *all[4];
-    int n = 0;
-    while (n < 3 && sets[n]) all[n] = sets[n], n++;
+    const char *all[5] = {"method.name=diloco"};
+    int n = 1;
+    while (n < 4 && sets[n - 1]) all[n] = sets[n - 1], n++;
     if (two) all[n++] = "train.threads=2";
-    scn_config *cfg = malloc(sizeof *cfg);
-    scn_train *sec = malloc(sizeof *sec);
-    ck_assert(cfg && sec);
-    char err[512];
-    int rc = scn_load_string_train(smoke, "s.json", all, n, cfg, sec, err,
-                                   sizeof err);
-    ck_assert_msg(rc == 0, "%s", err);
     first_row f = {NAN};
-    cpl_options o = {.cfg = cfg, .train = sec, .row = on_row, .row_ctx = &f};
-    cpl_summary s;
-    rc = lockstep ? cpl_lockstep(&o, &s, err, sizeof err)
-                  : cpl_run(&o, &s, err, sizeof err);
-    ck_assert_msg(rc == 0, "%s", err);
+    cpl_summary s = train_run(smoke, all, n, lockstep, on_row, &f);
     if (first) *first = f.first;
-    free(cfg);
-    free(sec);
     return s;
 }
 

@@ -208,7 +208,8 @@ typedef struct {
                   .demo_beta = CODEC_DEMO_BETA})
 
 /* Parses a codec name ("fp32", "bf16", "fp16", "fp8_e4m3", "e3m0", "e2m1",
- * "uint8", "topk", "int8", "powersgd", "demo"). Returns 0 and sets *out, or -1 for an unknown name. */
+ * "uint8", "topk", "int8", "powersgd", "demo"). Returns 0 and sets *out,
+ * or -1 for an unknown name. */
 int codec_parse(const char *name, codec_kind *out);
 
 /* The canonical name of a codec kind. */

@@ -58,9 +58,9 @@ void cmp_free(cmp_state *s);
  * Touches replica r's state only (a pool job may call it). */
 uint64_t cmp_encode(cmp_state *s, int r, int i, const float *x, uint8_t *out);
 
-/* 1 when tensor i's reduce is cmp_reduce's (powersgd), 0 when it is the
- * mean of the members' codec_decode (demo, and powersgd's FP32 tensors
- * are averaged by cmp_reduce too). */
+/* 1 when every tensor's reduce is cmp_reduce's (powersgd, its FP32
+ * tensors too), 0 when it is the FP32 mean of the members' codec_decode
+ * (demo). */
 int cmp_reduces(const cmp_state *s);
 
 /* powersgd's reduce of tensor i over `members`: buf[m] is replica m's

@@ -99,7 +99,7 @@ int main(void) {
     };
     volatile float sink = 0.0f;
     for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
-        codec_spec c = {runs[k].kind, runs[k].block, 0};
+        codec_spec c = {.kind = runs[k].kind, .block = runs[k].block};
         double enc, dec, t = time_codec(c, x, N, buf, y, &enc, &dec);
         sink += y[N / 3];
         printf(

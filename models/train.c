@@ -222,6 +222,20 @@ static int unit_fragment(const train *tr, int u) {
     return sched_layer_fragment(&tr->sp, block);
 }
 
+/* The state of a stateful codec (powersgd, demo: compress.h) over the
+ * tensor table. */
+static int build_compressor(train *tr) {
+    if (!cmp_stateful(tr->codec)) return 0;
+    cmp_tensor *t = malloc((size_t)tr->ntens * sizeof *t);
+    if (!t) return train__fail(tr, MSG_ENOMEM, "train: out of memory");
+    for (int k = 0; k < tr->ntens; k++)
+        t[k] = (cmp_tensor){tr->tens[k].off, tr->tens[k].n, tr->tens[k].row};
+    int rc =
+        cmp_new(tr->codec, tr->M, t, tr->ntens, tr->N, tr->cfg.seed, &tr->cmp);
+    free(t);
+    return rc ? train__fail(tr, rc, "train: out of memory") : 0;
+}
+
 static int build_fragments(train *tr) {
     tr->codec = tr->dp ? tr->cfg.dp_codec : tr->cfg.codec;
     tr->unit_frag = calloc((size_t)tr->U, sizeof *tr->unit_frag);
@@ -251,7 +265,7 @@ static int build_fragments(train *tr) {
             fr->wire += codec_wire_bytes(tr->codec, t->n, t->row);
         }
     }
-    return 0;
+    return build_compressor(tr);
 }
 
 /* The replicas' models.  A model whose configuration its `check`
@@ -483,6 +497,7 @@ void train_free(train *tr) {
         free(fr->buf);
     }
     free(tr->frag);
+    cmp_free(tr->cmp);
     for (int r = 0; tr->rep && r < tr->M; r++) {
         replica *rp = &tr->rep[r];
         if (rp->model) tr->ops->destroy(rp->model);

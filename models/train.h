@@ -36,9 +36,14 @@
  *            (codec row length = the tensor's columns; a block of 0 means
  *            one scale per tensor).  The buffer's size, counted as the
  *            bytes replica m sends, is the sum over the fragment's tensors
- *            of codec_wire_bytes: train_fragment_wire_bytes.
+ *            of codec_wire_bytes: train_fragment_wire_bytes.  The
+ *            stateful codecs (powersgd, demo) encode through
+ *            models/compress.h, with each replica's error feedback or
+ *            residual added first.
  *   apply    the buffers are DECODED and averaged in FP32, summed in
- *            replica order then divided by the participant count; the
+ *            replica order then divided by the participant count
+ *            (powersgd: its power iteration over the participants'
+ *            factors, whose decoding P Q^T is that average); the
  *            outer Nesterov step (optim_nesterov: outer_lr,
  *            outer_momentum) updates the fragment's outer parameters;
  *            then EVERY replica (participant or not) merges

@@ -286,8 +286,9 @@ static int encode_payload(train *tr, int r, int f) {
             for (size_t k = 0; k < t->n; k++) d[k] = o[k] - p[k];
             src = d;
         }
-        written += codec_encode(tr->codec, src, t->n, t->row,
-                                fr->buf[r] + fr->boff[i]);
+        uint8_t *out = fr->buf[r] + fr->boff[i];
+        written += tr->cmp ? cmp_encode(tr->cmp, r, fr->tens[i], src, out)
+                           : codec_encode(tr->codec, src, t->n, t->row, out);
     }
     int rc = written == fr->wire ? 0
                                  : replica_fail(rp, MSG_EFAIL,
@@ -373,6 +374,17 @@ static void average_tensor(train *tr, const fragment *fr, int i,
                            uint64_t mask) {
     const tensor_info *t = &tr->tens[fr->tens[i]];
     int count = 0;
+    if (tr->cmp && cmp_reduces(tr->cmp)) { /* powersgd: one decoding */
+        uint8_t *in[64];
+        for (int r = 0; r < tr->M; r++)
+            in[r] = fr->buf[r] ? fr->buf[r] + fr->boff[i] : NULL;
+        cmp_reduce(tr->cmp, fr->tens[i], in, mask, tr->acc);
+        for (int r = 0; tr->eager && r < tr->M; r++)
+            if (mask >> r & 1)
+                memcpy(tr->own + (size_t)r * tr->N + t->off, tr->acc,
+                       t->n * sizeof *tr->acc);
+        return;
+    }
     for (int r = 0; r < tr->M; r++) {
         if (!(mask >> r & 1)) continue;
         const uint8_t *in = fr->buf[r] + fr->boff[i];

@@ -175,8 +175,9 @@ typedef struct {
                   .order = SCHED_ASCENDING,                                    \
                   .overlap = SCHED_INNER,                                      \
                   .rule = SCHED_RULE_PAPER},                                   \
-        .map = TRAIN_MAP_JOIN, .codec = {.kind = CODEC_FP32, .block = 0},      \
-        .dp_codec = {.kind = CODEC_FP32, .block = 0},                          \
+        .map = TRAIN_MAP_JOIN,                                                 \
+        .codec = {.kind = CODEC_FP32, .demo_beta = CODEC_DEMO_BETA},           \
+        .dp_codec = {.kind = CODEC_FP32, .demo_beta = CODEC_DEMO_BETA},        \
         .inner = OPTIM_CONFIG_DEFAULT, .outer_lr = 0.7, .outer_momentum = 0.9, \
         .eval_interval = 100, .eval_batches = 4, .late = TRAIN_LATE_WAIT       \
     }

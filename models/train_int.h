@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/compress.h"
 #include "models/train.h"
 #include "sim/base/pool.h"
 
@@ -84,6 +85,7 @@ struct train {
     const train_model_ops *ops;
     const void *mcfg;
     codec_spec codec; /* the payload codec in use */
+    cmp_state *cmp;   /* its state (powersgd, demo), else NULL */
     int M, U, P, dp, averaging;
     int G; /* replicas per site (cfg.site_replicas) */
     size_t N, maxt;

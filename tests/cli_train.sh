@@ -126,6 +126,20 @@ tail -1 "$tmp/out" | awk -F, '$1 == 60 && $3 > 0 && $3 < 10 && $4 > 0 &&
 expect 2 "k_fraction 0" -- "$bin" train "$smoke" --set method.k_fraction=0
 contains "$tmp/err" "method.k_fraction" "k_fraction 0 message"
 
+# The stateful compressors train too, their runs repeat on two threads,
+# and a demo chunk smaller than its kept coefficients is refused, with
+# nothing written.
+for c in powersgd demo; do
+  expect 0 "$c" -- "$bin" train "$smoke" --set method.codec=$c --out "$tmp/$c.csv"
+  tail -1 "$tmp/$c.csv" | awk -F, '$1 == 60 && $3 > 0 && $3 < 10 && $4 > 0 &&
+    $4 < 10 { ok = 1 } END { exit !ok }' && ok || bad "$c: last row $(tail -1 "$tmp/$c.csv")"
+  "$bin" train "$smoke" --set method.codec=$c --jobs 2 --out "$tmp/${c}2.csv" >"$tmp/null"
+  same "$tmp/$c.csv" "$tmp/${c}2.csv" "$c: --jobs 2"
+done
+expect 2 "demo_topk over demo_chunk" -- "$bin" train "$smoke" --set method.demo_chunk=4 --out "$tmp/none.csv"
+contains "$tmp/err" "method.demo_topk: 8 coefficients of a chunk of 4 (expected at most method.demo_chunk)" "demo_topk message"
+absent "$tmp/none.csv" "demo_topk over demo_chunk"
+
 # Every shipped example trains (two steps, one small eval).
 for f in "$root"/scenarios/train/*.json; do
   expect 0 "example $f" -- "$bin" train "$f" --set steps=2 --set train.eval_batches=1 --set train.eval_interval=0

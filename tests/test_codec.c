@@ -27,7 +27,7 @@ static float u2f(uint32_t u) {
 }
 
 static codec_spec spec(codec_kind k, uint64_t block) {
-    codec_spec c = {k, block, 0};
+    codec_spec c = {.kind = k, .block = block};
     return c;
 }
 
@@ -105,6 +105,7 @@ START_TEST(test_wire_bytes_written) {
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
     for (int k = 0; k < CODEC_COUNT; k++) {
+        if (k == CODEC_POWERSGD) continue; /* stateful: test_codec_lowrank */
         for (int si = 0; si < NSIZES; si++) {
             for (int bi = 0; bi < NBLOCKS; bi++) {
                 uint64_t n = sizes[si], blk = blocks[bi];
@@ -630,12 +631,14 @@ END_TEST
 START_TEST(test_zeros) {
     float x[9] = {0, -0.0f, 0, 0, 0, 0, 0, 0, -0.0f}, y[9];
     for (int k = 0; k < CODEC_COUNT; k++) {
+        if (k == CODEC_POWERSGD) continue; /* stateful: test_codec_lowrank */
         for (int bi = 0; bi < 4; bi++) {
             codec_spec c = spec((codec_kind)k, blocks[bi]);
             uint8_t *buf = round_trip(c, x, 9, blocks[bi], y);
             for (int i = 0; i < 9; i++) {
                 ck_assert(y[i] == 0.0f);
-                if (k != CODEC_UINT8 && k != CODEC_INT8 && k != CODEC_TOPK)
+                if (k != CODEC_UINT8 && k != CODEC_INT8 && k != CODEC_TOPK &&
+                    k != CODEC_DEMO)
                     ck_assert(!!signbit(y[i]) == !!signbit(x[i]));
             }
             free(buf);
@@ -649,13 +652,16 @@ END_TEST
 START_TEST(test_nonfinite) {
     float x[6] = {1.0f, INFINITY, -0.5f, NAN, -INFINITY, 0.25f}, y[6];
     for (int k = 0; k < CODEC_COUNT; k++) {
+        if (k == CODEC_POWERSGD) continue; /* stateful: test_codec_lowrank */
         for (int bi = 0; bi < 5; bi++) {
             codec_spec c = spec((codec_kind)k, blocks[bi]);
             free(round_trip(c, x, 6, blocks[bi], y));
         }
         codec_spec c = spec((codec_kind)k, 0);
         free(round_trip(c, x, 6, 0, y));
-        if (k == CODEC_TOPK || k == CODEC_INT8) continue; /* test_codec_more */
+        /* test_codec_more; demo's DCT spreads a non-finite value over its
+         * chunk */
+        if (k == CODEC_TOPK || k == CODEC_INT8 || k == CODEC_DEMO) continue;
         if (k == CODEC_FP32 || k == CODEC_BF16 || k == CODEC_FP16) {
             ck_assert(isinf(y[1]) && y[1] > 0 && isinf(y[4]) && y[4] < 0);
             ck_assert(isnan(y[3]));
@@ -673,7 +679,8 @@ START_TEST(test_nonfinite) {
     /* a group of nothing but non-finite values */
     float z[3] = {INFINITY, NAN, -INFINITY};
     for (int k = 0; k < CODEC_COUNT; k++)
-        free(round_trip(spec((codec_kind)k, 0), z, 3, 0, y));
+        if (k != CODEC_POWERSGD)
+            free(round_trip(spec((codec_kind)k, 0), z, 3, 0, y));
 }
 END_TEST
 
@@ -681,7 +688,9 @@ END_TEST
 START_TEST(test_extremes) {
     float x[4] = {FLT_MAX, -FLT_MAX, 1e30f, 0x1p-149f}, y[4];
     float t[3] = {0x1p-149f, -0x1p-136f, 0x1p-130f};
-    for (int k = 0; k < CODEC_COUNT; k++) {
+    /* the scaled and plain formats; powersgd and demo sum products, which
+     * leave the FP32 range there (test_codec_lowrank) */
+    for (int k = 0; k < CODEC_POWERSGD; k++) {
         free(round_trip(spec((codec_kind)k, 0), x, 4, 0, y));
         for (int i = 0; i < 2; i++) ck_assert(isfinite(y[i]));
         if (k != CODEC_FP16) ck_assert(fabsf(y[0]) >= 0x1p127f);

@@ -18,6 +18,7 @@
 #include "check_main.h"
 #include "sim/adapter/coupled.h"
 #include "sim/engine/run.h"
+#include "train_run.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -114,7 +115,7 @@ START_TEST(test_names) {
     }
     ck_assert_str_eq(codec_names(),
                      "fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8, topk, "
-                     "int8");
+                     "int8, powersgd, demo");
 }
 END_TEST
 
@@ -413,38 +414,11 @@ START_TEST(test_engine_bytes) {
 }
 END_TEST
 
-/* scenarios/train/mlp_smoke.json, inline: two replicas of a small MLP,
- * streaming with 2 fragments and tau 1. */
-static const char *smoke =
-    "{\"workers\": {\"count\": 2},"
-    " \"method\": {\"name\": \"streaming\", \"H\": 10, \"fragments\": 2,"
-    "  \"tau\": 1, \"alpha\": 0.5, \"dp_bucket_mb\": 0, \"bucket_mb\": 0},"
-    " \"steps\": 30, \"seed\": 1,"
-    " \"train\": {\"model\": {\"kind\": \"mlp\", \"vocab\": 32, \"d\": 32,"
-    "   \"layers\": 2, \"mlp_ratio\": 4},"
-    "  \"data\": {\"kind\": \"markov\", \"successors\": 4},"
-    "  \"batch\": 8, \"seq\": 16, \"threads\": 1,"
-    "  \"inner\": {\"optimizer\": \"adamw\", \"lr\": 3e-3, \"warmup\": 5},"
-    "  \"outer\": {\"lr\": 0.7, \"momentum\": 0.9},"
-    "  \"eval_interval\": 10, \"eval_batches\": 2, \"eval\": [\"outer\"]}}";
+static const char *smoke = TRAIN_RUN_SMOKE;
 
 static cpl_summary train_with(int lockstep, const char *a, const char *b) {
     const char *sets[2] = {a, b};
-    scn_config *cfg = malloc(sizeof *cfg);
-    scn_train *sec = malloc(sizeof *sec);
-    ck_assert(cfg && sec);
-    char err[512];
-    int rc = scn_load_string_train(smoke, "s.json", sets, b ? 2 : 1, cfg, sec,
-                                   err, sizeof err);
-    ck_assert_msg(rc == 0, "%s", err);
-    cpl_options o = {.cfg = cfg, .train = sec};
-    cpl_summary s;
-    rc = lockstep ? cpl_lockstep(&o, &s, err, sizeof err)
-                  : cpl_run(&o, &s, err, sizeof err);
-    ck_assert_msg(rc == 0, "%s", err);
-    free(cfg);
-    free(sec);
-    return s;
+    return train_run(smoke, sets, b ? 2 : 1, lockstep, NULL, NULL);
 }
 
 START_TEST(test_coupled_train) {

@@ -727,7 +727,8 @@ START_TEST(test_unknown_keys) {
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
          "fragments, layout, order, tau, overlap, rule, alpha, codec, "
-         "codec_block, k_fraction, dp_codec, late, sync_timeout_s, "
+         "codec_block, k_fraction, rank, demo_chunk, demo_topk, "
+         "demo_beta, dp_codec, late, sync_timeout_s, "
          "dp_bucket_mb, "
          "bucket_mb, offload_outer)");
     FAIL(IN("faults", "\"mtbf\": 4"),
@@ -909,6 +910,27 @@ START_TEST(test_ranges) {
     FAIL(IN("method", "\"codec_block\": -1"),
          "s.json:3:20: method.codec_block: -1 is out of range (expected an "
          "integer in 0..1e+15)");
+    FAIL(IN("method", "\"rank\": 0"),
+         "s.json:3:13: method.rank: 0 is out of range (expected an integer "
+         "in 1..65536)");
+    FAIL(IN("method", "\"rank\": 65537"),
+         "s.json:3:13: method.rank: 65537 is out of range (expected an "
+         "integer in 1..65536)");
+    FAIL(IN("method", "\"demo_chunk\": 0"),
+         "s.json:3:19: method.demo_chunk: 0 is out of range (expected an "
+         "integer in 1..65536)");
+    FAIL(IN("method", "\"demo_topk\": 0"),
+         "s.json:3:18: method.demo_topk: 0 is out of range (expected an "
+         "integer in 1..65536)");
+    FAIL(IN("method", "\"demo_beta\": 1.5"),
+         "s.json:3:18: method.demo_beta: 1.5 is out of range (expected a "
+         "number in [0, 1])");
+    FAIL(IN("method", "\"demo_chunk\": 4, \"demo_topk\": 5"),
+         "s.json:3:35: method.demo_topk: 5 coefficients of a chunk of 4 "
+         "(expected at most method.demo_chunk)");
+    FAIL(IN("method", "\"demo_chunk\": 4"),
+         "s.json:3:19: method.demo_topk: 8 coefficients of a chunk of 4 "
+         "(expected at most method.demo_chunk)");
     FAIL(IN("method", "\"late\": \"sometimes\""),
          "s.json:3:13: method.late: unknown value \"sometimes\" (expected "
          "one of: wait, continue)");
@@ -1108,10 +1130,14 @@ END_TEST
 START_TEST(test_enum_errors) {
     FAIL(IN("method", "\"codec\": \"int4\""),
          "s.json:3:14: method.codec: unknown value \"int4\" (expected one "
-         "of: fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8, topk, int8)");
+         "of: fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8, topk, int8, "
+         "powersgd, "
+         "demo)");
     FAIL(IN("method", "\"dp_codec\": \"BF16\""),
          "s.json:3:17: method.dp_codec: unknown value \"BF16\" (expected one "
-         "of: fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8, topk, int8)");
+         "of: fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8, topk, int8, "
+         "powersgd, "
+         "demo)");
     FAIL(IN("method", "\"name\": \"sdiloco\""),
          "s.json:3:13: method.name: unknown value \"sdiloco\" (expected one "
          "of: dp, diloco, streaming)");
@@ -1398,7 +1424,8 @@ START_TEST(test_variant_errors) {
         ":2:32: variants.v.method.nmae: unknown key (did you mean "
         "method.name? expected one of: "
         "name, H, fragments, layout, order, tau, overlap, rule, alpha, codec, "
-        "codec_block, k_fraction, dp_codec, late, sync_timeout_s, "
+        "codec_block, k_fraction, rank, demo_chunk, demo_topk, "
+        "demo_beta, dp_codec, late, sync_timeout_s, "
         "dp_bucket_mb, "
         "bucket_mb, offload_outer)");
     V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}", "v",
@@ -1735,7 +1762,7 @@ START_TEST(test_train_defaults) {
                               .alpha = 0.5,
                               .layout = SCHED_STRIDED,
                               .order = SCHED_ASCENDING};
-    want.codec = want.dp_codec = (codec_spec){CODEC_BF16, 0, CODEC_K_FRACTION};
+    want.codec = want.dp_codec = CODEC_SPEC(CODEC_BF16, 0);
     same_train(&sec.train, &want);
     /* The timing half is as without the section. */
     scn_config plain = cfg;
@@ -1809,8 +1836,8 @@ START_TEST(test_train_full) {
                               .order = SCHED_ROTATED};
     want.map = TRAIN_MAP_OWN;
     want.fedpart = 1;
-    want.codec = (codec_spec){CODEC_E3M0, 64, CODEC_K_FRACTION};
-    want.dp_codec = (codec_spec){CODEC_FP16, 0, CODEC_K_FRACTION};
+    want.codec = CODEC_SPEC(CODEC_E3M0, 64);
+    want.dp_codec = CODEC_SPEC(CODEC_FP16, 0);
     want.inner = (optim_config){.kind = OPTIM_SGD,
                                 .lr = 0.05,
                                 .lr_min = 0.01,
@@ -2755,7 +2782,7 @@ START_TEST(test_did_you_mean) {
          "s.json:3:5: method.fragmnets: unknown key (did you mean "
          "method.fragments? expected one of: name, H, fragments, layout, "
          "order, tau, overlap, rule, alpha, codec, codec_block, k_fraction, "
-         "dp_codec, "
+         "rank, demo_chunk, demo_topk, demo_beta, dp_codec, "
          "late, sync_timeout_s, dp_bucket_mb, bucket_mb, offload_outer)");
     FAIL(IN("faults", "\"mtbr_hours\": 1"), /* mtbf_hours or mttr_hours */
          "s.json:3:5: faults.mtbr_hours: unknown key (expected one of: "

@@ -15,7 +15,8 @@
  * its codes with SSE2 intrinsics where the compiler has them (always on
  * x86-64; -DCODEC_NO_SSE2 selects the portable loop, same bytes); the 4-bit
  * decoders copy two values a code byte from a table (pair_table()).
- * The sparse codec, topk, is codec_topk.c (its selection is its own).
+ * The sparse codec, topk, is codec_topk.c (its selection is its own);
+ * powersgd's sizes and decoder and demo's DCT are codec_lowrank.c.
  */
 #include "sim/base/codec.h"
 #include "sim/base/codec_int.h"
@@ -30,7 +31,8 @@
 #endif
 
 static const char *const names[CODEC_COUNT] = {
-    "fp32", "bf16", "fp16", "fp8_e4m3", "e3m0", "e2m1", "uint8", "topk", "int8",
+    "fp32",  "bf16", "fp16", "fp8_e4m3", "e3m0", "e2m1",
+    "uint8", "topk", "int8", "powersgd", "demo",
 };
 
 int codec_parse(const char *name, codec_kind *out) {
@@ -45,7 +47,8 @@ const char *codec_name(codec_kind kind) {
 }
 
 const char *codec_names(void) {
-    return "fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8, topk, int8";
+    return "fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8, topk, int8, "
+           "powersgd, demo";
 }
 
 /* Number of scale groups of n values in blocks of `block` (0: one). */
@@ -66,6 +69,8 @@ uint64_t codec_wire_bytes(codec_spec c, uint64_t n, uint64_t row_len) {
     case CODEC_E2M1: return (n + 1) / 2 + 4 * groups(n, c.block);
     case CODEC_UINT8: return n + 8 * groups(n, c.block);
     case CODEC_TOPK: return n ? 4 + 8 * codec_topk_count(c, n) : 0;
+    case CODEC_POWERSGD: return codec__lowrank_bytes(c, n, row_len);
+    case CODEC_DEMO: return codec__demo_bytes(c, n);
     default: return 0;
     }
 }
@@ -803,7 +808,8 @@ uint64_t codec_encode(codec_spec c, const float *x, uint64_t n,
     case CODEC_TOPK:
         return codec__topk_encode(x, n, codec_topk_count(c, n), out);
     case CODEC_INT8: int8_encode(x, n, row_len, out); break;
-    default: return 0;
+    case CODEC_DEMO: return codec__demo_encode(c, x, n, out);
+    default: return 0; /* powersgd: models/compress.h */
     }
     return codec_wire_bytes(c, n, row_len);
 }
@@ -830,6 +836,8 @@ void codec_decode(codec_spec c, const uint8_t *in, uint64_t n, uint64_t row_len,
         codec__topk_decode(in, n, codec_topk_count(c, n), out);
         break;
     case CODEC_INT8: int8_decode(in, n, row_len, out); break;
+    case CODEC_POWERSGD: codec__lowrank_decode(c, in, n, row_len, out); break;
+    case CODEC_DEMO: codec__demo_decode(c, in, n, out); break;
     default: break;
     }
 }

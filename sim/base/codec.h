@@ -18,6 +18,15 @@
  *               uint32 indices (sparse; k from k_fraction, below)
  *   int8        1 byte a value, one scale per row of row_len values
  *               (symmetric: signed codes, zero maps to code 0)
+ *   powersgd    rank-r factors P (rows x r) and Q (cols x r) as FP32 of a
+ *               tensor seen as a rows x cols matrix (codec_lowrank_shape):
+ *               4 r (rows + cols) bytes; a tensor with rows 1 (1-D) or
+ *               r (rows + cols) >= n goes as FP32, 4n bytes
+ *   demo        per chunk of demo_chunk values (the last one shorter), the
+ *               kc = min(demo_topk, chunk length) largest DCT-II
+ *               coefficients: their indices in the chunk (uint8 when
+ *               demo_chunk <= 256, else uint16) and their FP32 values:
+ *               K (b + 4) bytes, K the sum of the kc, b the index bytes
  * For the block-scaled codecs block == 0 means one scale for the whole
  * tensor.  Two 4-bit codes share a byte, low nibble first; an odd count
  * pads the last byte.
@@ -39,6 +48,11 @@
  *               increasing order (bytes 4 .. 4+4k), then the k values as
  *               FP32 in the same order (4+4k .. 4+8k): 4 + 8k bytes; an
  *               empty tensor (n 0) is 0 bytes, no header
+ *   powersgd    P row-major (rows x r FP32), then Q row-major (cols x r
+ *               FP32); uncompressed, n FP32
+ *   demo        every chunk's indices, chunk after chunk, each chunk's in
+ *               increasing order (K x b bytes), then the K values as FP32
+ *               in the same order
  * The 4-bit codes are one stream over the whole tensor, regardless of group
  * boundaries: value i sits in code byte i/2, in the low nibble when i is
  * even and the high nibble when i is odd; when n is odd the high nibble of
@@ -87,6 +101,17 @@
  *             bits); decode writes +0 everywhere else.  Indices are
  *             uint32: codec_encode of more than 2^32 values writes nothing
  *             and returns 0 (the wire size stays the formula).
+ *   powersgd  codec_encode does not apply (the factors come from every
+ *             replica's matrix, one power iteration with a warm start:
+ *             models/compress.h); codec_decode of a buffer is P Q^T, each
+ *             value summed over the r terms in double and rounded once to
+ *             FP32.
+ *   demo      the DCT of each chunk (codec_dct, length the chunk's);
+ *             kept: the kc coefficients of largest |c|, ordered by their
+ *             FP32 bits, ties to the lower index, sent unchanged; decode
+ *             writes the inverse DCT (codec_idct) of each chunk with the
+ *             other coefficients +0.  The decay and the residual (u -= the
+ *             decoded kept part) are the trainer's state.
  * A group whose values are all zero stores scale 0 (uint8: min = max = 0)
  * and decodes to zeros.  For fp8_e4m3 and e2m1, x / scale is computed as
  * |x| * (1 / scale) in double and rounded once to FP32 before the format's
@@ -125,7 +150,9 @@
  * writes code 0 for NaN; the other scaled codecs compute scales (and
  * uint8 min/max) over the finite values only, saturate +-inf to the group's
  * largest code of that sign (uint8: max or min) and map NaN to some valid,
- * unspecified code.  The decoders accept any bytes.
+ * unspecified code; demo's DCT spreads a non-finite value over its chunk,
+ * and a coefficient beyond the FP32 range becomes inf.  The decoders
+ * accept any bytes.
  */
 #ifndef DILOSIM_CODEC_H
 #define DILOSIM_CODEC_H
@@ -143,21 +170,46 @@ typedef enum {
     CODEC_UINT8,
     CODEC_TOPK,
     CODEC_INT8,
+    CODEC_POWERSGD,
+    CODEC_DEMO,
     CODEC_COUNT
 } codec_kind;
 
 typedef struct {
     codec_kind kind;
     uint64_t block; /* values per scale for e3m0/e2m1/uint8; 0 = per tensor */
-    double k_fraction; /* topk: the fraction of values kept, in (0, 1];
+    double k_fraction;   /* topk: the fraction of values kept, in (0, 1];
                           not > 0: CODEC_K_FRACTION */
+    uint64_t rank;       /* powersgd: r; 0: CODEC_RANK */
+    uint64_t demo_chunk; /* demo: values per DCT chunk; 0: CODEC_DEMO_CHUNK */
+    uint64_t demo_topk;  /* demo: coefficients kept per chunk; 0:
+                            CODEC_DEMO_TOPK */
+    double demo_beta;    /* demo: the trainer's residual decay u = beta u +
+                            payload, in [0, 1] (not on the wire) */
 } codec_spec;
 
 /* The default fraction of values topk keeps. */
 #define CODEC_K_FRACTION 0.01
+/* The defaults of powersgd's rank and of demo's chunk, kept coefficients
+ * per chunk and residual decay. */
+#define CODEC_RANK 4
+#define CODEC_DEMO_CHUNK 64
+#define CODEC_DEMO_TOPK 8
+#define CODEC_DEMO_BETA 1.0
+
+/* A codec with every parameter at its default. */
+#define CODEC_SPEC(kind_, block_)                                              \
+    ((codec_spec){.kind = (kind_),                                             \
+                  .block = (block_),                                           \
+                  .k_fraction = CODEC_K_FRACTION,                              \
+                  .rank = CODEC_RANK,                                          \
+                  .demo_chunk = CODEC_DEMO_CHUNK,                              \
+                  .demo_topk = CODEC_DEMO_TOPK,                                \
+                  .demo_beta = CODEC_DEMO_BETA})
 
 /* Parses a codec name ("fp32", "bf16", "fp16", "fp8_e4m3", "e3m0", "e2m1",
- * "uint8", "topk", "int8"). Returns 0 and sets *out, or -1 for an unknown name. */
+ * "uint8", "topk", "int8", "powersgd", "demo"). Returns 0 and sets *out,
+ * or -1 for an unknown name. */
 int codec_parse(const char *name, codec_kind *out);
 
 /* The canonical name of a codec kind. */
@@ -169,17 +221,45 @@ const char *codec_names(void);
 /* The values topk keeps of n (0 for n 0): k of the formats above. */
 uint64_t codec_topk_count(codec_spec c, uint64_t n);
 
+/* powersgd's shape of a tensor of n values in rows of row_len: cols =
+ * row_len (n when row_len is 0 or at least n), rows = ceil(n / cols).
+ * Returns 1 when the tensor is sent as its factors (rows > 1 and
+ * r (rows + cols) < n), else 0 (sent as FP32). */
+int codec_lowrank_shape(codec_spec c, uint64_t n, uint64_t row_len,
+                        uint64_t *rows, uint64_t *cols);
+
+/* The rank r of powersgd, demo's chunk length and kept coefficients per
+ * chunk (the defaults for a zeroed field). */
+uint64_t codec_rank(codec_spec c);
+uint64_t codec_demo_chunk(codec_spec c);
+uint64_t codec_demo_topk(codec_spec c);
+
+/* The orthonormal DCT-II of x[0..len) into out (len >= 1):
+ * out[k] = s_k sum_j x[j] cos(pi (2j + 1) k / (2 len)), s_0 = sqrt(1/len),
+ * s_k = sqrt(2/len), summed in double and rounded once to FP32; and its
+ * inverse (DCT-III): out[j] = sum_k s_k x[k] cos(pi (2j + 1) k / (2 len)).
+ * cosines is a table of 4 len doubles, cos(pi i / (2 len)), filled by
+ * codec_dct_table. */
+void codec_dct_table(uint64_t len, double *cosines);
+void codec_dct(const float *x, uint64_t len, const double *cosines, float *out);
+void codec_idct(const float *x, uint64_t len, const double *cosines,
+                float *out);
+
 /* Exact bytes on the wire for a tensor of n values whose rows hold row_len
  * values (row_len is used by per-row codecs only; 0 means one row). */
 uint64_t codec_wire_bytes(codec_spec c, uint64_t n, uint64_t row_len);
 
 /* Encodes n values into out, which must hold codec_wire_bytes() bytes.
  * Returns the number of bytes written: codec_wire_bytes(), except topk of
- * more than 2^32 values, which writes nothing and returns 0. */
+ * more than 2^32 values and demo when out of memory, which write nothing
+ * and return 0, and powersgd, which is stateful (its factors need every
+ * replica: models/compress.h) and writes nothing here: 0. */
 uint64_t codec_encode(codec_spec c, const float *x, uint64_t n,
                       uint64_t row_len, uint8_t *out);
 
-/* Decodes a buffer written by codec_encode() with the same arguments. */
+/* Decodes a buffer written by codec_encode() with the same arguments
+ * (powersgd: the buffer's factors, P Q^T, or its FP32 values; demo: out of
+ * memory, zeros). */
 void codec_decode(codec_spec c, const uint8_t *in, uint64_t n, uint64_t row_len,
                   float *out);
 

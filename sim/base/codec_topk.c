@@ -22,25 +22,6 @@ enum { DIGIT_MAX = 1 << 11 }; /* buckets of the widest digit */
 static const int digit_shift[3] = {20, 10, 0};
 static const int digit_bits[3] = {11, 10, 10};
 
-/* |x| as ordered bits: the FP32 bits without the sign (NaN above inf
- * above every finite value; -0 and +0 equal). */
-static inline uint32_t magnitude(float x) {
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u & 0x7fffffffu;
-}
-
-/* v as 4 bytes, little-endian. */
-static inline void store_u32(uint8_t *p, uint32_t v) {
-    for (int b = 0; b < 4; b++) p[b] = (uint8_t)(v >> (8 * b));
-}
-
-static inline uint32_t load_u32(const uint8_t *p) {
-    uint32_t v = 0;
-    for (int b = 3; b >= 0; b--) v = v << 8 | p[b];
-    return v;
-}
-
 uint64_t codec_topk_count(codec_spec c, uint64_t n) {
     if (n == 0) return 0;
     double f = c.k_fraction > 0 ? c.k_fraction : CODEC_K_FRACTION;
@@ -65,7 +46,7 @@ static uint32_t kth_magnitude(const float *x, uint64_t n, uint64_t k,
         uint32_t top = (1u << digit_bits[d]) - 1;
         memset(count, 0, sizeof count);
         for (uint64_t i = 0; i < n; i++) {
-            uint32_t m = magnitude(x[i]);
+            uint32_t m = codec__magnitude(x[i]);
             if ((m & mask) == prefix) count[m >> sh & top]++;
         }
         uint32_t b = top;
@@ -83,27 +64,27 @@ uint64_t codec__topk_encode(const float *x, uint64_t n, uint64_t k,
     uint64_t at_t, j = 0;
     uint32_t t = kth_magnitude(x, n, k, &at_t);
     uint8_t *idx = out + 4, *val = out + 4 + 4 * k;
-    store_u32(out, (uint32_t)k);
+    codec__store_u32(out, (uint32_t)k);
     for (uint64_t i = 0; i < n && j < k; i++) {
-        uint32_t m = magnitude(x[i]), bits;
+        uint32_t m = codec__magnitude(x[i]), bits;
         if (m < t || (m == t && at_t == 0)) continue;
         if (m == t) at_t--;
         memcpy(&bits, &x[i], sizeof bits);
-        store_u32(idx + 4 * j, (uint32_t)i);
-        store_u32(val + 4 * j, bits);
+        codec__store_u32(idx + 4 * j, (uint32_t)i);
+        codec__store_u32(val + 4 * j, bits);
         j++;
     }
     return 4 + 8 * k;
 }
 
 void codec__topk_decode(const uint8_t *in, uint64_t n, uint64_t k, float *out) {
-    uint64_t m = load_u32(in);
+    uint64_t m = codec__load_u32(in);
     m = m < k ? m : k;
     for (uint64_t i = 0; i < n; i++) out[i] = 0.0f;
     const uint8_t *idx = in + 4, *val = in + 4 + 4 * k;
     for (uint64_t j = 0; j < m; j++) {
-        uint64_t i = load_u32(idx + 4 * j);
-        uint32_t bits = load_u32(val + 4 * j);
+        uint64_t i = codec__load_u32(idx + 4 * j);
+        uint32_t bits = codec__load_u32(val + 4 * j);
         if (i < n) memcpy(&out[i], &bits, sizeof bits);
     }
 }

@@ -119,8 +119,8 @@ void scn_defaults(scn_config *c) {
                             .alpha = 0.5,
                             .layout = SCHED_STRIDED,
                             .order = SCHED_ASCENDING};
-    c->codec = (codec_spec){CODEC_BF16, 0, CODEC_K_FRACTION};
-    c->dp_codec = (codec_spec){CODEC_BF16, 0, CODEC_K_FRACTION};
+    c->codec = CODEC_SPEC(CODEC_BF16, 0);
+    c->dp_codec = CODEC_SPEC(CODEC_BF16, 0);
     c->late = SCN_LATE_WAIT;
     c->sync_timeout_s = 0;
     c->dp_bucket_mb = SCN_BUCKET_MB;

@@ -109,8 +109,23 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
         if (t > hi) hi = t;
     }
     s.tau = hi;
-    /* method.k_fraction is the payload codec's, DP's dp_codec too */
-    cfg->dp_codec.k_fraction = cfg->codec.k_fraction;
+    /* method.k_fraction, rank and demo_* are the payload codec's, DP's
+     * dp_codec too */
+    const codec_spec *cs = &cfg->codec;
+    cfg->dp_codec.k_fraction = cs->k_fraction;
+    cfg->dp_codec.rank = cs->rank;
+    cfg->dp_codec.demo_chunk = cs->demo_chunk;
+    cfg->dp_codec.demo_topk = cs->demo_topk;
+    cfg->dp_codec.demo_beta = cs->demo_beta;
+    if (cs->demo_topk > cs->demo_chunk) {
+        const cJSON *m = get(root, "method"), *v = get(m, "demo_topk");
+        if (!v) v = get(m, "demo_chunk");
+        return fail(c, v ? v : m, 0, "method.demo_topk",
+                    "%llu coefficients of a chunk of %llu (expected at most "
+                    "method.demo_chunk)",
+                    (unsigned long long)cs->demo_topk,
+                    (unsigned long long)cs->demo_chunk);
+    }
     if (sched_normalize(&s, msg, sizeof msg) == 0) {
         int keep = s.tau > 0; /* streaming: the taus stand */
         cfg->sched = s;

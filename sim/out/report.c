@@ -159,6 +159,12 @@ static void inputs_method(jw *w, const scn_config *c, const run_result *r,
     jw_str(w, "codec", codec_name(codec.kind));
     jw_u64(w, "codec_block", codec.block);
     if (codec.kind == CODEC_TOPK) jw_num(w, "k_fraction", codec.k_fraction);
+    if (codec.kind == CODEC_POWERSGD) jw_u64(w, "rank", codec_rank(codec));
+    if (codec.kind == CODEC_DEMO) {
+        jw_u64(w, "demo_chunk", codec_demo_chunk(codec));
+        jw_u64(w, "demo_topk", codec_demo_topk(codec));
+        jw_num(w, "demo_beta", codec.demo_beta);
+    }
     jw_str(w, "collective", coll_algo_name(c->collective));
     jw_str(w, "reduce_order", orders[c->reduce_order == SCN_FORWARD_FIRST]);
 }

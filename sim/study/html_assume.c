@@ -180,6 +180,13 @@ static void codec_text(codec_spec c, char *buf, size_t len) {
     else if (c.kind == CODEC_TOPK)
         snprintf(buf, len, "topk, %s of the values",
                  html_number(c.k_fraction, num));
+    else if (c.kind == CODEC_POWERSGD)
+        snprintf(buf, len, "powersgd, rank %llu",
+                 (unsigned long long)codec_rank(c));
+    else if (c.kind == CODEC_DEMO)
+        snprintf(buf, len, "demo, %llu of each %llu DCT coefficients",
+                 (unsigned long long)codec_demo_topk(c),
+                 (unsigned long long)codec_demo_chunk(c));
     else snprintf(buf, len, "%s", codec_name(c.kind));
     if (c.block &&
         (c.kind == CODEC_E3M0 || c.kind == CODEC_E2M1 || c.kind == CODEC_UINT8))

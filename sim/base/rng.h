@@ -12,7 +12,13 @@
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
 
-enum { RNG_FAULTS = 1, RNG_STRAGGLERS = 2, RNG_DATA = 3, RNG_INIT = 4 };
+enum {
+    RNG_FAULTS = 1,
+    RNG_STRAGGLERS = 2,
+    RNG_DATA = 3,
+    RNG_INIT = 4,
+    RNG_SUBSET = 5 /* sparta's subsets */
+};
 
 /* A new MT19937 generator for (seed, purpose, index); NULL on OOM.
  * Free with gsl_rng_free. */

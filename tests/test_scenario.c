@@ -661,7 +661,7 @@ START_TEST(test_root_and_types) {
          "integer in 1..100000)");
     FAIL(IN("method", "\"name\": 1"),
          "s.json:3:13: method.name: wrong type: number (expected one of: dp, "
-         "diloco, streaming)");
+         "diloco, streaming, sparta)");
     FAIL(TOP("\"name\": null"),
          "s.json:2:11: name: wrong type: null (expected a string)");
     FAIL(TOP("\"description\": {}"),
@@ -726,8 +726,8 @@ START_TEST(test_unknown_keys) {
          "latency_matrix_ms, ring_order, bandwidth_trace)");
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
-         "fragments, layout, order, tau, overlap, rule, alpha, codec, "
-         "codec_block, k_fraction, dp_codec, late, sync_timeout_s, "
+         "fragments, layout, order, tau, overlap, rule, alpha, "
+         "subset_fraction, codec, codec_block, k_fraction, dp_codec, late, sync_timeout_s, "
          "dp_bucket_mb, "
          "bucket_mb, offload_outer)");
     FAIL(IN("faults", "\"mtbf\": 4"),
@@ -1114,7 +1114,7 @@ START_TEST(test_enum_errors) {
          "of: fp32, bf16, fp16, fp8_e4m3, e3m0, e2m1, uint8, topk, int8)");
     FAIL(IN("method", "\"name\": \"sdiloco\""),
          "s.json:3:13: method.name: unknown value \"sdiloco\" (expected one "
-         "of: dp, diloco, streaming)");
+         "of: dp, diloco, streaming, sparta)");
     FAIL(IN("method", "\"layout\": \"interleaved\""),
          "s.json:3:15: method.layout: unknown value \"interleaved\" "
          "(expected one of: sequential, strided, sliced)");
@@ -1208,7 +1208,7 @@ START_TEST(test_set_errors) {
              "(expected workers.count = 2 values)");
     FAIL_SET("{}", "method.name=sdiloco",
              "--set method.name=sdiloco: method.name: unknown value "
-             "\"sdiloco\" (expected one of: dp, diloco, streaming)");
+             "\"sdiloco\" (expected one of: dp, diloco, streaming, sparta)");
     /* Paths that do not fit the document. */
     FAIL_SET("{\"workers\": {\"speed\": [1, 2]}}", "workers.speed.2=1",
              "--set workers.speed.2=1: workers.speed: no element \"2\" "
@@ -1390,15 +1390,15 @@ START_TEST(test_variant_errors) {
      * it by its place in the file. */
     V_FAIL("{\"variants\": {\"v\": {\"method\": {\"name\": \"dpx\"}}}}", "v",
            ":1:40: variants.v.method.name: unknown value \"dpx\" (expected "
-           "one of: dp, diloco, streaming)");
+           "one of: dp, diloco, streaming, sparta)");
     V_FAIL(
         "{\"method\": {\"H\": 10},\n"
         " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}",
         "v",
         ":2:32: variants.v.method.nmae: unknown key (did you mean "
         "method.name? expected one of: "
-        "name, H, fragments, layout, order, tau, overlap, rule, alpha, codec, "
-        "codec_block, k_fraction, dp_codec, late, sync_timeout_s, "
+        "name, H, fragments, layout, order, tau, overlap, rule, alpha, "
+        "subset_fraction, codec, codec_block, k_fraction, dp_codec, late, sync_timeout_s, "
         "dp_bucket_mb, "
         "bucket_mb, offload_outer)");
     V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}", "v",
@@ -2753,8 +2753,8 @@ START_TEST(test_did_you_mean) {
     FAIL(IN("method", "\"fragmnets\": 2"), /* a swap is one edit */
          "s.json:3:5: method.fragmnets: unknown key (did you mean "
          "method.fragments? expected one of: name, H, fragments, layout, "
-         "order, tau, overlap, rule, alpha, codec, codec_block, k_fraction, "
-         "dp_codec, "
+         "order, tau, overlap, rule, alpha, subset_fraction, codec, "
+         "codec_block, k_fraction, dp_codec, "
          "late, sync_timeout_s, dp_bucket_mb, bucket_mb, offload_outer)");
     FAIL(IN("faults", "\"mtbr_hours\": 1"), /* mtbf_hours or mttr_hours */
          "s.json:3:5: faults.mtbr_hours: unknown key (expected one of: "

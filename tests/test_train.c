@@ -86,7 +86,8 @@ static sched_spec spec(sched_method m, int H, int P, int tau, double alpha) {
                     SCHED_STRIDED,
                     SCHED_ASCENDING,
                     SCHED_INNER,
-                    SCHED_RULE_PAPER};
+                    SCHED_RULE_PAPER,
+                    SCHED_SUBSET_DEFAULT};
     return s;
 }
 

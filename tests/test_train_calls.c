@@ -54,7 +54,8 @@ static sched_spec sched_of(sched_method m, int H, int P, int tau,
                     SCHED_STRIDED,
                     SCHED_ASCENDING,
                     SCHED_INNER,
-                    SCHED_RULE_PAPER};
+                    SCHED_RULE_PAPER,
+                    SCHED_SUBSET_DEFAULT};
     return s;
 }
 

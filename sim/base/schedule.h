@@ -88,12 +88,12 @@ typedef struct {
     int tau;      /* overlap delay, 0 <= tau < H (torchft rule:
                        tau < floor(H/P)); 0 with outer or eager overlap */
     double alpha; /* merge weight of the local parameters, in [0, 1] */
-    double subset; /* sparta: the fraction p of each tensor averaged after
-                      every step, in (0, 1] */
     sched_layout layout;
     sched_order order;
     sched_overlap overlap;
     sched_rule rule;
+    double subset; /* sparta: the fraction p of each tensor averaged after
+                      every step, in (0, 1] */
 } sched_spec;
 
 /* Normalises a spec in place (DP: H = P = 1, tau = 0, alpha = 0, inner

@@ -346,9 +346,11 @@ static int check_train_method(ctx *c, const cJSON *root, const scn_config *cfg,
     if (cfg->sched.method == SCHED_SPARTA && cfg->sched.P > n)
         return fail_either(c, get(m, "tau"), "method.tau", layers,
                            "train.model.layers", m, "method.tau",
-                           "tau = %d needs tau + 1 <= the trained model's %d "
-                           "%s with method sparta",
-                           cfg->sched.tau, n, own ? "units" : "blocks");
+                           "tau = %d needs %d slots, more than the trained "
+                           "model's %d %s (expected method.tau <= %d with "
+                           "method sparta)",
+                           cfg->sched.tau, cfg->sched.P, n,
+                           own ? "units" : "blocks", n - 1);
     if (cfg->sched.layout == SCHED_SLICED && cfg->sched.P > 1)
         return fail(c, get(m, "layout"), 0, "method.layout",
                     "sliced is "

@@ -199,7 +199,8 @@ int train_rejoin(train *tr, int r, int src, int64_t steps) {
             memcpy(train__mom_of(tr, r), train__mom_of(tr, src),
                    tr->N * sizeof *tr->mom);
     }
-    if (!tr->sparta) memcpy(rp->p, train__outer_of(tr, r), tr->N * sizeof *rp->p);
+    if (!tr->sparta)
+        memcpy(rp->p, train__outer_of(tr, r), tr->N * sizeof *rp->p);
     else if (src >= 0 && src != r) /* no outer parameters: src's */
         memcpy(rp->p, tr->rep[src].p, tr->N * sizeof *rp->p);
     rp->steps = steps;

@@ -90,9 +90,17 @@ START_TEST(paper_100b_offload) {
 END_TEST
 
 static sched_spec spec(int L, int H, int P, int tau, sched_overlap ov) {
-    sched_spec s = {
-        SCHED_STREAMING, L, H, P, tau, 0.5, SCHED_STRIDED, SCHED_ASCENDING, ov,
-        SCHED_RULE_PAPER, SCHED_SUBSET_DEFAULT};
+    sched_spec s = {SCHED_STREAMING,
+                    L,
+                    H,
+                    P,
+                    tau,
+                    0.5,
+                    SCHED_STRIDED,
+                    SCHED_ASCENDING,
+                    ov,
+                    SCHED_RULE_PAPER,
+                    SCHED_SUBSET_DEFAULT};
     char err[128];
     ck_assert_msg(!sched_normalize(&s, err, sizeof err), "%s", err);
     return s;

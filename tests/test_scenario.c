@@ -727,7 +727,8 @@ START_TEST(test_unknown_keys) {
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
          "fragments, layout, order, tau, overlap, rule, alpha, "
-         "subset_fraction, codec, codec_block, k_fraction, dp_codec, late, sync_timeout_s, "
+         "subset_fraction, codec, codec_block, k_fraction, dp_codec, late, "
+         "sync_timeout_s, "
          "dp_bucket_mb, "
          "bucket_mb, offload_outer)");
     FAIL(IN("faults", "\"mtbf\": 4"),
@@ -1391,16 +1392,16 @@ START_TEST(test_variant_errors) {
     V_FAIL("{\"variants\": {\"v\": {\"method\": {\"name\": \"dpx\"}}}}", "v",
            ":1:40: variants.v.method.name: unknown value \"dpx\" (expected "
            "one of: dp, diloco, streaming, sparta)");
-    V_FAIL(
-        "{\"method\": {\"H\": 10},\n"
-        " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}",
-        "v",
-        ":2:32: variants.v.method.nmae: unknown key (did you mean "
-        "method.name? expected one of: "
-        "name, H, fragments, layout, order, tau, overlap, rule, alpha, "
-        "subset_fraction, codec, codec_block, k_fraction, dp_codec, late, sync_timeout_s, "
-        "dp_bucket_mb, "
-        "bucket_mb, offload_outer)");
+    V_FAIL("{\"method\": {\"H\": 10},\n"
+           " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}",
+           "v",
+           ":2:32: variants.v.method.nmae: unknown key (did you mean "
+           "method.name? expected one of: "
+           "name, H, fragments, layout, order, tau, overlap, rule, alpha, "
+           "subset_fraction, codec, codec_block, k_fraction, dp_codec, late, "
+           "sync_timeout_s, "
+           "dp_bucket_mb, "
+           "bucket_mb, offload_outer)");
     V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}", "v",
            ":2:32: variants.v.network: wrong type: number (expected an "
            "object)");

@@ -55,7 +55,7 @@ typedef struct {
     int M, tau, dp;
     int sparta; /* no outer parameters: the eval loss is the replicas'
                    average's (every replica evaluated, copied ahead) */
-    int eager; /* the outer values change at replica 0's syncs */
+    int eager;  /* the outer values change at replica 0's syncs */
     int64_t T, every, ckpt_every;
     uint64_t batch_tokens; /* tokens of one gradient */
     uint8_t *joined;       /* per replica: in the group */

@@ -154,15 +154,15 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
     }
     /* The same order of checks as sched_normalize, on its output. */
     int narrow = sched_narrow(&s), cap = sched_tau_cap(&s);
-    const char *key = s.method == SCHED_SPARTA
-                          ? (s.overlap != SCHED_INNER ? "overlap" : "tau")
-                      : s.layout == SCHED_SLICED && s.overlap ? "overlap"
+    const char *key = s.layout == SCHED_SLICED && s.overlap ? "overlap"
                       : s.H < 1                             ? "H"
                       : narrow && s.P > s.H                 ? "fragments"
                       : s.P < 1 || s.P > s.layers           ? "fragments"
                       : s.overlap != SCHED_INNER && s.tau   ? "tau"
                       : s.tau < 0 || s.tau >= cap           ? "tau"
                                                             : "alpha";
+    if (s.method == SCHED_SPARTA) /* sparta_normalize's two */
+        key = s.overlap != SCHED_INNER ? "overlap" : "tau";
     const cJSON *m = get(root, "method"), *v = get(m, key);
     join_key(p, "method", key);
     return fail(c, v ? v : m ? m : root, 0, p, "%s", msg);

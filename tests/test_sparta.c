@@ -12,9 +12,8 @@
  *     and the other values are untouched; alpha 0.5 halves the way;
  *     tau 1 merges the subset of step 1 after step 2; the bytes are the
  *     codec's of k values;
- *   - the timing: bytes per step (every slot carries the whole model's
- *     subset) and the wall time and utilization of two runs worked out by
- *     hand, to the nanosecond.
+ *   - the timing's bytes per step: every slot carries the whole model's
+ *     subset (two runs by hand, to the nanosecond: tests/test_run_cases.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +25,6 @@
 #include "sim/base/codec.h"
 #include "sim/base/schedule.h"
 #include "sim/engine/payload.h"
-#include "sim/engine/run.h"
 
 /* ---- the schedule ------------------------------------------------------- */
 
@@ -295,18 +293,6 @@ END_TEST
 
 /* ---- the timing --------------------------------------------------------- */
 
-static run_result sim(const char *json, scn_config *cfg) {
-    char err[512];
-    const char *sets[] = {"method.bucket_mb=0"};
-    int rc = scn_load_string(json, "case.json", sets, 1, cfg, err, sizeof err);
-    ck_assert_msg(rc == 0, "load: %s", err);
-    run_result r;
-    rc = run_simulate(cfg, NULL, &r, err, sizeof err);
-    ck_assert_msg(rc == 0, "run: %s", err);
-    ck_assert_int_eq(r.finished, 1);
-    return r;
-}
-
 /* 1e6 parameters, p 0.01, FP32: a layer of n holds k = ceil(0.01 n)
  * values, 4k bytes, and every slot carries the whole model's subset. */
 START_TEST(test_bytes_per_step) {
@@ -331,49 +317,6 @@ START_TEST(test_bytes_per_step) {
 }
 END_TEST
 
-/* tau 0, one layer: 1e6 parameters, p 0.01, FP32: S = 40000 bytes a step.
- * Each 10 ms step ends with the ring all-reduce of two workers, 2 steps
- * of (S/2) * 8 / 0.32e9 = 0.5 ms, and the next forward waits: 10 steps
- * take 10 * 11 ms = 110 ms, CU = 100/110; each worker sends S a step. */
-START_TEST(test_blocking_by_hand) {
-    scn_config cfg;
-    run_result r = sim(
-        "{\"model\": {\"params\": 1e6, \"layers\": 1, \"step_time_s\": 0.01},"
-        " \"network\": {\"bandwidth_gbps\": 0.32},"
-        " \"method\": {\"name\": \"sparta\", \"tau\": 0, \"codec\": \"fp32\","
-        "  \"subset_fraction\": 0.01},"
-        " \"steps\": 10}",
-        &cfg);
-    ck_assert_int_eq(r.wall_ns, 110000000);
-    ck_assert_uint_eq(r.bytes_sent_total, 2 * 10 * 40000);
-    ck_assert(fabs(r.compute_utilization - 100.0 / 110.0) < 1e-12);
-    ck_assert_int_eq(r.syncs, 10);
-}
-END_TEST
-
-/* tau 1, two layers (slot 0 = layer 0, slot 1 = layer 1, each carrying
- * both layers' subsets, 2 x 5000 FP32 values = 40000 bytes): the sync
- * taken after step t (t = 1..9, its apply t + 1 <= 10) takes 1 ms and
- * gates step t + 2's forward; the latest, after step 9 at the parameter
- * backward of layer 1 (80 ms + 4/6 of 10 ms), ends before 100 ms: no
- * stall, CU 1, and 9 syncs of 40000 bytes per worker. */
-START_TEST(test_overlap_by_hand) {
-    scn_config cfg;
-    run_result r = sim(
-        "{\"model\": {\"params\": 1e6, \"layers\": 2, \"step_time_s\": 0.01},"
-        " \"network\": {\"bandwidth_gbps\": 0.32},"
-        " \"method\": {\"name\": \"sparta\", \"codec\": \"fp32\","
-        "  \"subset_fraction\": 0.01},"
-        " \"steps\": 10}",
-        &cfg);
-    ck_assert_int_eq(cfg.sched.tau, 1); /* the default */
-    ck_assert_int_eq(r.wall_ns, 100000000);
-    ck_assert(r.compute_utilization == 1);
-    ck_assert_uint_eq(r.bytes_sent_total, 2 * 9 * 40000);
-    ck_assert_int_eq(r.syncs, 9);
-}
-END_TEST
-
 static Suite *make_suite(void) {
     Suite *s = suite_create("sparta");
     TCase *tc = tcase_create("sparta");
@@ -383,8 +326,6 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, test_tau_delays_the_merge);
     tcase_add_test(tc, test_bytes_are_the_codecs);
     tcase_add_test(tc, test_bytes_per_step);
-    tcase_add_test(tc, test_blocking_by_hand);
-    tcase_add_test(tc, test_overlap_by_hand);
     suite_add_tcase(s, tc);
     return s;
 }

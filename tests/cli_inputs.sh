@@ -114,6 +114,19 @@ for t in 5e-10 9.99e-10; do
   contains "$tmp/err" "method.sync_timeout_s: $t is a positive value below 1 ns" "sync_timeout_s $t"
 done
 expect 0 "sync_timeout_s 1e-9" -- "$bin" run "$tiny" --set method.sync_timeout_s=1e-9
+# method sparta: a meaningless key is one line, exit 2, and nothing written
+# (run and train alike).
+expect 2 "subset_fraction without sparta" -- "$bin" run "$tiny" \
+  --set method.subset_fraction=0.1 --out "$tmp/sparta.json"
+contains "$tmp/err" "^--set method.subset_fraction=0.1: method.subset_fraction: applies to method sparta only (got " \
+  "subset_fraction without sparta"
+lines "$tmp/err" 1 "subset_fraction without sparta"
+absent "$tmp/sparta.json" "subset_fraction without sparta"
+expect 2 "sparta with topk" -- "$bin" train "$root/scenarios/train/coupled.json" \
+  --set method.name=sparta --set method.codec=topk --out "$tmp/sparta.csv"
+contains "$tmp/err" "^--set method.codec=topk: method.codec: topk chooses its own indices, sparta draws its subset" \
+  "sparta with topk"
+absent "$tmp/sparta.csv" "sparta with topk"
 
 # --- the cost file ----------------------------------------------------------
 # bandwidths_gbps allowed 1e15 where a scenario allows 1e9, and the plan

@@ -76,7 +76,8 @@ static train_config bench_config(sched_method m) {
                     SCHED_STRIDED,
                     SCHED_ASCENDING,
                     SCHED_INNER,
-                    SCHED_RULE_PAPER};
+                    SCHED_RULE_PAPER,
+                    SCHED_SUBSET_DEFAULT};
     c.sched = s;
     c.codec.kind = m == SCHED_STREAMING ? CODEC_E3M0 : CODEC_FP32;
     c.inner.lr = 1e-3;

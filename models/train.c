@@ -191,6 +191,7 @@ static int build_schedule(train *tr) {
     if (sched_normalize(&tr->sp, e, sizeof e))
         return train__fail(tr, MSG_EINPUT, "train: schedule: %s", e);
     tr->dp = tr->sp.method == SCHED_DP;
+    tr->sparta = tr->sp.method == SCHED_SPARTA;
     tr->P = tr->sp.P;
     if (tr->sp.layout == SCHED_SLICED)
         return train__fail(tr, MSG_EINPUT,
@@ -208,10 +209,11 @@ static int build_schedule(train *tr) {
                                "streaming and inner overlap)",
                                r, tr->sp.tau, x, cap);
     }
-    if (tr->dp && tr->cfg.fedpart)
+    if ((tr->dp || tr->sparta) && tr->cfg.fedpart)
         return train__fail(tr, MSG_EINPUT,
                            "train: fedpart needs diloco or "
-                           "streaming (not dp)");
+                           "streaming (not %s)",
+                           sched_method_name(tr->sp.method));
     return 0;
 }
 
@@ -265,7 +267,9 @@ static int build_fragments(train *tr) {
             fr->wire += codec_wire_bytes(tr->codec, t->n, t->row);
         }
     }
-    return build_compressor(tr);
+    int e = build_compressor(tr);
+    if (e) return e;
+    return tr->sparta ? train__sparta_build(tr) : 0;
 }
 
 /* The replicas' models.  A model whose configuration its `check`
@@ -420,13 +424,14 @@ static int build_sites(train *tr) {
     return 0;
 }
 
-/* Outer parameters and momentum (not DP), and the reduction buffers. */
+/* Outer parameters and momentum (not DP nor sparta), and the reduction
+ * buffers. */
 static int build_outer(train *tr) {
     tr->acc = malloc(tr->maxt * sizeof *tr->acc);
     tr->scratch = malloc(tr->maxt * sizeof *tr->scratch);
     if (!tr->acc || !tr->scratch)
         return train__fail(tr, MSG_ENOMEM, "train: out of memory");
-    if (tr->dp) return 0;
+    if (tr->dp || tr->sparta) return 0;
     const size_t N = tr->N;
     tr->eager = tr->sp.overlap == SCHED_EAGER;
     tr->nouter = tr->eager ? (size_t)tr->M * N : N;
@@ -495,6 +500,7 @@ void train_free(train *tr) {
         free(fr->tens);
         free(fr->boff);
         free(fr->buf);
+        train__sparta_free(fr);
     }
     free(tr->frag);
     cmp_free(tr->cmp);
@@ -523,6 +529,7 @@ void train_free(train *tr) {
     free(tr->own);
     free(tr->acc);
     free(tr->scratch);
+    free(tr->perm);
     free(tr->ex);
     free(tr->ey);
     free(tr->eloss);
@@ -557,6 +564,7 @@ static double eval_params(train *tr, const float *params) {
 }
 
 int train_eval_outer(train *tr, double *loss) {
+    if (tr->sparta) return train_eval_mean(tr, NULL, loss); /* no outer */
     *loss = eval_params(tr, train_outer(tr));
     return 0;
 }
@@ -614,7 +622,7 @@ const float *train_params(const train *tr, int r) {
 }
 
 const float *train_outer(const train *tr) {
-    return tr->dp ? tr->rep[0].p : tr->outer;
+    return tr->dp ? tr->rep[0].p : tr->outer; /* sparta: NULL */
 }
 
 int train_fragment_units(const train *tr, int f, int *out) {

@@ -268,7 +268,8 @@ int train_batch(train *tr, train_op *ops, int n);
 int train_land(train *tr, int r);
 
 /* Not DP (MSG_EINVAL).  Replica r heals: its parameters become the
- * outer parameters (every fragment as of its last reduce), its inner
+ * outer parameters (every fragment as of its last reduce; sparta, which
+ * has none: replica src's, or its own when src < 0 or src == r), its inner
  * optimizer state a copy of replica src's (src < 0 or src == r: it keeps
  * its own), its step count `steps` (>= 0; the learning-rate schedule
  * goes on from there); its pending merges are dropped.  Its
@@ -333,7 +334,8 @@ void train_on_step(train *tr, void (*fn)(void *ctx, int64_t t, int64_t steps),
 
 /* Mean loss over the fixed eval set (the same for every method and
  * replica count with the same data config) of: the outer parameters (each
- * fragment as of its last sync; DP: the shared parameters); replica r's
+ * fragment as of its last sync; DP: the shared parameters; sparta, which
+ * has none: the replicas' average, as below); replica r's
  * parameters; the replicas' FP32 average (summed in replica order, divided
  * by M; allocates one parameter vector for the call). */
 int train_eval_outer(train *tr, double *loss);
@@ -358,7 +360,8 @@ size_t train_num_params(const train *tr);
 const sched_spec *train_schedule(const train *tr);
 /* Replica r's parameters (live; read only). */
 const float *train_params(const train *tr, int r);
-/* The outer parameters (DP: replica 0's, which all replicas share). */
+/* The outer parameters (DP: replica 0's, which all replicas share;
+ * sparta: NULL, it has none). */
 const float *train_outer(const train *tr);
 /* Units of fragment f in increasing order into out (room for every unit);
  * returns their count. */

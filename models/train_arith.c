@@ -125,7 +125,8 @@ static void merge(double alpha, float *local, const float *outer, size_t n) {
 
 void train__land_fragment(train *tr, int r, int f) {
     const fragment *fr = &tr->frag[f];
-    for (int i = 0; i < fr->ntens; i++) {
+    if (tr->sparta) train__sparta_land(tr, r, f);
+    for (int i = 0; !tr->sparta && i < fr->ntens; i++) {
         const tensor_info *t = &tr->tens[fr->tens[i]];
         merge(tr->sp.alpha, tr->rep[r].p + t->off,
               train__outer_of(tr, r) + t->off, t->n);
@@ -270,8 +271,8 @@ static int encode_payload(train *tr, int r, int f) {
     const fragment *fr = &tr->frag[f];
     replica *rp = &tr->rep[r];
     if (*train__due_of(tr, r, f) >= 0) train__land_fragment(tr, r, f);
-    uint64_t written = 0;
-    for (int i = 0; i < fr->ntens; i++) {
+    uint64_t written = tr->sparta ? train__sparta_encode(tr, r, fr) : 0;
+    for (int i = 0; !tr->sparta && i < fr->ntens; i++) {
         const tensor_info *t = &tr->tens[fr->tens[i]];
         const float *src;
         if (tr->dp) {
@@ -302,12 +303,18 @@ static int encode_payload(train *tr, int r, int f) {
     return rc;
 }
 
-void train__payload_open(train *tr, int r, int f, int64_t take, uint8_t *buf) {
+int train__payload_open(train *tr, int r, int f, int64_t take, uint8_t *buf) {
     fragment *fr = &tr->frag[f];
+    int rc = tr->sparta ? train__sparta_draw(tr, fr, take) : 0;
+    if (rc) {
+        free(buf);
+        return rc;
+    }
     fr->buf[r] = buf;
     fr->contrib |= 1ull << r;
     fr->take = take;
     tr->bytes += fr->wire;
+    return 0;
 }
 
 /* ---- a batch's arithmetic ------------------------------------------------ */
@@ -417,6 +424,10 @@ static void dp_update_job(void *ctx, int r) {
 
 void train__reduce_sync(train *tr, int f, uint64_t members) {
     fragment *fr = &tr->frag[f];
+    if (tr->sparta) {
+        train__sparta_reduce(tr, f, members);
+        return;
+    }
     for (int r = 0; tr->ref && r < tr->M; r++) { /* outer overlap */
         int64_t d = *train__due_of(tr, r, f);
         if (d >= 0 && tr->rep[r].steps >= d - 1) train__land_fragment(tr, r, f);

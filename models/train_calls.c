@@ -74,8 +74,7 @@ static int batch_accept(train *tr, train_op *o) {
         return rc;
     uint8_t *buf = malloc(tr->frag[o->fragment].wire);
     if (!buf) return train__fail(tr, MSG_ENOMEM, "train: out of memory");
-    train__payload_open(tr, r, o->fragment, o->take, buf);
-    return 0;
+    return train__payload_open(tr, r, o->fragment, o->take, buf);
 }
 
 int train_batch(train *tr, train_op *ops, int n) {
@@ -201,7 +200,10 @@ int train_rejoin(train *tr, int r, int src, int64_t steps) {
             memcpy(train__mom_of(tr, r), train__mom_of(tr, src),
                    tr->N * sizeof *tr->mom);
     }
-    memcpy(rp->p, train__outer_of(tr, r), tr->N * sizeof *rp->p);
+    if (!tr->sparta)
+        memcpy(rp->p, train__outer_of(tr, r), tr->N * sizeof *rp->p);
+    else if (src >= 0 && src != r) /* no outer parameters: src's */
+        memcpy(rp->p, tr->rep[src].p, tr->N * sizeof *rp->p);
     rp->steps = steps;
     for (int f = 0; f < tr->P; f++) *train__due_of(tr, r, f) = -1;
     return 0;

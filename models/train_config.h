@@ -171,6 +171,7 @@ typedef struct {
                   .P = 2,                                                      \
                   .tau = 1,                                                    \
                   .alpha = 0.5,                                                \
+                  .subset = SCHED_SUBSET_DEFAULT,                              \
                   .layout = SCHED_STRIDED,                                     \
                   .order = SCHED_ASCENDING,                                    \
                   .overlap = SCHED_INNER,                                      \

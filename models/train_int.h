@@ -60,6 +60,13 @@ typedef struct {
     uint8_t **buf;    /* [M] payloads of the sync in flight */
     uint64_t prev;    /* eager: members of its last reduced sync (0:
                           none yet) */
+    /* sparta (train_sparta.c): the slot's subset, per tensor i the
+     * values koff[i] .. koff[i+1]-1 of the arrays below */
+    uint64_t *koff;
+    uint32_t *idx;  /* the indices of the sync in flight (or last drawn) */
+    int64_t drawn;  /*   the take step they were drawn for; -1: none */
+    uint32_t *midx; /* the indices of the last reduced sync */
+    float *mean;    /*   and their average, merged into the replicas */
 } fragment;
 
 typedef struct {
@@ -88,6 +95,8 @@ struct train {
     cmp_state *cmp;   /* its state (powersgd, demo), else NULL */
     int M, U, P, dp, averaging;
     int G; /* replicas per site (cfg.site_replicas) */
+    int sparta;     /* method sparta: no outer state (train_sparta.c) */
+    uint32_t *perm; /* sparta: [maxt] scratch of the subset draws */
     size_t N, maxt;
     int ntens;
     tensor_info *tens;
@@ -202,9 +211,11 @@ int train__replica_step(train *tr, int r, int64_t t);
 
 /* Replica r's payload of fragment f's sync taken after `take`, in buf
  * (wire bytes, owned by the sync from now on): the sync opened when none
- * is in flight, r a contributor, its bytes counted.  The encoding comes
- * later (train__batch_arith). */
-void train__payload_open(train *tr, int r, int f, int64_t take, uint8_t *buf);
+ * is in flight, r a contributor, its bytes counted (sparta: its subset
+ * drawn).  The encoding comes later (train__batch_arith).  0, or
+ * MSG_ENOMEM (with the message; buf freed) when the subset cannot be
+ * drawn. */
+int train__payload_open(train *tr, int r, int f, int64_t take, uint8_t *buf);
 
 /* The arithmetic of n accepted ops (train_op; a step's take is its step
  * number, a contribution's payload is open): each replica's ops in
@@ -221,5 +232,32 @@ void train__close_sync(train *tr, fragment *fr);
  * replica with the average).  The sync is closed; merges are the
  * caller's. */
 void train__reduce_sync(train *tr, int f, uint64_t members);
+
+/* ---- sparta (train_sparta.c) -------------------------------------------- */
+
+/* Every fragment (slot) holds every tensor: the subset's offsets, index
+ * and mean buffers, the payload layout (tensor i: k_i values as one row)
+ * and its wire bytes; the draws' scratch.  0 or MSG_ENOMEM. */
+int train__sparta_build(train *tr);
+
+/* Frees what train__sparta_build gave fragment fr. */
+void train__sparta_free(fragment *fr);
+
+/* Draws fragment fr's subset of the sync taken after `take` into fr->idx
+ * (nothing when it is drawn already).  0 or MSG_ENOMEM. */
+int train__sparta_draw(train *tr, fragment *fr, int64_t take);
+
+/* Encodes replica r's values at fr's drawn subset into its payload;
+ * returns the bytes written.  Touches replica r and its payload only. */
+uint64_t train__sparta_encode(train *tr, int r, const fragment *fr);
+
+/* Completes fragment f's sync in flight: the pending merges of f's last
+ * sync landed first, then the members' decoded values averaged in FP32,
+ * in replica order, into fr->mean at fr->midx; the sync closed. */
+void train__sparta_reduce(train *tr, int f, uint64_t members);
+
+/* theta[S] = alpha * theta[S] + (1 - alpha) * mean of fragment f's last
+ * reduced sync, into replica r (train__land_fragment's sparta half). */
+void train__sparta_land(train *tr, int r, int f);
 
 #endif

@@ -40,7 +40,10 @@ int train_prepare(train *tr, int f, uint64_t participants, uint64_t *bytes) {
         }
     for (int i = 0; i < n; i++) {
         ops[i].take = take;
-        train__payload_open(tr, ops[i].replica, f, take, buf[i]);
+        if ((rc = train__payload_open(tr, ops[i].replica, f, take, buf[i]))) {
+            for (int k = i + 1; k < n; k++) free(buf[k]);
+            return rc;
+        }
     }
     if ((rc = train__batch_arith(tr, ops, n))) return rc;
     for (int r = 0; bytes && r < tr->M; r++)
@@ -78,6 +81,28 @@ static void inner_job(void *ctx, int r) {
     if (!rp->rc && !tr->dp) rp->steps++;
 }
 
+/* Lockstep: the syncs applied after step t that were taken before it. */
+static int apply_before(train *tr, int64_t t, uint64_t all) {
+    int rc = 0, n = sched_applied_after(&tr->sp, t, tr->flist);
+    for (int i = 0; i < n && !rc; i++) {
+        int f = tr->flist[i];
+        int64_t take = tr->frag[f].take;
+        if (take >= 0 && take < t) rc = train_apply(tr, f, all);
+    }
+    return rc;
+}
+
+/* Lockstep: the syncs taken after step t, and those of them applied at
+ * once (delay 0). */
+static int take_after(train *tr, int64_t t, uint64_t all) {
+    int rc = 0, n = sched_taken_after(&tr->sp, t, tr->cfg.steps, tr->flist);
+    for (int i = 0; i < n && !rc; i++)
+        rc = train_prepare(tr, tr->flist[i], all, NULL);
+    for (int i = 0; sched_delay(&tr->sp) == 0 && i < n && !rc; i++)
+        rc = train_apply(tr, tr->flist[i], all);
+    return rc;
+}
+
 int train_step(train *tr) {
     int64_t t = train_steps_done(tr) + 1;
     uint64_t all = tr->M == 64 ? ~0ull : (1ull << tr->M) - 1;
@@ -92,19 +117,13 @@ int train_step(train *tr) {
         return rc ? rc : train_apply(tr, 0, all);
     }
     /* The syncs applied after t that were taken before it, then those
-     * taken after t, then the ones of those applied at once (delay 0). */
-    int n = sched_applied_after(&tr->sp, t, tr->flist);
-    for (int i = 0; i < n && !rc; i++) {
-        int f = tr->flist[i];
-        int64_t take = tr->frag[f].take;
-        if (take >= 0 && take < t) rc = train_apply(tr, f, all);
-    }
-    if (rc) return rc;
-    n = sched_taken_after(&tr->sp, t, tr->cfg.steps, tr->flist);
-    for (int i = 0; i < n && !rc; i++)
-        rc = train_prepare(tr, tr->flist[i], all, NULL);
-    for (int i = 0; sched_delay(&tr->sp) == 0 && i < n && !rc; i++)
-        rc = train_apply(tr, tr->flist[i], all);
+     * taken after t, then the ones of those applied at once (delay 0).
+     * Sparta takes first: a subset is read as its replica sends it, at
+     * the end of step t, before what merges at the start of step t + 1
+     * (its subsets overlap, a fragment's layers do not). */
+    if (tr->sparta) rc = take_after(tr, t, all);
+    if (!rc) rc = apply_before(tr, t, all);
+    if (!rc && !tr->sparta) rc = take_after(tr, t, all);
     return rc;
 }
 

@@ -16,6 +16,7 @@
 #   outer                  outer-step overlap (delayed)   wine
 #   eager                  outer-step overlap, eager      sky blue
 #   fedpart                FedPart                        grey
+#   sparta                 SPARTA, random subsets         indigo
 #
 #   method_color(k)        "#rrggbb" of key k; a k that starts with "#"
 #                          is returned as it is, any other k as ""
@@ -29,9 +30,9 @@
 #   bandwidth_label(f)     the bandwidth axis' label, in the unit of Gbit
 #                          of the run result f (its "gbit" field)
 
-palette_keys = "dp diloco streaming streaming_overlap streaming_overlap_fp4 outer eager fedpart"
-array palette_rgb[8] = [0xD55E00, 0x0072B2, 0x009E73, 0xCC79A7, 0xE69F00, \
-                        0x882255, 0x56B4E9, 0x999999]
+palette_keys = "dp diloco streaming streaming_overlap streaming_overlap_fp4 outer eager fedpart sparta"
+array palette_rgb[9] = [0xD55E00, 0x0072B2, 0x009E73, 0xCC79A7, 0xE69F00, \
+                        0x882255, 0x56B4E9, 0x999999, 0x332288]
 
 palette_index(k, i) = i > words(palette_keys) ? 0 : \
   (word(palette_keys, i) eq k ? i : palette_index(k, i + 1))

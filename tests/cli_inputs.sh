@@ -132,6 +132,19 @@ contains "$tmp/err" "^--set network.joules_per_gb=2e9: network.joules_per_gb: 20
 expect 0 "power_w and joules_per_gb" -- "$bin" run "$tmp/power.json" \
   --set 'workers.power_w={"busy": 700, "idle": 70}'
 contains "$tmp/out" '"energy_kwh": {"compute_busy": ' "power_w: the run's energy"
+# method sparta: a meaningless key is one line, exit 2, and nothing written
+# (run and train alike).
+expect 2 "subset_fraction without sparta" -- "$bin" run "$tiny" \
+  --set method.subset_fraction=0.1 --out "$tmp/sparta.json"
+contains "$tmp/err" "^--set method.subset_fraction=0.1: method.subset_fraction: applies to method sparta only (got " \
+  "subset_fraction without sparta"
+lines "$tmp/err" 1 "subset_fraction without sparta"
+absent "$tmp/sparta.json" "subset_fraction without sparta"
+expect 2 "sparta with topk" -- "$bin" train "$root/scenarios/train/coupled.json" \
+  --set method.name=sparta --set method.codec=topk --out "$tmp/sparta.csv"
+contains "$tmp/err" "^--set method.codec=topk: method.codec: topk chooses what it sends, sparta draws its subset" \
+  "sparta with topk"
+absent "$tmp/sparta.csv" "sparta with topk"
 
 # --- the cost file ----------------------------------------------------------
 # bandwidths_gbps allowed 1e15 where a scenario allows 1e9, and the plan

@@ -46,7 +46,7 @@ rgb() {
       "0x$(echo "$h" | cut -c5-6)" "0x$(echo "$h" | cut -c7-8)"
   done
 }
-if [ "$(echo "$keys" | wc -w)" = 8 ] && [ "$(echo "$hexes" | wc -w)" = 8 ]; then ok
+if [ "$(echo "$keys" | wc -w)" = 9 ] && [ "$(echo "$hexes" | wc -w)" = 9 ]; then ok
 else bad "palette.gp: $(echo "$keys" | wc -w) keys, $(echo "$hexes" | wc -w) colours"; fi
 
 if ! command -v gnuplot >"$tmp/null"; then

@@ -3,7 +3,8 @@
  *
  *   - with blocking syncs and no faults a coupled run equals the lockstep
  *     trainer bit for bit (every row's losses, tokens and bytes, the
- *     replica and average evaluations too), for dp, diloco and streaming,
+ *     replica and average evaluations too), for dp, diloco, streaming and
+ *     sparta,
  *     tau 0..4 (4 >= H/P), P > H, outer and eager overlap, bandwidths
  *     from hopeless to infinite, heterogeneous speeds and stragglers, and
  *     three workers at speeds 1, 0.9 and 1.15;
@@ -148,6 +149,10 @@ START_TEST(test_equals_lockstep) {
          "network.latency_ms=[0, 40]"},
         {"network.completion=\"member\"", "method.name=\"dp\"",
          "network.collective=\"star\""},
+        /* random subsets: overlapping ones, merged a step later */
+        {"method.name=\"sparta\"", "method.tau=0", "method.alpha=0.5"},
+        {"method.name=\"sparta\"", "method.tau=1",
+         "method.subset_fraction=0.1"},
     };
     static const char *const nets[] = {"network.bandwidth_gbps=0.001",
                                        "network.bandwidth_gbps=1",

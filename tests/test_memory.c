@@ -90,9 +90,17 @@ START_TEST(paper_100b_offload) {
 END_TEST
 
 static sched_spec spec(int L, int H, int P, int tau, sched_overlap ov) {
-    sched_spec s = {
-        SCHED_STREAMING, L, H, P, tau, 0.5, SCHED_STRIDED, SCHED_ASCENDING, ov,
-        SCHED_RULE_PAPER};
+    sched_spec s = {SCHED_STREAMING,
+                    L,
+                    H,
+                    P,
+                    tau,
+                    0.5,
+                    SCHED_STRIDED,
+                    SCHED_ASCENDING,
+                    ov,
+                    SCHED_RULE_PAPER,
+                    SCHED_SUBSET_DEFAULT};
     char err[128];
     ck_assert_msg(!sched_normalize(&s, err, sizeof err), "%s", err);
     return s;
@@ -200,7 +208,8 @@ START_TEST(in_flight_matches_the_schedule) {
                         (sched_layout)(r / 144 % 3),
                         (sched_order)(r / 432 % 2),
                         SCHED_INNER,
-                        (sched_rule)(r / 864 % 2)};
+                        (sched_rule)(r / 864 % 2),
+                        SCHED_SUBSET_DEFAULT};
         s.P = 1 + (int)(r / 1728 % (uint64_t)s.layers);
         if (r / 20736 % 4 == 0) s.overlap = SCHED_OUTER;
         int cap = sched_narrow(&s) ? s.H / s.P : s.H;

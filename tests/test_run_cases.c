@@ -1326,6 +1326,43 @@ START_TEST(queue_ideal_transport) {
 }
 END_TEST
 
+/* Method sparta: 2 workers, 1e6 parameters, 10 ms steps, 0.32 Gbit/s, a
+ * random 1% of each layer in FP32 after every step, 10 steps. */
+static const char *const sparta_1e6 =
+    "{\"model\": {\"params\": 1e6, \"layers\": 1, \"step_time_s\": 0.01},"
+    " \"network\": {\"bandwidth_gbps\": 0.32},"
+    " \"method\": {\"name\": \"sparta\", \"codec\": \"fp32\","
+    "  \"subset_fraction\": 0.01},"
+    " \"steps\": 10}";
+
+/* tau 0, one layer: 1e6 parameters, p 0.01, FP32: S = 40000 bytes a step.
+ * Each 10 ms step ends with the ring all-reduce of two workers, 2 steps
+ * of (S/2) * 8 / 0.32e9 = 0.5 ms, and the next forward waits: 10 steps
+ * take 10 * 11 ms = 110 ms, CU = 100/110; each worker sends S a step. */
+START_TEST(sparta_blocking_by_hand) {
+    run_result r = SIM(NULL, sparta_1e6, "model.layers=1", "method.tau=0");
+    ck_assert_int_eq(r.wall_ns, 110000000);
+    ck_assert_uint_eq(r.bytes_sent_total, 2 * 10 * 40000);
+    ck_assert(fabs(r.compute_utilization - 100.0 / 110.0) < 1e-12);
+    ck_assert_int_eq(r.syncs, 10);
+}
+END_TEST
+
+/* tau 1, two layers (slot 0 = layer 0, slot 1 = layer 1, each carrying
+ * both layers' subsets, 2 x 5000 FP32 values = 40000 bytes): the sync
+ * taken after step t (t = 1..9, its apply t + 1 <= 10) takes 1 ms and
+ * gates step t + 2's forward; the latest, after step 9 at the parameter
+ * backward of layer 1 (80 ms + 4/6 of 10 ms), ends before 100 ms: no
+ * stall, CU 1, and 9 syncs of 40000 bytes per worker. */
+START_TEST(sparta_overlap_by_hand) {
+    run_result r = SIM(NULL, sparta_1e6, "model.layers=2"); /* tau 1 */
+    ck_assert_int_eq(r.wall_ns, 100000000);
+    ck_assert(r.compute_utilization == 1);
+    ck_assert_uint_eq(r.bytes_sent_total, 2 * 9 * 40000);
+    ck_assert_int_eq(r.syncs, 9);
+}
+END_TEST
+
 static Suite *make_suite(void) {
     Suite *s = suite_create("run_cases");
     TCase *tc = tcase_create("by_hand");
@@ -1343,6 +1380,8 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, recovery_download_shares_link_with_ring);
     tcase_add_test(tc, split_changes_overlap);
     tcase_add_test(tc, dp_buckets_by_hand);
+    tcase_add_test(tc, sparta_blocking_by_hand);
+    tcase_add_test(tc, sparta_overlap_by_hand);
     tcase_add_test(tc, streaming_buckets_by_hand);
     tcase_add_test(tc, offload_outer_by_hand);
     tcase_add_test(tc, far_site_member_completion);

@@ -661,7 +661,7 @@ START_TEST(test_root_and_types) {
          "integer in 1..100000)");
     FAIL(IN("method", "\"name\": 1"),
          "s.json:3:13: method.name: wrong type: number (expected one of: dp, "
-         "diloco, streaming)");
+         "diloco, streaming, sparta)");
     FAIL(TOP("\"name\": null"),
          "s.json:2:11: name: wrong type: null (expected a string)");
     FAIL(TOP("\"description\": {}"),
@@ -726,7 +726,7 @@ START_TEST(test_unknown_keys) {
          "latency_matrix_ms, ring_order, bandwidth_trace, site_allreduce, joules_per_gb)");
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
-         "fragments, layout, order, tau, overlap, rule, alpha, codec, "
+         "fragments, layout, order, tau, overlap, rule, alpha, subset_fraction, codec, "
          "codec_block, k_fraction, rank, demo_chunk, demo_topk, "
          "demo_beta, dp_codec, late, sync_timeout_s, "
          "dp_bucket_mb, "
@@ -1140,7 +1140,7 @@ START_TEST(test_enum_errors) {
          "demo)");
     FAIL(IN("method", "\"name\": \"sdiloco\""),
          "s.json:3:13: method.name: unknown value \"sdiloco\" (expected one "
-         "of: dp, diloco, streaming)");
+         "of: dp, diloco, streaming, sparta)");
     FAIL(IN("method", "\"layout\": \"interleaved\""),
          "s.json:3:15: method.layout: unknown value \"interleaved\" "
          "(expected one of: sequential, strided, sliced)");
@@ -1234,7 +1234,7 @@ START_TEST(test_set_errors) {
              "(expected workers.count = 2 values)");
     FAIL_SET("{}", "method.name=sdiloco",
              "--set method.name=sdiloco: method.name: unknown value "
-             "\"sdiloco\" (expected one of: dp, diloco, streaming)");
+             "\"sdiloco\" (expected one of: dp, diloco, streaming, sparta)");
     /* Paths that do not fit the document. */
     FAIL_SET("{\"workers\": {\"speed\": [1, 2]}}", "workers.speed.2=1",
              "--set workers.speed.2=1: workers.speed: no element \"2\" "
@@ -1416,14 +1416,14 @@ START_TEST(test_variant_errors) {
      * it by its place in the file. */
     V_FAIL("{\"variants\": {\"v\": {\"method\": {\"name\": \"dpx\"}}}}", "v",
            ":1:40: variants.v.method.name: unknown value \"dpx\" (expected "
-           "one of: dp, diloco, streaming)");
+           "one of: dp, diloco, streaming, sparta)");
     V_FAIL(
         "{\"method\": {\"H\": 10},\n"
         " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}",
         "v",
         ":2:32: variants.v.method.nmae: unknown key (did you mean "
         "method.name? expected one of: "
-        "name, H, fragments, layout, order, tau, overlap, rule, alpha, codec, "
+        "name, H, fragments, layout, order, tau, overlap, rule, alpha, subset_fraction, codec, "
         "codec_block, k_fraction, rank, demo_chunk, demo_topk, "
         "demo_beta, dp_codec, late, sync_timeout_s, "
         "dp_bucket_mb, "
@@ -2071,6 +2071,14 @@ START_TEST(test_train_errors) {
     FAIL("{\"train\": {\"fedpart\": true}, \"method\": {\"name\": \"dp\"}}",
          "s.json:1:49: method.name: FedPart needs method diloco or "
          "streaming (got dp)");
+    FAIL("{\"method\": {\"name\": \"sparta\"}, \"train\": {\"fedpart\": "
+         "true}}",
+         "s.json:1:53: train.fedpart: FedPart needs method diloco or "
+         "streaming (got sparta)");
+    FAIL("{\"method\": {\"name\": \"sparta\", \"tau\": 4}, \"train\": {}}",
+         "s.json:1:38: method.tau: tau = 4 needs 5 slots, more than the "
+         "trained model's 4 blocks (expected method.tau <= 3 with method "
+         "sparta)");
     FAIL("{\"method\": {\"H\": 10, \"fragments\": 5}, \"train\": {}}",
          "s.json:1:35: method.fragments: P = 5 fragments exceed the trained "
          "model's 4 blocks (expected method.fragments <= train.model.layers "
@@ -2781,7 +2789,7 @@ START_TEST(test_did_you_mean) {
     FAIL(IN("method", "\"fragmnets\": 2"), /* a swap is one edit */
          "s.json:3:5: method.fragmnets: unknown key (did you mean "
          "method.fragments? expected one of: name, H, fragments, layout, "
-         "order, tau, overlap, rule, alpha, codec, codec_block, k_fraction, "
+         "order, tau, overlap, rule, alpha, subset_fraction, codec, codec_block, k_fraction, "
          "rank, demo_chunk, demo_topk, demo_beta, dp_codec, "
          "late, sync_timeout_s, dp_bucket_mb, bucket_mb, offload_outer)");
     FAIL(IN("faults", "\"mtbr_hours\": 1"), /* mtbf_hours or mttr_hours */
@@ -2935,6 +2943,55 @@ START_TEST(test_parse_name) {
 }
 END_TEST
 
+/* Method sparta: its defaults (tau 1, alpha 0, p 0.005), its schedule of
+ * tau + 1 slots, what it ignores (H, fragments), and each refusal. */
+START_TEST(test_sparta_keys) {
+    ck_assert_int_eq(load(IN("method", "\"name\": \"sparta\""), NULL, 0), 0);
+    ck_assert_int_eq(cfg.sched.method, SCHED_SPARTA);
+    ck_assert_int_eq(cfg.sched.tau, 1);
+    ck_assert(cfg.sched.alpha == 0);
+    ck_assert(cfg.sched.subset == 0.005);
+    ck_assert_int_eq(cfg.sched.H, 2);
+    ck_assert_int_eq(cfg.sched.P, 2);
+    ck_assert_int_eq(load(IN("method", "\"name\": \"sparta\", \"H\": 50, "
+                                       "\"fragments\": 4, \"tau\": 3, "
+                                       "\"alpha\": 0.5, "
+                                       "\"subset_fraction\": 0.25"),
+                          NULL, 0),
+                     0);
+    ck_assert_int_eq(cfg.sched.H, 4); /* H and fragments do not apply */
+    ck_assert_int_eq(cfg.sched.P, 4);
+    ck_assert(cfg.sched.alpha == 0.5 && cfg.sched.subset == 0.25);
+    ck_assert_int_eq(cfg.sched.layout, SCHED_STRIDED);
+    FAIL(IN("method", "\"name\": \"streaming\", \"subset_fraction\": 0.1"),
+         "s.json:3:45: method.subset_fraction: applies to method sparta only "
+         "(got streaming)");
+    FAIL(IN("method", "\"name\": \"sparta\", \"subset_fraction\": 0"),
+         "s.json:3:42: method.subset_fraction: 0 is out of range (expected a "
+         "number in (0, 1])");
+    FAIL(IN("method", "\"name\": \"sparta\", \"tau\": 24"),
+         "s.json:3:30: method.tau: tau must be in 0..layers-1 = 23 with "
+         "method sparta (got 24)");
+    FAIL(IN("method", "\"name\": \"sparta\", \"overlap\": \"outer\""),
+         "s.json:3:34: method.overlap: sparta overlaps by tau steps "
+         "(expected overlap inner, got outer)");
+    FAIL(IN("method", "\"name\": \"sparta\", \"codec\": \"topk\""),
+         "s.json:3:32: method.codec: topk chooses what it sends, sparta "
+         "draws its subset (expected a dense codec: fp32, bf16, fp16, "
+         "fp8_e4m3, e3m0, e2m1, uint8, int8)");
+    FAIL(IN("method", "\"name\": \"sparta\", \"codec\": \"powersgd\""),
+         "s.json:3:32: method.codec: powersgd chooses what it sends, sparta "
+         "draws its subset (expected a dense codec: fp32, bf16, fp16, "
+         "fp8_e4m3, e3m0, e2m1, uint8, int8)");
+    FAIL(IN("method", "\"name\": \"sparta\", \"tau\": [1, 2]"),
+         "s.json:3:30: method.tau: one tau for every worker with method "
+         "sparta (got 1 and 2)");
+    FAIL(IN("method", "\"name\": \"sparta\", \"offload_outer\": true"),
+         "s.json:3:40: method.offload_outer: sparta keeps no outer "
+         "parameters (expected false with method sparta)");
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("scenario");
     TCase *tc = tcase_create("load");
@@ -2975,6 +3032,7 @@ Suite *make_suite(void) {
     tcase_add_test(tv, test_meta);
     suite_add_tcase(s, tv);
     TCase *tt = tcase_create("train");
+    tcase_add_test(tt, test_sparta_keys);
     tcase_add_checked_fixture(tt, NULL, drop_scenario_dir);
     tcase_add_test(tt, test_train_absent);
     tcase_add_test(tt, test_train_defaults);

@@ -32,7 +32,8 @@ static sched_spec spec(int L, int H, int P, int tau) {
                     SCHED_STRIDED,
                     SCHED_ASCENDING,
                     SCHED_INNER,
-                    SCHED_RULE_PAPER};
+                    SCHED_RULE_PAPER,
+                    SCHED_SUBSET_DEFAULT};
     return s;
 }
 

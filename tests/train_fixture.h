@@ -22,7 +22,8 @@ static inline sched_spec spec(sched_method m, int H, int P, int tau,
                     SCHED_STRIDED,
                     SCHED_ASCENDING,
                     SCHED_INNER,
-                    SCHED_RULE_PAPER};
+                    SCHED_RULE_PAPER,
+                    SCHED_SUBSET_DEFAULT};
     return s;
 }
 

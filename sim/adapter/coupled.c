@@ -53,7 +53,9 @@ typedef struct {
     cpl_summary *out;
     train *tr;
     int M, tau, dp;
-    int eager; /* the outer values change at replica 0's syncs */
+    int sparta; /* no outer parameters: the eval loss is the replicas'
+                   average's (every replica evaluated, copied ahead) */
+    int eager;  /* the outer values change at replica 0's syncs */
     int64_t T, every, ckpt_every;
     uint64_t batch_tokens; /* tokens of one step of a member (G gradients) */
     uint8_t *joined;       /* per replica: in the group */
@@ -179,7 +181,7 @@ static int flush(cpl *c, char *err, size_t errlen) {
 /* Replica r is evaluated in a row: replica 0 for SCN_EVAL_REPLICA,
  * every one for SCN_EVAL_AVERAGE. */
 static int evaluated(const cpl *c, int r) {
-    return (c->o->train->train_eval & SCN_EVAL_AVERAGE) ||
+    return c->sparta || (c->o->train->train_eval & SCN_EVAL_AVERAGE) ||
            ((c->o->train->train_eval & SCN_EVAL_REPLICA) && r == 0);
 }
 
@@ -198,6 +200,12 @@ static int extra_evals(cpl *c, cpl_row *r, float *const *copy) {
     if (!rc && (c->o->train->train_eval & SCN_EVAL_AVERAGE))
         rc = train_eval_mean(c->tr, (const float *const *)copy,
                              &r->average_loss);
+    if (!rc && c->sparta) { /* its eval loss: of the average */
+        r->eval_loss = r->average_loss;
+        if (!(c->o->train->train_eval & SCN_EVAL_AVERAGE))
+            rc = train_eval_mean(c->tr, (const float *const *)copy,
+                                 &r->eval_loss);
+    }
     return rc;
 }
 
@@ -240,10 +248,11 @@ static int rows_due(cpl *c, const run_event *e, char *err, size_t errlen) {
             if (p->have[i]) r.train_loss += p->loss[i], n++;
         }
         r.train_loss = n ? r.train_loss / n : NAN;
-        if (!p->outer_done) rc = train_eval_outer(c->tr, &p->outer);
+        if (!p->outer_done && !c->sparta)
+            rc = train_eval_outer(c->tr, &p->outer);
         if (!rc) rc = extra_evals(c, &r, p->copy);
         if (rc) return trainer_failed(c, rc, err, errlen);
-        r.eval_loss = p->outer;
+        if (!c->sparta) r.eval_loss = p->outer;
         r.bytes_sent = train_bytes(c->tr) - p->bytes_ahead;
         r.entropy_floor = c->out->entropy_floor;
         r.sim_time_s = (double)e->now * 1e-9;
@@ -343,7 +352,8 @@ static int on_synced(cpl *c, const run_event *e, char *err, size_t errlen) {
     int rc = flush_first(c, needed_by_reduce(c, e->fragment), err, errlen);
     if (rc) return rc;
     /* the reduce changes the outer values seen from its apply step on */
-    if (!c->eager) rc = eval_rows_before(c, e->step + c->tau, err, errlen);
+    if (!c->eager && !c->sparta)
+        rc = eval_rows_before(c, e->step + c->tau, err, errlen);
     if (rc) return rc;
     uint64_t members = 0;
     for (int i = 0; i < c->M; i++)
@@ -505,6 +515,7 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out, char *err,
     c->eager = s->overlap == SCHED_EAGER;
     c->P = s->P;
     c->dp = s->method == SCHED_DP;
+    c->sparta = s->method == SCHED_SPARTA;
     c->T = cfg->steps;
     c->every = o->train->train.eval_interval;
     c->ckpt_every = scn_checkpoint_every(cfg);

@@ -17,7 +17,8 @@ enum {
     RNG_STRAGGLERS = 2,
     RNG_DATA = 3,
     RNG_INIT = 4,
-    RNG_COMPRESS = 5 /* the trainer's compressors (PowerSGD's first Q) */
+    RNG_COMPRESS = 5, /* the trainer's compressors (PowerSGD's first Q) */
+    RNG_SUBSET = 6    /* sparta's subsets */
 };
 
 /* A new MT19937 generator for (seed, purpose, index); NULL on OOM.

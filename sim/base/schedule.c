@@ -5,10 +5,42 @@
  * the conventions (steps count from 1, positions versus fragment ids).
  */
 #include "sim/base/schedule.h"
+#include "sim/base/codec.h"
 #include "sim/base/msg.h"
+#include "sim/base/rng.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Sparta: tau + 1 strided slots, one taken and one applied after every
+ * step; 0 or -1 with the message. */
+static int sparta_normalize(sched_spec *s, char *err, size_t errlen) {
+    if (s->overlap != SCHED_INNER) {
+        snprintf(err, errlen,
+                 "sparta overlaps by tau steps (expected overlap inner, "
+                 "got %s)",
+                 sched_overlap_name(s->overlap));
+        return -1;
+    }
+    if (s->layers >= 1 && (s->tau < 0 || s->tau >= s->layers)) {
+        snprintf(err, errlen,
+                 "tau must be in 0..layers-1 = %d with method sparta "
+                 "(got %d)",
+                 s->layers - 1, s->tau);
+        return -1;
+    }
+    if (!(s->subset > 0 && s->subset <= 1)) {
+        snprintf(err, errlen, "subset_fraction must be in (0, 1] (got %g)",
+                 s->subset);
+        return -1;
+    }
+    s->H = s->P = s->tau + 1;
+    s->layout = SCHED_STRIDED;
+    s->order = SCHED_ASCENDING;
+    s->rule = SCHED_RULE_PAPER;
+    return 0;
+}
 
 int sched_normalize(sched_spec *s, char *err, size_t errlen) {
     if (s->method == SCHED_DP) {
@@ -17,6 +49,8 @@ int sched_normalize(sched_spec *s, char *err, size_t errlen) {
     } else if (s->method == SCHED_DILOCO) {
         s->P = 1, s->tau = 0, s->alpha = 0; /* every replica takes the
                                                new outer parameters */
+    } else if (s->method == SCHED_SPARTA && sparta_normalize(s, err, errlen)) {
+        return -1;
     }
     if (s->layout == SCHED_SLICED && s->P == 1)
         s->layout = SCHED_STRIDED; /* one fragment: every layout is one */
@@ -154,7 +188,42 @@ int sched_taken_after(const sched_spec *s, int64_t t, int64_t last_step,
     return r ? positions_at(s, r, out) : 0;
 }
 
-static const char *const method_names[] = {"dp", "diloco", "streaming"};
+int sched_has_outer(const sched_spec *s) {
+    return s->method == SCHED_DILOCO || s->method == SCHED_STREAMING;
+}
+
+uint64_t sched_subset_count(double p, uint64_t n) {
+    codec_spec c = CODEC_SPEC(CODEC_TOPK, 0);
+    c.k_fraction = p;
+    return codec_topk_count(c, n);
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int64_t sched_subset(uint64_t seed, int64_t step, uint32_t part, uint64_t n,
+                     double p, uint32_t *perm, uint32_t *out) {
+    if (n >= (uint64_t)1 << 32) return -1;
+    uint64_t k = sched_subset_count(p, n);
+    gsl_rng *r = rng_stream(seed ^ rng_mix((uint64_t)step), RNG_SUBSET, part);
+    if (!r) return -1;
+    for (uint64_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
+    for (uint64_t i = 0; i < k; i++) { /* perm[i] from perm[i..n-1] */
+        uint64_t j = i + gsl_rng_uniform_int(r, (unsigned long)(n - i));
+        uint32_t v = perm[j];
+        perm[j] = perm[i];
+        perm[i] = v;
+        out[i] = v;
+    }
+    gsl_rng_free(r);
+    qsort(out, (size_t)k, sizeof *out, cmp_u32);
+    return (int64_t)k;
+}
+
+static const char *const method_names[] = {"dp", "diloco", "streaming",
+                                           "sparta"};
 static const char *const layout_names[] = {"sequential", "strided", "sliced"};
 static const char *const order_names[] = {"ascending", "rotated"};
 static const char *const overlap_names[] = {"inner", "outer", "eager"};

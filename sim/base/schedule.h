@@ -30,6 +30,17 @@
  * Data-parallel is the degenerate schedule H = 1, P = 1, tau = 0 (a sync of
  * the whole model after every step); DiLoCo is P = 1, tau = 0, alpha = 0
  * (every replica takes the new outer parameters).
+ *
+ * SPARTA (sparse parameter averaging): after every step t a random subset
+ * S_t of each tensor's parameters (sched_subset: the same on every
+ * replica) is averaged and merged after step t + tau.  As a schedule it
+ * is H = P = tau + 1 strided "slots": the subset taken after step t is
+ * slot (t + tau - 1) mod (tau + 1), applied after step t + tau, so one
+ * sync is taken and one applied after every step and a slot's next sync
+ * is taken only once its last one is applied.  Each slot is the whole
+ * subset (every tensor), not a set of layers; its layers only say which
+ * reductions the timing uses (payload.h).  No outer step: the merge is
+ * theta[S] = alpha * local[S] + (1 - alpha) * mean[S].
  */
 #ifndef DILOSIM_SCHEDULE_H
 #define DILOSIM_SCHEDULE_H
@@ -37,7 +48,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { SCHED_DP, SCHED_DILOCO, SCHED_STREAMING } sched_method;
+typedef enum {
+    SCHED_DP,
+    SCHED_DILOCO,
+    SCHED_STREAMING,
+    SCHED_SPARTA
+} sched_method;
 
 /* Sequential: fragment j holds layers [j*L/P, (j+1)*L/P) (rounded down at
  * both ends).  Strided: fragment j holds layers j, j+P, j+2P, ...
@@ -60,6 +76,10 @@ typedef enum { SCHED_INNER, SCHED_OUTER, SCHED_EAGER } sched_overlap;
 /* Which (H, P, tau) are allowed: see "Rules" above. */
 typedef enum { SCHED_RULE_PAPER, SCHED_RULE_TORCHFT } sched_rule;
 
+/* Sparta's default subset fraction p: 0.005 of the parameters per step,
+ * the SPARTA write-up's setting. */
+#define SCHED_SUBSET_DEFAULT 0.005
+
 typedef struct {
     sched_method method;
     int layers;   /* L >= 1 */
@@ -72,13 +92,17 @@ typedef struct {
     sched_order order;
     sched_overlap overlap;
     sched_rule rule;
+    double subset; /* sparta: the fraction p of each tensor averaged after
+                      every step, in (0, 1] */
 } sched_spec;
 
 /* Normalises a spec in place (DP: H = P = 1, tau = 0, alpha = 0, inner
- * overlap; DiLoCo: P = 1, tau = 0, alpha = 0) and checks it.  Returns 0,
- * or -1 with a message in err (P > layers, tau >= H, tau with outer
- * overlap, alpha outside [0,1]; under the torchft rule P > H or
- * tau >= floor(H/P)). */
+ * overlap; DiLoCo: P = 1, tau = 0, alpha = 0; sparta: H = P = tau + 1,
+ * strided, ascending, paper rule, and tau in 0..layers-1) and checks it.
+ * Returns 0, or -1 with a message in err (P > layers, tau >= H, tau with
+ * outer overlap, alpha outside [0,1]; under the torchft rule P > H or
+ * tau >= floor(H/P); sparta: overlap other than inner, tau >= layers,
+ * subset outside (0, 1]). */
 int sched_normalize(sched_spec *s, char *err, size_t errlen);
 
 /* Is the spec under the narrow rule (torchft's, which layout sliced needs
@@ -133,7 +157,27 @@ int sched_taken_after(const sched_spec *s, int64_t t, int64_t last_step,
  * that offset. */
 int sched_take_phase(const sched_spec *s, int64_t t, int64_t last_step);
 
-/* Parses/names the enums ("dp" | "diloco" | "streaming", "sequential" |
+/* Does the method keep outer parameters (DiLoCo, streaming)? */
+int sched_has_outer(const sched_spec *s);
+
+/* Sparta: the values k of a tensor of n that a subset holds:
+ * max(1, ceil(p * n)), at most n (0 for n 0), the rounding of topk's
+ * count (codec.h): a product within a relative 1e-9 of a whole number
+ * counts as that number. */
+uint64_t sched_subset_count(double p, uint64_t n);
+
+/* Sparta: the subset of the sync taken after step `step` of the tensor
+ * (or timing layer) `part` of n values: k = sched_subset_count(p, n)
+ * distinct indices in 0..n-1, uniform, in increasing order, into out
+ * (room for k).  A pure function of (seed, step, part, n, p): a partial
+ * Fisher-Yates shuffle of 0..n-1 (perm, room for n, is scratch) driven
+ * by the GSL stream rng_stream(seed ^ rng_mix(step), RNG_SUBSET, part).
+ * Returns k, or -1 when n >= 2^32 or the stream cannot be allocated. */
+int64_t sched_subset(uint64_t seed, int64_t step, uint32_t part, uint64_t n,
+                     double p, uint32_t *perm, uint32_t *out);
+
+/* Parses/names the enums ("dp" | "diloco" | "streaming" | "sparta",
+ * "sequential" |
  * "strided" | "sliced", "ascending" | "rotated", "inner" | "outer" | "eager",
  * "paper" | "torchft"); parse returns 0 or -1. */
 int sched_parse_method(const char *name, sched_method *out);

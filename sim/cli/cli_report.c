@@ -320,6 +320,7 @@ static void bandwidth_label(const scn_config *c, char *buf, size_t n) {
 static const char *method_key(const scn_config *c, const scn_train *t) {
     const sched_spec *m = &c->sched;
     if (m->method == SCHED_DP) return "dp";
+    if (m->method == SCHED_SPARTA) return "sparta";
     if (t->has_train && t->train.fedpart) return "fedpart";
     if (m->overlap == SCHED_OUTER) return "outer";
     if (m->overlap == SCHED_EAGER) return "eager";

@@ -117,6 +117,7 @@ void scn_defaults(scn_config *c) {
                             .P = 1,
                             .tau = 0,
                             .alpha = 0.5,
+                            .subset = SCHED_SUBSET_DEFAULT,
                             .layout = SCHED_STRIDED,
                             .order = SCHED_ASCENDING};
     c->codec = CODEC_SPEC(CODEC_BF16, 0);
@@ -483,6 +484,12 @@ int scn_method_label(const scn_config *c, char *buf, size_t n) {
                    : snprintf(buf, n, "Data-parallel, %s gradients",
                               codec_label(c->dp_codec.kind));
     char ov[48] = "";
+    if (s->method == SCHED_SPARTA) {
+        char b[MSG_NUM_MAX];
+        return snprintf(buf, n, "SPARTA, p %s, overlap %d, %s",
+                        msg_number(s->subset, b), s->tau,
+                        codec_label(c->codec.kind));
+    }
     if (s->overlap == SCHED_OUTER) snprintf(ov, sizeof ov, ", outer overlap");
     else if (s->overlap == SCHED_EAGER)
         snprintf(ov, sizeof ov, ", eager overlap");

@@ -49,6 +49,10 @@
 /* The default of method.dp_bucket_mb and method.bucket_mb: PyTorch DDP's
  * 25 MB buckets (a framework reduces in buckets, not layer by layer). */
 #define SCN_BUCKET_MB 25.0
+
+/* Method sparta's tau where method.tau is not given: the subset taken
+ * after step t is merged after step t + 1 (one step of overlap). */
+#define SCN_SPARTA_TAU 1
 /* Every rate in Gbit/s (a link, a host copy engine, a cost file's
  * bandwidths) lies in [SCN_MIN_GBPS, SCN_MAX_GBPS]. */
 #define SCN_MIN_GBPS 1e-6

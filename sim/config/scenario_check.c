@@ -96,9 +96,47 @@ static int check_model(ctx *c, const cJSON *root, scn_config *cfg) {
     return 0;
 }
 
+/* Sparta: its defaults where the keys are absent (tau SCN_SPARTA_TAU,
+ * alpha 0), one tau for every worker, a dense codec, no outer state;
+ * method.subset_fraction with sparta only.  H, fragments, layout, order,
+ * rule and the outer optimizer do not apply: sched_normalize sets the
+ * first ones, and the trainer takes no outer step. */
+static int check_sparta(ctx *c, const cJSON *root, scn_config *cfg) {
+    const cJSON *m = get(root, "method"), *sf = get(m, "subset_fraction");
+    const cJSON *tau = get(m, "tau"), *cd = get(m, "codec");
+    const cJSON *off = get(m, "offload_outer");
+    if (cfg->sched.method != SCHED_SPARTA)
+        return sf ? fail(c, sf, 0, "method.subset_fraction",
+                         "applies to method sparta only (got %s)",
+                         sched_method_name(cfg->sched.method))
+                  : 0;
+    for (int i = 0; !tau && i < SCN_MAX_WORKERS; i++)
+        cfg->tau_w[i] = SCN_SPARTA_TAU;
+    if (!get(m, "alpha")) cfg->sched.alpha = 0;
+    for (int i = 1; i < cfg->workers; i++)
+        if (cfg->tau_w[i] != cfg->tau_w[0])
+            return fail(c, tau, 0, "method.tau",
+                        "one tau for every worker with method sparta (got "
+                        "%d and %d)",
+                        (int)cfg->tau_w[0], (int)cfg->tau_w[i]);
+    if (cfg->codec.kind == CODEC_TOPK || cfg->codec.kind == CODEC_POWERSGD ||
+        cfg->codec.kind == CODEC_DEMO)
+        return fail(c, cd ? cd : m, 0, "method.codec",
+                    "%s chooses what it sends, sparta draws its subset "
+                    "(expected a dense codec: fp32, bf16, fp16, fp8_e4m3, "
+                    "e3m0, e2m1, uint8, int8)",
+                    codec_name(cfg->codec.kind));
+    if (cfg->offload_outer)
+        return fail(c, off, 0, "method.offload_outer",
+                    "sparta keeps no outer parameters (expected false with "
+                    "method sparta)");
+    return 0;
+}
+
 /* The schedule, through sched_normalize; its message is reported at the
  * key most responsible. */
 static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
+    if (check_sparta(c, root, cfg)) return -1;
     sched_spec s = cfg->sched;
     char msg[256], p[PATH_LEN];
     s.layers = cfg->layers;
@@ -144,6 +182,8 @@ static int check_method(ctx *c, const cJSON *root, scn_config *cfg) {
                       : s.overlap != SCHED_INNER && s.tau   ? "tau"
                       : s.tau < 0 || s.tau >= cap           ? "tau"
                                                             : "alpha";
+    if (s.method == SCHED_SPARTA) /* sparta_normalize's two */
+        key = s.overlap != SCHED_INNER ? "overlap" : "tau";
     const cJSON *m = get(root, "method"), *v = get(m, key);
     join_key(p, "method", key);
     return fail(c, v ? v : m ? m : root, 0, p, "%s", msg);

@@ -34,7 +34,7 @@ static const char *n_rule(int v) {
 }
 
 static const enum_def E_CODEC = {.n = CODEC_COUNT, .name = n_codec};
-static const enum_def E_METHOD = {.n = SCHED_STREAMING + 1, .name = n_method};
+static const enum_def E_METHOD = {.n = SCHED_SPARTA + 1, .name = n_method};
 static const enum_def E_LAYOUT = {.n = SCHED_SLICED + 1, .name = n_layout};
 static const enum_def E_ORDER = {.n = SCHED_ROTATED + 1, .name = n_order};
 static const enum_def E_OVERLAP = {.n = SCHED_EAGER + 1, .name = n_overlap};
@@ -200,6 +200,7 @@ static const field method_fields[] = {
     K_ENUM("overlap", sched.overlap, E_OVERLAP),
     K_ENUM("rule", sched.rule, E_RULE),
     K_NUM("alpha", sched.alpha, IN(0, 1)),
+    K_NUM("subset_fraction", sched.subset, OC(0, 1)),
     K_ENUM("codec", codec.kind, E_CODEC),
     K_U64("codec_block", codec.block, 0, 1e15),
     K_NUM("k_fraction", codec.k_fraction, OC(0, 1)),

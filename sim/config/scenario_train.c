@@ -337,11 +337,20 @@ static int check_train_method(ctx *c, const cJSON *root, const scn_config *cfg,
                     "%d replicas are too many to train (expected at most %d "
                     "with a train section)",
                     cfg->workers, TRAIN_MAX_REPLICAS);
-    if (t->fedpart && cfg->sched.method == SCHED_DP)
+    if (t->fedpart && !sched_has_outer(&cfg->sched))
         return fail_either(c, get(tr, "fedpart"), "train.fedpart",
                            get(m, "name"), "method.name", tr, "train.fedpart",
                            "FedPart needs method diloco or streaming (got "
-                           "dp)");
+                           "%s)",
+                           sched_method_name(cfg->sched.method));
+    if (cfg->sched.method == SCHED_SPARTA && cfg->sched.P > n)
+        return fail_either(c, get(m, "tau"), "method.tau", layers,
+                           "train.model.layers", m, "method.tau",
+                           "tau = %d needs %d slots, more than the trained "
+                           "model's %d %s (expected method.tau <= %d with "
+                           "method sparta)",
+                           cfg->sched.tau, cfg->sched.P, n,
+                           own ? "units" : "blocks", n - 1);
     if (cfg->sched.layout == SCHED_SLICED && cfg->sched.P > 1)
         return fail(c, get(m, "layout"), 0, "method.layout",
                     "sliced is "

@@ -144,7 +144,7 @@ int mem_worker_of(const scn_config *c, mem_worker *out, char *err,
     int rc = mem_largest_fragment(c, &s, &out->fragment_params, err, errlen);
     if (rc) return rc;
     uint64_t outer = 0; /* outer parameters on the accelerator */
-    if (s.method != SCHED_DP && c->offload_outer) {
+    if (sched_has_outer(&s) && c->offload_outer) {
         int extra = 0;
         for (int i = 0; i < c->workers; i++)
             if (c->tau_extra[i] > extra) extra = c->tau_extra[i];
@@ -154,7 +154,7 @@ int mem_worker_of(const scn_config *c, mem_worker *out, char *err,
         out->host_bytes = (MEM_OUTER_BYTES + MEM_MOMENTUM_BYTES) * N;
         outer = (uint64_t)out->in_flight * out->fragment_params;
         if (outer > N) outer = N; /* never more than the whole model */
-    } else if (s.method != SCHED_DP) {
+    } else if (sched_has_outer(&s)) {
         outer = N;
     }
     out->outer_parameters_bytes = MEM_OUTER_BYTES * outer;

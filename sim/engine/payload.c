@@ -38,3 +38,17 @@ uint64_t payload_slice_bytes(const scn_config *cfg, codec_spec codec, int l,
 uint64_t payload_layer_bytes(const scn_config *cfg, codec_spec codec, int l) {
     return payload_slice_bytes(cfg, codec, l, 0, 1);
 }
+
+uint64_t payload_subset_bytes(const scn_config *cfg, codec_spec codec, int l) {
+    uint64_t n = payload_slice_params(cfg, l, 0, 1);
+    return codec_wire_bytes(codec, sched_subset_count(cfg->sched.subset, n), 0);
+}
+
+uint64_t payload_sparta_bytes(const scn_config *cfg, codec_spec codec, int l,
+                              int P) {
+    int L = cfg->layers;
+    int lo = l < P ? 0 : l, hi = l + P >= L ? L : l + P;
+    uint64_t b = 0;
+    for (int k = lo; k < hi; k++) b += payload_subset_bytes(cfg, codec, k);
+    return b;
+}

@@ -29,4 +29,17 @@ uint64_t payload_slice_params(const scn_config *cfg, int l, int j, int P);
 uint64_t payload_slice_bytes(const scn_config *cfg, codec_spec codec, int l,
                              int j, int P);
 
+/* Method sparta: bytes of the subset of layer l taken after a step, k_l =
+ * sched_subset_count(p, n_l) values as one row (row_len 0), so a scaled
+ * codec has one scale per block (or per subset) of the k values. */
+uint64_t payload_subset_bytes(const scn_config *cfg, codec_spec codec, int l);
+
+/* Method sparta: the payload of layer l's reduction in its slot (the
+ * fragment that holds it, of P = tau + 1 strided ones): every slot
+ * carries the whole model's subset, layer l the subsets of layers l to
+ * l + P - 1 (the slot's first layer those below it too, its last one
+ * those above), so the P slots send the same bytes. */
+uint64_t payload_sparta_bytes(const scn_config *cfg, codec_spec codec, int l,
+                              int P);
+
 #endif

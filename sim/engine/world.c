@@ -192,7 +192,9 @@ static int init_layers(world *W) {
         }
         W->frag[l] = sched_layer_fragment(&W->sch, l);
         W->phase[l] = sched_offset(&W->sch, W->frag[l]);
-        W->bytes[l] = payload_layer_bytes(c, codec, l);
+        W->bytes[l] = c->sched.method == SCHED_SPARTA
+                          ? payload_sparta_bytes(c, codec, l, P)
+                          : payload_layer_bytes(c, codec, l);
     }
     buckets_init(W);
     return 0;

@@ -109,13 +109,16 @@ static void say_syncs(sbuf *s, const scn_config *c, const expl_result *r,
     char b1[32], b2[32], b3[32];
     int dp = c->sched.method == SCHED_DP, differ;
     double wall = (double)u->wall_ns * 1e-9, n = (double)u->syncs;
-    /* one sync's payload on the wire: the model's (DP, DiLoCo) or a
-     * fragment's on average, whoever took part and whatever was redone */
+    /* one sync's payload on the wire: the model's (DP, DiLoCo), a
+     * fragment's on average, whoever took part and whatever was redone,
+     * or (sparta) the model's subset */
     codec_spec codec = dp ? c->dp_codec : c->codec;
+    int sparta = c->sched.method == SCHED_SPARTA;
     double S = 0;
     for (int l = 0; l < c->layers; l++)
-        S += (double)payload_layer_bytes(c, codec, l);
-    S /= c->sched.P;
+        S += (double)(sparta ? payload_subset_bytes(c, codec, l)
+                             : payload_layer_bytes(c, codec, l));
+    if (!sparta) S /= c->sched.P;
     double gbps = slowest_gbps(c, &differ);
     double t = (double)r->comm_ns * 1e-9 / n, exposed = comm / n;
     char rate[96];

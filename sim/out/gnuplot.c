@@ -37,7 +37,8 @@ static const struct {
                {"streaming_overlap_fp4", "#e69f00"},
                {"outer", "#882255"},
                {"eager", "#56b4e9"},
-               {"fedpart", "#999999"}};
+               {"fedpart", "#999999"},
+               {"sparta", "#332288"}};
 #define NCOLORS ((int)(sizeof palette / sizeof *palette))
 
 const char *gnuplot_method_color(const char *key) {

@@ -154,6 +154,7 @@ static void inputs_method(jw *w, const scn_config *c, const run_result *r,
     jw_str(w, "overlap", sched_overlap_name(s->overlap));
     jw_str(w, "rule", sched_rule_name(s->rule));
     jw_num(w, "alpha", s->alpha);
+    if (s->method == SCHED_SPARTA) jw_num(w, "subset_fraction", s->subset);
     jw_str(w, "late", scn_late_continues(c) ? "continue" : "wait");
     jw_num(w, "sync_timeout_s", c->sync_timeout_s);
     jw_str(w, "codec", codec_name(codec.kind));

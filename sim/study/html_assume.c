@@ -168,6 +168,7 @@ static void latency_text(const scn_config *c, char *buf, size_t len) {
 static const char *method_title(sched_method m) {
     return m == SCHED_DP       ? "data-parallel (dp)"
            : m == SCHED_DILOCO ? "DiLoCo (diloco)"
+           : m == SCHED_SPARTA ? "SPARTA, sparse parameter averaging (sparta)"
                                : "Streaming DiLoCo (streaming)";
 }
 

@@ -384,6 +384,7 @@ static int on_event(void *ctx, const run_event *e, char *err, size_t errlen) {
     case RUN_EV_CONTRIBUTE: rc = on_contribute(c, e, err, errlen); break;
     case RUN_EV_SYNCED: rc = on_synced(c, e, err, errlen); break;
     case RUN_EV_FAILED:
+    case RUN_EV_LEFT:
         if (!c->dp) c->joined[w] = 0; /* DP: everybody waits for it */
         break;
     case RUN_EV_REJOINED:

@@ -18,9 +18,6 @@
 #include "sim/base/msg.h"
 #include "sim/config/faults_trace.h"
 
-/* Trace times above this many seconds do not fit int64 nanoseconds (as
- * faults_trace.c). */
-#define BWT_MAX_S 9.2e9
 #define BWT_MIN_GBPS 1e-6 /* the scenario's bandwidth range (scenario.h) */
 #define BWT_MAX_GBPS 1e9
 #define BWT_PI 3.14159265358979323846
@@ -37,51 +34,9 @@ typedef faults_where where;
 /* The message at column col (0-based) of the line. */
 #define field_err(at, col, ...) faults_where_err(at, (col) + 1, __VA_ARGS__)
 
-/* A field of a line: its text (NUL-terminated in place) and column. */
-typedef struct {
-    char *s;
-    size_t col;
-} token;
-
-/* Cuts line (its comment already cut) into at most max fields; returns
- * how many, max + 1 when there are more (tok[max] then the first extra
- * one, tok has room for max + 1).  *end is the column just past the
- * last field. */
-static int fields(char *line, token *tok, int max, size_t *end) {
-    int n = 0;
-    size_t i = 0;
-    for (;;) {
-        while (line[i] && strchr(" \t\r\n\v\f", line[i])) i++;
-        if (!line[i]) break;
-        tok[n] = (token){line + i, i};
-        if (n++ == max) return n;
-        while (line[i] && !strchr(" \t\r\n\v\f", line[i])) i++;
-        *end = i;
-        if (line[i]) line[i++] = '\0';
-    }
-    return n;
-}
+typedef faults_token token;
 
 static const char *const LINE_FORM = "'t_s link gbps'";
-
-static int parse_time(const where *at, const token *t, double *s) {
-    char *end;
-    double v = strtod(t->s, &end);
-    if (end == t->s || *end || !isfinite(v))
-        return field_err(at, t->col,
-                         "bad time '%.40s' (expected a finite number of "
-                         "seconds)",
-                         t->s);
-    if (v < 0)
-        return field_err(at, t->col,
-                         "negative time '%.40s' (expected seconds >= 0)", t->s);
-    if (v > BWT_MAX_S)
-        return field_err(at, t->col,
-                         "time '%.40s' too large (expected at most %g s)", t->s,
-                         BWT_MAX_S);
-    *s = v;
-    return 0;
-}
 
 static int parse_link(const where *at, const token *t, int nworkers, int *l) {
     if (strcmp(t->s, "all") == 0) {
@@ -132,7 +87,7 @@ static int parse_line(bwt_trace *t, const where *at, char *line, int nworkers) {
     if (hash) *hash = '\0';
     token tok[4];
     size_t end = 0;
-    int n = fields(line, tok, 3, &end);
+    int n = faults_fields(line, tok, 3, &end);
     if (n == 0) return 0;
     if (n > 3)
         return field_err(at, tok[3].col,
@@ -144,8 +99,8 @@ static int parse_line(bwt_trace *t, const where *at, char *line, int nworkers) {
                          n == 1 ? "link and rate" : "rate", LINE_FORM);
     double s = 0, g = 0;
     int l = 0;
-    if (parse_time(at, &tok[0], &s) || parse_link(at, &tok[1], nworkers, &l) ||
-        parse_gbps(at, &tok[2], &g))
+    if (faults_token_time(at, &tok[0], &s) ||
+        parse_link(at, &tok[1], nworkers, &l) || parse_gbps(at, &tok[2], &g))
         return -1;
     if (s < t->last_s)
         return field_err(at, tok[0].col,

@@ -189,6 +189,47 @@ static int parse_line(faults_trace *t, const where *at, char *line) {
     return apply(t, at, w, s, ns, down);
 }
 
+/* ---- the fields of a line, for the traces with columns --------------- */
+
+/* Cuts line (its comment already cut) into at most max fields; returns
+ * how many, max + 1 when there are more (tok[max] then the first extra
+ * one, tok has room for max + 1).  *end is the column just past the
+ * last field. */
+int faults_fields(char *line, faults_token *tok, int max, size_t *end) {
+    int n = 0;
+    size_t i = 0;
+    for (;;) {
+        while (line[i] && strchr(" \t\r\n\v\f", line[i])) i++;
+        if (!line[i]) break;
+        tok[n] = (faults_token){line + i, i};
+        if (n++ == max) return n;
+        while (line[i] && !strchr(" \t\r\n\v\f", line[i])) i++;
+        *end = i;
+        if (line[i]) line[i++] = '\0';
+    }
+    return n;
+}
+
+int faults_token_time(const where *at, const faults_token *t, double *s) {
+    char *end;
+    double v = strtod(t->s, &end);
+    if (end == t->s || *end || !isfinite(v))
+        return faults_where_err(at, t->col + 1,
+                                "bad time '%.40s' (expected a finite number of "
+                                "seconds)",
+                                t->s);
+    if (v < 0)
+        return faults_where_err(at, t->col + 1,
+                                "negative time '%.40s' (expected seconds >= 0)",
+                                t->s);
+    if (v > TRACE_MAX_S)
+        return faults_where_err(
+            at, t->col + 1, "time '%.40s' too large (expected at most %g s)",
+            t->s, TRACE_MAX_S);
+    *s = v;
+    return 0;
+}
+
 void faults_trace_free(faults_trace *t) {
     if (!t) return;
     for (int w = 0; w < t->n; w++) free(t->w[w].p);

@@ -60,6 +60,24 @@ typedef struct {
  * into at->err.  Returns -1 (an input error, for the parsers' returns). */
 int faults_where_err(const faults_where *at, size_t col, const char *fmt, ...);
 
+/* A field of a line: its text (NUL-terminated in place) and its 0-based
+ * column. */
+typedef struct {
+    char *s;
+    size_t col;
+} faults_token;
+
+/* Cuts line (its comment already cut) into at most max blank-separated
+ * fields, in place; returns how many, max + 1 when there are more
+ * (tok[max] then the first extra one: tok has room for max + 1).  *end
+ * is the column just past the last field.  The bandwidth and membership
+ * traces split their lines with it. */
+int faults_fields(char *line, faults_token *tok, int max, size_t *end);
+
+/* A time field: a finite number of seconds in [0, 9.2e9] into *s; else
+ * -1 with "bad time", "negative time" or "too large" at its column. */
+int faults_token_time(const faults_where *at, const faults_token *t, double *s);
+
 /* The lines of trace `name`: fn(ctx, line, n) for each line of
  * text[0..len) in order (split at '\n'; the last one need not end with
  * one), `line` a NUL-terminated copy of its n bytes, which may hold a NUL

@@ -15,6 +15,7 @@
 
 #include "sim/base/msg.h"
 #include "sim/config/faults_trace.h"
+#include "sim/config/member_trace.h"
 
 int scn_late_continues(const scn_config *c) {
     return c->late == SCN_LATE_CONTINUE && c->sched.method != SCHED_DP;
@@ -452,11 +453,35 @@ static int check_bw_trace(ctx *c, const cJSON *root, scn_config *cfg) {
     return 0;
 }
 
+/* faults.membership_trace: a file resolved against the scenario's
+ * directory and parsed now (a bad line is an input error before any run;
+ * the run reads it again); method.quorum at most workers.count. */
+static int check_members(ctx *c, const cJSON *root, scn_config *cfg) {
+    const cJSON *q = get(get(root, "method"), "quorum");
+    if (q && cfg->quorum > cfg->workers)
+        return fail(c, q, 0, "method.quorum",
+                    "%d is above workers.count %d (expected 1..%d)",
+                    cfg->quorum, cfg->workers, cfg->workers);
+    const cJSON *tr = get(get(root, "faults"), "membership_trace");
+    if (!tr) return 0;
+    if (scn__resolve_path(c, tr, "faults.membership_trace",
+                          cfg->member_trace_path))
+        return -1;
+    mbt_trace *t;
+    char msg[SCN_PATH_MAX + 256];
+    int rc =
+        mbt_load(cfg->member_trace_path, cfg->workers, &t, msg, sizeof msg);
+    if (rc == MSG_ENOMEM) return oom(c);
+    if (rc) return fail(c, tr, 0, "faults.membership_trace", "%s", msg);
+    mbt_free(t);
+    return 0;
+}
+
 int scn__check_config(ctx *c, const cJSON *root, scn_config *cfg) {
     if (check_model(c, root, cfg) || check_method(c, root, cfg) ||
         check_network(c, root, cfg) || check_run_values(c, root, cfg) ||
         check_run(c, root, cfg) || check_faults(c, root, cfg) ||
-        check_bw_trace(c, root, cfg))
+        check_bw_trace(c, root, cfg) || check_members(c, root, cfg))
         return -1;
     return 0;
 }

@@ -28,6 +28,7 @@
 
 #include "sim/base/msg.h"
 #include "sim/base/rng.h"
+#include "sim/config/member_trace.h"
 #include "sim/engine/collective.h"
 #include "sim/engine/eventq.h"
 #include "sim/engine/faults.h"
@@ -39,6 +40,7 @@
 enum { CLS_NET, CLS_FAULT, CLS_COMPUTE }; /* tie order */
 enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT, EV_COPY, EV_BW };
 enum { EV_CKPT = EV_BW + 1, EV_RESTART }; /* checkpoint_s, restart_s */
+enum { EV_MEMBER = EV_RESTART + 1 };     /* faults.membership_trace */
 enum { OP_FWD, OP_BACT, OP_BPAR };
 
 /* A worker's state; changed only by worker_set_state (worker.c), whose
@@ -110,6 +112,13 @@ typedef struct {
                           yet, the next completed sync sets it) */
     int64_t lost, failures;
     int64_t restart_ns; /* ns spent restarting after repairs */
+    /* faults.membership_trace (member.c): the worker is not a member from
+     * a leave until its join (or from 0 until its first join); broken:
+     * failed and not yet repaired, member or not */
+    int absent, broken;
+    int64_t absent_start; /* ns: its absence began */
+    int64_t absent_ns;    /* ns of the absences that ended */
+    int64_t joins, leaves;
     /* setup, or derived from the signature's fields */
     uint32_t epoch; /* bumps cancel the running op's event (relative
                           in the events' signature) */
@@ -225,6 +234,12 @@ typedef struct {
     size_t bw_next;  /* the file's next step not yet applied */
     int64_t bw_slot; /* diurnal: the next slot */
     int bw_left;     /* an EV_BW is pending */
+    /* faults.membership_trace (member.c): it turns the fast paths off, as
+     * a fault trace does; method.quorum */
+    mbt_trace *mbt; /* the trace file's events; NULL: none */
+    size_t mb_next; /* the file's next event not yet applied */
+    int quorum;     /* members a reduction needs to proceed, >= 1 */
+    int64_t joins, leaves;
 
     /* ---- signature: what decides the future ---- */
     eq_queue q; /* the pending events */
@@ -519,6 +534,34 @@ int bw_init(world *W, char *err, size_t errlen);
 /* EV_BW: the net brought to now, the steps due at now change the links'
  * capacities (the flows re-share), the next step is scheduled. */
 void bw_step(world *W, int64_t now);
+
+/* ---- member.c: members that come and go ------------------------------- */
+
+/* Reads the world's membership trace (none: nothing), makes the workers
+ * whose first event is a join absent from time 0, and schedules the first
+ * event.  0, or MSG_EINPUT (a trace that went bad since the load, its
+ * message in err) or MSG_ENOMEM. */
+int mb_init(world *W, char *err, size_t errlen);
+
+/* EV_MEMBER: the events due at now, in file order (rec_leave,
+ * rec_join), and the next one scheduled. */
+void mb_event(world *W, int64_t now);
+
+/* The joined workers. */
+int mb_joined(const world *W);
+
+/* recovery.c: worker wi leaves (as a failure, without the rollback of
+ * DP) or joins (as a repair: restart, download, rejoin). */
+void rec_leave(world *W, int wi, int64_t now);
+void rec_join(world *W, int wi, int64_t now);
+
+/* sync.c: worker wi, rejoining at `step` under a quorum, takes part in
+ * every reduction still collecting that was taken after a step >= step. */
+void sync_admit(world *W, int wi, int64_t step);
+
+/* sync.c: 1 when a reduction has every member's arrival but fewer
+ * members than the quorum (it waits for joins or repairs). */
+int sync_held(const world *W);
 
 /* ---- fastfwd.c: the exact fast-forward -------------------------------- */
 

@@ -390,7 +390,8 @@ static int on_event(void *ctx, const run_event *e, char *err, size_t errlen) {
     case RUN_EV_REJOINED:
         if ((rc = flush(c, err, errlen))) return rc;
         if ((rc = eager_change(c, w, e->step, err, errlen))) return rc;
-        if ((rc = train_rejoin(c->tr, w, e->src, e->step - 1)))
+        if ((rc = train_rejoin(c->tr, w, e->src, e->step - 1)) ||
+            (c->o->cfg->quorum > 1 && (rc = train_withdraw(c->tr, w))))
             return trainer_failed(c, rc, err, errlen);
         c->joined[w] = 1;
         c->ended[w] = e->step - 1;

@@ -20,10 +20,10 @@
 
 /* A worker's state while the file is read. */
 typedef struct {
-    int seen;    /* it has had an event */
-    int member;  /* after its last event */
-    int first;   /* its first event was a join: absent from time 0 */
-    long since;  /* the line of its last event */
+    int seen;   /* it has had an event */
+    int member; /* after its last event */
+    int first;  /* its first event was a join: absent from time 0 */
+    long since; /* the line of its last event */
 } mstate;
 
 struct mbt_trace {

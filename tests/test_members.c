@@ -9,6 +9,7 @@
  *     the group's next sync (quorum 1) or at once, behind the group
  *     (quorum 2), whose first sync then waits until the joiner has done
  *     its H steps: the instants of docs/faults.md in closed form;
+ *     (explain books the absence as its part `absent`);
  *   - a leave by hand: the step in progress and the steps since the last
  *     contribution are lost, the others go on; member time, joins and
  *     leaves in the result; a quorum nobody can reach ends the run
@@ -29,6 +30,7 @@
 #include "models/train.h"
 #include "sim/adapter/coupled.h"
 #include "sim/config/member_trace.h"
+#include "sim/engine/explain.h"
 #include "sim/engine/run.h"
 
 static char dir[] = "/tmp/dilosim-members-XXXXXX";
@@ -204,6 +206,15 @@ static run_result two_workers(const char *trace, int q, seen *v) {
     cfg.full = 1; /* the fast paths are off: the same run */
     ck_assert_int_eq(run_simulate(&cfg, NULL, &full, err, sizeof err), 0);
     ck_assert_int_eq(memcmp(&r, &full, sizeof r), 0);
+    /* explained, the absence is its own part: worker 1's absent time is
+     * its member time's complement */
+    static expl_result ex;
+    ck_assert_int_eq(expl_run(&cfg, &ex, err, sizeof err), 0);
+    ck_assert_int_eq(memcmp(&ex.run, &r, sizeof r), 0);
+    ck_assert_int_eq(ex.worker[1].ns[EXPL_ABSENT],
+                     r.wall_ns - r.per_worker[1].member_ns);
+    ck_assert_int_eq(ex.worker[0].ns[EXPL_ABSENT], 0);
+    ck_assert_int_eq(ex.worker[1].ns[EXPL_DOWN], 0);
     return r;
 }
 

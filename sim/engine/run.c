@@ -265,10 +265,10 @@ static void fill_result(const world *W, int done, uint64_t events,
         r->failures = w->failures;
         r->checkpoint_ns = w->ckpt_ns;
         r->restart_ns = w->restart_ns;
-        r->member_ns = W->end - w->absent_ns -
-                       (w->absent && W->end > w->absent_start
-                            ? W->end - w->absent_start
-                            : 0);
+        r->member_ns =
+            W->end - w->absent_ns -
+            (w->absent && W->end > w->absent_start ? W->end - w->absent_start
+                                                   : 0);
         r->joins = w->joins;
         r->leaves = w->leaves;
         out->member_ns = sum_ns(out->member_ns, r->member_ns);
@@ -374,10 +374,10 @@ int run__simulate(const scn_config *cfg, const run_hooks *hooks,
         int64_t now = ev.time;
         if (W.book) expl__advance(&W, now);
         W.now = now;
-        worker *w = ev.kind == EV_NET || ev.kind == EV_BW ||
-                            ev.kind == EV_MEMBER
-                        ? NULL
-                        : &W.w[ev.a];
+        worker *w =
+            ev.kind == EV_NET || ev.kind == EV_BW || ev.kind == EV_MEMBER
+                ? NULL
+                : &W.w[ev.a];
         switch (ev.kind) {
         case EV_NET:
             if (ev.c != W.net_version) continue; /* superseded */

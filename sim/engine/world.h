@@ -40,7 +40,7 @@
 enum { CLS_NET, CLS_FAULT, CLS_COMPUTE }; /* tie order */
 enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT, EV_COPY, EV_BW };
 enum { EV_CKPT = EV_BW + 1, EV_RESTART }; /* checkpoint_s, restart_s */
-enum { EV_MEMBER = EV_RESTART + 1 };     /* faults.membership_trace */
+enum { EV_MEMBER = EV_RESTART + 1 };      /* faults.membership_trace */
 enum { OP_FWD, OP_BACT, OP_BPAR };
 
 /* A worker's state; changed only by worker_set_state (worker.c), whose

@@ -126,20 +126,15 @@ void bwt_free(bwt_trace *t) {
     free(t);
 }
 
-/* One line of a bandwidth trace (faults_trace_lines). */
+/* One line of a bandwidth trace (faults_trace_cols). */
 typedef struct {
     bwt_trace *t;
-    where *at;
     int nworkers;
 } bline_ctx;
 
-static int bline(void *ctx, char *line, size_t n) {
+static int bline(void *ctx, char *line, const where *at) {
     bline_ctx *c = ctx;
-    c->at->line++;
-    const char *nul = memchr(line, 0, n);
-    return nul ? field_err(c->at, (size_t)(nul - line),
-                           "NUL byte (expected a text line)")
-               : parse_line(c->t, c->at, line, c->nworkers);
+    return parse_line(c->t, at, line, c->nworkers);
 }
 
 int bwt_parse(const char *text, size_t len, const char *name, int nworkers,
@@ -152,8 +147,8 @@ int bwt_parse(const char *text, size_t len, const char *name, int nworkers,
     if (!t) return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
     t->last_s = -1;
     where at = {name, 0, err, errlen};
-    bline_ctx c = {t, &at, nworkers};
-    int rc = faults_trace_lines(text, len, name, bline, &c, err, errlen);
+    bline_ctx c = {t, nworkers};
+    int rc = faults_trace_cols(text, len, &at, bline, &c);
     if (rc) {
         bwt_free(t);
         return rc;
@@ -162,15 +157,15 @@ int bwt_parse(const char *text, size_t len, const char *name, int nworkers,
     return 0;
 }
 
+static int parse_any(const char *text, size_t len, const char *name,
+                     int nworkers, void *out, char *err, size_t errlen) {
+    return bwt_parse(text, len, name, nworkers, out, err, errlen);
+}
+
 int bwt_load(const char *path, int nworkers, bwt_trace **out, char *err,
              size_t errlen) {
     *out = NULL;
-    char *buf;
-    size_t n;
-    int rc = faults_trace_read(path, &buf, &n, err, errlen);
-    if (!rc) rc = bwt_parse(buf, n, path, nworkers, out, err, errlen);
-    free(buf);
-    return rc;
+    return faults_trace_load_with(path, nworkers, out, parse_any, err, errlen);
 }
 
 const bwt_step *bwt_steps(const bwt_trace *t, size_t *n) {

@@ -358,6 +358,43 @@ int faults_trace_read(const char *path, char **text, size_t *len, char *err,
     return 0;
 }
 
+/* One line of a trace with columns (faults_trace_cols). */
+typedef struct {
+    faults_where *at;
+    int (*fn)(void *ctx, char *line, const faults_where *at);
+    void *ctx;
+} cols_ctx;
+
+static int cols_line(void *ctx, char *line, size_t n) {
+    cols_ctx *c = ctx;
+    c->at->line++;
+    const char *nul = memchr(line, 0, n);
+    return nul ? faults_where_err(c->at, (size_t)(nul - line) + 1,
+                                  "NUL byte (expected a text line)")
+               : c->fn(c->ctx, line, c->at);
+}
+
+int faults_trace_cols(const char *text, size_t len, faults_where *at,
+                      int (*fn)(void *ctx, char *line, const faults_where *at),
+                      void *ctx) {
+    cols_ctx c = {at, fn, ctx};
+    return faults_trace_lines(text, len, at->path, cols_line, &c, at->err,
+                              at->errlen);
+}
+
+int faults_trace_load_with(const char *path, int nworkers, void *out,
+                           int (*parse)(const char *text, size_t len,
+                                        const char *name, int nworkers,
+                                        void *out, char *err, size_t errlen),
+                           char *err, size_t errlen) {
+    char *buf;
+    size_t n;
+    int rc = faults_trace_read(path, &buf, &n, err, errlen);
+    if (!rc) rc = parse(buf, n, path, nworkers, out, err, errlen);
+    free(buf);
+    return rc;
+}
+
 int faults_trace_load(const char *path, int nworkers, faults_trace **out,
                       char *err, size_t errlen) {
     *out = NULL;

@@ -88,6 +88,26 @@ int faults_trace_lines(const char *text, size_t len, const char *name,
                        int (*fn)(void *ctx, char *line, size_t n), void *ctx,
                        char *err, size_t errlen);
 
+/* faults_trace_lines for a trace whose messages have columns: each line
+ * counted in at->line (which starts at 0), a NUL byte an error at its
+ * column ("NUL byte (expected a text line)"), else fn(ctx, line, at):
+ * 0, -1 (its message written with faults_where_err) or -2 (out of
+ * memory).  Returns as faults_trace_lines.  The bandwidth and membership
+ * traces read their lines with it. */
+int faults_trace_cols(const char *text, size_t len, faults_where *at,
+                      int (*fn)(void *ctx, char *line, const faults_where *at),
+                      void *ctx);
+
+/* Reads the file at path (faults_trace_read) and hands its text to
+ * parse(text, len, path, nworkers, out, err, errlen), a trace parser
+ * whose *out is its parsed trace (out: the address of the caller's
+ * pointer).  Returns faults_trace_read's errors or parse's result. */
+int faults_trace_load_with(const char *path, int nworkers, void *out,
+                           int (*parse)(const char *text, size_t len,
+                                        const char *name, int nworkers,
+                                        void *out, char *err, size_t errlen),
+                           char *err, size_t errlen);
+
 /* Reads the file at path whole into *text (malloc'd, *len bytes, the
  * caller frees it; NULL on error): 0, MSG_EIO ("path: cannot open:
  * reason", "cannot read"), MSG_EINPUT for a file larger than

@@ -141,19 +141,9 @@ void mbt_free(mbt_trace *t) {
     free(t);
 }
 
-/* One line of a membership trace (faults_trace_lines). */
-typedef struct {
-    mbt_trace *t;
-    where *at;
-} mline_ctx;
-
-static int mline(void *ctx, char *line, size_t n) {
-    mline_ctx *c = ctx;
-    c->at->line++;
-    const char *nul = memchr(line, 0, n);
-    return nul ? field_err(c->at, (size_t)(nul - line),
-                           "NUL byte (expected a text line)")
-               : parse_line(c->t, c->at, line);
+/* One line of a membership trace (faults_trace_cols). */
+static int mline(void *t, char *line, const where *at) {
+    return parse_line(t, at, line);
 }
 
 int mbt_parse(const char *text, size_t len, const char *name, int nworkers,
@@ -172,8 +162,7 @@ int mbt_parse(const char *text, size_t len, const char *name, int nworkers,
     t->last_s = -1;
     for (int w = 0; w < nworkers; w++) t->st[w].member = 1;
     where at = {name, 0, err, errlen};
-    mline_ctx c = {t, &at};
-    int rc = faults_trace_lines(text, len, name, mline, &c, err, errlen);
+    int rc = faults_trace_cols(text, len, &at, mline, t);
     if (rc) {
         mbt_free(t);
         return rc;
@@ -182,15 +171,15 @@ int mbt_parse(const char *text, size_t len, const char *name, int nworkers,
     return 0;
 }
 
+static int parse_any(const char *text, size_t len, const char *name,
+                     int nworkers, void *out, char *err, size_t errlen) {
+    return mbt_parse(text, len, name, nworkers, out, err, errlen);
+}
+
 int mbt_load(const char *path, int nworkers, mbt_trace **out, char *err,
              size_t errlen) {
     *out = NULL;
-    char *buf;
-    size_t n;
-    int rc = faults_trace_read(path, &buf, &n, err, errlen);
-    if (!rc) rc = mbt_parse(buf, n, path, nworkers, out, err, errlen);
-    free(buf);
-    return rc;
+    return faults_trace_load_with(path, nworkers, out, parse_any, err, errlen);
 }
 
 const mbt_event *mbt_events(const mbt_trace *t, size_t *n) {

@@ -27,24 +27,13 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#define TRACE_DIR_TEMPLATE "/tmp/dilosim-members-XXXXXX"
+#include "trace_dir.h"
 #include "models/train.h"
 #include "sim/adapter/coupled.h"
 #include "sim/config/member_trace.h"
 #include "sim/engine/explain.h"
 #include "sim/engine/run.h"
-
-static char dir[] = "/tmp/dilosim-members-XXXXXX";
-
-/* Writes text to dir/name; returns the path (static). */
-static const char *trace_file(const char *name, const char *text) {
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
 
 /* ---- parse errors, exactly ------------------------------------------------ */
 
@@ -419,21 +408,10 @@ START_TEST(coupled_join_and_leave_by_hand) {
 }
 END_TEST
 
-static void setup(void) {
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void teardown(void) {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-    strcpy(dir, "/tmp/dilosim-members-XXXXXX");
-}
-
 Suite *make_suite(void) {
     Suite *s = suite_create("members");
     TCase *tc = tcase_create("core");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, trace_dir_setup, trace_dir_teardown);
     tcase_add_test(tc, parse_errors);
     tcase_add_test(tc, parse_events);
     tcase_add_test(tc, loader_messages);

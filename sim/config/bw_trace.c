@@ -83,30 +83,15 @@ static int parse_gbps(const where *at, const token *t, double *g) {
 /* Parses one line (comments and blank lines included): 0, -1 bad, -2 out
  * of memory. */
 static int parse_line(bwt_trace *t, const where *at, char *line, int nworkers) {
-    char *hash = strchr(line, '#');
-    if (hash) *hash = '\0';
     token tok[4];
-    size_t end = 0;
-    int n = faults_fields(line, tok, 3, &end);
-    if (n == 0) return 0;
-    if (n > 3)
-        return field_err(at, tok[3].col,
-                         "trailing '%.40s' after the rate (expected %s and "
-                         "nothing more)",
-                         tok[3].s, LINE_FORM);
-    if (n < 3)
-        return field_err(at, end, "missing %s (expected %s)",
-                         n == 1 ? "link and rate" : "rate", LINE_FORM);
+    int n = faults_fields3(at, line, tok, LINE_FORM, "rate", "link and rate");
+    if (n <= 0) return n;
     double s = 0, g = 0;
     int l = 0;
     if (faults_token_time(at, &tok[0], &s) ||
         parse_link(at, &tok[1], nworkers, &l) || parse_gbps(at, &tok[2], &g))
         return -1;
-    if (s < t->last_s)
-        return field_err(at, tok[0].col,
-                         "time %.12g s is before %.12g s of line %ld "
-                         "(expected non-decreasing times)",
-                         s, t->last_s, t->last_line);
+    if (faults_time_order(at, &tok[0], s, t->last_s, t->last_line)) return -1;
     if (t->len == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 16;
         bwt_step *p = realloc(t->s, cap * sizeof *p);

@@ -210,6 +210,32 @@ int faults_fields(char *line, faults_token *tok, int max, size_t *end) {
     return n;
 }
 
+int faults_fields3(const where *at, char *line, faults_token *tok,
+                   const char *form, const char *third, const char *two) {
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    size_t end = 0;
+    int n = faults_fields(line, tok, 3, &end);
+    if (n > 3)
+        return faults_where_err(at, tok[3].col + 1,
+                                "trailing '%.40s' after the %s (expected %s "
+                                "and nothing more)",
+                                tok[3].s, third, form);
+    if (n > 0 && n < 3)
+        return faults_where_err(at, end + 1, "missing %s (expected %s)",
+                                n == 1 ? two : third, form);
+    return n;
+}
+
+int faults_time_order(const where *at, const faults_token *tok, double s,
+                      double last_s, long last_line) {
+    if (s >= last_s) return 0;
+    return faults_where_err(at, tok->col + 1,
+                            "time %.12g s is before %.12g s of line %ld "
+                            "(expected non-decreasing times)",
+                            s, last_s, last_line);
+}
+
 int faults_token_time(const where *at, const faults_token *t, double *s) {
     char *end;
     double v = strtod(t->s, &end);

@@ -74,6 +74,21 @@ typedef struct {
  * traces split their lines with it. */
 int faults_fields(char *line, faults_token *tok, int max, size_t *end);
 
+/* A line of three fields in the form `form` (e.g. "'t_s link gbps'"):
+ * its comment cut, the fields into tok (room for 4).  Returns 0 for a
+ * blank line, 3 with three fields, or -1 with the message "trailing 'x'
+ * after the <third> (expected <form> and nothing more)" or "missing
+ * <two> / <one> (expected <form>)" (names: the third field, the last two
+ * and the last one, e.g. "rate", "link and rate"). */
+int faults_fields3(const faults_where *at, char *line, faults_token *tok,
+                   const char *form, const char *third, const char *two);
+
+/* Times that may not go backwards: -1 with "time S s is before L s of
+ * line N (expected non-decreasing times)" at tok's column when s is
+ * below last_s (of line last_line), else 0. */
+int faults_time_order(const faults_where *at, const faults_token *tok, double s,
+                      double last_s, long last_line);
+
 /* A time field: a finite number of seconds in [0, 9.2e9] into *s; else
  * -1 with "bad time", "negative time" or "too large" at its column. */
 int faults_token_time(const faults_where *at, const faults_token *t, double *s);

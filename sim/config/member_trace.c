@@ -96,31 +96,18 @@ static int check_state(mbt_trace *t, const where *at, const faults_token *tok,
 /* Parses one line (comments and blank lines included): 0, -1 bad, -2 out
  * of memory. */
 static int parse_line(mbt_trace *t, const where *at, char *line) {
-    char *hash = strchr(line, '#');
-    if (hash) *hash = '\0';
     faults_token tok[4];
-    size_t end = 0;
-    int n = faults_fields(line, tok, 3, &end);
-    if (n == 0) return 0;
-    if (n > 3)
-        return field_err(at, tok[3].col,
-                         "trailing '%.40s' after the event (expected %s and "
-                         "nothing more)",
-                         tok[3].s, LINE_FORM);
-    if (n < 3)
-        return field_err(at, end, "missing %s (expected %s)",
-                         n == 1 ? "worker and event" : "event", LINE_FORM);
+    int n =
+        faults_fields3(at, line, tok, LINE_FORM, "event", "worker and event");
+    if (n <= 0) return n;
     double s = 0;
     int w = 0, join = 0;
     if (faults_token_time(at, &tok[0], &s) ||
         parse_worker(at, &tok[1], t->n, &w) || parse_event(at, &tok[2], &join))
         return -1;
-    if (s < t->last_s)
-        return field_err(at, tok[0].col,
-                         "time %.12g s is before %.12g s of line %ld "
-                         "(expected non-decreasing times)",
-                         s, t->last_s, t->last_line);
-    if (check_state(t, at, &tok[2], w, join)) return -1;
+    if (faults_time_order(at, &tok[0], s, t->last_s, t->last_line) ||
+        check_state(t, at, &tok[2], w, join))
+        return -1;
     if (t->len == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 16;
         mbt_event *p = realloc(t->e, cap * sizeof *p);

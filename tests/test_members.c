@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#include "random_world.h"
+#include "run_protocol.h"
 #define TRACE_DIR_TEMPLATE "/tmp/dilosim-members-XXXXXX"
 #include "trace_dir.h"
 #include "models/train.h"
@@ -408,6 +410,67 @@ START_TEST(coupled_join_and_leave_by_hand) {
 }
 END_TEST
 
+/* ---- random worlds with members that come and go ------------------------- */
+
+/* Every method, collective, completion and transport of random_world,
+ * with a random membership trace over the run's length, a random quorum
+ * and sometimes random failures: no run fails (an internal error would),
+ * the observer's protocol holds (never ahead of the group, contributions
+ * once, merges in the future), the figures are in range, and a run with
+ * the observer and one without give the same bytes. */
+START_TEST(random_worlds_with_members) {
+    static scn_config cfg;
+    static run_result r, again;
+    char err[512];
+    for (int k = 0; k < 300; k++) {
+        random_world(&cfg, k);
+        int M = cfg.workers;
+        ck_assert_int_eq(run_simulate(&cfg, NULL, &r, err, sizeof err), 0);
+        double wall = r.wall_time_s > 0 ? r.wall_time_s : 1;
+        char text[4096];
+        int len = 0, member[SCN_MAX_WORKERS], events = 1 + pick(10);
+        for (int i = 0; i < M; i++) member[i] = 1;
+        double t = 0;
+        for (int e = 0; e < events; e++) {
+            t += wall / events * (0.2 + pick(100) / 100.0);
+            int w = pick(M);
+            if (e == 0 && pick(2)) member[w] = 0; /* absent from 0 */
+            len += snprintf(text + len, sizeof text - (size_t)len,
+                            "%.9f %d %s\n", t, w, member[w] ? "leave" : "join");
+            member[w] = !member[w];
+        }
+        snprintf(cfg.member_trace_path, sizeof cfg.member_trace_path, "%s",
+                 trace_file("m.txt", text));
+        cfg.quorum = pick(3) ? 1 : 1 + pick(M);
+        if (pick(4) == 0) cfg.faults.mtbf_s = wall, cfg.faults.mttr_s = 1;
+        run_protocol p;
+        run_protocol_init(&p, &cfg);
+        run_hooks h = {.observe = run_protocol_observe, .observe_ctx = &p};
+        ck_assert_msg(run_simulate(&cfg, &h, &r, err, sizeof err) == 0,
+                      "case %d: %s\n%s", k, err, text);
+        ck_assert_msg(
+            !p.bad[0],
+            "case %d (method %d, quorum %d, mtbf %g, H %d, T %lld): %s\n%s", k,
+            cfg.sched.method, cfg.quorum, cfg.faults.mtbf_s, cfg.sched.H,
+            (long long)cfg.steps, p.bad, text);
+        ck_assert_int_eq(run_simulate(&cfg, NULL, &again, err, sizeof err), 0);
+        ck_assert_msg(memcmp(&r, &again, sizeof r) == 0, "case %d", k);
+        ck_assert(r.finished || r.stop_reason[0]);
+        ck_assert(r.compute_utilization >= 0 && r.compute_utilization <= 1);
+        for (int i = 0; i < M; i++) {
+            ck_assert_int_ge(r.per_worker[i].member_ns, 0);
+            ck_assert_int_le(r.per_worker[i].member_ns, r.wall_ns);
+            ck_assert_msg(r.per_worker[i].useful_ns >= 0, "case %d: %lld", k,
+                          (long long)r.per_worker[i].useful_ns);
+            ck_assert_int_le(r.per_worker[i].compute_ns, r.wall_ns);
+        }
+        ck_assert_int_le(r.joins + r.leaves, events);
+        cfg.member_trace_path[0] = 0;
+        cfg.quorum = 1;
+    }
+}
+END_TEST
+
 Suite *make_suite(void) {
     Suite *s = suite_create("members");
     TCase *tc = tcase_create("core");
@@ -418,6 +481,7 @@ Suite *make_suite(void) {
     tcase_add_test(tc, join_by_hand);
     tcase_add_test(tc, leave_by_hand);
     tcase_add_test(tc, coupled_join_and_leave_by_hand);
+    tcase_add_test(tc, random_worlds_with_members);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -52,6 +52,14 @@ void mb_event(world *W, int64_t now) {
     schedule(W);
 }
 
+int mb_joins_later(const world *W, int wi) {
+    size_t n;
+    const mbt_event *e = W->mbt ? mbt_events(W->mbt, &n) : NULL;
+    for (size_t k = W->mb_next; e && k < n; k++)
+        if (e[k].worker == wi && e[k].join) return 1;
+    return 0;
+}
+
 int mb_joined(const world *W) {
     int n = 0;
     for (int i = 0; i < W->M; i++) n += W->w[i].joined;

@@ -104,6 +104,9 @@ static void rejoin(world *W, int wi, int64_t step, int64_t now) {
         w->contrib[p] = w->busy;
         w->nom_contrib[p] = w->nom;
     }
+    /* DP: nothing of it lies between the checkpoints and now */
+    w->ckpt_busy = w->ckpt_cand_busy = w->busy;
+    w->ckpt_nom = w->ckpt_cand_nom = w->nom;
     if (W->quorum > 1) sync_admit(W, wi, step);
     if (w->state == W_REJOINING) idle_span(W, wi, "rejoin_wait", now);
     worker_set_state(W, w, W_READY);
@@ -218,6 +221,8 @@ static void dp_outage(world *W, int64_t now) {
         w->ckpt_busy = w->busy;
         w->nom_lost += w->nom - w->ckpt_nom;
         w->ckpt_nom = w->nom;
+        for (int p = 0; p < W->P; p++) /* charged: a leave must not again */
+            w->contrib[p] = w->busy, w->nom_contrib[p] = w->nom;
         w->step = W->ckpt_step + 1;
         w->op = 0;
         w->ckpt_done = W->ckpt_step; /* the checkpoint it goes back to */
@@ -230,6 +235,10 @@ static void dp_outage(world *W, int64_t now) {
     W->ckpt_count = 0;
     W->ckpt_cand = 0;
     W->dp_synced = W->ckpt_step;
+    /* a joiner (membership trace) rejoins at the group's step: the
+     * checkpoint's next one now */
+    W->resume_step = W->ckpt_step + 1;
+    W->frontier = W->ckpt_step;
     for (int l = 0; l < W->L; l++) W->last_take[l] = W->ckpt_step;
     for (int l = 0; l < W->L + W->P; l++) W->waiters[l] = -1;
     for (int p = 0; p < W->P; p++) {
@@ -320,8 +329,10 @@ void rec_fail(world *W, int wi, int64_t now, int64_t repair) {
     if (w->state == W_DONE) return; /* its part of the run is over */
     int due = repair >= now && repair <= RUN_TIME_MAX_NS;
     w->broken = 1;
-    if (w->absent) { /* not in the job: only its machine is down */
-        if (due) push(W, repair, CLS_FAULT, EV_REPAIR, wi, 0, 0);
+    if (w->absent) { /* not in the job: only its machine is down (and its
+                        failures end once it will never join again) */
+        if (due && mb_joins_later(W, wi))
+            push(W, repair, CLS_FAULT, EV_REPAIR, wi, 0, 0);
         return;
     }
     W->failures++;
@@ -370,6 +381,10 @@ void rec_leave(world *W, int wi, int64_t now) {
         depart(W, w, wi, now);
     }
     w->idle_start = now;
+    /* what it lost is charged: a DP rollback after its join must not
+     * charge it again */
+    w->ckpt_busy = w->ckpt_cand_busy = w->busy;
+    w->ckpt_nom = w->ckpt_cand_nom = w->nom;
 }
 
 /* faults.restart_s: the repaired worker's process starts and loads for
@@ -428,6 +443,13 @@ static void on_download_done(world *W, int wi, int64_t now) {
     span(W, wi, 1, "recovery", -1, w->step, w->dl_start, now, W->dl_bytes);
     w->idle_start = now;
     if (W->sch.method == SCHED_DP && W->outage) {
+        if (!w->joined) { /* a joiner: it resumes from the checkpoint */
+            w->step = W->ckpt_step + 1;
+            w->op = 0;
+            w->ckpt_done = W->ckpt_step;
+            w->ckpt_busy = w->ckpt_cand_busy = w->busy;
+            w->ckpt_nom = w->ckpt_cand_nom = w->nom;
+        }
         worker_set_state(W, w, W_STALLED);
         dp_resume(W, now);
         return;

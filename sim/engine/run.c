@@ -174,9 +174,10 @@ static int finished(const world *W) {
 
 /* Why a run whose queue ran dry did not finish. */
 static void stalled_reason(world *W) {
-    int down = 0;
+    int down = 0, absent = 0;
     for (int i = 0; i < W->M; i++) {
         int st = W->w[i].state;
+        absent += W->w[i].absent;
         down += st == W_DOWN || st == W_RECOVERING || st == W_REJOINING ||
                 st == W_RESTARTING;
     }
@@ -185,6 +186,7 @@ static void stalled_reason(world *W) {
              "%d transfers can never complete (a link or TCP-window rate "
              "too low to move their bytes before 2^62 ns)",
              net_active_flows(W->net));
+    else if (absent == W->M) stop(W, "every worker has left for good");
     else if (down == W->M) stop(W, "every worker is down for good");
     else if (sync_held(W))
         stop(W,

@@ -550,6 +550,9 @@ void mb_event(world *W, int64_t now);
 /* The joined workers. */
 int mb_joined(const world *W);
 
+/* 1 when the trace's events still to come join worker wi. */
+int mb_joins_later(const world *W, int wi);
+
 /* recovery.c: worker wi leaves (as a failure, without the rollback of
  * DP) or joins (as a repair: restart, download, rejoin). */
 void rec_leave(world *W, int wi, int64_t now);

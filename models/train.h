@@ -281,6 +281,12 @@ int train_land(train *tr, int r);
  * unchanged. */
 int train_rejoin(train *tr, int r, int src, int64_t steps);
 
+/* Replica r's payloads in the syncs in flight are dropped (each sync
+ * stays open, with its other contributors): a replica that left and
+ * rejoins behind its group contributes to those syncs again, from its
+ * new state (a quorum's late joiner).  MSG_EINVAL for a bad r. */
+int train_withdraw(train *tr, int r);
+
 /* A snapshot of a trainer's state, to roll back to (DP's recovery from
  * a failure; it works for every method): every replica's parameters,
  * inner optimizer state, step count, DP gradient and whether it is ready,

@@ -363,15 +363,14 @@ int train__batch_arith(train *tr, train_op *ops, int n) {
 
 /* ---- reduce -------------------------------------------------------------- */
 
-/* Frees replica r's payload of fragment fr's sync and clears its bit. */
-static void drop_payload(fragment *fr, int r) {
+void train__drop_payload(fragment *fr, int r) {
     free(fr->buf[r]);
     fr->buf[r] = NULL;
     fr->contrib &= ~(1ull << r);
 }
 
 void train__close_sync(train *tr, fragment *fr) {
-    for (int r = 0; r < tr->M; r++) drop_payload(fr, r);
+    for (int r = 0; r < tr->M; r++) train__drop_payload(fr, r);
     fr->take = -1;
 }
 

@@ -209,6 +209,14 @@ int train_rejoin(train *tr, int r, int src, int64_t steps) {
     return 0;
 }
 
+int train_withdraw(train *tr, int r) {
+    int rc = train__check_replica(tr, r);
+    if (rc) return rc;
+    for (int f = 0; f < tr->P; f++)
+        if (tr->frag[f].take >= 0) train__drop_payload(&tr->frag[f], r);
+    return 0;
+}
+
 train_snapshot *train_snapshot_new(train *tr) {
     train_snapshot *s = calloc(1, sizeof *s);
     if (!s) return NULL;

@@ -225,6 +225,8 @@ int train__batch_arith(train *tr, train_op *ops, int n);
 
 /* Ends fragment fr's sync in flight (if any): every payload freed. */
 void train__close_sync(train *tr, fragment *fr);
+/* Frees replica r's payload of fragment fr's sync and clears its bit. */
+void train__drop_payload(fragment *fr, int r);
 
 /* Completes fragment f's sync in flight with the payloads of `members`
  * (a non-empty subset of its contributors): their average, then the

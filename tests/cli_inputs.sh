@@ -228,6 +228,25 @@ expect 2 "a coupled run of sites that differ" -- "$bin" train "$smoke" \
 echo "$smoke: workers.sites: 3 replicas at site 1 but 2 at site 0 (expected the same replicas at every site in a coupled run)" >"$tmp/want"
 same "$tmp/err" "$tmp/want" "a coupled run of sites that differ: the message"
 absent "$tmp/sites.out" "a coupled run of sites that differ: nothing written"
+# --- a membership trace: one line with its file:line:col, exit 2, nothing --
+mkdir -p "$tmp/mb"
+printf '{"workers": {"count": 2},\n "faults": {"membership_trace": "m.txt"}}\n' \
+  >"$tmp/mb/s.json"
+printf '1 1 leave\n2 1 leave\n' >"$tmp/mb/m.txt"
+expect 2 "membership trace: a leave of an absent worker" -- \
+  "$bin" run "$tmp/mb/s.json" --out "$tmp/mb/r.json"
+lines "$tmp/err" 1 "membership trace: one line"
+contains "$tmp/err" "s.json:2:33: faults.membership_trace: $tmp/mb/m.txt:2:5: worker 1 leaves but is absent since line 1 (expected a join before its next leave)" \
+  "membership trace: the message"
+absent "$tmp/mb/r.json" "membership trace: nothing written"
+printf '1 2 join\n' >"$tmp/mb/m.txt"
+expect 2 "membership trace: an unknown worker" -- "$bin" run "$tmp/mb/s.json"
+contains "$tmp/err" "m.txt:1:3: worker 2 out of range (expected a worker 0..1)" \
+  "membership trace: an unknown worker"
+expect 2 "quorum above workers.count" -- "$bin" run "$tmp/mb/s.json" \
+  --set 'faults.membership_trace="/dev/null"' --set method.quorum=3
+contains "$tmp/err" "method.quorum: 3 is above workers.count 2 (expected 1..2)" \
+  "quorum above workers.count"
 
 # --- wrappers: the dynamic loader, valgrind, one thread ----------------------
 # Start-up re-executed /proc/self/exe to set OpenBLAS's thread count: run

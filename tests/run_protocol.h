@@ -107,6 +107,7 @@ static inline int run_protocol_observe(void *ctx, const run_event *e, char *err,
         memset(p->came[f], 0, sizeof p->came[f]);
         break;
     case RUN_EV_FAILED: /* what it contributed counts for nothing */
+    case RUN_EV_LEFT:
         for (int k = 0; k < RUN_PROTOCOL_MAX_P; k++) p->came[k][w] = 0;
         break;
     case RUN_EV_REJOINED:

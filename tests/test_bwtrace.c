@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#define TRACE_DIR_TEMPLATE "/tmp/dilosim-bwtrace-XXXXXX"
+#include "trace_dir.h"
 #include "random_world.h"
 #include "sim/config/bw_trace.h"
 #include "sim/engine/net.h"
@@ -76,19 +78,6 @@ START_TEST(step_during_latency) {
 END_TEST
 
 /* ---- the engine: a trace file in a run ---------------------------------- */
-
-static char dir[] = "/tmp/dilosim-bwtrace-XXXXXX";
-
-/* Writes text to dir/name; returns the path (static). */
-static const char *trace_file(const char *name, const char *text) {
-    static char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
 
 /* DP, one layer of 1e6 parameters (bf16: S = 2e6 bytes), one step of
  * 0.1 s, two workers at 8 Gbit/s = 1e9 B/s, one-way latency lat_ms: the
@@ -357,21 +346,10 @@ START_TEST(random_worlds_full_equal) {
 }
 END_TEST
 
-static void setup(void) {
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void teardown(void) {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
-    strcpy(dir, "/tmp/dilosim-bwtrace-XXXXXX");
-}
-
 Suite *make_suite(void) {
     Suite *s = suite_create("bwtrace");
     TCase *tc = tcase_create("core");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, trace_dir_setup, trace_dir_teardown);
     tcase_add_test(tc, flow_spans_a_step);
     tcase_add_test(tc, step_during_latency);
     tcase_add_test(tc, ring_of_two_worker_one_steps);

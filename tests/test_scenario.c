@@ -730,12 +730,12 @@ START_TEST(test_unknown_keys) {
          "codec_block, k_fraction, rank, demo_chunk, demo_topk, "
          "demo_beta, dp_codec, late, sync_timeout_s, "
          "dp_bucket_mb, "
-         "bucket_mb, offload_outer)");
+         "bucket_mb, offload_outer, quorum)");
     FAIL(IN("faults", "\"mtbf\": 4"),
          "s.json:3:5: faults.mtbf: unknown key (expected one of: mtbf_hours, "
          "mttr_hours, distribution, weibull_shape, trace, checkpoint_steps, "
          "recovery_bytes_per_param, checkpoint_every_steps, checkpoint_s, "
-         "restart_s)");
+         "restart_s, membership_trace)");
     /* Reported even when an earlier section has no error, in document
      * order within an object. */
     FAIL("{\n  \"model\": {\"x\": 1, \"y\": 2}\n}",
@@ -1427,7 +1427,7 @@ START_TEST(test_variant_errors) {
         "codec_block, k_fraction, rank, demo_chunk, demo_topk, "
         "demo_beta, dp_codec, late, sync_timeout_s, "
         "dp_bucket_mb, "
-        "bucket_mb, offload_outer)");
+        "bucket_mb, offload_outer, quorum)");
     V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}", "v",
            ":2:32: variants.v.network: wrong type: number (expected an "
            "object)");
@@ -2791,12 +2791,12 @@ START_TEST(test_did_you_mean) {
          "method.fragments? expected one of: name, H, fragments, layout, "
          "order, tau, overlap, rule, alpha, subset_fraction, codec, codec_block, k_fraction, "
          "rank, demo_chunk, demo_topk, demo_beta, dp_codec, "
-         "late, sync_timeout_s, dp_bucket_mb, bucket_mb, offload_outer)");
+         "late, sync_timeout_s, dp_bucket_mb, bucket_mb, offload_outer, quorum)");
     FAIL(IN("faults", "\"mtbr_hours\": 1"), /* mtbf_hours or mttr_hours */
          "s.json:3:5: faults.mtbr_hours: unknown key (expected one of: "
          "mtbf_hours, mttr_hours, distribution, weibull_shape, trace, "
          "checkpoint_steps, recovery_bytes_per_param, "
-         "checkpoint_every_steps, checkpoint_s, restart_s)");
+         "checkpoint_every_steps, checkpoint_s, restart_s, membership_trace)");
     FAIL(IN("workers", "\"cnt\": 2"), /* count: 2 edits, kept */
          "s.json:3:5: workers.cnt: unknown key (did you mean "
          "workers.count? expected one of: count, speed, sites, stragglers, power_w)");

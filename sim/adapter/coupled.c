@@ -385,6 +385,28 @@ static int on_rollback(cpl *c, int64_t step, char *err, size_t errlen) {
     return 0;
 }
 
+/* Replica e->worker rejoins at e->step: it heals from the outer
+ * parameters (train_rejoin; under a quorum its payloads in flight are
+ * dropped: it sends them again).  DP (a join): every reduce has stepped
+ * every replica, so it holds the group's parameters and optimizer state
+ * already; its step count says so. */
+static int rejoined(cpl *c, const run_event *e, char *err, size_t errlen) {
+    int rc, w = e->worker;
+    if (c->dp) {
+        int64_t s = train_replica_steps(c->tr, w);
+        return s == e->step - 1 ? 0
+                                : msg_set(err, errlen, MSG_EFAIL,
+                                          "internal error: dp replica %d "
+                                          "rejoins at step %lld after %lld",
+                                          w, (long long)e->step, (long long)s);
+    }
+    if ((rc = eager_change(c, w, e->step, err, errlen))) return rc;
+    if ((rc = train_rejoin(c->tr, w, e->src, e->step - 1)) ||
+        (c->o->cfg->quorum > 1 && (rc = train_withdraw(c->tr, w))))
+        return trainer_failed(c, rc, err, errlen);
+    return 0;
+}
+
 static int on_event(void *ctx, const run_event *e, char *err, size_t errlen) {
     cpl *c = ctx;
     int rc = 0, w = e->worker;
@@ -396,11 +418,10 @@ static int on_event(void *ctx, const run_event *e, char *err, size_t errlen) {
     case RUN_EV_FAILED:
         if (!c->dp) c->joined[w] = 0; /* DP: everybody waits for it */
         break;
+    case RUN_EV_LEFT: c->joined[w] = 0; break;
     case RUN_EV_REJOINED:
-        if ((rc = flush(c, err, errlen))) return rc;
-        if ((rc = eager_change(c, w, e->step, err, errlen))) return rc;
-        if ((rc = train_rejoin(c->tr, w, e->src, e->step - 1)))
-            return trainer_failed(c, rc, err, errlen);
+        if ((rc = flush(c, err, errlen)) || (rc = rejoined(c, e, err, errlen)))
+            return rc;
         c->joined[w] = 1;
         c->ended[w] = e->step - 1;
         break;

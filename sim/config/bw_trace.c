@@ -18,9 +18,6 @@
 #include "sim/base/msg.h"
 #include "sim/config/faults_trace.h"
 
-/* Trace times above this many seconds do not fit int64 nanoseconds (as
- * faults_trace.c). */
-#define BWT_MAX_S 9.2e9
 #define BWT_MIN_GBPS 1e-6 /* the scenario's bandwidth range (scenario.h) */
 #define BWT_MAX_GBPS 1e9
 #define BWT_PI 3.14159265358979323846
@@ -37,51 +34,9 @@ typedef faults_where where;
 /* The message at column col (0-based) of the line. */
 #define field_err(at, col, ...) faults_where_err(at, (col) + 1, __VA_ARGS__)
 
-/* A field of a line: its text (NUL-terminated in place) and column. */
-typedef struct {
-    char *s;
-    size_t col;
-} token;
-
-/* Cuts line (its comment already cut) into at most max fields; returns
- * how many, max + 1 when there are more (tok[max] then the first extra
- * one, tok has room for max + 1).  *end is the column just past the
- * last field. */
-static int fields(char *line, token *tok, int max, size_t *end) {
-    int n = 0;
-    size_t i = 0;
-    for (;;) {
-        while (line[i] && strchr(" \t\r\n\v\f", line[i])) i++;
-        if (!line[i]) break;
-        tok[n] = (token){line + i, i};
-        if (n++ == max) return n;
-        while (line[i] && !strchr(" \t\r\n\v\f", line[i])) i++;
-        *end = i;
-        if (line[i]) line[i++] = '\0';
-    }
-    return n;
-}
+typedef faults_token token;
 
 static const char *const LINE_FORM = "'t_s link gbps'";
-
-static int parse_time(const where *at, const token *t, double *s) {
-    char *end;
-    double v = strtod(t->s, &end);
-    if (end == t->s || *end || !isfinite(v))
-        return field_err(at, t->col,
-                         "bad time '%.40s' (expected a finite number of "
-                         "seconds)",
-                         t->s);
-    if (v < 0)
-        return field_err(at, t->col,
-                         "negative time '%.40s' (expected seconds >= 0)", t->s);
-    if (v > BWT_MAX_S)
-        return field_err(at, t->col,
-                         "time '%.40s' too large (expected at most %g s)", t->s,
-                         BWT_MAX_S);
-    *s = v;
-    return 0;
-}
 
 static int parse_link(const where *at, const token *t, int nworkers, int *l) {
     if (strcmp(t->s, "all") == 0) {
@@ -128,30 +83,15 @@ static int parse_gbps(const where *at, const token *t, double *g) {
 /* Parses one line (comments and blank lines included): 0, -1 bad, -2 out
  * of memory. */
 static int parse_line(bwt_trace *t, const where *at, char *line, int nworkers) {
-    char *hash = strchr(line, '#');
-    if (hash) *hash = '\0';
     token tok[4];
-    size_t end = 0;
-    int n = fields(line, tok, 3, &end);
-    if (n == 0) return 0;
-    if (n > 3)
-        return field_err(at, tok[3].col,
-                         "trailing '%.40s' after the rate (expected %s and "
-                         "nothing more)",
-                         tok[3].s, LINE_FORM);
-    if (n < 3)
-        return field_err(at, end, "missing %s (expected %s)",
-                         n == 1 ? "link and rate" : "rate", LINE_FORM);
+    int n = faults_fields3(at, line, tok, LINE_FORM, "rate", "link and rate");
+    if (n <= 0) return n;
     double s = 0, g = 0;
     int l = 0;
-    if (parse_time(at, &tok[0], &s) || parse_link(at, &tok[1], nworkers, &l) ||
-        parse_gbps(at, &tok[2], &g))
+    if (faults_token_time(at, &tok[0], &s) ||
+        parse_link(at, &tok[1], nworkers, &l) || parse_gbps(at, &tok[2], &g))
         return -1;
-    if (s < t->last_s)
-        return field_err(at, tok[0].col,
-                         "time %.12g s is before %.12g s of line %ld "
-                         "(expected non-decreasing times)",
-                         s, t->last_s, t->last_line);
+    if (faults_time_order(at, &tok[0], s, t->last_s, t->last_line)) return -1;
     if (t->len == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 16;
         bwt_step *p = realloc(t->s, cap * sizeof *p);
@@ -171,20 +111,15 @@ void bwt_free(bwt_trace *t) {
     free(t);
 }
 
-/* One line of a bandwidth trace (faults_trace_lines). */
+/* One line of a bandwidth trace (faults_trace_cols). */
 typedef struct {
     bwt_trace *t;
-    where *at;
     int nworkers;
 } bline_ctx;
 
-static int bline(void *ctx, char *line, size_t n) {
+static int bline(void *ctx, char *line, const where *at) {
     bline_ctx *c = ctx;
-    c->at->line++;
-    const char *nul = memchr(line, 0, n);
-    return nul ? field_err(c->at, (size_t)(nul - line),
-                           "NUL byte (expected a text line)")
-               : parse_line(c->t, c->at, line, c->nworkers);
+    return parse_line(c->t, at, line, c->nworkers);
 }
 
 int bwt_parse(const char *text, size_t len, const char *name, int nworkers,
@@ -197,8 +132,8 @@ int bwt_parse(const char *text, size_t len, const char *name, int nworkers,
     if (!t) return msg_set(err, errlen, MSG_ENOMEM, "%s: out of memory", name);
     t->last_s = -1;
     where at = {name, 0, err, errlen};
-    bline_ctx c = {t, &at, nworkers};
-    int rc = faults_trace_lines(text, len, name, bline, &c, err, errlen);
+    bline_ctx c = {t, nworkers};
+    int rc = faults_trace_cols(text, len, &at, bline, &c);
     if (rc) {
         bwt_free(t);
         return rc;
@@ -207,15 +142,15 @@ int bwt_parse(const char *text, size_t len, const char *name, int nworkers,
     return 0;
 }
 
+static int parse_any(const char *text, size_t len, const char *name,
+                     int nworkers, void *out, char *err, size_t errlen) {
+    return bwt_parse(text, len, name, nworkers, out, err, errlen);
+}
+
 int bwt_load(const char *path, int nworkers, bwt_trace **out, char *err,
              size_t errlen) {
     *out = NULL;
-    char *buf;
-    size_t n;
-    int rc = faults_trace_read(path, &buf, &n, err, errlen);
-    if (!rc) rc = bwt_parse(buf, n, path, nworkers, out, err, errlen);
-    free(buf);
-    return rc;
+    return faults_trace_load_with(path, nworkers, out, parse_any, err, errlen);
 }
 
 const bwt_step *bwt_steps(const bwt_trace *t, size_t *n) {

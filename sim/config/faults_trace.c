@@ -189,6 +189,73 @@ static int parse_line(faults_trace *t, const where *at, char *line) {
     return apply(t, at, w, s, ns, down);
 }
 
+/* ---- the fields of a line, for the traces with columns --------------- */
+
+/* Cuts line (its comment already cut) into at most max fields; returns
+ * how many, max + 1 when there are more (tok[max] then the first extra
+ * one, tok has room for max + 1).  *end is the column just past the
+ * last field. */
+int faults_fields(char *line, faults_token *tok, int max, size_t *end) {
+    int n = 0;
+    size_t i = 0;
+    for (;;) {
+        while (line[i] && strchr(" \t\r\n\v\f", line[i])) i++;
+        if (!line[i]) break;
+        tok[n] = (faults_token){line + i, i};
+        if (n++ == max) return n;
+        while (line[i] && !strchr(" \t\r\n\v\f", line[i])) i++;
+        *end = i;
+        if (line[i]) line[i++] = '\0';
+    }
+    return n;
+}
+
+int faults_fields3(const where *at, char *line, faults_token *tok,
+                   const char *form, const char *third, const char *two) {
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    size_t end = 0;
+    int n = faults_fields(line, tok, 3, &end);
+    if (n > 3)
+        return faults_where_err(at, tok[3].col + 1,
+                                "trailing '%.40s' after the %s (expected %s "
+                                "and nothing more)",
+                                tok[3].s, third, form);
+    if (n > 0 && n < 3)
+        return faults_where_err(at, end + 1, "missing %s (expected %s)",
+                                n == 1 ? two : third, form);
+    return n;
+}
+
+int faults_time_order(const where *at, const faults_token *tok, double s,
+                      double last_s, long last_line) {
+    if (s >= last_s) return 0;
+    return faults_where_err(at, tok->col + 1,
+                            "time %.12g s is before %.12g s of line %ld "
+                            "(expected non-decreasing times)",
+                            s, last_s, last_line);
+}
+
+int faults_token_time(const where *at, const faults_token *t, double *s) {
+    char *end;
+    double v = strtod(t->s, &end);
+    if (end == t->s || *end || !isfinite(v))
+        return faults_where_err(at, t->col + 1,
+                                "bad time '%.40s' (expected a finite number of "
+                                "seconds)",
+                                t->s);
+    if (v < 0)
+        return faults_where_err(at, t->col + 1,
+                                "negative time '%.40s' (expected seconds >= 0)",
+                                t->s);
+    if (v > TRACE_MAX_S)
+        return faults_where_err(
+            at, t->col + 1, "time '%.40s' too large (expected at most %g s)",
+            t->s, TRACE_MAX_S);
+    *s = v;
+    return 0;
+}
+
 void faults_trace_free(faults_trace *t) {
     if (!t) return;
     for (int w = 0; w < t->n; w++) free(t->w[w].p);
@@ -315,6 +382,43 @@ int faults_trace_read(const char *path, char **text, size_t *len, char *err,
     *text = buf;
     *len = n;
     return 0;
+}
+
+/* One line of a trace with columns (faults_trace_cols). */
+typedef struct {
+    faults_where *at;
+    int (*fn)(void *ctx, char *line, const faults_where *at);
+    void *ctx;
+} cols_ctx;
+
+static int cols_line(void *ctx, char *line, size_t n) {
+    cols_ctx *c = ctx;
+    c->at->line++;
+    const char *nul = memchr(line, 0, n);
+    return nul ? faults_where_err(c->at, (size_t)(nul - line) + 1,
+                                  "NUL byte (expected a text line)")
+               : c->fn(c->ctx, line, c->at);
+}
+
+int faults_trace_cols(const char *text, size_t len, faults_where *at,
+                      int (*fn)(void *ctx, char *line, const faults_where *at),
+                      void *ctx) {
+    cols_ctx c = {at, fn, ctx};
+    return faults_trace_lines(text, len, at->path, cols_line, &c, at->err,
+                              at->errlen);
+}
+
+int faults_trace_load_with(const char *path, int nworkers, void *out,
+                           int (*parse)(const char *text, size_t len,
+                                        const char *name, int nworkers,
+                                        void *out, char *err, size_t errlen),
+                           char *err, size_t errlen) {
+    char *buf;
+    size_t n;
+    int rc = faults_trace_read(path, &buf, &n, err, errlen);
+    if (!rc) rc = parse(buf, n, path, nworkers, out, err, errlen);
+    free(buf);
+    return rc;
 }
 
 int faults_trace_load(const char *path, int nworkers, faults_trace **out,

@@ -60,6 +60,39 @@ typedef struct {
  * into at->err.  Returns -1 (an input error, for the parsers' returns). */
 int faults_where_err(const faults_where *at, size_t col, const char *fmt, ...);
 
+/* A field of a line: its text (NUL-terminated in place) and its 0-based
+ * column. */
+typedef struct {
+    char *s;
+    size_t col;
+} faults_token;
+
+/* Cuts line (its comment already cut) into at most max blank-separated
+ * fields, in place; returns how many, max + 1 when there are more
+ * (tok[max] then the first extra one: tok has room for max + 1).  *end
+ * is the column just past the last field.  The bandwidth and membership
+ * traces split their lines with it. */
+int faults_fields(char *line, faults_token *tok, int max, size_t *end);
+
+/* A line of three fields in the form `form` (e.g. "'t_s link gbps'"):
+ * its comment cut, the fields into tok (room for 4).  Returns 0 for a
+ * blank line, 3 with three fields, or -1 with the message "trailing 'x'
+ * after the <third> (expected <form> and nothing more)" or "missing
+ * <two> / <one> (expected <form>)" (names: the third field, the last two
+ * and the last one, e.g. "rate", "link and rate"). */
+int faults_fields3(const faults_where *at, char *line, faults_token *tok,
+                   const char *form, const char *third, const char *two);
+
+/* Times that may not go backwards: -1 with "time S s is before L s of
+ * line N (expected non-decreasing times)" at tok's column when s is
+ * below last_s (of line last_line), else 0. */
+int faults_time_order(const faults_where *at, const faults_token *tok, double s,
+                      double last_s, long last_line);
+
+/* A time field: a finite number of seconds in [0, 9.2e9] into *s; else
+ * -1 with "bad time", "negative time" or "too large" at its column. */
+int faults_token_time(const faults_where *at, const faults_token *t, double *s);
+
 /* The lines of trace `name`: fn(ctx, line, n) for each line of
  * text[0..len) in order (split at '\n'; the last one need not end with
  * one), `line` a NUL-terminated copy of its n bytes, which may hold a NUL
@@ -69,6 +102,26 @@ int faults_where_err(const faults_where *at, size_t col, const char *fmt, ...);
 int faults_trace_lines(const char *text, size_t len, const char *name,
                        int (*fn)(void *ctx, char *line, size_t n), void *ctx,
                        char *err, size_t errlen);
+
+/* faults_trace_lines for a trace whose messages have columns: each line
+ * counted in at->line (which starts at 0), a NUL byte an error at its
+ * column ("NUL byte (expected a text line)"), else fn(ctx, line, at):
+ * 0, -1 (its message written with faults_where_err) or -2 (out of
+ * memory).  Returns as faults_trace_lines.  The bandwidth and membership
+ * traces read their lines with it. */
+int faults_trace_cols(const char *text, size_t len, faults_where *at,
+                      int (*fn)(void *ctx, char *line, const faults_where *at),
+                      void *ctx);
+
+/* Reads the file at path (faults_trace_read) and hands its text to
+ * parse(text, len, path, nworkers, out, err, errlen), a trace parser
+ * whose *out is its parsed trace (out: the address of the caller's
+ * pointer).  Returns faults_trace_read's errors or parse's result. */
+int faults_trace_load_with(const char *path, int nworkers, void *out,
+                           int (*parse)(const char *text, size_t len,
+                                        const char *name, int nworkers,
+                                        void *out, char *err, size_t errlen),
+                           char *err, size_t errlen);
 
 /* Reads the file at path whole into *text (malloc'd, *len bytes, the
  * caller frees it; NULL on error): 0, MSG_EIO ("path: cannot open:

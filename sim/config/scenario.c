@@ -138,6 +138,8 @@ void scn_defaults(scn_config *c) {
     c->checkpoint_every_steps = 0;
     c->checkpoint_s = 0;
     c->restart_s = 0;
+    c->member_trace_path[0] = 0;
+    c->quorum = 1;
 
     c->steps = 1000;
     c->seed = 1;

@@ -212,6 +212,9 @@ typedef struct {
     scn_late late;         /* DiLoCo, streaming (DP always waits) */
     double sync_timeout_s; /* a sync waits at most this long after its
                                 first arrival; 0: for every member */
+    int quorum;            /* a sync (DP: a gradient reduce) proceeds only
+                                with at least this many members taking
+                                part, 1..workers.count (default 1) */
 
     /* faults */
     faults_spec faults;              /* faults.trace is always NULL (a pointer
@@ -234,6 +237,11 @@ typedef struct {
     double checkpoint_s; /* s a worker's compute stops to write one */
     double restart_s;    /* s a repaired worker needs before its download
                             (process start, loading) */
+    char member_trace_path[SCN_PATH_MAX]; /* faults.membership_trace
+                            (sim/config/member_trace.h): the file of joins
+                            and leaves, resolved against the scenario
+                            file's directory; "" none.  The loader has
+                            read and parsed it for workers.count */
 
     int64_t steps; /* inner steps to simulate, >= 1 */
     uint64_t seed;

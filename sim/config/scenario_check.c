@@ -15,6 +15,7 @@
 
 #include "sim/base/msg.h"
 #include "sim/config/faults_trace.h"
+#include "sim/config/member_trace.h"
 
 int scn_late_continues(const scn_config *c) {
     return c->late == SCN_LATE_CONTINUE && c->sched.method != SCHED_DP;
@@ -437,6 +438,44 @@ static int check_run(ctx *c, const cJSON *root, scn_config *cfg) {
                 msg_number(e.latency + e.transfer, d));
 }
 
+/* A trace file's key `key` (at tr): its path resolved against the
+ * scenario's directory into path, and the file parsed now by check(path,
+ * workers, msg), so that a bad line is an input error with its line
+ * before any run (the run reads it again). */
+static int check_trace_file(ctx *c, const cJSON *tr, const char *key,
+                            char *path, int workers,
+                            int (*check)(const char *path, int workers,
+                                         char *msg, size_t len)) {
+    if (scn__resolve_path(c, tr, key, path)) return -1;
+    char msg[SCN_PATH_MAX + 256];
+    int rc = check(path, workers, msg, sizeof msg);
+    if (rc == MSG_ENOMEM) return oom(c);
+    if (rc) return fail(c, tr, 0, key, "%s", msg);
+    return 0;
+}
+
+/* The three parsers as check_trace_file's check: parse, then free. */
+static int faults_check(const char *p, int w, char *msg, size_t len) {
+    faults_trace *t;
+    int rc = faults_trace_load(p, w, &t, msg, len);
+    faults_trace_free(t);
+    return rc;
+}
+
+static int bw_check(const char *p, int w, char *msg, size_t len) {
+    bwt_trace *t;
+    int rc = bwt_load(p, w, &t, msg, len);
+    bwt_free(t);
+    return rc;
+}
+
+static int members_check(const char *p, int w, char *msg, size_t len) {
+    mbt_trace *t;
+    int rc = mbt_load(p, w, &t, msg, len);
+    mbt_free(t);
+    return rc;
+}
+
 /* trace: a path resolved against the scenario's directory, not with a
  * positive MTBF. */
 static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
@@ -444,7 +483,6 @@ static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
     const cJSON *mtbf = get(f, "mtbf_hours");
     cfg->faults.trace = NULL;
     if (!tr) return 0;
-    if (scn__resolve_path(c, tr, "faults.trace", cfg->trace_path)) return -1;
     if (mtbf && cfg->faults.mtbf_s > 0) {
         if (is_later(c, mtbf, tr))
             return fail(c, mtbf, 0, "faults.mtbf_hours",
@@ -456,16 +494,8 @@ static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
                     "with mtbf_hours > 0 (expected either a trace file or "
                     "random failures)");
     }
-    /* Parsed now, so that a bad trace is an input error with its line
-     * before any run (the run reads it again). */
-    faults_trace *t;
-    char msg[SCN_PATH_MAX + 256];
-    int rc =
-        faults_trace_load(cfg->trace_path, cfg->workers, &t, msg, sizeof msg);
-    if (rc == MSG_ENOMEM) return oom(c);
-    if (rc) return fail(c, tr, 0, "faults.trace", "%s", msg);
-    faults_trace_free(t);
-    return 0;
+    return check_trace_file(c, tr, "faults.trace", cfg->trace_path,
+                            cfg->workers, faults_check);
 }
 
 /* network.bandwidth_trace: a file resolved against the scenario's
@@ -474,19 +504,9 @@ static int check_faults(ctx *c, const cJSON *root, scn_config *cfg) {
 static int check_bw_trace(ctx *c, const cJSON *root, scn_config *cfg) {
     const cJSON *tr = get(get(root, "network"), "bandwidth_trace");
     if (!tr) return 0;
-    if (cJSON_IsString(tr)) {
-        if (scn__resolve_path(c, tr, "network.bandwidth_trace",
-                              cfg->bw_trace_path))
-            return -1;
-        bwt_trace *t;
-        char msg[SCN_PATH_MAX + 256];
-        int rc =
-            bwt_load(cfg->bw_trace_path, cfg->workers, &t, msg, sizeof msg);
-        if (rc == MSG_ENOMEM) return oom(c);
-        if (rc) return fail(c, tr, 0, "network.bandwidth_trace", "%s", msg);
-        bwt_free(t);
-        return 0;
-    }
+    if (cJSON_IsString(tr))
+        return check_trace_file(c, tr, "network.bandwidth_trace",
+                                cfg->bw_trace_path, cfg->workers, bw_check);
     const cJSON *d = get(tr, "diurnal");
     if (!d)
         return fail(c, tr, 0, "network.bandwidth_trace",
@@ -551,12 +571,28 @@ static int check_energy(ctx *c, const cJSON *root, scn_config *cfg) {
     return 0;
 }
 
+/* faults.membership_trace: a file resolved against the scenario's
+ * directory and parsed now (a bad line is an input error before any run;
+ * the run reads it again); method.quorum at most workers.count. */
+static int check_members(ctx *c, const cJSON *root, scn_config *cfg) {
+    const cJSON *q = get(get(root, "method"), "quorum");
+    if (q && cfg->quorum > cfg->workers)
+        return fail(c, q, 0, "method.quorum",
+                    "%d is above workers.count %d (expected 1..%d)",
+                    cfg->quorum, cfg->workers, cfg->workers);
+    const cJSON *tr = get(get(root, "faults"), "membership_trace");
+    if (!tr) return 0;
+    return check_trace_file(c, tr, "faults.membership_trace",
+                            cfg->member_trace_path, cfg->workers,
+                            members_check);
+}
+
 int scn__check_config(ctx *c, const cJSON *root, scn_config *cfg) {
     if (check_model(c, root, cfg) || check_method(c, root, cfg) ||
         check_network(c, root, cfg) || check_run_values(c, root, cfg) ||
         check_run(c, root, cfg) || check_faults(c, root, cfg) ||
         check_bw_trace(c, root, cfg) || check_sites(c, root, cfg) ||
-        check_energy(c, root, cfg))
+        check_energy(c, root, cfg) || check_members(c, root, cfg))
         return -1;
     return 0;
 }

@@ -214,10 +214,12 @@ static const field method_fields[] = {
     K_NUM("dp_bucket_mb", dp_bucket_mb, IN(0, 1e9)),
     K_NUM("bucket_mb", bucket_mb, IN(0, 1e9)),
     K_BOOL("offload_outer", offload_outer),
+    K_INT("quorum", quorum, 1, SCN_MAX_WORKERS),
     K_END,
 };
 
-/* trace is resolved and checked against mtbf_hours in check_faults. */
+/* trace is resolved and checked against mtbf_hours in check_faults;
+ * membership_trace resolved and parsed in check_members. */
 static const field faults_fields[] = {
     {.key = "mtbf_hours",
      .type = F_NUM,
@@ -237,6 +239,7 @@ static const field faults_fields[] = {
     K_I64("checkpoint_every_steps", checkpoint_every_steps, 0, EXACT_INT),
     K_NUM("checkpoint_s", checkpoint_s, IN(0, 1e9)),
     K_NUM("restart_s", restart_s, IN(0, 1e9)),
+    K_STR("membership_trace"),
     K_END,
 };
 

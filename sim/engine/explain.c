@@ -66,7 +66,7 @@
 const char *const expl_part_names[EXPL_PARTS] = {
     "compute", "straggler", "bandwidth", "latency",    "tcp_ramp", "startup",
     "queue",   "overhead",  "gate_wait", "down",       "redone",   "recovery",
-    "offload", "stalled",   "done_wait", "checkpoint", "restart"};
+    "offload", "stalled",   "done_wait", "checkpoint", "restart",  "absent"};
 
 enum { CAT_BUSY = EXPL_PARTS, CAT_COMM };
 
@@ -113,7 +113,7 @@ static int classify(const world *W, int i) {
     switch (w->state) {
     case W_BUSY: return CAT_BUSY;
     case W_STALLED: return EXPL_STALLED;
-    case W_DOWN: return EXPL_DOWN;
+    case W_DOWN: return w->absent ? EXPL_ABSENT : EXPL_DOWN;
     case W_RECOVERING:
     case W_REJOINING: return EXPL_RECOVERY;
     case W_DONE: return W->stream_busy ? CAT_COMM : EXPL_DONE_WAIT;

@@ -41,6 +41,7 @@ typedef enum {
     EXPL_DONE_WAIT, /* done with every step, waiting for the run's end */
     EXPL_CKPT,      /* "checkpoint": compute stopped to write one */
     EXPL_RESTART,   /* repaired, its process starting before the download */
+    EXPL_ABSENT,    /* not a member (faults.membership_trace) */
     EXPL_PARTS
 } expl_part;
 

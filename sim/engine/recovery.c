@@ -41,7 +41,7 @@ void rec_dp_checkpoint(world *W, worker *w, int64_t step) {
     if (step % every) return;
     w->ckpt_cand_busy = w->busy;
     w->ckpt_cand_nom = w->nom;
-    if (++W->ckpt_count < W->M) return;
+    if (++W->ckpt_count < mb_joined(W)) return; /* M without a membership */
     W->ckpt_count = 0;
     W->ckpt_cand = step;
     rec_dp_commit(W);
@@ -104,6 +104,10 @@ static void rejoin(world *W, int wi, int64_t step, int64_t now) {
         w->contrib[p] = w->busy;
         w->nom_contrib[p] = w->nom;
     }
+    /* DP: nothing of it lies between the checkpoints and now */
+    w->ckpt_busy = w->ckpt_cand_busy = w->busy;
+    w->ckpt_nom = w->ckpt_cand_nom = w->nom;
+    if (W->quorum > 1) sync_admit(W, wi, step);
     if (w->state == W_REJOINING) idle_span(W, wi, "rejoin_wait", now);
     worker_set_state(W, w, W_READY);
     w->rejoin_at = 0;
@@ -133,6 +137,20 @@ static void group_restart(world *W, int64_t now) {
         observe(W, RUN_EV_SYNCED, -1, f, take, -1, now);
     }
     sync_clear(W, now);
+}
+
+/* method.quorum, with fewer members than it: the group's next syncs wait
+ * for more, so the waiting workers rejoin at once, behind the group, at
+ * the step after the newest completed sync's apply step (or sooner: at
+ * the oldest take still collecting), from the outer parameters, and take
+ * part in the syncs still collecting (rejoin: sync_admit). */
+static void quorum_rejoin(world *W, int64_t now) {
+    int64_t step = W->resume_step;
+    for (int l = 0; l < W->L; l++)
+        if (W->red[l].state == RED_COLLECTING && W->red[l].take < step)
+            step = W->red[l].take;
+    for (int i = 0; i < W->M; i++)
+        if (W->w[i].state == W_REJOINING) rejoin(W, i, step, now);
 }
 
 /* Rejoins the repaired workers that are due, never ahead of the group: a
@@ -165,6 +183,10 @@ static void rejoin_due(world *W, int64_t now) {
             if (W->w[i].state == W_REJOINING) rejoin(W, i, step, now);
         return;
     }
+    if (W->quorum > 1 && mb_joined(W) < W->quorum) {
+        quorum_rejoin(W, now);
+        return;
+    }
     for (int i = 0; i < W->M; i++) {
         const worker *w = &W->w[i];
         if (w->state == W_REJOINING && w->rejoin_at &&
@@ -182,8 +204,9 @@ void rec_sync_completed(world *W, int64_t now) {
 }
 
 void rec_frontier_moved(world *W, int64_t now) {
-    /* only a failure makes a worker wait to rejoin */
-    if (W->failures && W->sch.method != SCHED_DP) rejoin_due(W, now);
+    /* only a failure (or a join) makes a worker wait to rejoin */
+    if ((W->failures && W->sch.method != SCHED_DP) || W->joins)
+        rejoin_due(W, now);
 }
 
 /* DP: a failure stops everybody and rolls back to the last checkpoint. */
@@ -192,11 +215,14 @@ static void dp_outage(world *W, int64_t now) {
     W->rollbacks++;
     for (int i = 0; i < W->M; i++) {
         worker *w = &W->w[i];
+        if (w->absent && w->state == W_DOWN) continue; /* not in the job */
         worker_cancel_op(W, w, now);
         w->lost += w->busy - w->ckpt_busy;
         w->ckpt_busy = w->busy;
         w->nom_lost += w->nom - w->ckpt_nom;
         w->ckpt_nom = w->nom;
+        for (int p = 0; p < W->P; p++) /* charged: a leave must not again */
+            w->contrib[p] = w->busy, w->nom_contrib[p] = w->nom;
         w->step = W->ckpt_step + 1;
         w->op = 0;
         w->ckpt_done = W->ckpt_step; /* the checkpoint it goes back to */
@@ -209,6 +235,10 @@ static void dp_outage(world *W, int64_t now) {
     W->ckpt_count = 0;
     W->ckpt_cand = 0;
     W->dp_synced = W->ckpt_step;
+    /* a joiner (membership trace) rejoins at the group's step: the
+     * checkpoint's next one now */
+    W->resume_step = W->ckpt_step + 1;
+    W->frontier = W->ckpt_step;
     for (int l = 0; l < W->L; l++) W->last_take[l] = W->ckpt_step;
     for (int l = 0; l < W->L + W->P; l++) W->waiters[l] = -1;
     for (int p = 0; p < W->P; p++) {
@@ -223,11 +253,14 @@ static void dp_outage(world *W, int64_t now) {
 static void dp_resume(world *W, int64_t now) {
     for (int i = 0; i < W->M; i++) {
         int st = W->w[i].state;
+        if (W->w[i].absent && st == W_DOWN) continue; /* not in the job */
         if (st == W_DOWN || st == W_RECOVERING || st == W_RESTARTING) return;
     }
     W->outage = 0;
     for (int i = 0; i < W->M; i++) {
+        if (W->w[i].state != W_STALLED) continue; /* absent */
         idle_span(W, i, "stalled", now);
+        W->w[i].joined = 1; /* a joiner that waited to rejoin, too */
         worker_set_state(W, &W->w[i], W_READY);
         worker_begin_step(W, &W->w[i], i, now);
     }
@@ -262,18 +295,9 @@ static void leave_group(world *W, worker *w, int wi, int64_t now) {
     W->check_done = 1;
 }
 
-void rec_fail(world *W, int wi, int64_t now, int64_t repair) {
-    worker *w = &W->w[wi];
-    if (w->state == W_DONE) return; /* its part of the run is over */
-    W->failures++;
-    w->failures++;
-    observe(W, RUN_EV_FAILED, wi, -1, w->step, -1, now);
-    if (++W->idle_failures >= (int64_t)MAX_IDLE_FAILURES * W->M)
-        stop(W,
-             "%lld failures in a row without any worker finishing a step "
-             "(failures come faster than recovery or a step)",
-             (long long)W->idle_failures);
-    site_reset(W, wi, now);
+/* Worker wi stops now (a failure or a leave): the download, restart or
+ * wait it was in is cut short, and its site's fabric dropped. */
+static void cut_short(world *W, worker *w, int wi, int64_t now) {
     if (w->state == W_RECOVERING) net_flow_cancel(W->net, now, w->dl_flow);
     if (w->state == W_RECOVERING) {
         span(W, wi, 1, "recovery_interrupted", -1, w->step, w->dl_start, now,
@@ -287,27 +311,87 @@ void rec_fail(world *W, int wi, int64_t now, int64_t repair) {
         w->restart_ns += now - w->idle_start;
         idle_span(W, wi, "restart", now);
     }
+    site_reset(W, wi, now); /* what its site's fabric had pending */
+}
+
+/* Worker wi leaves the group where it is (DiLoCo, streaming: a failure;
+ * DP: a leave), the others go on without it; it is down from here on. */
+static void depart(world *W, worker *w, int wi, int64_t now) {
+    worker_cancel_op(W, w, now);
+    worker_unwait(W, wi);
+    sync_member_gone(W, wi);
+    if (w->joined) leave_group(W, w, wi, now);
+    else worker_set_state(W, w, W_DOWN);
+    rejoin_due(W, now); /* the last one in the group: nobody to wait for */
+}
+
+void rec_fail(world *W, int wi, int64_t now, int64_t repair) {
+    worker *w = &W->w[wi];
+    if (w->state == W_DONE) return; /* its part of the run is over */
+    int due = repair >= now && repair <= RUN_TIME_MAX_NS;
+    w->broken = 1;
+    if (w->absent) { /* not in the job: only its machine is down (and its
+                        failures end once it will never join again) */
+        if (due && mb_joins_later(W, wi))
+            push(W, repair, CLS_FAULT, EV_REPAIR, wi, 0, 0);
+        return;
+    }
+    W->failures++;
+    w->failures++;
+    observe(W, RUN_EV_FAILED, wi, -1, w->step, -1, now);
+    if (++W->idle_failures >= (int64_t)MAX_IDLE_FAILURES * W->M)
+        stop(W,
+             "%lld failures in a row without any worker finishing a step "
+             "(failures come faster than recovery or a step)",
+             (long long)W->idle_failures);
+    cut_short(W, w, wi, now);
     if (W->sch.method == SCHED_DP) {
         if (!W->outage) dp_outage(W, now);
         worker_set_state(W, w, W_DOWN);
     } else {
-        worker_cancel_op(W, w, now);
-        worker_unwait(W, wi);
-        sync_member_gone(W, wi);
-        if (w->joined) leave_group(W, w, wi, now);
-        else worker_set_state(W, w, W_DOWN);
-        rejoin_due(W, now); /* the last one in the group: nobody to wait for */
+        depart(W, w, wi, now);
     }
     w->idle_start = now;
-    if (repair >= now && repair <= RUN_TIME_MAX_NS)
-        push(W, repair, CLS_FAULT, EV_REPAIR, wi, 0, 0);
+    if (due) push(W, repair, CLS_FAULT, EV_REPAIR, wi, 0, 0);
+}
+
+/* A leave is announced: DP's others go on without it, no rollback (in an
+ * outage they resume from the checkpoint without it); DiLoCo and
+ * streaming as a failure.  A worker that is down (failed) just stays
+ * down, one that has done every step is no longer needed. */
+void rec_leave(world *W, int wi, int64_t now) {
+    worker *w = &W->w[wi];
+    w->absent = 1;
+    w->absent_start = now;
+    w->leaves++;
+    W->leaves++;
+    if (w->state == W_DONE) return;
+    if (w->state == W_DOWN) { /* failed: it stays down */
+        idle_span(W, wi, "down", now);
+        w->idle_start = now;
+        if (W->outage) dp_resume(W, now); /* nobody else to wait for? */
+        return;
+    }
+    observe(W, RUN_EV_LEFT, wi, -1, w->step, -1, now);
+    cut_short(W, w, wi, now);
+    if (W->outage) { /* DP: stalled, nothing under way */
+        w->joined = 0;
+        worker_set_state(W, w, W_DOWN);
+        dp_resume(W, now);
+    } else {
+        depart(W, w, wi, now);
+    }
+    w->idle_start = now;
+    /* what it lost is charged: a DP rollback after its join must not
+     * charge it again */
+    w->ckpt_busy = w->ckpt_cand_busy = w->busy;
+    w->ckpt_nom = w->ckpt_cand_nom = w->nom;
 }
 
 /* faults.restart_s: the repaired worker's process starts and loads for
  * restart_ns before it can download (EV_RESTART, of a new epoch: a
  * failure in between makes it stale). */
-void rec_repair(world *W, int wi, int64_t now) {
-    idle_span(W, wi, "down", now);
+static void recover(world *W, int wi, int64_t now) {
     worker *w = &W->w[wi];
     if (W->restart_ns > 0) {
         int64_t t = later(W, now, W->restart_ns, "a restart");
@@ -318,7 +402,31 @@ void rec_repair(world *W, int wi, int64_t now) {
     } else {
         start_download(W, wi, now);
     }
+}
+
+void rec_repair(world *W, int wi, int64_t now) {
+    worker *w = &W->w[wi];
+    w->broken = 0;
+    if (!w->absent) { /* an absent worker waits for its join */
+        idle_span(W, wi, "down", now);
+        recover(W, wi, now);
+    }
     rec_next_failure(W, wi);
+}
+
+/* A join: recovered as a repaired worker is (restart, download, rejoin);
+ * a broken machine only once it is repaired. */
+void rec_join(world *W, int wi, int64_t now) {
+    worker *w = &W->w[wi];
+    w->absent = 0;
+    w->absent_ns += now - w->absent_start;
+    w->joins++;
+    W->joins++;
+    if (w->state == W_DONE) return;
+    if (now > w->absent_start)
+        span(W, wi, 0, "absent", -1, w->step, w->absent_start, now, 0);
+    w->idle_start = now;
+    if (!w->broken) recover(W, wi, now);
 }
 
 void rec_restart_done(world *W, int wi, uint32_t epoch, int64_t now) {
@@ -335,7 +443,14 @@ static void on_download_done(world *W, int wi, int64_t now) {
     W->recovery_bytes += W->dl_bytes;
     span(W, wi, 1, "recovery", -1, w->step, w->dl_start, now, W->dl_bytes);
     w->idle_start = now;
-    if (W->sch.method == SCHED_DP) {
+    if (W->sch.method == SCHED_DP && W->outage) {
+        if (!w->joined) { /* a joiner: it resumes from the checkpoint */
+            w->step = W->ckpt_step + 1;
+            w->op = 0;
+            w->ckpt_done = W->ckpt_step;
+            w->ckpt_busy = w->ckpt_cand_busy = w->busy;
+            w->ckpt_nom = w->ckpt_cand_nom = w->nom;
+        }
         worker_set_state(W, w, W_STALLED);
         dp_resume(W, now);
         return;

@@ -174,9 +174,10 @@ static int finished(const world *W) {
 
 /* Why a run whose queue ran dry did not finish. */
 static void stalled_reason(world *W) {
-    int down = 0;
+    int down = 0, absent = 0;
     for (int i = 0; i < W->M; i++) {
         int st = W->w[i].state;
+        absent += W->w[i].absent;
         down += st == W_DOWN || st == W_RECOVERING || st == W_REJOINING ||
                 st == W_RESTARTING;
     }
@@ -185,7 +186,13 @@ static void stalled_reason(world *W) {
              "%d transfers can never complete (a link or TCP-window rate "
              "too low to move their bytes before 2^62 ns)",
              net_active_flows(W->net));
+    else if (absent == W->M) stop(W, "every worker has left for good");
     else if (down == W->M) stop(W, "every worker is down for good");
+    else if (sync_held(W))
+        stop(W,
+             "a sync waits for a quorum of %d members and no worker is left "
+             "to join (method.quorum)",
+             W->quorum);
     else stop(W, "nothing left to happen before every step was done");
 }
 
@@ -193,7 +200,9 @@ static void stalled_reason(world *W) {
 static void close_spans(world *W) {
     for (int i = 0; i < W->M; i++) {
         worker *w = &W->w[i];
-        if (w->state == W_DOWN) idle_span(W, i, "down", W->end);
+        if (w->state == W_DOWN && !w->absent) idle_span(W, i, "down", W->end);
+        if (w->absent && W->end > w->absent_start)
+            span(W, i, 0, "absent", -1, w->step, w->absent_start, W->end, 0);
         if (w->state == W_STALLED) idle_span(W, i, "stalled", W->end);
         if (w->state == W_REJOINING) idle_span(W, i, "rejoin_wait", W->end);
         if (w->state == W_RESTARTING && W->end > w->idle_start) {
@@ -236,6 +245,8 @@ static void fill_result(const world *W, int done, uint64_t events,
     out->syncs = W->syncs;
     out->failures = W->failures;
     out->recovery_bytes = W->recovery_bytes;
+    out->joins = W->joins;
+    out->leaves = W->leaves;
     out->events = events;
     out->delays = W->delays;
     out->timeouts = W->timeouts;
@@ -256,6 +267,13 @@ static void fill_result(const world *W, int done, uint64_t events,
         r->failures = w->failures;
         r->checkpoint_ns = w->ckpt_ns;
         r->restart_ns = w->restart_ns;
+        r->member_ns =
+            W->end - w->absent_ns -
+            (w->absent && W->end > w->absent_start ? W->end - w->absent_start
+                                                   : 0);
+        r->joins = w->joins;
+        r->leaves = w->leaves;
+        out->member_ns = sum_ns(out->member_ns, r->member_ns);
         out->checkpoint_ns = sum_ns(out->checkpoint_ns, w->ckpt_ns);
         out->restart_ns = sum_ns(out->restart_ns, w->restart_ns);
         r->outer_device_peak_bytes = W->off ? off_peak_bytes(W->off, i) : 0;
@@ -358,7 +376,10 @@ int run__simulate(const scn_config *cfg, const run_hooks *hooks,
         int64_t now = ev.time;
         if (W.book) expl__advance(&W, now);
         W.now = now;
-        worker *w = ev.kind == EV_NET || ev.kind == EV_BW ? NULL : &W.w[ev.a];
+        worker *w =
+            ev.kind == EV_NET || ev.kind == EV_BW || ev.kind == EV_MEMBER
+                ? NULL
+                : &W.w[ev.a];
         switch (ev.kind) {
         case EV_NET:
             if (ev.c != W.net_version) continue; /* superseded */
@@ -377,6 +398,7 @@ int run__simulate(const scn_config *cfg, const run_hooks *hooks,
         case EV_CKPT: worker_ckpt_done(&W, ev.a, ev.b, now); break;
         case EV_RESTART: rec_restart_done(&W, ev.a, ev.b, now); break;
         case EV_SITE: site_reduced(&W, ev.a, ev.b, (int)ev.c, now); break;
+        case EV_MEMBER: mb_event(&W, now); break;
         }
         W.events++;
         last = now;

@@ -55,6 +55,9 @@ typedef struct {
                                its accelerator at once; 0 without */
     int64_t checkpoint_ns; /* ns its compute stopped for checkpoints */
     int64_t restart_ns;    /* ns it restarted after repairs */
+    int64_t member_ns;     /* ns it was a member (faults.membership_trace;
+                              without one: the wall) */
+    int64_t joins, leaves; /* its events of the membership trace applied */
 } run_worker;
 
 #define RUN_REASON_MAX 128
@@ -88,6 +91,8 @@ typedef struct {
                                  summed over workers */
     int64_t restart_ns;       /* ns of restarts (faults.restart_s), summed
                                  over workers */
+    int64_t member_ns;        /* ns of membership, summed over workers */
+    int64_t joins, leaves;    /* events of the membership trace applied */
     int64_t step_ns;          /* compute time of one step at speed 1 */
     double step_time_s;       /* the same in s */
     uint64_t events;          /* events a full simulation processes
@@ -118,7 +123,9 @@ typedef struct {
  * before the download, faults.restart_s; cut short by a failure, the part
  * until it), "recovery" (track 1: downloading the parameters),
  * "recovery_interrupted"
- * (track 1: a download cut short by a failure, bytes 0).  layer and
+ * (track 1: a download cut short by a failure, bytes 0), "absent" (track
+ * 0: not a member, faults.membership_trace: from a leave, or from 0, until
+ * its join).  layer and
  * fragment are -1 where they do not apply; bytes is the all-reduce's
  * payload or the download's size (0 for compute).  step is the step
  * computed, the step after which the reduction was taken, or the worker's
@@ -157,6 +164,10 @@ typedef struct {
  *   RUN_EV_CHECKPOINT  DP: the checkpoint of `step` is committed.
  *   RUN_EV_ROLLBACK    DP: every worker goes back to the checkpoint of
  *                      `step` and computes from step + 1 on.
+ *   RUN_EV_LEFT        worker left (faults.membership_trace) at `step`:
+ *                      as RUN_EV_FAILED, but DP does not roll back (the
+ *                      others go on without it); it comes back, if it
+ *                      does, as RUN_EV_REJOINED.
  */
 typedef enum {
     RUN_EV_STEP,
@@ -166,7 +177,8 @@ typedef enum {
     RUN_EV_FAILED,
     RUN_EV_REJOINED,
     RUN_EV_CHECKPOINT,
-    RUN_EV_ROLLBACK
+    RUN_EV_ROLLBACK,
+    RUN_EV_LEFT
 } run_event_kind;
 
 typedef struct {

@@ -388,7 +388,8 @@ void sync_arrive(world *W, int wi, int l, int64_t t, int64_t now) {
         W->fs[f].arrived[wi] = 1;
         observe(W, RUN_EV_CONTRIBUTE, wi, f, t, -1, now);
     }
-    if (r->arrived == r->need) reduction_submit(W, l, now);
+    if (r->arrived == r->need && r->need >= W->quorum)
+        reduction_submit(W, l, now);
 }
 
 /* Worker wi leaves layer l's reduction still collecting: it goes on
@@ -399,8 +400,32 @@ static void reduction_leave(world *W, int l, int wi, int64_t now) {
     r->need--;
     if (r->came[wi]) r->came[wi] = 0, r->arrived--;
     if (r->need == 0) reduction_void(W, l, now);
-    else if (r->arrived == r->need) {
+    else if (r->arrived == r->need && r->need >= W->quorum) {
         reduction_submit(W, l, now);
+    }
+}
+
+/* method.quorum: a reduction with every member's arrival and fewer members
+ * than the quorum stays collecting; a worker that rejoins takes part in
+ * it (sync_admit), and its arrival submits it. */
+int sync_held(const world *W) {
+    for (int l = 0; l < W->L; l++) {
+        const reduction *r = &W->red[l];
+        if (r->state == RED_COLLECTING && r->arrived == r->need &&
+            r->need < W->quorum)
+            return 1;
+    }
+    return 0;
+}
+
+void sync_admit(world *W, int wi, int64_t step) {
+    for (int l = 0; l < W->L; l++) {
+        reduction *r = &W->red[l];
+        if (r->state != RED_COLLECTING || r->take < step || r->member[wi] ||
+            W->fs[W->frag[l]].frozen)
+            continue;
+        r->member[wi] = 1;
+        r->need++;
     }
 }
 

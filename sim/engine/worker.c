@@ -27,9 +27,10 @@
  *                             waited for is over), worker_got_result (its
  *                             own result came: member completion),
  *                             worker_copy_done (the copy-in ended)
- *   READY, BUSY, BLOCKED, DONE, CKPT
+ *   READY, BUSY, BLOCKED, DONE, CKPT, REJOINING
  *              -> STALLED     DP: a failure rolls everybody back
- *                             (dp_outage)
+ *                             (dp_outage; REJOINING: a joiner, with a
+ *                             membership trace)
  *   STALLED    -> READY       DP: nobody is down or downloading any more
  *                             (dp_resume)
  *   READY, BUSY, BLOCKED, STALLED, RECOVERING, REJOINING, CKPT,
@@ -51,7 +52,7 @@ static const unsigned worker_moves[W_NSTATES] = {
     [W_STALLED] = TO(W_READY) | TO(W_DOWN),
     [W_DOWN] = TO(W_RECOVERING) | TO(W_RESTARTING),
     [W_RECOVERING] = TO(W_STALLED) | TO(W_REJOINING) | TO(W_DOWN),
-    [W_REJOINING] = TO(W_READY) | TO(W_DOWN),
+    [W_REJOINING] = TO(W_READY) | TO(W_DOWN) | TO(W_STALLED),
     [W_DONE] = TO(W_STALLED),
     [W_CKPT] = TO(W_READY) | TO(W_STALLED) | TO(W_DOWN),
     [W_RESTARTING] = TO(W_RECOVERING) | TO(W_DOWN),

@@ -89,7 +89,8 @@ static int init_method(world *W, const scn_config *c, const run_hooks *h,
     W->forward_first = c->reduce_order == SCN_FORWARD_FIRST;
     W->blocking = !scn_late_continues(c);
     W->fast = !c->full && !(h && (h->span || h->observe)) &&
-              c->faults.mtbf_s == 0 && !c->trace_path[0] && !offloads(c);
+              c->faults.mtbf_s == 0 && !c->trace_path[0] &&
+              !c->member_trace_path[0] && !offloads(c);
     W->jumps = W->fast && c->straggler_prob == 0 && !W->book;
     W->period = W->sch.H;
     W->timeout_ns = llround(c->sync_timeout_s * 1e9); /* <= 1e18 (loader) */
@@ -389,6 +390,7 @@ int world_init(world *W, const scn_config *c, const run_hooks *h,
     if (!rc) rc = init_faults(W, err, errlen);
     if (!rc) rc = bw_init(W, err, errlen);
     if (!rc) rc = init_workers(W);
+    if (!rc) rc = mb_init(W, err, errlen);
     return rc;
 }
 
@@ -430,5 +432,6 @@ void world_free(world *W) {
     if (W->net) net_free(W->net);
     if (W->faults) faults_free(W->faults);
     bwt_free(W->bwt);
+    mbt_free(W->mbt);
     eq_free(&W->q);
 }

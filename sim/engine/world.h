@@ -29,6 +29,7 @@
 
 #include "sim/base/msg.h"
 #include "sim/base/rng.h"
+#include "sim/config/member_trace.h"
 #include "sim/engine/collective.h"
 #include "sim/engine/eventq.h"
 #include "sim/engine/fabric.h"
@@ -43,6 +44,7 @@ enum { CLS_NET, CLS_FAULT, CLS_COMPUTE }; /* tie order */
 enum { EV_NET, EV_OP, EV_FAIL, EV_REPAIR, EV_TIMEOUT, EV_COPY, EV_BW };
 enum { EV_CKPT = EV_BW + 1, EV_RESTART }; /* checkpoint_s, restart_s */
 enum { EV_SITE = EV_RESTART + 1 };        /* a bucket reduced inside a site */
+enum { EV_MEMBER = EV_SITE + 1 };         /* faults.membership_trace */
 enum { OP_FWD, OP_BACT, OP_BPAR };
 
 /* A worker's state; changed only by worker_set_state (worker.c), whose
@@ -115,6 +117,13 @@ typedef struct {
                           yet, the next completed sync sets it) */
     int64_t lost, failures;
     int64_t restart_ns; /* ns spent restarting after repairs */
+    /* faults.membership_trace (member.c): the worker is not a member from
+     * a leave until its join (or from 0 until its first join); broken:
+     * failed and not yet repaired, member or not */
+    int absent, broken;
+    int64_t absent_start; /* ns: its absence began */
+    int64_t absent_ns;    /* ns of the absences that ended */
+    int64_t joins, leaves;
     /* setup, or derived from the signature's fields */
     uint32_t epoch; /* bumps cancel the running op's event (relative
                           in the events' signature) */
@@ -236,6 +245,12 @@ typedef struct {
     int *dlead;          /* per layer: the inner-step bucket carrying it */
     uint64_t *dbytes;    /* per layer: that bucket's bytes, at its lead */
     uint32_t *fab_epoch; /* per worker: bumps void its EV_SITE events */
+    /* faults.membership_trace (member.c): it turns the fast paths off, as
+     * a fault trace does; method.quorum */
+    mbt_trace *mbt; /* the trace file's events; NULL: none */
+    size_t mb_next; /* the file's next event not yet applied */
+    int quorum;     /* members a reduction needs to proceed, >= 1 */
+    int64_t joins, leaves;
 
     /* ---- signature: what decides the future ---- */
     eq_queue q; /* the pending events */
@@ -577,6 +592,36 @@ void site_reset(world *W, int wi, int64_t now);
  * layers' own), *count (if not NULL) increased by the buckets made. */
 void world_buckets(int L, const int *frag, int f, double cap, uint64_t *bytes,
                    int *lead, int *count);
+/* ---- member.c: members that come and go ------------------------------- */
+
+/* Reads the world's membership trace (none: nothing), makes the workers
+ * whose first event is a join absent from time 0, and schedules the first
+ * event.  0, or MSG_EINPUT (a trace that went bad since the load, its
+ * message in err) or MSG_ENOMEM. */
+int mb_init(world *W, char *err, size_t errlen);
+
+/* EV_MEMBER: the events due at now, in file order (rec_leave,
+ * rec_join), and the next one scheduled. */
+void mb_event(world *W, int64_t now);
+
+/* The joined workers. */
+int mb_joined(const world *W);
+
+/* 1 when the trace's events still to come join worker wi. */
+int mb_joins_later(const world *W, int wi);
+
+/* recovery.c: worker wi leaves (as a failure, without the rollback of
+ * DP) or joins (as a repair: restart, download, rejoin). */
+void rec_leave(world *W, int wi, int64_t now);
+void rec_join(world *W, int wi, int64_t now);
+
+/* sync.c: worker wi, rejoining at `step` under a quorum, takes part in
+ * every reduction still collecting that was taken after a step >= step. */
+void sync_admit(world *W, int wi, int64_t step);
+
+/* sync.c: 1 when a reduction has every member's arrival but fewer
+ * members than the quorum (it waits for joins or repairs). */
+int sync_held(const world *W);
 
 /* ---- fastfwd.c: the exact fast-forward -------------------------------- */
 

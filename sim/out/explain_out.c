@@ -165,6 +165,8 @@ static void say_others(sbuf *s, const expl_result *r) {
         say(s, "; checkpoints %s s", secs((double)p[EXPL_CKPT] * 1e-9, b));
     if (p[EXPL_RESTART] >= min)
         say(s, "; restarts %s s", secs((double)p[EXPL_RESTART] * 1e-9, b));
+    if (p[EXPL_ABSENT] >= min)
+        say(s, "; not members %s s", secs((double)p[EXPL_ABSENT] * 1e-9, b));
 }
 
 int expl_sentence(const scn_config *c, const expl_result *r, char *buf,
@@ -192,16 +194,18 @@ int expl_sentence(const scn_config *c, const expl_result *r, char *buf,
     return s.len;
 }
 
-/* parts as an inline object of exact seconds; checkpoint and restart
- * only when their keys are set (faults.checkpoint_s, restart_s), so the
- * output of a scenario without them stays as it was. */
+/* parts as an inline object of exact seconds; checkpoint, restart and
+ * absent only when their keys are set (faults.checkpoint_s, restart_s,
+ * membership_trace), so the output of a scenario without them stays as
+ * it was. */
 static void parts_json(jw *w, const char *key, const scn_config *c,
                        const expl_parts *p) {
     char b[REPORT_SECONDS_MAX];
     jw_object(w, key);
     for (int k = 0; k < EXPL_PARTS; k++) {
         if ((k == EXPL_CKPT && !(c->checkpoint_s > 0)) ||
-            (k == EXPL_RESTART && !(c->restart_s > 0)))
+            (k == EXPL_RESTART && !(c->restart_s > 0)) ||
+            (k == EXPL_ABSENT && !c->member_trace_path[0]))
             continue;
         jw_raw(w, expl_part_names[k], report_seconds(p->ns[k], b));
     }

@@ -217,6 +217,15 @@ static void results(jw *w, const scn_config *c, const run_result *r) {
     /* only with the keys set: the default output stays as it was */
     if (c->checkpoint_s > 0) field_s(w, "checkpoint_time_s", r->checkpoint_ns);
     if (c->restart_s > 0) field_s(w, "restart_time_s", r->restart_ns);
+    if (c->member_trace_path[0]) {
+        jw_int(w, "joins", (long long)r->joins);
+        jw_int(w, "leaves", (long long)r->leaves);
+        field_s(w, "member_time_s", r->member_ns);
+        jw_num(w, "member_utilization",
+               r->member_ns > 0 ? (double)r->compute_ns / (double)r->member_ns
+                                : 0);
+    }
+    if (c->quorum > 1) jw_int(w, "quorum", c->quorum);
     jw_u64(w, "events", r->events);
     if (c->has_power || c->has_joules_per_gb) {
         run_energy e;
@@ -254,6 +263,15 @@ static void workers(jw *w, const scn_config *c, const run_result *r) {
         jw_u64(w, "bytes_received", p->bytes_received);
         field_s(w, "lost_compute_s", p->lost_ns);
         jw_int(w, "failures", (long long)p->failures);
+        if (c->member_trace_path[0]) {
+            jw_int(w, "joins", (long long)p->joins);
+            jw_int(w, "leaves", (long long)p->leaves);
+            field_s(w, "member_time_s", p->member_ns);
+            jw_num(w, "member_utilization",
+                   p->member_ns > 0
+                       ? (double)p->compute_ns / (double)p->member_ns
+                       : 0);
+        }
         if (offloaded)
             jw_u64(w, "outer_device_peak_bytes", p->outer_device_peak_bytes);
         jw_end(w);

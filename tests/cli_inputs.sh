@@ -225,7 +225,7 @@ absent "$tmp/sites.out" "one ring over sites with a star: nothing written"
 
 expect 2 "a coupled run of sites that differ" -- "$bin" train "$smoke" \
   --set 'workers.sites=[{"replicas": 2}, {"replicas": 3}]' --out "$tmp/sites.out"
-echo "$smoke: workers.sites: 3 replicas at site 1 but 2 at site 0 (expected the same replicas at every site in a coupled run)" >"$tmp/want"
+echo "$smoke: train: site 1 has 3 replicas and site 0 has 2 (expected every site of the same number in a coupled run)" >"$tmp/want"
 same "$tmp/err" "$tmp/want" "a coupled run of sites that differ: the message"
 absent "$tmp/sites.out" "a coupled run of sites that differ: nothing written"
 # --- a membership trace: one line with its file:line:col, exit 2, nothing --

@@ -283,7 +283,7 @@ END_TEST
  * replica and sync; 6 steps, tau 1: 5 syncs. */
 START_TEST(test_bytes_are_the_codecs) {
     train *tr = vtoy_train(1, 0, CODEC_E3M0);
-    codec_spec e3m0 = {CODEC_E3M0, 0, 0};
+    codec_spec e3m0 = CODEC_SPEC(CODEC_E3M0, 0);
     ck_assert_uint_eq(codec_wire_bytes(e3m0, 2, 0), 5);
     ck_assert_int_eq(train_run(tr, NULL, NULL), 0);
     ck_assert_uint_eq(train_bytes(tr), 5 * 2 * 2 * 5);
@@ -305,7 +305,7 @@ START_TEST(test_bytes_per_step) {
     ck_assert_int_eq(scn_load_string(json, "c.json", NULL, 0, &cfg, err,
                                      sizeof err),
                      0);
-    codec_spec fp32 = {CODEC_FP32, 0, 0};
+    codec_spec fp32 = CODEC_SPEC(CODEC_FP32, 0);
     /* layers of 333333, 333333, 333334 values: k 3334, 3334, 3334 */
     for (int l = 0; l < 3; l++)
         ck_assert_uint_eq(payload_subset_bytes(&cfg, fp32, l), 4 * 3334);

@@ -230,6 +230,7 @@ START_TEST(adapter_sites) {
     ck_assert_msg(cpl_run(&o, &plain, err, sizeof err) == 0, "%s", err);
     cfg.has_sites = 1;
     cfg.site_replicas[0] = cfg.site_replicas[1] = 3;
+    cfg.site_intra_gbps[0] = cfg.site_intra_gbps[1] = 400;
     ck_assert_msg(cpl_run(&o, &sites, err, sizeof err) == 0, "%s", err);
     /* the same syncs of the same payloads; three times the tokens */
     ck_assert_uint_eq(sites.last.bytes_sent, plain.last.bytes_sent);

@@ -62,6 +62,11 @@ typedef struct {
     int64_t *ended;        /* per replica: the last step it finished */
     uint64_t *grads;       /* per replica: gradients computed */
     int64_t *open;         /* per fragment: take of its sync in flight, -1 */
+    int64_t *synced;       /* per fragment: take of its last sync reduced */
+    int held;              /* sites whose inner steps reduce inside: a worker's
+                 arrival may come after its step's end, so a row waits
+                 for the syncs the schedule applies by its step */
+    const sched_spec *sched;
     int P;
     train_op *queue; /* calls deferred, in order */
     int64_t *qstep;  /*   the engine's step of each (steps) */
@@ -229,8 +234,15 @@ static int deliver(cpl *c, const cpl_row *r, char *err, size_t errlen) {
 static int complete(const cpl *c, const pending *p) {
     for (int r = 0; r < c->M; r++)
         if (c->joined[r] && c->ended[r] < p->step) return 0;
-    for (int f = 0; f < c->P; f++)
+    for (int f = 0; f < c->P; f++) {
         if (c->open[f] >= 0 && c->open[f] + c->tau <= p->step) return 0;
+        int64_t off = sched_offset(c->sched, f);
+        if (!c->held || p->step < off) continue;
+        int64_t take =
+            sched_apply_step(c->sched, f, (p->step - off) / c->sched->H) -
+            c->tau; /* the last sync of f applied by the step */
+        if (take >= 1 && c->synced[f] < take) return 0;
+    }
     return 1;
 }
 
@@ -360,6 +372,7 @@ static int on_synced(cpl *c, const run_event *e, char *err, size_t errlen) {
         if (e->member[i]) members |= 1ull << i;
     if (!rc) rc = train_reduce(c->tr, e->fragment, members, e->merge_step);
     c->open[e->fragment] = -1;
+    c->synced[e->fragment] = e->step;
     if (!rc && c->dp && members && e->step % c->ckpt_every == 0) {
         rc = train_snapshot_take(c->tr, c->cand);
         c->cand_step = e->step;
@@ -424,6 +437,8 @@ static int on_event(void *ctx, const run_event *e, char *err, size_t errlen) {
             return rc;
         c->joined[w] = 1;
         c->ended[w] = e->step - 1;
+        for (int f = 0; c->held && f < c->P; f++) /* syncs before it: moot */
+            if (c->synced[f] < e->step - 1) c->synced[f] = e->step - 1;
         break;
     case RUN_EV_CHECKPOINT: {
         if (e->step != c->cand_step)
@@ -510,6 +525,7 @@ static void cpl_free(cpl *c) {
     free(c->queue);
     free(c->qstep);
     free(c->open);
+    free(c->synced);
     train_snapshot_free(c->ckpt);
     train_snapshot_free(c->cand);
     train_free(c->tr);
@@ -521,13 +537,6 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out, char *err,
     memset(c, 0, sizeof *c);
     c->o = o;
     c->out = out;
-    for (int i = 1; cfg->has_sites && i < cfg->workers; i++)
-        if (cfg->site_replicas[i] != cfg->site_replicas[0])
-            return msg_set(err, errlen, MSG_EINPUT,
-                           "workers.sites: %d replicas at site %d but %d at "
-                           "site 0 (expected the same replicas at every site "
-                           "in a coupled run)",
-                           cfg->site_replicas[i], i, cfg->site_replicas[0]);
     int rc = trainer_new(cfg, o->train, &c->tr, err, errlen);
     if (rc) return rc;
     const sched_spec *s = train_schedule(c->tr);
@@ -537,6 +546,8 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out, char *err,
     c->P = s->P;
     c->dp = s->method == SCHED_DP;
     c->sparta = s->method == SCHED_SPARTA;
+    c->sched = s;
+    c->held = cfg->has_sites && !c->dp && train_site_replicas(c->tr) > 1;
     c->T = cfg->steps;
     c->every = o->train->train.eval_interval;
     c->ckpt_every = scn_checkpoint_every(cfg);
@@ -549,7 +560,8 @@ static int cpl_init(cpl *c, const cpl_options *o, cpl_summary *out, char *err,
     c->ended = calloc(M, sizeof *c->ended);
     c->grads = calloc(M, sizeof *c->grads);
     c->open = malloc((size_t)c->P * sizeof *c->open);
-    if (!c->joined || !c->ended || !c->grads || !c->open)
+    c->synced = calloc((size_t)c->P, sizeof *c->synced);
+    if (!c->joined || !c->ended || !c->grads || !c->open || !c->synced)
         return msg_set(err, errlen, MSG_ENOMEM, "out of memory");
     memset(c->joined, 1, M);
     for (int f = 0; f < c->P; f++) c->open[f] = -1;

@@ -94,7 +94,7 @@ struct train {
     codec_spec codec; /* the payload codec in use */
     cmp_state *cmp;   /* its state (powersgd, demo), else NULL */
     int M, U, P, dp, averaging;
-    int G; /* replicas per site (cfg.site_replicas) */
+    int G;          /* replicas per site (cfg.site_replicas) */
     int sparta;     /* method sparta: no outer state (train_sparta.c) */
     uint32_t *perm; /* sparta: [maxt] scratch of the subset draws */
     size_t N, maxt;

@@ -723,10 +723,12 @@ START_TEST(test_unknown_keys) {
          "tcp_init_window_kb, "
          "tcp_slow_start_after_idle, efficiency, collective_overhead_ms, "
          "startup_ms, ack_bytes_per_kb, queue_ms, "
-         "latency_matrix_ms, ring_order, bandwidth_trace, site_allreduce, joules_per_gb)");
+         "latency_matrix_ms, ring_order, bandwidth_trace, site_allreduce, "
+         "joules_per_gb)");
     FAIL(IN("method", "\"P\": 4"),
          "s.json:3:5: method.P: unknown key (expected one of: name, H, "
-         "fragments, layout, order, tau, overlap, rule, alpha, subset_fraction, codec, "
+         "fragments, layout, order, tau, overlap, rule, alpha, "
+         "subset_fraction, codec, "
          "codec_block, k_fraction, rank, demo_chunk, demo_topk, "
          "demo_beta, dp_codec, late, sync_timeout_s, "
          "dp_bucket_mb, "
@@ -1417,17 +1419,17 @@ START_TEST(test_variant_errors) {
     V_FAIL("{\"variants\": {\"v\": {\"method\": {\"name\": \"dpx\"}}}}", "v",
            ":1:40: variants.v.method.name: unknown value \"dpx\" (expected "
            "one of: dp, diloco, streaming, sparta)");
-    V_FAIL(
-        "{\"method\": {\"H\": 10},\n"
-        " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}",
-        "v",
-        ":2:32: variants.v.method.nmae: unknown key (did you mean "
-        "method.name? expected one of: "
-        "name, H, fragments, layout, order, tau, overlap, rule, alpha, subset_fraction, codec, "
-        "codec_block, k_fraction, rank, demo_chunk, demo_topk, "
-        "demo_beta, dp_codec, late, sync_timeout_s, "
-        "dp_bucket_mb, "
-        "bucket_mb, offload_outer, quorum)");
+    V_FAIL("{\"method\": {\"H\": 10},\n"
+           " \"variants\": {\"v\": {\"method\": {\"nmae\": 1}}}}",
+           "v",
+           ":2:32: variants.v.method.nmae: unknown key (did you mean "
+           "method.name? expected one of: "
+           "name, H, fragments, layout, order, tau, overlap, rule, alpha, "
+           "subset_fraction, codec, "
+           "codec_block, k_fraction, rank, demo_chunk, demo_topk, "
+           "demo_beta, dp_codec, late, sync_timeout_s, "
+           "dp_bucket_mb, "
+           "bucket_mb, offload_outer, quorum)");
     V_FAIL("{\"network\": {},\n \"variants\": {\"v\": {\"network\": 5}}}", "v",
            ":2:32: variants.v.network: wrong type: number (expected an "
            "object)");
@@ -2789,9 +2791,11 @@ START_TEST(test_did_you_mean) {
     FAIL(IN("method", "\"fragmnets\": 2"), /* a swap is one edit */
          "s.json:3:5: method.fragmnets: unknown key (did you mean "
          "method.fragments? expected one of: name, H, fragments, layout, "
-         "order, tau, overlap, rule, alpha, subset_fraction, codec, codec_block, k_fraction, "
+         "order, tau, overlap, rule, alpha, subset_fraction, codec, "
+         "codec_block, k_fraction, "
          "rank, demo_chunk, demo_topk, demo_beta, dp_codec, "
-         "late, sync_timeout_s, dp_bucket_mb, bucket_mb, offload_outer, quorum)");
+         "late, sync_timeout_s, dp_bucket_mb, bucket_mb, offload_outer, "
+         "quorum)");
     FAIL(IN("faults", "\"mtbr_hours\": 1"), /* mtbf_hours or mttr_hours */
          "s.json:3:5: faults.mtbr_hours: unknown key (expected one of: "
          "mtbf_hours, mttr_hours, distribution, weibull_shape, trace, "
@@ -2799,7 +2803,8 @@ START_TEST(test_did_you_mean) {
          "checkpoint_every_steps, checkpoint_s, restart_s, membership_trace)");
     FAIL(IN("workers", "\"cnt\": 2"), /* count: 2 edits, kept */
          "s.json:3:5: workers.cnt: unknown key (did you mean "
-         "workers.count? expected one of: count, speed, sites, stragglers, power_w)");
+         "workers.count? expected one of: count, speed, sites, stragglers, "
+         "power_w)");
     FAIL(IN("workers", "\"ct\": 2"), /* 3 edits from count */
          "s.json:3:5: workers.ct: unknown key (expected one of: count, "
          "speed, sites, stragglers, power_w)");

@@ -5,7 +5,8 @@
  * (recovery.c: rec_leave, rec_join).
  *
  * A worker whose first event is a join is absent from time 0: it starts
- * down, out of the group, and computes nothing until its join.  Only one
+ * down, out of the group, and computes nothing until its join; the
+ * observer hears it leave at step 0, instant 0.  Only one
  * EV_MEMBER is pending at a time, the next event's; the events of one
  * instant apply in file order.
  *
@@ -36,6 +37,7 @@ int mb_init(world *W, char *err, size_t errlen) {
         w->absent = 1;
         w->joined = 0;
         worker_set_state(W, w, W_DOWN);
+        observe(W, RUN_EV_LEFT, i, -1, 0, -1, 0); /* not in the group */
     }
     schedule(W);
     return 0;

@@ -167,7 +167,8 @@ typedef struct {
  *   RUN_EV_LEFT        worker left (faults.membership_trace) at `step`:
  *                      as RUN_EV_FAILED, but DP does not roll back (the
  *                      others go on without it); it comes back, if it
- *                      does, as RUN_EV_REJOINED.
+ *                      does, as RUN_EV_REJOINED.  A worker absent
+ *                      from the start leaves at step 0, instant 0.
  */
 typedef enum {
     RUN_EV_STEP,

@@ -18,7 +18,16 @@ scenario=$root/scenarios/train/compressors.json
 out=${PLOTS_OUT:-$root/plots/out}/compressors
 mkdir -p "$out"
 
-variants=$(jq -r '.variants | keys_unsorted[]' "$scenario")
+# The scenario's variants in its order, as dilosim lists them when asked
+# for one it does not have.
+variants=$("$bin" train "$scenario" --variant '?' 2>&1 |
+  sed -n 's/.*(expected one of: \(.*\))$/\1/p' | tr -d ,)
+[ -n "$variants" ] || { echo "compressors: no variants in $scenario" >&2; exit 2; }
+
+# field FILE KEY: a top-level scalar of a run's JSON summary.
+field() {
+  awk -v k="\"$2\":" '$1 == k { v = $2; gsub(/[",]/, "", v); print v; exit }' "$1"
+}
 for v in $variants; do
   if [ -z "$FORCE" ] && [ -s "$out/$v.csv" ] && [ -s "$out/$v.json" ]; then
     continue
@@ -30,14 +39,14 @@ for v in $variants; do
 done
 
 # The equal-hours budget: the least simulated time of a whole run.
-budget=$(for v in $variants; do jq -r .sim_time_s "$out/$v.json"; done |
+budget=$(for v in $variants; do field "$out/$v.json" sim_time_s; done |
   sort -g | head -1)
 
 # row VARIANT: the run's figures as one CSV line.
 row() {
   awk -F, -v run="$1" -v T="$budget" \
-      -v method="$(jq -r .method "$out/$1.json")" \
-      -v codec="$(jq -r .codec "$out/$1.json")" '
+      -v method="$(field "$out/$1.json" method)" \
+      -v codec="$(field "$out/$1.json" codec)" '
     /^#/ { next }
     !h++ { for (i = 1; i <= NF; i++) col[$i] = i; next }
     {

@@ -319,6 +319,20 @@ START_TEST(fixes_a_key_at_its_bound) {
 }
 END_TEST
 
+/* The only key fitted ends at its bound: no fit follows to clear the
+ * covariance the first left, and the figures are 0 all the same (a fit
+ * file's stderr and covariance diagonal agree). */
+START_TEST(a_lone_key_at_its_bound_has_no_covariance) {
+    calib_result r;
+    meas_set *m = fit_truth(1.0, 1, 0.002, 1, 1, &r);
+    ck_assert_int_eq(r.key[0].status, CALIB_AT_BOUND);
+    ck_assert_int_eq(r.fitted, 0);
+    ck_assert_double_eq(r.key[0].se, 0);
+    ck_assert_double_eq(r.cov[0][0], 0);
+    done(m, &r);
+}
+END_TEST
+
 /* The default keys: the two of the truth found again, the set-up (truth
  * 0) at its bound, the queue dropped. */
 START_TEST(default_keys) {
@@ -429,6 +443,7 @@ static Suite *make_suite(void) {
     tcase_add_test(tc, threads_do_not_matter);
     tcase_add_test(tc, drops_a_key_no_row_sees);
     tcase_add_test(tc, fixes_a_key_at_its_bound);
+    tcase_add_test(tc, a_lone_key_at_its_bound_has_no_covariance);
     tcase_add_test(tc, default_keys);
     tcase_add_test(tc, too_few_rows);
     tcase_add_test(tc, bad_keys);

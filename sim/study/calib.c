@@ -340,8 +340,14 @@ static int fit_all(calib_ctx *c, calib_result *r, char *err, size_t errlen) {
         if (rc || F.p == 0) break;
         if ((rc = fit_once(&F, err, errlen)) || !fix_bounds(r)) break;
     }
-    for (int k = 0; k < r->nkeys; k++)
-        if (r->key[k].status == CALIB_AT_BOUND) r->key[k].se = 0;
+    /* a key fixed at a bound is not uncertain: its stderr and its row and
+     * column of the covariance are 0 (the fit that moved it there left
+     * its own figures in them) */
+    for (int k = 0; k < r->nkeys; k++) {
+        if (r->key[k].status != CALIB_AT_BOUND) continue;
+        r->key[k].se = 0;
+        for (int j = 0; j < r->nkeys; j++) r->cov[k][j] = r->cov[j][k] = 0;
+    }
     free(F.s);
     free(F.J);
     return rc;

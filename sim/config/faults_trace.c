@@ -90,26 +90,32 @@ static int split(char *s, char **field, int max) {
     }
 }
 
-static int parse_time(const where *at, const char *tok, double *s,
-                      int64_t *ns) {
+/* A time token at column col (0: the line's): seconds, finite, in
+ * [0, TRACE_MAX_S]. */
+static int time_at(const where *at, size_t col, const char *tok, double *s) {
     char *end;
-    errno = 0;
     double v = strtod(tok, &end);
     if (end == tok || *end || !isfinite(v))
-        return faults_where_err(at, 0,
+        return faults_where_err(at, col,
                                 "bad time '%.40s' (expected a finite number of "
                                 "seconds)",
                                 tok);
     if (v < 0)
-        return faults_where_err(at, 0,
+        return faults_where_err(at, col,
                                 "negative time '%.40s' (expected seconds >= 0)",
                                 tok);
     if (v > TRACE_MAX_S)
         return faults_where_err(
-            at, 0, "time '%.40s' too large (expected at most %g s)", tok,
+            at, col, "time '%.40s' too large (expected at most %g s)", tok,
             TRACE_MAX_S);
     *s = v;
-    *ns = (int64_t)llround(v * 1e9);
+    return 0;
+}
+
+static int parse_time(const where *at, const char *tok, double *s,
+                      int64_t *ns) {
+    if (time_at(at, 0, tok, s)) return -1;
+    *ns = (int64_t)llround(*s * 1e9);
     return 0;
 }
 
@@ -237,23 +243,7 @@ int faults_time_order(const where *at, const faults_token *tok, double s,
 }
 
 int faults_token_time(const where *at, const faults_token *t, double *s) {
-    char *end;
-    double v = strtod(t->s, &end);
-    if (end == t->s || *end || !isfinite(v))
-        return faults_where_err(at, t->col + 1,
-                                "bad time '%.40s' (expected a finite number of "
-                                "seconds)",
-                                t->s);
-    if (v < 0)
-        return faults_where_err(at, t->col + 1,
-                                "negative time '%.40s' (expected seconds >= 0)",
-                                t->s);
-    if (v > TRACE_MAX_S)
-        return faults_where_err(
-            at, t->col + 1, "time '%.40s' too large (expected at most %g s)",
-            t->s, TRACE_MAX_S);
-    *s = v;
-    return 0;
+    return time_at(at, t->col + 1, t->s, s);
 }
 
 void faults_trace_free(faults_trace *t) {
